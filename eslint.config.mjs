@@ -1,0 +1,40 @@
+// Lint: typescript-eslint's recommended rules, and the layer rule of ARCHITECTURE.md —
+// only src/extension.ts, src/commands/ and src/views/ may import `vscode`.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const vscodeBan = {
+  'no-restricted-imports': [
+    'error',
+    {
+      paths: [
+        {
+          name: 'vscode',
+          message: 'Only src/extension.ts, src/commands/ and src/views/ may import vscode: the core runs in plain Node.',
+        },
+      ],
+    },
+  ],
+};
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'out/**', 'bench/.corpus/**', 'bench/node_modules/**', 'test/fixtures/**', '.e2e/**', '*.vsix'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { console: 'readonly', process: 'readonly', __dirname: 'readonly', require: 'readonly', module: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', URL: 'readonly', TextDecoder: 'readonly', TextEncoder: 'readonly' } },
+    rules: {
+      ...vscodeBan,
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-empty': ['error', { allowEmptyCatch: false }],
+    },
+  },
+  {
+    files: ['src/extension.ts', 'src/commands/**', 'src/views/**'],
+    rules: { 'no-restricted-imports': 'off' },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+);

@@ -1,0 +1,242 @@
+/**
+ * What every chunker works with: the file's text and line table, the token counter, the
+ * budget, and the two operations they all share — pack ranges into chunks within the budget
+ * (cutting at the boundaries a chunker gives, then lines, then words) and make a chunk.
+ */
+import { createHash } from 'node:crypto';
+import type { TokenCounter } from '../tokenizer/wordpiece';
+import { isWs, SourceText, trimRange, type Range } from './source';
+import type { Chunk, ChunkKind, SplitInfo } from './types';
+
+export interface ChunkSpec {
+  kind: ChunkKind;
+  start: number;
+  end: number;
+  header: string;
+  symbol?: string;
+  parent?: string;
+  signature?: string;
+  complete: boolean;
+  split?: SplitInfo;
+  meta?: Record<string, unknown>;
+  links?: Chunk['links'];
+  /** Overrides the context's language (Vue blocks report `vue`, but a `<style lang="scss">` …). */
+  language?: string;
+}
+
+export class ChunkContext {
+  readonly src: SourceText;
+  private lineTokenPrefix: Int32Array | null = null;
+  private readonly ids = new Set<string>();
+
+  constructor(
+    readonly path: string,
+    readonly language: string,
+    text: string | SourceText,
+    readonly counter: TokenCounter,
+    readonly maxTokens: number,
+  ) {
+    this.src = typeof text === 'string' ? new SourceText(text) : text;
+  }
+
+  get text(): string {
+    return this.src.text;
+  }
+
+  /** Tokens of the header line alone, specials included: what a chunk costs before its text. */
+  headerCost(header: string): number {
+    return this.counter.count(header) + 2;
+  }
+
+  /** Tokens of `text.slice(start, end)`, counted through the cached line table. */
+  countRange(start: number, end: number): number {
+    if (end <= start) return 0;
+    const src = this.src;
+    const first = src.lineIndexAt(start);
+    const last = src.lineIndexAt(end);
+    if (first === last) return this.counter.count(src.text.slice(start, end));
+    const prefix = this.linePrefix();
+    const head = this.counter.count(src.text.slice(start, src.lineEnd(first)));
+    const tail = this.counter.count(src.text.slice(src.lineStarts[last], end));
+    return head + (prefix[last] - prefix[first + 1]) + tail;
+  }
+
+  /** What a chunk with this header and range costs: header + "\n" + text, with [CLS]/[SEP]. */
+  cost(header: string, start: number, end: number): number {
+    return this.headerCost(header) + this.countRange(start, end);
+  }
+
+  fits(header: string, start: number, end: number): boolean {
+    return this.cost(header, start, end) <= this.maxTokens;
+  }
+
+  private linePrefix(): Int32Array {
+    if (!this.lineTokenPrefix) {
+      const src = this.src;
+      const n = src.lineCount;
+      const p = new Int32Array(n + 1);
+      for (let i = 0; i < n; i++) p[i + 1] = p[i] + this.counter.count(src.text.slice(src.lineStarts[i], src.lineEnd(i)));
+      this.lineTokenPrefix = p;
+    }
+    return this.lineTokenPrefix;
+  }
+
+  /**
+   * Cuts `range` into trimmed pieces that each fit the budget under `header`, preferring the
+   * given boundaries (offsets where a cut is natural: statement starts, blank lines …), then
+   * line starts, then whitespace, then code points. Pieces are packed greedily but balanced,
+   * so a long unit does not end with a crumb. Returns [] for a blank range.
+   */
+  pack(range: Range, header: string, boundaries: readonly number[] = []): Range[] {
+    const r = trimRange(this.text, range.start, range.end);
+    if (r.start >= r.end) return [];
+    const budget = Math.max(1, this.maxTokens - this.headerCost(header));
+    if (this.countRange(r.start, r.end) <= budget) return [r];
+    const cuts = boundaries.filter((b) => b > r.start && b < r.end);
+    const atoms = cuts.length ? this.fitAtoms(this.cutAt(r, cuts), 0, budget) : this.fitAtoms([r], 0, budget);
+    return this.packAtoms(atoms, budget);
+  }
+
+  private cutAt(r: Range, cuts: readonly number[]): Range[] {
+    const sorted = [...new Set(cuts)].sort((a, b) => a - b);
+    const out: Range[] = [];
+    let s = r.start;
+    for (const c of [...sorted, r.end]) {
+      const t = trimRange(this.text, s, c);
+      if (t.start < t.end) out.push(t);
+      s = c;
+    }
+    return out;
+  }
+
+  /**
+   * Replaces every atom over budget by finer atoms: level 1 lines, level 2 words (whitespace
+   * runs), level 3 code points. What comes back fits, atom by atom.
+   */
+  private fitAtoms(atoms: Range[], level: number, budget: number): Range[] {
+    const out: Range[] = [];
+    for (const a of atoms) {
+      if (this.countRange(a.start, a.end) <= budget) out.push(a);
+      else if (level >= 2) out.push(...this.codePointAtoms(a, budget));
+      else out.push(...this.fitAtoms(level === 0 ? this.lineAtoms(a) : this.wordAtoms(a), level + 1, budget));
+    }
+    return out;
+  }
+
+  private lineAtoms(r: Range): Range[] {
+    const src = this.src;
+    const first = src.lineIndexAt(r.start);
+    const last = src.lineIndexAt(r.end);
+    const cuts: number[] = [];
+    for (let li = first + 1; li <= last; li++) cuts.push(src.lineStarts[li]);
+    return cuts.length ? this.cutAt(r, cuts) : [r];
+  }
+
+  private wordAtoms(r: Range): Range[] {
+    const text = this.text;
+    const out: Range[] = [];
+    let i = r.start;
+    while (i < r.end) {
+      let j = i;
+      while (j < r.end && !isWs(text.charCodeAt(j))) j++;
+      if (j > i) out.push({ start: i, end: j });
+      while (j < r.end && isWs(text.charCodeAt(j))) j++;
+      i = j;
+    }
+    return out.length ? out : [r];
+  }
+
+  private codePointAtoms(r: Range, budget: number): Range[] {
+    // Last resort for one enormous word: the longest prefixes that fit, on code point boundaries.
+    const out: Range[] = [];
+    let s = r.start;
+    while (s < r.end) {
+      let lo = s + 1;
+      let hi = r.end;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (this.countRange(s, mid) <= budget) lo = mid;
+        else hi = mid - 1;
+      }
+      let e = lo;
+      const c = this.text.charCodeAt(e - 1);
+      if (c >= 0xd800 && c <= 0xdbff && e < r.end) e++;
+      out.push({ start: s, end: e });
+      s = e;
+    }
+    return out;
+  }
+
+  /** Greedy packing of consecutive atoms, aiming at equal shares so no piece is a crumb. */
+  private packAtoms(atoms: Range[], budget: number): Range[] {
+    if (atoms.length === 0) return [];
+    const total = this.countRange(atoms[0].start, atoms[atoms.length - 1].end);
+    const target = total / Math.max(1, Math.ceil(total / budget));
+    const out: Range[] = [];
+    let cur: Range = { ...atoms[0] };
+    for (let i = 1; i < atoms.length; i++) {
+      const a = atoms[i];
+      if (this.countRange(cur.start, cur.end) < target && this.countRange(cur.start, a.end) <= budget) cur.end = a.end;
+      else {
+        out.push(cur);
+        cur = { ...a };
+      }
+    }
+    out.push(cur);
+    return out;
+  }
+
+  /** Makes a chunk with exact positions, its token count and a deterministic, file-unique id. */
+  make(spec: ChunkSpec): Chunk {
+    const text = this.text.slice(spec.start, spec.end);
+    const tokens = this.headerCost(spec.header) + this.countRange(spec.start, spec.end);
+    let id = createHash('sha1')
+      .update(`${this.path}\0${spec.kind}\0${spec.symbol ?? ''}\0${text}`)
+      .digest('hex')
+      .slice(0, 16);
+    if (this.ids.has(id)) {
+      let n = 2;
+      while (this.ids.has(`${id}-${n}`)) n++;
+      id = `${id}-${n}`;
+    }
+    this.ids.add(id);
+    const chunk: Chunk = {
+      id,
+      path: this.path,
+      language: spec.language ?? this.language,
+      kind: spec.kind,
+      header: spec.header,
+      text,
+      start: this.src.position(spec.start),
+      end: this.src.position(spec.end),
+      tokens,
+      complete: spec.complete,
+    };
+    if (spec.symbol !== undefined) chunk.symbol = spec.symbol;
+    if (spec.parent !== undefined) chunk.parent = spec.parent;
+    if (spec.signature !== undefined) chunk.signature = spec.signature;
+    if (spec.split) chunk.split = spec.split;
+    if (spec.links) chunk.links = spec.links;
+    if (spec.meta) chunk.meta = spec.meta;
+    return chunk;
+  }
+
+  /**
+   * The common case: a unit (or leftover run) → one chunk if it fits, else split pieces that
+   * all keep the unit's header and symbol and record `split`.
+   */
+  emitUnit(spec: Omit<ChunkSpec, 'split'>, boundaries: readonly number[] = []): Chunk[] {
+    const pieces = this.pack({ start: spec.start, end: spec.end }, spec.header, boundaries);
+    if (pieces.length === 1) return [this.make({ ...spec, start: pieces[0].start, end: pieces[0].end })];
+    return pieces.map((p, index) =>
+      this.make({ ...spec, start: p.start, end: p.end, complete: false, split: { index, total: pieces.length } }),
+    );
+  }
+}
+
+/** First line of a declaration, trimmed and shortened: what a signature shows. */
+export function firstLine(text: string, max = 160): string {
+  const nl = text.search(/\r|\n/);
+  const line = (nl < 0 ? text : text.slice(0, nl)).trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}

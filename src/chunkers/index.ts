@@ -1,0 +1,151 @@
+/**
+ * The one entry to chunking: `chunkFile(path, text, options)` picks the chunker by extension
+ * and content, and never throws. A structural chunker that cannot parse gives way to the text
+ * chunker and the file's record says why; binary, minified, oversized and empty files are
+ * skipped with the reason recorded.
+ */
+import { defaultTokenCounter, type TokenCounter } from '../tokenizer/wordpiece';
+import { FallbackError, type Chunker, type ResolvedOptions } from './chunker';
+import { ChunkContext } from './context';
+import { chunkJavaScript } from './javascript';
+import { chunkJson, DEFAULT_JSON_CATEGORIES } from './json';
+import { chunkMarkdown } from './markdown';
+import { chunkText } from './text';
+import {
+  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_MAX_LINE_LENGTH,
+  DEFAULT_MAX_TOKENS,
+  type ChunkOptions,
+  type FileChunks,
+  type SkipReason,
+} from './types';
+import { chunkVue } from './vue';
+
+export * from './types';
+export { decodeBytes, type Decoded } from './decode';
+
+export { FallbackError, type Chunker, type ChunkerOutput, type ResolvedOptions } from './chunker';
+
+const LANGUAGES: Record<string, string> = {
+  js: 'javascript', mjs: 'javascript', cjs: 'javascript', jsx: 'javascript',
+  ts: 'typescript', mts: 'typescript', cts: 'typescript', tsx: 'typescript',
+  vue: 'vue',
+  json: 'json', jsonc: 'json', json5: 'json', webmanifest: 'json',
+  md: 'markdown', markdown: 'markdown', mdx: 'markdown',
+  py: 'python', go: 'go', rs: 'rust', rb: 'ruby', java: 'java', kt: 'kotlin', c: 'c', h: 'c',
+  cc: 'cpp', cpp: 'cpp', hpp: 'cpp', cs: 'csharp', php: 'php', swift: 'swift', scala: 'scala',
+  sh: 'shellscript', bash: 'shellscript', zsh: 'shellscript',
+  yml: 'yaml', yaml: 'yaml', toml: 'toml', ini: 'ini', xml: 'xml', html: 'html', htm: 'html',
+  css: 'css', scss: 'scss', less: 'less', sql: 'sql', lua: 'lua', txt: 'plaintext', rst: 'restructuredtext',
+};
+
+const STRUCTURAL: Record<string, Chunker> = {
+  javascript: chunkJavaScript,
+  typescript: chunkJavaScript,
+  vue: chunkVue,
+  json: chunkJson,
+  markdown: chunkMarkdown,
+};
+
+/** Generated or minified by name: never worth indexing. */
+const GENERATED_NAME = /(?:\.min\.(?:js|mjs|cjs|css)|\.map|-lock\.json|\.lock|\.bundle\.js|\.chunk\.js)$/i;
+const GENERATED_BASENAMES = new Set(['package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml']);
+
+export function languageOf(path: string): string {
+  const base = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
+  if (base === 'dockerfile') return 'dockerfile';
+  if (base === 'makefile') return 'makefile';
+  const dot = base.lastIndexOf('.');
+  if (dot <= 0) return 'plaintext';
+  return LANGUAGES[base.slice(dot + 1)] ?? base.slice(dot + 1);
+}
+
+export function resolveOptions(options: ChunkOptions = {}, counter?: TokenCounter): ResolvedOptions {
+  return {
+    maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
+    maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+    maxLineLength: options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH,
+    jsonCategories: new Set(options.jsonCategories ?? DEFAULT_JSON_CATEGORIES),
+    counter: counter ?? defaultTokenCounter(),
+  };
+}
+
+/** Why a text should not be chunked at all, or undefined when it should. */
+export function skipReason(
+  path: string,
+  text: string,
+  language: string,
+  opts: ResolvedOptions,
+): { reason: SkipReason; detail: string } | undefined {
+  const base = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
+  if (text.length > opts.maxFileBytes) {
+    return { reason: 'too-large', detail: `${text.length} characters, over the ${opts.maxFileBytes}-byte cap` };
+  }
+  if (GENERATED_BASENAMES.has(base) || GENERATED_NAME.test(base)) {
+    return { reason: 'minified', detail: 'generated or minified by its name' };
+  }
+  const probe = text.length > 8192 ? text.slice(0, 8192) : text;
+  if (probe.includes('\0')) return { reason: 'binary', detail: 'contains NUL characters' };
+  if (!/\S/.test(text)) return { reason: 'empty', detail: text.length ? 'whitespace only' : 'empty file' };
+  // Minified or generated: most of the text sits on very long lines. JSON is exempt (its
+  // structure is cut by offsets, whatever the line lengths); prose gets a wider margin.
+  if (language !== 'json') {
+    const limit = language === 'markdown' || language === 'plaintext' ? opts.maxLineLength * 10 : opts.maxLineLength;
+    let longChars = 0;
+    let longest = 0;
+    let lineStart = 0;
+    for (let i = 0; i <= text.length; i++) {
+      const c = i < text.length ? text.charCodeAt(i) : 10;
+      if (c === 10 || c === 13) {
+        const len = i - lineStart;
+        if (len > longest) longest = len;
+        if (len > limit) longChars += len;
+        lineStart = i + 1;
+      }
+    }
+    if (longest > limit && longChars >= text.length * 0.5) {
+      return { reason: 'minified', detail: `minified or generated: lines up to ${longest} characters` };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Chunks one file. `path` is workspace-relative with `/`; `text` is the file's text with any
+ * BOM already removed (see decodeBytes). Never throws.
+ */
+export function chunkFile(path: string, text: string, options: ChunkOptions | ResolvedOptions = {}): FileChunks {
+  const opts = 'counter' in options ? (options as ResolvedOptions) : resolveOptions(options as ChunkOptions);
+  const language = languageOf(path);
+  const result: FileChunks = { path, language, chunks: [], warnings: [] };
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const skip = skipReason(path, text, language, opts);
+  if (skip) {
+    result.skipped = skip;
+    return result;
+  }
+  const chunker = STRUCTURAL[language];
+  if (chunker) {
+    try {
+      const ctx = new ChunkContext(path, language, text, opts.counter, opts.maxTokens);
+      const out = chunker(ctx, opts);
+      result.chunks = out.chunks;
+      if (out.category) result.category = out.category;
+      if (out.warnings) result.warnings.push(...out.warnings);
+      if (out.skipped) result.skipped = out.skipped;
+      return result;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      result.fallback = err instanceof FallbackError ? message : `internal error in the ${language} chunker: ${message}`;
+      result.warnings.push(`${language} chunker gave way to the text chunker: ${result.fallback}`);
+    }
+  }
+  try {
+    result.chunks = chunkText(new ChunkContext(path, language, text, opts.counter, opts.maxTokens));
+  } catch (err) {
+    // Only a bug can bring us here; the file is reported, never lost silently.
+    result.chunks = [];
+    result.skipped = { reason: 'unsupported', detail: `text chunker failed: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  return result;
+}

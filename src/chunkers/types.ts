@@ -1,0 +1,112 @@
+/**
+ * The chunk model: plain, serializable data shared by every chunker, the index, the worker
+ * protocol and the CLI. See ARCHITECTURE.md for the invariants every chunk obeys.
+ */
+
+/** A place in a file: UTF-16 offset into the text (BOM removed), 1-based line, 0-based column. */
+export interface Position {
+  offset: number;
+  line: number;
+  column: number;
+}
+
+export type ChunkKind =
+  | 'function'
+  | 'class'
+  | 'method'
+  | 'property'
+  | 'const'
+  | 'object'
+  | 'group'
+  | 'module'
+  | 'fragment'
+  | 'template'
+  | 'script'
+  | 'style'
+  | 'i18n-block'
+  | 'schema-property'
+  | 'schema'
+  | 'i18n-section'
+  | 'i18n-labels'
+  | 'manifest'
+  | 'json'
+  | 'section'
+  | 'code-block'
+  | 'front-matter'
+  | 'text';
+
+export interface SplitInfo {
+  /** 0-based index of this piece among the pieces of its unit. */
+  index: number;
+  total: number;
+}
+
+export interface Chunk {
+  /** Deterministic: a hash of path, kind, symbol and text. */
+  id: string;
+  /** Workspace-relative, `/`-separated. */
+  path: string;
+  language: string;
+  kind: ChunkKind;
+  /** Qualified symbol (`ZoomControl.zoomIn`, `default.methods.zoomIn`, `properties.name`, `H1 > H2`). */
+  symbol?: string;
+  /** The enclosing unit's symbol, where there is one. */
+  parent?: string;
+  /** First line of the unit's declaration, where there is one. */
+  signature?: string;
+  /** The breadcrumb line embedded and indexed with the text. */
+  header: string;
+  /** Exactly `source.slice(start.offset, end.offset)`. */
+  text: string;
+  start: Position;
+  end: Position;
+  /** Model tokens of `header + "\n" + text`, [CLS] and [SEP] included. */
+  tokens: number;
+  /** A whole semantic unit (function, class, section, schema property …), not a piece of one. */
+  complete: boolean;
+  /** Present when a unit over budget had to be cut. */
+  split?: SplitInfo;
+  /** Markdown: a section lists its code blocks' ids; a code block names its section's id. */
+  links?: { codeBlocks?: string[]; section?: string };
+  /** Chunker-specific facts (Vue block, JSON category, member names …). */
+  meta?: Record<string, unknown>;
+}
+
+export type SkipReason =
+  | 'empty'
+  | 'too-large'
+  | 'binary'
+  | 'minified'
+  | 'invalid-encoding'
+  | 'excluded-category'
+  | 'unsupported'
+  | 'unreadable';
+
+export interface FileChunks {
+  path: string;
+  language: string;
+  /** JSON category, Vue API style, … */
+  category?: string;
+  chunks: Chunk[];
+  /** Set when the file produced no chunks on purpose. */
+  skipped?: { reason: SkipReason; detail: string };
+  /** Set when the structural chunker gave way to the text chunker, and why. */
+  fallback?: string;
+  /** Recovered parse errors, duplicate keys, decoding with replacement … visible, never fatal. */
+  warnings: string[];
+}
+
+export interface ChunkOptions {
+  /** Token budget of one chunk, header included, [CLS]/[SEP] included. Default 256. */
+  maxTokens?: number;
+  /** Files larger than this many bytes (UTF-16 units for text input) are skipped. Default 200 KB. */
+  maxFileBytes?: number;
+  /** A line longer than this many characters marks the file as minified/generated. Default 1000. */
+  maxLineLength?: number;
+  /** JSON categories indexed; default schema, i18n, docs-meta, config, other. */
+  jsonCategories?: readonly string[];
+}
+
+export const DEFAULT_MAX_TOKENS = 256;
+export const DEFAULT_MAX_FILE_BYTES = 200 * 1024;
+export const DEFAULT_MAX_LINE_LENGTH = 1000;
