@@ -87,13 +87,19 @@ export class ChunkContext {
    * line starts, then whitespace, then code points. Pieces are packed greedily but balanced,
    * so a long unit does not end with a crumb. Returns [] for a blank range.
    */
-  pack(range: Range, header: string, boundaries: readonly number[] = []): Range[] {
+  pack(range: Range, header: string, boundaries: readonly number[] = [], unbreakable: readonly Range[] = []): Range[] {
     const r = trimRange(this.text, range.start, range.end);
     if (r.start >= r.end) return [];
     const budget = Math.max(1, this.maxTokens - this.headerCost(header));
     if (this.countRange(r.start, r.end) <= budget) return [r];
-    const cuts = boundaries.filter((b) => b > r.start && b < r.end);
-    const atoms = cuts.length ? this.fitAtoms(this.cutAt(r, cuts), 0, budget) : this.fitAtoms([r], 0, budget);
+    // An unbreakable range (a Markdown code fence, a schema property) is one atom: no cut falls
+    // inside it, and it stays whole even over budget.
+    const inside = (b: number) => unbreakable.some((u) => b > u.start && b < u.end);
+    const cuts = boundaries.filter((b) => b > r.start && b < r.end && !inside(b));
+    for (const u of unbreakable) if (u.start > r.start && u.start < r.end) cuts.push(u.start);
+    for (const u of unbreakable) if (u.end > r.start && u.end < r.end) cuts.push(u.end);
+    const keep = (a: Range) => unbreakable.some((u) => a.start >= u.start && a.end <= u.end);
+    const atoms = this.fitAtoms(cuts.length ? this.cutAt(r, cuts) : [r], 0, budget, keep);
     return this.packAtoms(atoms, budget);
   }
 
@@ -113,10 +119,10 @@ export class ChunkContext {
    * Replaces every atom over budget by finer atoms: level 1 lines, level 2 words (whitespace
    * runs), level 3 code points. What comes back fits, atom by atom.
    */
-  private fitAtoms(atoms: Range[], level: number, budget: number): Range[] {
+  private fitAtoms(atoms: Range[], level: number, budget: number, keep: (a: Range) => boolean = () => false): Range[] {
     const out: Range[] = [];
     for (const a of atoms) {
-      if (this.countRange(a.start, a.end) <= budget) out.push(a);
+      if (keep(a) || this.countRange(a.start, a.end) <= budget) out.push(a);
       else if (level >= 2) out.push(...this.codePointAtoms(a, budget));
       else out.push(...this.fitAtoms(level === 0 ? this.lineAtoms(a) : this.wordAtoms(a), level + 1, budget));
     }
@@ -225,8 +231,8 @@ export class ChunkContext {
    * The common case: a unit (or leftover run) → one chunk if it fits, else split pieces that
    * all keep the unit's header and symbol and record `split`.
    */
-  emitUnit(spec: Omit<ChunkSpec, 'split'>, boundaries: readonly number[] = []): Chunk[] {
-    const pieces = this.pack({ start: spec.start, end: spec.end }, spec.header, boundaries);
+  emitUnit(spec: Omit<ChunkSpec, 'split'>, boundaries: readonly number[] = [], unbreakable: readonly Range[] = []): Chunk[] {
+    const pieces = this.pack({ start: spec.start, end: spec.end }, spec.header, boundaries, unbreakable);
     if (pieces.length === 1) return [this.make({ ...spec, start: pieces[0].start, end: pieces[0].end })];
     return pieces.map((p, index) =>
       this.make({ ...spec, start: p.start, end: p.end, complete: false, split: { index, total: pieces.length } }),
