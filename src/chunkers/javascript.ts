@@ -1,6 +1,450 @@
-import type { ChunkContext } from './context';
-import { FallbackError, type ChunkerOutput, type ResolvedOptions } from './chunker';
+/**
+ * JavaScript / TypeScript by AST (@babel/parser with error recovery).
+ *
+ * Units: functions, classes and their members, exported consts, arrow functions, TS
+ * interfaces/types/enums/namespaces, and the members of object literals that are exported or
+ * handed to a component factory (`export default { methods: { zoomIn() {} } }` gives
+ * `default.methods.zoomIn`). The rule, applied recursively from the top:
+ *   a unit that fits the budget is one chunk;
+ *   a unit over budget with member units (class, object, namespace) becomes its members'
+ *     chunks plus fragments of its own leftover lines (named by the unit, recording `split`);
+ *   any other unit over budget is cut at statement boundaries, then lines (`split`).
+ * Consecutive small units are grouped (`A.{x, y}`) so one-line getters do not each become a
+ * chunk; leftover top-level code (imports, module statements) is packed into module chunks.
+ * The same code chunks Vue `<script>` blocks, by offset range inside the `.vue` file.
+ */
+import { parse, type ParserPlugin } from '@babel/parser';
+import type * as t from '@babel/types';
+import { FallbackError, type ChunkerOutput } from './chunker';
+import { firstLine, type ChunkContext, type ChunkSpec } from './context';
+import { isBlank, trimRange, type Range } from './source';
+import type { Chunk, ChunkKind } from './types';
 
-export function chunkJavaScript(_ctx: ChunkContext, _opts: ResolvedOptions): ChunkerOutput {
-  throw new FallbackError('JS chunker not written yet');
+export interface ScriptOptions {
+  /** Offsets of the script inside ctx.text. */
+  start: number;
+  end: number;
+  typescript: boolean;
+  jsx: boolean;
+  /** Name for `export default` (Vue: the component name). */
+  defaultName?: string;
+  /** Symbol for module chunks (Vue: the component name); none in plain JS. */
+  moduleSymbol?: string;
+  /** Builds the breadcrumb for a symbol (undefined = module code). */
+  header: (symbol: string | undefined) => string;
+  /** Extra meta put on every chunk (Vue: the block). */
+  meta?: Record<string, unknown>;
+}
+
+interface Unit {
+  kind: ChunkKind;
+  symbol: string;
+  parent?: string;
+  range: Range;
+  signature?: string;
+  /** Member units, for containers. */
+  members?: Unit[];
+  /** Natural cut points when the unit must be split (statement starts …). */
+  boundaries: number[];
+}
+
+/** Component factories whose object argument is a component definition. */
+const FACTORIES = new Set(['defineComponent', 'Vue.extend', 'Vue.component', 'defineNuxtComponent', 'Component', 'mixin', 'Vue.mixin']);
+
+export function chunkJavaScript(ctx: ChunkContext): ChunkerOutput {
+  const ts = ctx.language === 'typescript';
+  const ext = ctx.path.slice(ctx.path.lastIndexOf('.') + 1).toLowerCase();
+  return chunkScript(ctx, {
+    start: 0,
+    end: ctx.text.length,
+    typescript: ts,
+    jsx: ext !== 'ts' && ext !== 'mts' && ext !== 'cts',
+    header: (symbol) => (symbol ? `// ${ctx.path} :: ${symbol}` : `// ${ctx.path}`),
+  });
+}
+
+function parseScript(code: string, o: ScriptOptions): { ast: t.File; warnings: string[] } {
+  const base: ParserPlugin[] = ['decorators-legacy', 'classProperties', 'classPrivateProperties', 'classPrivateMethods', 'importAttributes', 'explicitResourceManagement'];
+  const attempts: ParserPlugin[][] = o.typescript
+    ? [[...base, 'typescript', ...(o.jsx ? (['jsx'] as ParserPlugin[]) : [])], [...base, 'typescript']]
+    : [[...base, 'jsx'], [...base, 'jsx', 'flow'], [...base, 'typescript']];
+  let lastError: unknown;
+  for (const plugins of attempts) {
+    try {
+      const ast = parse(code, {
+        sourceType: 'unambiguous',
+        errorRecovery: true,
+        allowReturnOutsideFunction: true,
+        allowImportExportEverywhere: true,
+        allowAwaitOutsideFunction: true,
+        allowSuperOutsideMethod: true,
+        allowUndeclaredExports: true,
+        plugins,
+      });
+      const errors = (ast as t.File & { errors?: Array<{ message: string }> }).errors ?? [];
+      const warnings = errors.length ? [`recovered ${errors.length} syntax error(s): ${errors[0].message}`] : [];
+      return { ast, warnings };
+    } catch (err) {
+      lastError = err;
+    }
+  }
+  throw new FallbackError(`syntax error: ${lastError instanceof Error ? lastError.message : String(lastError)}`);
+}
+
+export function chunkScript(ctx: ChunkContext, o: ScriptOptions): ChunkerOutput {
+  const code = ctx.text.slice(o.start, o.end);
+  const { ast, warnings } = parseScript(code, o);
+  const off = o.start;
+  const text = ctx.text;
+  const R = (n: { start?: number | null; end?: number | null }): Range => ({ start: off + (n.start ?? 0), end: off + (n.end ?? 0) });
+
+  /** A node's range with its own leading comments (those after `floor`). */
+  const withComments = (n: t.Node, floor: number): Range => {
+    const r = R(n);
+    for (const c of n.leadingComments ?? []) {
+      const cs = off + c.start!;
+      if (cs >= floor && cs < r.start) {
+        r.start = cs;
+        break;
+      }
+    }
+    return r;
+  };
+
+  const keyName = (key: t.Node, computed: boolean): string => {
+    if (!computed) {
+      if (key.type === 'Identifier') return key.name;
+      if (key.type === 'StringLiteral') return key.value;
+      if (key.type === 'NumericLiteral') return String(key.value);
+      if (key.type === 'PrivateName') return `#${key.id.name}`;
+    }
+    return `[${text.slice(off + key.start!, off + key.end!)}]`;
+  };
+
+  const signatureOf = (n: t.Node, bodyStart?: number | null): string => {
+    const s = off + n.start!;
+    const e = bodyStart != null ? off + bodyStart : off + n.end!;
+    return firstLine(text.slice(s, e).replace(/\s+/g, ' ').trim() || text.slice(s, off + n.end!));
+  };
+
+  const stmtBoundaries = (body: t.Node[] | undefined, floor: number): number[] => {
+    const out: number[] = [];
+    let f = floor;
+    for (const s of body ?? []) {
+      out.push(withComments(s, f).start);
+      f = off + s.end!;
+    }
+    return out;
+  };
+
+  const isFn = (n: t.Node | null | undefined): n is t.ArrowFunctionExpression | t.FunctionExpression =>
+    !!n && (n.type === 'ArrowFunctionExpression' || n.type === 'FunctionExpression');
+
+  const fnBoundaries = (fn: t.Function | t.TSDeclareMethod, floor: number): number[] => {
+    const body = (fn as t.Function).body;
+    return body && body.type === 'BlockStatement' ? stmtBoundaries(body.body, floor) : [];
+  };
+
+  const unwrapExpr = (e: t.Node): t.Node => {
+    let cur = e;
+    while (cur.type === 'TSAsExpression' || cur.type === 'TSSatisfiesExpression' || cur.type === 'ParenthesizedExpression' || cur.type === 'TSNonNullExpression') {
+      cur = (cur as t.TSAsExpression).expression;
+    }
+    return cur;
+  };
+
+  const calleeName = (c: t.Node): string => {
+    if (c.type === 'Identifier') return c.name;
+    if (c.type === 'MemberExpression' && !c.computed && c.property.type === 'Identifier') return `${calleeName(c.object)}.${c.property.name}`;
+    return '';
+  };
+
+  /** A component definition object handed to a factory: `defineComponent({...})`, `Vue.extend({...})`. */
+  const factoryObject = (e: t.Node): t.ObjectExpression | undefined => {
+    const n = unwrapExpr(e);
+    if (n.type !== 'CallExpression') return undefined;
+    if (!FACTORIES.has(calleeName(n.callee))) return undefined;
+    const obj = n.arguments.find((a) => unwrapExpr(a).type === 'ObjectExpression');
+    return obj ? (unwrapExpr(obj) as t.ObjectExpression) : undefined;
+  };
+
+  const objectMembers = (obj: t.ObjectExpression, symbol: string): Unit[] => {
+    const out: Unit[] = [];
+    let floor = off + obj.start! + 1;
+    for (const p of obj.properties) {
+      const range = withComments(p, floor);
+      floor = off + p.end!;
+      if (p.type === 'SpreadElement') continue;
+      const name = keyName(p.key, p.computed);
+      const sym = `${symbol}.${name}`;
+      if (p.type === 'ObjectMethod') {
+        out.push({ kind: 'method', symbol: sym, parent: symbol, range, signature: signatureOf(p, p.body.start), boundaries: fnBoundaries(p, range.start) });
+        continue;
+      }
+      const v = unwrapExpr(p.value);
+      if (isFn(v)) {
+        out.push({ kind: 'method', symbol: sym, parent: symbol, range, signature: signatureOf(p, v.body.start), boundaries: fnBoundaries(v, range.start) });
+      } else if (v.type === 'ObjectExpression') {
+        out.push({ kind: 'object', symbol: sym, parent: symbol, range, signature: signatureOf(p, v.start), members: objectMembers(v, sym), boundaries: [] });
+      } else {
+        out.push({ kind: 'property', symbol: sym, parent: symbol, range, signature: firstLine(text.slice(range.start, range.end)), boundaries: arrayBoundaries(v) });
+      }
+    }
+    return out;
+  };
+
+  const arrayBoundaries = (v: t.Node): number[] =>
+    v.type === 'ArrayExpression' ? v.elements.filter((e): e is NonNullable<typeof e> => !!e).map((e) => off + e.start!) : [];
+
+  const classMembers = (cls: t.ClassDeclaration | t.ClassExpression, symbol: string): Unit[] => {
+    const out: Unit[] = [];
+    let floor = off + cls.body.start! + 1;
+    for (const m of cls.body.body) {
+      const range = withComments(m, floor);
+      floor = off + m.end!;
+      if (m.type === 'StaticBlock' || m.type === 'TSIndexSignature') continue;
+      const key = 'key' in m ? (m.key as t.Node) : undefined;
+      const name = key ? keyName(key, 'computed' in m ? !!m.computed : false) : 'member';
+      const sym = `${symbol}.${name}`;
+      if (m.type === 'ClassMethod' || m.type === 'ClassPrivateMethod' || m.type === 'TSDeclareMethod') {
+        const body = 'body' in m ? (m.body as t.Node | undefined) : undefined;
+        out.push({ kind: 'method', symbol: sym, parent: symbol, range, signature: signatureOf(m, body?.start), boundaries: fnBoundaries(m, range.start) });
+      } else if ((m.type === 'ClassProperty' || m.type === 'ClassPrivateProperty' || m.type === 'ClassAccessorProperty') && m.value && isFn(unwrapExpr(m.value))) {
+        const fn = unwrapExpr(m.value) as t.ArrowFunctionExpression;
+        out.push({ kind: 'method', symbol: sym, parent: symbol, range, signature: signatureOf(m, fn.body.start), boundaries: fnBoundaries(fn, range.start) });
+      } else {
+        out.push({ kind: 'property', symbol: sym, parent: symbol, range, signature: firstLine(text.slice(range.start, range.end)), boundaries: [] });
+      }
+    }
+    return out;
+  };
+
+  /** The unit a top-level (or namespace-level) statement declares, if any. */
+  const unitOf = (stmt: t.Statement, range: Range, prefix: string): Unit | undefined => {
+    const q = (name: string) => (prefix ? `${prefix}.${name}` : name);
+    const parent = prefix || undefined;
+    let decl: t.Node = stmt;
+    let exported = false;
+    if (stmt.type === 'ExportNamedDeclaration' || stmt.type === 'ExportDefaultDeclaration') {
+      if (!stmt.declaration) return undefined;
+      decl = stmt.declaration;
+      exported = true;
+    }
+    const isDefault = stmt.type === 'ExportDefaultDeclaration';
+    const defaultName = o.defaultName ?? 'default';
+    switch (decl.type) {
+      case 'FunctionDeclaration':
+      case 'TSDeclareFunction': {
+        const name = decl.id?.name ?? defaultName;
+        const body = 'body' in decl ? (decl.body as t.Node | undefined) : undefined;
+        return { kind: 'function', symbol: q(name), parent, range, signature: signatureOf(decl, body?.start), boundaries: decl.type === 'FunctionDeclaration' ? fnBoundaries(decl, range.start) : [] };
+      }
+      case 'ClassDeclaration': {
+        const name = decl.id?.name ?? defaultName;
+        return { kind: 'class', symbol: q(name), parent, range, signature: signatureOf(decl, decl.body.start), members: classMembers(decl, q(name)), boundaries: [] };
+      }
+      case 'TSInterfaceDeclaration':
+        return { kind: 'interface', symbol: q(decl.id.name), parent, range, signature: signatureOf(decl, decl.body.start), boundaries: decl.body.body.map((m) => off + m.start!) };
+      case 'TSTypeAliasDeclaration':
+        return { kind: 'type', symbol: q(decl.id.name), parent, range, signature: firstLine(text.slice(range.start, range.end)), boundaries: [] };
+      case 'TSEnumDeclaration': {
+        const members = 'members' in decl ? (decl.members as t.Node[]) : [];
+        return { kind: 'enum', symbol: q(decl.id.name), parent, range, signature: firstLine(text.slice(off + decl.start!, off + decl.end!)), boundaries: members.map((m) => off + m.start!) };
+      }
+      case 'TSModuleDeclaration': {
+        const name = decl.id.type === 'Identifier' ? decl.id.name : decl.id.value;
+        const body = decl.body;
+        const members = body && body.type === 'TSModuleBlock' ? statementUnits(body.body, off + body.start! + 1, q(name)).units : [];
+        return { kind: 'namespace', symbol: q(name), parent, range, signature: signatureOf(decl, body?.start), members, boundaries: [] };
+      }
+      case 'VariableDeclaration': {
+        if (decl.declarations.length !== 1) return exported ? { kind: 'const', symbol: q(decl.declarations.map((d) => text.slice(off + d.id.start!, off + d.id.end!)).join(', ')), parent, range, signature: firstLine(text.slice(range.start, range.end)), boundaries: decl.declarations.map((d) => off + d.start!) } : undefined;
+        const d = decl.declarations[0];
+        const name = d.id.type === 'Identifier' ? d.id.name : text.slice(off + d.id.start!, off + d.id.end!);
+        const init = d.init ? unwrapExpr(d.init) : undefined;
+        if (init && isFn(init)) return { kind: 'function', symbol: q(name), parent, range, signature: signatureOf(decl, init.body.start), boundaries: fnBoundaries(init, range.start) };
+        if (init && init.type === 'ClassExpression') return { kind: 'class', symbol: q(name), parent, range, signature: signatureOf(decl, init.body.start), members: classMembers(init, q(name)), boundaries: [] };
+        const obj = init?.type === 'ObjectExpression' ? init : init ? factoryObject(init) : undefined;
+        if (obj && (exported || obj.properties.some((p) => p.type === 'ObjectMethod' || (p.type === 'ObjectProperty' && isFn(unwrapExpr(p.value)))))) {
+          return { kind: 'object', symbol: q(name), parent, range, signature: signatureOf(decl, obj.start), members: objectMembers(obj, q(name)), boundaries: [] };
+        }
+        if (exported) return { kind: 'const', symbol: q(name), parent, range, signature: firstLine(text.slice(range.start, range.end)), boundaries: init ? arrayBoundaries(init) : [] };
+        return undefined;
+      }
+      default: {
+        if (isDefault) {
+          const e = unwrapExpr(decl);
+          if (isFn(e)) return { kind: 'function', symbol: q(defaultName), parent, range, signature: signatureOf(stmt, e.body.start), boundaries: fnBoundaries(e, range.start) };
+          if (e.type === 'ClassExpression') return { kind: 'class', symbol: q(defaultName), parent, range, signature: signatureOf(stmt, e.body.start), members: classMembers(e, q(defaultName)), boundaries: [] };
+          const obj = e.type === 'ObjectExpression' ? e : factoryObject(e);
+          if (obj) return { kind: 'object', symbol: q(defaultName), parent, range, signature: signatureOf(stmt, obj.start), members: objectMembers(obj, q(defaultName)), boundaries: [] };
+          return { kind: 'const', symbol: q(defaultName), parent, range, signature: firstLine(text.slice(range.start, range.end)), boundaries: [] };
+        }
+        if (decl.type === 'ExpressionStatement' && decl.expression.type === 'AssignmentExpression') {
+          // module.exports = {...}; Foo.prototype.bar = function () {}; exports.baz = () => {}
+          const left = decl.expression.left;
+          const right = unwrapExpr(decl.expression.right);
+          const name = text.slice(off + left.start!, off + left.end!);
+          if (left.type !== 'MemberExpression' || name.length > 120) return undefined;
+          if (isFn(right)) return { kind: 'function', symbol: q(name), parent, range, signature: signatureOf(decl, right.body.start), boundaries: fnBoundaries(right, range.start) };
+          if (right.type === 'ClassExpression') return { kind: 'class', symbol: q(name), parent, range, signature: signatureOf(decl, right.body.start), members: classMembers(right, q(name)), boundaries: [] };
+          const obj = right.type === 'ObjectExpression' ? right : factoryObject(right);
+          if (obj && name === 'module.exports') return { kind: 'object', symbol: q(name), parent, range, signature: signatureOf(decl, obj.start), members: objectMembers(obj, q(name)), boundaries: [] };
+        }
+        if (decl.type === 'ExpressionStatement') {
+          // Vue.component('name', {...}) and similar registrations
+          const obj = factoryObject(decl.expression);
+          const call = unwrapExpr(decl.expression) as t.CallExpression;
+          if (obj) {
+            const first = call.arguments[0];
+            const name = first && first.type === 'StringLiteral' ? first.value : calleeName(call.callee);
+            return { kind: 'object', symbol: q(name), parent, range, signature: signatureOf(decl, obj.start), members: objectMembers(obj, q(name)), boundaries: [] };
+          }
+        }
+        return undefined;
+      }
+    }
+  };
+
+  /** Units of a statement list, and the statement starts (for packing leftover code). */
+  function statementUnits(body: t.Statement[], floor: number, prefix: string): { units: Unit[]; starts: number[] } {
+    const units: Unit[] = [];
+    const starts: number[] = [];
+    let f = floor;
+    for (const stmt of body) {
+      const range = withComments(stmt, f);
+      f = off + stmt.end!;
+      starts.push(range.start);
+      const u = unitOf(stmt, range, prefix);
+      if (u) units.push(u);
+    }
+    return { units, starts };
+  }
+
+  const program = ast.program;
+  const { units, starts } = statementUnits(program.body, off, '');
+  const specs: ChunkSpec[] = [];
+  const header = o.header;
+  const meta = o.meta;
+  const spec = (u: Omit<ChunkSpec, 'header' | 'meta'> & { symbol?: string }): ChunkSpec => ({ ...u, header: header(u.symbol), ...(meta ? { meta: { ...meta } } : {}) });
+
+  const cost = (r: Range, symbol: string | undefined) => ctx.cost(header(symbol), r.start, r.end);
+  const small = Math.max(24, Math.floor(ctx.maxTokens / 4));
+
+  /** Emits one unit (recursively); returns specs in source order. */
+  const emitUnit = (u: Unit): ChunkSpec[] => {
+    if (cost(u.range, u.symbol) <= ctx.maxTokens) {
+      return [spec({ kind: u.kind, start: u.range.start, end: u.range.end, symbol: u.symbol, parent: u.parent, signature: u.signature, complete: true })];
+    }
+    if (u.members && u.members.length) return emitContainer(u);
+    const pieces = ctx.pack(u.range, header(u.symbol), u.boundaries);
+    return pieces.map((p, index) =>
+      spec({ kind: u.kind, start: p.start, end: p.end, symbol: u.symbol, parent: u.parent, signature: u.signature, complete: false, split: pieces.length > 1 ? { index, total: pieces.length } : undefined }),
+    );
+  };
+
+  /** Groups runs of consecutive small units separated only by punctuation into one chunk. */
+  const emitSiblings = (members: Unit[], groupPrefix: string | undefined, parentSymbol: string | undefined): ChunkSpec[] => {
+    const out: ChunkSpec[] = [];
+    let run: Unit[] = [];
+    const flush = () => {
+      if (run.length === 1) out.push(...emitUnit(run[0]));
+      else if (run.length > 1) {
+        const names = run.map((r) => r.symbol.slice(r.symbol.lastIndexOf('.') + 1));
+        const symbol = `${groupPrefix ? `${groupPrefix}.` : ''}{${names.join(', ')}}`;
+        out.push(spec({ kind: 'group', start: run[0].range.start, end: run[run.length - 1].range.end, symbol, parent: parentSymbol, complete: true }));
+        const last = out[out.length - 1];
+        last.meta = { ...(last.meta ?? {}), members: run.map((r) => r.symbol) };
+      }
+      run = [];
+    };
+    for (const m of members) {
+      const isSmall = cost(m.range, m.symbol) < small;
+      if (!isSmall) {
+        flush();
+        out.push(...emitUnit(m));
+        continue;
+      }
+      if (run.length) {
+        const prev = run[run.length - 1];
+        const gapOk = /^[\s,;]*$/.test(text.slice(prev.range.end, m.range.start));
+        const names = [...run, m].map((r) => r.symbol.slice(r.symbol.lastIndexOf('.') + 1));
+        const sym = `${groupPrefix ? `${groupPrefix}.` : ''}{${names.join(', ')}}`;
+        if (!gapOk || cost({ start: run[0].range.start, end: m.range.end }, sym) > ctx.maxTokens) flush();
+      }
+      run.push(m);
+    }
+    flush();
+    return out;
+  };
+
+  /** A container over budget: its members' chunks, plus its own leftover lines as fragments. */
+  const emitContainer = (u: Unit): ChunkSpec[] => {
+    const members = u.members ?? [];
+    const childSpecs = emitSiblings(members, u.symbol, u.symbol);
+    const gaps: Range[] = [];
+    let cursor = u.range.start;
+    for (const m of members) {
+      if (!isBlank(text, cursor, m.range.start)) gaps.push({ start: cursor, end: m.range.start });
+      cursor = Math.max(cursor, m.range.end);
+    }
+    if (!isBlank(text, cursor, u.range.end)) gaps.push({ start: cursor, end: u.range.end });
+    return absorbGaps(childSpecs, gaps, u);
+  };
+
+  /**
+   * Leftover lines of a split container (its declaration line, fields, closing brace) join the
+   * neighbouring chunk when that still fits; the rest become fragments named by the container.
+   */
+  const absorbGaps = (childSpecs: ChunkSpec[], gaps: Range[], u: Unit): ChunkSpec[] => {
+    const fragments: Range[] = [];
+    for (const g0 of gaps) {
+      const g = trimRange(text, g0.start, g0.end);
+      if (g.start >= g.end) continue;
+      const before = [...childSpecs].reverse().find((c) => c.end <= g.start);
+      const after = childSpecs.find((c) => c.start >= g.end);
+      const punct = /^[\s{}()[\],;]*$/.test(text.slice(g.start, g.end));
+      // closing punctuation sticks to what precedes it; an opening line to what follows it
+      const order = punct && before ? [before, after] : [after, before];
+      let done = false;
+      for (const c of order) {
+        if (!c) continue;
+        const s = Math.min(c.start, g.start);
+        const e = Math.max(c.end, g.end);
+        if (between(childSpecs, c, s, e)) continue;
+        if (ctx.cost(c.header, s, e) <= ctx.maxTokens) {
+          c.start = s;
+          c.end = e;
+          done = true;
+          break;
+        }
+      }
+      if (!done) fragments.push(...ctx.pack(g, header(u.symbol), u.boundaries));
+    }
+    const frags = fragments.map((p) => spec({ kind: 'fragment', start: p.start, end: p.end, symbol: u.symbol, parent: u.parent, signature: u.signature, complete: false }));
+    if (frags.length > 1) frags.forEach((f, index) => (f.split = { index, total: frags.length }));
+    return [...childSpecs, ...frags].sort((a, b) => a.start - b.start);
+  };
+
+  /** Would stretching `c` to [s, e) swallow another chunk? */
+  const between = (all: ChunkSpec[], c: ChunkSpec, s: number, e: number) => all.some((o2) => o2 !== c && o2.start < e && o2.end > s);
+
+  // Top level: units, grouped when small; leftover code packed into module chunks.
+  specs.push(...emitSiblings(units, undefined, undefined));
+  const unitRanges = units.map((u) => u.range);
+  let cursor = o.start;
+  const leftovers: Range[] = [];
+  for (const r of unitRanges) {
+    if (!isBlank(text, cursor, r.start)) leftovers.push({ start: cursor, end: r.start });
+    cursor = Math.max(cursor, r.end);
+  }
+  if (!isBlank(text, cursor, o.end)) leftovers.push({ start: cursor, end: o.end });
+  for (const l of leftovers) {
+    const modSym = o.moduleSymbol;
+    const pieces = ctx.pack(l, header(modSym), starts);
+    for (const p of pieces) specs.push(spec({ kind: 'module', start: p.start, end: p.end, symbol: modSym, complete: false }));
+  }
+  specs.sort((a, b) => a.start - b.start);
+  const chunks: Chunk[] = specs.map((s) => ctx.make(s));
+  return { chunks, warnings };
 }

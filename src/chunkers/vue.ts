@@ -1,6 +1,195 @@
-import type { ChunkContext } from './context';
+/**
+ * Vue single-file components (@vue/compiler-sfc): each block goes to its own splitter and no
+ * chunk ever mixes blocks.
+ *   <script>, <script setup> → the JS/TS chunker, on the block's offsets inside the .vue file;
+ *     Options API entries are units named `KZoomControl.methods.zoomIn`.
+ *   <template> → split on element boundaries, never inside a tag.
+ *   <style> → its own chunk(s), cut at rule boundaries when long.
+ *   <i18n> (vue-i18n custom block, JSON) → the JSON chunker as an i18n dictionary.
+ * Header: `<!-- <rel_path> — zoom control [template] -->`, the component name in words.
+ */
+import { parse as parseSfc, type SFCBlock } from '@vue/compiler-sfc';
 import { FallbackError, type ChunkerOutput, type ResolvedOptions } from './chunker';
+import { ChunkContext } from './context';
+import { chunkScript } from './javascript';
+import { chunkJsonRange } from './json-range';
+import { trimRange, type Range } from './source';
+import { paragraphStarts } from './text';
+import type { Chunk } from './types';
 
-export function chunkVue(_ctx: ChunkContext, _opts: ResolvedOptions): ChunkerOutput {
-  throw new FallbackError('Vue chunker not written yet');
+/** `KZoomControl` → `zoom control`; `k-zoom-control` → `k zoom control`; `XMLParser` → `xml parser`. */
+export function nameToWords(name: string): string {
+  const dropped = name.replace(/^[A-Z](?=[A-Z][a-z])/, '');
+  return dropped
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/[-_.]+/g, ' ')
+    .trim()
+    .toLowerCase();
 }
+
+function pascal(base: string): string {
+  return base
+    .split(/[-_.\s]+/)
+    .filter(Boolean)
+    .map((w) => w[0].toUpperCase() + w.slice(1))
+    .join('');
+}
+
+/** Component name: `name:` in the options / defineOptions, else the file name in PascalCase. */
+export function componentName(path: string, scripts: string[]): string {
+  for (const s of scripts) {
+    const m = /(?:export\s+default|defineComponent\s*\(|defineOptions\s*\(|Vue\.extend\s*\()[\s\S]*?\bname\s*:\s*(['"`])([\w$-]+)\1/.exec(s);
+    if (m) return m[2];
+  }
+  const base = path.slice(path.lastIndexOf('/') + 1).replace(/\.vue$/i, '');
+  if (base.toLowerCase() === 'index') {
+    const dir = path.split('/').slice(-2, -1)[0];
+    if (dir) return pascal(dir);
+  }
+  return pascal(base);
+}
+
+/** The content ranges of every block: what no chunk may straddle. */
+export function vueBlockRanges(text: string): Array<{ block: string; start: number; end: number }> {
+  const { descriptor } = parseSfc(text, { sourceMap: false, ignoreEmpty: false });
+  const blocks: SFCBlock[] = [
+    ...(descriptor.template ? [descriptor.template] : []),
+    ...(descriptor.script ? [descriptor.script] : []),
+    ...(descriptor.scriptSetup ? [descriptor.scriptSetup] : []),
+    ...descriptor.styles,
+    ...descriptor.customBlocks,
+  ];
+  return blocks.map((b) => ({ block: b.type, start: b.loc.start.offset, end: b.loc.end.offset }));
+}
+
+/** End of the start tag that begins at `start` (quotes respected). */
+function startTagEnd(text: string, start: number, limit: number): number {
+  let quote = 0;
+  for (let i = start + 1; i < limit; i++) {
+    const c = text.charCodeAt(i);
+    if (quote) {
+      if (c === quote) quote = 0;
+    } else if (c === 34 || c === 39) quote = c;
+    else if (c === 62) return i + 1;
+  }
+  return limit;
+}
+
+interface TemplateNode {
+  type: number;
+  loc: { start: { offset: number }; end: { offset: number } };
+  children?: TemplateNode[];
+}
+
+export function chunkVue(ctx: ChunkContext, opts: ResolvedOptions): ChunkerOutput {
+  const text = ctx.text;
+  const { descriptor, errors } = parseSfc(text, { filename: ctx.path, sourceMap: false, ignoreEmpty: false });
+  const warnings: string[] = [];
+  if (errors.length) {
+    const first = errors[0];
+    const msg = first instanceof Error ? first.message : String(first);
+    const blocks = [descriptor.template, descriptor.script, descriptor.scriptSetup, ...descriptor.styles].filter(Boolean);
+    if (!blocks.length) throw new FallbackError(`Vue SFC does not parse: ${msg}`);
+    warnings.push(`recovered ${errors.length} SFC error(s): ${msg}`);
+  }
+  const scripts = [descriptor.script, descriptor.scriptSetup].filter((b): b is NonNullable<typeof b> => !!b);
+  const name = componentName(ctx.path, scripts.map((s) => s.content));
+  const words = nameToWords(name);
+  const header = (block: string, symbol?: string) => `<!-- ${ctx.path} — ${words} [${block}]${symbol && symbol !== name ? ` :: ${symbol}` : ''} -->`;
+  const chunks: Chunk[] = [];
+
+  const plainBlock = (block: string, r: Range, kind: Chunk['kind'], boundaries: number[], meta: Record<string, unknown>, unbreakable: Range[] = []) => {
+    const h = header(block);
+    const pieces = ctx.pack(r, h, boundaries, unbreakable);
+    pieces.forEach((p, index) =>
+      chunks.push(
+        ctx.make({
+          kind,
+          start: p.start,
+          end: p.end,
+          header: h,
+          symbol: name,
+          complete: pieces.length === 1,
+          split: pieces.length > 1 ? { index, total: pieces.length } : undefined,
+          meta,
+        }),
+      ),
+    );
+  };
+
+  // <template>: element boundaries as cut points, start tags and interpolations unbreakable.
+  const tpl = descriptor.template;
+  if (tpl) {
+    const r = { start: tpl.loc.start.offset, end: tpl.loc.end.offset };
+    const boundaries: number[] = [];
+    const unbreakable: Range[] = [];
+    const walk = (nodes: TemplateNode[] | undefined) => {
+      for (const n of nodes ?? []) {
+        const s = n.loc.start.offset;
+        const e = n.loc.end.offset;
+        boundaries.push(s, e);
+        if (n.type === 1) unbreakable.push({ start: s, end: startTagEnd(text, s, e) });
+        else if (n.type === 5 || n.type === 3) unbreakable.push({ start: s, end: e }); // {{ }} and comments
+        walk(n.children);
+      }
+    };
+    walk((tpl.ast as unknown as TemplateNode | undefined)?.children);
+    plainBlock('template', r, 'template', boundaries, { block: 'template', ...(tpl.lang ? { lang: tpl.lang } : {}) }, unbreakable);
+  }
+
+  // <script> and <script setup>: the JS/TS chunker on the block's own offsets.
+  let api = 'template-only';
+  for (const s of scripts) {
+    const setup = s === descriptor.scriptSetup;
+    const block = setup ? 'script setup' : 'script';
+    const lang = s.lang ?? 'js';
+    const out = chunkScript(ctx, {
+      start: s.loc.start.offset,
+      end: s.loc.end.offset,
+      typescript: lang === 'ts' || lang === 'tsx',
+      jsx: lang === 'tsx' || lang === 'jsx',
+      defaultName: name,
+      moduleSymbol: name,
+      header: (symbol) => header(block, symbol),
+      meta: { block, lang },
+    });
+    for (const c of out.chunks) c.language = lang === 'ts' || lang === 'tsx' ? 'vue-ts' : 'vue';
+    chunks.push(...out.chunks);
+    warnings.push(...(out.warnings ?? []));
+    if (setup) api = 'script-setup';
+    else if (api !== 'script-setup') api = /\bsetup\s*\(/.test(s.content) ? 'composition' : /export\s+default|defineComponent|Vue\.extend/.test(s.content) ? 'options' : 'script';
+  }
+
+  // <style>: its own chunk(s), cut between rules when long.
+  for (const st of descriptor.styles) {
+    const r = trimRange(text, st.loc.start.offset, st.loc.end.offset);
+    plainBlock('style', r, 'style', paragraphStarts(text, r.start, r.end), { block: 'style', lang: st.lang ?? 'css', scoped: !!st.scoped });
+  }
+
+  // Custom blocks: <i18n> as a JSON dictionary; anything else as text of its block.
+  for (const b of descriptor.customBlocks) {
+    const r = { start: b.loc.start.offset, end: b.loc.end.offset };
+    const lang = typeof b.attrs.lang === 'string' ? b.attrs.lang : 'json';
+    if (b.type === 'i18n' && (lang === 'json' || lang === 'json5')) {
+      const out = chunkJsonRange(ctx, r, 'i18n', opts, (symbol) => header('i18n', symbol));
+      if (out) {
+        for (const c of out.chunks) {
+          c.kind = c.kind === 'i18n-labels' ? 'i18n-labels' : 'i18n-section';
+          c.meta = { ...(c.meta ?? {}), block: 'i18n' };
+        }
+        chunks.push(...out.chunks);
+        warnings.push(...(out.warnings ?? []));
+        continue;
+      }
+      warnings.push('<i18n> block is not valid JSON: indexed as text');
+    }
+    plainBlock(b.type, r, b.type === 'i18n' ? 'i18n-block' : 'fragment', paragraphStarts(text, r.start, r.end), { block: b.type, lang });
+  }
+
+  chunks.sort((a, b) => a.start.offset - b.start.offset);
+  return { chunks, warnings, category: api };
+}
+
+// re-exported for tests that build a context by hand
+export { ChunkContext };
