@@ -1,0 +1,37 @@
+// Bundles the extension entry, the worker entry, the CLI and media/ into dist/.
+// `vscode` stays external (the editor provides it); everything else is bundled, so the VSIX
+// and the CLI need no node_modules at run time.
+import * as esbuild from 'esbuild';
+import * as fs from 'node:fs';
+
+const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
+
+// @vue/compiler-sfc carries optional template engines (consolidate) that Fathom never calls.
+const optionalEngines = ["atpl","babel-core","bracket-template","coffee-script","dot","dustjs-linkedin","eco","ect","ejs","haml-coffee","hamlet","hamljs","handlebars","hogan.js","htmling","jazz","jqtpl","just","liquor","lodash","marko","mote","mustache","plates","ractive","react","react-dom/server","slm","squirrelly","teacup/lib/express","templayed","toffee","twig","twing","underscore","vash","velocityjs","walrus","whiskers"];
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: !production,
+  minify: production,
+  external: ['vscode', ...optionalEngines],
+  // jsonc-parser's UMD build requires its parts dynamically; its ESM build bundles cleanly.
+  mainFields: ['module', 'main'],
+  logLevel: 'info',
+};
+
+const builds = [
+  { entryPoints: { extension: 'src/extension.ts', worker: 'src/index/worker.ts', cli: 'src/cli.ts' }, outdir: 'dist', ...common },
+];
+
+fs.mkdirSync('dist/media', { recursive: true });
+for (const f of fs.existsSync('media') ? fs.readdirSync('media') : []) fs.copyFileSync(`media/${f}`, `dist/media/${f}`);
+
+if (watch) {
+  for (const b of builds) await (await esbuild.context(b)).watch();
+} else {
+  for (const b of builds) await esbuild.build(b);
+}
