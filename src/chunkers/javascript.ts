@@ -268,7 +268,10 @@ export function chunkScript(ctx: ChunkContext, o: ScriptOptions): ChunkerOutput 
         if (obj && (exported || obj.properties.some((p) => p.type === 'ObjectMethod' || (p.type === 'ObjectProperty' && isFn(unwrapExpr(p.value)))))) {
           return { kind: 'object', symbol: q(name), parent, range, signature: signatureOf(decl, obj.start), members: objectMembers(obj, q(name)), boundaries: [] };
         }
-        if (exported) return { kind: 'const', symbol: q(name), parent, range, signature: firstLine(text.slice(range.start, range.end)), boundaries: init ? arrayBoundaries(init) : [] };
+        // exported consts, and consts built from a function (`computed(() => …)`, `watch`, `useX(…)`)
+        if (exported || (init && init.type === 'CallExpression' && init.arguments.some((a) => isFn(unwrapExpr(a))))) {
+          return { kind: 'const', symbol: q(name), parent, range, signature: firstLine(text.slice(range.start, range.end)), boundaries: init ? arrayBoundaries(init) : [] };
+        }
         return undefined;
       }
       default: {
@@ -336,15 +339,19 @@ export function chunkScript(ctx: ChunkContext, o: ScriptOptions): ChunkerOutput 
     if (cost(u.range, u.symbol) <= ctx.maxTokens) {
       return [spec({ kind: u.kind, start: u.range.start, end: u.range.end, symbol: u.symbol, parent: u.parent, signature: u.signature, complete: true })];
     }
-    if (u.members && u.members.length) return emitContainer(u);
+    if (u.members && u.members.length) return emitContainer(u, true);
     const pieces = ctx.pack(u.range, header(u.symbol), u.boundaries);
     return pieces.map((p, index) =>
       spec({ kind: u.kind, start: p.start, end: p.end, symbol: u.symbol, parent: u.parent, signature: u.signature, complete: false, split: pieces.length > 1 ? { index, total: pieces.length } : undefined }),
     );
   };
 
-  /** Groups runs of consecutive small units separated only by punctuation into one chunk. */
-  const emitSiblings = (members: Unit[], groupPrefix: string | undefined, parentSymbol: string | undefined): ChunkSpec[] => {
+  /**
+   * Groups runs of consecutive small units separated only by punctuation into one chunk.
+   * Inside a split container (`descend`), object members (`methods: {…}`, `computed: {…}`)
+   * are opened too, so their entries become units (`KZoomControl.methods.zoomIn`).
+   */
+  const emitSiblings = (members: Unit[], groupPrefix: string | undefined, parentSymbol: string | undefined, descend = false): ChunkSpec[] => {
     const out: ChunkSpec[] = [];
     let run: Unit[] = [];
     const flush = () => {
@@ -359,6 +366,11 @@ export function chunkScript(ctx: ChunkContext, o: ScriptOptions): ChunkerOutput 
       run = [];
     };
     for (const m of members) {
+      if (descend && m.kind === 'object' && m.members?.length) {
+        flush();
+        out.push(...emitContainer(m, false));
+        continue;
+      }
       const isSmall = cost(m.range, m.symbol) < small;
       if (!isSmall) {
         flush();
@@ -379,9 +391,9 @@ export function chunkScript(ctx: ChunkContext, o: ScriptOptions): ChunkerOutput 
   };
 
   /** A container over budget: its members' chunks, plus its own leftover lines as fragments. */
-  const emitContainer = (u: Unit): ChunkSpec[] => {
+  const emitContainer = (u: Unit, openObjects: boolean): ChunkSpec[] => {
     const members = u.members ?? [];
-    const childSpecs = emitSiblings(members, u.symbol, u.symbol);
+    const childSpecs = emitSiblings(members, u.symbol, u.symbol, openObjects);
     const gaps: Range[] = [];
     let cursor = u.range.start;
     for (const m of members) {
@@ -400,7 +412,7 @@ export function chunkScript(ctx: ChunkContext, o: ScriptOptions): ChunkerOutput 
     const fragments: Range[] = [];
     for (const g0 of gaps) {
       const g = trimRange(text, g0.start, g0.end);
-      if (g.start >= g.end) continue;
+      if (g.start >= g.end || childSpecs.some((c) => c.start <= g.start && c.end >= g.end)) continue;
       const before = [...childSpecs].reverse().find((c) => c.end <= g.start);
       const after = childSpecs.find((c) => c.start >= g.end);
       const punct = /^[\s{}()[\],;]*$/.test(text.slice(g.start, g.end));

@@ -1,0 +1,96 @@
+import { strict as assert } from 'node:assert';
+import fc from 'fast-check';
+import { chunkFile, decodeBytes, languageOf } from '../../src/chunkers/index';
+import { SourceText } from '../../src/chunkers/source';
+import { checkBudget, checkCoverage, checkNoOverlap, checkPositions } from '../helpers/invariants';
+
+describe('chunkFile: dispatch and bad input', () => {
+  it('picks the language by extension', () => {
+    assert.deepEqual(
+      ['a.js', 'a.mjs', 'a.cjs', 'a.jsx', 'a.ts', 'a.tsx', 'a.vue', 'a.json', 'a.jsonc', 'README.md', 'notes.txt', 'Dockerfile', 'x.py'].map(languageOf),
+      ['javascript', 'javascript', 'javascript', 'javascript', 'typescript', 'typescript', 'vue', 'json', 'json', 'markdown', 'plaintext', 'dockerfile', 'python'],
+    );
+  });
+
+  it('gives 0 chunks for an empty or blank file, with the reason', () => {
+    for (const t of ['', '   \n\t\n']) {
+      const r = chunkFile('empty.js', t);
+      assert.equal(r.chunks.length, 0);
+      assert.equal(r.skipped?.reason, 'empty');
+    }
+  });
+
+  it('skips files over the size cap, and the cap is configurable', () => {
+    const big = `${'const a = 1;\n'.repeat(20_000)}`;
+    assert.equal(chunkFile('big.js', big).skipped?.reason, 'too-large');
+    const r = chunkFile('big.js', big, { maxFileBytes: 1024 * 1024 });
+    assert.equal(r.skipped, undefined);
+    assert.ok(r.chunks.length > 10);
+  });
+
+  it('skips minified and generated files with the reason, but not long-lined prose', () => {
+    const minified = `!function(){${'var a=1;'.repeat(500)}}();\n`;
+    assert.equal(chunkFile('vendor.js', minified).skipped?.reason, 'minified');
+    assert.equal(chunkFile('app.min.js', 'var a = 1;\n').skipped?.reason, 'minified');
+    assert.equal(chunkFile('package-lock.json', '{}').skipped?.reason, 'minified');
+    const prose = `# Title\n\n${'A long paragraph written on a single line. '.repeat(40)}\n`;
+    assert.equal(chunkFile('README.md', prose).skipped, undefined);
+  });
+
+  it('refuses binary content, decodes UTF-16 by its BOM, and says when it replaced invalid UTF-8', () => {
+    assert.equal(decodeBytes(Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 13])).encoding, 'binary');
+    assert.equal(chunkFile('x.bin', 'abc\0def').skipped?.reason, 'binary');
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('const é = 1;\n', 'utf16le')]);
+    const d16 = decodeBytes(utf16);
+    assert.deepEqual([d16.encoding, d16.text], ['utf-16le', 'const é = 1;\n']);
+    const bad = Buffer.concat([Buffer.from('const a = "'), Buffer.from([0xc3, 0x28]), Buffer.from('";\n')]);
+    const d = decodeBytes(bad);
+    assert.equal(d.encoding, 'utf-8');
+    assert.equal(d.replaced, 1);
+    assert.ok(d.text!.includes('\uFFFD'));
+    const withBom = decodeBytes(Buffer.from('\uFEFFhello', 'utf8'));
+    assert.deepEqual([withBom.bom, withBom.text], [true, 'hello']);
+  });
+
+  it('maps offsets to lines and columns across \\n, \\r\\n and lone \\r as VS Code does', () => {
+    const s = new SourceText('a\r\nb\rc\nd');
+    assert.deepEqual([s.position(0), s.position(3), s.position(5), s.position(7)].map((p) => [p.line, p.column]), [[1, 0], [2, 0], [3, 0], [4, 0]]);
+    assert.deepEqual([s.position(2).line, s.position(2).column], [1, 2]);
+  });
+
+  it('text fallback cuts at paragraphs and keeps every piece within budget', () => {
+    const text = Array.from({ length: 30 }, (_, i) => `Paragraph ${i} talks about zooming the map and its layers in some detail.\nIt has two lines.`).join('\n\n');
+    const r = chunkFile('notes.txt', text, { maxTokens: 64 });
+    assert.ok(r.chunks.length > 5);
+    for (const c of r.chunks) assert.match(c.text, /^Paragraph \d+/);
+    assert.deepEqual(checkBudget(r.chunks, 64), []);
+    assert.deepEqual(checkCoverage(text, r.chunks), []);
+  });
+
+  it('property: any text in any kind of file never throws and keeps exact positions', () => {
+    const ext = fc.constantFrom('js', 'ts', 'tsx', 'vue', 'json', 'md', 'txt', 'py', 'css');
+    fc.assert(
+      fc.property(ext, fc.string({ unit: 'binary', maxLength: 400 }), fc.integer({ min: 40, max: 300 }), (e, text, max) => {
+        const r = chunkFile(`f/x.${e}`, text, { maxTokens: max });
+        const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+        assert.deepEqual(checkPositions(src, r.chunks), []);
+        assert.deepEqual(checkNoOverlap(r.chunks, (inner) => inner.kind === 'code-block'), []);
+        if (!r.skipped && e !== 'json' && e !== 'vue') assert.deepEqual(checkCoverage(src, r.chunks), []);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('property: lines of code-like text of any shape chunk within budget in the text fallback', () => {
+    const line = fc.string({ unit: fc.constantFrom(...'ab cd(){};=\t'.split('')), maxLength: 120 });
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 60 }), fc.integer({ min: 24, max: 200 }), (lines, max) => {
+        const text = lines.join('\n');
+        const r = chunkFile('x.txt', text, { maxTokens: max });
+        assert.deepEqual(checkBudget(r.chunks, max), []);
+        if (!r.skipped) assert.deepEqual(checkCoverage(text, r.chunks), []);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

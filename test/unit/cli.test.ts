@@ -1,0 +1,83 @@
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+const ROOT = path.join(__dirname, '..', '..');
+const BIN = path.join(ROOT, 'bin', 'fathom.js');
+
+/** Runs the built CLI (dist/cli.js through bin/fathom.js), as a user would. */
+function fathom(args: string[], cwd = ROOT) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+describe('fathom chunk (CLI)', function () {
+  let dir: string;
+  before(function () {
+    if (!fs.existsSync(path.join(ROOT, 'dist', 'cli.js'))) {
+      throw new Error('dist/cli.js is missing: `npm test` builds it first (npm run build)');
+    }
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-cli-'));
+    fs.mkdirSync(path.join(dir, 'src', 'map'), { recursive: true });
+    fs.mkdirSync(path.join(dir, 'ignored'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'src', 'map', 'zoom.js'), 'export function getZoomControl(map) {\n  return map.zoom;\n}\n');
+    fs.writeFileSync(path.join(dir, 'src', 'empty.js'), '');
+    fs.writeFileSync(path.join(dir, 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
+    fs.writeFileSync(path.join(dir, 'ignored', 'secret.js'), 'const x = 1;\n');
+    fs.writeFileSync(path.join(dir, '.gitignore'), 'ignored/\n');
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('prints one JSON object per chunk with exactly the documented keys, and one per skipped file', () => {
+    const r = fathom(['chunk', dir, '--json']);
+    assert.equal(r.code, 0, r.err);
+    const lines = r.out.trim().split('\n').map((l) => JSON.parse(l));
+    const chunks = lines.filter((l) => !('skipped' in l));
+    const skipped = lines.filter((l) => 'skipped' in l);
+    assert.deepEqual(chunks.map((c) => c.path), ['.gitignore', 'src/map/zoom.js']);
+    const c = chunks[1];
+    assert.deepEqual(Object.keys(c), ['path', 'language', 'kind', 'symbol', 'header', 'text', 'start', 'end', 'tokens', 'complete', 'split']);
+    assert.deepEqual(
+      { path: c.path, language: c.language, kind: c.kind, symbol: c.symbol, header: c.header, start: c.start, end: c.end, complete: c.complete, split: c.split },
+      {
+        path: 'src/map/zoom.js',
+        language: 'javascript',
+        kind: 'function',
+        symbol: 'getZoomControl',
+        header: '// src/map/zoom.js :: getZoomControl',
+        start: { offset: 0, line: 1, column: 0 },
+        end: { offset: 58, line: 3, column: 1 },
+        complete: true,
+        split: null,
+      },
+    );
+    assert.equal(typeof c.tokens, 'number');
+    assert.deepEqual(skipped.map((s) => [s.skipped, s.reason.split(':')[0]]).sort(), [['logo.png', 'binary'], ['src/empty.js', 'empty']]);
+    assert.ok(!r.out.includes('secret.js'), '.gitignore is honoured');
+  });
+
+  it('prints statistics with the invariant checks', () => {
+    const r = fathom(['chunk', dir, '--stats', '--json']);
+    assert.equal(r.code, 0, r.err);
+    const st = JSON.parse(r.out);
+    assert.equal(st.languages.javascript.files, 1);
+    assert.equal(st.languages.plaintext.files, 1);
+    assert.equal(st.languages.javascript.violations, 0);
+    assert.deepEqual(st.skipped, { binary: 1, empty: 1 });
+    const table = fathom(['chunk', dir, '--stats']);
+    assert.match(table.out, /parse integrity/);
+    assert.match(table.out, /skipped files: .*binary 1/);
+  });
+
+  it('says what is wrong with bad arguments, with exit code 2', () => {
+    const missing = fathom(['chunk', path.join(dir, 'nope')]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.err, /does not exist/);
+    const badFlag = fathom(['chunk', dir, '--max-tokens', 'lots']);
+    assert.equal(badFlag.code, 2);
+    assert.match(badFlag.err, /--max-tokens must be a positive integer/);
+    assert.equal(fathom(['frobnicate']).code, 2);
+  });
+});

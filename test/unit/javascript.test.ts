@@ -1,0 +1,176 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { chunkFile, decodeBytes, resolveOptions } from '../../src/chunkers/index';
+import { ChunkContext } from '../../src/chunkers/context';
+import type { Chunk, FileChunks } from '../../src/chunkers/types';
+import { checkAll } from '../helpers/invariants';
+
+const FIX = path.join(__dirname, '..', 'fixtures', 'js');
+const read = (f: string) => decodeBytes(fs.readFileSync(path.join(FIX, f))).text!;
+const brief = (r: FileChunks) => r.chunks.map((c) => [c.kind, c.symbol ?? null, c.start.line, c.end.line, c.complete]);
+
+function assertInvariants(text: string, r: FileChunks, max = 256) {
+  const v = checkAll(text, r, max);
+  assert.deepEqual(v, [], v.join('\n'));
+}
+
+describe('JavaScript/TypeScript chunker', () => {
+  it('cuts TypeScript with decorators, interfaces, enums into named units', () => {
+    const text = read('map-service.ts');
+    const r = chunkFile('src/map-service.ts', text);
+    assert.equal(r.language, 'typescript');
+    assert.deepEqual(brief(r), [
+      ['module', null, 1, 2, false],
+      ['group', '{ZoomOptions, Zoomable, ZoomDirection}', 4, 14, true],
+      ['class', 'MapService', 16, 31, true],
+      ['group', '{clamp, Log}', 33, 37, true],
+    ]);
+    const cls = r.chunks[2];
+    assert.equal(cls.header, '// src/map-service.ts :: MapService');
+    assert.ok(cls.text.startsWith('/** Keeps the map'), 'the doc comment stays with its class');
+    assert.ok(cls.text.includes('@Injectable'), 'the decorator stays with its class');
+    assert.equal(cls.signature, "@Injectable({ providedIn: 'root' }) export class MapService");
+    assertInvariants(text, r);
+  });
+
+  it('splits a class over budget into its members, each keeping a qualified symbol', () => {
+    const text = read('map-service.ts');
+    const r = chunkFile('src/map-service.ts', text, { maxTokens: 64 });
+    const symbols = r.chunks.map((c) => c.symbol);
+    assert.ok(symbols.includes('MapService.zoomIn'), symbols.join(', '));
+    assert.ok(symbols.includes('MapService.center'));
+    const zoomIn = r.chunks.find((c) => c.symbol === 'MapService.zoomIn')!;
+    assert.equal(zoomIn.header, '// src/map-service.ts :: MapService.zoomIn');
+    assert.equal(zoomIn.kind, 'method');
+    assert.equal(zoomIn.parent, 'MapService');
+    assert.ok(zoomIn.text.startsWith('@Log()'), 'member decorators stay with the member');
+    assertInvariants(text, r, 64);
+  });
+
+  it('handles JSX in .tsx and export default of an identifier', () => {
+    const text = read('Legend.tsx');
+    const r = chunkFile('src/Legend.tsx', text);
+    assert.deepEqual(brief(r), [
+      ['module', null, 1, 1, false],
+      ['function', 'Legend', 3, 11, true],
+      ['const', 'default', 13, 13, true],
+    ]);
+    assert.equal(r.warnings.length, 0);
+    assertInvariants(text, r);
+  });
+
+  it('keeps exact offsets in files with CRLF line ends and a BOM', () => {
+    const bytes = fs.readFileSync(path.join(FIX, 'crlf-bom.js'));
+    const d = decodeBytes(bytes);
+    assert.equal(d.bom, true);
+    const r = chunkFile('crlf-bom.js', d.text!);
+    assert.equal(r.chunks.length, 1);
+    const c = r.chunks[0];
+    assert.equal(c.start.offset, 0);
+    assert.deepEqual([c.start.line, c.end.line, c.end.column], [1, 5, 21]);
+    assert.equal(c.text, d.text!.trimEnd());
+    assertInvariants(d.text!, r);
+  });
+
+  it('names the members of an exported object literal default.methods.x', () => {
+    const methods = Array.from({ length: 6 }, (_, i) => `    step${i}(map) {\n${Array.from({ length: 8 }, (_, j) => `      map.layers[${j}].setOpacity(${i} / ${j + 1});`).join('\n')}\n    },`).join('\n');
+    const text = `export default {\n  name: 'KLayers',\n  methods: {\n${methods}\n  },\n}\n`;
+    const r = chunkFile('src/layers.js', text);
+    const syms = r.chunks.map((c) => c.symbol);
+    for (let i = 0; i < 6; i++) assert.ok(syms.includes(`default.methods.step${i}`), syms.join(', '));
+    assertInvariants(text, r);
+  });
+
+  it('splits a function over budget at statement boundaries, every piece keeping the symbol', () => {
+    const body = Array.from({ length: 60 }, (_, i) => `  const value${i} = computeSomething(${i}, options.factor * ${i});`).join('\n');
+    const text = `export function bigFunction(options) {\n${body}\n  return options;\n}\n`;
+    const r = chunkFile('src/big.js', text);
+    assert.ok(r.chunks.length > 2);
+    for (const c of r.chunks) {
+      assert.equal(c.symbol, 'bigFunction');
+      assert.equal(c.header, '// src/big.js :: bigFunction');
+      assert.equal(c.complete, false);
+      assert.ok(c.tokens <= 256);
+    }
+    assert.deepEqual(r.chunks.map((c) => c.split), r.chunks.map((_, index) => ({ index, total: r.chunks.length })));
+    // cut between statements: every piece ends with a complete statement or the closing brace
+    for (const c of r.chunks) assert.match(c.text, /[;}]$/);
+    assertInvariants(text, r);
+  });
+
+  it('recovers from syntax errors with a warning, and falls back to text when it cannot', () => {
+    const recovered = chunkFile('a.js', 'function ok() { return 1 }\nlet x = 1;\nlet x = 2;\nfunction also() {}\n');
+    assert.ok(recovered.warnings.some((w) => /recovered/.test(w)), JSON.stringify(recovered.warnings));
+    assert.ok(recovered.chunks.length > 0);
+    assert.equal(recovered.fallback, undefined);
+    const broken = chunkFile('b.js', 'function (((( {{{{ \n <<<< ]]]] \n');
+    assert.match(broken.fallback ?? '', /syntax error/);
+    assert.ok(broken.chunks.length > 0 && broken.chunks.every((c) => c.kind === 'text'));
+    assertInvariants('function (((( {{{{ \n <<<< ]]]] \n', broken);
+  });
+
+  describe('properties over generated programs', () => {
+    const ident = fc.stringMatching(/^[a-z][a-zA-Z0-9]{0,10}$/).map((s) => `x${s}`); // never a keyword
+    const stmt = fc.oneof(
+      fc.tuple(ident, fc.integer({ min: 0, max: 999 })).map(([n, v]) => `const ${n}_ = ${v} + helper(${v});`),
+      fc.tuple(ident, ident).map(([a, b]) => `if (${a}) {\n    ${b}(${a});\n  }`),
+      ident.map((n) => `// note about ${n}\n  ${n}.update();`),
+      fc.constant('return;'),
+    );
+    const fnDecl = fc.tuple(ident, fc.array(stmt, { maxLength: 40 }), fc.boolean()).map(
+      ([n, body, exp]) => ({ name: `fn_${n}`, src: `${exp ? 'export ' : ''}function fn_${n}(a, b) {\n  ${body.join('\n  ')}\n}` }),
+    );
+    const classDecl = fc.tuple(ident, fc.array(fc.tuple(ident, fc.array(stmt, { maxLength: 12 })), { maxLength: 8 })).map(([n, ms]) => ({
+      name: `C_${n}`,
+      src: `export class C_${n} extends Base {\n  field = 1;\n${ms.map(([m, b], i) => `  m${i}_${m}() {\n    ${b.join('\n    ')}\n  }`).join('\n\n')}\n}`,
+    }));
+    const objDecl = fc.array(fc.tuple(ident, fc.array(stmt, { maxLength: 10 })), { maxLength: 10 }).map((ms) => ({
+      name: 'default',
+      src: `export default {\n  name: 'Gen',\n  methods: {\n${ms.map(([m, b], i) => `    m${i}_${m} () {\n      ${b.join('\n      ')}\n    }`).join(',\n')}\n  },\n  computed: {\n    x () { return 1 }\n  }\n}`,
+    }));
+    const leftover = fc.constantFrom("import a from 'a';", 'setup();', "const plain = 'x';", '/* block comment */', '');
+    const program = fc.tuple(fc.array(fc.oneof(fnDecl, classDecl, leftover.map((s) => ({ name: '', src: s }))), { maxLength: 8 }), fc.option(objDecl), fc.constantFrom('\n', '\r\n'));
+
+    it('never throw, keep exact positions, never overlap, cover everything, respect the budget', () => {
+      fc.assert(
+        fc.property(program, fc.integer({ min: 48, max: 400 }), ([parts, obj, eol], max) => {
+          const units = obj ? [...parts, obj] : parts;
+          const text = units.map((u) => u.src).join('\n\n').replace(/\n/g, eol);
+          const r = chunkFile('gen/program.js', text, { maxTokens: max });
+          assert.equal(r.fallback, undefined, r.fallback);
+          assertInvariants(text, r, max);
+        }),
+        { numRuns: 150 },
+      );
+    });
+
+    it('never cut a unit that fits, and record split consistently when one is cut', () => {
+      const opts = resolveOptions({});
+      fc.assert(
+        fc.property(fc.array(fnDecl, { minLength: 1, maxLength: 6 }), fc.integer({ min: 64, max: 300 }), (fns, max) => {
+          const seen = new Set<string>();
+          const unique = fns.filter((f) => !seen.has(f.name) && seen.add(f.name));
+          const text = unique.map((f) => f.src).join('\n\n');
+          const r = chunkFile('gen/fns.js', text, { maxTokens: max });
+          const ctx = new ChunkContext('gen/fns.js', 'javascript', text, opts.counter, max);
+          for (const f of unique) {
+            const s = text.indexOf(f.src);
+            const e = s + f.src.length;
+            const fits = ctx.cost(`// gen/fns.js :: ${f.name}`, s, e) <= max;
+            const whole = r.chunks.some((c) => c.start.offset <= s && c.end.offset >= e);
+            if (fits) assert.ok(whole, `${f.name} fits but was cut`);
+            else {
+              const pieces = r.chunks.filter((c) => c.symbol === f.name);
+              assert.ok(pieces.length >= 2, `${f.name} over budget should be split`);
+              assert.deepEqual(pieces.map((c) => c.split?.index), pieces.map((_, i) => i));
+              assert.ok(pieces.every((c: Chunk) => c.split?.total === pieces.length));
+            }
+          }
+        }),
+        { numRuns: 100 },
+      );
+    });
+  });
+});

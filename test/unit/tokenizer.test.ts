@@ -1,0 +1,91 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { defaultTokenCounter, resourcesDir, WordPieceCounter } from '../../src/tokenizer/wordpiece';
+
+type Encoder = { encode(text: string): number[] };
+
+/** transformers.js's own tokenizer, loaded from the shipped tokenizer.json: the reference. */
+async function reference(): Promise<Encoder> {
+  const { AutoTokenizer, env } = await import('@huggingface/transformers');
+  env.localModelPath = `${resourcesDir()}/`;
+  env.allowRemoteModels = false;
+  return (await AutoTokenizer.from_pretrained('all-MiniLM-L6-v2')) as unknown as Encoder;
+}
+
+describe('WordPiece token counter', () => {
+  let ref: Encoder;
+  const counter = defaultTokenCounter();
+  before(async () => {
+    ref = await reference();
+  });
+
+  it('matches transformers.js on hand-picked hard cases', () => {
+    const cases = [
+      '',
+      'Hello World',
+      'getZoomControl() { return this.$t("KZoomControl.ZOOM_IN") }',
+      "Café crème à l'été — naïve façade",
+      '中文字符 and emoji 😀 x\u0001y',
+      '[CLS] foo[SEP]bar [MASK][PAD][UNK]',
+      'İstanbul ǅ ß ﬁ ΑΒΓ Ωmega',
+      'a'.repeat(101),
+      'a'.repeat(100),
+      'x\uFEFFy \u200Bz \u00A0 nbsp',
+      'snake_case_name kebab-case-name camelCaseName PascalCase',
+      '\r\n\t  leading and trailing  \r\n',
+      'lone \uD800 surrogate \uDC00',
+      '\uFFFD replacement',
+      'Ελληνικά Русский العربية हिन्दी 日本語のテキスト 한국어',
+      '𠀀𠀁 extension B',
+      '<template><div :class="{ vertical }">{{ $t(\'a.b\') }}</div></template>',
+    ];
+    for (const c of cases) assert.equal(counter.countWithSpecials(c), ref.encode(c).length, JSON.stringify(c));
+  });
+
+  it('matches transformers.js on arbitrary unicode strings', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 80 }), (s) => counter.countWithSpecials(s) === ref.encode(s).length),
+      { numRuns: 400 },
+    );
+  });
+
+  it('matches transformers.js on code-like ASCII', () => {
+    const ascii = fc.string({ unit: fc.constantFrom(...'abcXYZ019_$.,;:(){}[]<>=+-*/\'"`\\ \t\n\r#@!?&|^~%'.split('')), maxLength: 200 });
+    fc.assert(fc.property(ascii, (s) => counter.countWithSpecials(s) === ref.encode(s).length), { numRuns: 300 });
+  });
+
+  it('matches transformers.js on the project\'s own sources and fixtures', () => {
+    const files: string[] = [];
+    const walk = (d: string) => {
+      for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+        const p = path.join(d, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (/\.(ts|vue|json|md|js|tsx)$/.test(e.name) && fs.statSync(p).size < 40_000) files.push(p);
+      }
+    };
+    walk(path.join(__dirname, '..', '..', 'src'));
+    walk(path.join(__dirname, '..', 'fixtures'));
+    assert.ok(files.length > 10);
+    for (const f of files) {
+      const text = fs.readFileSync(f, 'utf8');
+      assert.equal(counter.countWithSpecials(text), ref.encode(text).length, f);
+    }
+  });
+
+  it('is additive across whitespace, which line-table counting relies on', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 40 }), fc.constantFrom(' ', '\n', '\r\n', '\t'), fc.string({ maxLength: 40 }), (a, ws, b) => {
+        return counter.count(a + ws + b) === counter.count(a) + counter.count(b);
+      }),
+    );
+  });
+
+  it('refuses a tokenizer it cannot count exactly', () => {
+    assert.throws(
+      () => new WordPieceCounter({ model: { type: 'BPE', vocab: {}, unk_token: '<unk>' }, added_tokens: [] }),
+      /not WordPiece/,
+    );
+  });
+});
