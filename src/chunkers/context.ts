@@ -28,6 +28,7 @@ export class ChunkContext {
   readonly src: SourceText;
   private lineTokenPrefix: Int32Array | null = null;
   private readonly ids = new Set<string>();
+  private readonly headerCosts = new Map<string, number>();
 
   constructor(
     readonly path: string,
@@ -45,7 +46,12 @@ export class ChunkContext {
 
   /** Tokens of the header line alone, specials included: what a chunk costs before its text. */
   headerCost(header: string): number {
-    return this.counter.count(header) + 2;
+    let n = this.headerCosts.get(header);
+    if (n === undefined) {
+      n = this.counter.count(header) + 2;
+      this.headerCosts.set(header, n);
+    }
+    return n;
   }
 
   /** Tokens of `text.slice(start, end)`, counted through the cached line table. */

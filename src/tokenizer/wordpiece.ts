@@ -44,7 +44,6 @@ const CLEAN = /(?![\t\n\r])[\0\uFFFD\p{Cc}\p{Cf}\p{Co}\p{Cs}]/gu;
 // tokenize_chinese_chars tests UTF-16 code units, so only the BMP ranges can ever match.
 const CJK = /[\u4E00-\u9FFF\u3400-\u4DBF\uF900-\uFAFF]/g;
 const MN = /\p{Mn}/gu;
-const ASCII_PRINTABLE = /^[\x20-\x7E\t\n\r]*$/;
 
 export class WordPieceCounter implements TokenCounter {
   readonly name: string;
@@ -53,6 +52,7 @@ export class WordPieceCounter implements TokenCounter {
   private readonly prefix: string;
   private readonly maxWordChars: number;
   private readonly specials: RegExp | null;
+  private readonly specialList: string[];
   private cache = new Map<string, number>();
   private static readonly CACHE_LIMIT = 500_000;
 
@@ -72,6 +72,7 @@ export class WordPieceCounter implements TokenCounter {
     this.maxWordChars = json.model.max_input_chars_per_word ?? 100;
     const raw = json.added_tokens.filter((t) => !t.normalized).map((t) => t.content);
     raw.sort((a, b) => b.length - a.length);
+    this.specialList = raw;
     this.specials = raw.length ? new RegExp(raw.map(escapeRegExp).join('|'), 'g') : null;
   }
 
@@ -79,45 +80,93 @@ export class WordPieceCounter implements TokenCounter {
     return this.count(text) + 2;
   }
 
+  /**
+   * One pass over the text: ASCII whitespace splits it into segments (counts are additive
+   * across whitespace); a segment of printable ASCII is counted inline, any other segment
+   * goes through the full normalization pipeline.
+   */
   count(text: string): number {
+    let total = 0;
+    const n = text.length;
+    let i = 0;
+    while (i < n) {
+      let c = text.charCodeAt(i);
+      if (c === 32 || c === 10 || c === 9 || c === 13) {
+        i++;
+        continue;
+      }
+      let j = i;
+      let slow = false;
+      while (j < n) {
+        c = text.charCodeAt(j);
+        if (c === 32 || c === 10 || c === 9 || c === 13) break;
+        if (c > 126 || c < 32) slow = true;
+        j++;
+      }
+      total += slow ? this.countSlow(text.slice(i, j)) : this.countAsciiSegment(text, i, j);
+      i = j;
+    }
+    return total;
+  }
+
+  /** A segment that is not plain printable ASCII: special tokens split off, then normalized. */
+  private countSlow(text: string): number {
     if (this.specials && text.includes('[')) {
       let total = 0;
       let last = 0;
       this.specials.lastIndex = 0;
       for (let m = this.specials.exec(text); m; m = this.specials.exec(text)) {
-        total += this.countPlain(text.slice(last, m.index)) + 1;
+        total += this.countUnicode(text.slice(last, m.index)) + 1;
         last = m.index + m[0].length;
       }
-      return total + this.countPlain(text.slice(last));
+      return total + this.countUnicode(text.slice(last));
     }
-    return this.countPlain(text);
+    return this.countUnicode(text);
   }
 
-  private countPlain(text: string): number {
-    if (text.length === 0) return 0;
-    return ASCII_PRINTABLE.test(text) ? this.countAscii(text) : this.countUnicode(text);
-  }
-
-  /** Printable ASCII: punctuation is one token each, alphanumeric runs are words. */
-  private countAscii(text: string): number {
+  /** Printable ASCII without whitespace: punctuation is one token each, alphanumeric runs are words. */
+  private countAsciiSegment(text: string, from: number, to: number): number {
     let total = 0;
     let wordStart = -1;
-    const n = text.length;
-    for (let i = 0; i < n; i++) {
+    for (let i = from; i < to; i++) {
       const c = text.charCodeAt(i);
-      const alnum = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-      if (alnum) {
+      if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57)) {
         if (wordStart < 0) wordStart = i;
         continue;
       }
       if (wordStart >= 0) {
-        total += this.word(text.slice(wordStart, i).toLowerCase());
+        total += this.rawWord(text.slice(wordStart, i));
         wordStart = -1;
       }
-      if (c > 32) total += 1; // every printable non-alphanumeric ASCII char is BERT punctuation
+      if (c === 91 && this.specials) {
+        const len = this.specialAt(text, i, to);
+        if (len) {
+          total += 1;
+          i += len - 1;
+          continue;
+        }
+      }
+      total += 1; // every printable non-alphanumeric ASCII char is BERT punctuation
     }
-    if (wordStart >= 0) total += this.word(text.slice(wordStart).toLowerCase());
+    if (wordStart >= 0) total += this.rawWord(text.slice(wordStart, to));
     return total;
+  }
+
+  /** Length of the special token ([CLS], [SEP] …) starting at i, or 0. */
+  private specialAt(text: string, i: number, to: number): number {
+    for (const sp of this.specialList) {
+      if (i + sp.length <= to && text.startsWith(sp, i)) return sp.length;
+    }
+    return 0;
+  }
+
+  /** WordPiece count of an ASCII alphanumeric word in its original case (cached as is). */
+  private rawWord(w: string): number {
+    const hit = this.cache.get(w);
+    if (hit !== undefined) return hit;
+    const n = this.word(w.toLowerCase());
+    this.cache.set(w, n);
+    return n;
   }
 
   private countUnicode(text: string): number {

@@ -56,6 +56,14 @@ describe('WordPiece token counter', () => {
     fc.assert(fc.property(ascii, (s) => counter.countWithSpecials(s) === ref.encode(s).length), { numRuns: 300 });
   });
 
+  it('matches transformers.js around special tokens written in the text', () => {
+    const parts = fc.constantFrom('[CLS]', '[SEP]', '[MASK]', '[PAD]', '[UNK]', '[CL', 'S]', '[', ']', 'é', 'x', ' ', '\n', '\u0001', '中');
+    fc.assert(fc.property(fc.array(parts, { maxLength: 30 }), (ps) => {
+      const s = ps.join('');
+      return counter.countWithSpecials(s) === ref.encode(s).length;
+    }), { numRuns: 300 });
+  });
+
   it('matches transformers.js on the project\'s own sources and fixtures', () => {
     const files: string[] = [];
     const walk = (d: string) => {
