@@ -409,33 +409,50 @@ export function chunkScript(ctx: ChunkContext, o: ScriptOptions): ChunkerOutput 
    * neighbouring chunk when that still fits; the rest become fragments named by the container.
    */
   const absorbGaps = (childSpecs: ChunkSpec[], gaps: Range[], u: Unit): ChunkSpec[] => {
-    const fragments: Range[] = [];
+    const fragments = absorb(childSpecs, gaps, false).flatMap((g) => ctx.pack(g, header(u.symbol), u.boundaries));
+    const frags = fragments.map((p) => spec({ kind: 'fragment', start: p.start, end: p.end, symbol: u.symbol, parent: u.parent, signature: u.signature, complete: false }));
+    if (frags.length > 1) frags.forEach((f, index) => (f.split = { index, total: frags.length }));
+    return [...childSpecs, ...frags].sort((a, b) => a.start - b.start);
+  };
+
+  /**
+   * Stretches neighbouring specs over the gaps that can join them (closing punctuation to what
+   * precedes it, an opening line to what follows it; at the top level only punctuation such as
+   * a stray `;`). Returns the gaps left over.
+   */
+  const absorb = (specsIn: ChunkSpec[], gaps: Range[], punctOnly: boolean): Range[] => {
+    const left: Range[] = [];
     for (const g0 of gaps) {
       const g = trimRange(text, g0.start, g0.end);
-      if (g.start >= g.end || childSpecs.some((c) => c.start <= g.start && c.end >= g.end)) continue;
-      const before = [...childSpecs].reverse().find((c) => c.end <= g.start);
-      const after = childSpecs.find((c) => c.start >= g.end);
+      if (g.start >= g.end || specsIn.some((c) => c.start <= g.start && c.end >= g.end)) continue;
       const punct = /^[\s{}()[\],;]*$/.test(text.slice(g.start, g.end));
-      // closing punctuation sticks to what precedes it; an opening line to what follows it
+      if (punctOnly && !punct) {
+        left.push(g);
+        continue;
+      }
+      let before: ChunkSpec | undefined;
+      let after: ChunkSpec | undefined;
+      for (const c of specsIn) {
+        if (c.end <= g.start && (!before || c.end > before.end)) before = c;
+        if (c.start >= g.end && (!after || c.start < after.start)) after = c;
+      }
       const order = punct && before ? [before, after] : [after, before];
       let done = false;
       for (const c of order) {
         if (!c) continue;
-        const s = Math.min(c.start, g.start);
-        const e = Math.max(c.end, g.end);
-        if (between(childSpecs, c, s, e)) continue;
-        if (ctx.cost(c.header, s, e) <= ctx.maxTokens) {
-          c.start = s;
-          c.end = e;
+        const s2 = Math.min(c.start, g.start);
+        const e2 = Math.max(c.end, g.end);
+        if (between(specsIn, c, s2, e2)) continue;
+        if (ctx.cost(c.header, s2, e2) <= ctx.maxTokens) {
+          c.start = s2;
+          c.end = e2;
           done = true;
           break;
         }
       }
-      if (!done) fragments.push(...ctx.pack(g, header(u.symbol), u.boundaries));
+      if (!done) left.push(g);
     }
-    const frags = fragments.map((p) => spec({ kind: 'fragment', start: p.start, end: p.end, symbol: u.symbol, parent: u.parent, signature: u.signature, complete: false }));
-    if (frags.length > 1) frags.forEach((f, index) => (f.split = { index, total: frags.length }));
-    return [...childSpecs, ...frags].sort((a, b) => a.start - b.start);
+    return left;
   };
 
   /** Would stretching `c` to [s, e) swallow another chunk? */
@@ -443,18 +460,17 @@ export function chunkScript(ctx: ChunkContext, o: ScriptOptions): ChunkerOutput 
 
   // Top level: units, grouped when small; leftover code packed into module chunks.
   specs.push(...emitSiblings(units, undefined, undefined));
-  const unitRanges = units.map((u) => u.range);
+  specs.sort((a, b) => a.start - b.start);
+  const gaps: Range[] = [];
   let cursor = o.start;
-  const leftovers: Range[] = [];
-  for (const r of unitRanges) {
-    if (!isBlank(text, cursor, r.start)) leftovers.push({ start: cursor, end: r.start });
-    cursor = Math.max(cursor, r.end);
+  for (const sp of specs) {
+    if (sp.start > cursor && !isBlank(text, cursor, sp.start)) gaps.push({ start: cursor, end: sp.start });
+    cursor = Math.max(cursor, sp.end);
   }
-  if (!isBlank(text, cursor, o.end)) leftovers.push({ start: cursor, end: o.end });
-  for (const l of leftovers) {
-    const modSym = o.moduleSymbol;
-    const pieces = ctx.pack(l, header(modSym), starts);
-    for (const p of pieces) specs.push(spec({ kind: 'module', start: p.start, end: p.end, symbol: modSym, complete: false }));
+  if (!isBlank(text, cursor, o.end)) gaps.push({ start: cursor, end: o.end });
+  const modSym = o.moduleSymbol;
+  for (const l of absorb(specs, gaps, true)) {
+    for (const p of ctx.pack(l, header(modSym), starts)) specs.push(spec({ kind: 'module', start: p.start, end: p.end, symbol: modSym, complete: false }));
   }
   specs.sort((a, b) => a.start - b.start);
   const chunks: Chunk[] = specs.map((s) => ctx.make(s));

@@ -130,7 +130,7 @@ describe('JavaScript/TypeScript chunker', () => {
       name: 'default',
       src: `export default {\n  name: 'Gen',\n  methods: {\n${ms.map(([m, b], i) => `    m${i}_${m} () {\n      ${b.join('\n      ')}\n    }`).join(',\n')}\n  },\n  computed: {\n    x () { return 1 }\n  }\n}`,
     }));
-    const leftover = fc.constantFrom("import a from 'a';", 'setup();', "const plain = 'x';", '/* block comment */', '');
+    const leftover = fc.constantFrom("import a from 'a';", 'setup();', "const plain = 'x';", '/* block comment */', '', ';', ';;');
     const program = fc.tuple(fc.array(fc.oneof(fnDecl, classDecl, leftover.map((s) => ({ name: '', src: s }))), { maxLength: 8 }), fc.option(objDecl), fc.constantFrom('\n', '\r\n'));
 
     it('never throw, keep exact positions, never overlap, cover everything, respect the budget', () => {
