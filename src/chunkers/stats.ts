@@ -76,7 +76,7 @@ export class StatsCollector {
         s.vueChunks++;
         if (!blocks.some((b) => c.start.offset >= b.start && c.end.offset <= b.end)) s.vueMixed++;
       }
-      for (const b of blocks) violations.push(...checkCoverage(source, result.chunks, b.start, b.end));
+      for (const b of blocks) if (b.block !== 'i18n') violations.push(...checkCoverage(source, result.chunks, b.start, b.end));
     } else if (result.language !== 'json') {
       violations.push(...checkCoverage(source, result.chunks));
     }

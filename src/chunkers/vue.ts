@@ -12,7 +12,7 @@ import { parse as parseSfc, type SFCBlock } from '@vue/compiler-sfc';
 import { FallbackError, type ChunkerOutput, type ResolvedOptions } from './chunker';
 import { ChunkContext } from './context';
 import { chunkScript } from './javascript';
-import { chunkJsonRange } from './json-range';
+import { chunkJsonRange } from './json';
 import { trimRange, type Range } from './source';
 import { paragraphStarts } from './text';
 import type { Chunk } from './types';
