@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { TokenCounter } from '../tokenizer/wordpiece';
-import { isWs, SourceText, trimRange, type Range } from './source';
+import { isBlank, isWs, SourceText, trimRange, type Range } from './source';
 import type { Chunk, ChunkKind, SplitInfo } from './types';
 
 export interface ChunkSpec {
@@ -60,10 +60,17 @@ export class ChunkContext {
     const src = this.src;
     const first = src.lineIndexAt(start);
     const last = src.lineIndexAt(end);
-    if (first === last) return this.counter.count(src.text.slice(start, end));
     const prefix = this.linePrefix();
-    const head = this.counter.count(src.text.slice(start, src.lineEnd(first)));
-    const tail = this.counter.count(src.text.slice(src.lineStarts[last], end));
+    // A range that starts after only indentation, or ends before only trailing whitespace,
+    // costs what its whole line costs: take it from the table instead of counting again.
+    const fullHead = isBlank(src.text, src.lineStarts[first], start);
+    const fullTail = isBlank(src.text, end, src.lineEnd(last));
+    if (first === last) {
+      if (fullHead && fullTail) return prefix[first + 1] - prefix[first];
+      return this.counter.count(src.text.slice(start, end));
+    }
+    const head = fullHead ? prefix[first + 1] - prefix[first] : this.counter.count(src.text.slice(start, src.lineEnd(first)));
+    const tail = fullTail ? prefix[last + 1] - prefix[last] : this.counter.count(src.text.slice(src.lineStarts[last], end));
     return head + (prefix[last] - prefix[first + 1]) + tail;
   }
 

@@ -1,7 +1,9 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { chunkFile, decodeBytes, languageOf } from '../../src/chunkers/index';
+import { ChunkContext } from '../../src/chunkers/context';
 import { SourceText } from '../../src/chunkers/source';
+import { defaultTokenCounter } from '../../src/tokenizer/wordpiece';
 import { checkBudget, checkCoverage, checkNoOverlap, checkPositions } from '../helpers/invariants';
 
 describe('chunkFile: dispatch and bad input', () => {
@@ -56,6 +58,21 @@ describe('chunkFile: dispatch and bad input', () => {
     const s = new SourceText('a\r\nb\rc\nd');
     assert.deepEqual([s.position(0), s.position(3), s.position(5), s.position(7)].map((p) => [p.line, p.column]), [[1, 0], [2, 0], [3, 0], [4, 0]]);
     assert.deepEqual([s.position(2).line, s.position(2).column], [1, 2]);
+  });
+
+  it('property: counting a range through the line table equals counting its text', () => {
+    const counter = defaultTokenCounter();
+    const unit = fc.constantFrom(...'ab cd\t\n\r(){}.,é中[CLS]'.split(''));
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 200 }), fc.nat(), fc.nat(), (text, a, b) => {
+        const ctx = new ChunkContext('x.txt', 'plaintext', text, counter, 256);
+        const s = text.length ? a % (text.length + 1) : 0;
+        const e = text.length ? b % (text.length + 1) : 0;
+        const [lo, hi] = s <= e ? [s, e] : [e, s];
+        return ctx.countRange(lo, hi) === counter.count(text.slice(lo, hi));
+      }),
+      { numRuns: 1000 },
+    );
   });
 
   it('text fallback cuts at paragraphs and keeps every piece within budget', () => {
