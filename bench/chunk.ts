@@ -550,8 +550,7 @@ async function main(): Promise<void> {
     out.push('SIZES ARE NOT IN THE SAME UNIT: Fathom budgets WordPiece tokens (256 per chunk, header and [CLS]/[SEP] included);');
     out.push('LangChain budgets characters (800 per chunk, 120 overlapping). At ~3.1 characters per token the budgets are comparable;');
     out.push('"avg size" below is tokens for fathom, characters for langchain. Fathom "fallback" = files its text chunker did');
-    out.push('because the structural chunker gave way (not written yet, or could not parse): until the structural chunkers land,');
-    out.push('the Fathom numbers measure the text chunker on those files.');
+    out.push('because the structural chunker could not parse them (the reason is in `fathom chunk` warnings).');
     out.push('');
     for (const r of results) out.push(`${r.name}: ${r.what}`);
     out.push('');
