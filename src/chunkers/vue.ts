@@ -10,7 +10,7 @@
  */
 import { parse as parseSfc, type SFCBlock } from '@vue/compiler-sfc';
 import { FallbackError, type ChunkerOutput, type ResolvedOptions } from './chunker';
-import { ChunkContext } from './context';
+import type { ChunkContext } from './context';
 import { chunkScript } from './javascript';
 import { chunkJsonRange } from './json';
 import { trimRange, type Range } from './source';
@@ -191,5 +191,3 @@ export function chunkVue(ctx: ChunkContext, opts: ResolvedOptions): ChunkerOutpu
   return { chunks, warnings, category: api };
 }
 
-// re-exported for tests that build a context by hand
-export { ChunkContext };
