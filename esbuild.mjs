@@ -17,7 +17,9 @@ const common = {
   format: 'cjs',
   sourcemap: !production,
   minify: production,
-  external: ['vscode', ...optionalEngines],
+  // transformers.js and onnxruntime load native binaries and files relative to their own
+  // package: they stay in node_modules (the VSIX ships them), never inside the bundle.
+  external: ['vscode', '@huggingface/transformers', 'onnxruntime-node', 'onnxruntime-web', 'sharp', ...optionalEngines],
   // jsonc-parser's UMD build requires its parts dynamically; its ESM build bundles cleanly.
   mainFields: ['module', 'main'],
   logLevel: 'info',
