@@ -1,0 +1,146 @@
+/**
+ * Fusion of ranked lists and result filters. Plain Node.
+ *
+ * - `rrf`: reciprocal rank fusion (Cormack, Clarke & Büttcher 2009). A document's fused score
+ *   is Σ over the lists that hold it of 1 / (k + rank), rank 1-based, k = 60 by default. Only
+ *   ranks count, never the lists' own scores, so a keyword score and a cosine similarity need
+ *   no calibration. Every result says why it ranked: its rank in each list and the fused score.
+ *   Ties (equal fused scores) are broken deterministically: the better best rank first, then
+ *   the keyword list's rank, then the smaller docId.
+ * - `compileFilter`: path globs (picomatch; `!` negates), languages and kinds → one predicate
+ *   over docIds, given a `lookup` from docId to the document's path, language and kind.
+ */
+import picomatch from 'picomatch';
+
+export type ListName = 'keyword' | 'dense';
+
+export interface RankedList {
+  name: ListName;
+  /** Best first. A docId repeated in a list counts at its first (best) rank. */
+  ids: number[];
+}
+
+export interface RrfOptions {
+  /** The RRF constant; larger flattens the difference between top and lower ranks. Default 60. */
+  k?: number;
+  /** How many results; default all. */
+  limit?: number;
+}
+
+export interface FusedHit {
+  docId: number;
+  score: number;
+  why: {
+    /** 1-based rank in the keyword list, when it is there. */
+    keyword?: number;
+    /** 1-based rank in the dense list, when it is there. */
+    dense?: number;
+    fused: number;
+  };
+}
+
+export const DEFAULT_RRF_K = 60;
+
+export function rrf(lists: RankedList[], options: RrfOptions = {}): FusedHit[] {
+  const k = options.k ?? DEFAULT_RRF_K;
+  if (!(k >= 0) || !Number.isFinite(k)) throw new RangeError(`rrf: k must be a finite number ≥ 0, got ${k}`);
+  const limit = options.limit ?? Infinity;
+  const acc = new Map<number, { docId: number; score: number; best: number; keyword?: number; dense?: number }>();
+  for (const list of lists) {
+    const seen = new Set<number>();
+    let rank = 0;
+    for (const docId of list.ids) {
+      if (seen.has(docId)) continue;
+      seen.add(docId);
+      rank++;
+      let e = acc.get(docId);
+      if (!e) {
+        e = { docId, score: 0, best: rank };
+        acc.set(docId, e);
+      }
+      e.score += 1 / (k + rank);
+      if (rank < e.best) e.best = rank;
+      const prev = e[list.name];
+      if (prev === undefined || rank < prev) e[list.name] = rank;
+    }
+  }
+  const all = [...acc.values()];
+  all.sort(
+    (a, b) =>
+      b.score - a.score ||
+      a.best - b.best ||
+      (a.keyword ?? Infinity) - (b.keyword ?? Infinity) ||
+      a.docId - b.docId,
+  );
+  const n = Math.min(all.length, Math.max(0, Math.floor(limit)));
+  const out: FusedHit[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const e = all[i];
+    const why: FusedHit['why'] = { fused: e.score };
+    if (e.keyword !== undefined) why.keyword = e.keyword;
+    if (e.dense !== undefined) why.dense = e.dense;
+    out[i] = { docId: e.docId, score: e.score, why };
+  }
+  return out;
+}
+
+export interface FilterSpec {
+  /**
+   * Globs over the workspace-relative path (`/`-separated). A path passes when it matches at
+   * least one positive glob (or there is none) and no `!`-negated one. A glob without `/`
+   * matches the file name anywhere (`*.vue` = `**\/*.vue`), as VS Code's search does. Dot
+   * files match `*` and `**`.
+   */
+  pathGlob?: string | string[];
+  /** Languages (`vue`, `javascript`, …), case-insensitive; empty or absent = any. */
+  language?: string[];
+  /** Chunk kinds (`function`, `i18n-section`, …); empty or absent = any. */
+  kind?: string[];
+}
+
+export interface DocFacts {
+  path: string;
+  language: string;
+  kind: string;
+}
+
+/**
+ * One predicate for a filter spec. Without any constraint it accepts everything and never
+ * calls `lookup`; a document that `lookup` does not know is rejected.
+ */
+export function compileFilter(spec: FilterSpec, lookup: (docId: number) => DocFacts | undefined): (docId: number) => boolean {
+  const globs = (Array.isArray(spec.pathGlob) ? spec.pathGlob : spec.pathGlob === undefined ? [] : [spec.pathGlob])
+    .map((g) => g.trim())
+    .filter((g) => g.length > 0 && g !== '!');
+  const positive: string[] = [];
+  const negative: string[] = [];
+  for (const g of globs) (g.startsWith('!') ? negative : positive).push(g.startsWith('!') ? g.slice(1) : g);
+  const compile = (list: string[]) => {
+    if (list.length === 0) return undefined;
+    const matchers = list.map((g) => picomatch(g.startsWith('./') ? g.slice(2) : g, { dot: true, basename: !g.includes('/') }));
+    return (path: string) => matchers.some((m) => m(path));
+  };
+  const inc = compile(positive);
+  const exc = compile(negative);
+  // Many chunks share a path: match each path once (bounded memo).
+  const memo = new Map<string, boolean>();
+  const pathOk = (path: string): boolean => {
+    let ok = memo.get(path);
+    if (ok === undefined) {
+      ok = (!inc || inc(path)) && !(exc && exc(path));
+      if (memo.size >= 100_000) memo.clear();
+      memo.set(path, ok);
+    }
+    return ok;
+  };
+  const langs = spec.language && spec.language.length ? new Set(spec.language.map((l) => l.toLowerCase())) : undefined;
+  const kinds = spec.kind && spec.kind.length ? new Set(spec.kind) : undefined;
+  if (!inc && !exc && !langs && !kinds) return () => true;
+  return (docId: number) => {
+    const d = lookup(docId);
+    if (!d) return false;
+    if (langs && !langs.has(d.language.toLowerCase())) return false;
+    if (kinds && !kinds.has(d.kind)) return false;
+    return inc || exc ? pathOk(d.path) : true;
+  };
+}

@@ -1,0 +1,730 @@
+/**
+ * The keyword (lexical) index: FlexSearch behind a small interface, with Fathom's code-aware
+ * tokenizer (`terms.ts`) and a BM25F re-score of FlexSearch's candidates. Plain Node.
+ *
+ * Vocabulary:
+ * - *fields*: a chunk is indexed as four fields, in this order: `symbol`, `path`, `header`,
+ *   `text`. `language` and `kind` are kept (interned) for filters, not searched.
+ * - *record*: what the index keeps per document, one `Uint32Array`:
+ *   `[pathId, languageId << 16 | kindId, len(symbol), len(path), len(header), len(text),
+ *     termId₀, tf₀, termId₁, tf₁, …]` — the document's distinct terms in order of first
+ *   occurrence (symbol first, text last), each with its term frequency per field packed one
+ *   byte a field (saturating at 255). It serves the BM25 re-score, `remove`, and export.
+ * - *slot*: FlexSearch ranks by "resolution slots" (0 best). Fathom's score function puts a
+ *   term first seen in the symbol in slot 0, in the path or header in slot 1, and a text term
+ *   in slots 2–8 by its position among the text's terms: the field boost, FlexSearch's way.
+ *
+ * Scoring (`search(…, {scoring})`):
+ * - `'flexsearch'`: FlexSearch's own order (`suggest: true`, so documents matching more query
+ *   terms come first, then the better slot). No term weighting: `get` counts as much as
+ *   `getzoomcontrol`. `score` is 1 / rank: FlexSearch gives an order, not scores.
+ * - `'bm25'` (the default, measured by bench/keyword.ts): FlexSearch's top `candidates`
+ *   (default 200) re-scored with BM25F (Robertson & Zaragoza's simple BM25F): for each query
+ *   term, W = Σ_field boost × tf / (1 − b + b × len / avglen), score += idf × W × (k1 + 1) /
+ *   (k1 + W), with idf = ln(1 + (N − df + 0.5) / (df + 0.5)), k1 = 1.2, b = 0.75; df counts
+ *   documents having the term in any field. Ties keep FlexSearch's order.
+ *
+ * Filters are applied to FlexSearch's candidates, lazily, until enough passed; when 4× the
+ * wanted number is not enough, FlexSearch is asked for every document that matches.
+ *
+ * FlexSearch runs with `fastupdate` so that `remove` does not scan the whole index. Its own
+ * export/import is not used: in 0.8 it exports the postings but no configuration, and import
+ * switches `fastupdate` off (importing into a `fastupdate` index throws). `export()` writes the
+ * records instead, and `import()` rebuilds FlexSearch from them — same postings, same order.
+ */
+import { Index } from 'flexsearch';
+import { queryTerms, termsWithWeakness, TOKENIZER_VERSION } from './terms';
+
+export type Scoring = 'flexsearch' | 'bm25';
+
+export interface KeywordFields {
+  path: string;
+  header?: string;
+  symbol?: string;
+  text?: string;
+  language?: string;
+  kind?: string;
+}
+
+export interface FieldBoosts {
+  symbol: number;
+  path: number;
+  header: number;
+  text: number;
+}
+
+export interface KeywordIndexOptions {
+  /** BM25F field weights. */
+  boosts?: Partial<FieldBoosts>;
+  k1?: number;
+  b?: number;
+  /** How many FlexSearch candidates the BM25 re-score looks at. Default 200. */
+  candidates?: number;
+  /**
+   * BM25 candidates come from the query's rarest terms whose postings add up to at most this
+   * (see `prune`); FlexSearch's cost grows with the postings it walks. Default 50,000.
+   */
+  maxPostings?: number;
+  /** Default scoring of `search`. */
+  scoring?: Scoring;
+  /** S-stemming of terms (see terms.ts); part of the persisted format. */
+  stem?: boolean | 'add';
+  /** Keep one-digit terms (see terms.ts); part of the persisted format. Default false. */
+  singleDigits?: boolean;
+  /**
+   * Count a weak term occurrence (a part of an identifier, a CJK bigram, an added stem; see
+   * terms.ts) as half an occurrence. Part of the persisted format. Default true.
+   */
+  weakHalf?: boolean;
+}
+
+export interface KeywordSearchOptions {
+  /** How many results. Default 10. */
+  k?: number;
+  /** Only documents for which this returns true. */
+  filter?: (docId: number) => boolean;
+  scoring?: Scoring;
+  /** Overrides the index's `candidates` for this query. */
+  candidates?: number;
+  /** Overrides the index's `maxPostings` for this query. */
+  maxPostings?: number;
+}
+
+export interface KeywordHit {
+  docId: number;
+  score: number;
+  /** 1-based. */
+  rank: number;
+}
+
+/** What `export()` gives and `import()` takes: JSON-able fields plus one binary blob. */
+export interface KeywordSnapshot {
+  format: 'fathom-keyword';
+  version: number;
+  tokenizer: { version: number; stem: boolean | 'add'; singleDigits: boolean; weakHalf: boolean };
+  docs: number;
+  vocab: string[];
+  paths: string[];
+  languages: string[];
+  kinds: string[];
+  /** docIds as float64[docs], then term counts as uint32[docs], then the records, uint32. */
+  data: Uint8Array;
+  /** FNV-style hash of `data`'s 32-bit words. */
+  checksum: number;
+}
+
+export const DEFAULT_BOOSTS: Readonly<FieldBoosts> = { symbol: 3, path: 1, header: 2, text: 1 };
+export const DEFAULT_SCORING: Scoring = 'bm25';
+export const DEFAULT_CANDIDATES = 200;
+export const DEFAULT_MAX_POSTINGS = 300_000;
+/** Terms keep their form and add their S-stem (terms.ts); measured in bench/keyword.ts. */
+export const DEFAULT_STEM: boolean | 'add' = 'add';
+const SNAPSHOT_VERSION = 1;
+
+const HEADER = 6;
+const NFIELDS = 4;
+const RESOLUTION = 9;
+
+type Fx = Index<false, false, true>;
+
+export class KeywordIndex {
+  readonly boosts: Readonly<FieldBoosts>;
+  readonly k1: number;
+  readonly b: number;
+  readonly candidates: number;
+  readonly maxPostings: number;
+  readonly scoring: Scoring;
+  readonly stem: boolean | 'add';
+  readonly singleDigits: boolean;
+  readonly weakHalf: boolean;
+
+  private fx!: Fx;
+  // Documents have a dense internal id (FlexSearch's id, the index of the typed arrays):
+  // `records[i]`, `extOf[i]` = the caller's docId; `intOf` the other way, in insertion order.
+  private records: Array<Uint32Array | undefined> = [];
+  private extOf: number[] = [];
+  private intOf = new Map<number, number>();
+  private freeInt: number[] = [];
+  /** Candidate scores, per internal id (scratch, all zero between queries). */
+  private acc = new Float64Array(1024);
+  private vocab = new Map<string, number>();
+  private vocabStr: string[] = [];
+  private free: number[] = [];
+  private df = new Uint32Array(1024);
+  /** Per term id: 1 + its index among the current query's terms, 0 otherwise. */
+  private mark = new Uint8Array(1024);
+  private sumLen = new Float64Array(NFIELDS);
+  private paths = new Interner();
+  private languages = new Interner();
+  private kinds = new Interner();
+  /** Slots of the document being added, read by the FlexSearch score function. */
+  private pending: Uint8Array = new Uint8Array(0);
+  private emptied = 0;
+
+  constructor(options: KeywordIndexOptions = {}) {
+    this.boosts = { ...DEFAULT_BOOSTS, ...definedOnly(options.boosts ?? {}) };
+    this.k1 = options.k1 ?? 1.2;
+    this.b = options.b ?? 0.75;
+    this.candidates = Math.max(1, options.candidates ?? DEFAULT_CANDIDATES);
+    this.maxPostings = Math.max(1, options.maxPostings ?? DEFAULT_MAX_POSTINGS);
+    this.scoring = options.scoring ?? DEFAULT_SCORING;
+    this.stem = options.stem ?? DEFAULT_STEM;
+    this.singleDigits = options.singleDigits ?? false;
+    this.weakHalf = options.weakHalf ?? true;
+    this.fx = this.newFx();
+  }
+
+  private newFx(): Fx {
+    return new Index({
+      // Documents and queries reach FlexSearch already tokenized (arrays of terms).
+      encode: passThrough,
+      fastupdate: true,
+      resolution: RESOLUTION,
+      score: (_content: string[], _term: string, i: number) => this.pending[i] ?? RESOLUTION - 1,
+    });
+  }
+
+  /** Number of documents. */
+  get size(): number {
+    return this.intOf.size;
+  }
+
+  /** Distinct terms in the index. */
+  get vocabularySize(): number {
+    return this.vocab.size;
+  }
+
+  has(docId: number): boolean {
+    return this.intOf.has(docId);
+  }
+
+  /** Path, language and kind of a document (a `lookup` for `compileFilter`). */
+  lookup(docId: number): { path: string; language: string; kind: string } | undefined {
+    const i = this.intOf.get(docId);
+    const r = i === undefined ? undefined : this.records[i];
+    if (!r) return undefined;
+    return { path: this.paths.get(r[0]), language: this.languages.get(r[1] >>> 16), kind: this.kinds.get(r[1] & 0xffff) };
+  }
+
+  /** Adds a document, replacing the one with the same id. */
+  add(docId: number, fields: KeywordFields): void {
+    if (!Number.isSafeInteger(docId) || docId < 0) throw new RangeError(`docId must be a non-negative integer, got ${docId}`);
+    if (this.intOf.has(docId)) this.remove(docId);
+    const opts = { stem: this.stem, singleDigits: this.singleDigits };
+    const weak: number[][] = [[], [], [], []];
+    const perField = [
+      termsWithWeakness(str(fields.symbol), opts, weak[0]),
+      termsWithWeakness(str(fields.path), opts, weak[1]),
+      termsWithWeakness(str(fields.header), opts, weak[2]),
+      termsWithWeakness(str(fields.text), opts, weak[3]),
+    ];
+    // Term frequencies in half occurrences: 2 for a term, 1 for a weak one (or 2 without weakHalf).
+    const local = new Map<string, number>();
+    for (let f = 0; f < NFIELDS; f++) {
+      const shift = 8 * f;
+      const ts = perField[f];
+      const ws = weak[f];
+      for (let x = 0; x < ts.length; x++) {
+        const add = ws[x] && this.weakHalf ? 1 : 2;
+        const p = local.get(ts[x]);
+        if (p === undefined) local.set(ts[x], add * 2 ** shift);
+        else {
+          const cur = (p >>> shift) & 255;
+          if (cur < 255) local.set(ts[x], p + Math.min(add, 255 - cur) * 2 ** shift);
+        }
+      }
+    }
+    const rec = new Uint32Array(HEADER + 2 * local.size);
+    rec[0] = this.paths.id(str(fields.path));
+    // 16 bits each; past 65,535 distinct names the last id is shared (filters then over-match).
+    rec[1] = (Math.min(this.languages.id(str(fields.language)), 0xffff) << 16) | Math.min(this.kinds.id(str(fields.kind)), 0xffff);
+    for (let f = 0; f < NFIELDS; f++) {
+      rec[2 + f] = perField[f].length;
+      this.sumLen[f] += perField[f].length;
+    }
+    let j = HEADER;
+    for (const [t, packed] of local) {
+      let id = this.vocab.get(t);
+      if (id === undefined) id = this.newTerm(t);
+      this.df[id]++;
+      rec[j++] = id;
+      rec[j++] = packed;
+    }
+    this.insert(docId, rec);
+  }
+
+  /** Stores a record under a new internal id and gives it to FlexSearch. */
+  private insert(docId: number, rec: Uint32Array): void {
+    const i = this.freeInt.length > 0 ? (this.freeInt.pop() as number) : this.records.length;
+    this.records[i] = rec;
+    this.extOf[i] = docId;
+    this.intOf.set(docId, i);
+    if (i >= this.acc.length) {
+      const acc = new Float64Array(Math.max(i + 1, this.acc.length * 2));
+      acc.set(this.acc);
+      this.acc = acc;
+    }
+    this.addToFx(i, rec);
+  }
+
+  /** Removes a document; false when it was not there. */
+  remove(docId: number): boolean {
+    const i = this.intOf.get(docId);
+    const rec = i === undefined ? undefined : this.records[i];
+    if (i === undefined || !rec) return false;
+    this.fx.remove(i);
+    this.intOf.delete(docId);
+    this.records[i] = undefined;
+    this.freeInt.push(i);
+    for (let f = 0; f < NFIELDS; f++) this.sumLen[f] -= rec[2 + f];
+    for (let j = HEADER; j < rec.length; j += 2) {
+      const id = rec[j];
+      if (--this.df[id] === 0) {
+        this.vocab.delete(this.vocabStr[id]);
+        this.vocabStr[id] = '';
+        this.free.push(id);
+        this.emptied++;
+      }
+    }
+    // fastupdate leaves emptied postings behind; sweep them once they add up.
+    if (this.emptied > 10_000 && this.emptied > this.vocab.size / 4) {
+      this.fx.cleanup();
+      this.emptied = 0;
+    }
+    return true;
+  }
+
+  clear(): void {
+    this.fx = this.newFx();
+    this.records = [];
+    this.extOf = [];
+    this.intOf.clear();
+    this.freeInt = [];
+    this.acc = new Float64Array(1024);
+    this.vocab.clear();
+    this.vocabStr = [];
+    this.free = [];
+    this.df = new Uint32Array(1024);
+    this.mark = new Uint8Array(1024);
+    this.sumLen.fill(0);
+    this.paths = new Interner();
+    this.languages = new Interner();
+    this.kinds = new Interner();
+    this.emptied = 0;
+  }
+
+  /**
+   * The best `k` documents for `query`. Never throws on any query text: an empty query, or
+   * one whose terms the index does not know, gives [].
+   */
+  search(query: string, options: KeywordSearchOptions = {}): KeywordHit[] {
+    const k = Math.floor(options.k ?? 10);
+    if (!(k > 0) || this.intOf.size === 0 || typeof query !== 'string') return [];
+    const scoring = options.scoring ?? this.scoring;
+    const filter = options.filter;
+    const known: string[] = [];
+    const ids: number[] = [];
+    for (const t of queryTerms(query, { stem: this.stem, singleDigits: this.singleDigits })) {
+      const id = this.vocab.get(t);
+      if (id !== undefined) {
+        known.push(this.vocabStr[id]);
+        ids.push(id);
+      }
+    }
+    if (known.length === 0) return [];
+    if (scoring === 'flexsearch') return this.flexsearchOrder(known, k, filter);
+    const want = Math.max(k, Math.floor(options.candidates ?? this.candidates));
+    const cands = this.candidatesOf(ids, want, options.maxPostings ?? this.maxPostings, filter);
+    return this.bm25(cands, ids, k);
+  }
+
+  /** FlexSearch's own multi-term search (`suggest`), filtered lazily; score = 1 / rank. */
+  private flexsearchOrder(known: string[], k: number, filter?: (docId: number) => boolean): KeywordHit[] {
+    const N = this.records.length;
+    const out: KeywordHit[] = [];
+    const push = (i: number) => out.push({ docId: this.extOf[i], score: 1 / (out.length + 1), rank: out.length + 1 });
+    if (!filter) {
+      for (const i of this.fx.search(known as unknown as string, { limit: k, suggest: true }) as number[]) push(i);
+      return out;
+    }
+    // 4× what is wanted first; when too few pass, everything that matches.
+    let checked = 0;
+    for (let limit = Math.min(N, k * 4); ; limit = N) {
+      const got = this.fx.search(known as unknown as string, { limit, suggest: true }) as number[];
+      for (; checked < got.length && out.length < k; checked++) if (filter(this.extOf[got[checked]])) push(got[checked]);
+      if (out.length >= k || got.length < limit || limit >= N) return out;
+    }
+  }
+
+  /**
+   * BM25 candidates, best first (internal ids). Each query term's postings come from
+   * FlexSearch (a single-term search, unresolved, gives them by slot); a document's candidate
+   * score is Σ idf × the boost of the field its slot stands for (symbol, path/header, text) —
+   * BM25F without term frequencies or lengths. The rarest terms are read first, while their
+   * postings add up to at most `budget` (always at least the rarest term): common terms count
+   * in the final score of every candidate but make no candidates of their own. With a filter,
+   * candidates are taken best first until `want` passed; if the budget left terms out and too
+   * few passed, the remaining terms are read too.
+   */
+  private candidatesOf(ids: number[], want: number, budget: number, filter?: (docId: number) => boolean): number[] {
+    const N = this.intOf.size;
+    const order = ids.map((_, q) => q).sort((a, b) => this.df[ids[a]] - this.df[ids[b]] || a - b);
+    // Weights stay > 0: a zero would hide a document from `touched`.
+    const slotWeight = new Float64Array(RESOLUTION);
+    slotWeight[0] = Math.max(1e-6, this.boosts.symbol);
+    slotWeight[1] = Math.max(1e-6, this.boosts.header, this.boosts.path);
+    for (let s = 2; s < RESOLUTION; s++) slotWeight[s] = Math.max(1e-6, this.boosts.text);
+    const acc = this.acc;
+    const touched: number[] = [];
+    let next = 0;
+    let read = 0;
+    const readTerm = (q: number) => {
+      const df = this.df[ids[q]];
+      const idf = Math.log(1 + (N - df + 0.5) / (df + 0.5));
+      const raw = this.fx.search([this.vocabStr[ids[q]]] as unknown as string, { resolve: false }) as unknown as { result?: unknown };
+      const slots = Array.isArray(raw?.result) ? (raw.result as Array<number[] | undefined>) : [];
+      for (let s = 0; s < slots.length; s++) {
+        const arr = slots[s];
+        if (!arr) continue;
+        const w = idf * slotWeight[Math.min(s, RESOLUTION - 1)];
+        for (let x = 0; x < arr.length; x++) {
+          const i = arr[x];
+          if (acc[i] === 0) touched.push(i);
+          acc[i] += w;
+        }
+      }
+      read += df;
+    };
+    while (next < order.length && (next === 0 || read + this.df[ids[order[next]]] <= budget)) readTerm(order[next++]);
+    let out = this.best(touched, want, filter);
+    if (filter && out.length < want && next < order.length) {
+      while (next < order.length) readTerm(order[next++]);
+      out = this.best(touched, want, filter);
+    }
+    for (const i of touched) acc[i] = 0;
+    return out;
+  }
+
+  /** The `want` best of `touched` by candidate score (ties: smaller docId), passing `filter`. */
+  private best(touched: number[], want: number, filter?: (docId: number) => boolean): number[] {
+    const acc = this.acc;
+    const ext = this.extOf;
+    const better = (a: number, b: number) => acc[a] > acc[b] || (acc[a] === acc[b] && ext[a] < ext[b]);
+    let pool = touched;
+    if (touched.length > want) {
+      // Keep the best 4·want by a bounded min-heap, then sort those.
+      const cap = filter ? want * 4 : want;
+      const heap: number[] = [];
+      const down = (h: number[], at: number) => {
+        for (;;) {
+          const l = 2 * at + 1;
+          const r = l + 1;
+          let m = at;
+          if (l < h.length && better(h[m], h[l])) m = l;
+          if (r < h.length && better(h[m], h[r])) m = r;
+          if (m === at) return;
+          [h[at], h[m]] = [h[m], h[at]];
+          at = m;
+        }
+      };
+      const up = (h: number[], at: number) => {
+        while (at > 0) {
+          const p = (at - 1) >> 1;
+          if (!better(h[p], h[at])) return;
+          [h[at], h[p]] = [h[p], h[at]];
+          at = p;
+        }
+      };
+      for (const i of touched) {
+        if (heap.length < cap) {
+          heap.push(i);
+          up(heap, heap.length - 1);
+        } else if (better(i, heap[0])) {
+          heap[0] = i;
+          down(heap, 0);
+        }
+      }
+      pool = heap;
+    }
+    const sorted = pool.slice().sort((a, b) => (better(a, b) ? -1 : better(b, a) ? 1 : 0));
+    if (!filter) return sorted.slice(0, want);
+    const out: number[] = [];
+    for (const i of sorted) {
+      if (filter(ext[i])) out.push(i);
+      if (out.length >= want) return out;
+    }
+    if (pool === touched) return out;
+    // Too few of the best passed: go through everything, best first.
+    const seen = new Set(sorted);
+    const rest = touched.filter((i) => !seen.has(i) && filter(ext[i]));
+    rest.sort((a, b) => (better(a, b) ? -1 : better(b, a) ? 1 : 0));
+    for (const i of rest) {
+      out.push(i);
+      if (out.length >= want) break;
+    }
+    return out;
+  }
+
+  private bm25(cands: number[], ids: number[], k: number): KeywordHit[] {
+    const N = this.intOf.size;
+    const idf = new Float64Array(ids.length);
+    for (let q = 0; q < ids.length; q++) {
+      const df = this.df[ids[q]];
+      idf[q] = Math.log(1 + (N - df + 0.5) / (df + 0.5));
+      this.mark[ids[q]] = q + 1;
+    }
+    const { k1, b } = this;
+    const w = [this.boosts.symbol, this.boosts.path, this.boosts.header, this.boosts.text];
+    const inv = new Float64Array(NFIELDS);
+    for (let f = 0; f < NFIELDS; f++) inv[f] = this.sumLen[f] > 0 ? N / this.sumLen[f] : 0;
+    const norm = new Float64Array(NFIELDS);
+    const scored: Array<{ docId: number; score: number; order: number }> = new Array(cands.length);
+    for (let c = 0; c < cands.length; c++) {
+      const rec = this.records[cands[c]];
+      let score = 0;
+      if (rec) {
+        // The packed frequencies count half occurrences.
+        for (let f = 0; f < NFIELDS; f++) norm[f] = w[f] / (2 * (1 - b + b * rec[2 + f] * inv[f]));
+        for (let j = HEADER; j < rec.length; j += 2) {
+          const q = this.mark[rec[j]];
+          if (q === 0) continue;
+          const p = rec[j + 1];
+          const W = (p & 255) * norm[0] + ((p >>> 8) & 255) * norm[1] + ((p >>> 16) & 255) * norm[2] + (p >>> 24) * norm[3];
+          score += (idf[q - 1] * W * (k1 + 1)) / (k1 + W);
+        }
+      }
+      scored[c] = { docId: this.extOf[cands[c]], score, order: c };
+    }
+    for (const id of ids) this.mark[id] = 0;
+    scored.sort((x, y) => y.score - x.score || x.order - y.order);
+    const n = Math.min(k, scored.length);
+    const out: KeywordHit[] = new Array(n);
+    for (let r = 0; r < n; r++) out[r] = { docId: scored[r].docId, score: scored[r].score, rank: r + 1 };
+    return out;
+  }
+
+  /**
+   * The whole index as plain data (see `KeywordSnapshot`), documents in insertion order (so
+   * that FlexSearch's postings, rebuilt on import, come out in the same order); terms and
+   * interned names compacted.
+   */
+  export(): KeywordSnapshot {
+    const D = this.intOf.size;
+    let words = 0;
+    for (const i of this.intOf.values()) words += (this.records[i] as Uint32Array).length;
+    const buf = new ArrayBuffer(8 * D + 4 * D + 4 * words);
+    const docIds = new Float64Array(buf, 0, D);
+    const counts = new Uint32Array(buf, 8 * D, D);
+    const body = new Uint32Array(buf, 12 * D, words);
+    const termMap = new Map<number, number>();
+    const vocab: string[] = [];
+    const pathMap = new Map<number, number>();
+    const paths: string[] = [];
+    const langMap = new Map<number, number>();
+    const languages: string[] = [];
+    const kindMap = new Map<number, number>();
+    const kinds: string[] = [];
+    const remap = (m: Map<number, number>, out: string[], id: number, name: () => string): number => {
+      let r = m.get(id);
+      if (r === undefined) {
+        r = out.length;
+        out.push(name());
+        m.set(id, r);
+      }
+      return r;
+    };
+    let d = 0;
+    let o = 0;
+    for (const [docId, i] of this.intOf) {
+      const rec = this.records[i] as Uint32Array;
+      docIds[d] = docId;
+      counts[d] = (rec.length - HEADER) / 2;
+      d++;
+      body[o] = remap(pathMap, paths, rec[0], () => this.paths.get(rec[0]));
+      const lang = remap(langMap, languages, rec[1] >>> 16, () => this.languages.get(rec[1] >>> 16));
+      const kind = remap(kindMap, kinds, rec[1] & 0xffff, () => this.kinds.get(rec[1] & 0xffff));
+      body[o + 1] = (lang << 16) | kind;
+      for (let f = 2; f < HEADER; f++) body[o + f] = rec[f];
+      for (let j = HEADER; j < rec.length; j += 2) {
+        body[o + j] = remap(termMap, vocab, rec[j], () => this.vocabStr[rec[j]]);
+        body[o + j + 1] = rec[j + 1];
+      }
+      o += rec.length;
+    }
+    const data = new Uint8Array(buf);
+    return {
+      format: 'fathom-keyword',
+      version: SNAPSHOT_VERSION,
+      tokenizer: { version: TOKENIZER_VERSION, stem: this.stem, singleDigits: this.singleDigits, weakHalf: this.weakHalf },
+      docs: D,
+      vocab,
+      paths,
+      languages,
+      kinds,
+      data,
+      checksum: checksum(data),
+    };
+  }
+
+  /**
+   * Replaces the contents with a snapshot's. Throws (and leaves the index empty) when the
+   * snapshot is not one this version can read or fails its checks: the caller rebuilds.
+   */
+  import(snapshot: KeywordSnapshot): void {
+    this.clear();
+    try {
+      this.load(snapshot);
+    } catch (err) {
+      this.clear();
+      throw err;
+    }
+  }
+
+  private load(s: KeywordSnapshot): void {
+    const bad = (why: string): never => {
+      throw new Error(`keyword index snapshot rejected: ${why}`);
+    };
+    if (!s || s.format !== 'fathom-keyword') bad('not a keyword index snapshot');
+    if (s.version !== SNAPSHOT_VERSION) bad(`format version ${s.version}, expected ${SNAPSHOT_VERSION}`);
+    if (!s.tokenizer || s.tokenizer.version !== TOKENIZER_VERSION) bad('made with another tokenizer version');
+    if (s.tokenizer.stem !== this.stem) bad(`made with stem=${s.tokenizer.stem}, this index has stem=${this.stem}`);
+    if (s.tokenizer.singleDigits !== this.singleDigits) bad(`made with singleDigits=${s.tokenizer.singleDigits}, this index has ${this.singleDigits}`);
+    if (s.tokenizer.weakHalf !== this.weakHalf) bad(`made with weakHalf=${s.tokenizer.weakHalf}, this index has ${this.weakHalf}`);
+    if (!(s.data instanceof Uint8Array)) bad('data is not binary');
+    if (![s.vocab, s.paths, s.languages, s.kinds].every(Array.isArray)) bad('missing name tables');
+    const D = s.docs;
+    if (!Number.isSafeInteger(D) || D < 0 || s.data.byteLength < 12 * D || s.data.byteLength % 4 !== 0) bad('bad sizes');
+    // Typed views need aligned memory; Buffers from a pool may not be.
+    const bytes = s.data.byteOffset % 8 === 0 ? s.data : s.data.slice();
+    if (checksum(bytes) !== s.checksum) bad('checksum mismatch');
+    const docIds = new Float64Array(bytes.buffer, bytes.byteOffset, D);
+    const counts = new Uint32Array(bytes.buffer, bytes.byteOffset + 8 * D, D);
+    const words = (bytes.byteLength - 12 * D) / 4;
+    const body = new Uint32Array(bytes.buffer, bytes.byteOffset + 12 * D, words);
+    let expected = 0;
+    for (let d = 0; d < D; d++) expected += HEADER + 2 * counts[d];
+    if (expected !== words) bad('record sizes do not add up');
+
+    const V = s.vocab.length;
+    for (const t of s.vocab) if (typeof t !== 'string' || t.length === 0) bad('bad vocabulary entry');
+    this.vocabStr = s.vocab.slice();
+    for (let i = 0; i < V; i++) this.vocab.set(this.vocabStr[i], i);
+    if (this.vocab.size !== V) bad('duplicate vocabulary entries');
+    this.ensureTermCapacity(V);
+    const paths = s.paths.map((p) => this.paths.id(String(p)));
+    const languages = s.languages.map((p) => this.languages.id(String(p)));
+    const kinds = s.kinds.map((p) => this.kinds.id(String(p)));
+
+    let o = 0;
+    for (let d = 0; d < D; d++) {
+      const docId = docIds[d];
+      if (!Number.isSafeInteger(docId) || docId < 0 || this.intOf.has(docId)) bad(`bad or repeated docId ${docId}`);
+      const len = HEADER + 2 * counts[d];
+      const rec = body.slice(o, o + len);
+      o += len;
+      const pathId = paths[rec[0]];
+      const lang = languages[rec[1] >>> 16];
+      const kind = kinds[rec[1] & 0xffff];
+      if (pathId === undefined || lang === undefined || kind === undefined) bad('name id out of range');
+      rec[0] = pathId;
+      rec[1] = (lang << 16) | kind;
+      for (let f = 0; f < NFIELDS; f++) this.sumLen[f] += rec[2 + f];
+      for (let j = HEADER; j < len; j += 2) {
+        const id = rec[j];
+        if (id >= V) bad('term id out of range');
+        if (this.mark[id]) bad('repeated term in a record');
+        this.mark[id] = 1;
+        this.df[id]++;
+      }
+      for (let j = HEADER; j < len; j += 2) this.mark[rec[j]] = 0;
+      this.insert(docId, rec);
+    }
+    for (let i = 0; i < V; i++) if (this.df[i] === 0) bad('vocabulary entry used by no document');
+  }
+
+  private addToFx(internal: number, rec: Uint32Array): void {
+    const U = (rec.length - HEADER) / 2;
+    if (U === 0) return;
+    const content: string[] = new Array(U);
+    const slots = new Uint8Array(U);
+    let textTerms = 0;
+    for (let j = HEADER + 1; j < rec.length; j += 2) if ((rec[j] & 0xffffff) === 0) textTerms++;
+    let t = 0;
+    for (let u = 0; u < U; u++) {
+      const j = HEADER + 2 * u;
+      content[u] = this.vocabStr[rec[j]];
+      const p = rec[j + 1];
+      if (p & 255) slots[u] = 0;
+      else if (p & 0xffff00) slots[u] = 1;
+      else slots[u] = 2 + Math.min(RESOLUTION - 3, Math.floor(((RESOLUTION - 2) * t++) / textTerms));
+    }
+    this.pending = slots;
+    this.fx.add(internal, content as unknown as string);
+    this.pending = EMPTY;
+  }
+
+  private newTerm(t: string): number {
+    const id = this.free.length > 0 ? (this.free.pop() as number) : this.vocabStr.length;
+    if (id === this.vocabStr.length) this.vocabStr.push(t);
+    else this.vocabStr[id] = t;
+    this.vocab.set(t, id);
+    this.ensureTermCapacity(id + 1);
+    return id;
+  }
+
+  private ensureTermCapacity(n: number): void {
+    if (n <= this.df.length) return;
+    let cap = this.df.length;
+    while (cap < n) cap *= 2;
+    const df = new Uint32Array(cap);
+    df.set(this.df);
+    this.df = df;
+    const mark = new Uint8Array(cap);
+    mark.set(this.mark);
+    this.mark = mark;
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** FlexSearch's encoder: terms arrive as arrays already; a stray string is tokenized. */
+function passThrough(content: string): string[] {
+  const x = content as unknown;
+  return Array.isArray(x) ? (x as string[]) : typeof x === 'string' ? queryTerms(x) : [];
+}
+
+function str(x: unknown): string {
+  return typeof x === 'string' ? x : '';
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  const out: Partial<T> = {};
+  for (const [key, v] of Object.entries(o)) if (typeof v === 'number' && Number.isFinite(v)) (out as Record<string, number>)[key] = v;
+  return out;
+}
+
+function checksum(bytes: Uint8Array): number {
+  const n = bytes.byteLength >>> 2;
+  const words = bytes.byteOffset % 4 === 0 ? new Uint32Array(bytes.buffer, bytes.byteOffset, n) : new Uint32Array(bytes.slice(0, n * 4).buffer);
+  let h = 0x811c9dc5 ^ n;
+  for (let i = 0; i < n; i++) h = Math.imul(h ^ words[i], 0x01000193);
+  return h >>> 0;
+}
+
+/** Strings ↔ small ids (never freed: bounded by the distinct paths/languages/kinds seen). */
+class Interner {
+  private ids = new Map<string, number>();
+  private names: string[] = [];
+  id(name: string): number {
+    let id = this.ids.get(name);
+    if (id === undefined) {
+      id = this.names.length;
+      this.names.push(name);
+      this.ids.set(name, id);
+    }
+    return id;
+  }
+  get(id: number): string {
+    return this.names[id] ?? '';
+  }
+}

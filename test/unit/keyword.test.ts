@@ -1,0 +1,250 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { chunkFile, resolveOptions, type Chunk } from '../../src/chunkers/index';
+import { walkFiles } from '../../src/index/files';
+import { compileFilter } from '../../src/index/fusion';
+import { KeywordIndex, type KeywordFields, type Scoring } from '../../src/index/keyword';
+import { fold, MAX_QUERY_TERMS, queryTerms, sStem, terms } from '../../src/index/terms';
+
+const SAMPLE = path.resolve(__dirname, '../../sample-workspace');
+
+describe('terms: the code-aware tokenizer', () => {
+  const cases: Array<[string, string[]]> = [
+    ['getZoomControl', ['getzoomcontrol', 'get', 'zoom', 'control']],
+    ['XMLHttpRequest', ['xmlhttprequest', 'xml', 'http', 'request']],
+    ['KZoomControl', ['kzoomcontrol', 'zoom', 'control']],
+    ['get_zoom_control', ['get_zoom_control', 'get', 'zoom', 'control']],
+    ['MAX_ZOOM_LEVEL', ['max_zoom_level', 'max', 'zoom', 'level']],
+    ['k-text-field', ['k-text-field', 'text', 'field']],
+    ['a.b.c', ['a.b.c']],
+    ['events.create.fields', ['events.create.fields', 'events', 'create', 'fields']],
+    ['src/map/zoom.js', ['src/map/zoom.js', 'src', 'map', 'zoom', 'js']],
+    ['Dézoomer', ['dezoomer']],
+    ['Créer un événement', ['creer', 'un', 'evenement']],
+    ['ＡＢＣ Straße', ['abc', 'strasse']],
+    ['utf8Decode h1', ['utf8decode', 'utf8', 'decode', 'h1']],
+    ['this.$refs.input', ['this.$refs.input', 'this', '$refs', 'refs', 'input']],
+    ['HTMLElement getHTTPResponseCode', ['htmlelement', 'html', 'element', 'gethttpresponsecode', 'get', 'http', 'response', 'code']],
+    ['end. Fin.', ['end', 'fin']],
+    ['a - b -- c', []],
+    ['x = 1 + 2', []],
+    ['.*+?()[]{}|\\^$', []],
+    ['検索', ['検索']],
+    ['レイヤーを検索', ['レイヤーを検索', 'レイ', 'イヤ', 'ヤー', 'ーを', 'を検', '検索']],
+  ];
+  for (const [text, expected] of cases) {
+    it(`${JSON.stringify(text)} → ${expected.join(' ') || '(nothing)'}`, () => {
+      assert.deepEqual(terms(text), expected);
+    });
+  }
+
+  it('keeps repeats in documents and drops them in queries', () => {
+    assert.deepEqual(terms('zoom zoom'), ['zoom', 'zoom']);
+    assert.deepEqual(queryTerms('zoom control (getZoomControl)'), ['zoom', 'control', 'getzoomcontrol', 'get']);
+  });
+
+  it('folds case and diacritics the same way in documents and queries', () => {
+    assert.equal(fold('DÉZOOMER'), 'dezoomer');
+    assert.deepEqual(queryTerms('DÉZOOMER'), terms('Dézoomer'));
+    assert.deepEqual(queryTerms('Ελληνικά'), ['ελληνικα']);
+  });
+
+  it('bounds a huge query and never throws on any text', () => {
+    const words = Array.from({ length: 20_000 }, (_, i) => `word${i}`).join(' ');
+    assert.equal(queryTerms(words).length, MAX_QUERY_TERMS);
+    assert.deepEqual(terms('x'.repeat(100_000)), []);
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (s) => {
+        const t = terms(s);
+        for (const term of t) {
+          assert.ok(term.length >= 1 && term.length <= 64);
+          assert.equal(term, term.toLowerCase());
+        }
+        const q = queryTerms(s);
+        assert.equal(new Set(q).size, q.length);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('stems plurals only when asked (S-stemmer)', () => {
+    assert.deepEqual(['layers', 'queries', 'classes', 'status', 'class', 'bus'].map(sStem), ['layer', 'query', 'classe', 'status', 'class', 'bus']);
+    assert.deepEqual(terms('getLayers'), ['getlayers', 'get', 'layers']);
+    assert.deepEqual(terms('getLayers', { stem: true }), ['getlayer', 'get', 'layer']);
+  });
+});
+
+/** Every chunk of the sample workspace, read from where it is. */
+function sampleChunks(): Chunk[] {
+  const opts = resolveOptions();
+  const out: Chunk[] = [];
+  for (const f of walkFiles(SAMPLE)) out.push(...chunkFile(f.rel, fs.readFileSync(f.abs, 'utf8'), opts).chunks);
+  return out;
+}
+
+function fieldsOf(c: Chunk): KeywordFields {
+  return { path: c.path, header: c.header, symbol: c.symbol, text: c.text, language: c.language, kind: c.kind };
+}
+
+describe('KeywordIndex: ranking on the sample workspace', () => {
+  const chunks = sampleChunks();
+  const index = new KeywordIndex();
+  chunks.forEach((c, i) => index.add(i, fieldsOf(c)));
+
+  const expectations: Array<{ q: string; path: string; symbol?: string }> = [
+    { q: 'zoom control (getZoomControl)', path: 'src/map/zoom.js', symbol: 'getZoomControl' },
+    { q: 'getZoomControl', path: 'src/map/zoom.js', symbol: 'getZoomControl' },
+    { q: 'KZoomControl', path: 'src/components/KZoomControl.vue' },
+    { q: 'Rechercher des couches', path: 'locales/core_fr.json' },
+    { q: 'field name with component KTextField', path: 'schemas/events/create.json', symbol: 'properties.name' },
+    { q: 'Adding a language', path: 'docs/i18n.md' },
+    { q: 'dézoomer', path: 'locales/core_fr.json' },
+    { q: 'toggle layer (toggleLayer)', path: 'src/components/LayerPanel.vue', symbol: 'toggleLayer' },
+  ];
+  for (const scoring of ['bm25', 'flexsearch'] as Scoring[]) {
+    for (const e of expectations) {
+      // FlexSearch alone does not weigh terms: only its weaker cases are exempt, and said so.
+      const exempt = scoring === 'flexsearch' && e.q === 'KZoomControl';
+      (exempt ? it.skip : it)(`${scoring}: "${e.q}" → ${e.path}${e.symbol ? ` (${e.symbol})` : ''}`, () => {
+        const hits = index.search(e.q, { k: 5, scoring });
+        assert.ok(hits.length > 0, 'no result');
+        const top = chunks[hits[0].docId];
+        assert.equal(top.path, e.path, `top: ${top.path} ${top.symbol ?? ''}`);
+        if (e.symbol) assert.equal(top.symbol, e.symbol);
+        assert.deepEqual(hits.map((h) => h.rank), hits.map((_, i) => i + 1));
+        for (let i = 1; i < hits.length; i++) assert.ok(hits[i - 1].score >= hits[i].score);
+      });
+    }
+  }
+
+  it('bm25 is the default and finds KZoomControl where FlexSearch order alone does not', () => {
+    const hits = index.search('KZoomControl', { k: 1 });
+    assert.equal(chunks[hits[0].docId].path, 'src/components/KZoomControl.vue');
+  });
+
+  it('filters by path glob, language and kind', () => {
+    const only = (spec: Parameters<typeof compileFilter>[0]) => compileFilter(spec, (id) => index.lookup(id));
+    const vue = index.search('zoom', { k: 50, filter: only({ pathGlob: 'src/**/*.vue' }) });
+    assert.ok(vue.length > 0);
+    for (const h of vue) assert.match(chunks[h.docId].path, /^src\/.*\.vue$/);
+    const json = index.search('zoom', { k: 50, filter: only({ language: ['json'], kind: ['i18n-section'] }) });
+    assert.deepEqual([...new Set(json.map((h) => chunks[h.docId].path))].sort(), ['locales/core_en.json', 'locales/core_fr.json']);
+    const notLocales = index.search('zoom', { k: 50, filter: only({ pathGlob: ['!locales/**'] }) });
+    assert.ok(notLocales.length > 0 && notLocales.every((h) => !chunks[h.docId].path.startsWith('locales/')));
+    assert.deepEqual(index.search('zoom', { k: 5, filter: () => false }), []);
+  });
+
+  it('never throws on odd queries; nothing to search gives []', () => {
+    for (const q of ['', '   ', '.*+?()[]{}|\\^$', '\u0000\uffff\ud800', 'x'.repeat(100 * 1024), 'zoom '.repeat(20_000), '🙂 中文 العربية']) {
+      for (const scoring of ['bm25', 'flexsearch'] as Scoring[]) assert.ok(Array.isArray(index.search(q, { scoring })));
+    }
+    assert.deepEqual(index.search(''), []);
+    assert.deepEqual(index.search('.*+?()[]{}|\\^$'), []);
+    assert.deepEqual(index.search('zoom', { k: 0 }), []);
+    assert.deepEqual(new KeywordIndex().search('zoom'), []);
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), (q) => {
+        index.search(q, { k: 3 });
+        index.search(q, { k: 3, scoring: 'flexsearch' });
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('KeywordIndex: updates and persistence', () => {
+  const words = ['zoom', 'control', 'layer', 'panel', 'schema', 'field', 'label', 'event', 'create', 'toggle', 'map', 'vue'];
+  const doc = fc.record({
+    symbol: fc.array(fc.constantFrom(...words), { maxLength: 3 }).map((w) => w.join('_')),
+    text: fc.array(fc.constantFrom(...words, 'getZoomControl', 'KTextField', 'é'), { maxLength: 20 }).map((w) => w.join(' ')),
+    dir: fc.constantFrom('src', 'docs', 'locales'),
+  });
+  const op = fc.oneof(
+    fc.record({ t: fc.constant('add' as const), id: fc.nat(30), d: doc }),
+    fc.record({ t: fc.constant('remove' as const), id: fc.nat(30) }),
+  );
+  const toFields = (d: { symbol: string; text: string; dir: string }, id: number): KeywordFields => ({
+    path: `${d.dir}/f${id % 7}.js`,
+    header: `// ${d.dir}/f${id % 7}.js :: ${d.symbol}`,
+    symbol: d.symbol,
+    text: d.text,
+    language: 'javascript',
+    kind: 'function',
+  });
+
+  it('a removed document never comes back; results are always live documents', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60 }), fc.constantFrom(...words), (ops, q) => {
+        const index = new KeywordIndex();
+        const live = new Set<number>();
+        for (const o of ops) {
+          if (o.t === 'add') {
+            index.add(o.id, toFields(o.d, o.id));
+            live.add(o.id);
+          } else {
+            assert.equal(index.remove(o.id), live.delete(o.id));
+          }
+        }
+        assert.equal(index.size, live.size);
+        for (const scoring of ['bm25', 'flexsearch'] as Scoring[]) {
+          for (const h of index.search(q, { k: 100, scoring })) assert.ok(live.has(h.docId), `dead doc ${h.docId}`);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('re-adding a document replaces it; removing everything leaves nothing to find', () => {
+    const index = new KeywordIndex();
+    index.add(1, { path: 'a.js', text: 'alpha beta' });
+    index.add(1, { path: 'a.js', text: 'gamma' });
+    assert.equal(index.size, 1);
+    assert.deepEqual(index.search('alpha'), []);
+    assert.equal(index.search('gamma')[0].docId, 1);
+    assert.ok(index.remove(1));
+    assert.ok(!index.remove(1));
+    assert.equal(index.vocabularySize, 0);
+    assert.deepEqual(index.search('gamma'), []);
+  });
+
+  it('export → import gives identical results, after removals too', () => {
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 1, maxLength: 50 }), (ops) => {
+        const index = new KeywordIndex();
+        for (const o of ops) {
+          if (o.t === 'add') index.add(o.id, toFields(o.d, o.id));
+          else index.remove(o.id);
+        }
+        const snap = JSON.parse(JSON.stringify({ ...index.export(), data: undefined }));
+        const copy = new KeywordIndex();
+        copy.import({ ...snap, data: Buffer.from(index.export().data) });
+        assert.equal(copy.size, index.size);
+        for (const q of [...words, 'zoom control getZoomControl', 'src f1']) {
+          for (const scoring of ['bm25', 'flexsearch'] as Scoring[]) {
+            assert.deepEqual(copy.search(q, { k: 20, scoring }), index.search(q, { k: 20, scoring }), `${scoring} ${q}`);
+          }
+        }
+        for (const id of [0, 1, 2, 3]) assert.deepEqual(copy.lookup(id), index.lookup(id));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('import refuses a damaged or foreign snapshot and stays empty', () => {
+    const index = new KeywordIndex();
+    for (const c of sampleChunks().slice(0, 10)) index.add(index.size, fieldsOf(c));
+    const good = index.export();
+    const damaged = { ...good, data: good.data.slice() };
+    damaged.data[20] ^= 0xff;
+    const copy = new KeywordIndex();
+    assert.throws(() => copy.import(damaged), /checksum/);
+    assert.equal(copy.size, 0);
+    assert.throws(() => copy.import({ ...good, version: 99 }), /version/);
+    assert.throws(() => new KeywordIndex({ stem: true }).import(good), /stem/);
+    assert.throws(() => copy.import({ ...good, vocab: good.vocab.slice(1) }), /rejected/);
+    copy.import(good);
+    assert.equal(copy.size, 10);
+  });
+});
