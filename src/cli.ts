@@ -5,13 +5,24 @@
  *                           [--json-categories a,b,…]
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { chunkFile, decodeBytes, resolveOptions, type FileChunks } from './chunkers/index';
 import { formatStats, StatsCollector } from './chunkers/stats';
+import { createEmbedder, type Embedder } from './index/embedder';
+import { Engine, type IndexProgress, type SearchHit, type SearchMode } from './index/engine';
 import { walkFiles, type WalkedFile } from './index/files';
+import { loadStore, lockStore, saveStore, StoreLockedError } from './index/store';
+import { evaluate, formatReport } from './eval/evaluate';
+import { mineGold, type GoldQuery } from './eval/mine';
 
 const USAGE = `Usage:
   fathom chunk <dir|file> [--json] [--stats] [--max-tokens N] [--max-file-kb N] [--json-categories a,b]
+  fathom index <dir> [--store DIR] [--no-embed] [--model-path DIR] [--model ID] [--allow-download]
+  fathom search "<query>" [--dir DIR] [--json] [--k 10] [--mode hybrid|keyword|dense] [--glob G] [--language L] [--kind K]
+  fathom similar <file>:<line> [--dir DIR] [--json] [--k 10]
+  fathom batch --dir DIR --queries q.jsonl --out results.jsonl [--k 10] [--mode hybrid|keyword|dense]
+  fathom eval <dir> [--gold gold.jsonl] [--json] [--write-gold FILE]
 
   --json             one JSON object per chunk per line; one {"skipped","reason"} line per skipped file
   --stats            per-language statistics and invariant checks (with --json: one JSON object)
@@ -32,7 +43,7 @@ function parseArgs(argv: string[]): Args {
   const [command = '', ...rest] = argv;
   const positional: string[] = [];
   const flags = new Map<string, string | true>();
-  const valued = new Set(['--max-tokens', '--max-file-kb', '--json-categories']);
+  const valued = new Set(['--max-tokens', '--max-file-kb', '--json-categories', '--store', '--dir', '--k', '--mode', '--model-path', '--model', '--queries', '--out', '--glob', '--language', '--kind', '--gold', '--write-gold']);
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i];
     if (a.startsWith('--')) {
@@ -156,11 +167,225 @@ async function chunkCommand(args: Args): Promise<number> {
   return 0;
 }
 
+// ---------------------------------------------------------------------------------------------
+// index, search, similar, batch
+
+function strFlag(args: Args, name: string): string | undefined {
+  const v = args.flags.get(name);
+  return typeof v === 'string' ? v : undefined;
+}
+
+function modeFlag(args: Args): SearchMode {
+  const m = strFlag(args, '--mode') ?? 'hybrid';
+  if (m !== 'hybrid' && m !== 'keyword' && m !== 'dense') throw new UsageError(`--mode must be hybrid, keyword or dense, got ${m}`);
+  return m;
+}
+
+/** A progress line on stderr, redrawn in place on a terminal, one line per phase otherwise. */
+function progressPrinter(): (p: IndexProgress) => void {
+  const tty = process.stderr.isTTY;
+  let lastPhase = '';
+  return (p) => {
+    const eta = p.etaSeconds !== undefined && Number.isFinite(p.etaSeconds) ? `, ${Math.ceil(p.etaSeconds)} s left` : '';
+    const line =
+      p.phase === 'embed'
+        ? `embedding ${p.chunksEmbedded}/${p.chunksToEmbed} chunks (${p.rate.toFixed(1)}/s${eta})`
+        : p.phase === 'chunk'
+          ? `indexing ${p.filesDone}/${p.filesTotal} files (${p.rate.toFixed(0)}/s${eta})`
+          : `done: ${p.filesTotal} files`;
+    if (tty) process.stderr.write(`\r\x1b[K${line}${p.phase === 'done' ? '\n' : ''}`);
+    else if (p.phase !== lastPhase || p.phase === 'done') process.stderr.write(`${line}\n`);
+    lastPhase = p.phase;
+  };
+}
+
+/**
+ * The engine for `dir`: loaded from its store when the store can be trusted (else rebuilt,
+ * saying why), brought up to date with the folder incrementally, and saved when it changed.
+ */
+async function openEngine(dir: string, args: Args, quiet = false): Promise<{ engine: Engine; storeDir: string }> {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(dir);
+  } catch {
+    throw new UsageError(`${dir} does not exist`);
+  }
+  if (!st.isDirectory()) throw new UsageError(`${dir} is not a folder`);
+  const storeDir = path.resolve(strFlag(args, '--store') ?? path.join(dir, '.fathom'));
+  const say = (m: string) => {
+    if (!quiet) process.stderr.write(`${m}\n`);
+  };
+  let embedder: Embedder | undefined;
+  let noEmbedderReason: string | undefined = 'embedding is off (--no-embed)';
+  if (!args.flags.has('--no-embed')) {
+    const r = await createEmbedder({
+      model: strFlag(args, '--model'),
+      localModelPath: strFlag(args, '--model-path') ?? process.env.FATHOM_MODEL_PATH,
+      allowDownload: args.flags.has('--allow-download'),
+      // downloaded models go to the user's cache, never into node_modules
+      cacheDir: process.env.FATHOM_MODEL_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'fathom', 'models'),
+    });
+    if ('embedder' in r) embedder = r.embedder;
+    else {
+      noEmbedderReason = r.error;
+      say(`keyword-only: ${r.error}`);
+    }
+  }
+  const engine = new Engine({ embedder, noEmbedderReason });
+  const release = lockStore(storeDir);
+  try {
+    const loaded = loadStore(storeDir, engine);
+    if (!loaded.ok && loaded.reason !== 'no stored index') say(`rebuilding the index: ${loaded.reason}`);
+    const before = engine.revision;
+    const show = quiet ? () => undefined : progressPrinter();
+    for await (const p of engine.indexFolder(dir, {})) show(p);
+    if (!loaded.ok || engine.revision !== before) saveStore(storeDir, engine);
+  } finally {
+    release();
+  }
+  return { engine, storeDir };
+}
+
+async function indexCommand(args: Args): Promise<number> {
+  const dir = args.positional[0];
+  if (!dir) throw new UsageError('fathom index: which folder?');
+  const t0 = Date.now();
+  const { engine, storeDir } = await openEngine(dir, args);
+  const files = [...engine.files.values()];
+  const skipped = files.filter((f) => f.skipped);
+  process.stdout.write(
+    `indexed ${files.length - skipped.length} files (${skipped.length} skipped), ${engine.chunkCount} chunks, ` +
+      `${engine.vectors ? `${engine.vectors.count} vectors` : `keyword-only (${engine.noEmbedderReason})`} in ${((Date.now() - t0) / 1000).toFixed(1)} s; store ${storeDir}\n`,
+  );
+  await engine.embedder?.dispose();
+  return 0;
+}
+
+function hitLine(h: SearchHit): Record<string, unknown> {
+  return { file: h.chunk.path, startLine: h.chunk.start.line, endLine: h.chunk.end.line, text: h.chunk.text, score: h.score };
+}
+
+function printHits(hits: SearchHit[], json: boolean): void {
+  for (const [i, h] of hits.entries()) {
+    if (json) {
+      process.stdout.write(`${JSON.stringify({ ...hitLine(h), symbol: h.chunk.symbol ?? null, kind: h.chunk.kind, header: h.chunk.header, why: h.why })}\n`);
+    } else {
+      const why = [h.why.keyword ? `keyword #${h.why.keyword}` : '', h.why.dense ? `dense #${h.why.dense}` : ''].filter(Boolean).join(', ');
+      process.stdout.write(`${String(i + 1).padStart(2)}. ${h.chunk.path}:${h.chunk.start.line}-${h.chunk.end.line}  ${h.chunk.kind}${h.chunk.symbol ? ` ${h.chunk.symbol}` : ''}  (${h.score.toFixed(4)}; ${why})\n`);
+    }
+  }
+}
+
+async function searchCommand(args: Args): Promise<number> {
+  const query = args.positional[0];
+  if (query === undefined) throw new UsageError('fathom search: what query?');
+  const k = intFlag(args, '--k') ?? 10;
+  const mode = modeFlag(args);
+  const { engine } = await openEngine(strFlag(args, '--dir') ?? '.', args, args.flags.has('--json'));
+  if (mode === 'dense' && !engine.vectors) throw new UsageError(`--mode dense needs an embedding model: ${engine.noEmbedderReason}`);
+  const list = (name: string) => strFlag(args, name)?.split(',').map((x) => x.trim()).filter(Boolean);
+  const hits = await engine.search(query, { k, mode, filters: { pathGlob: list('--glob'), language: list('--language'), kind: list('--kind') } });
+  printHits(hits, args.flags.has('--json'));
+  await engine.embedder?.dispose();
+  return 0;
+}
+
+async function similarCommand(args: Args): Promise<number> {
+  const target = args.positional[0];
+  const m = target ? /^(.*):(\d+)$/.exec(target) : null;
+  if (!m) throw new UsageError('fathom similar: give <file>:<line>');
+  const dir = strFlag(args, '--dir') ?? '.';
+  const rel = path.relative(path.resolve(dir), path.resolve(m[1])).split(path.sep).join('/');
+  const { engine } = await openEngine(dir, args, args.flags.has('--json'));
+  if (!engine.files.has(rel)) throw new UsageError(`${rel} is not indexed in ${dir}`);
+  if (!engine.chunkAt(rel, Number(m[2]))) throw new UsageError(`no chunk of ${rel} holds line ${m[2]}`);
+  const hits = await engine.similar({ path: rel, line: Number(m[2]) }, { k: intFlag(args, '--k') ?? 10 });
+  printHits(hits, args.flags.has('--json'));
+  await engine.embedder?.dispose();
+  return 0;
+}
+
+async function batchCommand(args: Args): Promise<number> {
+  const dir = strFlag(args, '--dir');
+  const queriesFile = strFlag(args, '--queries');
+  const out = strFlag(args, '--out');
+  if (!dir || !queriesFile || !out) throw new UsageError('fathom batch needs --dir, --queries and --out');
+  const k = intFlag(args, '--k') ?? 10;
+  const mode = modeFlag(args);
+  let lines: string[];
+  try {
+    lines = fs.readFileSync(queriesFile, 'utf8').split(/\r?\n/).filter((l) => l.trim());
+  } catch (err) {
+    throw new UsageError(`cannot read ${queriesFile}: ${(err as Error).message}`);
+  }
+  const queries = lines.map((l, i) => {
+    let q: { id?: unknown; query?: unknown };
+    try {
+      q = JSON.parse(l) as typeof q;
+    } catch {
+      throw new UsageError(`${queriesFile}:${i + 1} is not JSON`);
+    }
+    if (typeof q.query !== 'string') throw new UsageError(`${queriesFile}:${i + 1} has no "query" string`);
+    return { id: q.id ?? i + 1, query: q.query };
+  });
+  const { engine } = await openEngine(dir, args);
+  if (mode === 'dense' && !engine.vectors) throw new UsageError(`--mode dense needs an embedding model: ${engine.noEmbedderReason}`);
+  const outLines: string[] = [];
+  for (const q of queries) {
+    const hits = await engine.search(q.query, { k, mode });
+    outLines.push(JSON.stringify({ id: q.id, results: hits.map(hitLine) }));
+  }
+  fs.writeFileSync(out, outLines.length ? `${outLines.join('\n')}\n` : '');
+  process.stderr.write(`${queries.length} queries → ${out}\n`);
+  await engine.embedder?.dispose();
+  return 0;
+}
+
+async function evalCommand(args: Args): Promise<number> {
+  const dir = args.positional[0];
+  if (!dir) throw new UsageError('fathom eval: which folder?');
+  const { engine } = await openEngine(dir, args, args.flags.has('--json'));
+  let gold: GoldQuery[];
+  const goldFile = strFlag(args, '--gold');
+  if (goldFile) {
+    try {
+      gold = fs.readFileSync(goldFile, 'utf8').split(/\r?\n/).filter((l) => l.trim()).map((l) => JSON.parse(l) as GoldQuery);
+    } catch (err) {
+      throw new UsageError(`cannot read ${goldFile}: ${(err as Error).message}`);
+    }
+    for (const [i, g] of gold.entries()) {
+      if (typeof g.query !== 'string' || typeof g.file !== 'string') throw new UsageError(`${goldFile}:${i + 1} needs "query" and "file"`);
+      g.route ??= 'gold';
+    }
+  } else gold = mineGold(engine);
+  const written = strFlag(args, '--write-gold');
+  if (written) fs.writeFileSync(written, gold.map((g) => JSON.stringify(g)).join('\n') + '\n');
+  const modes: SearchMode[] = engine.vectors ? ['keyword', 'dense', 'hybrid'] : ['keyword'];
+  const report = await evaluate(engine, gold, modes);
+  if (args.flags.has('--json')) process.stdout.write(`${JSON.stringify({ queries: gold.length, modes, noDense: engine.vectors ? undefined : engine.noEmbedderReason, report })}\n`);
+  else {
+    if (!engine.vectors) process.stdout.write(`keyword only (${engine.noEmbedderReason}): dense and hybrid need a model\n`);
+    process.stdout.write(`${gold.length} gold queries${goldFile ? ` from ${goldFile}` : ' mined from the workspace'}\n${formatReport(report)}\n`);
+  }
+  await engine.embedder?.dispose();
+  return 0;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const args = parseArgs(argv);
   switch (args.command) {
     case 'chunk':
       return chunkCommand(args);
+    case 'index':
+      return indexCommand(args);
+    case 'search':
+      return searchCommand(args);
+    case 'similar':
+      return similarCommand(args);
+    case 'batch':
+      return batchCommand(args);
+    case 'eval':
+      return evalCommand(args);
     case '':
     case 'help':
     case '--help':
@@ -184,7 +409,10 @@ export function run(argv: string[]): Promise<void> {
       process.exitCode = code;
     },
     (err: unknown) => {
-      if (err instanceof UsageError) {
+      if (err instanceof StoreLockedError) {
+        process.stderr.write(`fathom: ${err.message}\n`);
+        process.exitCode = 1;
+      } else if (err instanceof UsageError) {
         process.stderr.write(`fathom: ${err.message}\n\n${USAGE}\n`);
         process.exitCode = 2;
       } else {

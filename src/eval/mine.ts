@@ -1,0 +1,94 @@
+/**
+ * Gold queries mined from an indexed workspace, the way the prior art built its evaluations:
+ *   js:       exported JS/TS symbols, as `words (identifier)` — `zoom control (getZoomControl)`;
+ *   vue:      component names `zoom control (KZoomControl)`, composables `use layers (useLayers)`,
+ *             names registered with `Vue.component('k-panel', …)`;
+ *   i18n:     an i18n value → the file that defines it;
+ *   schema:   `field X with component Y` → the schema defining it;
+ *   markdown: a heading → its file.
+ * A query whose answer is ambiguous (the same symbol, value or heading in several files) is
+ * left out, so every gold query has exactly one right file.
+ */
+import type { Chunk } from '../chunkers/types';
+import { nameToWords } from '../chunkers/vue';
+import type { Engine } from '../index/engine';
+
+export type Route = 'js' | 'vue' | 'i18n' | 'schema' | 'markdown';
+
+export interface GoldQuery {
+  query: string;
+  /** The file that answers it (workspace-relative). */
+  file: string;
+  /** Text that a right chunk contains (sym_hit), when there is one. */
+  symbol?: string;
+  route: Route | string;
+}
+
+/** `getZoomControl` → `zoom control` (the prior art's query shape drops a leading get/set). */
+const words = (id: string) =>
+  nameToWords(id.replace(/^use(?=[A-Z])/, 'use '))
+    .replace(/^(?:get|set) (?=\S)/, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+export function mineGold(engine: Engine, options: { perRoute?: number } = {}): GoldQuery[] {
+  const candidates = new Map<string, { q: GoldQuery; files: Set<string> }>();
+  const offer = (q: GoldQuery, key = `${q.route}\0${q.query.toLowerCase()}`) => {
+    const c = candidates.get(key);
+    if (c) c.files.add(q.file);
+    else candidates.set(key, { q, files: new Set([q.file]) });
+  };
+  for (const chunk of engine.chunks) {
+    if (!chunk) continue;
+    mineChunk(chunk, offer);
+  }
+  const byRoute = new Map<string, GoldQuery[]>();
+  for (const { q, files } of candidates.values()) {
+    if (files.size !== 1) continue;
+    const list = byRoute.get(q.route) ?? [];
+    list.push(q);
+    byRoute.set(q.route, list);
+  }
+  const out: GoldQuery[] = [];
+  const cap = options.perRoute ?? 300;
+  for (const [, list] of [...byRoute].sort()) {
+    list.sort((a, b) => (a.file + a.query < b.file + b.query ? -1 : 1));
+    // an even, deterministic sample across the route
+    const n = Math.min(cap, list.length);
+    for (let i = 0; i < n; i++) out.push(list[Math.floor((i * list.length) / n)]);
+  }
+  return out;
+}
+
+function mineChunk(c: Chunk, offer: (q: GoldQuery, key?: string) => void): void {
+  const file = c.path;
+  if ((c.language === 'javascript' || c.language === 'typescript') && c.symbol && c.complete) {
+    const exported = /^(?:\/\*[\s\S]*?\*\/\s*|\/\/.*\n\s*|@[\w.]+(?:\([^)]*\))?\s*)*export\s/.test(c.text);
+    const top = !c.symbol.includes('.') && !c.symbol.startsWith('{');
+    if (exported && top && /^[A-Za-z_$][\w$]*$/.test(c.symbol) && c.symbol.length > 3) {
+      const route = /\/composables?\/|^use[A-Z]/.test(file) || /^use[A-Z]/.test(c.symbol) ? 'vue' : 'js';
+      offer({ query: `${words(c.symbol)} (${c.symbol})`, file, symbol: c.symbol, route });
+    }
+  }
+  if (c.language.startsWith('vue') && c.kind === 'template' && c.symbol && !c.split) {
+    offer({ query: `${words(c.symbol)} (${c.symbol})`, file, symbol: c.symbol, route: 'vue' }, `vue\0component\0${c.symbol}`);
+  }
+  if (c.language.startsWith('vue') || c.language === 'javascript' || c.language === 'typescript') {
+    for (const m of c.text.matchAll(/Vue\.component\(\s*['"]([\w-]+)['"]/g)) offer({ query: `${m[1].replace(/-/g, ' ')} (${m[1]})`, file, symbol: m[1], route: 'vue' });
+  }
+  if ((c.kind === 'i18n-section' || c.kind === 'i18n-labels') && c.language === 'json') {
+    for (const m of c.text.matchAll(/"(?:[^"\\]|\\.)*"\s*:\s*"((?:[^"\\]|\\.){12,120})"/g)) {
+      const value = m[1].replace(/\\"/g, '"');
+      if (/\s/.test(value) && !/[{}<>]|https?:/.test(value)) offer({ query: value, file, symbol: value, route: 'i18n' });
+    }
+  }
+  if (c.kind === 'schema-property' && c.symbol) {
+    const comp = /"component"\s*:\s*"([^"]+)"/.exec(c.text);
+    const field = c.symbol.split('.').pop()!;
+    if (comp) offer({ query: `field ${field} with component ${comp[1].split('/').pop()}`, file, symbol: `"${field}"`, route: 'schema' });
+  }
+  if (c.language === 'markdown' && c.kind === 'section' && c.symbol && (!c.split || c.split.index === 0)) {
+    const heading = c.symbol.split(' > ').pop()!.trim();
+    if (heading.length >= 6 && heading.split(/\s+/).length >= 2) offer({ query: heading, file, symbol: heading, route: 'markdown' });
+  }
+}

@@ -1,0 +1,375 @@
+/**
+ * The engine behind every Fathom feature, in plain Node: a catalog of files, their chunks,
+ * a keyword index, optional dense vectors, and hybrid search over them (reciprocal rank
+ * fusion). The CLI drives it directly; the extension drives it through the worker.
+ *
+ * Incremental by construction: a file whose size and mtime (then content hash) did not
+ * change is never re-chunked; a chunk whose embedded text did not change is never
+ * re-embedded (vectors are cached by content hash, so a renamed file costs nothing).
+ */
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import { chunkFile, decodeBytes, resolveOptions, type ResolvedOptions } from '../chunkers/index';
+import type { Chunk, ChunkOptions } from '../chunkers/types';
+import { embedText, type Embedder } from './embedder';
+import { walkFiles } from './files';
+import { compileFilter, DEFAULT_RRF_K, rrf, type FilterSpec } from './fusion';
+import { KeywordIndex } from './keyword';
+import { VectorStore } from './vectors';
+
+export interface FileRecord {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  /** sha1 of the file's bytes. */
+  hash: string;
+  language: string;
+  docIds: number[];
+  category?: string;
+  skipped?: { reason: string; detail: string };
+  fallback?: string;
+  warnings: string[];
+}
+
+export type SearchMode = 'hybrid' | 'keyword' | 'dense';
+
+export interface SearchOptions {
+  k?: number;
+  mode?: SearchMode;
+  filters?: FilterSpec;
+  rrfK?: number;
+}
+
+export interface SearchHit {
+  chunk: Chunk;
+  docId: number;
+  score: number;
+  why: { keyword?: number; dense?: number; fused: number };
+}
+
+export interface IndexProgress {
+  phase: 'scan' | 'chunk' | 'embed' | 'done';
+  filesDone: number;
+  filesTotal: number;
+  chunksEmbedded: number;
+  chunksToEmbed: number;
+  /** Items per second in the current phase. */
+  rate: number;
+  etaSeconds?: number;
+  message?: string;
+}
+
+export interface EngineOptions {
+  chunk?: ChunkOptions;
+  embedder?: Embedder;
+  /** Why there is no embedder (shown to the user); the engine then works keyword-only. */
+  noEmbedderReason?: string;
+}
+
+export const hashText = (s: string | Uint8Array): string => createHash('sha1').update(s).digest('hex');
+
+export class Engine {
+  readonly chunks: Array<Chunk | undefined> = [];
+  readonly files = new Map<string, FileRecord>();
+  readonly keyword = new KeywordIndex();
+  vectors: VectorStore | undefined;
+  readonly chunkOptions: ResolvedOptions;
+  embedder: Embedder | undefined;
+  noEmbedderReason: string | undefined;
+  /** Vectors by hash of the embedded text: survives edits elsewhere in the file and renames. */
+  readonly vectorCache = new Map<string, Float32Array>();
+  private readonly pendingEmbed = new Set<number>();
+  private readonly byChunkId = new Map<string, number>();
+  private free: number[] = [];
+  /** Bumped by every change to chunks, files or vectors: what tells a caller to save. */
+  revision = 0;
+
+  constructor(options: EngineOptions = {}) {
+    this.chunkOptions = resolveOptions(options.chunk ?? {});
+    this.embedder = options.embedder;
+    this.noEmbedderReason = options.embedder ? undefined : (options.noEmbedderReason ?? 'no embedding model configured');
+    if (this.embedder) this.vectors = new VectorStore(this.embedder.dims);
+  }
+
+  get chunkCount(): number {
+    return this.byChunkId.size;
+  }
+
+  get pendingVectors(): number {
+    return this.pendingEmbed.size;
+  }
+
+  docIdOf(chunkId: string): number | undefined {
+    return this.byChunkId.get(chunkId);
+  }
+
+  /** Forgets everything (a store that failed to load leaves the engine empty, not half-filled). */
+  reset(): void {
+    this.chunks.length = 0;
+    this.files.clear();
+    this.keyword.clear();
+    this.byChunkId.clear();
+    this.pendingEmbed.clear();
+    this.free = [];
+    if (this.vectors) this.vectors = new VectorStore(this.vectors.dims);
+  }
+
+  /** Restores stored chunks and catalog (the keyword index is imported separately). */
+  restore(catalog: FileRecord[], chunks: Array<Chunk | null>): void {
+    this.chunks.length = 0;
+    this.byChunkId.clear();
+    this.free = [];
+    chunks.forEach((c, docId) => {
+      this.chunks[docId] = c ?? undefined;
+      if (c) {
+        this.byChunkId.set(c.id, docId);
+        if (this.vectors) this.pendingEmbed.add(docId);
+      } else this.free.push(docId);
+    });
+    this.files.clear();
+    for (const rec of catalog) this.files.set(rec.path, rec);
+  }
+
+  /** Restores stored vectors; chunks without one stay pending. */
+  restoreVectors(store: VectorStore): void {
+    if (!this.vectors || store.dims !== this.vectors.dims) return;
+    this.vectors = store;
+    for (const id of [...this.pendingEmbed]) {
+      const v = store.get(id);
+      if (!v) continue;
+      this.pendingEmbed.delete(id);
+      this.vectorCache.set(hashText(embedText(this.chunks[id]!)), v);
+    }
+  }
+
+  private addChunk(chunk: Chunk): number {
+    this.revision++;
+    const docId = this.free.length ? this.free.pop()! : this.chunks.length;
+    this.chunks[docId] = chunk;
+    this.byChunkId.set(chunk.id, docId);
+    this.keyword.add(docId, { path: chunk.path, header: chunk.header, symbol: chunk.symbol, text: chunk.text, language: chunk.language, kind: chunk.kind });
+    if (this.vectors) {
+      const cached = this.vectorCache.get(hashText(embedText(chunk)));
+      if (cached) this.vectors.set(docId, cached);
+      else this.pendingEmbed.add(docId);
+    }
+    return docId;
+  }
+
+  private removeDoc(docId: number): void {
+    const c = this.chunks[docId];
+    if (!c) return;
+    this.revision++;
+    this.chunks[docId] = undefined;
+    this.byChunkId.delete(c.id);
+    this.keyword.remove(docId);
+    this.vectors?.delete(docId);
+    this.pendingEmbed.delete(docId);
+    this.free.push(docId);
+  }
+
+  /** Removes a file and its chunks from every index. */
+  removeFile(rel: string): boolean {
+    const rec = this.files.get(rel);
+    if (!rec) return false;
+    for (const id of rec.docIds) this.removeDoc(id);
+    this.files.delete(rel);
+    this.revision++;
+    return true;
+  }
+
+  /**
+   * Chunks and indexes one file's bytes (keyword-searchable at once; its vectors follow with
+   * `embedPending`). Returns false when the content hash shows nothing changed.
+   */
+  updateFile(rel: string, bytes: Uint8Array, stat: { size: number; mtimeMs: number }): boolean {
+    const hash = hashText(bytes);
+    const old = this.files.get(rel);
+    if (old && old.hash === hash) {
+      if (old.mtimeMs !== stat.mtimeMs) this.revision++;
+      old.size = stat.size;
+      old.mtimeMs = stat.mtimeMs;
+      return false;
+    }
+    if (old) this.removeFile(rel);
+    const rec: FileRecord = { path: rel, size: stat.size, mtimeMs: stat.mtimeMs, hash, language: '', docIds: [], warnings: [] };
+    const decoded = decodeBytes(bytes);
+    if (decoded.text === undefined) {
+      rec.skipped = { reason: 'binary', detail: decoded.binary ?? 'binary content' };
+    } else {
+      const result = chunkFile(rel, decoded.text, this.chunkOptions);
+      rec.language = result.language;
+      if (result.category) rec.category = result.category;
+      if (result.skipped) rec.skipped = result.skipped;
+      if (result.fallback) rec.fallback = result.fallback;
+      rec.warnings = result.warnings;
+      if (decoded.replaced) rec.warnings.push(`invalid UTF-8: decoded with ${decoded.replaced} replacement character(s)`);
+      for (const c of result.chunks) rec.docIds.push(this.addChunk(c));
+    }
+    this.files.set(rel, rec);
+    return true;
+  }
+
+  /** Records a file that could not be read or was too large, so it shows with its reason. */
+  skipFile(rel: string, stat: { size: number; mtimeMs: number }, reason: string, detail: string): void {
+    this.removeFile(rel);
+    this.revision++;
+    this.files.set(rel, { path: rel, size: stat.size, mtimeMs: stat.mtimeMs, hash: '', language: '', docIds: [], skipped: { reason, detail }, warnings: [] });
+  }
+
+  /**
+   * Indexes a folder incrementally: new and changed files are chunked, unchanged ones (same
+   * size and mtime) are not even read, vanished ones are removed; then vectors are computed
+   * for what is pending. Yields progress; stops between files when `signal` aborts.
+   */
+  async *indexFolder(root: string, options: { signal?: AbortSignal; embed?: boolean } = {}): AsyncGenerator<IndexProgress> {
+    const problems: Array<{ rel: string; reason: string }> = [];
+    const files = walkFiles(root, problems);
+    const seen = new Set(files.map((f) => f.rel));
+    for (const rel of [...this.files.keys()]) if (!seen.has(rel)) this.removeFile(rel);
+    for (const p of problems) this.skipFile(p.rel, { size: 0, mtimeMs: 0 }, 'unreadable', p.reason);
+    const t0 = Date.now();
+    let done = 0;
+    let lastYield = 0;
+    for (const f of files) {
+      options.signal?.throwIfAborted();
+      const rec = this.files.get(f.rel);
+      let stat: fs.Stats;
+      try {
+        stat = fs.statSync(f.abs);
+      } catch (err) {
+        this.skipFile(f.rel, { size: 0, mtimeMs: 0 }, 'unreadable', (err as Error).message);
+        done++;
+        continue;
+      }
+      if (!(rec && rec.size === stat.size && rec.mtimeMs === stat.mtimeMs)) {
+        if (stat.size > this.chunkOptions.maxFileBytes) {
+          this.skipFile(f.rel, stat, 'too-large', `${stat.size} bytes, over the ${this.chunkOptions.maxFileBytes}-byte cap`);
+        } else {
+          try {
+            this.updateFile(f.rel, fs.readFileSync(f.abs), stat);
+          } catch (err) {
+            // deleted or made unreadable while we were indexing: a visible skip, not a crash
+            this.skipFile(f.rel, stat, 'unreadable', (err as Error).message);
+          }
+        }
+      }
+      done++;
+      const now = Date.now();
+      if (now - lastYield > 100 || done === files.length) {
+        lastYield = now;
+        const rate = done / Math.max(0.001, (now - t0) / 1000);
+        yield { phase: 'chunk', filesDone: done, filesTotal: files.length, chunksEmbedded: 0, chunksToEmbed: this.pendingEmbed.size, rate, etaSeconds: (files.length - done) / rate };
+      }
+    }
+    if (options.embed !== false) yield* this.embedPending(options.signal, files.length);
+    yield { phase: 'done', filesDone: done, filesTotal: files.length, chunksEmbedded: 0, chunksToEmbed: this.pendingEmbed.size, rate: 0 };
+  }
+
+  /** Computes the vectors still missing, in batches, yielding progress after each batch. */
+  async *embedPending(signal?: AbortSignal, filesTotal = this.files.size): AsyncGenerator<IndexProgress> {
+    const embedder = this.embedder;
+    const vectors = this.vectors;
+    if (!embedder || !vectors || !this.pendingEmbed.size) return;
+    const total = this.pendingEmbed.size;
+    const t0 = Date.now();
+    let done = 0;
+    const batch = 32;
+    while (this.pendingEmbed.size) {
+      signal?.throwIfAborted();
+      const ids = [...this.pendingEmbed].slice(0, batch);
+      const texts = ids.map((id) => embedText(this.chunks[id]!));
+      const vecs = await embedder.embed(texts, signal);
+      ids.forEach((id, i) => {
+        if (!this.chunks[id] || !this.pendingEmbed.has(id)) return; // removed meanwhile
+        vectors.set(id, vecs[i]);
+        this.revision++;
+        this.vectorCache.set(hashText(texts[i]), vecs[i]);
+        this.pendingEmbed.delete(id);
+      });
+      done += ids.length;
+      const rate = done / Math.max(0.001, (Date.now() - t0) / 1000);
+      yield { phase: 'embed', filesDone: filesTotal, filesTotal, chunksEmbedded: done, chunksToEmbed: total, rate, etaSeconds: (total - done) / rate };
+    }
+  }
+
+  private filterFor(spec: FilterSpec | undefined): ((docId: number) => boolean) | undefined {
+    if (!spec || (!spec.pathGlob && !spec.language?.length && !spec.kind?.length)) return undefined;
+    return compileFilter(spec, (id) => this.chunks[id]);
+  }
+
+  /** Hybrid search: keyword and dense rankings fused with RRF; each hit says why it ranked. */
+  async search(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+    const k = Math.max(1, options.k ?? 10);
+    const q = query.length > 10_000 ? query.slice(0, 10_000) : query;
+    if (!q.trim()) return [];
+    const filter = this.filterFor(options.filters);
+    const mode = options.mode ?? 'hybrid';
+    const depth = Math.max(50, k * 5);
+    const lists: Array<{ name: 'keyword' | 'dense'; ids: number[] }> = [];
+    if (mode !== 'dense') lists.push({ name: 'keyword', ids: this.keyword.search(q, { k: depth, filter }).map((h) => h.docId) });
+    if (mode !== 'keyword' && this.embedder && this.vectors && this.vectors.count) {
+      const [qv] = await this.embedder.embed([q]);
+      lists.push({ name: 'dense', ids: this.vectors.search(qv, depth, filter).map((h) => h.docId) });
+    }
+    return rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: k })
+      .filter((h) => this.chunks[h.docId])
+      .map((h) => ({ chunk: this.chunks[h.docId]!, docId: h.docId, score: h.score, why: h.why }));
+  }
+
+  /** The chunk of `path` that holds 1-based `line` (the innermost, for nested code blocks). */
+  chunkAt(path: string, line: number): Chunk | undefined {
+    const rec = this.files.get(path);
+    let best: Chunk | undefined;
+    for (const id of rec?.docIds ?? []) {
+      const c = this.chunks[id];
+      if (c && c.start.line <= line && c.end.line >= line && (!best || c.end.offset - c.start.offset < best.end.offset - best.start.offset)) best = c;
+    }
+    return best;
+  }
+
+  /**
+   * Chunks like the given one (by its vector, else by its text through hybrid search),
+   * excluding the source itself.
+   */
+  async similar(target: { chunkId: string } | { path: string; line: number } | { text: string }, options: { k?: number } = {}): Promise<SearchHit[]> {
+    const k = options.k ?? 10;
+    let source: Chunk | undefined;
+    if ('chunkId' in target) source = this.chunks[this.byChunkId.get(target.chunkId) ?? -1];
+    else if ('path' in target) source = this.chunkAt(target.path, target.line);
+    const text = 'text' in target ? target.text : source ? embedText(source) : undefined;
+    if (text === undefined) return [];
+    const sourceId = source ? this.byChunkId.get(source.id) : undefined;
+    const vec = sourceId !== undefined ? this.vectors?.get(sourceId) : undefined;
+    if (vec && this.vectors) {
+      return this.vectors
+        .search(vec, k + 1, (id) => id !== sourceId)
+        .slice(0, k)
+        .map((h, i) => ({ chunk: this.chunks[h.docId]!, docId: h.docId, score: h.score, why: { dense: i + 1, fused: h.score } }));
+    }
+    const hits = await this.search(text, { k: k + 1 });
+    return hits.filter((h) => h.docId !== sourceId).slice(0, k);
+  }
+
+  /**
+   * Window retrieval: the neighbouring chunks of a hit in its file (overlap removed: nested
+   * code-block chunks are left out of a section's window), and the linked section or code
+   * blocks of a Markdown hit.
+   */
+  context(chunkId: string, options: { before?: number; after?: number } = {}): { before: Chunk[]; after: Chunk[]; linked: Chunk[] } {
+    const docId = this.byChunkId.get(chunkId);
+    const chunk = docId === undefined ? undefined : this.chunks[docId];
+    if (!chunk) return { before: [], after: [], linked: [] };
+    const rec = this.files.get(chunk.path);
+    const siblings = (rec?.docIds ?? [])
+      .map((id) => this.chunks[id]!)
+      .filter((c) => c && (c.kind === 'code-block') === (chunk.kind === 'code-block'))
+      .sort((a, b) => a.start.offset - b.start.offset);
+    const i = siblings.findIndex((c) => c.id === chunk.id);
+    const before = siblings.slice(Math.max(0, i - (options.before ?? 1)), i);
+    const after = siblings.slice(i + 1, i + 1 + (options.after ?? 1));
+    const linkedIds = [...(chunk.links?.codeBlocks ?? []), ...(chunk.links?.section ? [chunk.links.section] : [])];
+    const linked = linkedIds.map((id) => this.chunks[this.byChunkId.get(id) ?? -1]).filter((c): c is Chunk => !!c);
+    return { before, after, linked };
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * Dense vectors in one contiguous Float32Array (row = docId), exact top-k by dot product
+ * (vectors are normalized, so dot = cosine). A row with no vector yet is skipped.
+ */
+export class VectorStore {
+  private data: Float32Array;
+  private present: Uint8Array;
+  private rows = 0;
+
+  constructor(readonly dims: number, capacity = 1024) {
+    this.data = new Float32Array(dims * capacity);
+    this.present = new Uint8Array(capacity);
+  }
+
+  get count(): number {
+    let n = 0;
+    for (let i = 0; i < this.rows; i++) n += this.present[i];
+    return n;
+  }
+
+  has(docId: number): boolean {
+    return docId < this.rows && this.present[docId] === 1;
+  }
+
+  private grow(min: number): void {
+    let cap = this.present.length;
+    while (cap < min) cap *= 2;
+    if (cap === this.present.length) return;
+    const data = new Float32Array(this.dims * cap);
+    data.set(this.data);
+    const present = new Uint8Array(cap);
+    present.set(this.present);
+    this.data = data;
+    this.present = present;
+  }
+
+  set(docId: number, v: Float32Array): void {
+    if (v.length !== this.dims) throw new Error(`vector has ${v.length} dimensions, the store ${this.dims}`);
+    this.grow(docId + 1);
+    this.data.set(v, docId * this.dims);
+    this.present[docId] = 1;
+    this.rows = Math.max(this.rows, docId + 1);
+  }
+
+  get(docId: number): Float32Array | undefined {
+    if (!this.has(docId)) return undefined;
+    return this.data.subarray(docId * this.dims, (docId + 1) * this.dims);
+  }
+
+  delete(docId: number): void {
+    if (docId < this.rows) this.present[docId] = 0;
+  }
+
+  /** Exact top-k by dot product; `filter` keeps a docId or not. Best first. */
+  search(query: Float32Array, k: number, filter?: (docId: number) => boolean): Array<{ docId: number; score: number }> {
+    const d = this.dims;
+    const data = this.data;
+    const topIds = new Int32Array(k).fill(-1);
+    const topScores = new Float32Array(k).fill(-Infinity);
+    let worst = 0;
+    for (let id = 0; id < this.rows; id++) {
+      if (!this.present[id] || (filter && !filter(id))) continue;
+      let s = 0;
+      const off = id * d;
+      for (let j = 0; j < d; j++) s += data[off + j] * query[j];
+      if (s > topScores[worst]) {
+        topScores[worst] = s;
+        topIds[worst] = id;
+        worst = 0;
+        for (let j = 1; j < k; j++) if (topScores[j] < topScores[worst]) worst = j;
+      }
+    }
+    const out: Array<{ docId: number; score: number }> = [];
+    for (let j = 0; j < k; j++) if (topIds[j] >= 0) out.push({ docId: topIds[j], score: topScores[j] });
+    return out.sort((a, b) => b.score - a.score || a.docId - b.docId);
+  }
+
+  /** The raw rows for persistence: [present flags, vectors]. */
+  export(): { rows: number; present: Uint8Array; data: Float32Array } {
+    return { rows: this.rows, present: this.present.slice(0, this.rows), data: this.data.slice(0, this.rows * this.dims) };
+  }
+
+  static import(dims: number, rows: number, present: Uint8Array, data: Float32Array): VectorStore {
+    if (present.length !== rows || data.length !== rows * dims) throw new Error('vector store: sizes do not match');
+    const s = new VectorStore(dims, Math.max(1, rows));
+    s.data.set(data);
+    s.present.set(present);
+    s.rows = rows;
+    return s;
+  }
+}

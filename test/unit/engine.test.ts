@@ -1,0 +1,172 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Engine, type IndexProgress } from '../../src/index/engine';
+import type { Embedder } from '../../src/index/embedder';
+import { loadStore, lockStore, saveStore, StoreLockedError } from '../../src/index/store';
+
+const SAMPLE = path.join(__dirname, '..', '..', 'sample-workspace');
+
+function copySample(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-engine-'));
+  fs.cpSync(SAMPLE, dir, { recursive: true, filter: (src) => !src.includes(`${path.sep}.fathom`) });
+  return dir;
+}
+
+async function drain(gen: AsyncGenerator<IndexProgress>): Promise<IndexProgress[]> {
+  const out: IndexProgress[] = [];
+  for await (const p of gen) out.push(p);
+  return out;
+}
+
+/** A deterministic fake embedder (bag of character trigrams) that counts what it embeds. */
+function fakeEmbedder(): Embedder & { embedded: number } {
+  const dims = 64;
+  const e = {
+    id: 'fake-trigram',
+    dims,
+    embedded: 0,
+    async embed(texts: string[]) {
+      e.embedded += texts.length;
+      return texts.map((t) => {
+        const v = new Float32Array(dims);
+        const s = t.toLowerCase();
+        for (let i = 0; i + 3 <= s.length; i++) v[(s.charCodeAt(i) * 31 + s.charCodeAt(i + 1) * 7 + s.charCodeAt(i + 2)) % dims] += 1;
+        let n = 0;
+        for (const x of v) n += x * x;
+        n = Math.sqrt(n) || 1;
+        for (let i = 0; i < dims; i++) v[i] /= n;
+        return v;
+      });
+    },
+    async dispose() {},
+  };
+  return e;
+}
+
+describe('Engine: incremental index, hybrid search, persistence', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = copySample();
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('indexes a folder keyword-only and finds symbols, i18n values and headings', async () => {
+    const engine = new Engine({ noEmbedderReason: 'test' });
+    const progress = await drain(engine.indexFolder(dir));
+    assert.equal(progress[progress.length - 1].phase, 'done');
+    const top = async (q: string) => (await engine.search(q, { k: 3 }))[0]?.chunk;
+    assert.equal((await top('zoom control (getZoomControl)'))?.symbol, 'getZoomControl');
+    assert.equal((await top('Rechercher des couches'))?.path, 'locales/core_fr.json');
+    assert.equal((await top('Adding a language'))?.path, 'docs/i18n.md');
+    const hits = await engine.search('zoom', { k: 5, filters: { pathGlob: '**/*.vue' } });
+    assert.ok(hits.length > 0 && hits.every((h) => h.chunk.path.endsWith('.vue')));
+    assert.ok(hits.every((h) => h.why.keyword && h.why.dense === undefined));
+  });
+
+  it('re-chunks only what changed and forgets deleted files', async () => {
+    const engine = new Engine({ noEmbedderReason: 'test' });
+    await drain(engine.indexFolder(dir));
+    const zoomRecord = engine.files.get('src/map/zoom.js');
+    const readmeRecord = engine.files.get('README.md');
+    fs.appendFileSync(path.join(dir, 'README.md'), '\n## Panning\n\nDrag the map with the mouse to pan around.\n');
+    fs.rmSync(path.join(dir, 'locales', 'core_fr.json'));
+    await drain(engine.indexFolder(dir));
+    assert.equal(engine.files.get('src/map/zoom.js'), zoomRecord, 'an unchanged file keeps its record: not re-read, not re-chunked');
+    assert.notEqual(engine.files.get('README.md'), readmeRecord);
+    assert.equal((await engine.search('Drag the map to pan', { k: 1 }))[0].chunk.symbol, 'Sample mapping app > Panning');
+    assert.ok(!engine.files.has('locales/core_fr.json'));
+    const fr = await engine.search('Rechercher des couches', { k: 10 });
+    assert.ok(fr.every((h) => h.chunk.path !== 'locales/core_fr.json'), 'deleted files vanish from results');
+  });
+
+  it('fuses dense and keyword rankings, says why, and never re-embeds an unchanged chunk', async () => {
+    const emb = fakeEmbedder();
+    const engine = new Engine({ embedder: emb });
+    await drain(engine.indexFolder(dir));
+    const total = engine.chunkCount;
+    assert.equal(emb.embedded, total);
+    const hits = await engine.search('getZoomControl zoom control', { k: 5 });
+    assert.ok(hits.some((h) => h.why.keyword && h.why.dense), JSON.stringify(hits.map((h) => h.why)));
+    // an edit re-embeds only the chunks whose text changed
+    fs.appendFileSync(path.join(dir, 'docs', 'i18n.md'), '\n## Removing a language\n\nDelete its file.\n');
+    const before = emb.embedded;
+    await drain(engine.indexFolder(dir));
+    assert.ok(emb.embedded - before <= 3, `only the changed chunks are embedded again (${emb.embedded - before})`);
+    const similar = await engine.similar({ path: 'src/map/zoom.js', line: 5 }, { k: 3 });
+    assert.equal(similar.length, 3);
+    assert.ok(similar.every((h) => !(h.chunk.path === 'src/map/zoom.js' && h.chunk.start.line <= 5 && h.chunk.end.line >= 5)), 'the source is excluded');
+  });
+
+  it('saves and loads without re-chunking or re-embedding, and refuses damaged or newer stores', async () => {
+    const store = path.join(dir, '.fathom');
+    const emb = fakeEmbedder();
+    const a = new Engine({ embedder: emb });
+    await drain(a.indexFolder(dir));
+    saveStore(store, a);
+    const emb2 = fakeEmbedder();
+    const b = new Engine({ embedder: emb2 });
+    assert.deepEqual(loadStore(store, b), { ok: true });
+    assert.equal(b.chunkCount, a.chunkCount);
+    assert.equal(b.pendingVectors, 0);
+    await drain(b.indexFolder(dir));
+    assert.equal(emb2.embedded, 0, 'nothing re-embedded after loading');
+    const q = 'zoom control (getZoomControl)';
+    const ra = (await a.search(q, { k: 5, mode: 'keyword' })).map((h) => h.chunk.id);
+    const rb = (await b.search(q, { k: 5, mode: 'keyword' })).map((h) => h.chunk.id);
+    assert.deepEqual(rb, ra);
+
+    // truncated data file → refused with the reason, engine left empty
+    const manifest = JSON.parse(fs.readFileSync(path.join(store, 'manifest.json'), 'utf8'));
+    const chunksFile = path.join(store, manifest.files.chunks.name);
+    fs.truncateSync(chunksFile, 100);
+    const c = new Engine({ embedder: fakeEmbedder() });
+    const r = loadStore(store, c);
+    assert.equal(r.ok, false);
+    assert.match((r as { reason: string }).reason, /truncated/);
+    assert.equal(c.chunkCount, 0);
+
+    // a newer format version is not trusted
+    saveStore(store, a);
+    const m2 = JSON.parse(fs.readFileSync(path.join(store, 'manifest.json'), 'utf8'));
+    fs.writeFileSync(path.join(store, 'manifest.json'), JSON.stringify({ ...m2, version: 99 }));
+    const r2 = loadStore(store, new Engine({ embedder: fakeEmbedder() }));
+    assert.match((r2 as { reason: string }).reason, /newer/);
+    fs.writeFileSync(path.join(store, 'manifest.json'), '{ not json');
+    assert.equal(loadStore(store, new Engine()).ok, false);
+  });
+
+  it('keeps the previous store when a save fails half-way', async () => {
+    const store = path.join(dir, '.fathom');
+    const a = new Engine({ noEmbedderReason: 'test' });
+    await drain(a.indexFolder(dir));
+    saveStore(store, a);
+    // make the next generation's chunks file impossible to write (a folder in its place)
+    const gen = JSON.parse(fs.readFileSync(path.join(store, 'manifest.json'), 'utf8')).generation + 1;
+    fs.mkdirSync(path.join(store, `chunks.${gen}.json`));
+    assert.throws(() => saveStore(store, a), /previous index is kept/);
+    const b = new Engine();
+    assert.deepEqual(loadStore(store, b), { ok: true });
+    assert.equal(b.chunkCount, a.chunkCount);
+  });
+
+  it('locks the store against a second writer and takes over a stale lock', () => {
+    const store = path.join(dir, '.fathom');
+    const release = lockStore(store);
+    fs.writeFileSync(path.join(store, 'lock'), JSON.stringify({ pid: 2 ** 22 + 12345, host: os.hostname() }));
+    const again = lockStore(store); // the recorded process does not exist: stale
+    assert.throws(() => lockStore(store), StoreLockedError);
+    again();
+    release();
+  });
+
+  it('answers bad queries without throwing', async () => {
+    const engine = new Engine();
+    await drain(engine.indexFolder(dir));
+    for (const q of ['', '   ', '.*+?()[]{}|\\^$', 'x'.repeat(100_000), '\u0000\uFFFF', '中文 😀']) {
+      const hits = await engine.search(q, { k: 5 });
+      assert.ok(Array.isArray(hits));
+    }
+  });
+});
