@@ -33,7 +33,8 @@ const words = (id: string) =>
 
 export function mineGold(engine: Engine, options: { perRoute?: number } = {}): GoldQuery[] {
   const candidates = new Map<string, { q: GoldQuery; files: Set<string> }>();
-  const offer = (q: GoldQuery, key = `${q.route}\0${q.query.toLowerCase()}`) => {
+  // one key per query text, whatever the route: a query with two right files is not a gold query
+  const offer = (q: GoldQuery, key = q.query.toLowerCase()) => {
     const c = candidates.get(key);
     if (c) c.files.add(q.file);
     else candidates.set(key, { q, files: new Set([q.file]) });
@@ -71,7 +72,7 @@ function mineChunk(c: Chunk, offer: (q: GoldQuery, key?: string) => void): void 
     }
   }
   if (c.language.startsWith('vue') && c.kind === 'template' && c.symbol && !c.split) {
-    offer({ query: `${words(c.symbol)} (${c.symbol})`, file, symbol: c.symbol, route: 'vue' }, `vue\0component\0${c.symbol}`);
+    offer({ query: `${words(c.symbol)} (${c.symbol})`, file, symbol: c.symbol, route: 'vue' });
   }
   if (c.language.startsWith('vue') || c.language === 'javascript' || c.language === 'typescript') {
     for (const m of c.text.matchAll(/Vue\.component\(\s*['"]([\w-]+)['"]/g)) offer({ query: `${m[1].replace(/-/g, ' ')} (${m[1]})`, file, symbol: m[1], route: 'vue' });
@@ -89,6 +90,7 @@ function mineChunk(c: Chunk, offer: (q: GoldQuery, key?: string) => void): void 
   }
   if (c.language === 'markdown' && c.kind === 'section' && c.symbol && (!c.split || c.split.index === 0)) {
     const heading = c.symbol.split(' > ').pop()!.trim();
-    if (heading.length >= 6 && heading.split(/\s+/).length >= 2) offer({ query: heading, file, symbol: heading, route: 'markdown' });
+    // no sym_hit text: the heading's plain text is not what its Markdown source reads (`code`, links)
+    if (heading.length >= 6 && heading.split(/\s+/).length >= 2) offer({ query: heading, file, route: 'markdown' });
   }
 }
