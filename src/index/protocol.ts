@@ -1,11 +1,88 @@
 /**
  * The one typed protocol between the extension host (client.ts) and the worker thread
- * (worker.ts). Every request carries an id; the worker answers each with a response of the
- * same id, or an error. Documented per message: who sends it and what comes back.
+ * (worker.ts).
+ *
+ * Three kinds of messages:
+ * - **Requests** (client → worker) carry an `id`. The worker answers each one exactly once,
+ *   with `{type: 'result', id, result}` (the result's type is `ResultOf<request type>`) or
+ *   `{type: 'error', id, message, cancelled?}`. `dispose` and `crash` are the exceptions noted
+ *   on them.
+ * - **Events** (worker → client) carry no `id` of a request they answer: `progress`, `status`
+ *   and `log`, pushed whenever something happens.
+ * - **Cancellation**: `cancel {target}` aborts the request whose id is `target`; that request
+ *   then answers `{type: 'error', cancelled: true}` (the client rejects its promise with a
+ *   `CancelledError`).
+ *
+ * Everything here is structured-clone data (no classes, no functions).
  */
 import type { ChunkOptions, FileChunks } from '../chunkers/types';
+import type { EmbedderOptions } from './embedder';
+import type { IndexProgress, SearchHit, SearchOptions } from './engine';
 
-/** Client → worker: chunk one file's text. Answered by `chunked`. */
+// ---------------------------------------------------------------------------------------------
+// Shared data
+
+/** What `init` configures: one set of options for every folder the worker indexes. */
+export interface WorkerInitOptions {
+  /** Chunking options of every engine (they are part of the store's identity). */
+  chunk?: ChunkOptions;
+  /**
+   * The embedding model, created in the worker with `createEmbedder`. Absent or `false`: the
+   * worker runs keyword-only and says so in `status.keywordOnlyReason`. When `createEmbedder`
+   * fails (no model, no runtime) the worker runs keyword-only with its reason as well.
+   */
+  embedder?: EmbedderOptions | false;
+  /** Debounce of saves after `update`/`remove` and during background embedding, ms. Default 2000. */
+  saveDelayMs?: number;
+}
+
+/** One folder's state, as in `status`. */
+export interface FolderStatus {
+  root: string;
+  storeDir: string;
+  /** Files indexed (not skipped) and files skipped with a reason. */
+  files: number;
+  skipped: number;
+  chunks: number;
+  vectors: number;
+  pendingVectors: number;
+  /** An `index` request is running on this folder. */
+  indexing: boolean;
+  /** Vectors are being computed in the background (after `update`, or after a resumed load). */
+  embedding: boolean;
+  /** Changes not yet saved to the store. */
+  dirty: boolean;
+}
+
+/** The worker's state: answer of `status`/`init`, and pushed as a `status` event on changes. */
+export interface WorkerStatus {
+  /** `init` was received (requests before it run with default options: keyword-only). */
+  initialized: boolean;
+  /** Set when there are no vectors: why (no model configured, model missing, runtime missing). */
+  keywordOnlyReason?: string;
+  /** The embedder's id (model, dtype, window) when there is one. */
+  model?: string;
+  paused: boolean;
+  folders: FolderStatus[];
+}
+
+/** A search hit with the folder it comes from. */
+export interface WorkerHit extends SearchHit {
+  root: string;
+}
+
+/** One changed file of an `update`. */
+export type FileUpdate =
+  | { rel: string; deleted: true }
+  /** New content. Without `bytes` the worker reads `<root>/<rel>` from disk. */
+  | { rel: string; deleted?: false; bytes?: Uint8Array; mtimeMs?: number };
+
+export type SimilarTarget = { chunkId: string } | { path: string; line: number } | { text: string };
+
+// ---------------------------------------------------------------------------------------------
+// Requests (client → worker)
+
+/** Client → worker: chunk one file's text (no index involved). Answered by `FileChunks`. */
 export interface ChunkRequest {
   type: 'chunk';
   id: number;
@@ -14,26 +91,228 @@ export interface ChunkRequest {
   options?: ChunkOptions;
 }
 
-/** Client → worker: finish and exit. No answer. */
+/**
+ * Client → worker: configure chunking and embedding. Answered by `WorkerStatus` (with
+ * `keywordOnlyReason` when no embedder could be created). Sent first, and again by the client
+ * after a crash. A second `init` saves and closes every open folder first.
+ */
+export interface InitRequest {
+  type: 'init';
+  id: number;
+  options: WorkerInitOptions;
+}
+
+/**
+ * Client → worker: open `root` with its store in `storeDir` (lock, load — a store that cannot
+ * be trusted is rebuilt and the reason sent as a `log` event), index it incrementally, compute
+ * missing vectors, save. Sends `progress` events (`id` = this request's id) ending with phase
+ * `done`. Searches are answered while it runs (keyword-only until the vectors are there).
+ * Answered by `IndexResult` when done; `cancel` stops it between files/batches (what was done
+ * is kept and saved).
+ */
+export interface IndexRequest {
+  type: 'index';
+  id: number;
+  root: string;
+  storeDir: string;
+}
+
+/**
+ * Client → worker: files of an open folder changed. Keyword-searchable when answered; vectors
+ * follow in the background (`progress` events without `id`), the store is saved debounced.
+ * Answered by `UpdateResult`.
+ */
+export interface UpdateRequest {
+  type: 'update';
+  id: number;
+  root: string;
+  files: FileUpdate[];
+}
+
+/** Client → worker: forget files (or folders: every file under `<rel>/`). Answered by `UpdateResult`. */
+export interface RemoveRequest {
+  type: 'remove';
+  id: number;
+  root: string;
+  paths: string[];
+}
+
+/**
+ * Client → worker: hybrid search over the open folders (`roots`, default all), hits merged by
+ * fused score. Answered by `WorkerHit[]`; answered `cancelled` when a `cancel` for it arrived
+ * before it finished (the client sends one when a newer search supersedes it).
+ */
+export interface SearchRequest {
+  type: 'search';
+  id: number;
+  query: string;
+  options?: SearchOptions;
+  roots?: string[];
+}
+
+/** Client → worker: chunks like a chunk, a position or a text in `root`. Answered by `WorkerHit[]`. */
+export interface SimilarRequest {
+  type: 'similar';
+  id: number;
+  root: string;
+  target: SimilarTarget;
+  k?: number;
+}
+
+/** Client → worker: answered by the current `WorkerStatus`. */
+export interface StatusRequest {
+  type: 'status';
+  id: number;
+}
+
+/**
+ * Client → worker: hold indexing and embedding between files/batches (searches and updates
+ * are still served). Answered by `WorkerStatus`; a `status` event is pushed too.
+ */
+export interface PauseRequest {
+  type: 'pause';
+  id: number;
+}
+
+/** Client → worker: let paused indexing/embedding go on. Answered by `WorkerStatus`. */
+export interface ResumeRequest {
+  type: 'resume';
+  id: number;
+}
+
+/**
+ * Client → worker: abort request `target` (index, update's embedding is not a request, search,
+ * similar). Answered by `{cancelled: boolean}` (false: nothing of that id runs — finished or
+ * unknown); the target itself answers `{type: 'error', cancelled: true}`.
+ */
+export interface CancelRequest {
+  type: 'cancel';
+  id: number;
+  target: number;
+}
+
+/**
+ * Client → worker: stop everything, save every dirty folder, release the store locks, free the
+ * model, exit. Answered by `null` just before the thread exits.
+ */
 export interface DisposeRequest {
   type: 'dispose';
   id: number;
 }
 
-export type Request = ChunkRequest | DisposeRequest;
-
-/** Worker → client: the chunks of a `chunk` request. */
-export interface ChunkedResponse {
-  type: 'chunked';
+/** Test-only: the worker throws an uncaught error (to exercise the client's restart). No answer. */
+export interface CrashRequest {
+  type: 'crash';
   id: number;
-  result: FileChunks;
 }
 
-/** Worker → client: a request failed; `message` says why. */
+export type Request =
+  | ChunkRequest
+  | InitRequest
+  | IndexRequest
+  | UpdateRequest
+  | RemoveRequest
+  | SearchRequest
+  | SimilarRequest
+  | StatusRequest
+  | PauseRequest
+  | ResumeRequest
+  | CancelRequest
+  | DisposeRequest
+  | CrashRequest;
+
+export type RequestType = Request['type'];
+
+// ---------------------------------------------------------------------------------------------
+// Results
+
+export interface IndexResult {
+  root: string;
+  files: number;
+  skipped: number;
+  chunks: number;
+  vectors: number;
+  pendingVectors: number;
+  /** Why the stored index was not used (absent when it loaded, or there was none). */
+  rebuilt?: string;
+  /** It loaded from the store. */
+  loaded: boolean;
+  ms: number;
+}
+
+export interface UpdateResult {
+  /** Files whose content changed (re-chunked) or that were removed. */
+  changed: number;
+  /** Files that could not be read, with why (they are recorded as skipped). */
+  problems: Array<{ rel: string; reason: string }>;
+  pendingVectors: number;
+}
+
+/** The result type of each request. */
+export interface ResultMap {
+  chunk: FileChunks;
+  init: WorkerStatus;
+  index: IndexResult;
+  update: UpdateResult;
+  remove: UpdateResult;
+  search: WorkerHit[];
+  similar: WorkerHit[];
+  status: WorkerStatus;
+  pause: WorkerStatus;
+  resume: WorkerStatus;
+  cancel: { cancelled: boolean };
+  dispose: null;
+  crash: never;
+}
+
+export type ResultOf<T extends RequestType> = ResultMap[T];
+
+// ---------------------------------------------------------------------------------------------
+// Responses (worker → client, answering a request)
+
+/** Worker → client: the request `id` succeeded. */
+export interface ResultResponse<T extends RequestType = RequestType> {
+  type: 'result';
+  id: number;
+  result: ResultOf<T>;
+}
+
+/** Worker → client: request `id` failed (`cancelled`: it was aborted by a `cancel`). */
 export interface ErrorResponse {
   type: 'error';
   id: number;
   message: string;
+  cancelled?: boolean;
 }
 
-export type Response = ChunkedResponse | ErrorResponse;
+export type Response = ResultResponse | ErrorResponse;
+
+// ---------------------------------------------------------------------------------------------
+// Events (worker → client, unsolicited)
+
+/** Worker → client: indexing/embedding progress of `root`; `id` is the `index` request's, absent for background embedding. */
+export interface ProgressEvent {
+  type: 'progress';
+  root: string;
+  id?: number;
+  progress: IndexProgress;
+}
+
+/** Worker → client: the state changed (after index, update, remove, pause, resume, embedding batches — throttled). */
+export interface StatusEvent {
+  type: 'status';
+  status: WorkerStatus;
+}
+
+/** Worker → client: something to show in the log (a rebuilt store, a failed save, …). */
+export interface LogEvent {
+  type: 'log';
+  level: 'info' | 'warn' | 'error';
+  message: string;
+  root?: string;
+}
+
+export type WorkerEvent = ProgressEvent | StatusEvent | LogEvent;
+
+/** Everything the worker posts. */
+export type WorkerMessage = Response | WorkerEvent;
