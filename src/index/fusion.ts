@@ -105,13 +105,57 @@ export interface DocFacts {
 }
 
 /**
+ * What a compiled filter tests, for an index that keeps the same facts itself
+ * (KeywordIndex) and can test them without a `lookup` per document. Absent = any.
+ */
+export interface FacetFilter {
+  path?: (path: string) => boolean;
+  /** Lowercased. */
+  languages?: ReadonlySet<string>;
+  kinds?: ReadonlySet<string>;
+}
+
+/** A docId predicate; the ones `compileFilter` makes also carry their facets. */
+export type DocFilter = ((docId: number) => boolean) & { readonly facets?: FacetFilter };
+
+/**
  * One predicate for a filter spec. Without any constraint it accepts everything and never
  * calls `lookup`; a document that `lookup` does not know is rejected.
  */
-export function compileFilter(spec: FilterSpec, lookup: (docId: number) => DocFacts | undefined): (docId: number) => boolean {
+export function compileFilter(spec: FilterSpec, lookup: (docId: number) => DocFacts | undefined): DocFilter {
+  const facets = facetsOf(spec);
+  const { path, languages, kinds } = facets;
+  if (!path && !languages && !kinds) return Object.assign(() => true, { facets });
+  const filter = (docId: number) => {
+    const d = lookup(docId);
+    if (!d) return false;
+    if (languages && !languages.has(d.language.toLowerCase())) return false;
+    if (kinds && !kinds.has(d.kind)) return false;
+    return path ? path(d.path) : true;
+  };
+  return Object.assign(filter, { facets });
+}
+
+/**
+ * The facets of a spec, the same object for the same spec (the last 64 specs are kept), so
+ * that what was learnt about paths — here, and in an index keyed by this object — is reused
+ * by the next query with the same filter.
+ */
+const facetCache = new Map<string, FacetFilter>();
+
+function facetsOf(spec: FilterSpec): FacetFilter {
   const globs = (Array.isArray(spec.pathGlob) ? spec.pathGlob : spec.pathGlob === undefined ? [] : [spec.pathGlob])
     .map((g) => g.trim())
     .filter((g) => g.length > 0 && g !== '!');
+  const langList = (spec.language ?? []).map((l) => l.toLowerCase()).sort();
+  const kindList = (spec.kind ?? []).slice().sort();
+  const key = JSON.stringify([globs, langList, kindList]);
+  const cached = facetCache.get(key);
+  if (cached) {
+    facetCache.delete(key);
+    facetCache.set(key, cached);
+    return cached;
+  }
   const positive: string[] = [];
   const negative: string[] = [];
   for (const g of globs) (g.startsWith('!') ? negative : positive).push(g.startsWith('!') ? g.slice(1) : g);
@@ -133,14 +177,12 @@ export function compileFilter(spec: FilterSpec, lookup: (docId: number) => DocFa
     }
     return ok;
   };
-  const langs = spec.language && spec.language.length ? new Set(spec.language.map((l) => l.toLowerCase())) : undefined;
-  const kinds = spec.kind && spec.kind.length ? new Set(spec.kind) : undefined;
-  if (!inc && !exc && !langs && !kinds) return () => true;
-  return (docId: number) => {
-    const d = lookup(docId);
-    if (!d) return false;
-    if (langs && !langs.has(d.language.toLowerCase())) return false;
-    if (kinds && !kinds.has(d.kind)) return false;
-    return inc || exc ? pathOk(d.path) : true;
+  const facets: FacetFilter = {
+    path: inc || exc ? pathOk : undefined,
+    languages: langList.length ? new Set(langList) : undefined,
+    kinds: kindList.length ? new Set(kindList) : undefined,
   };
+  facetCache.set(key, facets);
+  if (facetCache.size > 64) facetCache.delete(facetCache.keys().next().value as string);
+  return facets;
 }

@@ -1,31 +1,45 @@
 /**
  * The keyword (lexical) index: FlexSearch behind a small interface, with Fathom's code-aware
- * tokenizer (`terms.ts`) and a BM25F re-score of FlexSearch's candidates. Plain Node.
+ * tokenizer (`terms.ts`) and BM25F scoring. Plain Node.
  *
  * Vocabulary:
  * - *fields*: a chunk is indexed as four fields, in this order: `symbol`, `path`, `header`,
  *   `text`. `language` and `kind` are kept (interned) for filters, not searched.
+ * - *internal id*: each document gets a dense internal id (reused after removal); FlexSearch
+ *   and the typed arrays use it, callers only ever see their own `docId`.
  * - *record*: what the index keeps per document, one `Uint32Array`:
  *   `[pathId, languageId << 16 | kindId, len(symbol), len(path), len(header), len(text),
  *     termId₀, tf₀, termId₁, tf₁, …]` — the document's distinct terms in order of first
- *   occurrence (symbol first, text last), each with its term frequency per field packed one
- *   byte a field (saturating at 255). It serves the BM25 re-score, `remove`, and export.
+ *   occurrence (symbol first, text last), each with its frequency per field packed one byte a
+ *   field, counted in half occurrences (2 per occurrence, 1 per added stem: `weakHalf`),
+ *   saturating at 255. It serves the BM25 score, `remove`, and export.
  * - *slot*: FlexSearch ranks by "resolution slots" (0 best). Fathom's score function puts a
  *   term first seen in the symbol in slot 0, in the path or header in slot 1, and a text term
  *   in slots 2–8 by its position among the text's terms: the field boost, FlexSearch's way.
  *
- * Scoring (`search(…, {scoring})`):
- * - `'flexsearch'`: FlexSearch's own order (`suggest: true`, so documents matching more query
- *   terms come first, then the better slot). No term weighting: `get` counts as much as
- *   `getzoomcontrol`. `score` is 1 / rank: FlexSearch gives an order, not scores.
- * - `'bm25'` (the default, measured by bench/keyword.ts): FlexSearch's top `candidates`
- *   (default 200) re-scored with BM25F (Robertson & Zaragoza's simple BM25F): for each query
+ * Scoring (`search(…, {scoring})`), compared by bench/keyword.ts on 300 mined queries:
+ * - `'flexsearch'`: FlexSearch's own multi-term search (`suggest: true`: documents matching
+ *   more query terms first, then the better slot, then the earlier added). No term weighting:
+ *   `get` counts as much as `getzoomcontrol`; ties follow insertion order, so the same corpus
+ *   added in another order ranks differently (hit@1 0.94 → 0.88). `score` is 1 / rank.
+ * - `'bm25'` (the default: hit@1 0.94 in any order, 0.99 on symbols): BM25F (Robertson &
+ *   Zaragoza's simple BM25F) over the best `candidates` (default 200) documents: for each query
  *   term, W = Σ_field boost × tf / (1 − b + b × len / avglen), score += idf × W × (k1 + 1) /
- *   (k1 + W), with idf = ln(1 + (N − df + 0.5) / (df + 0.5)), k1 = 1.2, b = 0.75; df counts
- *   documents having the term in any field. Ties keep FlexSearch's order.
+ *   (k1 + W), idf = ln(1 + (N − df + 0.5) / (df + 0.5)), k1 = 1.2, b = 0.75, df counting
+ *   documents that have the term in any field. Boosts symbol 5, path 1, header 3, text 1
+ *   (the header repeats the path and the symbol's words). Ties: candidate order, then docId.
  *
- * Filters are applied to FlexSearch's candidates, lazily, until enough passed; when 4× the
- * wanted number is not enough, FlexSearch is asked for every document that matches.
+ * BM25 candidates (see `candidatesOf`) come from FlexSearch's postings, read term by term
+ * (a single-term search left unresolved gives a term's documents by slot), rarest term first
+ * within a postings budget (`maxPostings`), each document scored Σ idf × slot weight. The
+ * budget bounds the work at 1M chunks; with fewer than `candidates` documents more terms are
+ * read. FlexSearch's own multi-term intersection is not used for BM25: it costs ~250 ns per
+ * posting walked (an object keyed by id), 10× the typed-array accumulation here.
+ *
+ * Filters: a filter made by `compileFilter` (fusion.ts) carries its facets, tested on the
+ * index's own path/language/kind ids as documents are first seen (one verdict per distinct
+ * path, kept while the filter object lives); any other predicate runs lazily, best
+ * candidates first.
  *
  * FlexSearch runs with `fastupdate` so that `remove` does not scan the whole index. Its own
  * export/import is not used: in 0.8 it exports the postings but no configuration, and import
@@ -33,9 +47,11 @@
  * records instead, and `import()` rebuilds FlexSearch from them — same postings, same order.
  */
 import { Index } from 'flexsearch';
+import type { DocFilter, FacetFilter } from './fusion';
 import { queryTerms, termsWithWeakness, TOKENIZER_VERSION } from './terms';
 
 export type Scoring = 'flexsearch' | 'bm25';
+export type WeakHalf = 'none' | 'stems' | 'all';
 
 export interface KeywordFields {
   path: string;
@@ -58,11 +74,13 @@ export interface KeywordIndexOptions {
   boosts?: Partial<FieldBoosts>;
   k1?: number;
   b?: number;
-  /** How many FlexSearch candidates the BM25 re-score looks at. Default 200. */
+  /** How many candidates the BM25 score looks at. Default 200. */
   candidates?: number;
   /**
    * BM25 candidates come from the query's rarest terms whose postings add up to at most this
-   * (see `prune`); FlexSearch's cost grows with the postings it walks. Default 50,000.
+   * (see `candidatesOf`): the work of a query is bounded by it. Default 300,000 (0.3 × 1M
+   * chunks); on the dev corpus even 1 posting (the rarest term, then more terms only while
+   * there are fewer than `candidates`) ranks the mined queries the same.
    */
   maxPostings?: number;
   /** Default scoring of `search`. */
@@ -72,17 +90,24 @@ export interface KeywordIndexOptions {
   /** Keep one-digit terms (see terms.ts); part of the persisted format. Default false. */
   singleDigits?: boolean;
   /**
-   * Count a weak term occurrence (a part of an identifier, a CJK bigram, an added stem; see
-   * terms.ts) as half an occurrence. Part of the persisted format. Default true.
+   * Which derived terms count as half an occurrence (see `termsWithWeakness`): `'stems'` the
+   * added stems, `'all'` also the parts of identifiers and CJK bigrams, `'none'`. Part of the
+   * persisted format. Default `'stems'`: measured (bench/keyword.ts, hit@1), `'all'` helps
+   * queries mined from headings (0.950 vs 0.943 overall) but loses words typed for an
+   * identifier (`zoom control` for `getZoomControl`: 0.76 vs 0.83); `'none'` 0.943 / 0.82.
    */
-  weakHalf?: boolean;
+  weakHalf?: WeakHalf;
 }
 
 export interface KeywordSearchOptions {
   /** How many results. Default 10. */
   k?: number;
-  /** Only documents for which this returns true. */
-  filter?: (docId: number) => boolean;
+  /**
+   * Only documents for which this returns true. A filter made by `compileFilter` is tested
+   * on the index's own path, language and kind of each document (`filter.facets`), without
+   * calling its lookup: the same answer when the index got the same facts in `add`.
+   */
+  filter?: DocFilter;
   scoring?: Scoring;
   /** Overrides the index's `candidates` for this query. */
   candidates?: number;
@@ -101,7 +126,7 @@ export interface KeywordHit {
 export interface KeywordSnapshot {
   format: 'fathom-keyword';
   version: number;
-  tokenizer: { version: number; stem: boolean | 'add'; singleDigits: boolean; weakHalf: boolean };
+  tokenizer: { version: number; stem: boolean | 'add'; singleDigits: boolean; weakHalf: WeakHalf };
   docs: number;
   vocab: string[];
   paths: string[];
@@ -113,13 +138,14 @@ export interface KeywordSnapshot {
   checksum: number;
 }
 
-export const DEFAULT_BOOSTS: Readonly<FieldBoosts> = { symbol: 3, path: 1, header: 2, text: 1 };
+export const DEFAULT_BOOSTS: Readonly<FieldBoosts> = { symbol: 5, path: 1, header: 3, text: 1 };
 export const DEFAULT_SCORING: Scoring = 'bm25';
 export const DEFAULT_CANDIDATES = 200;
 export const DEFAULT_MAX_POSTINGS = 300_000;
 /** Terms keep their form and add their S-stem (terms.ts); measured in bench/keyword.ts. */
 export const DEFAULT_STEM: boolean | 'add' = 'add';
-const SNAPSHOT_VERSION = 1;
+/** 2: frequencies in half occurrences with `weakHalf: 'stems' | 'all' | 'none'` (1 had a boolean). */
+const SNAPSHOT_VERSION = 2;
 
 const HEADER = 6;
 const NFIELDS = 4;
@@ -136,7 +162,7 @@ export class KeywordIndex {
   readonly scoring: Scoring;
   readonly stem: boolean | 'add';
   readonly singleDigits: boolean;
-  readonly weakHalf: boolean;
+  readonly weakHalf: WeakHalf;
 
   private fx!: Fx;
   // Documents have a dense internal id (FlexSearch's id, the index of the typed arrays):
@@ -147,6 +173,13 @@ export class KeywordIndex {
   private freeInt: number[] = [];
   /** Candidate scores, per internal id (scratch, all zero between queries). */
   private acc = new Float64Array(1024);
+  /** Per internal id, the record's path id and language/kind ids, for cache-friendly filters. */
+  private docPath = new Uint32Array(1024);
+  private docLK = new Uint32Array(1024);
+  /** The internal ids a query's candidate scoring touched (scratch). */
+  private touched: Int32Array = new Int32Array(1024);
+  /** The internal ids a cheap filter refused during a query (scratch). */
+  private refused: Int32Array = new Int32Array(1024);
   private vocab = new Map<string, number>();
   private vocabStr: string[] = [];
   private free: number[] = [];
@@ -160,6 +193,7 @@ export class KeywordIndex {
   /** Slots of the document being added, read by the FlexSearch score function. */
   private pending: Uint8Array = new Uint8Array(0);
   private emptied = 0;
+  private pathVerdicts = new WeakMap<FacetFilter, Int8Array>();
 
   constructor(options: KeywordIndexOptions = {}) {
     this.boosts = { ...DEFAULT_BOOSTS, ...definedOnly(options.boosts ?? {}) };
@@ -170,7 +204,7 @@ export class KeywordIndex {
     this.scoring = options.scoring ?? DEFAULT_SCORING;
     this.stem = options.stem ?? DEFAULT_STEM;
     this.singleDigits = options.singleDigits ?? false;
-    this.weakHalf = options.weakHalf ?? true;
+    this.weakHalf = options.weakHalf ?? 'stems';
     this.fx = this.newFx();
   }
 
@@ -218,14 +252,15 @@ export class KeywordIndex {
       termsWithWeakness(str(fields.header), opts, weak[2]),
       termsWithWeakness(str(fields.text), opts, weak[3]),
     ];
-    // Term frequencies in half occurrences: 2 for a term, 1 for a weak one (or 2 without weakHalf).
+    // Term frequencies in half occurrences: 2 for a term, 1 for a weak one.
+    const weakFrom = this.weakHalf === 'all' ? 1 : this.weakHalf === 'stems' ? 2 : 3;
     const local = new Map<string, number>();
     for (let f = 0; f < NFIELDS; f++) {
       const shift = 8 * f;
       const ts = perField[f];
       const ws = weak[f];
       for (let x = 0; x < ts.length; x++) {
-        const add = ws[x] && this.weakHalf ? 1 : 2;
+        const add = ws[x] >= weakFrom ? 1 : 2;
         const p = local.get(ts[x]);
         if (p === undefined) local.set(ts[x], add * 2 ** shift);
         else {
@@ -260,10 +295,19 @@ export class KeywordIndex {
     this.extOf[i] = docId;
     this.intOf.set(docId, i);
     if (i >= this.acc.length) {
-      const acc = new Float64Array(Math.max(i + 1, this.acc.length * 2));
+      const cap = Math.max(i + 1, this.acc.length * 2);
+      const acc = new Float64Array(cap);
       acc.set(this.acc);
       this.acc = acc;
+      const dp = new Uint32Array(cap);
+      dp.set(this.docPath);
+      this.docPath = dp;
+      const lk = new Uint32Array(cap);
+      lk.set(this.docLK);
+      this.docLK = lk;
     }
+    this.docPath[i] = rec[0];
+    this.docLK[i] = rec[1];
     this.addToFx(i, rec);
   }
 
@@ -301,6 +345,8 @@ export class KeywordIndex {
     this.intOf.clear();
     this.freeInt = [];
     this.acc = new Float64Array(1024);
+    this.docPath = new Uint32Array(1024);
+    this.docLK = new Uint32Array(1024);
     this.vocab.clear();
     this.vocabStr = [];
     this.free = [];
@@ -311,6 +357,7 @@ export class KeywordIndex {
     this.languages = new Interner();
     this.kinds = new Interner();
     this.emptied = 0;
+    this.pathVerdicts = new WeakMap();
   }
 
   /**
@@ -332,14 +379,58 @@ export class KeywordIndex {
       }
     }
     if (known.length === 0) return [];
-    if (scoring === 'flexsearch') return this.flexsearchOrder(known, k, filter);
+    const pass = filter ? this.internalFilter(filter) : undefined;
+    if (scoring === 'flexsearch') return this.flexsearchOrder(known, k, pass);
     const want = Math.max(k, Math.floor(options.candidates ?? this.candidates));
-    const cands = this.candidatesOf(ids, want, options.maxPostings ?? this.maxPostings, filter);
+    const cands = this.candidatesOf(ids, want, options.maxPostings ?? this.maxPostings, pass, filter?.facets !== undefined);
     return this.bm25(cands, ids, k);
   }
 
+  /** A filter over internal ids; facets are tested on the records (undefined: accept all). */
+  private internalFilter(filter: DocFilter): ((i: number) => boolean) | undefined {
+    const facets = filter.facets;
+    if (!facets) return (i) => filter(this.extOf[i]);
+    const { path, languages, kinds } = facets;
+    if (!path && !languages && !kinds) return undefined;
+    const table = (names: Interner, wanted: ReadonlySet<string> | undefined, fold: boolean) => {
+      if (!wanted) return undefined;
+      const ok = new Uint8Array(names.size);
+      for (let id = 0; id < names.size; id++) ok[id] = wanted.has(fold ? names.get(id).toLowerCase() : names.get(id)) ? 1 : 0;
+      return ok;
+    };
+    const langOk = table(this.languages, languages, true);
+    const kindOk = table(this.kinds, kinds, false);
+    let pathOk: Int8Array | undefined;
+    if (path) {
+      // Per path id: 0 not tested yet, 1 passes, -1 does not; kept while the filter object lives.
+      pathOk = this.pathVerdicts.get(facets);
+      if (!pathOk || pathOk.length < this.paths.size) {
+        const grown = new Int8Array(Math.max(16, this.paths.size * 2));
+        if (pathOk) grown.set(pathOk);
+        pathOk = grown;
+        this.pathVerdicts.set(facets, pathOk);
+      }
+    }
+    const recs = this.records;
+    const docPath = this.docPath;
+    const docLK = this.docLK;
+    return (i) => {
+      if (recs[i] === undefined) return false;
+      const lk = docLK[i];
+      if (langOk && langOk[lk >>> 16] !== 1) return false;
+      if (kindOk && kindOk[lk & 0xffff] !== 1) return false;
+      if (path && pathOk) {
+        const p = docPath[i];
+        let v = pathOk[p];
+        if (v === 0) pathOk[p] = v = path(this.paths.get(p)) ? 1 : -1;
+        return v === 1;
+      }
+      return true;
+    };
+  }
+
   /** FlexSearch's own multi-term search (`suggest`), filtered lazily; score = 1 / rank. */
-  private flexsearchOrder(known: string[], k: number, filter?: (docId: number) => boolean): KeywordHit[] {
+  private flexsearchOrder(known: string[], k: number, filter?: (i: number) => boolean): KeywordHit[] {
     const N = this.records.length;
     const out: KeywordHit[] = [];
     const push = (i: number) => out.push({ docId: this.extOf[i], score: 1 / (out.length + 1), rank: out.length + 1 });
@@ -351,7 +442,7 @@ export class KeywordIndex {
     let checked = 0;
     for (let limit = Math.min(N, k * 4); ; limit = N) {
       const got = this.fx.search(known as unknown as string, { limit, suggest: true }) as number[];
-      for (; checked < got.length && out.length < k; checked++) if (filter(this.extOf[got[checked]])) push(got[checked]);
+      for (; checked < got.length && out.length < k; checked++) if (filter(got[checked])) push(got[checked]);
       if (out.length >= k || got.length < limit || limit >= N) return out;
     }
   }
@@ -362,20 +453,22 @@ export class KeywordIndex {
    * score is Σ idf × the boost of the field its slot stands for (symbol, path/header, text) —
    * BM25F without term frequencies or lengths. The rarest terms are read first, while their
    * postings add up to at most `budget` (always at least the rarest term): common terms count
-   * in the final score of every candidate but make no candidates of their own. With a filter,
-   * candidates are taken best first until `want` passed; if the budget left terms out and too
-   * few passed, the remaining terms are read too.
+   * in the final score of every candidate but make no candidates of their own — unless fewer
+   * than `want` candidates (that pass the filter) came out: then more terms are read, rarest
+   * first, until there are enough. A cheap filter (a compiled one, see `internalFilter`) is
+   * tested as documents are first seen; another one lazily, best candidates first.
    */
-  private candidatesOf(ids: number[], want: number, budget: number, filter?: (docId: number) => boolean): number[] {
+  private candidatesOf(ids: number[], want: number, budget: number, filter?: (i: number) => boolean, cheap = false): number[] {
     const N = this.intOf.size;
     const order = ids.map((_, q) => q).sort((a, b) => this.df[ids[a]] - this.df[ids[b]] || a - b);
-    // Weights stay > 0: a zero would hide a document from `touched`.
+    // Weights stay > 0: acc[i] is 0 for a document not seen yet, −1 for one a cheap filter refused.
     const slotWeight = new Float64Array(RESOLUTION);
     slotWeight[0] = Math.max(1e-6, this.boosts.symbol);
     slotWeight[1] = Math.max(1e-6, this.boosts.header, this.boosts.path);
     for (let s = 2; s < RESOLUTION; s++) slotWeight[s] = Math.max(1e-6, this.boosts.text);
     const acc = this.acc;
-    const touched: number[] = [];
+    const early = cheap ? filter : undefined;
+    const scan = new Scan(acc, this.touched, this.refused, early);
     let next = 0;
     let read = 0;
     const readTerm = (q: number) => {
@@ -385,84 +478,49 @@ export class KeywordIndex {
       const slots = Array.isArray(raw?.result) ? (raw.result as Array<number[] | undefined>) : [];
       for (let s = 0; s < slots.length; s++) {
         const arr = slots[s];
-        if (!arr) continue;
-        const w = idf * slotWeight[Math.min(s, RESOLUTION - 1)];
-        for (let x = 0; x < arr.length; x++) {
-          const i = arr[x];
-          if (acc[i] === 0) touched.push(i);
-          acc[i] += w;
-        }
+        if (arr && arr.length) scan.add(arr, idf * slotWeight[Math.min(s, RESOLUTION - 1)]);
       }
       read += df;
     };
     while (next < order.length && (next === 0 || read + this.df[ids[order[next]]] <= budget)) readTerm(order[next++]);
-    let out = this.best(touched, want, filter);
-    if (filter && out.length < want && next < order.length) {
-      while (next < order.length) readTerm(order[next++]);
-      out = this.best(touched, want, filter);
+    const ext = this.extOf;
+    const byScore = (a: number, b: number) => acc[b] - acc[a] || ext[a] - ext[b];
+    let out: number[];
+    if (!filter || early) {
+      // Too few candidates (that pass): read more terms, rarest first.
+      while (scan.nt < want && next < order.length) readTerm(order[next++]);
+      out = topOf(scan.touched.subarray(0, scan.nt), want, acc, ext).sort(byScore);
+    } else {
+      for (;;) {
+        out = this.bestLazy(scan.touched.subarray(0, scan.nt), want, filter);
+        if (out.length >= want || next >= order.length) break;
+        readTerm(order[next++]);
+      }
     }
-    for (const i of touched) acc[i] = 0;
+    scan.reset();
+    this.touched = scan.touched;
+    this.refused = scan.refused;
     return out;
   }
 
-  /** The `want` best of `touched` by candidate score (ties: smaller docId), passing `filter`. */
-  private best(touched: number[], want: number, filter?: (docId: number) => boolean): number[] {
+  /**
+   * The `want` best of `touched` by candidate score (ties: smaller docId) that pass a filter
+   * that is not cheap: it runs on the best 4·want first, on the rest only when too few passed.
+   */
+  private bestLazy(touched: Int32Array, want: number, filter: (i: number) => boolean): number[] {
     const acc = this.acc;
     const ext = this.extOf;
-    const better = (a: number, b: number) => acc[a] > acc[b] || (acc[a] === acc[b] && ext[a] < ext[b]);
-    let pool = touched;
-    if (touched.length > want) {
-      // Keep the best 4·want by a bounded min-heap, then sort those.
-      const cap = filter ? want * 4 : want;
-      const heap: number[] = [];
-      const down = (h: number[], at: number) => {
-        for (;;) {
-          const l = 2 * at + 1;
-          const r = l + 1;
-          let m = at;
-          if (l < h.length && better(h[m], h[l])) m = l;
-          if (r < h.length && better(h[m], h[r])) m = r;
-          if (m === at) return;
-          [h[at], h[m]] = [h[m], h[at]];
-          at = m;
-        }
-      };
-      const up = (h: number[], at: number) => {
-        while (at > 0) {
-          const p = (at - 1) >> 1;
-          if (!better(h[p], h[at])) return;
-          [h[at], h[p]] = [h[p], h[at]];
-          at = p;
-        }
-      };
-      for (const i of touched) {
-        if (heap.length < cap) {
-          heap.push(i);
-          up(heap, heap.length - 1);
-        } else if (better(i, heap[0])) {
-          heap[0] = i;
-          down(heap, 0);
-        }
-      }
-      pool = heap;
-    }
-    const sorted = pool.slice().sort((a, b) => (better(a, b) ? -1 : better(b, a) ? 1 : 0));
-    if (!filter) return sorted.slice(0, want);
+    const byScore = (a: number, b: number) => acc[b] - acc[a] || ext[a] - ext[b];
+    const first = topOf(touched, want * 4, acc, ext).sort(byScore);
     const out: number[] = [];
-    for (const i of sorted) {
-      if (filter(ext[i])) out.push(i);
+    for (const i of first) {
+      if (filter(i)) out.push(i);
       if (out.length >= want) return out;
     }
-    if (pool === touched) return out;
-    // Too few of the best passed: go through everything, best first.
-    const seen = new Set(sorted);
-    const rest = touched.filter((i) => !seen.has(i) && filter(ext[i]));
-    rest.sort((a, b) => (better(a, b) ? -1 : better(b, a) ? 1 : 0));
-    for (const i of rest) {
-      out.push(i);
-      if (out.length >= want) break;
-    }
-    return out;
+    if (first.length === touched.length) return out;
+    const seen = new Set(first);
+    const rest = topOf(touched, want - out.length, acc, ext, (i) => !seen.has(i) && filter(i));
+    return out.concat(rest.sort(byScore));
   }
 
   private bm25(cands: number[], ids: number[], k: number): KeywordHit[] {
@@ -687,6 +745,108 @@ export class KeywordIndex {
 
 const EMPTY = new Uint8Array(0);
 
+/**
+ * One query's candidate accumulation: `acc[i]` sums the weights of document i (0 = not seen,
+ * −1 = refused by the early filter); `touched` and `refused` list the ids to reset.
+ */
+class Scan {
+  nt = 0;
+  nr = 0;
+  constructor(
+    readonly acc: Float64Array,
+    public touched: Int32Array,
+    public refused: Int32Array,
+    readonly early: ((i: number) => boolean) | undefined,
+  ) {}
+
+  add(ids: number[], w: number): void {
+    const acc = this.acc;
+    const early = this.early;
+    for (let x = 0; x < ids.length; x++) {
+      const i = ids[x];
+      const a = acc[i];
+      if (a > 0) acc[i] = a + w;
+      else if (a === 0) {
+        if (early !== undefined && !early(i)) {
+          acc[i] = -1;
+          if (this.nr === this.refused.length) this.refused = grow(this.refused);
+          this.refused[this.nr++] = i;
+        } else {
+          if (this.nt === this.touched.length) this.touched = grow(this.touched);
+          this.touched[this.nt++] = i;
+          acc[i] = w;
+        }
+      }
+    }
+  }
+
+  reset(): void {
+    for (let x = 0; x < this.nt; x++) this.acc[this.touched[x]] = 0;
+    for (let x = 0; x < this.nr; x++) this.acc[this.refused[x]] = 0;
+    this.nt = this.nr = 0;
+  }
+}
+
+function grow(a: Int32Array): Int32Array {
+  const b = new Int32Array(a.length * 2);
+  b.set(a);
+  return b;
+}
+
+/**
+ * The `n` best of `xs` (unordered) that pass `keep`: by `score` descending, ties by `ext`
+ * ascending. Linear: the n-th best score is found by quickselect on a copy of the scores.
+ */
+function topOf(xs: Int32Array, n: number, score: Float64Array, ext: number[], keep?: (x: number) => boolean): number[] {
+  if (n <= 0) return [];
+  let m = 0;
+  let ids = xs;
+  if (keep) {
+    ids = new Int32Array(xs.length);
+    for (let i = 0; i < xs.length; i++) if (keep(xs[i])) ids[m++] = xs[i];
+  } else m = xs.length;
+  if (m <= n) return Array.from(ids.subarray(0, m));
+  const vals = new Float64Array(m);
+  for (let i = 0; i < m; i++) vals[i] = score[ids[i]];
+  const thr = nthLargest(vals, n - 1);
+  const out: number[] = [];
+  const ties: number[] = [];
+  for (let i = 0; i < m; i++) {
+    const v = score[ids[i]];
+    if (v > thr) out.push(ids[i]);
+    else if (v === thr) ties.push(ids[i]);
+  }
+  ties.sort((a, b) => ext[a] - ext[b]);
+  for (let i = 0; out.length < n && i < ties.length; i++) out.push(ties[i]);
+  return out;
+}
+
+/** The value that would be at index `k` of `a` sorted descending (reorders `a`). */
+function nthLargest(a: Float64Array, k: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (lo < hi) {
+    const pivot = a[(lo + hi) >>> 1];
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i] > pivot) i++;
+      while (a[j] < pivot) j--;
+      if (i <= j) {
+        const t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return a[k];
+  }
+  return a[k];
+}
+
 /** FlexSearch's encoder: terms arrive as arrays already; a stray string is tokenized. */
 function passThrough(content: string): string[] {
   const x = content as unknown;
@@ -715,6 +875,9 @@ function checksum(bytes: Uint8Array): number {
 class Interner {
   private ids = new Map<string, number>();
   private names: string[] = [];
+  get size(): number {
+    return this.names.length;
+  }
   id(name: string): number {
     let id = this.ids.get(name);
     if (id === undefined) {

@@ -119,6 +119,15 @@ describe('compileFilter', () => {
     assert.deepEqual(pick({ language: ['vue'], kind: ['template'], pathGlob: 'src/**' }), ['src/components/KZoomControl.vue']);
   });
 
+  it('the same spec shares its facets (what was learnt about paths), each lookup is honoured', () => {
+    const a = compileFilter({ pathGlob: ['src/**', '!**/test/**'], language: ['Vue', 'json'] }, (id) => docs[id]);
+    const b = compileFilter({ language: ['JSON', 'vue'], pathGlob: ['src/**', '!**/test/**'] }, () => undefined);
+    assert.ok(a.facets && a.facets === b.facets);
+    assert.ok(a(0));
+    assert.equal(b(0), false);
+    assert.notEqual(compileFilter({ pathGlob: 'src/**' }, (id) => docs[id]).facets, a.facets);
+  });
+
   it('no constraint accepts everything without lookups; unknown documents are rejected', () => {
     let calls = 0;
     const all = compileFilter({ pathGlob: [], language: [], kind: [] }, () => {
