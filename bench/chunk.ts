@@ -15,8 +15,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
-import * as v8 from 'node:v8';
-import * as vm from 'node:vm';
+import { gc } from './gc';
 import { chunkFile, decodeBytes, languageOf, resolveOptions, skipReason } from '../src/chunkers/index';
 import { defaultTokenCounter, resourcesDir } from '../src/tokenizer/wordpiece';
 
@@ -149,16 +148,6 @@ interface EngineResult {
 const MB = 1e6;
 const SAMPLE_EVERY = 16;
 
-function tryGc(): () => void {
-  try {
-    v8.setFlagsFromString('--expose-gc');
-    const gc = vm.runInNewContext('gc') as () => void;
-    return () => gc();
-  } catch {
-    return () => undefined;
-  }
-}
-const gc = tryGc();
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

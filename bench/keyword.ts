@@ -30,7 +30,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as v8 from 'node:v8';
-import * as vm from 'node:vm';
+import { gc } from './gc';
 import { chunkFile, decodeBytes, resolveOptions, type Chunk } from '../src/chunkers/index';
 import { compileFilter, rrf } from '../src/index/fusion';
 import { DEFAULT_BOOSTS, KeywordIndex, type FieldBoosts, type KeywordFields, type KeywordIndexOptions, type Scoring } from '../src/index/keyword';
@@ -79,16 +79,6 @@ function parseArgs(argv: string[]): Args {
 
 const log = (msg: string) => process.stderr.write(`[bench:keyword] ${msg}\n`);
 
-function tryGc(): () => void {
-  try {
-    v8.setFlagsFromString('--expose-gc');
-    const gc = vm.runInNewContext('gc') as () => void;
-    return () => gc();
-  } catch {
-    return () => undefined;
-  }
-}
-const gc = tryGc();
 
 function mem(): { heap: number; rss: number; external: number } {
   gc();
