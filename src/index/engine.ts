@@ -81,6 +81,8 @@ export class Engine {
   private readonly pendingEmbed = new Set<number>();
   private readonly byChunkId = new Map<string, number>();
   private free: number[] = [];
+  /** Set when the embedder's scoring kernel failed once (then the JS scan is used): why. */
+  kernelFailed: string | undefined;
   /** Bumped by every change to chunks, files or vectors: what tells a caller to save. */
   revision = 0;
 
@@ -309,12 +311,26 @@ export class Engine {
     const lists: Array<{ name: 'keyword' | 'dense'; ids: number[] }> = [];
     if (mode !== 'dense') lists.push({ name: 'keyword', ids: this.keyword.search(q, { k: depth, filter }).map((h) => h.docId) });
     if (mode !== 'keyword' && this.embedder && this.vectors && this.vectors.count) {
-      const [qv] = await this.embedder.embed([q]);
-      lists.push({ name: 'dense', ids: this.vectors.search(qv, depth, filter).map((h) => h.docId) });
+      const [qv] = await this.embedder.embed([q], undefined, { urgent: true });
+      lists.push({ name: 'dense', ids: (await this.denseTop(qv, depth, filter)).map((h) => h.docId) });
     }
     return rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: k })
       .filter((h) => this.chunks[h.docId])
       .map((h) => ({ chunk: this.chunks[h.docId]!, docId: h.docId, score: h.score, why: h.why }));
+  }
+
+  /** Exact dense top-k: the embedder's BLAS kernel when it has one (and it works), else the JS scan. */
+  private async denseTop(qv: Float32Array, k: number, filter?: (docId: number) => boolean): Promise<Array<{ docId: number; score: number }>> {
+    const vectors = this.vectors!;
+    if (this.embedder?.scoreRows && !this.kernelFailed) {
+      const { data, rows } = vectors.matrix();
+      try {
+        return vectors.topK(await this.embedder.scoreRows(data, rows, qv), k, filter);
+      } catch (err) {
+        this.kernelFailed = `the embedder's scoring kernel failed, using the JS scan: ${(err as Error).message}`;
+      }
+    }
+    return vectors.search(qv, k, filter);
   }
 
   /** The chunk of `path` that holds 1-based `line` (the innermost, for nested code blocks). */
@@ -342,8 +358,7 @@ export class Engine {
     const sourceId = source ? this.byChunkId.get(source.id) : undefined;
     const vec = sourceId !== undefined ? this.vectors?.get(sourceId) : undefined;
     if (vec && this.vectors) {
-      return this.vectors
-        .search(vec, k + 1, (id) => id !== sourceId)
+      return (await this.denseTop(vec, k + 1, (id) => id !== sourceId))
         .slice(0, k)
         .map((h, i) => ({ chunk: this.chunks[h.docId]!, docId: h.docId, score: h.score, why: { dense: i + 1, fused: h.score } }));
     }
