@@ -144,11 +144,67 @@ describe('Engine: incremental index, hybrid search, persistence', () => {
     saveStore(store, a);
     // make the next generation's chunks file impossible to write (a folder in its place)
     const gen = JSON.parse(fs.readFileSync(path.join(store, 'manifest.json'), 'utf8')).generation + 1;
-    fs.mkdirSync(path.join(store, `chunks.${gen}.json`));
+    fs.mkdirSync(path.join(store, `chunks.${gen}.jsonl`));
     assert.throws(() => saveStore(store, a), /previous index is kept/);
     const b = new Engine();
     assert.deepEqual(loadStore(store, b), { ok: true });
     assert.equal(b.chunkCount, a.chunkCount);
+  });
+
+  it('a full disk while saving: a clear error, no temp files left, the previous index loads', async () => {
+    const store = path.join(dir, '.fathom');
+    const a = new Engine({ embedder: fakeEmbedder() });
+    await drain(a.indexFolder(dir));
+    saveStore(store, a);
+    const before = fs.readdirSync(store).sort();
+    fs.writeFileSync(path.join(dir, 'docs', 'added.md'), '# Added later\n\nA section written after the first save.\n');
+    await drain(a.indexFolder(dir));
+    for (const budget of [0, 10, 5_000]) {
+      let left = budget;
+      const write = (fd: number, data: Uint8Array) => {
+        if (data.byteLength > left) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+        left -= data.byteLength;
+        fs.writeSync(fd, data);
+      };
+      assert.throws(() => saveStore(store, a, { write }), /disk is full.*previous index is kept/);
+      assert.deepEqual(fs.readdirSync(store).sort(), before, `budget ${budget}: only the previous generation remains`);
+      const b = new Engine({ embedder: fakeEmbedder() });
+      assert.deepEqual(loadStore(store, b), { ok: true });
+      assert.ok(!b.files.has('docs/added.md'), 'the previous generation, not a mix');
+    }
+    saveStore(store, a);
+    const c = new Engine({ embedder: fakeEmbedder() });
+    assert.deepEqual(loadStore(store, c), { ok: true });
+    assert.ok(c.files.has('docs/added.md'));
+  });
+
+  it('a real full disk (a 256 KB tmpfs): the save fails cleanly and the stored index stays loadable', async function () {
+    const mnt = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-full-'));
+    const { spawnSync } = await import('node:child_process');
+    const mounted = process.platform === 'linux' && spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mnt]).status === 0;
+    if (!mounted) {
+      fs.rmSync(mnt, { recursive: true, force: true });
+      this.skip(); // needs root (mount); the injected ENOSPC test above covers the logic everywhere
+    }
+    try {
+      const store = path.join(mnt, 'store');
+      const small = new Engine({ noEmbedderReason: 'test' });
+      small.updateFile('a.md', Buffer.from('# A\n\nsmall file\n'), { size: 16, mtimeMs: 1 });
+      saveStore(store, small);
+      const big = new Engine({ noEmbedderReason: 'test' });
+      for (let i = 0; i < 60; i++) {
+        const text = Array.from({ length: 40 }, (_, j) => `export function f${i}_${j}(a) { return a + ${i * j}; } // padding words ${'x'.repeat(40)}`).join('\n');
+        big.updateFile(`src/f${i}.js`, Buffer.from(text), { size: text.length, mtimeMs: 1 });
+      }
+      assert.throws(() => saveStore(store, big), /disk is full.*previous index is kept/);
+      assert.ok(!fs.readdirSync(store).some((f) => f.includes('.tmp-')), 'no temp file left behind');
+      const back = new Engine({ noEmbedderReason: 'test' });
+      assert.deepEqual(loadStore(store, back), { ok: true });
+      assert.deepEqual([...back.files.keys()], ['a.md']);
+    } finally {
+      spawnSync('umount', [mnt]);
+      fs.rmSync(mnt, { recursive: true, force: true });
+    }
   });
 
   it('locks the store against a second writer and takes over a stale lock', () => {
