@@ -9,16 +9,16 @@ export class VectorStore {
   private data: Float32Array;
   private present: Uint8Array;
   private rows = 0;
+  private present1 = 0;
 
   constructor(readonly dims: number, capacity = 1024) {
     this.data = new Float32Array(dims * capacity);
     this.present = new Uint8Array(capacity);
   }
 
+  /** Rows that hold a vector (kept as a count: search asks on every query). */
   get count(): number {
-    let n = 0;
-    for (let i = 0; i < this.rows; i++) n += this.present[i];
-    return n;
+    return this.present1;
   }
 
   has(docId: number): boolean {
@@ -41,6 +41,7 @@ export class VectorStore {
     if (v.length !== this.dims) throw new Error(`vector has ${v.length} dimensions, the store ${this.dims}`);
     this.grow(docId + 1);
     this.data.set(v, docId * this.dims);
+    if (!this.present[docId]) this.present1++;
     this.present[docId] = 1;
     this.rows = Math.max(this.rows, docId + 1);
   }
@@ -51,7 +52,10 @@ export class VectorStore {
   }
 
   delete(docId: number): void {
-    if (docId < this.rows) this.present[docId] = 0;
+    if (docId < this.rows && this.present[docId]) {
+      this.present[docId] = 0;
+      this.present1--;
+    }
   }
 
   /** The stored rows as one row-major [rows, dims] matrix (a view, not a copy; absent rows hold stale numbers). */
@@ -127,6 +131,7 @@ export class VectorStore {
     s.data.set(data);
     s.present.set(present);
     s.rows = rows;
+    for (let i = 0; i < rows; i++) if (present[i]) s.present1++;
     return s;
   }
 }
