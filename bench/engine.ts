@@ -119,10 +119,6 @@ function pct(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 }
 
-async function drain<T>(gen: AsyncGenerator<T>): Promise<void> {
-  for await (const _ of gen) void _;
-}
-
 function hash(s: string, seed = 0): number {
   let h = 0x811c9dc5 ^ seed;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
@@ -264,14 +260,13 @@ function updateLatency(engine: Engine, root: string, n = 20): { p50: number; p95
 }
 
 /** Builds an engine from the first files of the scale corpus until it holds `target` chunks. */
-function engineOfSize(scaleDir: string, files: ReturnType<typeof walkFiles>, target: number): Engine {
+function engineOfSize(files: ReturnType<typeof walkFiles>, target: number): Engine {
   const engine = new Engine({ noEmbedderReason: 'filled by the benchmark' });
   for (const f of files) {
     if (engine.chunkCount >= target) break;
     const bytes = fs.readFileSync(f.abs);
     engine.updateFile(f.rel, bytes, { size: bytes.byteLength, mtimeMs: 0 });
   }
-  void scaleDir;
   return engine;
 }
 
@@ -412,7 +407,7 @@ async function main(): Promise<void> {
   const sizes: Record<string, unknown> = {};
   for (const target of args.scales) {
     const whole = target >= scale.engine.chunkCount * 0.95;
-    const engine = whole ? scale.engine : engineOfSize(args.scaleDir, files, target);
+    const engine = whole ? scale.engine : engineOfSize(files, target);
     const label = `${engine.chunkCount} chunks`;
     log(`latency at ${label} …`);
     const row: Record<string, unknown> = { chunks: engine.chunkCount, keyword: await latency(engine, gold, 'keyword') };
