@@ -86,13 +86,26 @@ export class Engine {
   readonly chunkOptions: ResolvedOptions;
   embedder: Embedder | undefined;
   noEmbedderReason: string | undefined;
-  /** Vectors by hash of the embedded text: survives edits elsewhere in the file and renames. */
+  /**
+   * Vectors of removed chunks by hash of their embedded text (copies: their rows get reused),
+   * so that an edit undone or a file renamed (removed, then added) costs no embedding. Oldest
+   * first out past `cacheLimit` entries.
+   */
   readonly vectorCache = new Map<string, Float32Array>();
+  /** A live chunk with a vector, by hash of its embedded text: the same text elsewhere reuses it. */
+  private readonly liveByHash = new Map<string, number>();
+  /** Hash of each live chunk's embedded text, by docId. */
+  private readonly textHash: string[] = [];
   private readonly pendingEmbed = new Set<number>();
   private readonly byChunkId = new Map<string, number>();
   private free: number[] = [];
   /** Set when the embedder's scoring kernel failed once (then the JS scan is used): why. */
   kernelFailed: string | undefined;
+  /** How many removed chunks' vectors are kept: half the live chunks, at least 4,096. */
+  get cacheLimit(): number {
+    return Math.max(4096, this.byChunkId.size >> 1);
+  }
+
   /** Bumped by every change to chunks, files or vectors: what tells a caller to save. */
   revision = 0;
 
@@ -122,6 +135,8 @@ export class Engine {
     this.keyword.clear();
     this.byChunkId.clear();
     this.pendingEmbed.clear();
+    this.liveByHash.clear();
+    this.textHash.length = 0;
     this.free = [];
     if (this.vectors) this.vectors = new VectorStore(this.vectors.dims);
   }
@@ -147,10 +162,10 @@ export class Engine {
     if (!this.vectors || store.dims !== this.vectors.dims) return;
     this.vectors = store;
     for (const id of [...this.pendingEmbed]) {
-      const v = store.get(id);
-      if (!v) continue;
+      if (!store.has(id)) continue;
       this.pendingEmbed.delete(id);
-      this.vectorCache.set(hashText(embedText(this.chunks[id]!)), v);
+      const h = (this.textHash[id] = hashText(embedText(this.chunks[id]!)));
+      this.liveByHash.set(h, id);
     }
   }
 
@@ -161,9 +176,13 @@ export class Engine {
     this.byChunkId.set(chunk.id, docId);
     this.keyword.add(docId, { path: chunk.path, header: chunk.header, symbol: chunk.symbol, text: chunk.text, language: chunk.language, kind: chunk.kind });
     if (this.vectors) {
-      const cached = this.vectorCache.get(hashText(embedText(chunk)));
-      if (cached) this.vectors.set(docId, cached);
-      else this.pendingEmbed.add(docId);
+      const h = (this.textHash[docId] = hashText(embedText(chunk)));
+      const twin = this.liveByHash.get(h);
+      const known = this.vectorCache.get(h) ?? (twin !== undefined ? this.vectors.get(twin) : undefined);
+      if (known) {
+        this.vectors.set(docId, known);
+        this.liveByHash.set(h, docId);
+      } else this.pendingEmbed.add(docId);
     }
     return docId;
   }
@@ -175,6 +194,17 @@ export class Engine {
     this.chunks[docId] = undefined;
     this.byChunkId.delete(c.id);
     this.keyword.remove(docId);
+    const v = this.vectors?.get(docId);
+    const h = this.textHash[docId];
+    if (v && h) {
+      this.vectorCache.delete(h);
+      this.vectorCache.set(h, v.slice());
+      if (this.liveByHash.get(h) === docId) this.liveByHash.delete(h);
+      for (const old of this.vectorCache.keys()) {
+        if (this.vectorCache.size <= this.cacheLimit) break;
+        this.vectorCache.delete(old);
+      }
+    }
     this.vectors?.delete(docId);
     this.pendingEmbed.delete(docId);
     this.free.push(docId);
@@ -296,7 +326,7 @@ export class Engine {
         if (!this.chunks[id] || !this.pendingEmbed.has(id)) return; // removed meanwhile
         vectors.set(id, vecs[i]);
         this.revision++;
-        this.vectorCache.set(hashText(texts[i]), vecs[i]);
+        this.liveByHash.set((this.textHash[id] = hashText(texts[i])), id);
         this.pendingEmbed.delete(id);
       });
       done += ids.length;

@@ -99,6 +99,41 @@ describe('Engine: incremental index, hybrid search, persistence', () => {
     assert.ok(similar.every((h) => !(h.chunk.path === 'src/map/zoom.js' && h.chunk.start.line <= 5 && h.chunk.end.line >= 5)), 'the source is excluded');
   });
 
+  it('a renamed file and an undone edit cost no embedding; the cache of removed vectors stays bounded and exact', async () => {
+    const emb = fakeEmbedder();
+    const engine = new Engine({ embedder: emb });
+    const put = (rel: string, text: string) => engine.updateFile(rel, Buffer.from(text), { size: text.length, mtimeMs: Date.now() });
+    const embedAll = () => drain(engine.embedPending());
+    const original = 'export function alpha() { return 1; }\n';
+    put('a.js', original);
+    await embedAll();
+    const base = emb.embedded;
+    // rename: remove + add elsewhere
+    engine.removeFile('a.js');
+    put('b.js', original);
+    await embedAll();
+    // the header names the path, so a rename changes the embedded text: expect one embedding, no more
+    assert.ok(emb.embedded - base <= 1);
+    // edit then undo, while other files reuse the freed rows
+    put('b.js', 'export function beta() { return 2; }\n');
+    for (let i = 0; i < 20; i++) put(`other${i}.js`, `export function gamma${i}() { return ${i}; }\n`);
+    await embedAll();
+    const afterEdits = emb.embedded;
+    put('b.js', original);
+    await embedAll();
+    assert.equal(emb.embedded, afterEdits, 'the undone edit got its vector back from the cache');
+    const back = engine.vectors!.get(engine.files.get('b.js')!.docIds[0])!;
+    const fresh = (await emb.embed([`${engine.chunks[engine.files.get('b.js')!.docIds[0]]!.header}\n${original.trim()}`]))[0];
+    assert.ok(back.every((x, i) => Math.abs(x - fresh[i]) < 1e-6), 'and it is the right vector, though its old row was reused');
+    // thousands of edits: the cache never holds more than its limit
+    for (let i = 0; i < 5000; i++) {
+      put('churn.js', `export const v${i} = ${i};\n`);
+      await embedAll();
+    }
+    assert.equal(engine.cacheLimit, 4096);
+    assert.equal(engine.vectorCache.size, 4096, 'full, and no fuller');
+  });
+
   it('saves and loads without re-chunking or re-embedding, and refuses damaged or newer stores', async () => {
     const store = path.join(dir, '.fathom');
     const emb = fakeEmbedder();
