@@ -181,11 +181,20 @@ function modeFlag(args: Args): SearchMode {
   return m;
 }
 
-/** A progress line on stderr, redrawn in place on a terminal, one line per phase otherwise. */
+/**
+ * A progress line on stderr, redrawn in place on a terminal, one line per phase otherwise.
+ * Quiet when there is nothing to wait for: the scan of an up-to-date index shows nothing unless
+ * it takes over half a second, and `done` is only said after something else was.
+ */
 function progressPrinter(): (p: IndexProgress) => void {
   const tty = process.stderr.isTTY;
+  const t0 = Date.now();
   let lastPhase = '';
+  let shown = false;
   return (p) => {
+    if (p.phase === 'chunk' && Date.now() - t0 < 500) return;
+    if (p.phase === 'done' && !shown) return;
+    shown = true;
     const eta = p.etaSeconds !== undefined && Number.isFinite(p.etaSeconds) ? `, ${Math.ceil(p.etaSeconds)} s left` : '';
     const line =
       p.phase === 'embed'
