@@ -284,7 +284,8 @@ export class Engine {
         done++;
         continue;
       }
-      if (!(rec && rec.size === stat.size && rec.mtimeMs === stat.mtimeMs)) {
+      // an unreadable file is retried every time: fixing permissions does not change its mtime
+      if (!(rec && rec.size === stat.size && rec.mtimeMs === stat.mtimeMs && rec.skipped?.reason !== 'unreadable')) {
         if (stat.size > this.chunkOptions.maxFileBytes) {
           this.skipFile(f.rel, stat, 'too-large', `${stat.size} bytes, over the ${this.chunkOptions.maxFileBytes}-byte cap`);
         } else {

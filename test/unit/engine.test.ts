@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine, type IndexProgress } from '../../src/index/engine';
@@ -250,6 +251,41 @@ describe('Engine: incremental index, hybrid search, persistence', () => {
     assert.throws(() => lockStore(store), StoreLockedError);
     again();
     release();
+  });
+
+  it('files deleted or made unreadable mid-index are visible skips, and are picked up once readable', async () => {
+    const gone = path.join(dir, 'src', 'map', 'zoom.js');
+    const locked = path.join(dir, 'docs', 'i18n.md');
+    // the fs module object itself (an `import * as` namespace is read-only)
+    const nodeFs = createRequire(__filename)('node:fs') as typeof fs;
+    const realRead = nodeFs.readFileSync;
+    const realStat = nodeFs.statSync;
+    const fail = (code: string, file: string) => Object.assign(new Error(`${code}: simulated, open '${file}'`), { code });
+    // as root, chmod cannot make a file unreadable: fail the engine's own reads instead
+    (nodeFs as { readFileSync: unknown }).readFileSync = (file: fs.PathOrFileDescriptor, ...rest: unknown[]) => {
+      if (file === locked) throw fail('EACCES', locked);
+      return (realRead as (...a: unknown[]) => unknown)(file, ...rest);
+    };
+    (nodeFs as { statSync: unknown }).statSync = (file: fs.PathLike, ...rest: unknown[]) => {
+      if (file === gone) throw fail('ENOENT', gone);
+      return (realStat as (...a: unknown[]) => unknown)(file, ...rest);
+    };
+    const engine = new Engine();
+    try {
+      await drain(engine.indexFolder(dir));
+    } finally {
+      (nodeFs as { readFileSync: unknown }).readFileSync = realRead;
+      (nodeFs as { statSync: unknown }).statSync = realStat;
+    }
+    assert.equal(engine.files.get('src/map/zoom.js')?.skipped?.reason, 'unreadable');
+    assert.match(engine.files.get('src/map/zoom.js')!.skipped!.detail, /ENOENT/);
+    assert.equal(engine.files.get('docs/i18n.md')?.skipped?.reason, 'unreadable');
+    assert.ok(engine.files.get('README.md')?.docIds.length, 'the other files are indexed');
+    assert.ok(!(await engine.search('getZoomControl', { k: 5, mode: 'keyword' })).some((h) => h.chunk.path === 'src/map/zoom.js'));
+    await drain(engine.indexFolder(dir));
+    assert.ok(!engine.files.get('src/map/zoom.js')?.skipped, 'there again: indexed');
+    assert.ok(!engine.files.get('docs/i18n.md')?.skipped, 'readable again (same size and mtime): indexed');
+    assert.ok((await engine.search('getZoomControl', { k: 5, mode: 'keyword' })).some((h) => h.chunk.path === 'src/map/zoom.js'));
   });
 
   it('answers bad queries without throwing', async () => {
