@@ -81,6 +81,8 @@ export interface I18nIndexOptions {
   matchesGlobs?: (rel: string) => boolean;
   /** Most distinct values embedded for the semantic fallback (default 20,000). */
   semanticMaxValues?: number;
+  /** Semantic candidates below this cosine similarity are dropped (default 0.25). */
+  semanticMinScore?: number;
 }
 
 export class I18nIndex {
@@ -159,6 +161,11 @@ export class I18nIndex {
   appOf(rel: string): string {
     for (const a of this.apps) if (a && (rel === a || rel.startsWith(`${a}/`))) return a;
     return '';
+  }
+
+  /** Every file the index holds something of (messages, usages or problems). */
+  knownFiles(): string[] {
+    return [...new Set([...this.locales.keys(), ...this.usages.keys(), ...this.fileProblems.keys()])];
   }
 
   get localeFiles(): string[] {
@@ -484,7 +491,9 @@ export class I18nIndex {
     const [qv] = await opts.embedder.embed([text.trim()], opts.signal);
     const scored = v.vecs.map((vec, i) => ({ i, s: dot(vec, qv) })).sort((a, c) => c.s - a.s);
     const best = new Map<number, { score: number; vid: number }>();
+    const floor = this.options.semanticMinScore ?? 0.25;
     for (const { i, s } of scored.slice(0, (opts.limit ?? 10) * 4)) {
+      if (s < floor) break;
       for (const vid of v.byText.get(v.texts[i])!) {
         const gid = b.vGroup[vid];
         if (!best.has(gid)) best.set(gid, { score: s, vid });

@@ -135,14 +135,21 @@ function propString(obj: t.Node | undefined, name: string): string | undefined {
   return undefined;
 }
 
-function calleeName(c: t.Node, code: string, off: number): { name: string; via: string } | undefined {
+function calleeName(c: t.Node, code: string): { name: string; via: string } | undefined {
   if (c.type === 'Identifier') return { name: c.name, via: c.name };
   if (c.type === 'MemberExpression' && !c.computed && c.property.type === 'Identifier') {
-    const via = code.slice(c.start! - off, c.end! - off).replace(/\s+/g, '');
+    const via = code.slice(c.start!, c.end!).replace(/\s+/g, '');
     return { name: c.property.name, via: via.length > 40 ? c.property.name : via };
   }
   if (c.type === 'OptionalMemberExpression' && !c.computed && c.property.type === 'Identifier') return { name: c.property.name, via: c.property.name };
   return undefined;
+}
+
+/** i18next's `ns:key` (the namespace separator), else the namespace the call implies. */
+function splitNamespace(raw: string, dynamic: boolean, namespace: string | undefined): { key: string; namespace?: string } {
+  const m = /^([\w./-]+):(?!\s)(.*)$/s.exec(raw);
+  if (m && (!dynamic || m[2])) return { key: m[2], namespace: m[1] };
+  return { key: raw, namespace };
 }
 
 /** `useTranslation('ns', { keyPrefix })` / `useTranslations('A.B')` → what its `t` implies. */
@@ -188,25 +195,18 @@ function collectAliases(ast: t.Node, into: Map<string, Alias>): void {
 function scan(ast: t.Node, code: string, off: number, aliases: Map<string, Alias>, out: Raw[]): void {
   walkAst(ast, (n) => {
     if (n.type === 'CallExpression' || n.type === 'OptionalCallExpression') {
-      const cal = calleeName(n.callee, code, off);
+      const cal = calleeName(n.callee, code);
       if (!cal) return;
       const alias = n.callee.type === 'Identifier' ? aliases.get(cal.name) : undefined;
       if (!alias && !T_FUNCS.has(cal.name)) return;
       const k = keyOf(n.arguments[0] as t.Node | undefined);
       if (!k) return;
-      let key = k.key;
-      let namespace = propString(n.arguments[1] as t.Node | undefined, 'ns') ?? alias?.namespace;
-      const m = /^([\w./-]+):(?!\s)(.*)$/s.exec(key);
-      if (m && (!k.dynamic || m[2])) {
-        namespace = m[1];
-        key = m[2];
-      }
-      if (alias?.prefix) key = alias.prefix + key;
-      out.push({ key, namespace, dynamic: k.dynamic, via: cal.via, start: off + k.start, end: off + k.end });
+      const { key, namespace } = splitNamespace(k.key, k.dynamic, propString(n.arguments[1] as t.Node | undefined, 'ns') ?? alias?.namespace);
+      out.push({ key: alias?.prefix ? alias.prefix + key : key, namespace, dynamic: k.dynamic, via: cal.via, start: off + k.start, end: off + k.end });
     } else if (n.type === 'JSXAttribute' && n.name.type === 'JSXIdentifier' && n.name.name === 'i18nKey') {
       const v = n.value?.type === 'JSXExpressionContainer' ? n.value.expression : n.value;
       const k = keyOf(v as t.Node | undefined);
-      if (k) out.push({ key: k.key, dynamic: k.dynamic, via: 'i18nKey', start: off + k.start, end: off + k.end });
+      if (k) out.push({ ...splitNamespace(k.key, k.dynamic, undefined), dynamic: k.dynamic, via: 'i18nKey', start: off + k.start, end: off + k.end });
     }
   });
 }
