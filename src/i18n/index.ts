@@ -22,7 +22,7 @@
  * changed (usages alone are cheaper: only their table is rebuilt).
  */
 import type { Embedder } from '../index/embedder';
-import { readLocaleJson, readSfcLocales, type LocaleEntry, type LocaleFile } from './locales';
+import { readLocaleJson, readSfcLocales, type LocaleFile } from './locales';
 import { boundedDistance, deletions, hasPlaceholder, normalize, placeholderPattern, tokens, typoBudget } from './normalize';
 import type { Candidate, HoverResult, I18nProblem, LocaleValue, LookupOptions, LookupResult, MatchKind, Usage } from './types';
 import { findUsages } from './usages';
@@ -45,8 +45,9 @@ interface Built {
   /** value id → group id, and the value. */
   vGroup: Int32Array;
   vValue: LocaleValue[];
-  exact: Map<string, number[]>;
-  norm: Map<string, number[]>;
+  /** Trimmed value → value id(s); a lone id is stored as a number (most values are unique). */
+  exact: Map<string, number | number[]>;
+  norm: Map<string, number | number[]>;
   postings: Map<string, number[]>;
   /** Sum of the idf weights of each value's tokens. */
   vWeight: Float64Array;
@@ -93,6 +94,8 @@ export class I18nIndex {
   private apps: string[] = [];
   private built: Built | undefined;
   private usageTable: UsageTable | undefined;
+  /** Scratch accumulator of fuzzy scores, one slot per value (zeroed after each query). */
+  private acc: Float64Array | undefined;
   private vectors: { embedderId: string; texts: string[]; byText: Map<string, number[]>; vecs: Float32Array[] } | undefined;
   /** Changes since the index was created; `refresh` compares it. */
   revision = 0;
@@ -207,7 +210,7 @@ export class I18nIndex {
           groupIds.set(gk, gid);
           groups.push({ id: gid, app, component, namespace: e.namespace, path: e.path, values: [] });
         }
-        groups[gid].values.push(toValue(lf.file, e));
+        groups[gid].values.push(e);
       }
     }
     // conflicts: one key, one locale, two files, two values
@@ -232,8 +235,15 @@ export class I18nIndex {
     const vValue: LocaleValue[] = new Array(nValues);
     const vNorm: string[] = new Array(nValues);
     const vTokens: string[][] = new Array(nValues);
-    const exact = new Map<string, number[]>();
-    const norm = new Map<string, number[]>();
+    const exact = new Map<string, number | number[]>();
+    const norm = new Map<string, number | number[]>();
+    const put = (m: Map<string, number | number[]>, k: string, v: number) => {
+      const l = m.get(k);
+      if (l === undefined) m.set(k, v);
+      else if (typeof l === 'number') {
+        if (l !== v) m.set(k, [l, v]);
+      } else if (l[l.length - 1] !== v) l.push(v);
+    };
     const postings = new Map<string, number[]>();
     const push = (m: Map<string, number[]>, k: string, v: number) => {
       const l = m.get(k);
@@ -248,15 +258,15 @@ export class I18nIndex {
         const raw = v.value.trim();
         const n = normalize(raw);
         vNorm[vid] = n;
-        push(exact, raw, vid);
-        if (n) push(norm, n, vid);
+        put(exact, raw, vid);
+        if (n) put(norm, n, vid);
         // vue-i18n plurals: "no apples | one apple | {count} apples"
         if (raw.includes('|')) {
           for (const form of raw.split(/\s*\|\s*/)) {
             if (!form) continue;
-            push(exact, form, vid);
+            put(exact, form, vid);
             const fn = normalize(form);
-            if (fn) push(norm, fn, vid);
+            if (fn) put(norm, fn, vid);
           }
         }
         const toks = [...new Set(tokens(n))];
@@ -403,19 +413,37 @@ export class I18nIndex {
       const cur = best.get(gid);
       if (!cur || RANK[match] < RANK[cur.match] || (RANK[match] === RANK[cur.match] && score > cur.score)) best.set(gid, { match, score, vid });
     };
-    for (const vid of b.exact.get(q) ?? []) offer(vid, 'exact', 1);
+    for (const vid of ids(b.exact.get(q))) offer(vid, 'exact', 1);
     const nq = normalize(q);
-    if (nq) for (const vid of b.norm.get(nq) ?? []) offer(vid, 'normalized', 0.95);
+    if (nq) for (const vid of ids(b.norm.get(nq))) offer(vid, 'normalized', 0.95);
     this.fuzzy(b, nq, offer);
-    const list = [...best.entries()].map(([gid, m]) => this.candidate(b.groups[gid], b, m.match, round(m.score), b.vValue[m.vid]));
-    return { candidates: this.rank(list, opts), problems: b.problems };
+    return { candidates: this.finish(b, best, opts), problems: b.problems };
+  }
+
+  /** The best matches → candidates: ordered cheaply first, usages gathered only for the few kept. */
+  private finish(b: Built, best: Map<number, { match: MatchKind; score: number; vid: number }>, opts: LookupOptions): Candidate[] {
+    const limit = opts.limit ?? 10;
+    const app = opts.fromFile !== undefined ? this.appOf(opts.fromFile) : undefined;
+    const mine = (g: Group) => (g.component !== undefined && g.component === opts.fromFile ? 2 : app !== undefined && g.app === app ? 1 : 0);
+    const pre = [...best.entries()]
+      .map(([gid, m]) => ({ g: b.groups[gid], m, score: round(m.score) }))
+      .sort((x, y) => RANK[x.m.match] - RANK[y.m.match] || y.score - x.score || mine(y.g) - mine(x.g));
+    // ties at the cut are kept: the final order also looks at usages and keys
+    let cut = Math.min(pre.length, limit);
+    while (cut < pre.length && cut < limit * 20 && pre[cut].m.match === pre[cut - 1].m.match && pre[cut].score === pre[cut - 1].score && mine(pre[cut].g) === mine(pre[cut - 1].g)) cut++;
+    return this.rank(
+      pre.slice(0, cut).map((x) => this.candidate(x.g, b, x.m.match, x.score, b.vValue[x.m.vid])),
+      opts,
+    );
   }
 
   private fuzzy(b: Built, nq: string, offer: (vid: number, match: MatchKind, score: number) => void): void {
     const qt = [...new Set(tokens(nq))];
     if (!qt.length) return;
     const N = Math.max(1, b.vValue.length);
-    const acc = new Map<number, number>();
+    if (!this.acc || this.acc.length < b.vValue.length) this.acc = new Float64Array(b.vValue.length);
+    const acc = this.acc;
+    const touched: number[] = [];
     let qWeight = 0;
     for (const t of qt) {
       const exactList = b.postings.get(t);
@@ -445,17 +473,18 @@ export class I18nIndex {
       for (const v of variants) {
         const w = v.w * idfOf(v.tok);
         for (const vid of b.postings.get(v.tok)!) {
-          const cur = acc.get(vid);
-          // a value token counts once per query token: keep the best variant
-          acc.set(vid, (cur ?? 0) + w);
+          if (acc[vid] === 0) touched.push(vid);
+          acc[vid] += w;
         }
       }
     }
-    if (!acc.size) return;
-    for (const [vid, w] of acc) {
+    for (const vid of touched) {
+      const w = acc[vid];
+      acc[vid] = 0;
       const dice = (2 * Math.min(w, qWeight)) / (qWeight + b.vWeight[vid]);
       if (dice >= FUZZY_THRESHOLD) offer(vid, 'fuzzy', Math.min(0.9, dice * 0.9));
-      if (b.vNorm[vid].includes('\u0001')) {
+      // the wildcard match needs every literal token of the value in the query
+      if (w >= b.vWeight[vid] - 1e-9 && b.vNorm[vid].includes('\u0001')) {
         let re = b.vPattern[vid];
         if (re === null) re = b.vPattern[vid] = hasPlaceholder(b.vNorm[vid]) ? placeholderPattern(b.vNorm[vid]) : undefined;
         if (re && re.test(nq)) offer(vid, 'normalized', 0.9);
@@ -568,8 +597,8 @@ export class I18nIndex {
   }
 }
 
-function toValue(file: string, e: LocaleEntry): LocaleValue {
-  return { locale: e.locale, file, value: e.value, range: e.range, keyRange: e.keyRange };
+function ids(x: number | number[] | undefined): number[] {
+  return x === undefined ? [] : typeof x === 'number' ? [x] : x;
 }
 
 function display(g: { namespace?: string; path: string }): string {

@@ -27,7 +27,7 @@ import { parse as parseSfc } from '@vue/compiler-sfc';
 import * as jsonc from 'jsonc-parser';
 import { classifyJson, classifyJsonPath, isLocaleTag } from '../chunkers/json-classify';
 import { SourceText } from '../chunkers/source';
-import type { I18nProblem, TextRange } from './types';
+import type { I18nProblem, LocaleValue, TextRange } from './types';
 
 export interface LocaleIdentity {
   locale: string;
@@ -36,15 +36,11 @@ export interface LocaleIdentity {
   from: 'name' | 'folder';
 }
 
-/** One string leaf of a locale file. */
-export interface LocaleEntry {
-  locale: string;
+/** One string leaf of a locale file (a `LocaleValue` plus its key path and namespace). */
+export interface LocaleEntry extends LocaleValue {
   namespace?: string;
   /** Dotted key path. */
   path: string;
-  value: string;
-  range: TextRange;
-  keyRange: TextRange;
 }
 
 export interface LocaleFile {
@@ -141,7 +137,7 @@ function toEntries(ls: Leaf[], locale: string, namespace: string | undefined, sr
   const byPath = new Map<string, number>();
   const out: LocaleEntry[] = [];
   for (const l of ls) {
-    const e: LocaleEntry = { locale, namespace, path: l.path, value: l.value, range: rangeOf(src, l.valueNode, base), keyRange: rangeOf(src, l.keyNode, base) };
+    const e: LocaleEntry = { locale, file, value: l.value, range: rangeOf(src, l.valueNode, base), keyRange: rangeOf(src, l.keyNode, base), namespace, path: l.path };
     const prev = byPath.get(l.path);
     if (prev !== undefined) {
       const p = out[prev];

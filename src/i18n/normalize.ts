@@ -52,10 +52,16 @@ function strip(s: string): string {
 }
 
 /** The normal form: see the header. Pure ASCII letters and spaces take a fast path. */
+const SPECIAL = /[@{%<&]/;
+// eslint-disable-next-line no-control-regex -- ASCII fast path
+const ASCII = /^[\x00-\x7f]*$/;
+// eslint-disable-next-line no-control-regex -- the placeholder marker is a control character on purpose
+const ASCII_NON_WORD = /[^a-z0-9\u0001]+/g;
+
 export function normalize(s: string): string {
-  let t = strip(s);
-  // eslint-disable-next-line no-control-regex
-  if (/[^\x00-\x7f]/.test(t)) t = t.normalize('NFKD').replace(MARKS, '');
+  let t = SPECIAL.test(s) ? strip(s) : s;
+  if (ASCII.test(t)) return t.toLowerCase().replace(ASCII_NON_WORD, ' ').trim();
+  t = t.normalize('NFKD').replace(MARKS, '');
   t = t.toLowerCase().replace(NON_WORD, ' ').trim();
   return t;
 }
