@@ -250,6 +250,23 @@ export class I18nIndex {
       if (!l) m.set(k, [v]);
       else if (l[l.length - 1] !== v) l.push(v);
     };
+    // vue-i18n linked messages (`@:events.create.TITLE`, `@.lower:key`): the text shown is the
+    // target's value in the same locale and app, so that text finds the linking key too
+    const linkTarget = new Map<string, string>();
+    if (groups.some((g) => g.values.some((v) => v.value.includes('@')))) {
+      for (const g of groups) for (const v of g.values) if (!g.component) linkTarget.set(`${g.app}\0${v.locale}\0${g.path}`, v.value);
+    }
+    const resolveLinks = (g: Group, v: LocaleValue): string | undefined => {
+      if (!linkTarget.size || !v.value.includes('@')) return undefined;
+      let changed = false;
+      const out = v.value.replace(/@(?:\.(\w+))?:(?:\{'([^']*)'\}|\(?([\w.-]*\w)\)?)/g, (m, mod: string | undefined, quoted: string | undefined, bare: string | undefined) => {
+        const target = linkTarget.get(`${g.app}\0${v.locale}\0${quoted ?? bare ?? ''}`);
+        if (target === undefined || target.includes('@')) return m;
+        changed = true;
+        return mod === 'lower' ? target.toLowerCase() : mod === 'upper' ? target.toUpperCase() : mod === 'capitalize' ? target.charAt(0).toUpperCase() + target.slice(1) : target;
+      });
+      return changed ? out.trim() : undefined;
+    };
     let vid = 0;
     for (const g of groups) {
       for (const v of g.values) {
@@ -260,6 +277,12 @@ export class I18nIndex {
         vNorm[vid] = n;
         put(exact, raw, vid);
         if (n) put(norm, n, vid);
+        const linked = resolveLinks(g, v);
+        if (linked) {
+          put(exact, linked, vid);
+          const ln = normalize(linked);
+          if (ln) put(norm, ln, vid);
+        }
         // vue-i18n plurals: "no apples | one apple | {count} apples"
         if (raw.includes('|')) {
           for (const form of raw.split(/\s*\|\s*/)) {

@@ -18,7 +18,7 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ChunkOptions, FileChunks } from '../chunkers/types';
 import type { SearchOptions } from './engine';
-import type { HoverResult, LookupResult } from '../i18n/types';
+import type { HoverResult, LookupResult, StringAtResult } from '../i18n/types';
 import type {
   FileUpdate,
   I18nAnswer,
@@ -341,6 +341,20 @@ export class IndexClient {
   async i18nKey(root: string, key: string, options: { fromFile?: string; localeGlobs?: string[]; signal?: AbortSignal } = {}): Promise<LookupResult> {
     const a = await this.i18n(root, { op: 'key', key, fromFile: options.fromFile }, options);
     return (a as { result: LookupResult }).result;
+  }
+
+  /**
+   * "Where is this string defined?" for an editor: the selection (when not empty), else the
+   * string literal or template text under `offset` of the document, looked up from `file`.
+   */
+  async i18nAt(
+    root: string,
+    doc: { file: string; text: string; language: string; offset: number; selection?: { start: number; end: number } },
+    options: { limit?: number; localeGlobs?: string[]; signal?: AbortSignal } = {},
+  ): Promise<{ string: StringAtResult | null; result: LookupResult }> {
+    const a = await this.i18n(root, { op: 'at', ...doc, limit: options.limit }, options);
+    const at = a as { string: StringAtResult | null; result: LookupResult };
+    return { string: at.string, result: at.result };
   }
 
   /** The translations of the `$t('key')` under `offset` of `file` (`text`: the unsaved document), or null. */

@@ -25,7 +25,7 @@ import type {
   WorkerStatus,
 } from './protocol';
 import { loadStore, lockStore, saveStore } from './store';
-import type { I18nIndex } from '../i18n/index';
+import { stringAt, type I18nIndex } from '../i18n/index';
 import { globMatcher, loadI18nIndex, readInto, wantsFile } from '../i18n/workspace';
 import type { I18nAnswer, I18nRequest } from './protocol';
 
@@ -480,9 +480,17 @@ export class WorkerState {
       return { op: 'hover', result: entry.index.hover(q.file, q.offset, text) ?? null };
     }
     await this.initializing.catch(() => undefined);
-    const result = await entry.index.lookupString(q.text, { fromFile: q.fromFile, limit: q.limit, embedder: this.embedder, signal });
-    if (!this.embedder && result.semanticUnavailable) result.semanticUnavailable = `${this.keywordOnlyReason ?? 'no embedding model'}: semantic matching is unavailable`;
-    return { op: 'string', result };
+    const lookup = async (text: string, fromFile: string | undefined, limit: number | undefined) => {
+      const result = await entry.index.lookupString(text, { fromFile, limit, embedder: this.embedder, signal });
+      if (!this.embedder && result.semanticUnavailable) result.semanticUnavailable = `${this.keywordOnlyReason ?? 'no embedding model'}: semantic matching is unavailable`;
+      return result;
+    };
+    if (q.op === 'at') {
+      const found = stringAt(q.text, q.language, q.offset, q.selection);
+      if (!found) return { op: 'at', string: null, result: { candidates: [], problems: entry.index.problems } };
+      return { op: 'at', string: found, result: await lookup(found.text, q.file, q.limit) };
+    }
+    return { op: 'string', result: await lookup(q.text, q.fromFile, q.limit) };
   }
 
   /** Files of `root` changed (`bytes` null: deleted; undefined: read from disk): the i18n index follows. */

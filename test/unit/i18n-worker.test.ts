@@ -57,6 +57,27 @@ describe('worker i18n request (dist/worker.js through IndexClient)', function ()
     assert.equal(await client.i18nHover(ws, 'src/EventForm.vue', 5, { text: edited }), null);
   });
 
+  it('"Where is this string defined?" on template text of a .vue file lands on the key in the English and French files', async function () {
+    const file = 'src/EventForm.vue';
+    const text = fs.readFileSync(path.join(ws, file), 'utf8');
+    const offset = text.indexOf('Create event</button>') + 4;
+    const { string, result } = await client.i18nAt(ws, { file, text, language: 'vue', offset });
+    assert.equal(string?.text, 'Create event');
+    assert.equal(string?.kind, 'template-text');
+    const [c] = result.candidates;
+    assert.equal(c.key, 'events.create.TITLE');
+    for (const [locale, rel, value] of [['en', 'locales/core_en.json', 'Create event'], ['fr', 'locales/core_fr.json', 'Créer un événement']]) {
+      const l = c.locales.find((x) => x.locale === locale)!;
+      assert.equal(l.file, rel);
+      const src = fs.readFileSync(path.join(ws, rel), 'utf8');
+      assert.equal(src.slice(l.range.start.offset, l.range.end.offset), value);
+      assert.equal(src.split('\n')[l.range.start.line - 1].slice(l.range.start.column, l.range.end.column), value);
+    }
+    const nothing = await client.i18nAt(ws, { file, text, language: 'vue', offset: text.indexOf('<form>') + 2 });
+    assert.equal(nothing.string, null);
+    assert.deepEqual(nothing.result.candidates, []);
+  });
+
   it('follows update (from disk and from bytes) and remove', async function () {
     await client.index(ws, path.join(tmp, 'store'));
     const fr = path.join(ws, 'locales/core_fr.json');

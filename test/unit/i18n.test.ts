@@ -85,7 +85,7 @@ describe('i18n: per-file locales (locales/core_en.json, core_fr.json, de.json wi
 
   it('finds the key from any locale, exactly', () => {
     for (const q of ['Create event', 'Créer un événement', 'Ereignis erstellen', '  Create event\n']) {
-      const [c] = ix.lookupLexical(q).candidates;
+      const [c] = ix.lookupLexical(q).candidates.filter((x) => x.key !== 'LINKED');
       assert.equal(c.key, 'events.create.TITLE', q);
       assert.equal(c.match, 'exact', q);
       assert.equal(c.score, 1);
@@ -111,6 +111,8 @@ describe('i18n: per-file locales (locales/core_en.json, core_fr.json, de.json wi
     }
     // the raw plural form is exact
     assert.equal(ix.lookupLexical('one item').candidates[0].match, 'exact');
+    // a linked message shows its target's text: that text finds the linking key too
+    assert.deepEqual(ix.lookupLexical('Create event').candidates.map((c) => `${c.key} ${c.match}`), ['events.create.TITLE exact', 'LINKED exact']);
   });
 
   it('finds it fuzzy: typos and partial strings, ranked below exact and normalized', () => {
@@ -270,6 +272,17 @@ describe('i18n: a two-app monorepo', () => {
     assert.deepEqual(admin.map((c) => c.app), ['apps/admin', 'apps/shop']);
     assert.deepEqual(ix.lookupKey('title').candidates.map((c) => byLocale(c).fr), ['Administration', 'Boutique']);
     assert.equal(ix.lookupLexical('Boutique').candidates.length, 1);
+    // an app appears when its package.json does
+    const grown = load('monorepo');
+    grown.setFile('apps/admin/src/sub/package.json', '{"name": "sub"}');
+    grown.setFile('apps/admin/src/sub/locales/en.json', '{"title": "Sub app"}');
+    grown.setFile('apps/admin/src/sub/Page.vue', "<template><h1>{{ $t('title') }}</h1></template>");
+    const titles = grown.lookupKey('title').candidates;
+    assert.deepEqual(titles.map((c) => c.app), ['apps/admin', 'apps/admin/src/sub', 'apps/shop']);
+    assert.deepEqual(titles[1].usages.map((u) => u.file), ['apps/admin/src/sub/Page.vue']);
+    assert.ok(!titles[0].usages.some((u) => u.file.includes('/sub/')));
+    grown.deleteFile('apps/admin/src/sub/package.json');
+    assert.deepEqual(grown.lookupKey('title').candidates.map((c) => c.app), ['apps/admin', 'apps/shop']);
     const h = ix.hover('apps/admin/src/Users.vue', read('monorepo', 'apps/admin/src/Users.vue').indexOf("'title'") + 1)!;
     assert.deepEqual(h.candidates.map((c) => c.app), ['apps/admin']);
   });
