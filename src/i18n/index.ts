@@ -21,10 +21,11 @@
  * `deleteFile`; the lookup structures are rebuilt lazily at the next query after a locale file
  * changed (usages alone are cheaper: only their table is rebuilt).
  */
+import { SourceText } from '../chunkers/source';
 import type { Embedder } from '../index/embedder';
-import { readLocaleJson, readSfcLocales, type LocaleFile } from './locales';
+import { readLocaleJson, readSfcLocales, toLocaleValue, type LocaleEntry, type LocaleFile } from './locales';
 import { boundedDistance, deletions, hasPlaceholder, normalize, placeholderPattern, tokens, typoBudget } from './normalize';
-import type { Candidate, HoverResult, I18nProblem, LocaleValue, LookupOptions, LookupResult, MatchKind, Usage } from './types';
+import type { Candidate, HoverResult, I18nProblem, LookupOptions, LookupResult, MatchKind, Usage } from './types';
 import { findUsages } from './usages';
 
 export * from './types';
@@ -37,14 +38,14 @@ interface Group {
   component?: string;
   namespace?: string;
   path: string;
-  values: LocaleValue[];
+  values: LocaleEntry[];
 }
 
 interface Built {
   groups: Group[];
   /** value id → group id, and the value. */
   vGroup: Int32Array;
-  vValue: LocaleValue[];
+  vValue: LocaleEntry[];
   /** Trimmed value → value id(s); a lone id is stored as a number (most values are unique). */
   exact: Map<string, number | number[]>;
   norm: Map<string, number | number[]>;
@@ -116,7 +117,7 @@ export class I18nIndex {
       if (lower.endsWith('.vue')) lf = readSfcLocales(rel, text);
       else lf = readLocaleJson(rel, text, { matchesGlobs: this.options.matchesGlobs });
     } catch (err) {
-      lf = { file: rel, entries: [], problems: [{ kind: 'malformed', file: rel, message: `could not be read as a locale file: ${(err as Error).message}` }] };
+      lf = { file: rel, lines: new SourceText(''), entries: [], problems: [{ kind: 'malformed', file: rel, message: `could not be read as a locale file: ${(err as Error).message}` }] };
     }
     if (lf) {
       if (lf.entries.length) this.locales.set(rel, lf);
@@ -223,8 +224,8 @@ export class I18nIndex {
           problems.push({
             kind: 'conflict',
             file: b.file,
-            line: b.keyRange.start.line,
-            message: `key "${display(g)}" (${a.locale}) is "${a.value}" in ${a.file}:${a.keyRange.start.line} and "${b.value}" here`,
+            line: this.lineOf(b),
+            message: `key "${display(g)}" (${a.locale}) is "${a.value}" in ${a.file}:${this.lineOf(a)} and "${b.value}" here`,
           });
         }
       }
@@ -232,7 +233,7 @@ export class I18nIndex {
     let nValues = 0;
     for (const g of groups) nValues += g.values.length;
     const vGroup = new Int32Array(nValues);
-    const vValue: LocaleValue[] = new Array(nValues);
+    const vValue: LocaleEntry[] = new Array(nValues);
     const vNorm: string[] = new Array(nValues);
     const vTokens: string[][] = new Array(nValues);
     const exact = new Map<string, number | number[]>();
@@ -256,7 +257,7 @@ export class I18nIndex {
     if (groups.some((g) => g.values.some((v) => v.value.includes('@')))) {
       for (const g of groups) for (const v of g.values) if (!g.component) linkTarget.set(`${g.app}\0${v.locale}\0${g.path}`, v.value);
     }
-    const resolveLinks = (g: Group, v: LocaleValue): string | undefined => {
+    const resolveLinks = (g: Group, v: LocaleEntry): string | undefined => {
       if (!linkTarget.size || !v.value.includes('@')) return undefined;
       let changed = false;
       const out = v.value.replace(/@(?:\.(\w+))?:(?:\{'([^']*)'\}|\(?([\w.-]*\w)\)?)/g, (m, mod: string | undefined, quoted: string | undefined, bare: string | undefined) => {
@@ -393,7 +394,11 @@ export class I18nIndex {
     return [...found].sort((a, c) => (a.file < c.file ? -1 : a.file > c.file ? 1 : a.range.start.offset - c.range.start.offset));
   }
 
-  private candidate(g: Group, b: Built, match: MatchKind, score: number, matched?: LocaleValue): Candidate {
+  private lineOf(e: LocaleEntry): number {
+    return this.locales.get(e.file)?.lines.position(e.ks).line ?? 0;
+  }
+
+  private candidate(g: Group, b: Built, match: MatchKind, score: number, matched?: LocaleEntry): Candidate {
     return {
       key: display(g),
       path: g.path,
@@ -403,7 +408,7 @@ export class I18nIndex {
       match,
       score,
       matched: matched ? { locale: matched.locale, value: matched.value, file: matched.file } : undefined,
-      locales: g.values,
+      locales: g.values.map((e) => toLocaleValue(e, this.locales.get(e.file)!.lines)),
       usages: this.usagesOf(g, b),
     };
   }

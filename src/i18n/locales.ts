@@ -27,7 +27,7 @@ import { parse as parseSfc } from '@vue/compiler-sfc';
 import * as jsonc from 'jsonc-parser';
 import { classifyJson, classifyJsonPath, isLocaleTag } from '../chunkers/json-classify';
 import { SourceText } from '../chunkers/source';
-import type { I18nProblem, LocaleValue, TextRange } from './types';
+import type { I18nProblem, LocaleValue } from './types';
 
 export interface LocaleIdentity {
   locale: string;
@@ -36,11 +36,23 @@ export interface LocaleIdentity {
   from: 'name' | 'folder';
 }
 
-/** One string leaf of a locale file (a `LocaleValue` plus its key path and namespace). */
-export interface LocaleEntry extends LocaleValue {
+/**
+ * One string leaf of a locale file. Ranges are kept as offsets (inside the quotes) and turned
+ * into positions only for the candidates a lookup returns (`toLocaleValue`): a 50,000-key set
+ * has hundreds of thousands of leaves, and four position objects each would dominate the heap.
+ */
+export interface LocaleEntry {
+  locale: string;
+  file: string;
+  value: string;
   namespace?: string;
   /** Dotted key path. */
   path: string;
+  /** Value text `[vs, ve)` and property name text `[ks, ke)`, inside their quotes. */
+  vs: number;
+  ve: number;
+  ks: number;
+  ke: number;
 }
 
 export interface LocaleFile {
@@ -49,6 +61,19 @@ export interface LocaleFile {
   problems: I18nProblem[];
   /** Set for a Vue SFC's `<i18n>` messages (component-local). */
   component?: boolean;
+  /** The file's line table (offsets → positions). */
+  lines: SourceText;
+}
+
+/** An entry with its exact positions, as lookups return it. */
+export function toLocaleValue(e: LocaleEntry, lines: SourceText): LocaleValue {
+  return {
+    locale: e.locale,
+    file: e.file,
+    value: e.value,
+    range: { start: lines.position(e.vs), end: lines.position(e.ve) },
+    keyRange: { start: lines.position(e.ks), end: lines.position(e.ke) },
+  };
 }
 
 const LOCALE_EXT = /\.(?:json|jsonc|json5)$/i;
@@ -84,10 +109,10 @@ export function identifyLocale(rel: string): LocaleIdentity | undefined {
 
 const MAX_DEPTH = 64;
 
-function rangeOf(src: SourceText, node: jsonc.Node, base: number): TextRange {
-  // a string node spans its quotes: the range is what is inside them
+/** A node's text range; a string node spans its quotes, the range is what is inside them. */
+function rangeOf(node: jsonc.Node, base: number): [number, number] {
   const inner = node.type === 'string' && node.length >= 2 ? 1 : 0;
-  return { start: src.position(base + node.offset + inner), end: src.position(base + node.offset + node.length - inner) };
+  return [base + node.offset + inner, base + node.offset + node.length - inner];
 }
 
 interface Leaf {
@@ -137,15 +162,19 @@ function toEntries(ls: Leaf[], locale: string, namespace: string | undefined, sr
   const byPath = new Map<string, number>();
   const out: LocaleEntry[] = [];
   for (const l of ls) {
-    const e: LocaleEntry = { locale, file, value: l.value, range: rangeOf(src, l.valueNode, base), keyRange: rangeOf(src, l.keyNode, base), namespace, path: l.path };
+    const [vs, ve] = rangeOf(l.valueNode, base);
+    const [ks, ke] = rangeOf(l.keyNode, base);
+    const e: LocaleEntry = { locale, file, value: l.value, namespace, path: l.path, vs, ve, ks, ke };
     const prev = byPath.get(l.path);
     if (prev !== undefined) {
       const p = out[prev];
+      const pl = src.position(p.ks).line;
+      const el = src.position(e.ks).line;
       problems.push({
         kind: 'duplicate',
         file,
-        line: e.keyRange.start.line,
-        message: `key "${l.path}" is defined twice${locale ? ` for ${locale}` : ''} (lines ${p.keyRange.start.line} and ${e.keyRange.start.line}${p.value === e.value ? ', same value' : `: "${p.value}" and "${e.value}"`}); the last one wins`,
+        line: el,
+        message: `key "${l.path}" is defined twice${locale ? ` for ${locale}` : ''} (lines ${pl} and ${el}${p.value === e.value ? ', same value' : `: "${p.value}" and "${e.value}"`}); the last one wins`,
       });
       out[prev] = e;
     } else {
@@ -186,19 +215,19 @@ export function readLocaleJson(rel: string, text: string, opts: DiscoverOptions 
   const problems: I18nProblem[] = [];
   const src = new SourceText(text);
   if (!id) {
-    return { file: rel, entries: [], problems: [{ kind: 'unknown-locale', file: rel, message: 'matches the locale globs, but no locale code is in its name or folders: skipped' }] };
+    return { file: rel, lines: src, entries: [], problems: [{ kind: 'unknown-locale', file: rel, message: 'matches the locale globs, but no locale code is in its name or folders: skipped' }] };
   }
   const { root, error } = parseJson(text);
   if (error) {
-    return { file: rel, entries: [], problems: [{ kind: 'malformed', file: rel, line: src.position(error.offset).line, message: `does not parse (${error.message} at line ${src.position(error.offset).line}): skipped` }] };
+    return { file: rel, lines: src, entries: [], problems: [{ kind: 'malformed', file: rel, line: src.position(error.offset).line, message: `does not parse (${error.message} at line ${src.position(error.offset).line}): skipped` }] };
   }
   if (!root || root.type !== 'object') {
     if (!globbed) return undefined;
-    return { file: rel, entries: [], problems: [{ kind: 'malformed', file: rel, message: 'is not a JSON object: skipped' }] };
+    return { file: rel, lines: src, entries: [], problems: [{ kind: 'malformed', file: rel, message: 'is not a JSON object: skipped' }] };
   }
   if (!globbed && classifyJson(rel, root) !== 'i18n') return undefined;
   const ls = leaves(root, problems, rel, (o) => src.position(o).line);
-  return { file: rel, entries: toEntries(ls, id.locale, id.namespace, src, 0, rel, problems), problems };
+  return { file: rel, lines: src, entries: toEntries(ls, id.locale, id.namespace, src, 0, rel, problems), problems };
 }
 
 /** The messages of a Vue SFC's `<i18n>` blocks (undefined when it has none). */
@@ -208,7 +237,7 @@ export function readSfcLocales(rel: string, text: string): LocaleFile | undefine
   try {
     descriptor = parseSfc(text, { filename: rel, sourceMap: false, ignoreEmpty: false }).descriptor;
   } catch (err) {
-    return { file: rel, entries: [], problems: [{ kind: 'malformed', file: rel, message: `Vue SFC does not parse: ${(err as Error).message}` }], component: true };
+    return { file: rel, lines: new SourceText(text), entries: [], problems: [{ kind: 'malformed', file: rel, message: `Vue SFC does not parse: ${(err as Error).message}` }], component: true };
   }
   const blocks = descriptor.customBlocks.filter((b) => b.type === 'i18n');
   if (!blocks.length) return undefined;
@@ -249,5 +278,5 @@ export function readSfcLocales(rel: string, text: string): LocaleFile | undefine
       entries.push(...toEntries(leaves(v, problems, rel, (o) => src.position(base + o).line), canonicalLocale(String(k.value)), undefined, src, base, rel, problems));
     }
   }
-  return { file: rel, entries, problems, component: true };
+  return { file: rel, lines: src, entries, problems, component: true };
 }
