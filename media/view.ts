@@ -132,6 +132,7 @@ function renderState(s: ViewIndexState): void {
   $('fathom-progress-bar').style.width = `${s.percent ?? 0}%`;
   const warn = $('fathom-warning');
   warn.hidden = !s.warning;
+  warn.title = s.warning ?? '';
   $('fathom-warning-text').textContent = s.warning ?? '';
 }
 
@@ -144,14 +145,16 @@ function renderHit(h: ViewHit, index: number): HTMLElement {
   item.dataset.key = h.key;
   item.dataset.path = h.path;
   item.dataset.startLine = String(h.start.line);
+  item.dataset.startColumn = String(h.start.column);
   item.dataset.endLine = String(h.end.line);
+  item.dataset.endColumn = String(h.end.column);
   item.dataset.kind = h.kind;
   item.title = `${h.header}\nLines ${h.start.line}–${h.end.line} · ${h.kind}\nWhy it ranked: ${h.why}`;
   item.setAttribute('aria-label', `${h.symbol ?? h.kind} in ${h.path}, lines ${h.start.line} to ${h.end.line}`);
 
   const head = el('div', 'fathom-result-head');
   head.append(icon(kindIcon(h.kind)));
-  head.append(el('span', 'fathom-breadcrumb', h.header.replace(/^(\/\/|#|<!--)\s*/, '').replace(/\s*-->$/, '')));
+  head.append(el('span', 'fathom-breadcrumb', h.breadcrumb));
   head.append(el('span', 'fathom-lines', `${h.start.line}–${h.end.line}`));
   const similar = el('button', 'fathom-icon-button fathom-similar');
   similar.type = 'button';

@@ -31,7 +31,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const c = (client = new IndexClient(path.join(context.extensionPath, 'dist', 'worker.js')));
   const tracker = new IndexTracker();
   const statusBar = new StatusBar('fathom.statusMenu');
-  const view = new SearchViewProvider(context.extensionUri, (m) => log.warn(m));
+  const view = new SearchViewProvider(context.extensionUri, (m) => log.warn(m), (what, fn) => timings.timed(what, fn));
   const index = new WorkspaceIndex({
     client: c,
     log,
@@ -53,6 +53,7 @@ export function activate(context: vscode.ExtensionContext): void {
     options: () => ({ k: index.searchSettings.maxResults, rrfK: index.searchSettings.rrfK }),
     isIndexing: () => tracker.indexing,
     hasVectors: () => tracker.hasVectors,
+    measure: (what, fn) => timings.timed(what, fn),
     onFirstResults: (ms, q) => log.info(`first search results: ${Math.round(timings.sinceActivation())} ms after activation (the search took ${Math.round(ms)} ms, ${q.length}-character query)`),
   });
   view.controller = controller;
@@ -86,7 +87,12 @@ export function activate(context: vscode.ExtensionContext): void {
     tracker.onContentChange(() => refresh()),
     { dispose: () => refresh.cancel() },
     c.onStatus(timings.wrap('status', (s) => tracker.setStatus(s))),
-    c.onProgress(timings.wrap('progress', (e) => tracker.setProgress(e))),
+    c.onProgress(
+      timings.wrap('progress', (e) => {
+        timings.markStallWindow();
+        tracker.setProgress(e);
+      }),
+    ),
     c.onLog((e) => log[e.level](e.root ? `${path.basename(e.root)}: ${e.message}` : e.message)),
     c.onCrash((e) => {
       log.error(e.message + (e.restartInMs !== undefined ? ` — restarting in ${e.restartInMs} ms` : ''));

@@ -226,7 +226,7 @@ export class WorkspaceIndex implements vscode.Disposable {
     const stall = this.env.timings.stopStallMonitor();
     this.env.log.info(`first index done: ${Math.round(this.env.timings.sinceActivation())} ms after activation`);
     const longest = this.env.timings.longestTask;
-    if (stall) this.env.log.info(`first index done: longest event-loop stall on the extension host ${stall.maxMs.toFixed(1)} ms (p99 ${stall.p99Ms.toFixed(1)} ms, mean ${stall.meanMs.toFixed(1)} ms)`);
+    if (stall) this.env.log.info(`first index done: longest event-loop stall on the extension host ${stall.maxMs.toFixed(1)} ms while indexing (p99 ${stall.p99Ms.toFixed(1)} ms, mean ${stall.meanMs.toFixed(1)} ms); ${stall.beforeMaxMs?.toFixed(1) ?? '?'} ms between activation and the first progress event (editor start-up, all extensions)`);
     this.env.log.info(`first index done: longest Fathom task on the extension host ${longest.ms.toFixed(1)} ms (${longest.what || 'none'})`);
   }
 

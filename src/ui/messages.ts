@@ -29,6 +29,8 @@ export interface ViewHit {
   path: string;
   /** Breadcrumb (`src/map/zoom.js :: getZoomControl`) and kind (`function`). */
   header: string;
+  /** The header without the path (the group shows it): `getZoomControl`. */
+  breadcrumb: string;
   kind: string;
   symbol?: string;
   /** 1-based lines, 0-based columns, as in a chunk. */

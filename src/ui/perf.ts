@@ -46,13 +46,25 @@ export class HostTimings {
     this.histogram.enable();
   }
 
+  private beforeMark: number | undefined;
+
+  /**
+   * Starts a new window (the first index began): what the monitor saw until now (the editor
+   * starting up, other extensions activating) is kept apart as `beforeMaxMs`.
+   */
+  markStallWindow(): void {
+    if (!this.histogram || this.beforeMark !== undefined) return;
+    this.beforeMark = this.histogram.max / 1e6;
+    this.histogram.reset();
+  }
+
   /** Stops the monitor: the longest stall and the 99th percentile, ms (undefined when not started). */
-  stopStallMonitor(): { maxMs: number; p99Ms: number; meanMs: number } | undefined {
+  stopStallMonitor(): { maxMs: number; p99Ms: number; meanMs: number; beforeMaxMs?: number } | undefined {
     const h = this.histogram;
     if (!h) return undefined;
     h.disable();
     this.histogram = undefined;
     // the histogram counts delay beyond the timer's own resolution, in ns
-    return { maxMs: h.max / 1e6, p99Ms: h.percentile(99) / 1e6, meanMs: h.mean / 1e6 };
+    return { maxMs: h.max / 1e6, p99Ms: h.percentile(99) / 1e6, meanMs: h.mean / 1e6, beforeMaxMs: this.beforeMark };
   }
 }

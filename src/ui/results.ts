@@ -82,6 +82,18 @@ export function whyText(why: WorkerHit['why']): string {
   return parts.join(' · ');
 }
 
+/**
+ * The breadcrumb without its comment marker and without the file path the group heading
+ * already shows: `// src/map/zoom.js :: getZoomControl` → `getZoomControl`. A header that does
+ * not start with the path is kept whole (marker removed).
+ */
+export function breadcrumbOf(header: string, path: string): string {
+  const bare = header.replace(/^\s*(?:\/\/|#+|<!--|\/\*)\s*/, '').replace(/\s*(?:-->|\*\/)\s*$/, '');
+  if (!bare.startsWith(path)) return bare;
+  const rest = bare.slice(path.length).replace(/^\s*(?:::|>|—|-|:)\s*/, '');
+  return rest || bare;
+}
+
 export const hitKey = (h: Pick<WorkerHit, 'root' | 'chunk'>): string => `${h.root}\u0000${h.chunk.id}`;
 
 export function toViewHit(h: WorkerHit, terms: string[]): ViewHit {
@@ -91,6 +103,7 @@ export function toViewHit(h: WorkerHit, terms: string[]): ViewHit {
     root: h.root,
     path: h.chunk.path,
     header: h.chunk.header,
+    breadcrumb: breadcrumbOf(h.chunk.header, h.chunk.path),
     kind: h.chunk.kind,
     symbol: h.chunk.symbol,
     start: { line: h.chunk.start.line, column: h.chunk.start.column },

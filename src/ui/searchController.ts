@@ -32,6 +32,8 @@ export interface SearchControllerDeps {
   /** Is there a model (hybrid), or keyword-only? */
   hasVectors?(): boolean;
   now?(): number;
+  /** Runs `fn` (synchronous host work: grouping and posting results), measured by the caller. */
+  measure?<T>(what: string, fn: () => T): T;
   /** Called once, with the time of the first results that had hits. */
   onFirstResults?(ms: number, query: string): void;
 }
@@ -143,6 +145,11 @@ export class SearchController {
   }
 
   private postResults(seq: number, query: string, hits: WorkerHit[], ms: number, title?: string): void {
+    if (this.deps.measure) this.deps.measure('post results', () => this.postResultsNow(seq, query, hits, ms, title));
+    else this.postResultsNow(seq, query, hits, ms, title);
+  }
+
+  private postResultsNow(seq: number, query: string, hits: WorkerHit[], ms: number, title?: string): void {
     this.deps.post({
       type: 'results',
       seq,

@@ -19,6 +19,7 @@ export class SearchViewProvider implements vscode.WebviewViewProvider, vscode.Di
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly onError: (message: string) => void,
+    private readonly measure: <T>(what: string, fn: () => T) => T = (_w, fn) => fn(),
   ) {}
 
   /** What the controller posts; dropped while the view is not resolved (it replays on `ready`). */
@@ -33,7 +34,7 @@ export class SearchViewProvider implements vscode.WebviewViewProvider, vscode.Di
     const uri = (f: string) => view.webview.asWebviewUri(vscode.Uri.joinPath(media, f)).toString();
     view.webview.html = renderShell({ cspSource: view.webview.cspSource, nonce: makeNonce(), scriptUri: uri('view.js'), styleUri: uri('view.css'), codiconUri: uri('codicon.css') });
     this.disposables.push(
-      view.webview.onDidReceiveMessage((m: unknown) => void this.controller.handle(m)),
+      view.webview.onDidReceiveMessage((m: unknown) => this.measure('view message', () => void this.controller.handle(m))),
       view.onDidDispose(() => {
         if (this.view === view) this.view = undefined;
       }),

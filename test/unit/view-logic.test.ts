@@ -10,7 +10,7 @@ import type { WorkerStatus } from '../../src/index/protocol';
 import { chunk, hit } from '../helpers/hits';
 import { EventBatcher, mergeBatch, notNoise, type FolderBatch } from '../../src/ui/batcher';
 import { parseViewMessage } from '../../src/ui/messages';
-import { filterSpecOf, groupHits, highlightRanges, queryTerms, snippetOf, splitHighlights, whyText } from '../../src/ui/results';
+import { breadcrumbOf, filterSpecOf, groupHits, highlightRanges, queryTerms, snippetOf, splitHighlights, whyText } from '../../src/ui/results';
 import { initOptionsOf, keywordOnlyAdvice, needsReinit, readSettings, selectionOf, type Inspected } from '../../src/ui/settings';
 import { indexState } from '../../src/ui/status';
 
@@ -249,6 +249,8 @@ describe('index state', function () {
     assert.match(chunking.text, /^Indexing 25% \(30 \/ 120 files\)/);
     const embedding = indexState(status(), new Map([['/ws', prog({ phase: 'embed', filesDone: 120, filesTotal: 120, chunksEmbedded: 64, chunksToEmbed: 256 })]]));
     assert.match(embedding.text, /^Embedding 25% \(64 \/ 256 chunks\)/);
+    const big = indexState(status(), new Map([['/ws', prog({ filesDone: 1234, filesTotal: 1234567 })]]));
+    assert.match(big.text, /\(1,234 \/ 1,234,567 files\)/);
   });
 
   it('when done: counts; keyword-only shows the warning and why', function () {
@@ -267,5 +269,14 @@ describe('index state', function () {
     assert.match(p.text, /^Paused: /);
     const u = indexState(undefined, new Map(), { unavailable: 'Open a folder to search it with Fathom.' });
     assert.equal(u.unavailable, 'Open a folder to search it with Fathom.');
+  });
+});
+
+describe('breadcrumbs', function () {
+  it('drop the comment marker and the path the group heading shows', function () {
+    assert.equal(breadcrumbOf('// src/map/zoom.js :: getZoomControl', 'src/map/zoom.js'), 'getZoomControl');
+    assert.equal(breadcrumbOf('<!-- docs/a.md > Intro > Setup -->', 'docs/a.md'), 'Intro > Setup');
+    assert.equal(breadcrumbOf('# docs/a.md', 'docs/a.md'), 'docs/a.md', 'nothing but the path: keep it');
+    assert.equal(breadcrumbOf('// other thing', 'src/a.js'), 'other thing');
   });
 });
