@@ -27,10 +27,17 @@ const common = {
 
 const builds = [
   { entryPoints: { extension: 'src/extension.ts', worker: 'src/index/worker.ts', cli: 'src/cli.ts' }, outdir: 'dist', ...common },
+  // the sidebar's webview script: runs in the browser page of the webview, not in Node
+  { entryPoints: { view: 'media/view.ts' }, outdir: 'dist/media', bundle: true, platform: 'browser', target: 'es2022', format: 'iife', sourcemap: !production, minify: production, logLevel: 'info' },
 ];
 
+// media/ assets (the view's CSS, icons) as they are; its TypeScript is built above.
 fs.mkdirSync('dist/media', { recursive: true });
-for (const f of fs.existsSync('media') ? fs.readdirSync('media') : []) fs.copyFileSync(`media/${f}`, `dist/media/${f}`);
+for (const f of fs.existsSync('media') ? fs.readdirSync('media') : []) {
+  if (!f.endsWith('.ts') && f !== 'tsconfig.json' && fs.statSync(`media/${f}`).isFile()) fs.copyFileSync(`media/${f}`, `dist/media/${f}`);
+}
+// The codicon font for the webview, shipped from dist/ (node_modules is not in the webview's reach).
+for (const f of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(`node_modules/@vscode/codicons/dist/${f}`, `dist/media/${f}`);
 
 if (watch) {
   for (const b of builds) await (await esbuild.context(b)).watch();

@@ -19,7 +19,9 @@ import { Worker } from 'node:worker_threads';
 import type { ChunkOptions, FileChunks } from '../chunkers/types';
 import type { SearchOptions } from './engine';
 import type { HoverResult, LookupResult, StringAtResult } from '../i18n/types';
+import type { FileSelection } from './files';
 import type {
+  FileInfo,
   FileUpdate,
   I18nAnswer,
   I18nQuery,
@@ -112,6 +114,8 @@ export class IndexClient {
   private initOptions: WorkerInitOptions | undefined;
   /** The last `index` of every root: re-sent after a crash. */
   private readonly lastIndex = new Map<string, string>();
+  /** The file selection of every root's last `index` (re-sent with it). */
+  private readonly lastSelection = new Map<string, FileSelection | undefined>();
   private searchInFlight: number | undefined;
   private crashes = 0;
   private restartTimer: NodeJS.Timeout | undefined;
@@ -225,7 +229,7 @@ export class IndexClient {
     this.start();
     if (this.initOptions) this.send('init', { options: this.initOptions }).catch((e: Error) => this.logEmitter.fire({ type: 'log', level: 'error', message: `re-init after a crash failed: ${e.message}` }));
     for (const [root, storeDir] of this.lastIndex) {
-      this.send('index', { root, storeDir }).catch((e: Error) => {
+      this.send('index', { root, storeDir, selection: this.lastSelection.get(root) }).catch((e: Error) => {
         if (!(e instanceof WorkerCrashedError)) this.logEmitter.fire({ type: 'log', level: 'error', message: `re-index after a crash failed: ${e.message}`, root });
       });
     }
@@ -289,9 +293,15 @@ export class IndexClient {
   }
 
   /** Opens and indexes `root` (store in `storeDir`); remembered and re-sent after a crash. */
-  index(root: string, storeDir: string, options: { signal?: AbortSignal } = {}): Promise<IndexResult> {
+  index(root: string, storeDir: string, options: { signal?: AbortSignal; selection?: FileSelection } = {}): Promise<IndexResult> {
     this.lastIndex.set(path.resolve(root), path.resolve(storeDir));
-    return this.request('index', { root, storeDir }, options.signal);
+    this.lastSelection.set(path.resolve(root), options.selection);
+    return this.request('index', { root, storeDir, selection: options.selection }, options.signal);
+  }
+
+  /** The files of an open folder as indexed, skipped ones with their reason. */
+  files(root: string): Promise<FileInfo[]> {
+    return this.request('files', { root });
   }
 
   update(root: string, files: FileUpdate[]): Promise<UpdateResult> {

@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import { chunkFile, decodeBytes, resolveOptions, type ResolvedOptions } from '../chunkers/index';
 import type { Chunk, ChunkOptions } from '../chunkers/types';
 import { embedText, type Embedder } from './embedder';
-import { walkFiles } from './files';
+import { walkFiles, type FileSelection } from './files';
 import { compileFilter, DEFAULT_RRF_K, rrf, type FilterSpec } from './fusion';
 import { KeywordIndex } from './keyword';
 import { VectorStore } from './vectors';
@@ -264,9 +264,9 @@ export class Engine {
    * size and mtime) are not even read, vanished ones are removed; then vectors are computed
    * for what is pending. Yields progress; stops between files when `signal` aborts.
    */
-  async *indexFolder(root: string, options: { signal?: AbortSignal; embed?: boolean } = {}): AsyncGenerator<IndexProgress> {
+  async *indexFolder(root: string, options: { signal?: AbortSignal; embed?: boolean; selection?: FileSelection } = {}): AsyncGenerator<IndexProgress> {
     const problems: Array<{ rel: string; reason: string }> = [];
-    const files = walkFiles(root, problems);
+    const files = walkFiles(root, problems, options.selection);
     const seen = new Set(files.map((f) => f.rel));
     for (const rel of [...this.files.keys()]) if (!seen.has(rel)) this.removeFile(rel);
     for (const p of problems) this.skipFile(p.rel, { size: 0, mtimeMs: 0 }, 'unreadable', p.reason);

@@ -1,11 +1,16 @@
 /**
  * Which files of a folder Fathom looks at: everything below it except version-control and
- * dependency folders and what `.gitignore` files (at every level) exclude. Plain Node; the
- * extension applies VS Code's own excludes on top.
+ * dependency folders, what `.gitignore` files (at every level) exclude, and what a
+ * `FileSelection` (the editor's `files.exclude`/`search.exclude` and Fathom's own
+ * include/exclude settings, passed by the extension) leaves out. Plain Node.
+ *
+ * The same rules judge one path at a time (`createPathFilter`), for the file watcher's
+ * updates: a file the walk would not list is never indexed by an update either.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import picomatch from 'picomatch';
 
 const ALWAYS_SKIPPED = new Set(['.git', '.hg', '.svn', 'node_modules', '.fathom']);
 
@@ -21,10 +26,42 @@ export interface WalkProblem {
   reason: string;
 }
 
+/**
+ * Globs over the folder-relative path (`/`-separated), matched as VS Code matches
+ * `files.exclude`: against the whole relative path (`*.log` is top-level only, `**\/*.log`
+ * anywhere), dot files included. An excluded folder excludes everything under it.
+ */
+export interface FileSelection {
+  /** When non-empty, only files matching one of these are indexed. */
+  include?: string[];
+  exclude?: string[];
+}
+
+export interface CompiledSelection {
+  /** False for a file or folder an exclude glob matches. */
+  allowed(rel: string, isDir: boolean): boolean;
+}
+
+export function compileSelection(sel: FileSelection = {}): CompiledSelection {
+  const clean = (list: string[] | undefined) => (list ?? []).map((g) => g.trim().replace(/^\.\//, '').replace(/\/+$/, '')).filter((g) => g.length > 0);
+  const inc = clean(sel.include);
+  const exc = clean(sel.exclude);
+  const incM = inc.length ? picomatch(inc, { dot: true }) : undefined;
+  const excM = exc.length ? picomatch(exc, { dot: true }) : undefined;
+  return {
+    allowed: (rel, isDir) => {
+      if (excM && excM(rel)) return false;
+      if (!isDir && incM && !incM(rel)) return false;
+      return true;
+    },
+  };
+}
+
 /** Lists the files under `root`, in a stable (sorted) order. */
-export function walkFiles(root: string, problems: WalkProblem[] = []): WalkedFile[] {
+export function walkFiles(root: string, problems: WalkProblem[] = [], selection?: FileSelection): WalkedFile[] {
   const out: WalkedFile[] = [];
   const rootAbs = path.resolve(root);
+  const sel = compileSelection(selection);
   const visit = (dirAbs: string, dirRel: string, rules: Array<{ base: string; ig: Ignore }>) => {
     let entries: fs.Dirent[];
     try {
@@ -46,7 +83,7 @@ export function walkFiles(root: string, problems: WalkProblem[] = []): WalkedFil
       if (ALWAYS_SKIPPED.has(e.name)) continue;
       const rel = dirRel ? `${dirRel}/${e.name}` : e.name;
       const isDir = e.isDirectory();
-      if (ignored(rules, rel, isDir)) continue;
+      if (ignored(rules, rel, isDir) || !sel.allowed(rel, isDir)) continue;
       const abs = path.join(dirAbs, e.name);
       if (isDir) visit(abs, rel, rules);
       else if (e.isFile()) {
@@ -68,4 +105,43 @@ function ignored(rules: Array<{ base: string; ig: Ignore }>, rel: string, isDir:
     if (r.ig.ignores(isDir ? `${sub}/` : sub)) return true;
   }
   return false;
+}
+
+/**
+ * Judges single paths with the walk's rules (always-skipped folders, `.gitignore` files of
+ * every ancestor folder, the selection), reading each folder's `.gitignore` once per filter.
+ * Make a new filter per batch of changes, so that an edited `.gitignore` is seen.
+ */
+export function createPathFilter(root: string, selection?: FileSelection): (rel: string) => boolean {
+  const rootAbs = path.resolve(root);
+  const sel = compileSelection(selection);
+  const rulesOf = new Map<string, Array<{ base: string; ig: Ignore }>>();
+  const rulesFor = (dirRel: string): Array<{ base: string; ig: Ignore }> => {
+    const cached = rulesOf.get(dirRel);
+    if (cached) return cached;
+    const parent = dirRel === '' ? [] : rulesFor(dirRel.includes('/') ? dirRel.slice(0, dirRel.lastIndexOf('/')) : '');
+    let rules = parent;
+    try {
+      const text = fs.readFileSync(path.join(rootAbs, dirRel, '.gitignore'), 'utf8');
+      rules = [...parent, { base: dirRel, ig: ignore().add(text) }];
+    } catch {
+      rules = parent; // no .gitignore in this folder (or unreadable: the walk reports that)
+    }
+    rulesOf.set(dirRel, rules);
+    return rules;
+  };
+  return (relIn: string) => {
+    const rel = relIn.split(path.sep).join('/').replace(/^\/+|\/+$/g, '');
+    if (!rel || rel.startsWith('../')) return false;
+    const parts = rel.split('/');
+    let dir = '';
+    for (let i = 0; i < parts.length; i++) {
+      const isDir = i < parts.length - 1;
+      const sub = dir ? `${dir}/${parts[i]}` : parts[i];
+      if (ALWAYS_SKIPPED.has(parts[i])) return false;
+      if (ignored(rulesFor(dir), sub, isDir) || !sel.allowed(sub, isDir)) return false;
+      dir = sub;
+    }
+    return true;
+  };
 }

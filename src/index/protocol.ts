@@ -17,6 +17,7 @@
  */
 import type { ChunkOptions, FileChunks } from '../chunkers/types';
 import type { EmbedderOptions } from './embedder';
+import type { FileSelection } from './files';
 import type { IndexProgress, SearchHit, SearchOptions } from './engine';
 import type { HoverResult, LookupResult, StringAtResult } from '../i18n/types';
 
@@ -116,6 +117,11 @@ export interface IndexRequest {
   id: number;
   root: string;
   storeDir: string;
+  /**
+   * Which files (on top of `.gitignore` and the always-skipped folders): kept for the folder
+   * and applied to its later `update`s too — a file it leaves out is removed, not indexed.
+   */
+  selection?: FileSelection;
 }
 
 /**
@@ -158,6 +164,16 @@ export interface SimilarRequest {
   root: string;
   target: SimilarTarget;
   k?: number;
+}
+
+/**
+ * Client → worker: the files of open folder `root` as indexed, skipped ones with their reason
+ * ("Show Indexed Files"). Answered by `FileInfo[]`, sorted by path.
+ */
+export interface FilesRequest {
+  type: 'files';
+  id: number;
+  root: string;
 }
 
 /** Client → worker: answered by the current `WorkerStatus`. */
@@ -257,6 +273,7 @@ export type Request =
   | RemoveRequest
   | SearchRequest
   | SimilarRequest
+  | FilesRequest
   | StatusRequest
   | PauseRequest
   | ResumeRequest
@@ -292,6 +309,17 @@ export interface UpdateResult {
   pendingVectors: number;
 }
 
+/** One file of `files`. */
+export interface FileInfo {
+  path: string;
+  language: string;
+  chunks: number;
+  size: number;
+  skipped?: { reason: string; detail: string };
+  fallback?: string;
+  warnings: number;
+}
+
 /** The result type of each request. */
 export interface ResultMap {
   chunk: FileChunks;
@@ -301,6 +329,7 @@ export interface ResultMap {
   remove: UpdateResult;
   search: WorkerHit[];
   similar: WorkerHit[];
+  files: FileInfo[];
   status: WorkerStatus;
   pause: WorkerStatus;
   resume: WorkerStatus;

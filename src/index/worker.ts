@@ -12,7 +12,9 @@ import { parentPort } from 'node:worker_threads';
 import { chunkFile, decodeBytes } from '../chunkers/index';
 import { createEmbedder, type Embedder } from './embedder';
 import { Engine, type IndexProgress, type SearchOptions } from './engine';
+import { createPathFilter, type FileSelection } from './files';
 import type {
+  FileInfo,
   FileUpdate,
   FolderStatus,
   IndexResult,
@@ -43,6 +45,8 @@ interface Folder {
   savedRevision: number;
   saveTimer?: NodeJS.Timeout;
   indexing: number;
+  /** The last `index` request's file selection, applied to updates as well. */
+  selection?: FileSelection;
   /** Background embedding (after update/remove or a cancelled index). */
   embedding?: { abort: AbortController; done: Promise<void> };
 }
@@ -120,7 +124,7 @@ export class WorkerState {
         await this.initializing;
         return this.status();
       case 'index':
-        return this.index(req.id, req.root, req.storeDir, signal);
+        return this.index(req.id, req.root, req.storeDir, signal, req.selection);
       case 'update':
         return this.update(req.root, req.files);
       case 'remove':
@@ -133,6 +137,8 @@ export class WorkerState {
         const f = this.folder(req.root);
         return (await f.engine.similar(req.target, { k: req.k })).map((h) => ({ ...h, root: f.root }));
       }
+      case 'files':
+        return this.files(req.root);
       case 'status':
         return this.status();
       case 'i18n':
@@ -267,14 +273,21 @@ export class WorkerState {
 
   // --- index / update / remove --------------------------------------------------------------
 
-  private async index(id: number, rootIn: string, storeDir: string, signal: AbortSignal): Promise<IndexResult> {
+  private files(root: string): FileInfo[] {
+    const f = this.folder(root);
+    return [...f.engine.files.values()]
+      .map((r) => ({ path: r.path, language: r.language, chunks: r.docIds.length, size: r.size, skipped: r.skipped, fallback: r.fallback, warnings: r.warnings.length }))
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  private async index(id: number, rootIn: string, storeDir: string, signal: AbortSignal, selection?: FileSelection): Promise<IndexResult> {
     let opened!: () => void;
     const open = new Promise<void>((resolve) => (opened = resolve));
     this.opening.add(open);
     try {
       await this.initializing.catch(() => undefined);
       if (!this.initialized) await this.init({});
-      return await this.indexOpen(id, rootIn, storeDir, signal, () => {
+      return await this.indexOpen(id, rootIn, storeDir, signal, selection, () => {
         this.opening.delete(open);
         opened();
       });
@@ -284,7 +297,7 @@ export class WorkerState {
     }
   }
 
-  private async indexOpen(id: number, rootIn: string, storeDir: string, signal: AbortSignal, opened: () => void): Promise<IndexResult> {
+  private async indexOpen(id: number, rootIn: string, storeDir: string, signal: AbortSignal, selection: FileSelection | undefined, opened: () => void): Promise<IndexResult> {
     const t0 = Date.now();
     const root = path.resolve(rootIn);
     if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) throw new Error(`${root} is not a folder`);
@@ -310,13 +323,14 @@ export class WorkerState {
       this.pushStatus(true);
     }
     const folder = f;
+    folder.selection = selection;
     opened();
     await this.stopEmbedding(folder);
     folder.indexing++;
     let lastSave = Date.now();
     try {
       let phase: IndexProgress['phase'] | undefined;
-      for await (const p of folder.engine.indexFolder(root, { signal })) {
+      for await (const p of folder.engine.indexFolder(root, { signal, selection })) {
         // keyword-searchable as soon as chunking is done: save it before the (long) embedding
         if ((phase === 'chunk' && p.phase !== 'chunk') || (p.phase === 'embed' && Date.now() - lastSave > 10_000)) {
           this.save(folder);
@@ -342,9 +356,11 @@ export class WorkerState {
     const f = this.folder(root);
     let changed = 0;
     const problems: UpdateResult['problems'] = [];
+    const wanted = createPathFilter(f.root, f.selection);
     for (const u of files) {
       const rel = u.rel.split(path.sep).join('/');
-      if (u.deleted) {
+      if (u.deleted || !wanted(rel)) {
+        // deleted, or a file the walk would not list (ignored, excluded): not in the index
         if (f.engine.removeFile(rel)) changed++;
         continue;
       }

@@ -1,0 +1,41 @@
+/**
+ * "Fathom: Find Similar": chunks like the selection, or like the chunk under the cursor;
+ * results in the sidebar. Also in the editor's context menu.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { IndexClient } from '../index/client';
+import type { WorkerHit } from '../index/protocol';
+
+export interface FindSimilarDeps {
+  client: IndexClient;
+  folderOf(uri: vscode.Uri): { root: string; folder: vscode.WorkspaceFolder } | undefined;
+  show(title: string, hits: WorkerHit[]): Promise<void>;
+  log: vscode.LogOutputChannel;
+}
+
+export async function findSimilar(deps: FindSimilarDeps): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) {
+    void vscode.window.showInformationMessage('Fathom: put the cursor in a file (or select some text) to find similar code.');
+    return;
+  }
+  const f = deps.folderOf(editor.document.uri);
+  if (!f) {
+    void vscode.window.showInformationMessage('Fathom: this file is not in an indexed workspace folder.');
+    return;
+  }
+  const rel = path.relative(f.root, editor.document.uri.fsPath).split(path.sep).join('/');
+  const sel = editor.selection;
+  const text = sel.isEmpty ? '' : editor.document.getText(sel);
+  const target = text.trim() ? { text } : { path: rel, line: sel.active.line + 1 };
+  const where = text.trim() ? `the selection in ${rel}:${sel.start.line + 1}` : `${rel}:${sel.active.line + 1}`;
+  try {
+    const hits = await deps.client.similar(f.root, target, { k: 30 });
+    deps.log.info(`find similar to ${where}: ${hits.length} result(s)`);
+    await deps.show(`Similar to ${where}`, hits);
+  } catch (e) {
+    deps.log.error(`find similar failed: ${e instanceof Error ? e.message : String(e)}`);
+    void vscode.window.showErrorMessage(`Fathom could not find similar code: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}

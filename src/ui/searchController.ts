@@ -1,0 +1,165 @@
+/**
+ * The host side of the sidebar's search view, without `vscode`: handles what the webview posts
+ * (validated by `parseViewMessage`), runs searches through an injected `search`, and posts back
+ * grouped results. src/views/searchView.ts only connects it to a `WebviewView`.
+ *
+ * - Results of a query older than the newest one asked for are dropped (the page's `seq`);
+ *   a search superseded in the worker rejects with a CancelledError — dropped silently.
+ * - While the index grows (first index, vectors arriving) `refresh()` re-runs the query shown,
+ *   so keyword results come first and the fused ranking replaces them as vectors arrive.
+ * - `open`/`similar` name a result by key; only results this controller posted can be opened.
+ */
+import type { SearchOptions } from '../index/engine';
+import type { WorkerHit } from '../index/protocol';
+import { parseViewMessage, type HostToView, type ViewFilters, type ViewIndexState } from './messages';
+import { filterSpecOf, groupHits, hitKey } from './results';
+
+export interface SearchControllerDeps {
+  search(query: string, options: SearchOptions): Promise<WorkerHit[]>;
+  post(message: HostToView): void;
+  open(hit: WorkerHit, preview: boolean): void | Promise<void>;
+  similar(hit: WorkerHit): void | Promise<void>;
+  cancelIndex(): void;
+  pause(): void;
+  resume(): void;
+  log(level: 'info' | 'warn' | 'error', message: string): void;
+  /** Folder name of a root (shown when the workspace has several folders). */
+  folderName?(root: string): string | undefined;
+  /** Search options from settings (k, rrfK, mode). */
+  options?(): SearchOptions;
+  /** Is the index still being built (results are then partial)? */
+  isIndexing?(): boolean;
+  /** Is there a model (hybrid), or keyword-only? */
+  hasVectors?(): boolean;
+  now?(): number;
+  /** Runs `fn` (synchronous host work: grouping and posting results), measured by the caller. */
+  measure?<T>(what: string, fn: () => T): T;
+  /** Called once, with the time of the first results that had hits. */
+  onFirstResults?(ms: number, query: string): void;
+}
+
+const isCancelled = (e: unknown) => typeof e === 'object' && e !== null && (e as { cancelled?: unknown }).cancelled === true;
+
+export class SearchController {
+  private newestSeq = -1;
+  private current: { seq: number; query: string; filters: ViewFilters } | undefined;
+  private shown: { seq: number; query: string; title?: string; hits: WorkerHit[] } | undefined;
+  private readonly byKey = new Map<string, WorkerHit>();
+  private state: ViewIndexState | undefined;
+  private firstResultsSeen = false;
+
+  constructor(private readonly deps: SearchControllerDeps) {}
+
+  /** Everything the webview posts comes in here. */
+  async handle(raw: unknown): Promise<void> {
+    const m = parseViewMessage(raw);
+    if (typeof m === 'string') {
+      this.deps.log('warn', `search view: dropped a malformed message (${m})`);
+      return;
+    }
+    switch (m.type) {
+      case 'ready':
+        if (this.state) this.deps.post({ type: 'state', state: this.state });
+        if (this.shown) this.postResults(this.shown.seq, this.shown.query, this.shown.hits, 0, this.shown.title);
+        return;
+      case 'search':
+        if (m.seq <= this.newestSeq) return; // a replay of an older query
+        this.newestSeq = m.seq;
+        this.current = { seq: m.seq, query: m.query, filters: m.filters };
+        return this.run(m.seq, m.query, m.filters);
+      case 'open':
+      case 'similar': {
+        const hit = this.byKey.get(m.key);
+        if (!hit) {
+          this.deps.log('warn', `search view: no result ${JSON.stringify(m.key.slice(0, 80))} to ${m.type} (the results changed)`);
+          return;
+        }
+        try {
+          await (m.type === 'open' ? this.deps.open(hit, m.preview) : this.deps.similar(hit));
+        } catch (e) {
+          this.deps.log('error', `could not ${m.type === 'open' ? 'open' : 'find chunks similar to'} ${hit.chunk.path}: ${e instanceof Error ? e.message : String(e)}`);
+        }
+        return;
+      }
+      case 'cancelIndex':
+        return this.deps.cancelIndex();
+      case 'pause':
+        return this.deps.pause();
+      case 'resume':
+        return this.deps.resume();
+    }
+  }
+
+  /** The index state changed: shown at the top of the view. */
+  setState(state: ViewIndexState): void {
+    this.state = state;
+    this.deps.post({ type: 'state', state });
+  }
+
+  /** Re-runs the query shown (the index grew or changed). No-op without one. */
+  refresh(): Promise<void> {
+    const c = this.current;
+    if (!c || !c.query.trim() || this.shown?.title) return Promise.resolve();
+    return this.run(c.seq, c.query, c.filters);
+  }
+
+  /** Shows hits that did not come from the query box (Find Similar). */
+  showResults(title: string, hits: WorkerHit[], query = ''): void {
+    this.current = undefined;
+    this.shown = { seq: -1, query, title, hits };
+    this.remember(hits);
+    this.postResults(-1, query, hits, 0, title);
+  }
+
+  private remember(hits: WorkerHit[]): void {
+    this.byKey.clear();
+    for (const h of hits) this.byKey.set(hitKey(h), h);
+  }
+
+  private async run(seq: number, query: string, filters: ViewFilters): Promise<void> {
+    const now = this.deps.now ?? Date.now;
+    if (!query.trim()) {
+      this.shown = { seq, query, hits: [] };
+      this.remember([]);
+      this.postResults(seq, query, [], 0);
+      return;
+    }
+    const t0 = now();
+    let hits: WorkerHit[];
+    try {
+      hits = await this.deps.search(query, { ...this.deps.options?.(), filters: filterSpecOf(filters) });
+    } catch (e) {
+      if (isCancelled(e) || seq < this.newestSeq) return;
+      this.deps.post({ type: 'error', seq, message: e instanceof Error ? e.message : String(e) });
+      return;
+    }
+    if (seq < this.newestSeq) return; // a newer query was asked for meanwhile
+    const ms = now() - t0;
+    this.shown = { seq, query, hits };
+    this.remember(hits);
+    this.postResults(seq, query, hits, ms);
+    if (hits.length && !this.firstResultsSeen) {
+      this.firstResultsSeen = true;
+      this.deps.onFirstResults?.(ms, query);
+    }
+  }
+
+  private postResults(seq: number, query: string, hits: WorkerHit[], ms: number, title?: string): void {
+    if (this.deps.measure) this.deps.measure('post results', () => this.postResultsNow(seq, query, hits, ms, title));
+    else this.postResultsNow(seq, query, hits, ms, title);
+  }
+
+  private postResultsNow(seq: number, query: string, hits: WorkerHit[], ms: number, title?: string): void {
+    this.deps.post({
+      type: 'results',
+      seq,
+      query,
+      title,
+      groups: groupHits(hits, query, this.deps.folderName),
+      total: hits.length,
+      ms: Math.round(ms),
+      partial: this.deps.isIndexing?.() ?? false,
+      mode: hits.some((h) => h.why.dense !== undefined) || this.deps.hasVectors?.() ? 'hybrid' : 'keyword',
+    });
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * Fathom's settings → the worker's options. Pure: the extension passes each setting's
+ * `inspect()` (default, user, workspace and folder values), so the workspace-trust rule is
+ * applied here and unit-tested:
+ *
+ * In an untrusted workspace, settings that make Fathom load or fetch something (the model id,
+ * the local model folder, downloads, threads) come from the user's own settings only; a
+ * workspace's `.vscode/settings.json` cannot point Fathom at a model file or turn on downloads.
+ * (package.json lists them as `restrictedConfigurations` too, so VS Code itself does the same.)
+ */
+import { DEFAULT_MODEL } from '../index/embedder';
+import type { FileSelection } from '../index/files';
+import type { WorkerInitOptions } from '../index/protocol';
+
+/** What `WorkspaceConfiguration.inspect(key)` answers (the parts Fathom reads). */
+export interface Inspected<T> {
+  defaultValue?: T;
+  globalValue?: T;
+  workspaceValue?: T;
+  workspaceFolderValue?: T;
+}
+
+export type Inspect = <T>(key: string) => Inspected<T> | undefined;
+
+/** The settings taken from user settings only in an untrusted workspace. */
+export const RESTRICTED_SETTINGS = ['model.id', 'model.localPath', 'model.allowDownload', 'model.threads'] as const;
+
+export interface FathomSettings {
+  include: string[];
+  exclude: string[];
+  useEditorExcludes: boolean;
+  maxFileSizeKB: number;
+  maxTokens: number;
+  jsonCategories: string[];
+  modelId: string;
+  localModelPath: string;
+  allowDownload: boolean;
+  threads: number;
+  dense: boolean;
+  rrfK: number;
+  maxResults: number;
+}
+
+export const DEFAULTS: FathomSettings = {
+  include: [],
+  exclude: [],
+  useEditorExcludes: true,
+  maxFileSizeKB: 200,
+  maxTokens: 256,
+  jsonCategories: ['schema', 'i18n', 'docs-meta', 'config', 'other'],
+  modelId: DEFAULT_MODEL,
+  localModelPath: '',
+  allowDownload: false,
+  threads: 0,
+  dense: true,
+  rrfK: 60,
+  maxResults: 50,
+};
+
+/** The effective value: folder over workspace over user over default, user-only when restricted. */
+export function effective<T>(i: Inspected<T> | undefined, fallback: T, userOnly: boolean): T {
+  if (!i) return fallback;
+  if (!userOnly) {
+    if (i.workspaceFolderValue !== undefined) return i.workspaceFolderValue;
+    if (i.workspaceValue !== undefined) return i.workspaceValue;
+  }
+  if (i.globalValue !== undefined) return i.globalValue;
+  if (i.defaultValue !== undefined) return i.defaultValue;
+  return fallback;
+}
+
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const num = (v: unknown, fallback: number, min: number, max: number): number => (typeof v === 'number' && Number.isFinite(v) ? Math.min(max, Math.max(min, v)) : fallback);
+
+/** Reads every Fathom setting (`inspect` is `getConfiguration('fathom', scope).inspect`). */
+export function readSettings(inspect: Inspect, trusted: boolean): FathomSettings {
+  const get = <K extends keyof FathomSettings>(key: string, k: K): unknown => effective<unknown>(inspect(key), DEFAULTS[k], !trusted && (RESTRICTED_SETTINGS as readonly string[]).includes(key));
+  return {
+    include: strings(get('files.include', 'include')),
+    exclude: strings(get('files.exclude', 'exclude')),
+    useEditorExcludes: get('files.useEditorExcludes', 'useEditorExcludes') !== false,
+    maxFileSizeKB: num(get('chunking.maxFileSizeKB', 'maxFileSizeKB'), DEFAULTS.maxFileSizeKB, 1, 100_000),
+    maxTokens: Math.round(num(get('chunking.maxTokens', 'maxTokens'), DEFAULTS.maxTokens, 32, 512)),
+    jsonCategories: strings(get('json.categories', 'jsonCategories')),
+    modelId: String(get('model.id', 'modelId') || DEFAULT_MODEL).trim() || DEFAULT_MODEL,
+    localModelPath: String(get('model.localPath', 'localModelPath') ?? '').trim(),
+    allowDownload: get('model.allowDownload', 'allowDownload') === true,
+    threads: Math.round(num(get('model.threads', 'threads'), 0, 0, 64)),
+    dense: get('search.dense', 'dense') !== false,
+    rrfK: num(get('search.rrfK', 'rrfK'), DEFAULTS.rrfK, 1, 10_000),
+    maxResults: Math.round(num(get('search.maxResults', 'maxResults'), DEFAULTS.maxResults, 1, 500)),
+  };
+}
+
+/**
+ * The worker's `init` options. `cacheDir` is the extension's global storage (downloads land
+ * there, shared by every workspace). Without a local folder and without downloads there is
+ * still the cache: a model downloaded once is found there.
+ */
+export function initOptionsOf(s: FathomSettings, env: { cacheDir: string; localPathBase?: string }): WorkerInitOptions {
+  const localModelPath = s.localModelPath && env.localPathBase && !isAbsolute(s.localModelPath) ? joinPath(env.localPathBase, s.localModelPath) : s.localModelPath;
+  return {
+    chunk: { maxTokens: s.maxTokens, maxFileBytes: s.maxFileSizeKB * 1024, jsonCategories: s.jsonCategories },
+    embedder: s.dense
+      ? {
+          model: s.modelId,
+          localModelPath: localModelPath || undefined,
+          allowDownload: s.allowDownload,
+          cacheDir: env.cacheDir,
+          threads: s.threads > 0 ? s.threads : undefined,
+        }
+      : false,
+  };
+}
+
+/** Why the worker went keyword-only, said for a user (with what to do about it). */
+export function keywordOnlyAdvice(reason: string | undefined, s: FathomSettings): string | undefined {
+  if (!reason) return undefined;
+  if (!s.dense) return `Keyword-only: meaning search is off (fathom.search.dense). ${reason}`;
+  const hints: string[] = [];
+  if (!s.allowDownload) hints.push('allow the model download (fathom.model.allowDownload)');
+  if (!s.localModelPath) hints.push('or point fathom.model.localPath at a model folder');
+  return `Keyword-only: ${reason}.${hints.length ? ` To search by meaning, ${hints.join(' ')}.` : ''}`;
+}
+
+/**
+ * The file selection of one folder: Fathom's include/exclude, plus (unless turned off) the
+ * editor's `files.exclude` and `search.exclude` — their keys whose value is `true`. Patterns
+ * with a `when` clause (sibling conditions) are not applied: they are kept out, not guessed.
+ */
+export function selectionOf(s: FathomSettings, filesExclude: unknown, searchExclude: unknown): FileSelection {
+  const enabled = (o: unknown) => (o && typeof o === 'object' ? Object.entries(o as Record<string, unknown>).filter(([, v]) => v === true).map(([k]) => k) : []);
+  const exclude = [...s.exclude, ...(s.useEditorExcludes ? [...enabled(filesExclude), ...enabled(searchExclude)] : [])];
+  return { include: [...s.include], exclude: [...new Set(exclude)] };
+}
+
+/** Settings whose change needs a new `init` (and so a reload of every folder). */
+export function needsReinit(a: FathomSettings, b: FathomSettings): boolean {
+  return JSON.stringify(initOptionsOf(a, { cacheDir: '' })) !== JSON.stringify(initOptionsOf(b, { cacheDir: '' }));
+}
+
+const isAbsolute = (p: string) => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith('\\\\');
+const joinPath = (a: string, b: string) => `${a.replace(/[\\/]+$/, '')}/${b}`;

@@ -1,0 +1,81 @@
+/**
+ * The index state in words, for the status bar item and the top of the sidebar: indexing
+ * progress (percentage of files, then of vectors), then counts; a warning when searching
+ * keyword-only, with why. Pure: from the worker's status and its last progress events.
+ */
+import type { IndexProgress } from '../index/engine';
+import type { WorkerStatus } from '../index/protocol';
+import type { ViewIndexState } from './messages';
+
+export interface IndexStateModel extends ViewIndexState {
+  /** Status bar text, with codicons (`$(sync~spin) Fathom 42%`). */
+  barText: string;
+  /** Status bar tooltip (plain text, several lines). */
+  tooltip: string;
+}
+
+/** 12345 → "12,345". Not toLocaleString: its first call loads ICU data, ~100 ms on the host's thread. */
+const fmt = (n: number) => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
+/**
+ * `progress`: the last progress event of each root still running (the caller drops a root's
+ * entry when its phase is `done`). `advice`: the keyword-only warning to show, if any.
+ */
+export function indexState(status: WorkerStatus | undefined, progress: ReadonlyMap<string, IndexProgress>, opts: { advice?: string; unavailable?: string } = {}): IndexStateModel {
+  if (opts.unavailable) {
+    return { text: opts.unavailable, indexing: false, paused: false, unavailable: opts.unavailable, barText: '$(circle-slash) Fathom', tooltip: `Fathom: ${opts.unavailable}` };
+  }
+  const folders = status?.folders ?? [];
+  const files = folders.reduce((a, f) => a + f.files, 0);
+  const skipped = folders.reduce((a, f) => a + f.skipped, 0);
+  const chunks = folders.reduce((a, f) => a + f.chunks, 0);
+  const vectors = folders.reduce((a, f) => a + f.vectors, 0);
+  const paused = status?.paused ?? false;
+  const running = [...progress.values()].filter((p) => p.phase !== 'done');
+  const warning = opts.advice;
+  const counts = `${fmt(files)} files · ${fmt(chunks)} chunks${status?.model ? ` · ${fmt(vectors)} vectors` : ''}`;
+  const lines = [`Fathom: ${counts}${skipped ? ` (${fmt(skipped)} files skipped)` : ''}`];
+  if (status?.model) lines.push(`Model: ${status.model}`);
+  if (warning) lines.push(warning);
+  if (paused) lines.push('Indexing is paused.');
+  lines.push('Click for pause/resume, rebuild, indexed files and the log.');
+  if (!status) {
+    return { text: 'Starting…', indexing: true, paused, barText: '$(sync~spin) Fathom', tooltip: 'Fathom is starting', warning };
+  }
+  if (running.length) {
+    const embedding = running.every((p) => p.phase === 'embed');
+    let done = 0;
+    let total = 0;
+    for (const p of running) {
+      if (embedding) {
+        done += p.chunksEmbedded;
+        total += p.chunksToEmbed;
+      } else {
+        done += p.phase === 'scan' ? 0 : p.filesDone;
+        total += p.filesTotal;
+      }
+    }
+    const percent = total ? Math.min(100, Math.floor((100 * done) / total)) : 0;
+    const what = embedding ? `Embedding ${percent}% (${fmt(done)} / ${fmt(total)} chunks)` : `Indexing ${percent}% (${fmt(done)} / ${fmt(total)} files)`;
+    const eta = running.length === 1 && running[0].etaSeconds !== undefined && Number.isFinite(running[0].etaSeconds) ? `, about ${Math.max(1, Math.round(running[0].etaSeconds))} s left` : '';
+    const text = `${paused ? 'Paused: ' : ''}${what}${eta}`;
+    return {
+      text,
+      indexing: true,
+      percent,
+      paused,
+      warning,
+      barText: `${paused ? '$(debug-pause)' : '$(sync~spin)'} Fathom ${percent}%`,
+      tooltip: [`Fathom: ${text}`, ...lines.slice(1)].join('\n'),
+    };
+  }
+  const indexing = folders.some((f) => f.indexing);
+  return {
+    text: indexing ? `Indexing… ${counts}` : counts,
+    indexing,
+    paused,
+    warning,
+    barText: `${warning ? '$(warning)' : '$(search)'} Fathom${warning ? ': keyword-only' : ''}`,
+    tooltip: lines.join('\n'),
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * The sidebar's host-side message handling (src/ui/searchController.ts) with fake search and
+ * a recorded post: what the webview would receive, without an editor.
+ */
+import * as assert from 'node:assert/strict';
+import { CancelledError } from '../../src/index/client';
+import type { SearchOptions } from '../../src/index/engine';
+import type { WorkerHit } from '../../src/index/protocol';
+import type { HostToView } from '../../src/ui/messages';
+import { SearchController } from '../../src/ui/searchController';
+import { chunk, hit } from '../helpers/hits';
+
+const filters = { language: '', paths: '' };
+
+function setup(search: (q: string, o: SearchOptions) => Promise<WorkerHit[]>) {
+  const posted: HostToView[] = [];
+  const opened: Array<{ hit: WorkerHit; preview: boolean }> = [];
+  const logs: string[] = [];
+  const calls: string[] = [];
+  const first: string[] = [];
+  const ctl = new SearchController({
+    search,
+    post: (m) => posted.push(m),
+    open: (h, preview) => void opened.push({ hit: h, preview }),
+    similar: (h) => void calls.push(`similar ${h.chunk.path}`),
+    cancelIndex: () => void calls.push('cancel'),
+    pause: () => void calls.push('pause'),
+    resume: () => void calls.push('resume'),
+    log: (level, m) => void logs.push(`${level}: ${m}`),
+    options: () => ({ k: 7, rrfK: 30 }),
+    onFirstResults: (_ms, q) => void first.push(q),
+  });
+  const results = () => posted.filter((m): m is Extract<HostToView, { type: 'results' }> => m.type === 'results');
+  return { ctl, posted, opened, logs, calls, results, first };
+}
+
+describe('search view controller', function () {
+  it('a search posts grouped results with the options and filters passed to the engine', async function () {
+    let seen: SearchOptions | undefined;
+    const t = setup(async (q, o) => {
+      seen = o;
+      return [hit(chunk('src/zoom.js', `function zoom() {}\n// ${q}`))];
+    });
+    await t.ctl.handle({ type: 'search', seq: 1, query: 'zoom', filters: { language: 'javascript', paths: 'src/**' } });
+    assert.deepEqual(seen, { k: 7, rrfK: 30, filters: { pathGlob: ['src/**'], language: ['javascript'] } });
+    const [r] = t.results();
+    assert.equal(r.seq, 1);
+    assert.equal(r.total, 1);
+    assert.equal(r.groups[0].path, 'src/zoom.js');
+    assert.equal(r.mode, 'keyword');
+    assert.deepEqual(t.first, ['zoom']);
+  });
+
+  it('results of an older query that finish late are dropped', async function () {
+    const gates: Array<() => void> = [];
+    const t = setup((q) => new Promise((resolve) => gates.push(() => resolve([hit(chunk(`${q}.js`, q))]))));
+    const a = t.ctl.handle({ type: 'search', seq: 1, query: 'old', filters });
+    const b = t.ctl.handle({ type: 'search', seq: 2, query: 'new', filters });
+    gates[1]();
+    await b;
+    gates[0]();
+    await a;
+    assert.deepEqual(t.results().map((r) => r.query), ['new']);
+  });
+
+  it('a superseded (cancelled) search posts nothing; a failing one posts an error', async function () {
+    const t = setup(async (q) => {
+      if (q === 'cancel') throw new CancelledError();
+      throw new Error('worker broke');
+    });
+    await t.ctl.handle({ type: 'search', seq: 1, query: 'cancel', filters });
+    assert.equal(t.posted.length, 0);
+    await t.ctl.handle({ type: 'search', seq: 2, query: 'fail', filters });
+    assert.deepEqual(t.posted, [{ type: 'error', seq: 2, message: 'worker broke' }]);
+  });
+
+  it('an empty query clears without searching; a replayed older seq is ignored', async function () {
+    let n = 0;
+    const t = setup(async () => {
+      n++;
+      return [];
+    });
+    await t.ctl.handle({ type: 'search', seq: 5, query: '   ', filters });
+    await t.ctl.handle({ type: 'search', seq: 4, query: 'x', filters });
+    assert.equal(n, 0);
+    assert.equal(t.results()[0].total, 0);
+  });
+
+  it('open names a posted result by key and passes preview; unknown keys and bad messages are logged, not thrown', async function () {
+    const h = hit(chunk('a.js', 'alpha'));
+    const t = setup(async () => [h]);
+    await t.ctl.handle({ type: 'search', seq: 1, query: 'alpha', filters });
+    const key = t.results()[0].groups[0].hits[0].key;
+    await t.ctl.handle({ type: 'open', key, preview: true });
+    assert.equal(t.opened.length, 1);
+    assert.equal(t.opened[0].hit, h);
+    assert.equal(t.opened[0].preview, true);
+    await t.ctl.handle({ type: 'open', key: 'nope' });
+    await t.ctl.handle({ type: 'exec', command: 'x' });
+    await t.ctl.handle('garbage');
+    assert.equal(t.opened.length, 1);
+    assert.equal(t.logs.length, 3);
+    await t.ctl.handle({ type: 'similar', key });
+    await t.ctl.handle({ type: 'cancelIndex' });
+    assert.deepEqual(t.calls, ['similar a.js', 'cancel']);
+  });
+
+  it('refresh re-runs the query shown as the index grows; ready replays state and results', async function () {
+    let grown = false;
+    const t = setup(async () => (grown ? [hit(chunk('a.js', 'zoom')), hit(chunk('b.js', 'zoom'))] : [hit(chunk('a.js', 'zoom'))]));
+    await t.ctl.handle({ type: 'search', seq: 1, query: 'zoom', filters });
+    grown = true;
+    await t.ctl.refresh();
+    assert.deepEqual(t.results().map((r) => r.total), [1, 2]);
+    t.ctl.setState({ text: '2 files', indexing: false, paused: false });
+    t.posted.length = 0;
+    await t.ctl.handle({ type: 'ready' });
+    assert.deepEqual(t.posted.map((m) => m.type), ['state', 'results']);
+  });
+
+  it('Find Similar results show with a title, and refresh leaves them alone', async function () {
+    let n = 0;
+    const t = setup(async () => {
+      n++;
+      return [];
+    });
+    t.ctl.showResults('Similar to a.js:1', [hit(chunk('b.js', 'x'))]);
+    await t.ctl.refresh();
+    assert.equal(n, 0);
+    const [r] = t.results();
+    assert.equal(r.title, 'Similar to a.js:1');
+    assert.equal(r.seq, -1);
+  });
+});

@@ -1,0 +1,282 @@
+/**
+ * The pure parts of the extension's UI: message validation, result grouping, snippets and
+ * highlights, file-event batching, settings → worker options (with the workspace-trust rule),
+ * and the index state in words. No editor involved.
+ */
+import * as assert from 'node:assert/strict';
+import fc from 'fast-check';
+import type { IndexProgress } from '../../src/index/engine';
+import type { WorkerStatus } from '../../src/index/protocol';
+import { chunk, hit } from '../helpers/hits';
+import { EventBatcher, mergeBatch, notNoise, type FolderBatch } from '../../src/ui/batcher';
+import { parseViewMessage } from '../../src/ui/messages';
+import { breadcrumbOf, filterSpecOf, groupHits, highlightRanges, queryTerms, snippetOf, splitHighlights, whyText } from '../../src/ui/results';
+import { initOptionsOf, keywordOnlyAdvice, needsReinit, readSettings, selectionOf, type Inspected } from '../../src/ui/settings';
+import { indexState } from '../../src/ui/status';
+
+describe('view messages', function () {
+  it('accepts well-formed messages and normalizes them', function () {
+    assert.deepEqual(parseViewMessage({ type: 'search', seq: 3, query: 'zoom', filters: { language: 'vue', paths: 'src/**' }, extra: 1 }), { type: 'search', seq: 3, query: 'zoom', filters: { language: 'vue', paths: 'src/**' } });
+    assert.deepEqual(parseViewMessage({ type: 'open', key: 'k', preview: 'yes' }), { type: 'open', key: 'k', preview: false });
+    assert.deepEqual(parseViewMessage({ type: 'ready', junk: true }), { type: 'ready' });
+  });
+
+  it('rejects malformed messages with a reason, never throws', function () {
+    for (const bad of [null, 42, 'search', [], { type: 'search', seq: 1.5, query: 'x', filters: { language: '', paths: '' } }, { type: 'search', seq: 1, query: 'x' }, { type: 'search', seq: 1, query: 'x'.repeat(10_001), filters: { language: '', paths: '' } }, { type: 'open' }, { type: 'exec', cmd: 'rm' }]) {
+      assert.equal(typeof parseViewMessage(bad), 'string', JSON.stringify(bad)?.slice(0, 60));
+    }
+    fc.assert(fc.property(fc.anything(), (v) => {
+      const r = parseViewMessage(v);
+      return typeof r === 'string' || typeof r.type === 'string';
+    }));
+  });
+});
+
+describe('results: terms, highlights, snippets, groups', function () {
+  it('query terms split identifiers and keep the whole one, longest first', function () {
+    assert.deepEqual(queryTerms('getZoomControl map_zoom x'), ['getzoomcontrol', 'map_zoom', 'control', 'zoom', 'get', 'map']);
+  });
+
+  it('highlights every occurrence, case-insensitive, merged and disjoint', function () {
+    assert.deepEqual(highlightRanges('Zoom zoomIn ZOOM', ['zoom', 'zoomin']), [[0, 4], [5, 11], [12, 16]]);
+    assert.deepEqual(highlightRanges('abc', []), []);
+    fc.assert(fc.property(fc.string(), fc.array(fc.string({ minLength: 1, maxLength: 4 })), (text, terms) => {
+      const rs = highlightRanges(text, terms.map((t) => t.toLowerCase()));
+      return rs.every(([s, e], i) => s < e && e <= text.length && (i === 0 || rs[i - 1][1] < s));
+    }));
+  });
+
+  it('split highlights round-trip the text whatever the ranges', function () {
+    fc.assert(fc.property(fc.string(), fc.array(fc.tuple(fc.nat(50), fc.nat(50))), (text, raw) => {
+      const ranges = raw.map(([a, b]) => [Math.min(a, b), Math.max(a, b)] as [number, number]).sort((x, y) => x[0] - y[0]);
+      return splitHighlights(text, ranges).map((p) => p.text).join('') === text;
+    }));
+    assert.deepEqual(splitHighlights('<img onerror=x>', [[1, 4]]), [{ text: '<', mark: false }, { text: 'img', mark: true }, { text: ' onerror=x>', mark: false }]);
+  });
+
+  it('a snippet starts a line before the first match, drops indentation, and reports its file line', function () {
+    const text = ['function a() {', '  const x = 1;', '  const y = 2;', '  return zoomLevel(x, y);', '}'].join('\n');
+    const s = snippetOf(chunk('a.js', text, 10), ['zoomlevel'], { maxLines: 2 });
+    assert.equal(s.line, 12);
+    assert.equal(s.text, 'const y = 2;\nreturn zoomLevel(x, y);');
+    assert.equal(snippetOf(chunk('a.js', text, 10), ['zoomlevel'], { maxLines: 3 }).text, '  const y = 2;\n  return zoomLevel(x, y);\n}', 'indentation common to all lines only');
+    assert.deepEqual(s.highlights.map(([a, b]) => s.text.slice(a, b)), ['zoomLevel']);
+  });
+
+  it('groups by file in the order of each file best hit, keeps rank order inside a file', function () {
+    const hits = [hit(chunk('b.js', 'zoom b1', 1)), hit(chunk('a.js', 'zoom a1', 1)), hit(chunk('b.js', 'zoom b2', 5)), hit(chunk('a.js', 'zoom other root', 1), '/ws2')];
+    const groups = groupHits(hits, 'zoom', (r) => (r === '/ws2' ? 'second' : 'first'));
+    assert.deepEqual(groups.map((g) => [g.folder, g.path, g.hits.map((h) => h.start.line)]), [['first', 'b.js', [1, 5]], ['first', 'a.js', [1]], ['second', 'a.js', [1]]]);
+    assert.equal(groups[0].hits[0].snippet, 'zoom b1');
+    assert.deepEqual(groups[0].hits[0].highlights, [[0, 4]]);
+  });
+
+  it('why-it-ranked says which lists a hit came from', function () {
+    assert.equal(whyText({ keyword: 2, dense: 5, fused: 0.03125 }), 'fused score 0.0313 · keyword rank #2 · meaning rank #5');
+    assert.match(whyText({ keyword: 1, fused: 0.016 }), /no vector match/);
+    assert.match(whyText({ dense: 1, fused: 0.016 }), /no keyword match/);
+  });
+
+  it('filters: globs split on commas, ! kept, language only when set', function () {
+    assert.deepEqual(filterSpecOf({ language: '', paths: ' src/**, !**/*.test.ts ,, ' }), { pathGlob: ['src/**', '!**/*.test.ts'] });
+    assert.deepEqual(filterSpecOf({ language: 'vue', paths: '' }), { language: ['vue'] });
+    assert.equal(filterSpecOf({ language: '', paths: ' , ' }), undefined);
+  });
+});
+
+describe('file event batcher', function () {
+  /** Manual clock and timers. */
+  function clock() {
+    let t = 0;
+    let next = 1;
+    const timers = new Map<number, { at: number; fn: () => void }>();
+    return {
+      now: () => t,
+      setTimer: (fn: () => void, ms: number) => {
+        const id = next++;
+        timers.set(id, { at: t + ms, fn });
+        return id;
+      },
+      clearTimer: (id: unknown) => void timers.delete(id as number),
+      advance(ms: number) {
+        const end = t + ms;
+        for (;;) {
+          const due = [...timers.entries()].filter(([, x]) => x.at <= end).sort((a, b) => a[1].at - b[1].at)[0];
+          if (!due) break;
+          timers.delete(due[0]);
+          t = due[1].at;
+          due[1].fn();
+        }
+        t = end;
+      },
+      pending: () => timers.size,
+    };
+  }
+
+  it('5,000 events in a burst become one batch per folder, once', function () {
+    const c = clock();
+    const out: FolderBatch[][] = [];
+    const b = new EventBatcher((x) => out.push(x), { quietMs: 300, maxWaitMs: 3000, ...c });
+    for (let i = 0; i < 5000; i++) {
+      b.add('/ws', `src/f${i % 2500}.js`, i % 2 ? 'change' : 'create');
+      if (i % 100 === 0) c.advance(1); // a burst over 50 ms
+    }
+    assert.equal(out.length, 0);
+    c.advance(299);
+    assert.equal(out.length, 0, 'not before the quiet period');
+    c.advance(2);
+    assert.equal(out.length, 1);
+    assert.equal(out[0].length, 1);
+    assert.equal(out[0][0].changed.length, 2500);
+    assert.equal(c.pending(), 0);
+  });
+
+  it('create+delete collapse to a delete, delete+create to a change; last event wins', function () {
+    const c = clock();
+    const out: FolderBatch[][] = [];
+    const b = new EventBatcher((x) => out.push(x), c);
+    b.add('/ws', 'a.js', 'create');
+    b.add('/ws', 'a.js', 'delete');
+    b.add('/ws', 'b.js', 'delete');
+    b.add('/ws', 'b.js', 'create');
+    b.add('/ws', 'c.js', 'change');
+    b.add('/ws2', 'sub\\d.js', 'change');
+    b.flush();
+    assert.deepEqual(out, [[
+      { root: '/ws', changed: ['b.js', 'c.js'], deleted: ['a.js'], ignoreRulesChanged: false },
+      { root: '/ws2', changed: ['sub/d.js'], deleted: [], ignoreRulesChanged: false },
+    ]]);
+  });
+
+  it('a stream that never pauses is still flushed after maxWaitMs', function () {
+    const c = clock();
+    const out: FolderBatch[][] = [];
+    const b = new EventBatcher((x) => out.push(x), { quietMs: 300, maxWaitMs: 1000, ...c });
+    for (let i = 0; i < 50; i++) {
+      b.add('/ws', `f${i}.js`, 'change');
+      c.advance(100);
+    }
+    assert.ok(out.length >= 4 && out.length <= 5, `${out.length} batches`);
+    assert.equal(out.flat().reduce((n, x) => n + x.changed.length, 0) + b.size, 50);
+  });
+
+  it('noise (.git, node_modules) never makes a batch; a .gitignore change is flagged', function () {
+    const c = clock();
+    const out: FolderBatch[][] = [];
+    const b = new EventBatcher((x) => out.push(x), { keep: notNoise, ...c });
+    b.add('/ws', '.git/index', 'change');
+    b.add('/ws', 'node_modules/x/index.js', 'create');
+    c.advance(1000);
+    assert.equal(out.length, 0);
+    b.add('/ws', 'src/.gitignore', 'change');
+    c.advance(1000);
+    assert.equal(out[0][0].ignoreRulesChanged, true);
+  });
+
+  it('merging held-back batches keeps the last state of each path', function () {
+    const m = mergeBatch(mergeBatch(undefined, { root: '/ws', changed: ['a', 'b'], deleted: ['c'], ignoreRulesChanged: false }), { root: '/ws', changed: ['c'], deleted: ['a'], ignoreRulesChanged: true });
+    assert.deepEqual({ ...m, changed: m.changed.sort(), deleted: m.deleted.sort() }, { root: '/ws', changed: ['b', 'c'], deleted: ['a'], ignoreRulesChanged: true });
+  });
+});
+
+describe('settings', function () {
+  const inspectOf = (values: Record<string, Inspected<unknown>>) => <T>(key: string) => values[key] as Inspected<T> | undefined;
+
+  it('folder over workspace over user over default', function () {
+    const s = readSettings(inspectOf({ 'search.rrfK': { defaultValue: 60, globalValue: 30, workspaceValue: 20, workspaceFolderValue: 10 }, 'files.include': { defaultValue: [], globalValue: ['**/*.js', 3] } }), true);
+    assert.equal(s.rrfK, 10);
+    assert.deepEqual(s.include, ['**/*.js']);
+  });
+
+  it('in an untrusted workspace, model settings come from user settings only', function () {
+    const values = {
+      'model.localPath': { defaultValue: '', workspaceValue: '/evil/model' },
+      'model.allowDownload': { defaultValue: false, workspaceValue: true },
+      'model.id': { defaultValue: 'Xenova/all-MiniLM-L6-v2', globalValue: 'user/model', workspaceValue: 'evil/model' },
+      'search.rrfK': { defaultValue: 60, workspaceValue: 20 },
+    };
+    const untrusted = readSettings(inspectOf(values), false);
+    assert.equal(untrusted.localModelPath, '');
+    assert.equal(untrusted.allowDownload, false);
+    assert.equal(untrusted.modelId, 'user/model');
+    assert.equal(untrusted.rrfK, 20, 'harmless settings still apply');
+    const trusted = readSettings(inspectOf(values), true);
+    assert.equal(trusted.localModelPath, '/evil/model');
+    assert.equal(trusted.allowDownload, true);
+  });
+
+  it('bad values fall back or are clamped, never passed on', function () {
+    const s = readSettings(inspectOf({ 'chunking.maxTokens': { globalValue: 100_000 }, 'model.threads': { globalValue: 'four' }, 'files.exclude': { globalValue: 'notalist' } }), true);
+    assert.equal(s.maxTokens, 512);
+    assert.equal(s.threads, 0);
+    assert.deepEqual(s.exclude, []);
+  });
+
+  it('worker options: dense off means no embedder; downloads go to the cache folder', function () {
+    const s = readSettings(inspectOf({}), true);
+    const on = initOptionsOf(s, { cacheDir: '/global/models' });
+    assert.deepEqual(on.embedder, { model: 'Xenova/all-MiniLM-L6-v2', localModelPath: undefined, allowDownload: false, cacheDir: '/global/models', threads: undefined });
+    assert.equal(on.chunk?.maxFileBytes, 200 * 1024);
+    assert.equal(initOptionsOf({ ...s, dense: false }, { cacheDir: '/c' }).embedder, false);
+    assert.equal((initOptionsOf({ ...s, localModelPath: 'models' }, { cacheDir: '/c', localPathBase: '/ws' }).embedder as { localModelPath: string }).localModelPath, '/ws/models');
+    assert.equal(needsReinit(s, { ...s, rrfK: 5 }), false);
+    assert.equal(needsReinit(s, { ...s, maxTokens: 128 }), true);
+  });
+
+  it('selection: Fathom globs plus the editor excludes set to true (when-clauses left out)', function () {
+    const s = readSettings(inspectOf({ 'files.exclude': { globalValue: ['**/*.snap'] } }), true);
+    assert.deepEqual(selectionOf(s, { '**/.git': true, '**/*.js': { when: '$(basename).ts' }, '**/tmp': false }, { '**/dist': true, '**/.git': true }), { include: [], exclude: ['**/*.snap', '**/.git', '**/dist'] });
+    assert.deepEqual(selectionOf({ ...s, useEditorExcludes: false }, { '**/.git': true }, {}).exclude, ['**/*.snap']);
+  });
+
+  it('keyword-only advice says what to change', function () {
+    const s = readSettings(inspectOf({}), true);
+    assert.match(keywordOnlyAdvice('model not found', s)!, /fathom\.model\.allowDownload.*fathom\.model\.localPath/);
+    assert.match(keywordOnlyAdvice('no embedding model configured', { ...s, dense: false })!, /fathom\.search\.dense/);
+    assert.equal(keywordOnlyAdvice(undefined, s), undefined);
+  });
+});
+
+describe('index state', function () {
+  const folder = (o: Partial<WorkerStatus['folders'][0]> = {}) => ({ root: '/ws', storeDir: '/s', files: 10, skipped: 2, chunks: 40, vectors: 0, pendingVectors: 0, indexing: false, embedding: false, dirty: false, ...o });
+  const status = (o: Partial<WorkerStatus> = {}): WorkerStatus => ({ initialized: true, paused: false, folders: [folder()], ...o });
+  const prog = (o: Partial<IndexProgress>): IndexProgress => ({ phase: 'chunk', filesDone: 0, filesTotal: 0, chunksEmbedded: 0, chunksToEmbed: 0, rate: 0, ...o });
+
+  it('while indexing: spinner and the percentage of files, then of vectors', function () {
+    const chunking = indexState(status({ folders: [folder({ indexing: true })] }), new Map([['/ws', prog({ filesDone: 30, filesTotal: 120 })]]));
+    assert.equal(chunking.barText, '$(sync~spin) Fathom 25%');
+    assert.equal(chunking.percent, 25);
+    assert.match(chunking.text, /^Indexing 25% \(30 \/ 120 files\)/);
+    const embedding = indexState(status(), new Map([['/ws', prog({ phase: 'embed', filesDone: 120, filesTotal: 120, chunksEmbedded: 64, chunksToEmbed: 256 })]]));
+    assert.match(embedding.text, /^Embedding 25% \(64 \/ 256 chunks\)/);
+    const big = indexState(status(), new Map([['/ws', prog({ filesDone: 1234, filesTotal: 1234567 })]]));
+    assert.match(big.text, /\(1,234 \/ 1,234,567 files\)/);
+  });
+
+  it('when done: counts; keyword-only shows the warning and why', function () {
+    const done = indexState(status({ model: 'm' }), new Map());
+    assert.equal(done.text, '10 files · 40 chunks · 0 vectors');
+    assert.equal(done.barText, '$(search) Fathom');
+    const kw = indexState(status({ keywordOnlyReason: 'model missing' }), new Map(), { advice: 'Keyword-only: model missing.' });
+    assert.equal(kw.barText, '$(warning) Fathom: keyword-only');
+    assert.match(kw.tooltip, /Keyword-only: model missing/);
+    assert.equal(kw.warning, 'Keyword-only: model missing.');
+  });
+
+  it('paused and unavailable states are said', function () {
+    const p = indexState(status({ paused: true }), new Map([['/ws', prog({ filesDone: 1, filesTotal: 2 })]]));
+    assert.equal(p.barText, '$(debug-pause) Fathom 50%');
+    assert.match(p.text, /^Paused: /);
+    const u = indexState(undefined, new Map(), { unavailable: 'Open a folder to search it with Fathom.' });
+    assert.equal(u.unavailable, 'Open a folder to search it with Fathom.');
+  });
+});
+
+describe('breadcrumbs', function () {
+  it('drop the comment marker and the path the group heading shows', function () {
+    assert.equal(breadcrumbOf('// src/map/zoom.js :: getZoomControl', 'src/map/zoom.js'), 'getZoomControl');
+    assert.equal(breadcrumbOf('<!-- docs/a.md > Intro > Setup -->', 'docs/a.md'), 'Intro > Setup');
+    assert.equal(breadcrumbOf('# docs/a.md', 'docs/a.md'), 'docs/a.md', 'nothing but the path: keep it');
+    assert.equal(breadcrumbOf('// other thing', 'src/a.js'), 'other thing');
+  });
+});
