@@ -511,12 +511,15 @@ export class I18nIndex {
       acc[vid] = 0;
       const dice = (2 * Math.min(w, qWeight)) / (qWeight + b.vWeight[vid]);
       if (dice >= FUZZY_THRESHOLD) offer(vid, 'fuzzy', Math.min(0.9, dice * 0.9));
-      // the wildcard match needs every literal token of the value in the query
-      if (w >= b.vWeight[vid] - 1e-9 && b.vNorm[vid].includes('\u0001')) {
-        let re = b.vPattern[vid];
-        if (re === null) re = b.vPattern[vid] = hasPlaceholder(b.vNorm[vid]) ? placeholderPattern(b.vNorm[vid]) : undefined;
-        if (re && re.test(nq)) offer(vid, 'normalized', 0.9);
-      }
+      // the wildcard match needs every literal token of the value in the query (of one
+      // plural form, for `a | b | {n} c`)
+      if (!b.vNorm[vid].includes('\u0001')) continue;
+      const raw = b.vValue[vid].value;
+      const plural = raw.includes('|');
+      if (!plural && w < b.vWeight[vid] - 1e-9) continue;
+      let re = b.vPattern[vid];
+      if (re === null) re = b.vPattern[vid] = plural ? pluralPattern(raw) : placeholderPattern(b.vNorm[vid]);
+      if (re && re.test(nq)) offer(vid, 'normalized', 0.9);
     }
   }
 
@@ -623,6 +626,17 @@ export class I18nIndex {
     }
     return { usage, candidates, missing: !usage.dynamic && candidates.length === 0 };
   }
+}
+
+/** One wildcard pattern for the plural forms (`no items | one item | {count} items`) that have placeholders. */
+function pluralPattern(raw: string): RegExp | undefined {
+  const sources = raw
+    .split(/\s*\|\s*/)
+    .map((f) => normalize(f))
+    .filter(hasPlaceholder)
+    .map((n) => placeholderPattern(n)?.source.slice(1, -1))
+    .filter((x): x is string => !!x);
+  return sources.length ? new RegExp(`^(?:${sources.join('|')})$`) : undefined;
 }
 
 function ids(x: number | number[] | undefined): number[] {

@@ -102,6 +102,8 @@ describe('i18n: per-file locales (locales/core_en.json, core_fr.json, de.json wi
       ['Bonjour {name}, bon retour', 'events.create.GREETING'],
       ['12 events selected', 'events.create.COUNT'],
       ['Aucun article!', 'cart.ITEMS'],
+      ['3 items', 'cart.ITEMS'],
+      ['12 articles', 'cart.ITEMS'],
     ];
     for (const [q, key] of cases) {
       const [c] = ix.lookupLexical(q).candidates;
