@@ -23,7 +23,7 @@
  */
 import { SourceText } from '../chunkers/source';
 import type { Embedder } from '../index/embedder';
-import { readLocaleJson, readSfcLocales, toLocaleValue, type LocaleEntry, type LocaleFile } from './locales';
+import { readLocaleJson, readLocaleScript, readSfcLocales, toLocaleValue, type LocaleEntry, type LocaleFile } from './locales';
 import { boundedDistance, deletions, hasPlaceholder, normalize, placeholderPattern, tokens, typoBudget } from './normalize';
 import type { Candidate, HoverResult, I18nProblem, LookupOptions, LookupResult, MatchKind, Usage } from './types';
 import { findUsages } from './usages';
@@ -115,6 +115,7 @@ export class I18nIndex {
     let lf: LocaleFile | undefined;
     try {
       if (lower.endsWith('.vue')) lf = readSfcLocales(rel, text);
+      else if (/\.[cm]?[jt]s$/.test(lower)) lf = this.options.matchesGlobs ? (this.options.matchesGlobs(rel) ? readLocaleScript(rel, text, true) : undefined) : readLocaleScript(rel, text);
       else lf = readLocaleJson(rel, text, { matchesGlobs: this.options.matchesGlobs });
     } catch (err) {
       lf = { file: rel, lines: new SourceText(''), entries: [], problems: [{ kind: 'malformed', file: rel, message: `could not be read as a locale file: ${(err as Error).message}` }] };

@@ -19,15 +19,21 @@
  * (JSON duplicate keys, or `"a.b"` next to `a: {b}`) is reported (`duplicate`) and the last one
  * wins, as `JSON.parse` does.
  *
+ * JS/TS locale modules (`src/locale/lang/es.js`, `i18n/fr.ts`): inside an i18n folder only, the
+ * object literal of `export default`, `module.exports =` or an exported top-level const, when
+ * most of its members are strings.
+ *
  * Vue SFC `<i18n>` blocks: JSON/JSON5/JSONC content; top-level keys are locales, or the whole
  * block is one locale with `<i18n locale="fr">`. YAML blocks and `<i18n src="…">` are reported
  * (`unsupported`) and skipped.
  */
+import type * as t from '@babel/types';
 import { parse as parseSfc } from '@vue/compiler-sfc';
 import * as jsonc from 'jsonc-parser';
 import { classifyJson, classifyJsonPath, isLocaleTag } from '../chunkers/json-classify';
 import { SourceText } from '../chunkers/source';
 import type { I18nProblem, LocaleValue } from './types';
+import { parseScriptAst } from './usages';
 
 export interface LocaleIdentity {
   locale: string;
@@ -105,6 +111,21 @@ export function identifyLocale(rel: string): LocaleIdentity | undefined {
     if ((c === '.' || c === '_' || c === '-') && isLocaleTag(stem.slice(i))) return { locale: canonicalLocale(stem.slice(i)), from: 'name' };
   }
   return undefined;
+}
+
+const SCRIPT_EXT = /\.(?:[cm]?[jt]s)$/i;
+const I18N_DIRS = new Set(['locales', 'locale', '_locales', 'i18n', 'l10n', 'lang', 'langs', 'language', 'languages', 'translations', 'translation', 'messages', 'intl', 'nls', 'dictionaries', 'dictionary']);
+
+/**
+ * A script that is a locale module (`src/locale/lang/es.js`, `i18n/fr.ts`,
+ * `locales/de/common.js`): only inside an i18n folder (`locale/`, `lang/`, `i18n/` …), since a
+ * folder like `es/` next to scripts is usually a build format, not Spanish.
+ */
+export function identifyLocaleScript(rel: string): LocaleIdentity | undefined {
+  if (!SCRIPT_EXT.test(rel) || /\.d\.[cm]?ts$/i.test(rel)) return undefined;
+  const dirs = rel.split('/').slice(0, -1).map((d) => d.toLowerCase());
+  if (!dirs.some((d) => I18N_DIRS.has(d))) return undefined;
+  return identifyLocale(rel.replace(SCRIPT_EXT, '.json'));
 }
 
 const MAX_DEPTH = 64;
@@ -228,6 +249,86 @@ export function readLocaleJson(rel: string, text: string, opts: DiscoverOptions 
   if (!globbed && classifyJson(rel, root) !== 'i18n') return undefined;
   const ls = leaves(root, problems, rel, (o) => src.position(o).line);
   return { file: rel, lines: src, entries: toEntries(ls, id.locale, id.namespace, src, 0, rel, problems), problems };
+}
+
+/** The object literal a locale module exports: `export default {…}`, `module.exports = {…}`, or a top-level const exported by name. */
+function exportedObject(ast: t.File): t.ObjectExpression | undefined {
+  const consts = new Map<string, t.Node>();
+  let exported: t.Node | undefined;
+  for (const st of ast.program.body) {
+    if (st.type === 'VariableDeclaration') {
+      for (const d of st.declarations) if (d.id.type === 'Identifier' && d.init) consts.set(d.id.name, d.init);
+    } else if (st.type === 'ExportDefaultDeclaration') exported = st.declaration;
+    else if (st.type === 'ExpressionStatement' && st.expression.type === 'AssignmentExpression') {
+      const l = st.expression.left;
+      if (l.type === 'MemberExpression' && l.object.type === 'Identifier' && l.object.name === 'module' && l.property.type === 'Identifier' && l.property.name === 'exports') exported = st.expression.right;
+    }
+  }
+  let n: t.Node | undefined = exported;
+  for (let i = 0; i < 3 && n; i++) {
+    if (n.type === 'TSAsExpression' || n.type === 'TSSatisfiesExpression') n = n.expression;
+    else if (n.type === 'Identifier') n = consts.get(n.name);
+    else break;
+  }
+  return n?.type === 'ObjectExpression' ? n : undefined;
+}
+
+/** The messages of a locale module (JS/TS exporting an object of strings), or undefined. */
+export function readLocaleScript(rel: string, text: string, globbed = false): LocaleFile | undefined {
+  const id = globbed ? identifyLocale(rel.replace(SCRIPT_EXT, '.json')) : identifyLocaleScript(rel);
+  if (!id) return undefined;
+  const ast = parseScriptAst(text, /ts$/i.test(rel), false);
+  const obj = ast && exportedObject(ast);
+  if (!obj) return undefined;
+  const src = new SourceText(text);
+  const problems: I18nProblem[] = [];
+  const leaves: Array<{ path: string; value: string; vs: number; ve: number; ks: number; ke: number }> = [];
+  let others = 0;
+  const stack: Array<{ node: t.Node; prefix: string; depth: number; ks: number; ke: number }> = [{ node: obj, prefix: '', depth: 0, ks: 0, ke: 0 }];
+  while (stack.length) {
+    const { node, prefix, depth, ks, ke } = stack.pop()!;
+    if (node.type === 'StringLiteral' || (node.type === 'TemplateLiteral' && node.expressions.length === 0)) {
+      const value = node.type === 'StringLiteral' ? node.value : (node.quasis[0]?.value.cooked ?? '');
+      if (prefix) leaves.push({ path: prefix, value, vs: node.start! + 1, ve: node.end! - 1, ks, ke });
+      continue;
+    }
+    if (depth >= MAX_DEPTH) continue;
+    if (node.type === 'ObjectExpression') {
+      for (let i = node.properties.length - 1; i >= 0; i--) {
+        const p = node.properties[i];
+        if (p.type !== 'ObjectProperty' || p.computed) {
+          others++;
+          continue;
+        }
+        const k = p.key;
+        const seg = k.type === 'Identifier' ? k.name : k.type === 'StringLiteral' ? k.value : k.type === 'NumericLiteral' ? String(k.value) : undefined;
+        if (seg === undefined) continue;
+        const inner = k.type === 'StringLiteral' ? 1 : 0;
+        stack.push({ node: p.value, prefix: prefix ? `${prefix}.${seg}` : seg, depth: depth + 1, ks: k.start! + inner, ke: k.end! - inner });
+      }
+    } else if (node.type === 'ArrayExpression') {
+      node.elements.forEach((el, i) => {
+        if (el) stack.push({ node: el, prefix: `${prefix}.${i}`, depth: depth + 1, ks: el.start!, ke: el.end! });
+      });
+    } else others++;
+  }
+  // a module of messages is mostly strings (functions, spreads and imports are not messages)
+  if (!leaves.length || leaves.length < (leaves.length + others) * 0.6) return undefined;
+  leaves.sort((a, b) => a.vs - b.vs);
+  const byPath = new Map<string, number>();
+  const entries: LocaleEntry[] = [];
+  for (const l of leaves) {
+    const e: LocaleEntry = { locale: id.locale, file: rel, value: l.value, namespace: id.namespace, path: l.path, vs: l.vs, ve: l.ve, ks: l.ks, ke: l.ke };
+    const prev = byPath.get(l.path);
+    if (prev !== undefined) {
+      problems.push({ kind: 'duplicate', file: rel, line: src.position(l.ks).line, message: `key "${l.path}" is defined twice (lines ${src.position(entries[prev].ks).line} and ${src.position(l.ks).line}); the last one wins` });
+      entries[prev] = e;
+    } else {
+      byPath.set(l.path, entries.length);
+      entries.push(e);
+    }
+  }
+  return { file: rel, lines: src, entries, problems };
 }
 
 /** The messages of a Vue SFC's `<i18n>` blocks (undefined when it has none). */

@@ -262,6 +262,23 @@ describe('i18n: Vue SFC <i18n> blocks', () => {
   });
 });
 
+describe('i18n: locale modules (JS/TS exporting an object of messages)', () => {
+  const ix = load('js-locales');
+
+  it('reads export default, module.exports and an exported const, only inside i18n folders', () => {
+    assert.deepEqual(ix.localeFiles, ['src/i18n/fr.ts', 'src/locale/lang/en.js', 'src/locale/lang/es.js']);
+    const [c] = ix.lookupLexical('Hoy').candidates;
+    assert.equal(c.key, 'el.datepicker.today');
+    assert.deepEqual(byLocale(c), { en: 'Today', es: 'Hoy', fr: "Aujourd'hui" });
+    assert.deepEqual(c.usages.map((u) => `${u.file}:${u.range.start.line}`), ['src/Picker.vue:2']);
+    checkRanges('js-locales', c);
+    checkRanges('js-locales', ix.lookupKey('el.datepicker.selectDate').candidates[0]);
+    checkRanges('js-locales', ix.lookupKey('el.table.sumText').candidates[0]);
+    // lib/es/index.js is a build folder, not Spanish; src/locale/index.js exports no messages
+    assert.deepEqual(ix.lookupLexical('Not Spanish').candidates, []);
+  });
+});
+
 describe('i18n: a two-app monorepo', () => {
   const ix = load('monorepo');
 
