@@ -46,9 +46,14 @@ interface Built {
   /** value id → group id, and the value. */
   vGroup: Int32Array;
   vValue: LocaleEntry[];
-  /** Trimmed value → value id(s); a lone id is stored as a number (most values are unique). */
-  exact: Map<string, number | number[]>;
+  /**
+   * Normal form → value id(s) (a lone id as a number: most values are unique). Exact matches
+   * are the ones among them whose trimmed text is the query (one map, not two: at 200,000
+   * values the hashing of long keys is most of the build).
+   */
   norm: Map<string, number | number[]>;
+  /** The texts a value is also shown as: a resolved linked message, its plural forms. */
+  vAlso: Map<number, string[]>;
   postings: Map<string, number[]>;
   /** Sum of the idf weights of each value's tokens. */
   vWeight: Float64Array;
@@ -193,7 +198,8 @@ export class I18nIndex {
   private build(): Built {
     if (this.built) return this.built;
     const groups: Group[] = [];
-    const groupIds = new Map<string, number>();
+    /** app\0component\0namespace → key path → group id. */
+    const groupIds = new Map<string, Map<string, number>>();
     const problems: I18nProblem[] = [];
     for (const ps of this.fileProblems.values()) problems.push(...ps);
     const namespaces = new Set<string>();
@@ -205,11 +211,13 @@ export class I18nIndex {
       const component = lf.component ? lf.file : undefined;
       for (const e of lf.entries) {
         if (e.namespace) namespaces.add(e.namespace);
-        const gk = `${app}\0${component ?? ''}\0${e.namespace ?? ''}\0${e.path}`;
-        let gid = groupIds.get(gk);
+        const sk = `${app}\0${component ?? ''}\0${e.namespace ?? ''}`;
+        let scope = groupIds.get(sk);
+        if (!scope) groupIds.set(sk, (scope = new Map()));
+        let gid = scope.get(e.path);
         if (gid === undefined) {
           gid = groups.length;
-          groupIds.set(gk, gid);
+          scope.set(e.path, gid);
           groups.push({ id: gid, app, component, namespace: e.namespace, path: e.path, values: [] });
         }
         groups[gid].values.push(e);
@@ -237,8 +245,10 @@ export class I18nIndex {
     const vValue: LocaleEntry[] = new Array(nValues);
     const vNorm: string[] = new Array(nValues);
     const vTokens: string[][] = new Array(nValues);
-    const exact = new Map<string, number | number[]>();
     const norm = new Map<string, number | number[]>();
+    const vAlso = new Map<number, string[]>();
+    /** A value whose normal form is empty (`!!!`, `%s`) is found by its text alone. */
+    const normKey = (raw: string, n: string) => n || `\u0002${raw}`;
     const put = (m: Map<string, number | number[]>, k: string, v: number) => {
       const l = m.get(k);
       if (l === undefined) m.set(k, v);
@@ -277,22 +287,15 @@ export class I18nIndex {
         const raw = v.value.trim();
         const n = normalize(raw);
         vNorm[vid] = n;
-        put(exact, raw, vid);
-        if (n) put(norm, n, vid);
+        put(norm, normKey(raw, n), vid);
+        const also: string[] = [];
         const linked = resolveLinks(g, v);
-        if (linked) {
-          put(exact, linked, vid);
-          const ln = normalize(linked);
-          if (ln) put(norm, ln, vid);
-        }
+        if (linked) also.push(linked);
         // vue-i18n plurals: "no apples | one apple | {count} apples"
-        if (raw.includes('|')) {
-          for (const form of raw.split(/\s*\|\s*/)) {
-            if (!form) continue;
-            put(exact, form, vid);
-            const fn = normalize(form);
-            if (fn) put(norm, fn, vid);
-          }
+        if (raw.includes('|')) for (const form of raw.split(/\s*\|\s*/)) if (form) also.push(form);
+        if (also.length) {
+          vAlso.set(vid, also);
+          for (const a of also) put(norm, normKey(a, normalize(a)), vid);
         }
         const toks = [...new Set(tokens(n))];
         vTokens[vid] = toks;
@@ -325,8 +328,8 @@ export class I18nIndex {
       groups,
       vGroup,
       vValue,
-      exact,
       norm,
+      vAlso,
       postings,
       vWeight,
       vNorm,
@@ -442,9 +445,11 @@ export class I18nIndex {
       const cur = best.get(gid);
       if (!cur || RANK[match] < RANK[cur.match] || (RANK[match] === RANK[cur.match] && score > cur.score)) best.set(gid, { match, score, vid });
     };
-    for (const vid of ids(b.exact.get(q))) offer(vid, 'exact', 1);
     const nq = normalize(q);
-    if (nq) for (const vid of ids(b.norm.get(nq))) offer(vid, 'normalized', 0.95);
+    for (const vid of ids(b.norm.get(nq || `\u0002${q}`))) {
+      const isExact = b.vValue[vid].value.trim() === q || !!b.vAlso.get(vid)?.includes(q);
+      offer(vid, isExact ? 'exact' : 'normalized', isExact ? 1 : 0.95);
+    }
     this.fuzzy(b, nq, offer);
     return { candidates: this.finish(b, best, opts), problems: b.problems };
   }

@@ -379,10 +379,14 @@ describe('i18n: bad input', () => {
     bad.forEach((t, i) => ix.setFile(`locales/x${i}/en.json`, t));
     ix.setFile('src/a.vue', '<template><p>{{ $t("k") }}</p></template>\n<script>export default {</script>\n<i18n>{"en": {"k": }</i18n>');
     ix.setFile('src/z.vue', '<template><p>{{ $t(</p></template><i18n>{"en": {"k": "v"}}</i18n>');
+    ix.setFile('locales/deep/en.json', '{"a":'.repeat(100_000));
+    ix.setFile('src/deep.vue', `<template><p></p></template><i18n>${'{"a":'.repeat(100_000)}</i18n>`);
     ix.setFile('src/b.ts', 'const x = t(\'a.b\'; function (');
     ix.setFile('src/c.js', 't(`${x}`); t(key); t()');
     assert.ok(ix.problems.some((p) => p.kind === 'malformed' && p.file === 'src/a.vue'));
     assert.ok(ix.problems.some((p) => p.kind === 'malformed' && p.file === 'locales/x1/en.json'));
+    assert.ok(ix.problems.some((p) => p.kind === 'unsupported' && p.file === 'locales/deep/en.json'));
+    assert.ok(ix.problems.some((p) => p.kind === 'unsupported' && p.file === 'src/deep.vue'));
     assert.deepEqual(ix.lookupLexical('anything').candidates, []);
     assert.deepEqual(findUsages('src/c.js', 't(`${x}`); t(key); t()'), []);
   });
