@@ -244,7 +244,6 @@ export class I18nIndex {
     const vGroup = new Int32Array(nValues);
     const vValue: LocaleEntry[] = new Array(nValues);
     const vNorm: string[] = new Array(nValues);
-    const vTokens: string[][] = new Array(nValues);
     const norm = new Map<string, number | number[]>();
     const vAlso = new Map<number, string[]>();
     /** A value whose normal form is empty (`!!!`, `%s`) is found by its text alone. */
@@ -297,18 +296,16 @@ export class I18nIndex {
           vAlso.set(vid, also);
           for (const a of also) put(norm, normKey(a, normalize(a)), vid);
         }
-        const toks = [...new Set(tokens(n))];
-        vTokens[vid] = toks;
-        for (const t of toks) push(postings, t, vid);
+        // push() skips a token already posted for this value: the postings stay unique
+        for (const t of tokens(n)) push(postings, t, vid);
         vid++;
       }
     }
     const N = Math.max(1, nValues);
     const vWeight = new Float64Array(nValues);
-    for (let i = 0; i < nValues; i++) {
-      let w = 0;
-      for (const t of vTokens[i]) w += Math.log(1 + N / postings.get(t)!.length);
-      vWeight[i] = w;
+    for (const list of postings.values()) {
+      const idf = Math.log(1 + N / list.length);
+      for (const v of list) vWeight[v] += idf;
     }
     const deletes = new Map<string, string[]>();
     for (const t of postings.keys()) {
