@@ -80,7 +80,7 @@ interface Generated {
   bytes: number;
 }
 
-function generate(a: Args): Generated {
+export function generate(a: Args): Generated {
   const r = rng(42);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-i18n-bench-'));
   const locales = LOCALES.slice(0, a.locales);
@@ -171,10 +171,13 @@ interface Row {
   ratio?: number;
 }
 
-function time<T>(fn: () => T): { ms: number; v: T } {
+/** Wall time, and this process's CPU time (user + system): on a shared machine the CPU time is the steadier figure. */
+function time<T>(fn: () => T): { ms: number; cpuMs: number; v: T } {
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   const v = fn();
-  return { ms: performance.now() - t0, v };
+  const c = process.cpuUsage(c0);
+  return { ms: performance.now() - t0, cpuMs: (c.user + c.system) / 1000, v };
 }
 
 /** The index-less baseline: a scan of precomputed normal forms (and token sets, for fuzzy). */
@@ -255,7 +258,10 @@ function main(): void {
       localeMB: g.bytes / 1024 / 1024,
       usages: stats.usages,
       readParseMs: load.ms,
+      readParseCpuMs: load.cpuMs,
       indexBuildMs: build.ms,
+      indexBuildCpuMs: build.cpuMs,
+      loadAverage: os.loadavg()[0],
       heapMB: heapMb,
       rows,
     };
@@ -266,7 +272,7 @@ function main(): void {
     const f = (x: number) => (x < 10 ? x.toFixed(2) : x.toFixed(1));
     process.stdout.write(
       `i18n lookup: ${out.keys} keys × ${out.locales} locales = ${out.values} values in ${out.localeFiles} locale files (${out.localeMB.toFixed(1)} MB), ${out.usages} usages in ${g.files - out.localeFiles} code files\n` +
-        `build: walk+read+parse ${f(out.readParseMs)} ms, lookup structures ${f(out.indexBuildMs)} ms, heap +${out.heapMB.toFixed(0)} MB\n\n` +
+        `build: walk+read+parse ${f(out.readParseMs)} ms (CPU ${f(out.readParseCpuMs)} ms), lookup structures ${f(out.indexBuildMs)} ms (CPU ${f(out.indexBuildCpuMs)} ms), heap +${out.heapMB.toFixed(0)} MB; load average ${out.loadAverage.toFixed(1)} on ${os.cpus().length} cores\n\n` +
         `query        n    p50 ms  p95 ms  max ms  top-1   linear-scan p50 ms  scan/index\n`,
     );
     for (const r of rows) {
@@ -279,4 +285,4 @@ function main(): void {
   }
 }
 
-main();
+if (require.main === module) main();

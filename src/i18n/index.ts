@@ -23,7 +23,7 @@
  */
 import { SourceText } from '../chunkers/source';
 import type { Embedder } from '../index/embedder';
-import { readLocaleJson, readSfcLocales, toLocaleValue, type LocaleEntry, type LocaleFile } from './locales';
+import { readLocaleJson, readLocaleScript, readSfcLocales, toLocaleValue, type LocaleEntry, type LocaleFile } from './locales';
 import { boundedDistance, deletions, hasPlaceholder, normalize, placeholderPattern, tokens, typoBudget } from './normalize';
 import type { Candidate, HoverResult, I18nProblem, LookupOptions, LookupResult, MatchKind, Usage } from './types';
 import { findUsages } from './usages';
@@ -46,9 +46,14 @@ interface Built {
   /** value id → group id, and the value. */
   vGroup: Int32Array;
   vValue: LocaleEntry[];
-  /** Trimmed value → value id(s); a lone id is stored as a number (most values are unique). */
-  exact: Map<string, number | number[]>;
+  /**
+   * Normal form → value id(s) (a lone id as a number: most values are unique). Exact matches
+   * are the ones among them whose trimmed text is the query (one map, not two: at 200,000
+   * values the hashing of long keys is most of the build).
+   */
   norm: Map<string, number | number[]>;
+  /** The texts a value is also shown as: a resolved linked message, its plural forms. */
+  vAlso: Map<number, string[]>;
   postings: Map<string, number[]>;
   /** Sum of the idf weights of each value's tokens. */
   vWeight: Float64Array;
@@ -115,6 +120,7 @@ export class I18nIndex {
     let lf: LocaleFile | undefined;
     try {
       if (lower.endsWith('.vue')) lf = readSfcLocales(rel, text);
+      else if (/\.[cm]?[jt]s$/.test(lower)) lf = this.options.matchesGlobs ? (this.options.matchesGlobs(rel) ? readLocaleScript(rel, text, true) : undefined) : readLocaleScript(rel, text);
       else lf = readLocaleJson(rel, text, { matchesGlobs: this.options.matchesGlobs });
     } catch (err) {
       lf = { file: rel, lines: new SourceText(''), entries: [], problems: [{ kind: 'malformed', file: rel, message: `could not be read as a locale file: ${(err as Error).message}` }] };
@@ -192,7 +198,8 @@ export class I18nIndex {
   private build(): Built {
     if (this.built) return this.built;
     const groups: Group[] = [];
-    const groupIds = new Map<string, number>();
+    /** app\0component\0namespace → key path → group id. */
+    const groupIds = new Map<string, Map<string, number>>();
     const problems: I18nProblem[] = [];
     for (const ps of this.fileProblems.values()) problems.push(...ps);
     const namespaces = new Set<string>();
@@ -204,11 +211,13 @@ export class I18nIndex {
       const component = lf.component ? lf.file : undefined;
       for (const e of lf.entries) {
         if (e.namespace) namespaces.add(e.namespace);
-        const gk = `${app}\0${component ?? ''}\0${e.namespace ?? ''}\0${e.path}`;
-        let gid = groupIds.get(gk);
+        const sk = `${app}\0${component ?? ''}\0${e.namespace ?? ''}`;
+        let scope = groupIds.get(sk);
+        if (!scope) groupIds.set(sk, (scope = new Map()));
+        let gid = scope.get(e.path);
         if (gid === undefined) {
           gid = groups.length;
-          groupIds.set(gk, gid);
+          scope.set(e.path, gid);
           groups.push({ id: gid, app, component, namespace: e.namespace, path: e.path, values: [] });
         }
         groups[gid].values.push(e);
@@ -235,9 +244,10 @@ export class I18nIndex {
     const vGroup = new Int32Array(nValues);
     const vValue: LocaleEntry[] = new Array(nValues);
     const vNorm: string[] = new Array(nValues);
-    const vTokens: string[][] = new Array(nValues);
-    const exact = new Map<string, number | number[]>();
     const norm = new Map<string, number | number[]>();
+    const vAlso = new Map<number, string[]>();
+    /** A value whose normal form is empty (`!!!`, `%s`) is found by its text alone. */
+    const normKey = (raw: string, n: string) => n || `\u0002${raw}`;
     const put = (m: Map<string, number | number[]>, k: string, v: number) => {
       const l = m.get(k);
       if (l === undefined) m.set(k, v);
@@ -276,35 +286,26 @@ export class I18nIndex {
         const raw = v.value.trim();
         const n = normalize(raw);
         vNorm[vid] = n;
-        put(exact, raw, vid);
-        if (n) put(norm, n, vid);
+        put(norm, normKey(raw, n), vid);
+        const also: string[] = [];
         const linked = resolveLinks(g, v);
-        if (linked) {
-          put(exact, linked, vid);
-          const ln = normalize(linked);
-          if (ln) put(norm, ln, vid);
-        }
+        if (linked) also.push(linked);
         // vue-i18n plurals: "no apples | one apple | {count} apples"
-        if (raw.includes('|')) {
-          for (const form of raw.split(/\s*\|\s*/)) {
-            if (!form) continue;
-            put(exact, form, vid);
-            const fn = normalize(form);
-            if (fn) put(norm, fn, vid);
-          }
+        if (raw.includes('|')) for (const form of raw.split(/\s*\|\s*/)) if (form) also.push(form);
+        if (also.length) {
+          vAlso.set(vid, also);
+          for (const a of also) put(norm, normKey(a, normalize(a)), vid);
         }
-        const toks = [...new Set(tokens(n))];
-        vTokens[vid] = toks;
-        for (const t of toks) push(postings, t, vid);
+        // push() skips a token already posted for this value: the postings stay unique
+        for (const t of tokens(n)) push(postings, t, vid);
         vid++;
       }
     }
     const N = Math.max(1, nValues);
     const vWeight = new Float64Array(nValues);
-    for (let i = 0; i < nValues; i++) {
-      let w = 0;
-      for (const t of vTokens[i]) w += Math.log(1 + N / postings.get(t)!.length);
-      vWeight[i] = w;
+    for (const list of postings.values()) {
+      const idf = Math.log(1 + N / list.length);
+      for (const v of list) vWeight[v] += idf;
     }
     const deletes = new Map<string, string[]>();
     for (const t of postings.keys()) {
@@ -324,8 +325,8 @@ export class I18nIndex {
       groups,
       vGroup,
       vValue,
-      exact,
       norm,
+      vAlso,
       postings,
       vWeight,
       vNorm,
@@ -441,9 +442,11 @@ export class I18nIndex {
       const cur = best.get(gid);
       if (!cur || RANK[match] < RANK[cur.match] || (RANK[match] === RANK[cur.match] && score > cur.score)) best.set(gid, { match, score, vid });
     };
-    for (const vid of ids(b.exact.get(q))) offer(vid, 'exact', 1);
     const nq = normalize(q);
-    if (nq) for (const vid of ids(b.norm.get(nq))) offer(vid, 'normalized', 0.95);
+    for (const vid of ids(b.norm.get(nq || `\u0002${q}`))) {
+      const isExact = b.vValue[vid].value.trim() === q || !!b.vAlso.get(vid)?.includes(q);
+      offer(vid, isExact ? 'exact' : 'normalized', isExact ? 1 : 0.95);
+    }
     this.fuzzy(b, nq, offer);
     return { candidates: this.finish(b, best, opts), problems: b.problems };
   }
@@ -511,12 +514,15 @@ export class I18nIndex {
       acc[vid] = 0;
       const dice = (2 * Math.min(w, qWeight)) / (qWeight + b.vWeight[vid]);
       if (dice >= FUZZY_THRESHOLD) offer(vid, 'fuzzy', Math.min(0.9, dice * 0.9));
-      // the wildcard match needs every literal token of the value in the query
-      if (w >= b.vWeight[vid] - 1e-9 && b.vNorm[vid].includes('\u0001')) {
-        let re = b.vPattern[vid];
-        if (re === null) re = b.vPattern[vid] = hasPlaceholder(b.vNorm[vid]) ? placeholderPattern(b.vNorm[vid]) : undefined;
-        if (re && re.test(nq)) offer(vid, 'normalized', 0.9);
-      }
+      // the wildcard match needs every literal token of the value in the query (of one
+      // plural form, for `a | b | {n} c`)
+      if (!b.vNorm[vid].includes('\u0001')) continue;
+      const raw = b.vValue[vid].value;
+      const plural = raw.includes('|');
+      if (!plural && w < b.vWeight[vid] - 1e-9) continue;
+      let re = b.vPattern[vid];
+      if (re === null) re = b.vPattern[vid] = plural ? pluralPattern(raw) : placeholderPattern(b.vNorm[vid]);
+      if (re && re.test(nq)) offer(vid, 'normalized', 0.9);
     }
   }
 
@@ -623,6 +629,17 @@ export class I18nIndex {
     }
     return { usage, candidates, missing: !usage.dynamic && candidates.length === 0 };
   }
+}
+
+/** One wildcard pattern for the plural forms (`no items | one item | {count} items`) that have placeholders. */
+function pluralPattern(raw: string): RegExp | undefined {
+  const sources = raw
+    .split(/\s*\|\s*/)
+    .map((f) => normalize(f))
+    .filter(hasPlaceholder)
+    .map((n) => placeholderPattern(n)?.source.slice(1, -1))
+    .filter((x): x is string => !!x);
+  return sources.length ? new RegExp(`^(?:${sources.join('|')})$`) : undefined;
 }
 
 function ids(x: number | number[] | undefined): number[] {

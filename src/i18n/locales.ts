@@ -19,15 +19,23 @@
  * (JSON duplicate keys, or `"a.b"` next to `a: {b}`) is reported (`duplicate`) and the last one
  * wins, as `JSON.parse` does.
  *
+ * JS/TS locale modules (`src/locale/lang/es.js`, `i18n/fr.ts`): inside an i18n folder only, the
+ * object literal of `export default`, `module.exports =` or an exported top-level const, when
+ * most of its members are strings.
+ *
  * Vue SFC `<i18n>` blocks: JSON/JSON5/JSONC content; top-level keys are locales, or the whole
  * block is one locale with `<i18n locale="fr">`. YAML blocks and `<i18n src="…">` are reported
  * (`unsupported`) and skipped.
  */
+import type * as t from '@babel/types';
 import { parse as parseSfc } from '@vue/compiler-sfc';
 import * as jsonc from 'jsonc-parser';
 import { classifyJson, classifyJsonPath, isLocaleTag } from '../chunkers/json-classify';
+import { MAX_JSON_DEPTH } from '../chunkers/json';
+import { scanDepth } from '../chunkers/json-tree';
 import { SourceText } from '../chunkers/source';
 import type { I18nProblem, LocaleValue } from './types';
+import { parseScriptAst } from './usages';
 
 export interface LocaleIdentity {
   locale: string;
@@ -107,6 +115,21 @@ export function identifyLocale(rel: string): LocaleIdentity | undefined {
   return undefined;
 }
 
+const SCRIPT_EXT = /\.(?:[cm]?[jt]s)$/i;
+const I18N_DIRS = new Set(['locales', 'locale', '_locales', 'i18n', 'l10n', 'lang', 'langs', 'language', 'languages', 'translations', 'translation', 'messages', 'intl', 'nls', 'dictionaries', 'dictionary']);
+
+/**
+ * A script that is a locale module (`src/locale/lang/es.js`, `i18n/fr.ts`,
+ * `locales/de/common.js`): only inside an i18n folder (`locale/`, `lang/`, `i18n/` …), since a
+ * folder like `es/` next to scripts is usually a build format, not Spanish.
+ */
+export function identifyLocaleScript(rel: string): LocaleIdentity | undefined {
+  if (!SCRIPT_EXT.test(rel) || /\.d\.[cm]?ts$/i.test(rel)) return undefined;
+  const dirs = rel.split('/').slice(0, -1).map((d) => d.toLowerCase());
+  if (!dirs.some((d) => I18N_DIRS.has(d))) return undefined;
+  return identifyLocale(rel.replace(SCRIPT_EXT, '.json'));
+}
+
 const MAX_DEPTH = 64;
 
 /** A node's text range; a string node spans its quotes, the range is what is inside them. */
@@ -118,8 +141,11 @@ function rangeOf(node: jsonc.Node, base: number): [number, number] {
 interface Leaf {
   path: string;
   value: string;
-  valueNode: jsonc.Node;
-  keyNode: jsonc.Node;
+  /** Value and key text ranges, inside the quotes, relative to the parsed text. */
+  vs: number;
+  ve: number;
+  ks: number;
+  ke: number;
 }
 
 /** Every string leaf under `root` (an object), keys joined with `.`; depth-limited, iterative. */
@@ -130,7 +156,11 @@ function leaves(root: jsonc.Node, problems: I18nProblem[], file: string, lineOf:
   while (stack.length) {
     const { node, prefix, depth, keyNode } = stack.pop()!;
     if (node.type === 'string') {
-      if (keyNode) out.push({ path: prefix, value: String(node.value), valueNode: node, keyNode });
+      if (keyNode) {
+        const [vs, ve] = rangeOf(node, 0);
+        const [ks, ke] = rangeOf(keyNode, 0);
+        out.push({ path: prefix, value: String(node.value), vs, ve, ks, ke });
+      }
       continue;
     }
     if (node.type !== 'object' && node.type !== 'array') continue;
@@ -162,9 +192,7 @@ function toEntries(ls: Leaf[], locale: string, namespace: string | undefined, sr
   const byPath = new Map<string, number>();
   const out: LocaleEntry[] = [];
   for (const l of ls) {
-    const [vs, ve] = rangeOf(l.valueNode, base);
-    const [ks, ke] = rangeOf(l.keyNode, base);
-    const e: LocaleEntry = { locale, file, value: l.value, namespace, path: l.path, vs, ve, ks, ke };
+    const e: LocaleEntry = { locale, file, value: l.value, namespace, path: l.path, vs: base + l.vs, ve: base + l.ve, ks: base + l.ks, ke: base + l.ke };
     const prev = byPath.get(l.path);
     if (prev !== undefined) {
       const p = out[prev];
@@ -184,6 +212,84 @@ function toEntries(ls: Leaf[], locale: string, namespace: string | undefined, sr
   }
   return out;
 }
+
+interface Scan {
+  error?: { offset: number; message: string };
+  isObject: boolean;
+  leaves: Leaf[];
+  /** Leaf values of any type, and those that are strings (the dictionary shape). */
+  total: number;
+  strings: number;
+  topKeys: Set<string>;
+  tooDeep?: number;
+}
+
+/**
+ * Every string leaf of a JSON text in one pass of jsonc-parser's visitor — no parse tree: a
+ * 50,000-key locale file would otherwise make millions of short-lived nodes.
+ */
+function scanLeaves(text: string): Scan {
+  const scan: Scan = { isObject: false, leaves: [], total: 0, strings: 0, topKeys: new Set() };
+  interface Frame {
+    isArray: boolean;
+    index: number;
+    prefix: string;
+    key: string;
+    ks: number;
+    ke: number;
+  }
+  const stack: Frame[] = [];
+  /** The path and key range of a value starting at [off, off+len) in the current frame. */
+  const child = (off: number, len: number): { path: string; ks: number; ke: number } | undefined => {
+    const f = stack[stack.length - 1];
+    if (!f) return undefined;
+    if (f.isArray) {
+      const seg = String(f.index++);
+      return { path: f.prefix ? `${f.prefix}.${seg}` : seg, ks: off, ke: off + len };
+    }
+    return { path: f.prefix ? `${f.prefix}.${f.key}` : f.key, ks: f.ks, ke: f.ke };
+  };
+  const begin = (isArray: boolean, off: number, len: number) => {
+    if (!stack.length && !isArray && scan.total === 0) scan.isObject = true;
+    const c = child(off, len);
+    if (stack.length >= MAX_DEPTH && scan.tooDeep === undefined) scan.tooDeep = off;
+    stack.push({ isArray, index: 0, prefix: c?.path ?? '', key: '', ks: 0, ke: 0 });
+  };
+  jsonc.visit(
+    text,
+    {
+      onObjectBegin: (off, len) => begin(false, off, len),
+      onArrayBegin: (off, len) => begin(true, off, len),
+      onObjectEnd: () => void stack.pop(),
+      onArrayEnd: () => void stack.pop(),
+      onObjectProperty: (property, off, len) => {
+        const f = stack[stack.length - 1];
+        f.key = property;
+        const quoted = text.charCodeAt(off) === 34;
+        f.ks = quoted ? off + 1 : off;
+        f.ke = quoted ? off + len - 1 : off + len;
+        if (stack.length === 1 && scan.topKeys.size < 64) scan.topKeys.add(property);
+      },
+      onLiteralValue: (value: unknown, off, len) => {
+        const c = child(off, len);
+        scan.total++;
+        if (typeof value !== 'string') return;
+        scan.strings++;
+        // an array element's "key" is the element itself
+        const inArray = stack[stack.length - 1]?.isArray;
+        if (c && stack.length <= MAX_DEPTH) scan.leaves.push({ path: c.path, value, vs: off + 1, ve: off + len - 1, ks: inArray ? off + 1 : c.ks, ke: inArray ? off + len - 1 : c.ke });
+      },
+      onError: (error, off) => {
+        scan.error ??= { offset: off, message: jsonc.printParseErrorCode(error) };
+      },
+    },
+    { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true },
+  );
+  return scan;
+}
+
+/** Files up to this size are classified with the JSON chunker's classifier on a full tree; larger ones by their scanned shape. */
+const CLASSIFY_TREE_MAX = 256 * 1024;
 
 function parseJson(text: string): { root: jsonc.Node | undefined; error?: { offset: number; message: string } } {
   const errors: jsonc.ParseError[] = [];
@@ -217,17 +323,110 @@ export function readLocaleJson(rel: string, text: string, opts: DiscoverOptions 
   if (!id) {
     return { file: rel, lines: src, entries: [], problems: [{ kind: 'unknown-locale', file: rel, message: 'matches the locale globs, but no locale code is in its name or folders: skipped' }] };
   }
-  const { root, error } = parseJson(text);
-  if (error) {
-    return { file: rel, lines: src, entries: [], problems: [{ kind: 'malformed', file: rel, line: src.position(error.offset).line, message: `does not parse (${error.message} at line ${src.position(error.offset).line}): skipped` }] };
+  // jsonc-parser recurses: a nesting that would overflow it is refused before parsing
+  if (scanDepth(text, 0, text.length, MAX_JSON_DEPTH).maxDepth > MAX_JSON_DEPTH) {
+    return { file: rel, lines: src, entries: [], problems: [{ kind: 'unsupported', file: rel, message: `nesting deeper than ${MAX_JSON_DEPTH} levels: skipped` }] };
   }
-  if (!root || root.type !== 'object') {
+  const scan = scanLeaves(text);
+  if (scan.error) {
+    const line = src.position(scan.error.offset).line;
+    return { file: rel, lines: src, entries: [], problems: [{ kind: 'malformed', file: rel, line, message: `does not parse (${scan.error.message} at line ${line}): skipped` }] };
+  }
+  if (!scan.isObject) {
     if (!globbed) return undefined;
     return { file: rel, lines: src, entries: [], problems: [{ kind: 'malformed', file: rel, message: 'is not a JSON object: skipped' }] };
   }
-  if (!globbed && classifyJson(rel, root) !== 'i18n') return undefined;
-  const ls = leaves(root, problems, rel, (o) => src.position(o).line);
-  return { file: rel, lines: src, entries: toEntries(ls, id.locale, id.namespace, src, 0, rel, problems), problems };
+  if (!globbed) {
+    if (text.length <= CLASSIFY_TREE_MAX) {
+      if (classifyJson(rel, jsonc.parseTree(text, [], { allowTrailingComma: true, disallowComments: false })) !== 'i18n') return undefined;
+    } else {
+      // the classifier's rule for a locale-named file: a dictionary of mostly strings, no schema
+      const schemaish = scan.topKeys.has('$schema') || scan.topKeys.has('properties') || scan.topKeys.has('definitions');
+      if (!scan.total || scan.strings / scan.total < 0.6 || schemaish) return undefined;
+    }
+  }
+  if (scan.tooDeep !== undefined) problems.push({ kind: 'unsupported', file: rel, line: src.position(scan.tooDeep).line, message: `nesting deeper than ${MAX_DEPTH} levels is skipped` });
+  return { file: rel, lines: src, entries: toEntries(scan.leaves, id.locale, id.namespace, src, 0, rel, problems), problems };
+}
+
+/** The object literal a locale module exports: `export default {…}`, `module.exports = {…}`, or a top-level const exported by name. */
+function exportedObject(ast: t.File): t.ObjectExpression | undefined {
+  const consts = new Map<string, t.Node>();
+  let exported: t.Node | undefined;
+  for (const st of ast.program.body) {
+    if (st.type === 'VariableDeclaration') {
+      for (const d of st.declarations) if (d.id.type === 'Identifier' && d.init) consts.set(d.id.name, d.init);
+    } else if (st.type === 'ExportDefaultDeclaration') exported = st.declaration;
+    else if (st.type === 'ExpressionStatement' && st.expression.type === 'AssignmentExpression') {
+      const l = st.expression.left;
+      if (l.type === 'MemberExpression' && l.object.type === 'Identifier' && l.object.name === 'module' && l.property.type === 'Identifier' && l.property.name === 'exports') exported = st.expression.right;
+    }
+  }
+  let n: t.Node | undefined = exported;
+  for (let i = 0; i < 3 && n; i++) {
+    if (n.type === 'TSAsExpression' || n.type === 'TSSatisfiesExpression') n = n.expression;
+    else if (n.type === 'Identifier') n = consts.get(n.name);
+    else break;
+  }
+  return n?.type === 'ObjectExpression' ? n : undefined;
+}
+
+/** The messages of a locale module (JS/TS exporting an object of strings), or undefined. */
+export function readLocaleScript(rel: string, text: string, globbed = false): LocaleFile | undefined {
+  const id = globbed ? identifyLocale(rel.replace(SCRIPT_EXT, '.json')) : identifyLocaleScript(rel);
+  if (!id) return undefined;
+  const ast = parseScriptAst(text, /ts$/i.test(rel), false);
+  const obj = ast && exportedObject(ast);
+  if (!obj) return undefined;
+  const src = new SourceText(text);
+  const problems: I18nProblem[] = [];
+  const leaves: Array<{ path: string; value: string; vs: number; ve: number; ks: number; ke: number }> = [];
+  let others = 0;
+  const stack: Array<{ node: t.Node; prefix: string; depth: number; ks: number; ke: number }> = [{ node: obj, prefix: '', depth: 0, ks: 0, ke: 0 }];
+  while (stack.length) {
+    const { node, prefix, depth, ks, ke } = stack.pop()!;
+    if (node.type === 'StringLiteral' || (node.type === 'TemplateLiteral' && node.expressions.length === 0)) {
+      const value = node.type === 'StringLiteral' ? node.value : (node.quasis[0]?.value.cooked ?? '');
+      if (prefix) leaves.push({ path: prefix, value, vs: node.start! + 1, ve: node.end! - 1, ks, ke });
+      continue;
+    }
+    if (depth >= MAX_DEPTH) continue;
+    if (node.type === 'ObjectExpression') {
+      for (let i = node.properties.length - 1; i >= 0; i--) {
+        const p = node.properties[i];
+        if (p.type !== 'ObjectProperty' || p.computed) {
+          others++;
+          continue;
+        }
+        const k = p.key;
+        const seg = k.type === 'Identifier' ? k.name : k.type === 'StringLiteral' ? k.value : k.type === 'NumericLiteral' ? String(k.value) : undefined;
+        if (seg === undefined) continue;
+        const inner = k.type === 'StringLiteral' ? 1 : 0;
+        stack.push({ node: p.value, prefix: prefix ? `${prefix}.${seg}` : seg, depth: depth + 1, ks: k.start! + inner, ke: k.end! - inner });
+      }
+    } else if (node.type === 'ArrayExpression') {
+      node.elements.forEach((el, i) => {
+        if (el) stack.push({ node: el, prefix: `${prefix}.${i}`, depth: depth + 1, ks: el.start!, ke: el.end! });
+      });
+    } else others++;
+  }
+  // a module of messages is mostly strings (functions, spreads and imports are not messages)
+  if (!leaves.length || leaves.length < (leaves.length + others) * 0.6) return undefined;
+  leaves.sort((a, b) => a.vs - b.vs);
+  const byPath = new Map<string, number>();
+  const entries: LocaleEntry[] = [];
+  for (const l of leaves) {
+    const e: LocaleEntry = { locale: id.locale, file: rel, value: l.value, namespace: id.namespace, path: l.path, vs: l.vs, ve: l.ve, ks: l.ks, ke: l.ke };
+    const prev = byPath.get(l.path);
+    if (prev !== undefined) {
+      problems.push({ kind: 'duplicate', file: rel, line: src.position(l.ks).line, message: `key "${l.path}" is defined twice (lines ${src.position(entries[prev].ks).line} and ${src.position(l.ks).line}); the last one wins` });
+      entries[prev] = e;
+    } else {
+      byPath.set(l.path, entries.length);
+      entries.push(e);
+    }
+  }
+  return { file: rel, lines: src, entries, problems };
 }
 
 /** The messages of a Vue SFC's `<i18n>` blocks (undefined when it has none). */
@@ -256,6 +455,10 @@ export function readSfcLocales(rel: string, text: string): LocaleFile | undefine
       continue;
     }
     const base = b.loc.start.offset;
+    if (scanDepth(b.content, 0, b.content.length, MAX_JSON_DEPTH).maxDepth > MAX_JSON_DEPTH) {
+      problems.push({ kind: 'unsupported', file: rel, line, message: `<i18n> block nests deeper than ${MAX_JSON_DEPTH} levels: skipped` });
+      continue;
+    }
     const { root, error } = parseJson(b.content);
     if (error || !root || root.type !== 'object') {
       const at = error ? src.position(base + error.offset).line : line;

@@ -28,7 +28,7 @@ import type {
 } from './protocol';
 import { loadStore, lockStore, saveStore } from './store';
 import { stringAt, type I18nIndex } from '../i18n/index';
-import { globMatcher, loadI18nIndex, readInto, wantsFile } from '../i18n/workspace';
+import { globMatcher, loadI18nIndexAsync, readInto, wantsFile } from '../i18n/workspace';
 import type { I18nAnswer, I18nRequest } from './protocol';
 
 class Cancelled extends Error {
@@ -71,6 +71,8 @@ export class WorkerState {
   private readonly opening = new Set<Promise<unknown>>();
   /** The i18n index of each root that an `i18n` request asked about (built lazily, kept up to date by update/remove). */
   private readonly i18nIndexes = new Map<string, { index: I18nIndex; globs: string }>();
+  /** i18n indexes being read (concurrent requests for one root share the read). */
+  private readonly i18nLoading = new Map<string, Promise<{ index: I18nIndex; globs: string }>>();
 
   constructor(private readonly post: (m: WorkerMessage) => void) {}
 
@@ -477,10 +479,25 @@ export class WorkerState {
     let entry = this.i18nIndexes.get(root);
     if (!entry || entry.globs !== globs) {
       if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) throw new Error(`${root} is not a folder`);
-      const loaded = loadI18nIndex(root, { localeGlobs: req.localeGlobs });
-      entry = { index: loaded.index, globs };
-      this.i18nIndexes.set(root, entry);
-      this.log('info', `i18n index of ${root}: ${loaded.index.localeFiles.length} locale files read in ${Math.round(loaded.ms)} ms`, root);
+      const key = `${root}\n${globs}`;
+      let loading = this.i18nLoading.get(key);
+      if (!loading) {
+        // read in slices: searches and other requests are served meanwhile
+        loading = loadI18nIndexAsync(root, { localeGlobs: req.localeGlobs }).then((loaded) => {
+          this.log('info', `i18n index of ${root}: ${loaded.index.localeFiles.length} locale files read in ${Math.round(loaded.ms)} ms`, root);
+          return { index: loaded.index, globs };
+        });
+        this.i18nLoading.set(key, loading);
+        loading.then(
+          (e) => {
+            this.i18nIndexes.set(root, e);
+            this.i18nLoading.delete(key);
+          },
+          () => this.i18nLoading.delete(key),
+        );
+      }
+      entry = await loading;
+      signal.throwIfAborted();
     }
     const q = req.query;
     if (q.op === 'key') return { op: 'key', result: entry.index.lookupKey(q.key, { fromFile: q.fromFile, limit: q.limit }) };
@@ -511,6 +528,7 @@ export class WorkerState {
 
   /** Files of `root` changed (`bytes` null: deleted; undefined: read from disk): the i18n index follows. */
   private i18nUpdate(root: string, files: Array<{ rel: string; bytes?: Uint8Array | null }>): void {
+    this.afterI18nLoads(root, () => this.i18nUpdate(root, files));
     const entry = this.i18nIndexes.get(root);
     if (!entry) return;
     const matches = globMatcher(entry.globs ? entry.globs.split('\n') : undefined);
@@ -538,7 +556,15 @@ export class WorkerState {
     }
   }
 
+  /** A change that arrives while an i18n index of `root` is being read is applied once it is read. */
+  private afterI18nLoads(root: string, apply: () => void): void {
+    for (const [key, loading] of this.i18nLoading) {
+      if (key.startsWith(`${root}\n`)) loading.then(() => apply(), () => undefined);
+    }
+  }
+
   private i18nRemove(root: string, paths: string[]): void {
+    this.afterI18nLoads(root, () => this.i18nRemove(root, paths));
     const entry = this.i18nIndexes.get(root);
     if (!entry) return;
     for (const p of paths) {

@@ -91,6 +91,25 @@ describe('worker i18n request (dist/worker.js through IndexClient)', function ()
     assert.deepEqual((await client.i18nKey(ws, 'events.create.TITLE')).candidates, []);
   });
 
+  it('serves other requests while it reads a folder, and concurrent lookups share one read', async function () {
+    const big = path.join(tmp, 'big');
+    for (let f = 0; f < 60; f++) {
+      const dir = path.join(big, 'locales', f % 2 ? 'fr' : 'en');
+      fs.mkdirSync(dir, { recursive: true });
+      const o: Record<string, string> = {};
+      for (let k = 0; k < 400; k++) o[`k${k}`] = `${f % 2 ? 'Valeur' : 'Value'} ${k} of namespace ${Math.floor(f / 2)}`;
+      fs.writeFileSync(path.join(dir, `ns${Math.floor(f / 2)}.json`), JSON.stringify(o, null, 1));
+    }
+    const logs: string[] = [];
+    const sub = client.onLog((l) => logs.push(l.message));
+    const [a, st, b] = await Promise.all([client.i18nLookup(big, 'Value 7 of namespace 3'), client.status(), client.i18nKey(big, 'ns3:k7')]);
+    sub.dispose();
+    assert.equal(a.candidates[0].key, 'ns3:k7');
+    assert.equal(b.candidates[0].locales.length, 2);
+    assert.ok(st.initialized);
+    assert.equal(logs.filter((m) => m.startsWith(`i18n index of ${path.resolve(big)}`)).length, 1, logs.join('\n'));
+  });
+
   it('uses the worker embedder for the semantic last resort', async function () {
     const st = await client.init({ embedder: { localModelPath: TINY, threads: 1 } });
     assert.ok(st.model, st.keywordOnlyReason);

@@ -102,6 +102,8 @@ describe('i18n: per-file locales (locales/core_en.json, core_fr.json, de.json wi
       ['Bonjour {name}, bon retour', 'events.create.GREETING'],
       ['12 events selected', 'events.create.COUNT'],
       ['Aucun article!', 'cart.ITEMS'],
+      ['3 items', 'cart.ITEMS'],
+      ['12 articles', 'cart.ITEMS'],
     ];
     for (const [q, key] of cases) {
       const [c] = ix.lookupLexical(q).candidates;
@@ -260,6 +262,23 @@ describe('i18n: Vue SFC <i18n> blocks', () => {
   });
 });
 
+describe('i18n: locale modules (JS/TS exporting an object of messages)', () => {
+  const ix = load('js-locales');
+
+  it('reads export default, module.exports and an exported const, only inside i18n folders', () => {
+    assert.deepEqual(ix.localeFiles, ['src/i18n/fr.ts', 'src/locale/lang/en.js', 'src/locale/lang/es.js']);
+    const [c] = ix.lookupLexical('Hoy').candidates;
+    assert.equal(c.key, 'el.datepicker.today');
+    assert.deepEqual(byLocale(c), { en: 'Today', es: 'Hoy', fr: "Aujourd'hui" });
+    assert.deepEqual(c.usages.map((u) => `${u.file}:${u.range.start.line}`), ['src/Picker.vue:2']);
+    checkRanges('js-locales', c);
+    checkRanges('js-locales', ix.lookupKey('el.datepicker.selectDate').candidates[0]);
+    checkRanges('js-locales', ix.lookupKey('el.table.sumText').candidates[0]);
+    // lib/es/index.js is a build folder, not Spanish; src/locale/index.js exports no messages
+    assert.deepEqual(ix.lookupLexical('Not Spanish').candidates, []);
+  });
+});
+
 describe('i18n: a two-app monorepo', () => {
   const ix = load('monorepo');
 
@@ -360,10 +379,14 @@ describe('i18n: bad input', () => {
     bad.forEach((t, i) => ix.setFile(`locales/x${i}/en.json`, t));
     ix.setFile('src/a.vue', '<template><p>{{ $t("k") }}</p></template>\n<script>export default {</script>\n<i18n>{"en": {"k": }</i18n>');
     ix.setFile('src/z.vue', '<template><p>{{ $t(</p></template><i18n>{"en": {"k": "v"}}</i18n>');
+    ix.setFile('locales/deep/en.json', '{"a":'.repeat(100_000));
+    ix.setFile('src/deep.vue', `<template><p></p></template><i18n>${'{"a":'.repeat(100_000)}</i18n>`);
     ix.setFile('src/b.ts', 'const x = t(\'a.b\'; function (');
     ix.setFile('src/c.js', 't(`${x}`); t(key); t()');
     assert.ok(ix.problems.some((p) => p.kind === 'malformed' && p.file === 'src/a.vue'));
     assert.ok(ix.problems.some((p) => p.kind === 'malformed' && p.file === 'locales/x1/en.json'));
+    assert.ok(ix.problems.some((p) => p.kind === 'unsupported' && p.file === 'locales/deep/en.json'));
+    assert.ok(ix.problems.some((p) => p.kind === 'unsupported' && p.file === 'src/deep.vue'));
     assert.deepEqual(ix.lookupLexical('anything').candidates, []);
     assert.deepEqual(findUsages('src/c.js', 't(`${x}`); t(key); t()'), []);
   });
