@@ -38,6 +38,12 @@ export interface UnitLayout {
   moduleSymbol?: string;
   /** Natural cut points of leftover module code (top-level statement starts …). */
   moduleBoundaries: readonly number[];
+  /**
+   * Tokens of the previous piece that a split piece repeats at its start (whole lines, as many
+   * as fit both this and the budget); 0 = none. Such a chunk records `meta.overlap`
+   * ({chars, tokens}): its first `chars` characters are also in the piece before it.
+   */
+  overlap?: number;
 }
 
 /**
@@ -199,6 +205,34 @@ export function emitUnits(ctx: ChunkContext, units: readonly Unit[], o: UnitLayo
     for (const p of ctx.pack(l, header(modSym), o.moduleBoundaries)) specs.push(spec({ kind: 'module', start: p.start, end: p.end, symbol: modSym, complete: false }));
   }
   specs.sort((a, b) => a.start - b.start);
+  if (o.overlap && o.overlap > 0) addOverlap(ctx, specs, o.overlap);
   const chunks: Chunk[] = specs.map((s) => ctx.make(s));
   return chunks;
+}
+
+/**
+ * Opt-in overlap between the pieces of one cut unit: each piece after the first starts earlier,
+ * at a line start inside the previous piece, by up to `tokens` tokens while it still fits.
+ */
+function addOverlap(ctx: ChunkContext, specs: ChunkSpec[], tokens: number): void {
+  const src = ctx.src;
+  for (let i = specs.length - 1; i > 0; i--) {
+    const cur = specs[i];
+    const prev = specs[i - 1];
+    if (!cur.split || cur.split.index === 0 || !prev.split || prev.symbol !== cur.symbol || prev.kind !== cur.kind) continue;
+    let start = cur.start;
+    for (let li = src.lineIndexAt(cur.start) - 1; li >= 0; li--) {
+      let s = src.lineStarts[li];
+      const e = src.lineEnd(li);
+      while (s < e && isBlank(ctx.text, s, s + 1)) s++;
+      if (s >= e) continue; // blank line
+      if (s < prev.start) break;
+      if (ctx.countRange(s, cur.start) > tokens || ctx.cost(cur.header, s, cur.end) > ctx.maxTokens) break;
+      start = s;
+    }
+    if (start < cur.start) {
+      cur.meta = { ...(cur.meta ?? {}), overlap: { chars: prev.end > start ? prev.end - start : 0, tokens: ctx.countRange(start, prev.end) } };
+      cur.start = start;
+    }
+  }
 }
