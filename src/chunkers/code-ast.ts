@@ -240,12 +240,13 @@ export function chunkTreeSitter(ctx: ChunkContext, options?: ResolvedOptions): C
   try {
     const root = tree.rootNode;
     const warnings: string[] = [];
-    if (root.hasError) {
-      const errors = syntaxErrors(root);
+    const errors = root.hasError ? syntaxErrors(root) : [];
+    // (a missing terminator at the end of a Go file is flagged on the root but is no node: ignored)
+    if (errors.length) {
       let bad = 0;
       for (const e of errors) bad += e.endIndex - e.startIndex;
-      const at = errors.length ? ctx.src.position(errors[0].startIndex).line : 1;
-      const what = errors.length && errors[0].isMissing ? `missing ${errors[0].type}` : 'syntax error';
+      const at = ctx.src.position(errors[0].startIndex).line;
+      const what = errors[0].isMissing ? `missing ${errors[0].type}` : 'syntax error';
       // Tree-sitter always recovers; when most of the file is inside ERROR nodes there is no
       // structure left worth trusting, so the text chunker does it, and says why.
       if (bad > text.length * 0.5) throw new FallbackError(`syntax error: ${what} at line ${at}; ${Math.round((100 * bad) / text.length)}% of the file unparsed`);

@@ -132,3 +132,11 @@ export function grammarProblem(language: string): string {
       : `the ${language} grammar is not loaded (prepareLanguagesFor() was not awaited before chunking)`)
   );
 }
+
+/** Frees the loaded parsers (wasm memory); the next prepareLanguagesFor loads them again. */
+export function disposeLanguages(): void {
+  for (const l of loaded.values()) l.parser.delete();
+  loaded.clear();
+  pending.clear();
+  problems.clear();
+}

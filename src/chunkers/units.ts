@@ -53,7 +53,8 @@ export interface UnitLayout {
 function groupSymbol(run: readonly Unit[], groupPrefix: string | undefined): string {
   let prefix = groupPrefix;
   if (prefix === undefined && run[0].parent !== undefined && run.every((r) => r.parent === run[0].parent && r.symbol.startsWith(`${r.parent}.`))) prefix = run[0].parent;
-  const names = run.map((r) => r.symbol.slice(r.symbol.lastIndexOf('.') + 1));
+  // at the top level a unit with a parent keeps its qualified name (`{NewServer, Server.Start}`)
+  const names = run.map((r) => (prefix === undefined && r.parent !== undefined ? r.symbol : r.symbol.slice(r.symbol.lastIndexOf('.') + 1)));
   return `${prefix ? `${prefix}.` : ''}{${names.join(', ')}}`;
 }
 
@@ -74,7 +75,7 @@ export function emitUnits(ctx: ChunkContext, units: readonly Unit[], o: UnitLayo
       return [spec({ kind: u.kind, start: u.range.start, end: u.range.end, symbol: u.symbol, parent: u.parent, signature: u.signature, complete: true })];
     }
     if (u.members && u.members.length) return emitContainer(u, true);
-    const pieces = ctx.pack(u.range, header(u.symbol), u.boundaries);
+    const pieces = ctx.pack(u.range, header(u.symbol), u.boundaries, [], o.overlap ?? 0);
     return pieces.map((p, index) =>
       spec({ kind: u.kind, start: p.start, end: p.end, symbol: u.symbol, parent: u.parent, signature: u.signature, complete: false, split: pieces.length > 1 ? { index, total: pieces.length } : undefined }),
     );
