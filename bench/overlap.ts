@@ -80,14 +80,28 @@ async function main() {
   }
   const seen = new Set<string>();
   const unique = windows.filter((w) => !seen.has(w.query) && seen.add(w.query));
-  const n = Math.min(maxQueries, unique.length);
-  const queries = Array.from({ length: n }, (_, i) => unique[Math.floor((i * unique.length) / n)]);
-  console.log(`${files.length} Python/Go/Rust files under ${dir}; ${unique.length} windows in cut units, ${n} queries (${queries.filter((q) => q.atCut).length} straddle a cut)`);
-
-  const rows: string[][] = [];
-  for (const overlap of overlaps) {
+  const sample = (list: Query[]) => {
+    const n = Math.min(maxQueries, list.length);
+    return Array.from({ length: n }, (_, i) => list[Math.floor((i * list.length) / n)]);
+  };
+  const everywhere = sample(unique);
+  const atCuts = sample(unique.filter((q) => q.atCut));
+  console.log(`${files.length} Python/Go/Rust files under ${dir}; ${unique.length} windows in cut units, ${unique.filter((q) => q.atCut).length} of them straddle a cut`);
+  const engines = overlaps.map((overlap) => {
     const engine = new Engine({ chunk: { overlap }, noEmbedderReason: 'keyword-only experiment' });
     for (const f of files) engine.updateFile(f.rel, f.bytes, { size: f.bytes.length, mtimeMs: 0 });
+    return { overlap, engine };
+  });
+  for (const [title, queries] of [['windows sampled evenly over cut units', everywhere], ['only windows that straddle a cut', atCuts]] as const) {
+    await report(title, queries, engines);
+  }
+}
+
+async function report(title: string, queries: readonly Query[], engines: Array<{ overlap: number; engine: Engine }>) {
+  const n = queries.length;
+  console.log(`\n${title}: ${n} queries (${queries.filter((q) => q.atCut).length} straddle a cut)`);
+  const rows: string[][] = [];
+  for (const { overlap, engine } of engines) {
     const score = { hit1: 0, hit5: 0, mrr: 0, win5: 0, cutWin5: 0, cut: 0 };
     for (const q of queries) {
       const hits = await engine.search(q.query, { k: 10, mode: 'keyword' });
@@ -109,6 +123,7 @@ async function main() {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   console.log([head, ...rows].map((r) => r.map((c, i) => c.padStart(widths[i])).join('  ')).join('\n'));
 }
+
 
 /** Both lines of the window in the chunk, on consecutive lines (indentation ignored). */
 function containsWindow(text: string, window: string): boolean {
