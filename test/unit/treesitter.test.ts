@@ -8,6 +8,7 @@ import { chunkFile, prepareLanguagesFor, resolveOptions } from '../../src/chunke
 import { ChunkContext } from '../../src/chunkers/context';
 import { StatsCollector, formatStats } from '../../src/chunkers/stats';
 import { disposeLanguages, grammar } from '../../src/chunkers/treesitter';
+import { Engine } from '../../src/index/engine';
 import type { Chunk, FileChunks } from '../../src/chunkers/types';
 import { checkAll, checkCoverage, checkPositions } from '../helpers/invariants';
 
@@ -281,6 +282,33 @@ describe('tree-sitter chunkers (Python, Go, Rust)', () => {
     assert.match(table.split('\n')[2], /^python .* 60\.0%$/);
   });
 
+  it('property: any text in a .py/.go/.rs file never throws and keeps exact positions and coverage', () => {
+    const unit = fc.constantFrom(...'def fn impl class func { } ( ) : ; \n \t # // /* */ " \' é 中 x y 1 @ < > = struct'.split(' '), ' ', '\n', '\r\n');
+    fc.assert(
+      fc.property(fc.constantFrom('py', 'go', 'rs'), fc.array(unit, { maxLength: 300 }), fc.integer({ min: 40, max: 300 }), (ext, parts, max) => {
+        const text = parts.join('');
+        const r = chunkFile(`f/x.${ext}`, text, { maxTokens: max });
+        assert.deepEqual(checkPositions(text, r.chunks), []);
+        if (!r.skipped) assert.deepEqual(checkCoverage(text, r.chunks), []);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('deep nesting neither overflows nor loses text', () => {
+    for (const [f, text] of [
+      ['deep.py', `x = ${'(\n'.repeat(3000)}1${')\n'.repeat(3000)}`],
+      ['deep.go', `package p\nfunc f() {\n${'{\n'.repeat(3000)}${'}\n'.repeat(3000)}}\n`],
+      ['deep.rs', `fn f() -> ${'Vec<\n'.repeat(2000)}i32${'>\n'.repeat(2000)} { todo!() }\n`],
+    ]) {
+      const r = chunkFile(f, text, { maxTokens: 128 });
+      assert.ok(r.chunks.length > 0 && !r.skipped, f);
+      assert.ok(r.chunks.every((c) => c.tokens <= 128), f);
+      assert.deepEqual(checkPositions(text, r.chunks), [], f);
+      assert.deepEqual(checkCoverage(text, r.chunks), [], f);
+    }
+  });
+
   describe('properties over generated programs', () => {
     const ident = fc.stringMatching(/^[a-z][a-z0-9]{0,8}$/).map((s) => `x${s}`);
     const gen = {
@@ -384,6 +412,24 @@ describe('tree-sitter chunkers (Python, Go, Rust)', () => {
           { numRuns: 60 },
         );
       });
+    }
+  });
+
+  it('the engine loads the grammars it needs before indexing a folder', async () => {
+    disposeLanguages();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-ts-engine-'));
+    try {
+      fs.copyFileSync(path.join(FIX, 'rust', 'shapes.rs'), path.join(dir, 'shapes.rs'));
+      const engine = new Engine();
+      for await (const p of engine.indexFolder(dir, { embed: false })) void p;
+      const rec = engine.files.get('shapes.rs')!;
+      assert.equal(rec.fallback, undefined);
+      assert.equal(rec.language, 'rust');
+      const hits = await engine.search('Display for Point', { k: 3, mode: 'keyword' });
+      assert.equal(hits[0]?.chunk.symbol, 'Display for Point');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+      await prepareLanguagesFor(['a.py', 'a.go', 'a.rs']);
     }
   });
 
