@@ -8,7 +8,7 @@
  *
  * Units: Python functions, classes (nested classes are members of theirs), methods, decorators
  * kept with what they decorate (they are inside `decorated_definition`), docstrings (inside the
- * body); Go functions, methods (named `Receiver.method`, parent the receiver type), structs,
+ * body), module-level assignments over several lines (`ROUTES = {…}`, kind const); Go functions, methods (named `Receiver.method`, parent the receiver type), structs,
  * interfaces, type declarations, single consts/vars; Rust functions, structs, enums, unions,
  * traits and their items, `impl` blocks and their items (`Point.fmt`), `mod` blocks with
  * their items, type aliases, consts/statics, `macro_rules!`. Comments (and Rust attributes)
@@ -70,6 +70,16 @@ const python: LanguageRules = {
       const name = fieldText(n, 'name', b.text) ?? 'function';
       const inClass = parent?.kind === 'class';
       return { kind: inClass ? 'method' : 'function', symbol: q(parent, name), parent: parent?.symbol, range: { start: n.startIndex, end: n.endIndex }, signature: b.signature(n, n.childForFieldName('body')), boundaries: [] };
+    }
+    if (n.type === 'expression_statement' && !parent && n.namedChildCount === 1) {
+      // a module-level table or config (`ROUTES = {…}` over several lines) is a named unit;
+      // one-line assignments stay module code, like imports
+      const a = n.namedChildren[0];
+      const left = a?.type === 'assignment' ? a.childForFieldName('left') : null;
+      if (left?.type === 'identifier' && b.text.slice(n.startIndex, n.endIndex).includes('\n')) {
+        return { kind: 'const', symbol: b.text.slice(left.startIndex, left.endIndex), range: { start: n.startIndex, end: n.endIndex }, signature: firstLine(b.text.slice(n.startIndex, n.endIndex)), boundaries: [] };
+      }
+      return undefined;
     }
     if (n.type === 'class_definition') {
       const name = fieldText(n, 'name', b.text) ?? 'class';

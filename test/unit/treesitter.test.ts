@@ -70,6 +70,16 @@ describe('tree-sitter chunkers (Python, Go, Rust)', () => {
       assertInvariants(text, r, 64);
     });
 
+    it('names a module-level table over several lines; one-line assignments stay module code', () => {
+      const rows = Array.from({ length: 40 }, (_, i) => `    "route_${i}": handler_${i},`).join('\n');
+      const text = `import os\n\nDEBUG = False\nROUTES = {\n${rows}\n}\n`;
+      const r = chunkFile('app/routes.py', text);
+      assert.deepEqual(r.chunks.map((c) => [c.kind, c.symbol ?? null]), [['module', null], ...r.chunks.slice(1).map(() => ['const', 'ROUTES'])]);
+      assert.ok(r.chunks.length >= 3, 'the table over budget is cut between its entries');
+      for (const c of r.chunks.slice(1)) assert.match(c.text, /^(?:ROUTES = \{|"route_)/);
+      assertInvariants(text, r);
+    });
+
     it('opens nested classes level by level when they do not fit', () => {
       const method = (n: string) => `        def ${n}(self):\n${Array.from({ length: 6 }, (_, i) => `            self.value_${i} = compute_${n}(${i}, self.scale)`).join('\n')}\n`;
       const text = `class Outer:\n    class Inner:\n        """Inner docs."""\n\n${['a', 'b', 'c'].map(method).join('\n')}\n    def outer_method(self):\n        return 1\n`;
