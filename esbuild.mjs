@@ -33,8 +33,8 @@ fs.mkdirSync('dist/media', { recursive: true });
 for (const f of fs.existsSync('media') ? fs.readdirSync('media') : []) fs.copyFileSync(`media/${f}`, `dist/media/${f}`);
 
 // Tree-sitter's runtime and the grammars Fathom uses (src/chunkers/treesitter.ts looks in
-// dist/tree-sitter/ first): only these four files of @vscode/tree-sitter-wasm ship.
-const treeSitterWasm = ['tree-sitter', 'tree-sitter-python', 'tree-sitter-go', 'tree-sitter-rust'];
+// dist/tree-sitter/ first): only these files of @vscode/tree-sitter-wasm ship.
+const treeSitterWasm = ['tree-sitter', 'tree-sitter-python', 'tree-sitter-go', 'tree-sitter-rust', 'tree-sitter-java'];
 fs.mkdirSync('dist/tree-sitter', { recursive: true });
 for (const f of treeSitterWasm) fs.copyFileSync(`node_modules/@vscode/tree-sitter-wasm/wasm/${f}.wasm`, `dist/tree-sitter/${f}.wasm`);
 

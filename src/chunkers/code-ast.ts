@@ -1,5 +1,5 @@
 /**
- * Python, Go and Rust by syntax tree (tree-sitter, see treesitter.ts for loading).
+ * Python, Go, Rust and Java by syntax tree (tree-sitter, see treesitter.ts for loading).
  *
  * Each language only says which nodes are units and what they are called; how units become
  * chunks (fit → one chunk, containers → their members plus fragments, others cut at natural
@@ -11,7 +11,8 @@
  * body), module-level assignments over several lines (`ROUTES = {…}`, kind const); Go functions, methods (named `Receiver.method`, parent the receiver type), structs,
  * interfaces, type declarations, single consts/vars; Rust functions, structs, enums, unions,
  * traits and their items, `impl` blocks and their items (`Point.fmt`), `mod` blocks with
- * their items, type aliases, consts/statics, `macro_rules!`. Comments (and Rust attributes)
+ * their items, type aliases, consts/statics, `macro_rules!`; Java classes, records, interfaces,
+ * enums (nested types as members), methods and constructors. Comments (and Rust attributes)
  * directly above a unit, with no blank line between, stay with it.
  *
  * A unit over budget without member units is cut at the starts of its line-leading syntax
@@ -219,7 +220,44 @@ const rust: LanguageRules = {
   },
 };
 
-const RULES: Record<string, LanguageRules> = { python, go, rust };
+// ---------------------------------------------------------------------------------------------
+// Java (annotations are inside the declaration's `modifiers`; Javadoc is the comment above)
+
+const JAVA_TYPES: Record<string, ChunkKind> = {
+  class_declaration: 'class',
+  record_declaration: 'class',
+  interface_declaration: 'interface',
+  annotation_type_declaration: 'interface',
+  enum_declaration: 'enum',
+};
+
+/** The node holding a Java type's members: its body, or an enum's declarations after the constants. */
+function javaMembers(n: Node): Node | null {
+  const body = n.childForFieldName('body');
+  if (body && n.type === 'enum_declaration') return body.namedChildren.find((c) => c?.type === 'enum_body_declarations') ?? null;
+  return body;
+}
+
+const java: LanguageRules = {
+  attaches: (n) => n.type === 'line_comment' || n.type === 'block_comment',
+  unit(n, parent, b) {
+    const range = { start: n.startIndex, end: n.endIndex };
+    const type = JAVA_TYPES[n.type];
+    if (type) {
+      const name = fieldText(n, 'name', b.text) ?? 'type';
+      const u: Unit = { kind: type, symbol: q(parent, name), parent: parent?.symbol, range, signature: b.signature(n, n.childForFieldName('body')), boundaries: [] };
+      u.members = b.members(javaMembers(n), u, b.depth + 1);
+      return u;
+    }
+    if ((n.type === 'method_declaration' || n.type === 'constructor_declaration') && parent) {
+      const name = fieldText(n, 'name', b.text) ?? 'method';
+      return { kind: 'method', symbol: q(parent, name), parent: parent.symbol, range, signature: b.signature(n, n.childForFieldName('body')), boundaries: [] };
+    }
+    return undefined;
+  },
+};
+
+const RULES: Record<string, LanguageRules> = { python, go, rust, java };
 
 // ---------------------------------------------------------------------------------------------
 
@@ -386,5 +424,6 @@ function bodyOf(n: Node): Node | undefined {
     return d ? bodyOf(d) : undefined;
   }
   if (n.type === 'type_declaration') return n;
+  if (n.type === 'enum_declaration') return javaMembers(n) ?? undefined;
   return n.childForFieldName('body') ?? undefined;
 }

@@ -50,6 +50,7 @@ const STRUCTURAL: Record<string, Chunker> = {
   python: chunkTreeSitter,
   go: chunkTreeSitter,
   rust: chunkTreeSitter,
+  java: chunkTreeSitter,
 };
 
 /** Generated or minified by name: never worth indexing. */

@@ -1,5 +1,5 @@
 /**
- * Tree-sitter grammars for the languages Babel cannot parse (Python, Go, Rust), loaded lazily.
+ * Tree-sitter grammars for the languages Babel cannot parse (Python, Go, Rust, Java), loaded lazily.
  *
  * Runtime and grammars both come from `@vscode/tree-sitter-wasm` (the build VS Code itself
  * ships): the runtime and the grammars are built together at language ABI 15, so they always
@@ -24,9 +24,10 @@ export const TREE_SITTER_GRAMMARS: Readonly<Record<string, string>> = {
   python: 'python',
   go: 'go',
   rust: 'rust',
+  java: 'java',
 };
 
-const EXT_LANGUAGE: Readonly<Record<string, string>> = { py: 'python', pyi: 'python', go: 'go', rs: 'rust' };
+const EXT_LANGUAGE: Readonly<Record<string, string>> = { py: 'python', pyi: 'python', go: 'go', rs: 'rust', java: 'java' };
 
 interface Runtime {
   Parser: typeof ParserType;

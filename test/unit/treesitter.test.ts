@@ -23,10 +23,10 @@ function assertInvariants(text: string, r: FileChunks, max = 256) {
   assert.deepEqual(v, [], v.join('\n'));
 }
 
-describe('tree-sitter chunkers (Python, Go, Rust)', () => {
+describe('tree-sitter chunkers (Python, Go, Rust, Java)', () => {
   before(async () => {
-    await prepareLanguagesFor(['a.py', 'a.go', 'a.rs']);
-    for (const l of ['python', 'go', 'rust']) assert.ok(grammar(l), `${l} grammar loaded`);
+    await prepareLanguagesFor(['a.py', 'a.go', 'a.rs', 'A.java']);
+    for (const l of ['python', 'go', 'rust', 'java']) assert.ok(grammar(l), `${l} grammar loaded`);
   });
 
   describe('Python', () => {
@@ -174,6 +174,45 @@ describe('tree-sitter chunkers (Python, Go, Rust)', () => {
     });
   });
 
+  describe('Java', () => {
+    it('keeps Javadoc and annotations with their class, methods and nested records', () => {
+      const text = read('java/TileCache.java');
+      const whole = chunkFile('src/TileCache.java', text);
+      assert.deepEqual(brief(whole), [
+        ['module', null, 1, 4, false],
+        ['class', 'TileCache', 6, 30, true],
+        ['group', '{Renderer, Format}', 32, 42, true],
+      ]);
+      assert.ok(whole.chunks[1].text.startsWith('/**\n * An LRU cache'));
+      assert.equal(whole.chunks[1].signature, '@ThreadSafe public class TileCache<K, V>');
+      const r = chunkFile('src/TileCache.java', text, { maxTokens: 64 });
+      const kinds = Object.fromEntries(r.chunks.filter((c) => c.kind !== 'fragment' && c.symbol).map((c) => [c.symbol, [c.kind, c.parent ?? null]]));
+      assert.deepEqual(kinds, {
+        'TileCache.TileCache': ['method', 'TileCache'],
+        'TileCache.toString': ['method', 'TileCache'],
+        'TileCache.Key.path': ['method', 'TileCache.Key'],
+        Renderer: ['interface', null],
+        Format: ['enum', null],
+      });
+      const ctor = bySymbol(r, 'TileCache.TileCache')!;
+      assert.ok(ctor.text.startsWith('/** Makes an empty cache'), 'the Javadoc stays with the constructor');
+      assert.equal(bySymbol(r, 'TileCache.toString')!.header, '// src/TileCache.java :: TileCache.toString');
+      assertInvariants(text, r, 64);
+    });
+
+    it('a huge class becomes grouped methods; imports and comments alone are module code', () => {
+      const text = `class Big {\n${Array.from({ length: 40 }, (_, i) => `    int m${i}(int x) {\n        return x * ${i} + offset${i};\n    }\n`).join('\n')}}\n`;
+      const r = chunkFile('Big.java', text);
+      assert.ok(r.chunks.length > 3 && r.chunks.every((c) => c.tokens <= 256 && c.symbol?.startsWith('Big')));
+      assert.ok(r.chunks.some((c) => c.kind === 'group' && /^Big\.\{m\d+, m\d+/.test(c.symbol!)));
+      assertInvariants(text, r);
+      for (const t of ['import java.util.List;\nimport java.util.Map;\n', '// one\n/* two */\n']) {
+        const m = chunkFile('Only.java', t);
+        assert.ok(m.chunks.length === 1 && m.chunks[0].kind === 'module' && m.fallback === undefined);
+      }
+    });
+  });
+
   describe('edge cases of every language', () => {
     const cases = {
       python: { ext: 'py', oneLine: 'def f(): return 1\n', imports: 'import os\nimport sys\nfrom a.b import c, d\n', comments: '# one\n# two\n\n# three\n' },
@@ -230,7 +269,7 @@ describe('tree-sitter chunkers (Python, Go, Rust)', () => {
         assert.ok(r.chunks.length === 1 && r.chunks[0].kind === 'text');
         assert.ok(r.warnings.some((w) => /gave way to the text chunker/.test(w)));
       } finally {
-        await prepareLanguagesFor(['a.py', 'a.go', 'a.rs']);
+        await prepareLanguagesFor(['a.py', 'a.go', 'a.rs', 'A.java']);
       }
       assert.equal(chunkFile('a.py', 'def f():\n    return 1\n').chunks[0].symbol, 'f');
     });
@@ -354,6 +393,22 @@ describe('tree-sitter chunkers (Python, Go, Rust)', () => {
         indentMethod: '\t',
         indentFn: '\t',
       },
+      java: {
+        ext: 'java',
+        header: (s: string) => `// gen/p.java :: G.${s}`,
+        stmt: (ind: string) =>
+          fc.oneof(
+            fc.tuple(ident, fc.integer({ min: 0, max: 999 })).map(([n, v]) => `int ${n}_ = helper(${v}) + ${v};`),
+            fc.tuple(ident, ident).map(([a, b]) => `if (${a} > 0) {\n${ind}    ${b}(${a});\n${ind}}`),
+            ident.map((n) => `// note about ${n}\n${ind}${n}.update();`),
+            fc.constant('return;'),
+          ),
+        fn: (name: string, body: string[], ind: string) => `    void ${name}(int a, int b) {\n${ind}${body.join(`\n${ind}`)}\n${ind.slice(4)}}`,
+        cls: (name: string, methods: string[]) => `    /** ${name} docs. */\n    @Generated\n    static class ${name} {\n        int a;\n\n${methods.join('\n\n')}\n    }`,
+        leftovers: ['// comment', '', 'int field = 1;'],
+        indentMethod: '            ',
+        indentFn: '        ',
+      },
       rust: {
         ext: 'rs',
         header: (s: string) => `// gen/p.rs :: ${s}`,
@@ -378,17 +433,19 @@ describe('tree-sitter chunkers (Python, Go, Rust)', () => {
         fc.tuple(ident, fc.array(g.stmt(g.indentMethod), { maxLength: 12 })).map(([m, body]) => {
           const name = `m_${m}`;
           if (lang === 'go') return `func (s *${recv}) ${name}() {\n\t${body.join('\n\t')}\n}`;
+          if (lang === 'java') return `    ${g.fn(name, body, g.indentMethod)}`;
           return `    ${g.fn(name, body, g.indentMethod).replace('(a, b)', '(self, a, b)').replace('(a: i32', '(&self, a: i32')}`;
         });
       const clsDecl = ident.chain((n) => fc.array(method(`C_${n}`), { maxLength: 8 }).map((ms) => ({ name: `C_${n}`, src: g.cls(`C_${n}`, ms) })));
       const leftover = fc.constantFrom(...g.leftovers).map((s) => ({ name: '', src: s }));
       const program = fc.tuple(fc.array(fc.oneof(fnDecl, clsDecl, leftover), { maxLength: 8 }), fc.constantFrom('\n', '\r\n'));
-      const prefix = lang === 'go' ? 'package gen\n\n' : '';
+      const prefix = lang === 'go' ? 'package gen\n\n' : lang === 'java' ? 'package gen;\n\nclass G {\n' : '';
+      const suffix = lang === 'java' ? '\n}\n' : '';
 
       it(`${lang}: never throw or fall back, exact positions, no overlap, full coverage, within budget`, () => {
         fc.assert(
           fc.property(program, fc.integer({ min: 48, max: 400 }), ([parts, eol], max) => {
-            const text = (prefix + parts.map((u) => u.src).join('\n\n')).replace(/\r?\n/g, eol);
+            const text = (prefix + parts.map((u) => u.src).join('\n\n') + suffix).replace(/\r?\n/g, eol);
             const r = chunkFile(`gen/p.${g.ext}`, text, { maxTokens: max });
             assert.equal(r.fallback, undefined, r.fallback);
             assert.deepEqual(r.warnings, [], `${r.warnings.join('; ')}\n${text}`);
@@ -404,15 +461,15 @@ describe('tree-sitter chunkers (Python, Go, Rust)', () => {
           fc.property(fc.array(fnDecl, { minLength: 1, maxLength: 6 }), fc.integer({ min: 64, max: 300 }), (fns, max) => {
             const seen = new Set<string>();
             const unique = fns.filter((f) => !seen.has(f.name) && seen.add(f.name));
-            const text = prefix + unique.map((f) => f.src).join('\n\n');
+            const text = prefix + unique.map((f) => f.src).join('\n\n') + suffix;
             const r = chunkFile(`gen/p.${g.ext}`, text, { maxTokens: max });
             const ctx = new ChunkContext(`gen/p.${g.ext}`, lang, text, opts.counter, max);
             for (const f of unique) {
-              const s = text.indexOf(f.src);
-              const e = s + f.src.length;
+              const s = text.indexOf(f.src) + (f.src.length - f.src.trimStart().length);
+              const e = text.indexOf(f.src) + f.src.length;
               if (ctx.cost(g.header(f.name), s, e) <= max) assert.ok(r.chunks.some((c) => c.start.offset <= s && c.end.offset >= e), `${f.name} fits but was cut`);
               else {
-                const pieces = r.chunks.filter((c: Chunk) => c.symbol === f.name);
+                const pieces = r.chunks.filter((c: Chunk) => c.header === g.header(f.name));
                 assert.ok(pieces.length >= 2, `${f.name} over budget should be split`);
                 assert.deepEqual(pieces.map((c) => c.split?.index), pieces.map((_, i) => i));
                 assert.ok(pieces.every((c) => c.split?.total === pieces.length && !c.complete && c.header === g.header(f.name)));
@@ -439,7 +496,7 @@ describe('tree-sitter chunkers (Python, Go, Rust)', () => {
       assert.equal(hits[0]?.chunk.symbol, 'Display for Point');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
-      await prepareLanguagesFor(['a.py', 'a.go', 'a.rs']);
+      await prepareLanguagesFor(['a.py', 'a.go', 'a.rs', 'A.java']);
     }
   });
 
@@ -452,16 +509,17 @@ describe('tree-sitter chunkers (Python, Go, Rust)', () => {
       fs.copyFileSync(path.join(FIX, 'python', 'geo.py'), path.join(dir, 'src', 'geo.py'));
       fs.copyFileSync(path.join(FIX, 'go', 'server.go'), path.join(dir, 'src', 'server.go'));
       fs.copyFileSync(path.join(FIX, 'rust', 'shapes.rs'), path.join(dir, 'src', 'shapes.rs'));
+      fs.copyFileSync(path.join(FIX, 'java', 'TileCache.java'), path.join(dir, 'src', 'TileCache.java'));
     });
     after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
     it('ships the wasm files in dist/ and chunks all three languages structurally', () => {
-      for (const f of ['tree-sitter', 'tree-sitter-python', 'tree-sitter-go', 'tree-sitter-rust']) assert.ok(fs.existsSync(path.join(ROOT, 'dist', 'tree-sitter', `${f}.wasm`)), `${f}.wasm in dist/tree-sitter`);
+      for (const f of ['tree-sitter', 'tree-sitter-python', 'tree-sitter-go', 'tree-sitter-rust', 'tree-sitter-java']) assert.ok(fs.existsSync(path.join(ROOT, 'dist', 'tree-sitter', `${f}.wasm`)), `${f}.wasm in dist/tree-sitter`);
       const run = (args: string[]) => spawnSync(process.execPath, [path.join(ROOT, 'bin', 'fathom.js'), ...args], { cwd: dir, encoding: 'utf8' });
       const s = run(['chunk', '.', '--stats', '--json']);
       assert.equal(s.status, 0, s.stderr);
       const st = JSON.parse(s.stdout);
-      for (const l of ['python', 'go', 'rust']) {
+      for (const l of ['python', 'go', 'rust', 'java']) {
         assert.equal(st.languages[l].files, 1);
         assert.equal(st.languages[l].fallbacks, 0, `${l} fell back`);
         assert.equal(st.languages[l].violations, 0);
