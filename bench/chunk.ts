@@ -56,7 +56,7 @@ function parseArgs(argv: string[]): Args {
 // Corpus
 
 /** Languages reported separately, in this order; anything else is "other". */
-const GROUPS = ['vue', 'javascript', 'typescript', 'json', 'markdown', 'python', 'go', 'rust', 'other'] as const;
+const GROUPS = ['vue', 'javascript', 'typescript', 'json', 'markdown', 'python', 'go', 'rust', 'java', 'other'] as const;
 type Group = (typeof GROUPS)[number];
 
 interface CorpusFile {
@@ -408,6 +408,7 @@ async function main(): Promise<void> {
     python: Splitter.fromLanguage('python', LANGCHAIN_PARAMS),
     go: Splitter.fromLanguage('go', LANGCHAIN_PARAMS),
     rust: Splitter.fromLanguage('rust', LANGCHAIN_PARAMS),
+    java: Splitter.fromLanguage('java', LANGCHAIN_PARAMS),
   };
   const splitterFor = (g: Group): TextSplitter =>
     g === 'vue' || g === 'javascript' || g === 'typescript' ? lcJs : g === 'markdown' ? lcMd : (lcCode[g] ?? lcPlain);
@@ -425,7 +426,7 @@ async function main(): Promise<void> {
   };
   const langchain: Engine = {
     name: 'langchain',
-    what: `@langchain/textsplitters ${lcVersion} RecursiveCharacterTextSplitter — fromLanguage('js') for vue/js/ts, fromLanguage('markdown') for md, fromLanguage('python'|'go'|'rust') for those, plain otherwise; chunkSize ${LANGCHAIN_PARAMS.chunkSize}, chunkOverlap ${LANGCHAIN_PARAMS.chunkOverlap} (characters)`,
+    what: `@langchain/textsplitters ${lcVersion} RecursiveCharacterTextSplitter — fromLanguage('js') for vue/js/ts, fromLanguage('markdown') for md, fromLanguage('python'|'go'|'rust'|'java') for those, plain otherwise; chunkSize ${LANGCHAIN_PARAMS.chunkSize}, chunkOverlap ${LANGCHAIN_PARAMS.chunkOverlap} (characters)`,
     unit: 'chars',
     async: async (f) => {
       const parts = await splitterFor(f.group).splitText(f.text);

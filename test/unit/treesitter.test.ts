@@ -9,6 +9,7 @@ import { ChunkContext } from '../../src/chunkers/context';
 import { StatsCollector, formatStats } from '../../src/chunkers/stats';
 import { disposeLanguages, grammar } from '../../src/chunkers/treesitter';
 import { Engine } from '../../src/index/engine';
+import { IndexClient } from '../../src/index/client';
 import type { Chunk, FileChunks } from '../../src/chunkers/types';
 import { checkAll, checkCoverage, checkPositions } from '../helpers/invariants';
 
@@ -497,6 +498,19 @@ describe('tree-sitter chunkers (Python, Go, Rust, Java)', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
       await prepareLanguagesFor(['a.py', 'a.go', 'a.rs', 'A.java']);
+    }
+  });
+
+  it('the bundled worker thread loads a grammar on its first .go file (chunk request)', async () => {
+    const worker = path.join(ROOT, 'dist', 'worker.js');
+    if (!fs.existsSync(worker)) throw new Error('dist/worker.js is missing: `npm test` builds it first (npm run build)');
+    const client = new IndexClient(worker);
+    try {
+      const r = await client.chunk('tiles/server.go', read('go/server.go'), { maxTokens: 64 });
+      assert.equal(r.fallback, undefined);
+      assert.ok(r.chunks.some((c) => c.symbol === 'Server.Start' && c.kind === 'method'));
+    } finally {
+      await client.dispose();
     }
   });
 
