@@ -365,11 +365,11 @@ export function chunkTreeSitter(ctx: ChunkContext, options?: ResolvedOptions): C
      * still over budget, its own, recursively. Outer boundaries come first, so ctx.pack's
      * packing keeps small statements whole and only opens the big ones.
      */
-    const cutPoints = (n: Node, budget: number, out: number[], depth = 0, keep = -1): number[] => {
+    const cutPoints = (n: Node, budget: number, out: number[], keep: ReadonlySet<number> = new Set(), depth = 0): number[] => {
       if (depth > MAX_DEPTH) return out;
       for (const { node, start } of withAttached(n)) {
-        if (start === node.startIndex && start !== keep && lineStart(start)) out.push(start);
-        if (node.endIndex - node.startIndex > 40 && node.namedChildCount > 0 && ctx.countRange(node.startIndex, node.endIndex) > budget) cutPoints(node, budget, out, depth + 1);
+        if (start === node.startIndex && !keep.has(start) && lineStart(start)) out.push(start);
+        if (node.endIndex - node.startIndex > 40 && node.namedChildCount > 0 && ctx.countRange(node.startIndex, node.endIndex) > budget) cutPoints(node, budget, out, keep, depth + 1);
       }
       return out;
     };
@@ -381,27 +381,33 @@ export function chunkTreeSitter(ctx: ChunkContext, options?: ResolvedOptions): C
     const units: Unit[] = [];
     const moduleBoundaries: number[] = [];
     const b0 = builder(0);
-    const collect = (list: Node, parent: Unit | undefined, depth: number, into: Unit[]) => {
-      for (const { node, start } of withAttached(list)) {
-        if (!parent && lineStart(start)) moduleBoundaries.push(start);
-        if (rules.attaches(node)) continue;
-        const u = rules.unit(node, parent, depth ? builder(depth) : b0);
-        if (!u) {
-          if (!parent && ctx.countRange(node.startIndex, node.endIndex) > budgetFor(undefined)) cutPoints(node, budgetFor(undefined), moduleBoundaries);
-          continue;
-        }
-        u.range.start = Math.min(u.range.start, start);
-        nodeAt.set(u, node);
-        into.push(u);
+    for (const { node, start } of withAttached(root)) {
+      if (lineStart(start)) moduleBoundaries.push(start);
+      if (rules.attaches(node)) continue;
+      const u = rules.unit(node, undefined, b0);
+      if (!u) {
+        // module code over budget (a big `if __name__ == …` block) is cut inside, too
+        if (ctx.countRange(node.startIndex, node.endIndex) > budgetFor(undefined)) cutPoints(node, budgetFor(undefined), moduleBoundaries);
+        continue;
       }
-    };
-    collect(root, undefined, 0, units);
+      u.range.start = Math.min(u.range.start, start);
+      nodeAt.set(u, node);
+      units.push(u);
+    }
 
     // Boundaries only for units that will be cut (over budget): walk their nodes again.
     const fill = (u: Unit, node: Node | undefined) => {
       if (ctx.cost(header(u.symbol), u.range.start, u.range.end) <= ctx.maxTokens) return;
-      // the declaration line stays with the first statement of its body (Python bodies start a line)
-      if (node) u.boundaries = cutPoints(node, budgetFor(u.symbol), [], 0, bodyOf(node)?.startIndex ?? -1);
+      // decorators stay with their definition, and the declaration line with the first
+      // statement of its body (Python bodies start a line)
+      if (node) {
+        const keep = new Set<number>();
+        const def = node.type === 'decorated_definition' ? node.childForFieldName('definition') : null;
+        if (def) keep.add(def.startIndex);
+        const body = bodyOf(node);
+        if (body) keep.add(body.startIndex);
+        u.boundaries = cutPoints(node, budgetFor(u.symbol), [], keep);
+      }
       if (u.members?.length) {
         const body = node ? bodyOf(node) : undefined;
         const members = body ? withAttached(body).filter((x) => !rules.attaches(x.node)) : [];
