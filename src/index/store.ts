@@ -20,7 +20,8 @@ import type { KeywordSnapshot } from './keyword';
 import { VectorStore } from './vectors';
 
 export const STORE_FORMAT = 'fathom-index';
-export const STORE_VERSION = 1;
+// 2: Python, Go, Rust and Java chunked by tree-sitter (version 1 holds text chunks for them)
+export const STORE_VERSION = 2;
 
 interface FileEntry {
   name: string;
@@ -34,7 +35,7 @@ interface Manifest {
   generation: number;
   savedAt: string;
   model: { id: string; dims: number } | null;
-  chunking: { maxTokens: number; maxFileBytes: number };
+  chunking: { maxTokens: number; maxFileBytes: number; overlap?: number };
   files: Record<'catalog' | 'chunks' | 'keyword' | 'keywordData' | 'vectors', FileEntry>;
 }
 
@@ -120,7 +121,7 @@ export function saveStore(dir: string, engine: Engine): void {
       generation: g,
       savedAt: new Date().toISOString(),
       model: engine.embedder && engine.vectors ? { id: engine.embedder.id, dims: engine.vectors.dims } : null,
-      chunking: { maxTokens: engine.chunkOptions.maxTokens, maxFileBytes: engine.chunkOptions.maxFileBytes },
+      chunking: { maxTokens: engine.chunkOptions.maxTokens, maxFileBytes: engine.chunkOptions.maxFileBytes, overlap: engine.chunkOptions.overlap },
       files: { catalog, chunks, keyword, keywordData, vectors },
     };
     writeAtomic(path.join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));
@@ -159,7 +160,7 @@ export function loadStore(dir: string, engine: Engine): LoadResult {
   if (JSON.stringify(m.model) !== JSON.stringify(wantModel) && m.model !== null && wantModel !== null) {
     return { ok: false, reason: `the stored vectors come from ${m.model?.id}, not ${wantModel?.id}` };
   }
-  if (m.chunking.maxTokens !== engine.chunkOptions.maxTokens || m.chunking.maxFileBytes !== engine.chunkOptions.maxFileBytes) {
+  if (m.chunking.maxTokens !== engine.chunkOptions.maxTokens || m.chunking.maxFileBytes !== engine.chunkOptions.maxFileBytes || (m.chunking.overlap ?? 0) !== engine.chunkOptions.overlap) {
     return { ok: false, reason: 'the chunking settings changed since the index was stored' };
   }
   const read = (e: FileEntry): Buffer => {
