@@ -398,10 +398,10 @@ export function chunkTreeSitter(ctx: ChunkContext, options?: ResolvedOptions): C
     // Boundaries only for units that will be cut (over budget): walk their nodes again.
     const fill = (u: Unit, node: Node | undefined) => {
       if (ctx.cost(header(u.symbol), u.range.start, u.range.end) <= ctx.maxTokens) return;
-      // decorators stay with their definition, and the declaration line with the first
-      // statement of its body (Python bodies start a line)
+      // the comments above, and decorators, stay with the definition, and the declaration line
+      // with the first statement of its body (Python bodies start a line)
       if (node) {
-        const keep = new Set<number>();
+        const keep = new Set<number>([node.startIndex]); // doc comments and attributes stay with the item
         const def = node.type === 'decorated_definition' ? node.childForFieldName('definition') : null;
         if (def) keep.add(def.startIndex);
         const body = bodyOf(node);

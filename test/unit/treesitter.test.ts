@@ -169,6 +169,16 @@ describe('tree-sitter chunkers (Python, Go, Rust, Java)', () => {
       assertInvariants(text, r, 64);
     });
 
+    it('cuts a long function between statements, its doc comment and attribute staying with its first line', () => {
+      const body = Array.from({ length: 40 }, (_, i) => `    let value_${i} = compute(${i}, options.factor * ${i});`).join('\n');
+      const text = `/// Does a lot.\n/// Really.\n#[inline]\npub fn big(\n    options: &Options,\n) -> i64 {\n${body}\n    0\n}\n`;
+      const r = chunkFile('src/big.rs', text, { maxTokens: 128 });
+      assert.ok(r.chunks.length >= 3 && r.chunks.every((c) => c.symbol === 'big' && c.tokens <= 128));
+      assert.ok(r.chunks[0].text.startsWith('/// Does a lot.') && r.chunks[0].text.includes('pub fn big(') && r.chunks[0].text.includes('let value_0'), r.chunks[0].text);
+      for (const c of r.chunks.slice(1)) assert.match(c.text, /^let value_\d+ = /);
+      assertInvariants(text, r, 128);
+    });
+
     it('keeps impl blocks whole when they fit, named by type and trait', () => {
       const text = read('rust/shapes.rs');
       const r = chunkFile('src/shapes.rs', text);
