@@ -39,6 +39,12 @@ for (const f of fs.existsSync('media') ? fs.readdirSync('media') : []) {
 // The codicon font for the webview, shipped from dist/ (node_modules is not in the webview's reach).
 for (const f of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(`node_modules/@vscode/codicons/dist/${f}`, `dist/media/${f}`);
 
+// Tree-sitter's runtime and the grammars Fathom uses (src/chunkers/treesitter.ts looks in
+// dist/tree-sitter/ first): only these files of @vscode/tree-sitter-wasm ship.
+const treeSitterWasm = ['tree-sitter', 'tree-sitter-python', 'tree-sitter-go', 'tree-sitter-rust', 'tree-sitter-java'];
+fs.mkdirSync('dist/tree-sitter', { recursive: true });
+for (const f of treeSitterWasm) fs.copyFileSync(`node_modules/@vscode/tree-sitter-wasm/wasm/${f}.wasm`, `dist/tree-sitter/${f}.wasm`);
+
 if (watch) {
   for (const b of builds) await (await esbuild.context(b)).watch();
 } else {

@@ -7,7 +7,7 @@
  * Cached: bench/.corpus/.stamp holds the hash of bench/corpus/package.json (+ .npmrc and the
  * copy rules below); when it matches, nothing is done. `--force` rebuilds anyway.
  *
- * Copied: .vue .js .mjs .cjs .ts .tsx (.d.ts too) .json .md, from the folders that
+ * Copied: .vue .js .mjs .cjs .ts .tsx (.d.ts too) .json .md .py .go .rs, from the folders that
  * `fathomCorpus.packages` lists for each package. Never copied: nested node_modules, *.min.*,
  * source maps, lockfiles, and code files that are minified or single-line bundles (most of
  * their text on lines over 1,000 characters).
@@ -19,9 +19,9 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Bump when the copy rules change, so that the cached corpus is rebuilt. */
-const RULES_VERSION = '1';
-const EXTENSIONS = new Set(['.vue', '.js', '.mjs', '.cjs', '.ts', '.tsx', '.json', '.md']);
-const CODE = new Set(['.vue', '.js', '.mjs', '.cjs', '.ts', '.tsx']);
+const RULES_VERSION = '2';
+const EXTENSIONS = new Set(['.vue', '.js', '.mjs', '.cjs', '.ts', '.tsx', '.json', '.md', '.py', '.go', '.rs']);
+const CODE = new Set(['.vue', '.js', '.mjs', '.cjs', '.ts', '.tsx', '.py', '.go', '.rs']);
 const LOCKFILES = new Set(['package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml']);
 const LONG_LINE = 1000;
 

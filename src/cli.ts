@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { chunkFile, decodeBytes, resolveOptions, type FileChunks } from './chunkers/index';
+import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type FileChunks } from './chunkers/index';
 import { formatStats, StatsCollector } from './chunkers/stats';
 import { createEmbedder, type Embedder } from './index/embedder';
 import { Engine, type IndexProgress, type SearchHit, type SearchMode } from './index/engine';
@@ -133,6 +133,7 @@ async function chunkCommand(args: Args): Promise<number> {
   };
 
   for (const p of problems) await skip(p.rel, 'unreadable', p.reason);
+  await prepareLanguagesFor(files.map((f) => f.rel)); // tree-sitter grammars, only those needed
   for (const f of files) {
     if (f.size > opts.maxFileBytes) {
       await skip(f.rel, 'too-large', `${f.size} bytes, over the ${opts.maxFileBytes}-byte cap`);

@@ -8,6 +8,8 @@ export interface ResolvedOptions {
   maxFileBytes: number;
   maxLineLength: number;
   jsonCategories: ReadonlySet<string>;
+  /** Tokens repeated between the pieces of a cut unit (tree-sitter languages); 0 = none. */
+  overlap: number;
   counter: TokenCounter;
 }
 

@@ -98,13 +98,15 @@ export class ChunkContext {
    * Cuts `range` into trimmed pieces that each fit the budget under `header`, preferring the
    * given boundaries (offsets where a cut is natural: statement starts, blank lines …), then
    * line starts, then whitespace, then code points. Pieces are packed greedily but balanced,
-   * so a long unit does not end with a crumb. Returns [] for a blank range.
+   * so a long unit does not end with a crumb. Returns [] for a blank range. `reserve` tokens
+   * are kept free in each piece of a range that must be cut (room for an overlap).
    */
-  pack(range: Range, header: string, boundaries: readonly number[] = [], unbreakable: readonly Range[] = []): Range[] {
+  pack(range: Range, header: string, boundaries: readonly number[] = [], unbreakable: readonly Range[] = [], reserve = 0): Range[] {
     const r = trimRange(this.text, range.start, range.end);
     if (r.start >= r.end) return [];
-    const budget = Math.max(1, this.maxTokens - this.headerCost(header));
-    if (this.countRange(r.start, r.end) <= budget) return [r];
+    if (this.countRange(r.start, r.end) <= Math.max(1, this.maxTokens - this.headerCost(header))) return [r];
+    // `reserve`: tokens kept free in every piece (for an overlap added afterwards)
+    const budget = Math.max(1, this.maxTokens - this.headerCost(header) - reserve);
     // An unbreakable range (a Markdown code fence, a schema property) is one atom: no cut falls
     // inside it, and it stays whole even over budget.
     const inside = (b: number) => unbreakable.some((u) => b > u.start && b < u.end);

@@ -7,6 +7,7 @@
 import { defaultTokenCounter, type TokenCounter } from '../tokenizer/wordpiece';
 import { FallbackError, type Chunker, type ResolvedOptions } from './chunker';
 import { ChunkContext } from './context';
+import { chunkTreeSitter } from './code-ast';
 import { chunkJavaScript } from './javascript';
 import { chunkJson, DEFAULT_JSON_CATEGORIES } from './json';
 import { chunkMarkdown } from './markdown';
@@ -23,6 +24,7 @@ import { chunkVue } from './vue';
 
 export * from './types';
 export { decodeBytes, type Decoded } from './decode';
+export { prepareLanguagesFor, treeSitterLanguageOf } from './treesitter';
 
 export { FallbackError, type Chunker, type ChunkerOutput, type ResolvedOptions } from './chunker';
 
@@ -32,7 +34,7 @@ const LANGUAGES: Record<string, string> = {
   vue: 'vue',
   json: 'json', jsonc: 'json', json5: 'json', webmanifest: 'json',
   md: 'markdown', markdown: 'markdown', mdx: 'markdown',
-  py: 'python', go: 'go', rs: 'rust', rb: 'ruby', java: 'java', kt: 'kotlin', c: 'c', h: 'c',
+  py: 'python', pyi: 'python', go: 'go', rs: 'rust', rb: 'ruby', java: 'java', kt: 'kotlin', c: 'c', h: 'c',
   cc: 'cpp', cpp: 'cpp', hpp: 'cpp', cs: 'csharp', php: 'php', swift: 'swift', scala: 'scala',
   sh: 'shellscript', bash: 'shellscript', zsh: 'shellscript',
   yml: 'yaml', yaml: 'yaml', toml: 'toml', ini: 'ini', xml: 'xml', html: 'html', htm: 'html',
@@ -45,6 +47,10 @@ const STRUCTURAL: Record<string, Chunker> = {
   vue: chunkVue,
   json: chunkJson,
   markdown: chunkMarkdown,
+  python: chunkTreeSitter,
+  go: chunkTreeSitter,
+  rust: chunkTreeSitter,
+  java: chunkTreeSitter,
 };
 
 /** Generated or minified by name: never worth indexing. */
@@ -66,6 +72,7 @@ export function resolveOptions(options: ChunkOptions = {}, counter?: TokenCounte
     maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
     maxLineLength: options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH,
     jsonCategories: new Set(options.jsonCategories ?? DEFAULT_JSON_CATEGORIES),
+    overlap: Math.max(0, options.overlap ?? 0),
     counter: counter ?? defaultTokenCounter(),
   };
 }

@@ -4,21 +4,17 @@
  * Units: functions, classes and their members, exported consts, arrow functions, TS
  * interfaces/types/enums/namespaces, and the members of object literals that are exported or
  * handed to a component factory (`export default { methods: { zoomIn() {} } }` gives
- * `default.methods.zoomIn`). The rule, applied recursively from the top:
- *   a unit that fits the budget is one chunk;
- *   a unit over budget with member units (class, object, namespace) becomes its members'
- *     chunks plus fragments of its own leftover lines (named by the unit, recording `split`);
- *   any other unit over budget is cut at statement boundaries, then lines (`split`).
- * Consecutive small units are grouped (`A.{x, y}`) so one-line getters do not each become a
- * chunk; leftover top-level code (imports, module statements) is packed into module chunks.
+ * `default.methods.zoomIn`). How units become chunks (fit → one chunk, containers → members,
+ * others cut at statement boundaries, small siblings grouped, leftovers as module chunks) is
+ * shared with the tree-sitter chunkers, in units.ts.
  * The same code chunks Vue `<script>` blocks, by offset range inside the `.vue` file.
  */
 import { parse, type ParserPlugin } from '@babel/parser';
 import type * as t from '@babel/types';
 import { FallbackError, type ChunkerOutput } from './chunker';
-import { firstLine, type ChunkContext, type ChunkSpec } from './context';
-import { isBlank, trimRange, type Range } from './source';
-import type { Chunk, ChunkKind } from './types';
+import { firstLine, type ChunkContext } from './context';
+import type { Range } from './source';
+import { emitUnits, type Unit } from './units';
 
 export interface ScriptOptions {
   /** Offsets of the script inside ctx.text. */
@@ -36,17 +32,6 @@ export interface ScriptOptions {
   meta?: Record<string, unknown>;
 }
 
-interface Unit {
-  kind: ChunkKind;
-  symbol: string;
-  parent?: string;
-  range: Range;
-  signature?: string;
-  /** Member units, for containers. */
-  members?: Unit[];
-  /** Natural cut points when the unit must be split (statement starts …). */
-  boundaries: number[];
-}
 
 /** Component factories whose object argument is a component definition. */
 const FACTORIES = new Set(['defineComponent', 'Vue.extend', 'Vue.component', 'defineNuxtComponent', 'Component', 'mixin', 'Vue.mixin']);
@@ -326,153 +311,6 @@ export function chunkScript(ctx: ChunkContext, o: ScriptOptions): ChunkerOutput 
 
   const program = ast.program;
   const { units, starts } = statementUnits(program.body, off, '');
-  const specs: ChunkSpec[] = [];
-  const header = o.header;
-  const meta = o.meta;
-  const spec = (u: Omit<ChunkSpec, 'header' | 'meta'> & { symbol?: string }): ChunkSpec => ({ ...u, header: header(u.symbol), ...(meta ? { meta: { ...meta } } : {}) });
-
-  const cost = (r: Range, symbol: string | undefined) => ctx.cost(header(symbol), r.start, r.end);
-  const small = Math.max(24, Math.floor(ctx.maxTokens / 4));
-
-  /** Emits one unit (recursively); returns specs in source order. */
-  const emitUnit = (u: Unit): ChunkSpec[] => {
-    if (cost(u.range, u.symbol) <= ctx.maxTokens) {
-      return [spec({ kind: u.kind, start: u.range.start, end: u.range.end, symbol: u.symbol, parent: u.parent, signature: u.signature, complete: true })];
-    }
-    if (u.members && u.members.length) return emitContainer(u, true);
-    const pieces = ctx.pack(u.range, header(u.symbol), u.boundaries);
-    return pieces.map((p, index) =>
-      spec({ kind: u.kind, start: p.start, end: p.end, symbol: u.symbol, parent: u.parent, signature: u.signature, complete: false, split: pieces.length > 1 ? { index, total: pieces.length } : undefined }),
-    );
-  };
-
-  /**
-   * Groups runs of consecutive small units separated only by punctuation into one chunk.
-   * Inside a split container (`descend`), object members (`methods: {…}`, `computed: {…}`)
-   * are opened too, so their entries become units (`KZoomControl.methods.zoomIn`).
-   */
-  const emitSiblings = (members: Unit[], groupPrefix: string | undefined, parentSymbol: string | undefined, descend = false): ChunkSpec[] => {
-    const out: ChunkSpec[] = [];
-    let run: Unit[] = [];
-    const flush = () => {
-      if (run.length === 1) out.push(...emitUnit(run[0]));
-      else if (run.length > 1) {
-        const names = run.map((r) => r.symbol.slice(r.symbol.lastIndexOf('.') + 1));
-        const symbol = `${groupPrefix ? `${groupPrefix}.` : ''}{${names.join(', ')}}`;
-        out.push(spec({ kind: 'group', start: run[0].range.start, end: run[run.length - 1].range.end, symbol, parent: parentSymbol, complete: true }));
-        const last = out[out.length - 1];
-        last.meta = { ...(last.meta ?? {}), members: run.map((r) => r.symbol) };
-      }
-      run = [];
-    };
-    for (const m of members) {
-      if (descend && m.kind === 'object' && m.members?.length) {
-        flush();
-        out.push(...emitContainer(m, false));
-        continue;
-      }
-      const isSmall = cost(m.range, m.symbol) < small;
-      if (!isSmall) {
-        flush();
-        out.push(...emitUnit(m));
-        continue;
-      }
-      if (run.length) {
-        const prev = run[run.length - 1];
-        const gapOk = /^[\s,;]*$/.test(text.slice(prev.range.end, m.range.start));
-        const names = [...run, m].map((r) => r.symbol.slice(r.symbol.lastIndexOf('.') + 1));
-        const sym = `${groupPrefix ? `${groupPrefix}.` : ''}{${names.join(', ')}}`;
-        if (!gapOk || cost({ start: run[0].range.start, end: m.range.end }, sym) > ctx.maxTokens) flush();
-      }
-      run.push(m);
-    }
-    flush();
-    return out;
-  };
-
-  /** A container over budget: its members' chunks, plus its own leftover lines as fragments. */
-  const emitContainer = (u: Unit, openObjects: boolean): ChunkSpec[] => {
-    const members = u.members ?? [];
-    const childSpecs = emitSiblings(members, u.symbol, u.symbol, openObjects);
-    const gaps: Range[] = [];
-    let cursor = u.range.start;
-    for (const m of members) {
-      if (!isBlank(text, cursor, m.range.start)) gaps.push({ start: cursor, end: m.range.start });
-      cursor = Math.max(cursor, m.range.end);
-    }
-    if (!isBlank(text, cursor, u.range.end)) gaps.push({ start: cursor, end: u.range.end });
-    return absorbGaps(childSpecs, gaps, u);
-  };
-
-  /**
-   * Leftover lines of a split container (its declaration line, fields, closing brace) join the
-   * neighbouring chunk when that still fits; the rest become fragments named by the container.
-   */
-  const absorbGaps = (childSpecs: ChunkSpec[], gaps: Range[], u: Unit): ChunkSpec[] => {
-    const fragments = absorb(childSpecs, gaps, false).flatMap((g) => ctx.pack(g, header(u.symbol), u.boundaries));
-    const frags = fragments.map((p) => spec({ kind: 'fragment', start: p.start, end: p.end, symbol: u.symbol, parent: u.parent, signature: u.signature, complete: false }));
-    if (frags.length > 1) frags.forEach((f, index) => (f.split = { index, total: frags.length }));
-    return [...childSpecs, ...frags].sort((a, b) => a.start - b.start);
-  };
-
-  /**
-   * Stretches neighbouring specs over the gaps that can join them (closing punctuation to what
-   * precedes it, an opening line to what follows it; at the top level only punctuation such as
-   * a stray `;`). Returns the gaps left over.
-   */
-  const absorb = (specsIn: ChunkSpec[], gaps: Range[], punctOnly: boolean): Range[] => {
-    const left: Range[] = [];
-    for (const g0 of gaps) {
-      const g = trimRange(text, g0.start, g0.end);
-      if (g.start >= g.end || specsIn.some((c) => c.start <= g.start && c.end >= g.end)) continue;
-      const punct = /^[\s{}()[\],;]*$/.test(text.slice(g.start, g.end));
-      if (punctOnly && !punct) {
-        left.push(g);
-        continue;
-      }
-      let before: ChunkSpec | undefined;
-      let after: ChunkSpec | undefined;
-      for (const c of specsIn) {
-        if (c.end <= g.start && (!before || c.end > before.end)) before = c;
-        if (c.start >= g.end && (!after || c.start < after.start)) after = c;
-      }
-      const order = punct && before ? [before, after] : [after, before];
-      let done = false;
-      for (const c of order) {
-        if (!c) continue;
-        const s2 = Math.min(c.start, g.start);
-        const e2 = Math.max(c.end, g.end);
-        if (between(specsIn, c, s2, e2)) continue;
-        if (ctx.cost(c.header, s2, e2) <= ctx.maxTokens) {
-          c.start = s2;
-          c.end = e2;
-          done = true;
-          break;
-        }
-      }
-      if (!done) left.push(g);
-    }
-    return left;
-  };
-
-  /** Would stretching `c` to [s, e) swallow another chunk? */
-  const between = (all: ChunkSpec[], c: ChunkSpec, s: number, e: number) => all.some((o2) => o2 !== c && o2.start < e && o2.end > s);
-
-  // Top level: units, grouped when small; leftover code packed into module chunks.
-  specs.push(...emitSiblings(units, undefined, undefined));
-  specs.sort((a, b) => a.start - b.start);
-  const gaps: Range[] = [];
-  let cursor = o.start;
-  for (const sp of specs) {
-    if (sp.start > cursor && !isBlank(text, cursor, sp.start)) gaps.push({ start: cursor, end: sp.start });
-    cursor = Math.max(cursor, sp.end);
-  }
-  if (!isBlank(text, cursor, o.end)) gaps.push({ start: cursor, end: o.end });
-  const modSym = o.moduleSymbol;
-  for (const l of absorb(specs, gaps, true)) {
-    for (const p of ctx.pack(l, header(modSym), starts)) specs.push(spec({ kind: 'module', start: p.start, end: p.end, symbol: modSym, complete: false }));
-  }
-  specs.sort((a, b) => a.start - b.start);
-  const chunks: Chunk[] = specs.map((s) => ctx.make(s));
+  const chunks = emitUnits(ctx, units, { start: o.start, end: o.end, header: o.header, meta: o.meta, moduleSymbol: o.moduleSymbol, moduleBoundaries: starts });
   return { chunks, warnings };
 }

@@ -20,6 +20,10 @@ export type ChunkKind =
   | 'type'
   | 'enum'
   | 'namespace'
+  | 'struct'
+  | 'trait'
+  | 'impl'
+  | 'macro'
   | 'object'
   | 'group'
   | 'module'
@@ -109,6 +113,11 @@ export interface ChunkOptions {
   maxLineLength?: number;
   /** JSON categories indexed; default schema, i18n, docs-meta, config, other. */
   jsonCategories?: readonly string[];
+  /**
+   * Python/Go/Rust: tokens that each piece of a cut unit repeats from the piece before it
+   * (whole lines). Default 0: chunks never overlap.
+   */
+  overlap?: number;
 }
 
 export const DEFAULT_MAX_TOKENS = 256;

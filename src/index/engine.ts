@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import { chunkFile, decodeBytes, resolveOptions, type ResolvedOptions } from '../chunkers/index';
+import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type ResolvedOptions } from '../chunkers/index';
 import type { Chunk, ChunkOptions } from '../chunkers/types';
 import { embedText, type Embedder } from './embedder';
 import { walkFiles, type FileSelection } from './files';
@@ -270,6 +270,7 @@ export class Engine {
     const seen = new Set(files.map((f) => f.rel));
     for (const rel of [...this.files.keys()]) if (!seen.has(rel)) this.removeFile(rel);
     for (const p of problems) this.skipFile(p.rel, { size: 0, mtimeMs: 0 }, 'unreadable', p.reason);
+    await prepareLanguagesFor(files.map((f) => f.rel)); // tree-sitter grammars, only those needed
     const t0 = Date.now();
     let done = 0;
     let lastYield = 0;

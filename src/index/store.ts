@@ -21,8 +21,11 @@ import type { KeywordSnapshot } from './keyword';
 import { VectorStore } from './vectors';
 
 export const STORE_FORMAT = 'fathom-index';
-/** 2: catalog and chunks as JSON lines (one string per chunk, not one for the whole store). */
-export const STORE_VERSION = 2;
+/**
+ * 3: catalog and chunks as JSON lines (one string per chunk, not one for the whole store);
+ * 2: Python, Go, Rust and Java chunked by tree-sitter (version 1 holds text chunks for them).
+ */
+export const STORE_VERSION = 3;
 
 interface FileEntry {
   name: string;
@@ -36,7 +39,7 @@ interface Manifest {
   generation: number;
   savedAt: string;
   model: { id: string; dims: number } | null;
-  chunking: { maxTokens: number; maxFileBytes: number };
+  chunking: { maxTokens: number; maxFileBytes: number; overlap?: number };
   files: Record<'catalog' | 'chunks' | 'keyword' | 'keywordData' | 'vectors', FileEntry>;
 }
 
@@ -180,7 +183,7 @@ export function saveStore(dir: string, engine: Engine, options: { write?: WriteF
       generation: g,
       savedAt: new Date().toISOString(),
       model: engine.embedder && engine.vectors ? { id: engine.embedder.id, dims: engine.vectors.dims } : null,
-      chunking: { maxTokens: engine.chunkOptions.maxTokens, maxFileBytes: engine.chunkOptions.maxFileBytes },
+      chunking: { maxTokens: engine.chunkOptions.maxTokens, maxFileBytes: engine.chunkOptions.maxFileBytes, overlap: engine.chunkOptions.overlap },
       files: { catalog, chunks, keyword, keywordData, vectors },
     };
     writeAtomic(path.join(dir, 'manifest.json'), [JSON.stringify(manifest, null, 2)], options.write);
@@ -221,7 +224,7 @@ export function loadStore(dir: string, engine: Engine): LoadResult {
   if (JSON.stringify(m.model) !== JSON.stringify(wantModel) && m.model !== null && wantModel !== null) {
     return { ok: false, reason: `the stored vectors come from ${m.model?.id}, not ${wantModel?.id}` };
   }
-  if (m.chunking.maxTokens !== engine.chunkOptions.maxTokens || m.chunking.maxFileBytes !== engine.chunkOptions.maxFileBytes) {
+  if (m.chunking.maxTokens !== engine.chunkOptions.maxTokens || m.chunking.maxFileBytes !== engine.chunkOptions.maxFileBytes || (m.chunking.overlap ?? 0) !== engine.chunkOptions.overlap) {
     return { ok: false, reason: 'the chunking settings changed since the index was stored' };
   }
   const read = (e: FileEntry): Buffer => {

@@ -9,7 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parentPort } from 'node:worker_threads';
-import { chunkFile, decodeBytes } from '../chunkers/index';
+import { chunkFile, decodeBytes, prepareLanguagesFor } from '../chunkers/index';
 import { createEmbedder, type Embedder } from './embedder';
 import { Engine, type IndexProgress, type SearchOptions } from './engine';
 import { createPathFilter, type FileSelection } from './files';
@@ -120,6 +120,7 @@ export class WorkerState {
   private async run(req: Exclude<Request, { type: 'cancel' | 'crash' | 'dispose' }>, signal: AbortSignal): Promise<ResultMap[keyof ResultMap]> {
     switch (req.type) {
       case 'chunk':
+        await prepareLanguagesFor([req.path]); // tree-sitter grammars load once, when first needed
         return chunkFile(req.path, req.text, req.options);
       case 'init':
         this.initializing = this.initializing.catch(() => undefined).then(() => this.init(req.options));
@@ -354,8 +355,9 @@ export class WorkerState {
     return { root, files: s.files, skipped: s.skipped, chunks: s.chunks, vectors: s.vectors, pendingVectors: s.pendingVectors, loaded, rebuilt, ms: Date.now() - t0 };
   }
 
-  private update(root: string, files: FileUpdate[]): UpdateResult {
+  private async update(root: string, files: FileUpdate[]): Promise<UpdateResult> {
     const f = this.folder(root);
+    await prepareLanguagesFor(files.filter((u) => !u.deleted).map((u) => u.rel)); // tree-sitter grammars, only those needed
     let changed = 0;
     const problems: UpdateResult['problems'] = [];
     const wanted = createPathFilter(f.root, f.selection);

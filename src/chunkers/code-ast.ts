@@ -1,0 +1,435 @@
+/**
+ * Python, Go, Rust and Java by syntax tree (tree-sitter, see treesitter.ts for loading).
+ *
+ * Each language only says which nodes are units and what they are called; how units become
+ * chunks (fit → one chunk, containers → their members plus fragments, others cut at natural
+ * boundaries, small siblings grouped `A.{x, y}`, leftovers as module chunks) is units.ts, the
+ * same rules as JS/TS.
+ *
+ * Units: Python functions, classes (nested classes are members of theirs), methods, decorators
+ * kept with what they decorate (they are inside `decorated_definition`), docstrings (inside the
+ * body), module-level assignments over several lines (`ROUTES = {…}`, kind const); Go functions, methods (named `Receiver.method`, parent the receiver type), structs,
+ * interfaces, type declarations, single consts/vars; Rust functions, structs, enums, unions,
+ * traits and their items, `impl` blocks and their items (`Point.fmt`), `mod` blocks with
+ * their items, type aliases, consts/statics, `macro_rules!`; Java classes, records, interfaces,
+ * enums (nested types as members), methods and constructors. Comments (and Rust attributes)
+ * directly above a unit, with no blank line between, stay with it.
+ *
+ * A unit over budget without member units is cut at the starts of its line-leading syntax
+ * nodes, outermost first (statements, then the statements of an over-budget block, …), then
+ * at lines, then whitespace: never inside a token unless a single token is over budget.
+ */
+import type { Node } from '@vscode/tree-sitter-wasm';
+import { FallbackError, type ChunkerOutput, type ResolvedOptions } from './chunker';
+import { firstLine, type ChunkContext } from './context';
+import type { Range } from './source';
+import { commentHeader } from './text';
+import { grammar, grammarProblem } from './treesitter';
+import type { ChunkKind } from './types';
+import { emitUnits, type Unit } from './units';
+
+/** Deeper than this, nested units are not opened and cut points are not sought (lines serve). */
+const MAX_DEPTH = 64;
+
+interface LanguageRules {
+  /** Nodes that belong to the next sibling when directly above it (comments, attributes). */
+  attaches: (n: Node) => boolean;
+  /** The unit a declaration node makes, if any. `parent` is the enclosing unit, if any. */
+  unit: (n: Node, parent: Unit | undefined, b: Builder) => Unit | undefined;
+}
+
+/** What the rules need from the chunker: text, signatures, member lists. */
+interface Builder {
+  text: string;
+  /** The declaration's first line, up to its body. */
+  signature: (n: Node, body: Node | null) => string;
+  /** Units among a body's children (comments attached), each with `parent`. */
+  members: (body: Node | null, parent: Unit, depth: number) => Unit[];
+  depth: number;
+}
+
+const q = (parent: Unit | undefined, name: string) => (parent ? `${parent.memberPrefix ?? parent.symbol}.${name}` : name);
+
+const fieldText = (n: Node, field: string, text: string): string | undefined => {
+  const c = n.childForFieldName(field);
+  return c ? text.slice(c.startIndex, c.endIndex) : undefined;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Python
+
+const python: LanguageRules = {
+  attaches: (n) => n.type === 'comment',
+  unit(n, parent, b) {
+    if (n.type === 'decorated_definition') {
+      const def = n.childForFieldName('definition');
+      const u = def ? python.unit(def, parent, b) : undefined;
+      if (u) u.range = { start: n.startIndex, end: n.endIndex };
+      return u;
+    }
+    if (n.type === 'function_definition') {
+      const name = fieldText(n, 'name', b.text) ?? 'function';
+      const inClass = parent?.kind === 'class';
+      return { kind: inClass ? 'method' : 'function', symbol: q(parent, name), parent: parent?.symbol, range: { start: n.startIndex, end: n.endIndex }, signature: b.signature(n, n.childForFieldName('body')), boundaries: [] };
+    }
+    if (n.type === 'expression_statement' && !parent && n.namedChildCount === 1) {
+      // a module-level table or config (`ROUTES = {…}` over several lines) is a named unit;
+      // one-line assignments stay module code, like imports
+      const a = n.namedChildren[0];
+      const left = a?.type === 'assignment' ? a.childForFieldName('left') : null;
+      if (left?.type === 'identifier' && b.text.slice(n.startIndex, n.endIndex).includes('\n')) {
+        return { kind: 'const', symbol: b.text.slice(left.startIndex, left.endIndex), range: { start: n.startIndex, end: n.endIndex }, signature: firstLine(b.text.slice(n.startIndex, n.endIndex)), boundaries: [] };
+      }
+      return undefined;
+    }
+    if (n.type === 'class_definition') {
+      const name = fieldText(n, 'name', b.text) ?? 'class';
+      const body = n.childForFieldName('body');
+      const u: Unit = { kind: 'class', symbol: q(parent, name), parent: parent?.symbol, range: { start: n.startIndex, end: n.endIndex }, signature: b.signature(n, body), boundaries: [] };
+      u.members = b.members(body, u, b.depth + 1);
+      return u;
+    }
+    return undefined;
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// Go
+
+/** `(s *Server[T])` → `Server`. */
+function goReceiverType(recv: Node | null, text: string): string | undefined {
+  if (!recv) return undefined;
+  const find = (n: Node): string | undefined => {
+    if (n.type === 'type_identifier') return text.slice(n.startIndex, n.endIndex);
+    for (const c of n.namedChildren) {
+      if (!c || c.type === 'identifier') continue;
+      const r = find(c);
+      if (r) return r;
+    }
+    return undefined;
+  };
+  return find(recv);
+}
+
+const GO_TYPE_KIND: Record<string, ChunkKind> = { struct_type: 'struct', interface_type: 'interface' };
+
+const go: LanguageRules = {
+  attaches: (n) => n.type === 'comment',
+  unit(n, parent, b) {
+    const range = { start: n.startIndex, end: n.endIndex };
+    switch (n.type) {
+      case 'function_declaration': {
+        const name = fieldText(n, 'name', b.text) ?? 'func';
+        return { kind: 'function', symbol: name, range, signature: b.signature(n, n.childForFieldName('body')), boundaries: [] };
+      }
+      case 'method_declaration': {
+        const name = fieldText(n, 'name', b.text) ?? 'method';
+        const recv = goReceiverType(n.childForFieldName('receiver'), b.text);
+        return { kind: 'method', symbol: recv ? `${recv}.${name}` : name, parent: recv, range, signature: b.signature(n, n.childForFieldName('body')), boundaries: [] };
+      }
+      case 'type_declaration': {
+        const specs = n.namedChildren.filter((c): c is Node => !!c && (c.type === 'type_spec' || c.type === 'type_alias'));
+        if (specs.length === 0) return undefined;
+        const one = (s: Node, r: Range, p: Unit | undefined): Unit => {
+          const t = s.childForFieldName('type');
+          const kind: ChunkKind = (t && GO_TYPE_KIND[t.type]) || 'type';
+          return { kind, symbol: fieldText(s, 'name', b.text) ?? 'type', parent: p?.symbol, range: r, signature: firstLine(b.text.slice(r.start, r.end)), boundaries: [] };
+        };
+        if (specs.length === 1) return one(specs[0], range, parent);
+        const u: Unit = { kind: 'type', symbol: specs.map((s) => fieldText(s, 'name', b.text) ?? 'type').join(', '), range, signature: firstLine(b.text.slice(range.start, range.end)), boundaries: [], memberPrefix: '' };
+        u.members = specs.map((s) => ({ ...one(s, { start: s.startIndex, end: s.endIndex }, undefined) }));
+        return u;
+      }
+      case 'const_declaration':
+      case 'var_declaration': {
+        const specs = n.namedChildren.filter((c): c is Node => !!c && (c.type === 'const_spec' || c.type === 'var_spec'));
+        if (specs.length !== 1) return undefined; // `const ( … )` blocks are module code
+        const names = specs[0].childrenForFieldName('name').filter((c): c is Node => !!c).map((c) => b.text.slice(c.startIndex, c.endIndex));
+        return { kind: 'const', symbol: names.join(', ') || 'const', range, signature: firstLine(b.text.slice(range.start, range.end)), boundaries: [] };
+      }
+      default:
+        return undefined;
+    }
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// Rust
+
+/** The type an impl is for, without path or generics: `impl<T> fmt::Display for Wrapper<T>` → `Wrapper`. */
+function rustTypeName(t: Node | null, text: string): string {
+  if (!t) return 'impl';
+  if (t.type === 'type_identifier' || t.type === 'primitive_type') return text.slice(t.startIndex, t.endIndex);
+  const inner = t.childForFieldName('name') ?? t.childForFieldName('type');
+  if (inner && inner !== t) return rustTypeName(inner, text);
+  const s = text.slice(t.startIndex, t.endIndex);
+  const m = /[A-Za-z_][A-Za-z0-9_]*/.exec(s.replace(/^&(?:'\w+\s+)?(?:mut\s+)?/, ''));
+  return m ? m[0] : s;
+}
+
+const RUST_SIMPLE: Record<string, ChunkKind> = {
+  struct_item: 'struct',
+  union_item: 'struct',
+  enum_item: 'enum',
+  type_item: 'type',
+  associated_type: 'type',
+  const_item: 'const',
+  static_item: 'const',
+  macro_definition: 'macro',
+};
+
+const rust: LanguageRules = {
+  attaches: (n) => n.type === 'line_comment' || n.type === 'block_comment' || n.type === 'attribute_item',
+  unit(n, parent, b) {
+    const range = { start: n.startIndex, end: n.endIndex };
+    const inType = parent?.kind === 'impl' || parent?.kind === 'trait';
+    const simple = RUST_SIMPLE[n.type];
+    if (simple) {
+      const name = fieldText(n, 'name', b.text) ?? n.type.replace(/_item$/, '');
+      const body = n.childForFieldName('body');
+      return { kind: simple, symbol: q(parent, name), parent: parent?.symbol, range, signature: body ? b.signature(n, body) : firstLine(b.text.slice(range.start, range.end)), boundaries: [] };
+    }
+    switch (n.type) {
+      case 'function_item':
+      case 'function_signature_item': {
+        const name = fieldText(n, 'name', b.text) ?? 'fn';
+        return { kind: inType ? 'method' : 'function', symbol: q(parent, name), parent: parent?.symbol, range, signature: b.signature(n, n.childForFieldName('body')), boundaries: [] };
+      }
+      case 'trait_item':
+      case 'mod_item': {
+        const body = n.childForFieldName('body');
+        if (!body && n.type === 'mod_item') return undefined; // `mod foo;` is module code
+        const name = fieldText(n, 'name', b.text) ?? 'mod';
+        const u: Unit = { kind: n.type === 'trait_item' ? 'trait' : 'namespace', symbol: q(parent, name), parent: parent?.symbol, range, signature: b.signature(n, body), boundaries: [] };
+        u.members = b.members(body, u, b.depth + 1);
+        return u;
+      }
+      case 'impl_item': {
+        const type = rustTypeName(n.childForFieldName('type'), b.text);
+        const traitNode = n.childForFieldName('trait');
+        const trait = traitNode ? rustTypeName(traitNode, b.text) : undefined;
+        const self = q(parent, type);
+        const body = n.childForFieldName('body');
+        const u: Unit = { kind: 'impl', symbol: trait ? `${trait} for ${self}` : self, parent: parent?.symbol, range, signature: b.signature(n, body), boundaries: [], memberPrefix: self };
+        u.members = b.members(body, u, b.depth + 1);
+        return u;
+      }
+      default:
+        return undefined;
+    }
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// Java (annotations are inside the declaration's `modifiers`; Javadoc is the comment above)
+
+const JAVA_TYPES: Record<string, ChunkKind> = {
+  class_declaration: 'class',
+  record_declaration: 'class',
+  interface_declaration: 'interface',
+  annotation_type_declaration: 'interface',
+  enum_declaration: 'enum',
+};
+
+/** The node holding a Java type's members: its body, or an enum's declarations after the constants. */
+function javaMembers(n: Node): Node | null {
+  const body = n.childForFieldName('body');
+  if (body && n.type === 'enum_declaration') return body.namedChildren.find((c) => c?.type === 'enum_body_declarations') ?? null;
+  return body;
+}
+
+const java: LanguageRules = {
+  attaches: (n) => n.type === 'line_comment' || n.type === 'block_comment',
+  unit(n, parent, b) {
+    const range = { start: n.startIndex, end: n.endIndex };
+    const type = JAVA_TYPES[n.type];
+    if (type) {
+      const name = fieldText(n, 'name', b.text) ?? 'type';
+      const u: Unit = { kind: type, symbol: q(parent, name), parent: parent?.symbol, range, signature: b.signature(n, n.childForFieldName('body')), boundaries: [] };
+      u.members = b.members(javaMembers(n), u, b.depth + 1);
+      return u;
+    }
+    if ((n.type === 'method_declaration' || n.type === 'constructor_declaration') && parent) {
+      const name = fieldText(n, 'name', b.text) ?? 'method';
+      return { kind: 'method', symbol: q(parent, name), parent: parent.symbol, range, signature: b.signature(n, n.childForFieldName('body')), boundaries: [] };
+    }
+    return undefined;
+  },
+};
+
+const RULES: Record<string, LanguageRules> = { python, go, rust, java };
+
+// ---------------------------------------------------------------------------------------------
+
+/** Syntax errors worth reporting: the outermost ERROR / MISSING nodes, in order. */
+function syntaxErrors(root: Node, limit = 50): Node[] {
+  const out: Node[] = [];
+  const visit = (n: Node, depth: number) => {
+    if (out.length >= limit) return;
+    if (n.isError || n.isMissing) {
+      out.push(n);
+      return;
+    }
+    if (!n.hasError || depth > MAX_DEPTH * 4) return;
+    for (const c of n.children) if (c) visit(c, depth + 1);
+  };
+  visit(root, 0);
+  return out;
+}
+
+export function chunkTreeSitter(ctx: ChunkContext, options?: ResolvedOptions): ChunkerOutput {
+  const rules = RULES[ctx.language];
+  if (!rules) throw new FallbackError(`no tree-sitter rules for ${ctx.language}`);
+  const g = grammar(ctx.language);
+  if (!g) throw new FallbackError(grammarProblem(ctx.language));
+  const text = ctx.text;
+  const tree = g.parser.parse(text);
+  if (!tree) throw new FallbackError(`the ${ctx.language} parser gave no tree`);
+  try {
+    const root = tree.rootNode;
+    const warnings: string[] = [];
+    const errors = root.hasError ? syntaxErrors(root) : [];
+    // (a missing terminator at the end of a Go file is flagged on the root but is no node: ignored)
+    if (errors.length) {
+      let bad = 0;
+      for (const e of errors) bad += e.endIndex - e.startIndex;
+      const at = ctx.src.position(errors[0].startIndex).line;
+      const what = errors[0].isMissing ? `missing ${errors[0].type}` : 'syntax error';
+      // Tree-sitter always recovers; when most of the file is inside ERROR nodes there is no
+      // structure left worth trusting, so the text chunker does it, and says why.
+      if (bad > text.length * 0.5) throw new FallbackError(`syntax error: ${what} at line ${at}; ${Math.round((100 * bad) / text.length)}% of the file unparsed`);
+      warnings.push(`recovered ${errors.length}${errors.length >= 50 ? '+' : ''} syntax error(s): ${what} at line ${at}`);
+    }
+
+    const header = (symbol: string | undefined) => commentHeader(ctx.language, symbol ? `${ctx.path} :: ${symbol}` : ctx.path);
+    const lineStart = (offset: number) => {
+      const li = ctx.src.lineIndexAt(offset);
+      return /^[ \t]*$/.test(text.slice(ctx.src.lineStarts[li], offset));
+    };
+    /** Two nodes with nothing but one line break (and indentation) between them. */
+    const adjacent = (a: Node, bStart: number) => /^[ \t]*(?:\r\n|\r|\n)?[ \t]*$/.test(text.slice(a.endIndex, bStart)) || a.endIndex >= bStart;
+
+    /**
+     * Children of a list (module, class body, impl body …) as [node, start] pairs, where start
+     * includes the comments/attributes directly above the node.
+     */
+    const withAttached = (parent: Node): Array<{ node: Node; start: number }> => {
+      const out: Array<{ node: Node; start: number }> = [];
+      let runStart = -1;
+      let prev: Node | null = null;
+      for (const c of parent.namedChildren) {
+        if (!c) continue;
+        if (runStart >= 0 && prev && !adjacent(prev, c.startIndex)) runStart = -1;
+        if (rules.attaches(c) && lineStart(c.startIndex)) {
+          if (runStart < 0) runStart = c.startIndex;
+          out.push({ node: c, start: c.startIndex });
+        } else {
+          out.push({ node: c, start: runStart >= 0 ? runStart : c.startIndex });
+          runStart = -1;
+        }
+        prev = c;
+      }
+      return out;
+    };
+
+    const builder = (depth: number): Builder => ({
+      text,
+      depth,
+      signature: (n, body) => {
+        const s = n.startIndex;
+        let e = body ? body.startIndex : n.endIndex;
+        // a comment between the declaration and its body (Python) is not part of the signature
+        for (const c of n.children) if (c && c.startIndex > s && c.startIndex < e && rules.attaches(c)) e = c.startIndex;
+        return firstLine(text.slice(s, e).replace(/\s+/g, ' ').trim() || text.slice(s, n.endIndex));
+      },
+      members: (body, parent, d) => (body && d < MAX_DEPTH ? unitsOf(body, parent, d) : []),
+    });
+
+    /** Units among a node's children, attached comments included in their ranges. */
+    function unitsOf(list: Node, parent: Unit | undefined, depth: number): Unit[] {
+      const out: Unit[] = [];
+      const b = builder(depth);
+      for (const { node, start } of withAttached(list)) {
+        if (rules.attaches(node)) continue;
+        const u = rules.unit(node, parent, b);
+        if (!u) continue;
+        u.range.start = Math.min(u.range.start, start);
+        out.push(u);
+      }
+      return out;
+    }
+
+    /**
+     * Natural cut points inside `n` for a piece that must fit `budget`: the starts of its
+     * line-leading children (a comment keeps the node right below it), and inside any child
+     * still over budget, its own, recursively. Outer boundaries come first, so ctx.pack's
+     * packing keeps small statements whole and only opens the big ones.
+     */
+    const cutPoints = (n: Node, budget: number, out: number[], keep: ReadonlySet<number> = new Set(), depth = 0): number[] => {
+      if (depth > MAX_DEPTH) return out;
+      for (const { node, start } of withAttached(n)) {
+        if (start === node.startIndex && !keep.has(start) && lineStart(start)) out.push(start);
+        if (node.endIndex - node.startIndex > 40 && node.namedChildCount > 0 && ctx.countRange(node.startIndex, node.endIndex) > budget) cutPoints(node, budget, out, keep, depth + 1);
+      }
+      return out;
+    };
+
+    const budgetFor = (symbol: string | undefined) => Math.max(1, ctx.maxTokens - ctx.headerCost(header(symbol)));
+    const nodeAt = new Map<Unit, Node>();
+
+    // Top-level units, remembering their nodes to find cut points only where a cut is needed.
+    const units: Unit[] = [];
+    const moduleBoundaries: number[] = [];
+    const b0 = builder(0);
+    for (const { node, start } of withAttached(root)) {
+      if (lineStart(start)) moduleBoundaries.push(start);
+      if (rules.attaches(node)) continue;
+      const u = rules.unit(node, undefined, b0);
+      if (!u) {
+        // module code over budget (a big `if __name__ == …` block) is cut inside, too
+        if (ctx.countRange(node.startIndex, node.endIndex) > budgetFor(undefined)) cutPoints(node, budgetFor(undefined), moduleBoundaries);
+        continue;
+      }
+      u.range.start = Math.min(u.range.start, start);
+      nodeAt.set(u, node);
+      units.push(u);
+    }
+
+    // Boundaries only for units that will be cut (over budget): walk their nodes again.
+    const fill = (u: Unit, node: Node | undefined) => {
+      if (ctx.cost(header(u.symbol), u.range.start, u.range.end) <= ctx.maxTokens) return;
+      // the comments above, and decorators, stay with the definition, and the declaration line
+      // with the first statement of its body (Python bodies start a line)
+      if (node) {
+        const keep = new Set<number>([node.startIndex]); // doc comments and attributes stay with the item
+        const def = node.type === 'decorated_definition' ? node.childForFieldName('definition') : null;
+        if (def) keep.add(def.startIndex);
+        const body = bodyOf(node);
+        if (body) keep.add(body.startIndex);
+        u.boundaries = cutPoints(node, budgetFor(u.symbol), [], keep);
+      }
+      if (u.members?.length) {
+        const body = node ? bodyOf(node) : undefined;
+        const members = body ? withAttached(body).filter((x) => !rules.attaches(x.node)) : [];
+        for (const m of u.members) fill(m, members.find((x) => x.node.startIndex >= m.range.start && x.node.endIndex === m.range.end)?.node);
+      }
+    };
+    for (const u of units) fill(u, nodeAt.get(u));
+
+    const chunks = emitUnits(ctx, units, { start: 0, end: text.length, header, moduleBoundaries, overlap: options?.overlap ?? 0 });
+    return { chunks, warnings };
+  } finally {
+    tree.delete();
+  }
+}
+
+/** The node holding a container's members (class body, impl/trait/mod declaration list …). */
+function bodyOf(n: Node): Node | undefined {
+  if (n.type === 'decorated_definition') {
+    const d = n.childForFieldName('definition');
+    return d ? bodyOf(d) : undefined;
+  }
+  if (n.type === 'type_declaration') return n;
+  if (n.type === 'enum_declaration') return javaMembers(n) ?? undefined;
+  return n.childForFieldName('body') ?? undefined;
+}
