@@ -484,8 +484,10 @@ describe('tree-sitter chunkers (Python, Go, Rust, Java)', () => {
             for (const f of unique) {
               const s = text.indexOf(f.src) + (f.src.length - f.src.trimStart().length);
               const e = text.indexOf(f.src) + f.src.length;
-              if (ctx.cost(g.header(f.name), s, e) <= max) assert.ok(r.chunks.some((c) => c.start.offset <= s && c.end.offset >= e), `${f.name} fits but was cut`);
-              else {
+              const whole = r.chunks.some((c) => c.start.offset <= s && c.end.offset >= e);
+              if (ctx.cost(g.header(f.name), s, e) <= max) assert.ok(whole, `${f.name} fits but was cut`);
+              else if (!whole) {
+                // over budget with its own header and not kept whole inside a container that fits (Java's class G)
                 const pieces = r.chunks.filter((c: Chunk) => c.header === g.header(f.name));
                 assert.ok(pieces.length >= 2, `${f.name} over budget should be split`);
                 assert.deepEqual(pieces.map((c) => c.split?.index), pieces.map((_, i) => i));
