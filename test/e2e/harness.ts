@@ -123,6 +123,8 @@ export interface LaunchOptions {
   waitForActivation?: boolean;
   /** Used in temp-folder and artifact names. */
   name?: string;
+  /** Other extensions to install next to Fathom: .vsix files, or folders packed with vsce first. */
+  extraExtensions?: string[];
   viewport?: { width: number; height: number };
 }
 
@@ -146,16 +148,21 @@ export interface Session {
   readExtensionHostLog(): string;
   /** Saves a PNG into the artifacts folder and returns its path. */
   screenshot(name: string): Promise<string>;
-  /** Merges settings into User/settings.json; VS Code picks the change up live. */
-  updateSettings(settings: Record<string, unknown>): void;
+  /**
+   * Merges settings into User/settings.json and makes the running VS Code apply them: code-server
+   * does not notice that file changing on disk, so this opens it in the settings JSON editor
+   * (which reads it anew), saves it from there and closes it again.
+   */
+  updateSettings(settings: Record<string, unknown>): Promise<void>;
   /** Switches the color theme and waits until the workbench shows it. */
   setTheme(theme: Theme): Promise<void>;
   /**
    * The contents of a webview contributed by Fathom (sidebar view or panel), as a FrameLocator:
    * code-server nests it as iframe.webview (per view, its src names the extension) >
-   * iframe#active-frame (the extension's HTML). Pass `index` when several are open.
+   * iframe#active-frame (the extension's HTML). `index` picks one when several are open;
+   * `extensionId` another extension's.
    */
-  webview(index?: number): FrameLocator;
+  webview(opts?: { index?: number; extensionId?: string }): FrameLocator;
   /** Texts of the notification toasts on screen. */
   notifications(): Promise<string[]>;
   /** Closes the browser and ends code-server's process group; keeps logs if `failed`. */
@@ -221,6 +228,18 @@ function latestExtHostDir(userDataDir: string): string | undefined {
   return dirs.sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)[0];
 }
 
+/** A .vsix as is; an extension folder packed with vsce into `tmp` (a copy, so nothing is written into the repo). */
+function packFolder(ext: string, tmp: string): string {
+  if (ext.endsWith('.vsix')) return ext;
+  const copy = path.join(tmp, `pack-${path.basename(ext)}`);
+  fs.cpSync(ext, copy, { recursive: true });
+  const out = path.join(tmp, `${path.basename(ext)}.vsix`);
+  const vsce = path.join(repoRoot, 'node_modules', '@vscode', 'vsce', 'vsce');
+  const r = spawnSync(process.execPath, [vsce, 'package', '--skip-license', '--allow-missing-repository', '--out', out], { cwd: copy, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`vsce package ${ext} failed (exit ${r.status}):\n${r.stdout}\n${r.stderr}`);
+  return out;
+}
+
 export async function launch(opts: LaunchOptions = {}): Promise<Session> {
   const { codeServerDir, vsix } = await prepare();
   const name = safeName(opts.name ?? 'session');
@@ -240,9 +259,12 @@ export async function launch(opts: LaunchOptions = {}): Promise<Session> {
   const entry = path.join(codeServerDir, 'out', 'node', 'entry.js');
   const common = ['--config', configFile, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
 
-  const install = spawnSync(process.execPath, [entry, ...common, '--install-extension', vsix, '--force'], { encoding: 'utf8' });
-  if (install.status !== 0 || !/successfully installed/.test(install.stdout)) {
-    throw new Error(`installing ${vsix} into code-server failed (exit ${install.status}):\n${install.stdout}\n${install.stderr}`);
+  for (const ext of [vsix, ...(opts.extraExtensions ?? []).map((e) => packFolder(e, tmp))]) {
+    const install = spawnSync(process.execPath, [entry, ...common, '--install-extension', ext, '--force'], { encoding: 'utf8' });
+    if (install.status !== 0 || !/successfully installed/.test(install.stdout)) {
+      fs.rmSync(tmp, { recursive: true, force: true });
+      throw new Error(`installing ${ext} into code-server failed (exit ${install.status}):\n${install.stdout}\n${install.stderr}`);
+    }
   }
 
   const port = await freePort();
@@ -351,17 +373,26 @@ export async function launch(opts: LaunchOptions = {}): Promise<Session> {
       await page.locator('.editor-instance .monaco-editor').first().waitFor({ timeout: 15_000 });
     };
 
-    const updateSettings = (settings: Record<string, unknown>): void => {
+    const updateSettings = async (settings: Record<string, unknown>): Promise<void> => {
       fs.writeFileSync(settingsFile, JSON.stringify({ ...readJsonFile(settingsFile), ...settings }, null, 2));
+      await runCommand('Preferences: Open User Settings (JSON)');
+      await page.locator('.tabs-container .tab.active', { hasText: 'settings.json' }).waitFor({ timeout: 15_000 });
+      await page.locator('.editor-instance .monaco-editor textarea').first().focus();
+      await page.keyboard.press('Control+End');
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('Control+S');
+      await page.locator('.tabs-container .tab.active.dirty').waitFor({ state: 'detached', timeout: 15_000 });
+      await runCommand('View: Close Editor');
+      await page.locator('.tabs-container .tab', { hasText: 'settings.json' }).waitFor({ state: 'detached', timeout: 15_000 });
     };
 
     const setTheme = async (next: Theme): Promise<void> => {
-      updateSettings({ 'workbench.colorTheme': THEMES[next].name });
+      await updateSettings({ 'workbench.colorTheme': THEMES[next].name });
       await page.locator(`.monaco-workbench.${THEMES[next].bodyClass}`).waitFor({ timeout: 15_000 });
     };
 
-    const webview = (index = 0): FrameLocator =>
-      page.locator(`iframe.webview[src*="extensionId=${EXTENSION_ID}"]`).nth(index).contentFrame().locator('iframe#active-frame').contentFrame();
+    const webview = ({ index = 0, extensionId = EXTENSION_ID }: { index?: number; extensionId?: string } = {}): FrameLocator =>
+      page.locator(`iframe.webview[src*="extensionId=${extensionId}"]`).nth(index).contentFrame().locator('iframe#active-frame').contentFrame();
 
     const notifications = (): Promise<string[]> => page.locator('.notification-toast .notification-list-item-message').allInnerTexts();
 
