@@ -33,6 +33,8 @@ describe('smoke: Fathom in code-server', function () {
     assert.equal(chunkLines.length, Number(count), text);
     assert.ok(chunkLines.some((l) => /template/.test(l)), `no template chunk:\n${text}`);
     assert.doesNotMatch(text, /could not chunk|\[error\]/i);
+    // The command reveals the channel: the same lines show in the Output panel.
+    await s.page.locator('.part.panel .monaco-editor .view-lines', { hasText: 'SearchBox.vue:' }).first().waitFor({ timeout: 15_000 });
     await s.screenshot('chunks-logged');
   });
 
