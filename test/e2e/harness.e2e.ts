@@ -45,3 +45,14 @@ describe('harness: webviews and themes', function () {
     assert.equal(await s.page.locator('.monaco-workbench.vs').count(), 1);
   });
 });
+
+describe('harness: workspace trust', function () {
+  const session = useSession({ name: 'trust', workspaceTrust: true, waitForActivation: false });
+
+  it('shows the trust dialog at start; "No" puts the window in Restricted Mode', async () => {
+    const s = session();
+    await s.answerTrustDialog(false);
+    await assert.doesNotReject(s.page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).waitFor({ timeout: 15_000 }));
+    await s.screenshot('restricted-mode');
+  });
+});

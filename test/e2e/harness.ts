@@ -117,7 +117,12 @@ export interface LaunchOptions {
   settings?: Record<string, unknown>;
   /** Start in light or dark theme (default light). */
   theme?: Theme;
-  /** Keep workspace trust on (default off: `--disable-workspace-trust`); for restricted-mode tests. */
+  /**
+   * Keep workspace trust on (default off: `--disable-workspace-trust`), for restricted-mode
+   * tests: the trust dialog then shows at start; answer it with `answerTrustDialog()`. Pass
+   * `waitForActivation: false` too, since an extension without untrusted-workspace support
+   * does not activate before the answer (nor after a "No").
+   */
   workspaceTrust?: boolean;
   /** Wait for Fathom's activation before returning (default true). */
   waitForActivation?: boolean;
@@ -163,6 +168,8 @@ export interface Session {
    * `extensionId` another extension's.
    */
   webview(opts?: { index?: number; extensionId?: string }): FrameLocator;
+  /** Waits for the workspace trust dialog (only with `workspaceTrust: true`) and answers it. */
+  answerTrustDialog(trust: boolean): Promise<void>;
   /** Texts of the notification toasts on screen. */
   notifications(): Promise<string[]>;
   /** Closes the browser and ends code-server's process group; keeps logs if `failed`. */
@@ -252,7 +259,8 @@ export async function launch(opts: LaunchOptions = {}): Promise<Session> {
   fs.mkdirSync(extensionsDir, { recursive: true });
   const settingsFile = path.join(userDataDir, 'User', 'settings.json');
   const theme = opts.theme ?? 'light';
-  fs.writeFileSync(settingsFile, JSON.stringify({ ...BASE_SETTINGS, 'workbench.colorTheme': THEMES[theme].name, ...opts.settings }, null, 2));
+  const trustSettings = opts.workspaceTrust ? { 'security.workspace.trust.startupPrompt': 'always' } : {};
+  fs.writeFileSync(settingsFile, JSON.stringify({ ...BASE_SETTINGS, ...trustSettings, 'workbench.colorTheme': THEMES[theme].name, ...opts.settings }, null, 2));
   // code-server otherwise reads and writes ~/.config/code-server/config.yaml.
   const configFile = path.join(tmp, 'config.yaml');
   fs.writeFileSync(configFile, 'auth: none\ncert: false\n');
@@ -394,6 +402,13 @@ export async function launch(opts: LaunchOptions = {}): Promise<Session> {
     const webview = ({ index = 0, extensionId = EXTENSION_ID }: { index?: number; extensionId?: string } = {}): FrameLocator =>
       page.locator(`iframe.webview[src*="extensionId=${extensionId}"]`).nth(index).contentFrame().locator('iframe#active-frame').contentFrame();
 
+    const answerTrustDialog = async (trust: boolean): Promise<void> => {
+      const dialog = page.locator('.monaco-dialog-box');
+      await dialog.waitFor({ timeout: 60_000 });
+      await dialog.locator('.monaco-button', { hasText: trust ? /^Yes, I trust/ : /^No, I don.t trust/ }).click();
+      await dialog.waitFor({ state: 'detached', timeout: 15_000 });
+    };
+
     const notifications = (): Promise<string[]> => page.locator('.notification-toast .notification-list-item-message').allInnerTexts();
 
     if (opts.waitForActivation ?? true) {
@@ -407,7 +422,7 @@ export async function launch(opts: LaunchOptions = {}): Promise<Session> {
 
     return {
       page, browser, url, workspace, userDataDir, extensionsDir,
-      runCommand, openFile, readLog, waitForLog, readExtensionHostLog, screenshot, updateSettings, setTheme, webview, notifications, close,
+      runCommand, openFile, readLog, waitForLog, readExtensionHostLog, screenshot, updateSettings, setTheme, webview, answerTrustDialog, notifications, close,
     };
   } catch (err) {
     await close({ failed: true });
