@@ -15,7 +15,7 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
+import { chromium, type Browser, type FrameLocator, type Locator, type Page } from 'playwright-core';
 
 export const repoRoot = path.resolve(__dirname, '..', '..');
 export const EXTENSION_ID = 'fathom.fathom';
@@ -213,6 +213,11 @@ function httpStatus(url: string): Promise<number | undefined> {
   });
 }
 
+/** A regex matching exactly `text` (surrounding whitespace allowed). */
+function exactly(text: string): RegExp {
+  return new RegExp(`^\\s*${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`);
+}
+
 function safeName(name: string): string {
   return name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80) || 'shot';
 }
@@ -351,7 +356,14 @@ export async function launch(opts: LaunchOptions = {}): Promise<Session> {
 
     const quickInput = page.locator('.quick-input-widget');
     const quickInputBox = quickInput.locator('.quick-input-box input');
-    const pick = async (prefix: string, text: string, rowText: string, what: string): Promise<void> => {
+    // A quick-pick row whose label (and description, when given) is exactly the text: "Fathom: Index"
+    // must not pick "Fathom: Index Workspace", nor src/a/index.js pick src/b/index.js.
+    const row = (label: string, description?: string): Locator => {
+      let rows = quickInput.locator('.monaco-list-row').filter({ has: page.locator('.label-name', { hasText: exactly(label) }) });
+      if (description !== undefined) rows = rows.filter({ has: page.locator('.label-description', { hasText: exactly(description) }) });
+      return rows.first();
+    };
+    const pick = async (prefix: string, text: string, target: Locator, what: string): Promise<void> => {
       await waitFor(what, async () => {
         if (!(await quickInputBox.isVisible())) {
           await page.locator('.monaco-workbench').focus().catch(() => undefined);
@@ -359,24 +371,24 @@ export async function launch(opts: LaunchOptions = {}): Promise<Session> {
           await quickInputBox.waitFor({ timeout: 5000 });
         }
         await quickInputBox.fill(`${prefix}${text}`);
-        const row = quickInput.locator('.monaco-list-row', { hasText: rowText }).first();
         try {
-          await row.waitFor({ timeout: 3000 });
+          await target.waitFor({ timeout: 3000 });
         } catch {
           // Too early (the palette said "No matching commands", or the file index is not ready).
           await page.keyboard.press('Escape');
           return undefined;
         }
-        await row.click();
+        await target.click();
         return true;
       }, 30_000, 500);
     };
 
-    const runCommand = (title: string): Promise<void> => pick('>', title, title, `command "${title}" in the palette`);
+    const runCommand = (title: string): Promise<void> => pick('>', title, row(title), `command "${title}" in the palette`);
 
     const openFile = async (rel: string): Promise<void> => {
-      const base = rel.split('/').pop() ?? rel;
-      await pick('', rel, base, `file "${rel}" in quick open`);
+      const parts = rel.split('/');
+      const base = parts.pop() ?? rel;
+      await pick('', rel, row(base, parts.length ? parts.join('/') : undefined), `file "${rel}" in quick open`);
       await page.locator('.tabs-container .tab.active', { hasText: base }).waitFor({ timeout: 15_000 });
       await page.locator('.editor-instance .monaco-editor').first().waitFor({ timeout: 15_000 });
     };
