@@ -83,6 +83,8 @@ let prepared: Promise<Prepared> | undefined;
  */
 export function prepare(): Promise<Prepared> {
   prepared ??= (async () => {
+    // Artifacts are per run: a FAILED-*.png left by an earlier run would mislead.
+    fs.rmSync(artifactsDir, { recursive: true, force: true });
     let codeServerDir = process.env.FATHOM_CODE_SERVER_DIR;
     if (!codeServerDir) {
       const t0 = Date.now();
