@@ -42,7 +42,7 @@ if ((${#missing[@]})); then
   fi
   log "installing Debian packages: ${missing[*]}"
   "${SUDO[@]}" apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq "${missing[@]}" >&2
 fi
 command -v rg >/dev/null || die "ripgrep (rg) not found after installing Debian's ripgrep"
 [[ -x /usr/bin/chromium ]] || die "/usr/bin/chromium not found after installing Debian's chromium"

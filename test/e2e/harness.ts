@@ -15,7 +15,7 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
+import { chromium, type Browser, type FrameLocator, type Locator, type Page } from 'playwright-core';
 
 export const repoRoot = path.resolve(__dirname, '..', '..');
 export const EXTENSION_ID = 'fathom.fathom';
@@ -83,6 +83,8 @@ let prepared: Promise<Prepared> | undefined;
  */
 export function prepare(): Promise<Prepared> {
   prepared ??= (async () => {
+    // Artifacts are per run: a FAILED-*.png left by an earlier run would mislead.
+    fs.rmSync(artifactsDir, { recursive: true, force: true });
     let codeServerDir = process.env.FATHOM_CODE_SERVER_DIR;
     if (!codeServerDir) {
       const t0 = Date.now();
@@ -117,12 +119,19 @@ export interface LaunchOptions {
   settings?: Record<string, unknown>;
   /** Start in light or dark theme (default light). */
   theme?: Theme;
-  /** Keep workspace trust on (default off: `--disable-workspace-trust`); for restricted-mode tests. */
+  /**
+   * Keep workspace trust on (default off: `--disable-workspace-trust`), for restricted-mode
+   * tests: the trust dialog then shows at start; answer it with `answerTrustDialog()`. Pass
+   * `waitForActivation: false` too, since an extension without untrusted-workspace support
+   * does not activate before the answer (nor after a "No").
+   */
   workspaceTrust?: boolean;
   /** Wait for Fathom's activation before returning (default true). */
   waitForActivation?: boolean;
   /** Used in temp-folder and artifact names. */
   name?: string;
+  /** Other extensions to install next to Fathom: .vsix files, or folders packed with vsce first. */
+  extraExtensions?: string[];
   viewport?: { width: number; height: number };
 }
 
@@ -146,16 +155,23 @@ export interface Session {
   readExtensionHostLog(): string;
   /** Saves a PNG into the artifacts folder and returns its path. */
   screenshot(name: string): Promise<string>;
-  /** Merges settings into User/settings.json; VS Code picks the change up live. */
-  updateSettings(settings: Record<string, unknown>): void;
+  /**
+   * Merges settings into User/settings.json and makes the running VS Code apply them: code-server
+   * does not notice that file changing on disk, so this opens it in the settings JSON editor
+   * (which reads it anew), saves it from there and closes it again.
+   */
+  updateSettings(settings: Record<string, unknown>): Promise<void>;
   /** Switches the color theme and waits until the workbench shows it. */
   setTheme(theme: Theme): Promise<void>;
   /**
    * The contents of a webview contributed by Fathom (sidebar view or panel), as a FrameLocator:
    * code-server nests it as iframe.webview (per view, its src names the extension) >
-   * iframe#active-frame (the extension's HTML). Pass `index` when several are open.
+   * iframe#active-frame (the extension's HTML). `index` picks one when several are open;
+   * `extensionId` another extension's.
    */
-  webview(index?: number): FrameLocator;
+  webview(opts?: { index?: number; extensionId?: string }): FrameLocator;
+  /** Waits for the workspace trust dialog (only with `workspaceTrust: true`) and answers it. */
+  answerTrustDialog(trust: boolean): Promise<void>;
   /** Texts of the notification toasts on screen. */
   notifications(): Promise<string[]>;
   /** Closes the browser and ends code-server's process group; keeps logs if `failed`. */
@@ -199,6 +215,11 @@ function httpStatus(url: string): Promise<number | undefined> {
   });
 }
 
+/** A regex matching exactly `text` (surrounding whitespace allowed). */
+function exactly(text: string): RegExp {
+  return new RegExp(`^\\s*${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`);
+}
+
 function safeName(name: string): string {
   return name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80) || 'shot';
 }
@@ -221,6 +242,18 @@ function latestExtHostDir(userDataDir: string): string | undefined {
   return dirs.sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)[0];
 }
 
+/** A .vsix as is; an extension folder packed with vsce into `tmp` (a copy, so nothing is written into the repo). */
+function packFolder(ext: string, tmp: string): string {
+  if (ext.endsWith('.vsix')) return ext;
+  const copy = path.join(tmp, `pack-${path.basename(ext)}`);
+  fs.cpSync(ext, copy, { recursive: true });
+  const out = path.join(tmp, `${path.basename(ext)}.vsix`);
+  const vsce = path.join(repoRoot, 'node_modules', '@vscode', 'vsce', 'vsce');
+  const r = spawnSync(process.execPath, [vsce, 'package', '--skip-license', '--allow-missing-repository', '--out', out], { cwd: copy, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`vsce package ${ext} failed (exit ${r.status}):\n${r.stdout}\n${r.stderr}`);
+  return out;
+}
+
 export async function launch(opts: LaunchOptions = {}): Promise<Session> {
   const { codeServerDir, vsix } = await prepare();
   const name = safeName(opts.name ?? 'session');
@@ -233,16 +266,20 @@ export async function launch(opts: LaunchOptions = {}): Promise<Session> {
   fs.mkdirSync(extensionsDir, { recursive: true });
   const settingsFile = path.join(userDataDir, 'User', 'settings.json');
   const theme = opts.theme ?? 'light';
-  fs.writeFileSync(settingsFile, JSON.stringify({ ...BASE_SETTINGS, 'workbench.colorTheme': THEMES[theme].name, ...opts.settings }, null, 2));
+  const trustSettings = opts.workspaceTrust ? { 'security.workspace.trust.startupPrompt': 'always' } : {};
+  fs.writeFileSync(settingsFile, JSON.stringify({ ...BASE_SETTINGS, ...trustSettings, 'workbench.colorTheme': THEMES[theme].name, ...opts.settings }, null, 2));
   // code-server otherwise reads and writes ~/.config/code-server/config.yaml.
   const configFile = path.join(tmp, 'config.yaml');
   fs.writeFileSync(configFile, 'auth: none\ncert: false\n');
   const entry = path.join(codeServerDir, 'out', 'node', 'entry.js');
   const common = ['--config', configFile, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
 
-  const install = spawnSync(process.execPath, [entry, ...common, '--install-extension', vsix, '--force'], { encoding: 'utf8' });
-  if (install.status !== 0 || !/successfully installed/.test(install.stdout)) {
-    throw new Error(`installing ${vsix} into code-server failed (exit ${install.status}):\n${install.stdout}\n${install.stderr}`);
+  for (const ext of [vsix, ...(opts.extraExtensions ?? []).map((e) => packFolder(e, tmp))]) {
+    const install = spawnSync(process.execPath, [entry, ...common, '--install-extension', ext, '--force'], { encoding: 'utf8' });
+    if (install.status !== 0 || !/successfully installed/.test(install.stdout)) {
+      fs.rmSync(tmp, { recursive: true, force: true });
+      throw new Error(`installing ${ext} into code-server failed (exit ${install.status}):\n${install.stdout}\n${install.stderr}`);
+    }
   }
 
   const port = await freePort();
@@ -321,7 +358,14 @@ export async function launch(opts: LaunchOptions = {}): Promise<Session> {
 
     const quickInput = page.locator('.quick-input-widget');
     const quickInputBox = quickInput.locator('.quick-input-box input');
-    const pick = async (prefix: string, text: string, rowText: string, what: string): Promise<void> => {
+    // A quick-pick row whose label (and description, when given) is exactly the text: "Fathom: Index"
+    // must not pick "Fathom: Index Workspace", nor src/a/index.js pick src/b/index.js.
+    const row = (label: string, description?: string): Locator => {
+      let rows = quickInput.locator('.monaco-list-row').filter({ has: page.locator('.label-name', { hasText: exactly(label) }) });
+      if (description !== undefined) rows = rows.filter({ has: page.locator('.label-description', { hasText: exactly(description) }) });
+      return rows.first();
+    };
+    const pick = async (prefix: string, text: string, target: Locator, what: string): Promise<void> => {
       await waitFor(what, async () => {
         if (!(await quickInputBox.isVisible())) {
           await page.locator('.monaco-workbench').focus().catch(() => undefined);
@@ -329,39 +373,55 @@ export async function launch(opts: LaunchOptions = {}): Promise<Session> {
           await quickInputBox.waitFor({ timeout: 5000 });
         }
         await quickInputBox.fill(`${prefix}${text}`);
-        const row = quickInput.locator('.monaco-list-row', { hasText: rowText }).first();
         try {
-          await row.waitFor({ timeout: 3000 });
+          await target.waitFor({ timeout: 3000 });
         } catch {
           // Too early (the palette said "No matching commands", or the file index is not ready).
           await page.keyboard.press('Escape');
           return undefined;
         }
-        await row.click();
+        await target.click();
         return true;
       }, 30_000, 500);
     };
 
-    const runCommand = (title: string): Promise<void> => pick('>', title, title, `command "${title}" in the palette`);
+    const runCommand = (title: string): Promise<void> => pick('>', title, row(title), `command "${title}" in the palette`);
 
     const openFile = async (rel: string): Promise<void> => {
-      const base = rel.split('/').pop() ?? rel;
-      await pick('', rel, base, `file "${rel}" in quick open`);
+      const parts = rel.split('/');
+      const base = parts.pop() ?? rel;
+      await pick('', rel, row(base, parts.length ? parts.join('/') : undefined), `file "${rel}" in quick open`);
       await page.locator('.tabs-container .tab.active', { hasText: base }).waitFor({ timeout: 15_000 });
       await page.locator('.editor-instance .monaco-editor').first().waitFor({ timeout: 15_000 });
     };
 
-    const updateSettings = (settings: Record<string, unknown>): void => {
+    const updateSettings = async (settings: Record<string, unknown>): Promise<void> => {
       fs.writeFileSync(settingsFile, JSON.stringify({ ...readJsonFile(settingsFile), ...settings }, null, 2));
+      await runCommand('Preferences: Open User Settings (JSON)');
+      await page.locator('.tabs-container .tab.active', { hasText: 'settings.json' }).waitFor({ timeout: 15_000 });
+      await page.locator('.editor-instance .monaco-editor textarea').first().focus();
+      await page.keyboard.press('Control+End');
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('Control+S');
+      await page.locator('.tabs-container .tab.active.dirty').waitFor({ state: 'detached', timeout: 15_000 });
+      await runCommand('View: Close Editor');
+      await page.locator('.tabs-container .tab', { hasText: 'settings.json' }).waitFor({ state: 'detached', timeout: 15_000 });
     };
 
     const setTheme = async (next: Theme): Promise<void> => {
-      updateSettings({ 'workbench.colorTheme': THEMES[next].name });
+      await updateSettings({ 'workbench.colorTheme': THEMES[next].name });
       await page.locator(`.monaco-workbench.${THEMES[next].bodyClass}`).waitFor({ timeout: 15_000 });
     };
 
-    const webview = (index = 0): FrameLocator =>
-      page.locator(`iframe.webview[src*="extensionId=${EXTENSION_ID}"]`).nth(index).contentFrame().locator('iframe#active-frame').contentFrame();
+    const webview = ({ index = 0, extensionId = EXTENSION_ID }: { index?: number; extensionId?: string } = {}): FrameLocator =>
+      page.locator(`iframe.webview[src*="extensionId=${extensionId}"]`).nth(index).contentFrame().locator('iframe#active-frame').contentFrame();
+
+    const answerTrustDialog = async (trust: boolean): Promise<void> => {
+      const dialog = page.locator('.monaco-dialog-box');
+      await dialog.waitFor({ timeout: 60_000 });
+      await dialog.locator('.monaco-button', { hasText: trust ? /^Yes, I trust/ : /^No, I don.t trust/ }).click();
+      await dialog.waitFor({ state: 'detached', timeout: 15_000 });
+    };
 
     const notifications = (): Promise<string[]> => page.locator('.notification-toast .notification-list-item-message').allInnerTexts();
 
@@ -376,7 +436,7 @@ export async function launch(opts: LaunchOptions = {}): Promise<Session> {
 
     return {
       page, browser, url, workspace, userDataDir, extensionsDir,
-      runCommand, openFile, readLog, waitForLog, readExtensionHostLog, screenshot, updateSettings, setTheme, webview, notifications, close,
+      runCommand, openFile, readLog, waitForLog, readExtensionHostLog, screenshot, updateSettings, setTheme, webview, answerTrustDialog, notifications, close,
     };
   } catch (err) {
     await close({ failed: true });
