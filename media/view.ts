@@ -243,6 +243,12 @@ function renderResults(m: Extract<HostToView, { type: 'results' }>): void {
   }
   items = [...results.querySelectorAll<HTMLElement>('.fathom-result')];
   results.dataset.seq = String(m.seq);
+  results.dataset.query = m.query;
+  if (m.title && query.value) {
+    // Find Similar results: the box no longer describes what is shown
+    query.value = '';
+    vscode.setState({ query: '', language: language.value, paths: paths.value } satisfies Saved);
+  }
   results.dataset.total = String(m.total);
   const files = m.groups.length;
   const parts: string[] = [];

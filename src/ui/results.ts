@@ -8,11 +8,21 @@ import type { FilterSpec } from '../index/fusion';
 import type { WorkerHit } from '../index/protocol';
 import type { Range, ViewFilters, ViewGroup, ViewHit } from './messages';
 
+/** English words that would light up half of every snippet ("in" inside "gain", "Formatting"). */
+const STOP_WORDS = new Set(['an', 'and', 'are', 'as', 'at', 'be', 'by', 'for', 'from', 'how', 'in', 'into', 'is', 'it', 'of', 'on', 'or', 'that', 'the', 'this', 'to', 'was', 'what', 'when', 'where', 'which', 'with']);
+
 /**
  * The words of a query worth highlighting: identifier-like runs of 2+ characters, and the
- * parts of camelCase / snake_case identifiers, lowercased, longest first.
+ * parts of camelCase / snake_case identifiers, lowercased, longest first; English stop words
+ * are left out unless the query has nothing else.
  */
 export function queryTerms(query: string): string[] {
+  const all = queryTermsWithStopWords(query);
+  const content = all.filter((t) => !STOP_WORDS.has(t));
+  return content.length ? content : all;
+}
+
+function queryTermsWithStopWords(query: string): string[] {
   const out = new Set<string>();
   for (const word of query.match(/[\p{L}\p{N}_$]+/gu) ?? []) {
     const add = (w: string) => {

@@ -35,6 +35,8 @@ describe('view messages', function () {
 describe('results: terms, highlights, snippets, groups', function () {
   it('query terms split identifiers and keep the whole one, longest first', function () {
     assert.deepEqual(queryTerms('getZoomControl map_zoom x'), ['getzoomcontrol', 'map_zoom', 'control', 'zoom', 'get', 'map']);
+    assert.deepEqual(queryTerms('format distance in miles'), ['distance', 'format', 'miles'], 'stop words left out');
+    assert.deepEqual(queryTerms('in the'), ['the', 'in'], 'unless there is nothing else');
   });
 
   it('highlights every occurrence, case-insensitive, merged and disjoint', function () {
