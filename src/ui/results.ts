@@ -70,8 +70,17 @@ export function snippetOf(chunk: Pick<Chunk, 'text' | 'start'>, terms: string[],
   const maxLines = options.maxLines ?? 6;
   const maxLen = options.maxLineLength ?? 160;
   const lines = chunk.text.split(/\r\n|\r|\n/);
-  let first = lines.findIndex((l) => highlightRanges(l, terms).length > 0);
-  first = first <= 0 ? 0 : first - 1;
+  // the line of the first match: one indexOf per term over the whole text, not per line
+  const lower = chunk.text.toLowerCase();
+  let at = -1;
+  if (lower.length === chunk.text.length) {
+    for (const t of terms) {
+      const i = lower.indexOf(t);
+      if (i !== -1 && (at === -1 || i < at)) at = i;
+    }
+  }
+  let first = at <= 0 ? 0 : (chunk.text.slice(0, at).match(/\r\n|\r|\n/g)?.length ?? 0) - 1;
+  if (first < 0) first = 0;
   while (first < lines.length - 1 && !lines[first].trim()) first++;
   let picked = lines.slice(first, first + maxLines);
   while (picked.length > 1 && !picked[picked.length - 1].trim()) picked.pop();
