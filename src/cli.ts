@@ -15,6 +15,8 @@ import { walkFiles, type WalkedFile } from './index/files';
 import { loadStore, lockStore, saveStore, StoreLockedError } from './index/store';
 import { evaluate, formatReport } from './eval/evaluate';
 import { mineGold, type GoldQuery } from './eval/mine';
+import type { Candidate, LookupResult } from './i18n/index';
+import { loadI18nIndex } from './i18n/workspace';
 
 const USAGE = `Usage:
   fathom chunk <dir|file> [--json] [--stats] [--max-tokens N] [--max-file-kb N] [--json-categories a,b]
@@ -23,6 +25,8 @@ const USAGE = `Usage:
   fathom similar <file>:<line> [--dir DIR] [--json] [--k 10]
   fathom batch --dir DIR --queries q.jsonl --out results.jsonl [--k 10] [--mode hybrid|keyword|dense]
   fathom eval <dir> [--gold gold.jsonl] [--json] [--write-gold FILE]
+  fathom i18n "<string>" [--dir DIR] [--json] [--k 10] [--from FILE] [--locales GLOB]… [--no-embed] [--model-path DIR]
+  fathom i18n --key a.b.c [--dir DIR] [--json] [--from FILE] [--locales GLOB]…
 
   --json             one JSON object per chunk per line; one {"skipped","reason"} line per skipped file
   --stats            per-language statistics and invariant checks (with --json: one JSON object)
@@ -37,13 +41,16 @@ interface Args {
   command: string;
   positional: string[];
   flags: Map<string, string | true>;
+  /** Every value of a repeatable flag (`--locales a --locales b`), in order. */
+  lists: Map<string, string[]>;
 }
 
 function parseArgs(argv: string[]): Args {
   const [command = '', ...rest] = argv;
   const positional: string[] = [];
   const flags = new Map<string, string | true>();
-  const valued = new Set(['--max-tokens', '--max-file-kb', '--json-categories', '--store', '--dir', '--k', '--mode', '--model-path', '--model', '--queries', '--out', '--glob', '--language', '--kind', '--gold', '--write-gold']);
+  const lists = new Map<string, string[]>();
+  const valued = new Set(['--key', '--locales', '--from', '--max-tokens', '--max-file-kb', '--json-categories', '--store', '--dir', '--k', '--mode', '--model-path', '--model', '--queries', '--out', '--glob', '--language', '--kind', '--gold', '--write-gold']);
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i];
     if (a.startsWith('--')) {
@@ -52,10 +59,11 @@ function parseArgs(argv: string[]): Args {
         const val = v ?? rest[++i];
         if (val === undefined) throw new UsageError(`${k} needs a value`);
         flags.set(k, val);
+        lists.set(k, [...(lists.get(k) ?? []), val]);
       } else flags.set(k, true);
     } else positional.push(a);
   }
-  return { command, positional, flags };
+  return { command, positional, flags, lists };
 }
 
 function intFlag(args: Args, name: string): number | undefined {
@@ -181,11 +189,20 @@ function modeFlag(args: Args): SearchMode {
   return m;
 }
 
-/** A progress line on stderr, redrawn in place on a terminal, one line per phase otherwise. */
+/**
+ * A progress line on stderr, redrawn in place on a terminal, one line per phase otherwise.
+ * Quiet when there is nothing to wait for: the scan of an up-to-date index shows nothing unless
+ * it takes over half a second, and `done` is only said after something else was.
+ */
 function progressPrinter(): (p: IndexProgress) => void {
   const tty = process.stderr.isTTY;
+  const t0 = Date.now();
   let lastPhase = '';
+  let shown = false;
   return (p) => {
+    if (p.phase === 'chunk' && Date.now() - t0 < 500) return;
+    if (p.phase === 'done' && !shown) return;
+    shown = true;
     const eta = p.etaSeconds !== undefined && Number.isFinite(p.etaSeconds) ? `, ${Math.ceil(p.etaSeconds)} s left` : '';
     const line =
       p.phase === 'embed'
@@ -371,6 +388,82 @@ async function evalCommand(args: Args): Promise<number> {
   return 0;
 }
 
+// ---------------------------------------------------------------------------------------------
+// i18n
+
+/** The documented `--json` line of one candidate: exactly these keys, in this order. */
+function i18nLine(c: Candidate): string {
+  return JSON.stringify({
+    key: c.key,
+    match: c.match,
+    locales: c.locales.map((l) => ({ locale: l.locale, file: l.file, line: l.range.start.line, value: l.value })),
+    usages: c.usages.map((u) => ({ file: u.file, line: u.range.start.line })),
+  });
+}
+
+function printI18n(r: LookupResult, json: boolean): void {
+  for (const p of r.problems) process.stderr.write(`problem ${p.file}${p.line ? `:${p.line}` : ''}: ${p.kind}: ${p.message}\n`);
+  if (r.semanticUnavailable) process.stderr.write(`semantic matching unavailable: ${r.semanticUnavailable}\n`);
+  if (!r.candidates.length) process.stderr.write('no key found\n');
+  const out: string[] = [];
+  for (const [i, c] of r.candidates.entries()) {
+    if (json) {
+      out.push(i18nLine(c));
+      continue;
+    }
+    const where = [c.app ? `app ${c.app}` : '', c.component ? `component ${c.component}` : ''].filter(Boolean).join(', ');
+    const matched = c.matched ? `, ${c.matched.locale} "${c.matched.value}"` : '';
+    out.push(`${i ? '\n' : ''}${c.key}  ${c.match}${c.match === 'key' ? '' : ` ${c.score.toFixed(2)}`}${matched}${where ? `  (${where})` : ''}`);
+    for (const l of c.locales) out.push(`  ${l.locale.padEnd(6)} ${l.file}:${l.range.start.line}:${l.range.start.column + 1}  ${l.value}`);
+    for (const u of c.usages) out.push(`  used   ${u.file}:${u.range.start.line}:${u.range.start.column + 1}  ${u.via}${u.dynamic ? ` (dynamic, prefix "${u.key}")` : ''}`);
+    if (!c.usages.length) out.push('  used   nowhere found');
+  }
+  if (out.length) process.stdout.write(`${out.join('\n')}\n`);
+}
+
+async function i18nCommand(args: Args): Promise<number> {
+  const key = strFlag(args, '--key');
+  const text = args.positional[0];
+  if (key === undefined && text === undefined) throw new UsageError('fathom i18n: give a "<string>" or --key a.b.c');
+  if (key !== undefined && text !== undefined) throw new UsageError('fathom i18n: give a "<string>" or --key, not both');
+  const dir = strFlag(args, '--dir') ?? '.';
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(dir);
+  } catch {
+    throw new UsageError(`${dir} does not exist`);
+  }
+  if (!st.isDirectory()) throw new UsageError(`${dir} is not a folder`);
+  const limit = intFlag(args, '--k') ?? 10;
+  const from = strFlag(args, '--from');
+  const fromFile = from !== undefined ? path.relative(path.resolve(dir), path.resolve(from)).split(path.sep).join('/') : undefined;
+  const { index } = loadI18nIndex(dir, { localeGlobs: args.lists.get('--locales') });
+  let result: LookupResult;
+  if (key !== undefined) result = index.lookupKey(key, { fromFile, limit });
+  else {
+    result = index.lookupLexical(text!, { fromFile, limit });
+    // semantic is the last resort: the model is loaded only when nothing else matched
+    if (!result.candidates.length && text!.trim()) {
+      let embedder: Embedder | undefined;
+      let why = 'embedding is off (--no-embed)';
+      if (!args.flags.has('--no-embed')) {
+        const r = await createEmbedder({
+          model: strFlag(args, '--model'),
+          localModelPath: strFlag(args, '--model-path') ?? process.env.FATHOM_MODEL_PATH,
+          allowDownload: args.flags.has('--allow-download'),
+          cacheDir: process.env.FATHOM_MODEL_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'fathom', 'models'),
+        });
+        if ('embedder' in r) embedder = r.embedder;
+        else why = r.error;
+      }
+      result = embedder ? await index.lookupString(text!, { fromFile, limit, embedder }) : { ...result, semanticUnavailable: why };
+      await embedder?.dispose();
+    }
+  }
+  printI18n(result, args.flags.has('--json'));
+  return 0;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const args = parseArgs(argv);
   switch (args.command) {
@@ -386,6 +479,8 @@ export async function main(argv: string[]): Promise<number> {
       return batchCommand(args);
     case 'eval':
       return evalCommand(args);
+    case 'i18n':
+      return i18nCommand(args);
     case '':
     case 'help':
     case '--help':

@@ -18,10 +18,13 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ChunkOptions, FileChunks } from '../chunkers/types';
 import type { SearchOptions } from './engine';
+import type { HoverResult, LookupResult, StringAtResult } from '../i18n/types';
 import type { FileSelection } from './files';
 import type {
   FileInfo,
   FileUpdate,
+  I18nAnswer,
+  I18nQuery,
   IndexResult,
   LogEvent,
   ProgressEvent,
@@ -331,6 +334,43 @@ export class IndexClient {
 
   status(): Promise<WorkerStatus> {
     return this.request('status', {});
+  }
+
+  /** Any i18n query (see `I18nQuery`); the helpers below are typed per kind. */
+  i18n(root: string, query: I18nQuery, options: { localeGlobs?: string[]; signal?: AbortSignal } = {}): Promise<I18nAnswer> {
+    return this.request('i18n', { root, query, localeGlobs: options.localeGlobs }, options.signal);
+  }
+
+  /** "Where is this string defined?": candidate keys, best first, with every locale value and usage. */
+  async i18nLookup(root: string, text: string, options: { fromFile?: string; limit?: number; localeGlobs?: string[]; signal?: AbortSignal } = {}): Promise<LookupResult> {
+    const a = await this.i18n(root, { op: 'string', text, fromFile: options.fromFile, limit: options.limit }, options);
+    return (a as { result: LookupResult }).result;
+  }
+
+  /** One key (`a.b.c`, `ns:a.b`) in every locale, with its usages. */
+  async i18nKey(root: string, key: string, options: { fromFile?: string; localeGlobs?: string[]; signal?: AbortSignal } = {}): Promise<LookupResult> {
+    const a = await this.i18n(root, { op: 'key', key, fromFile: options.fromFile }, options);
+    return (a as { result: LookupResult }).result;
+  }
+
+  /**
+   * "Where is this string defined?" for an editor: the selection (when not empty), else the
+   * string literal or template text under `offset` of the document, looked up from `file`.
+   */
+  async i18nAt(
+    root: string,
+    doc: { file: string; text: string; language: string; offset: number; selection?: { start: number; end: number } },
+    options: { limit?: number; localeGlobs?: string[]; signal?: AbortSignal } = {},
+  ): Promise<{ string: StringAtResult | null; result: LookupResult }> {
+    const a = await this.i18n(root, { op: 'at', ...doc, limit: options.limit }, options);
+    const at = a as { string: StringAtResult | null; result: LookupResult };
+    return { string: at.string, result: at.result };
+  }
+
+  /** The translations of the `$t('key')` under `offset` of `file` (`text`: the unsaved document), or null. */
+  async i18nHover(root: string, file: string, offset: number, options: { text?: string; localeGlobs?: string[]; signal?: AbortSignal } = {}): Promise<HoverResult | null> {
+    const a = await this.i18n(root, { op: 'hover', file, offset, text: options.text }, options);
+    return (a as { result: HoverResult | null }).result;
   }
 
   pause(): Promise<WorkerStatus> {

@@ -66,6 +66,16 @@ export interface EngineOptions {
   noEmbedderReason?: string;
 }
 
+/** `needle` occurs in `hay` with no letter or digit right before or after it. */
+function containsWord(hay: string, needle: string): boolean {
+  for (let at = hay.indexOf(needle); at >= 0; at = hay.indexOf(needle, at + 1)) {
+    const before = at > 0 ? hay[at - 1] : ' ';
+    const after = at + needle.length < hay.length ? hay[at + needle.length] : ' ';
+    if (!/[\p{L}\p{N}]/u.test(before) && !/[\p{L}\p{N}]/u.test(after)) return true;
+  }
+  return false;
+}
+
 export const hashText = (s: string | Uint8Array): string => createHash('sha1').update(s).digest('hex');
 
 export class Engine {
@@ -76,11 +86,26 @@ export class Engine {
   readonly chunkOptions: ResolvedOptions;
   embedder: Embedder | undefined;
   noEmbedderReason: string | undefined;
-  /** Vectors by hash of the embedded text: survives edits elsewhere in the file and renames. */
+  /**
+   * Vectors of removed chunks by hash of their embedded text (copies: their rows get reused),
+   * so that an edit undone or a file renamed (removed, then added) costs no embedding. Oldest
+   * first out past `cacheLimit` entries.
+   */
   readonly vectorCache = new Map<string, Float32Array>();
+  /** A live chunk with a vector, by hash of its embedded text: the same text elsewhere reuses it. */
+  private readonly liveByHash = new Map<string, number>();
+  /** Hash of each live chunk's embedded text, by docId. */
+  private readonly textHash: string[] = [];
   private readonly pendingEmbed = new Set<number>();
   private readonly byChunkId = new Map<string, number>();
   private free: number[] = [];
+  /** Set when the embedder's scoring kernel failed once (then the JS scan is used): why. */
+  kernelFailed: string | undefined;
+  /** How many removed chunks' vectors are kept: half the live chunks, at least 4,096. */
+  get cacheLimit(): number {
+    return Math.max(4096, this.byChunkId.size >> 1);
+  }
+
   /** Bumped by every change to chunks, files or vectors: what tells a caller to save. */
   revision = 0;
 
@@ -110,6 +135,8 @@ export class Engine {
     this.keyword.clear();
     this.byChunkId.clear();
     this.pendingEmbed.clear();
+    this.liveByHash.clear();
+    this.textHash.length = 0;
     this.free = [];
     if (this.vectors) this.vectors = new VectorStore(this.vectors.dims);
   }
@@ -135,10 +162,10 @@ export class Engine {
     if (!this.vectors || store.dims !== this.vectors.dims) return;
     this.vectors = store;
     for (const id of [...this.pendingEmbed]) {
-      const v = store.get(id);
-      if (!v) continue;
+      if (!store.has(id)) continue;
       this.pendingEmbed.delete(id);
-      this.vectorCache.set(hashText(embedText(this.chunks[id]!)), v);
+      const h = (this.textHash[id] = hashText(embedText(this.chunks[id]!)));
+      this.liveByHash.set(h, id);
     }
   }
 
@@ -149,9 +176,13 @@ export class Engine {
     this.byChunkId.set(chunk.id, docId);
     this.keyword.add(docId, { path: chunk.path, header: chunk.header, symbol: chunk.symbol, text: chunk.text, language: chunk.language, kind: chunk.kind });
     if (this.vectors) {
-      const cached = this.vectorCache.get(hashText(embedText(chunk)));
-      if (cached) this.vectors.set(docId, cached);
-      else this.pendingEmbed.add(docId);
+      const h = (this.textHash[docId] = hashText(embedText(chunk)));
+      const twin = this.liveByHash.get(h);
+      const known = this.vectorCache.get(h) ?? (twin !== undefined ? this.vectors.get(twin) : undefined);
+      if (known) {
+        this.vectors.set(docId, known);
+        this.liveByHash.set(h, docId);
+      } else this.pendingEmbed.add(docId);
     }
     return docId;
   }
@@ -163,6 +194,17 @@ export class Engine {
     this.chunks[docId] = undefined;
     this.byChunkId.delete(c.id);
     this.keyword.remove(docId);
+    const v = this.vectors?.get(docId);
+    const h = this.textHash[docId];
+    if (v && h) {
+      this.vectorCache.delete(h);
+      this.vectorCache.set(h, v.slice());
+      if (this.liveByHash.get(h) === docId) this.liveByHash.delete(h);
+      for (const old of this.vectorCache.keys()) {
+        if (this.vectorCache.size <= this.cacheLimit) break;
+        this.vectorCache.delete(old);
+      }
+    }
     this.vectors?.delete(docId);
     this.pendingEmbed.delete(docId);
     this.free.push(docId);
@@ -242,7 +284,8 @@ export class Engine {
         done++;
         continue;
       }
-      if (!(rec && rec.size === stat.size && rec.mtimeMs === stat.mtimeMs)) {
+      // an unreadable file is retried every time: fixing permissions does not change its mtime
+      if (!(rec && rec.size === stat.size && rec.mtimeMs === stat.mtimeMs && rec.skipped?.reason !== 'unreadable')) {
         if (stat.size > this.chunkOptions.maxFileBytes) {
           this.skipFile(f.rel, stat, 'too-large', `${stat.size} bytes, over the ${this.chunkOptions.maxFileBytes}-byte cap`);
         } else {
@@ -284,7 +327,7 @@ export class Engine {
         if (!this.chunks[id] || !this.pendingEmbed.has(id)) return; // removed meanwhile
         vectors.set(id, vecs[i]);
         this.revision++;
-        this.vectorCache.set(hashText(texts[i]), vecs[i]);
+        this.liveByHash.set((this.textHash[id] = hashText(texts[i])), id);
         this.pendingEmbed.delete(id);
       });
       done += ids.length;
@@ -307,14 +350,52 @@ export class Engine {
     const mode = options.mode ?? 'hybrid';
     const depth = Math.max(50, k * 5);
     const lists: Array<{ name: 'keyword' | 'dense'; ids: number[] }> = [];
-    if (mode !== 'dense') lists.push({ name: 'keyword', ids: this.keyword.search(q, { k: depth, filter }).map((h) => h.docId) });
+    if (mode !== 'dense') lists.push({ name: 'keyword', ids: this.phraseFirst(q, this.keyword.search(q, { k: depth, filter }).map((h) => h.docId)) });
     if (mode !== 'keyword' && this.embedder && this.vectors && this.vectors.count) {
-      const [qv] = await this.embedder.embed([q]);
-      lists.push({ name: 'dense', ids: this.vectors.search(qv, depth, filter).map((h) => h.docId) });
+      const [qv] = await this.embedder.embed([q], undefined, { urgent: true });
+      lists.push({ name: 'dense', ids: (await this.denseTop(qv, depth, filter)).map((h) => h.docId) });
     }
     return rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: k })
       .filter((h) => this.chunks[h.docId])
       .map((h) => ({ chunk: this.chunks[h.docId]!, docId: h.docId, score: h.score, why: h.why }));
+  }
+
+  /**
+   * A query of several words that a chunk contains as written (a displayed string pasted in, a
+   * heading) ranks that chunk first: exact case and accents first, then ignoring case; BM25
+   * order is kept within each tier. Term matching alone cannot tell "Bosnia y Herzegovina"
+   * (es) from "Bosnia i Hercegovina" (hr) once one-letter words are dropped, nor "Antígua"
+   * from "Antigua" once accents are folded. Measured by `fathom eval` (i18n route).
+   */
+  private phraseFirst(query: string, ids: number[]): number[] {
+    const phrase = query.trim().replace(/\s+/g, ' ');
+    if (!/\s/.test(phrase) || phrase.length > 200 || ids.length < 2) return ids;
+    const lower = phrase.toLowerCase();
+    const tiers: number[][] = [[], [], []];
+    for (const id of ids) {
+      const text = this.chunks[id]?.text;
+      if (!text) {
+        tiers[2].push(id);
+        continue;
+      }
+      const flat = text.includes('\n') || text.includes('  ') || text.includes('\t') ? text.replace(/\s+/g, ' ') : text;
+      tiers[containsWord(flat, phrase) ? 0 : containsWord(flat.toLowerCase(), lower) ? 1 : 2].push(id);
+    }
+    return tiers[0].length || tiers[1].length ? tiers.flat() : ids;
+  }
+
+  /** Exact dense top-k: the embedder's BLAS kernel when it has one (and it works), else the JS scan. */
+  private async denseTop(qv: Float32Array, k: number, filter?: (docId: number) => boolean): Promise<Array<{ docId: number; score: number }>> {
+    const vectors = this.vectors!;
+    if (this.embedder?.scoreRows && !this.kernelFailed) {
+      const { data, rows } = vectors.matrix();
+      try {
+        return vectors.topK(await this.embedder.scoreRows(data, rows, qv), k, filter);
+      } catch (err) {
+        this.kernelFailed = `the embedder's scoring kernel failed, using the JS scan: ${(err as Error).message}`;
+      }
+    }
+    return vectors.search(qv, k, filter);
   }
 
   /** The chunk of `path` that holds 1-based `line` (the innermost, for nested code blocks). */
@@ -342,8 +423,7 @@ export class Engine {
     const sourceId = source ? this.byChunkId.get(source.id) : undefined;
     const vec = sourceId !== undefined ? this.vectors?.get(sourceId) : undefined;
     if (vec && this.vectors) {
-      return this.vectors
-        .search(vec, k + 1, (id) => id !== sourceId)
+      return (await this.denseTop(vec, k + 1, (id) => id !== sourceId))
         .slice(0, k)
         .map((h, i) => ({ chunk: this.chunks[h.docId]!, docId: h.docId, score: h.score, why: { dense: i + 1, fused: h.score } }));
     }

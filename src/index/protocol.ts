@@ -19,6 +19,7 @@ import type { ChunkOptions, FileChunks } from '../chunkers/types';
 import type { EmbedderOptions } from './embedder';
 import type { FileSelection } from './files';
 import type { IndexProgress, SearchHit, SearchOptions } from './engine';
+import type { HoverResult, LookupResult, StringAtResult } from '../i18n/types';
 
 // ---------------------------------------------------------------------------------------------
 // Shared data
@@ -216,6 +217,48 @@ export interface DisposeRequest {
   id: number;
 }
 
+/**
+ * What an `i18n` request asks (src/i18n/):
+ * - `string`: the keys whose value in any locale matches `text` (exact, normalized, fuzzy,
+ *   then semantic with the worker's embedder when nothing else matched), best first;
+ * - `key`: one key (`a.b.c`, `ns:a.b`) in every locale with its usages;
+ * - `hover`: the `$t('key')` / `v-t` / `<i18n-t keypath>` under `offset` of `file` and its
+ *   translations; `text` is the document's current text (unsaved edits), else the file on disk.
+ * - `at`: "Where is this string defined?" in one round trip — the selection, or the string
+ *   literal / template text under `offset` of the document (`text`, `language`: a VS Code
+ *   language id or the file name), then the `string` lookup of it from `file`.
+ * `fromFile` (workspace-relative) ranks the keys of its own app (nearest package.json) first.
+ */
+export type I18nQuery =
+  | { op: 'string'; text: string; fromFile?: string; limit?: number }
+  | { op: 'key'; key: string; fromFile?: string; limit?: number }
+  | { op: 'hover'; file: string; offset: number; text?: string }
+  | { op: 'at'; file: string; text: string; language: string; offset: number; selection?: { start: number; end: number }; limit?: number };
+
+/**
+ * Client → worker: an i18n lookup in `root` (any folder; it need not be open with `index`).
+ * The i18n index of a root is built on the first request (from disk) and kept up to date by
+ * `update` and `remove`; `localeGlobs` (relative to the root) override locale discovery — a
+ * request with other globs rebuilds it. Answered by `I18nAnswer`.
+ */
+export interface I18nRequest {
+  type: 'i18n';
+  id: number;
+  root: string;
+  query: I18nQuery;
+  localeGlobs?: string[];
+}
+
+/**
+ * The answer of an `i18n` request: `result` is `null` for a hover with no usage under the
+ * offset; for `at`, `string` is what was looked up (null: nothing string-like there, and
+ * `result` has no candidates).
+ */
+export type I18nAnswer =
+  | { op: 'string' | 'key'; result: LookupResult }
+  | { op: 'hover'; result: HoverResult | null }
+  | { op: 'at'; string: StringAtResult | null; result: LookupResult };
+
 /** Test-only: the worker throws an uncaught error (to exercise the client's restart). No answer. */
 export interface CrashRequest {
   type: 'crash';
@@ -236,7 +279,8 @@ export type Request =
   | ResumeRequest
   | CancelRequest
   | DisposeRequest
-  | CrashRequest;
+  | CrashRequest
+  | I18nRequest;
 
 export type RequestType = Request['type'];
 
@@ -292,6 +336,7 @@ export interface ResultMap {
   cancel: { cancelled: boolean };
   dispose: null;
   crash: never;
+  i18n: I18nAnswer;
 }
 
 export type ResultOf<T extends RequestType> = ResultMap[T];

@@ -1,8 +1,8 @@
 /**
  * Persistence of an Engine in a storage folder.
  *
- * Layout: `manifest.json` names one generation of data files (`catalog.<g>.json`,
- * `chunks.<g>.json`, `keyword.<g>.json` + `keyword.<g>.bin`, `vectors.<g>.bin`) with their
+ * Layout: `manifest.json` names one generation of data files (`catalog.<g>.jsonl`,
+ * `chunks.<g>.jsonl` (one JSON value a line), `keyword.<g>.json` + `keyword.<g>.bin`, `vectors.<g>.bin`) with their
  * sizes and sha1 checksums. A save writes a new generation (each file to a temp name, then
  * renamed), then replaces the manifest atomically, then deletes the old generation: a crash
  * or a full disk at any point leaves the previous index loadable.
@@ -11,6 +11,7 @@
  * format or of a newer version is not trusted: `load` says why and the caller rebuilds.
  * A lock file keeps two processes (two windows on one workspace) from writing at once.
  */
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -20,7 +21,8 @@ import type { KeywordSnapshot } from './keyword';
 import { VectorStore } from './vectors';
 
 export const STORE_FORMAT = 'fathom-index';
-export const STORE_VERSION = 1;
+/** 2: catalog and chunks as JSON lines (one string per chunk, not one for the whole store). */
+export const STORE_VERSION = 2;
 
 interface FileEntry {
   name: string;
@@ -40,21 +42,77 @@ interface Manifest {
 
 export class StoreLockedError extends Error {}
 
-function writeAtomic(file: string, data: string | Uint8Array): void {
+/** Writes one buffer to a file descriptor (a parameter so tests can make the disk fill up). */
+export type WriteFn = (fd: number, data: Uint8Array) => void;
+
+const writeAll: WriteFn = (fd, data) => {
+  let off = 0;
+  while (off < data.byteLength) off += fs.writeSync(fd, data, off, data.byteLength - off);
+};
+
+/**
+ * Writes `parts` to `file` through a temp file (fsync, then rename), hashing and counting as it
+ * goes, so that no part of the store has to exist as one string: 1M chunks make ~700 MB of
+ * JSON, past V8's largest string. Parts are gathered into ~4 MB writes.
+ */
+function writeAtomic(file: string, parts: Iterable<string | Uint8Array>, write: WriteFn = writeAll): { bytes: number; sha1: string } {
   const tmp = `${file}.tmp-${process.pid}`;
+  const sha = createHash('sha1');
+  let bytes = 0;
   try {
     const fd = fs.openSync(tmp, 'w');
     try {
-      fs.writeFileSync(fd, data);
+      let pending: Buffer[] = [];
+      let pendingBytes = 0;
+      const flush = () => {
+        if (!pendingBytes) return;
+        const buf = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
+        sha.update(buf);
+        write(fd, buf);
+        bytes += buf.byteLength;
+        pending = [];
+        pendingBytes = 0;
+      };
+      for (const part of parts) {
+        const buf = typeof part === 'string' ? Buffer.from(part, 'utf8') : Buffer.from(part.buffer, part.byteOffset, part.byteLength);
+        pending.push(buf);
+        pendingBytes += buf.byteLength;
+        if (pendingBytes >= 4 << 20) flush();
+      }
+      flush();
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
     }
     fs.renameSync(tmp, file);
+    return { bytes, sha1: sha.digest('hex') };
   } catch (err) {
     fs.rmSync(tmp, { force: true });
     throw err;
   }
+}
+
+/** One JSON value a line (`null` for an empty slot): written lazily, read line by line. */
+function* jsonLines(items: Iterable<unknown>): Generator<string> {
+  for (const x of items) yield `${JSON.stringify(x ?? null)}\n`;
+}
+
+function parseJsonLines<T>(buf: Buffer, name: string): T[] {
+  const out: T[] = [];
+  let start = 0;
+  while (start < buf.byteLength) {
+    let end = buf.indexOf(10, start);
+    if (end < 0) end = buf.byteLength;
+    if (end > start) {
+      try {
+        out.push(JSON.parse(buf.toString('utf8', start, end)) as T);
+      } catch {
+        throw new Error(`${name}: line ${out.length + 1} is not JSON`);
+      }
+    }
+    start = end + 1;
+  }
+  return out;
 }
 
 /** Takes the store's lock, or throws StoreLockedError naming the holder. Returns the release. */
@@ -92,28 +150,30 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Saves the engine into `dir` (the caller holds the lock). */
-export function saveStore(dir: string, engine: Engine): void {
+/**
+ * Saves the engine into `dir` (the caller holds the lock). A failure (a full disk, a folder
+ * that became read-only) throws a clear error and leaves the previous generation in place.
+ */
+export function saveStore(dir: string, engine: Engine, options: { write?: WriteFn } = {}): void {
   fs.mkdirSync(dir, { recursive: true });
   const old = readManifest(dir);
   const g = (old && typeof old.generation === 'number' ? old.generation : 0) + 1;
   const written: string[] = [];
-  const put = (name: string, data: string | Uint8Array): FileEntry => {
+  const put = (name: string, parts: Iterable<string | Uint8Array>): FileEntry => {
     const file = path.join(dir, name);
-    writeAtomic(file, data);
-    written.push(file);
-    return { name, bytes: typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength, sha1: hashText(data) };
+    const entry = { name, ...writeAtomic(file, parts, options.write) };
+    written.push(file); // only files this save created: a failed write removed its own temp file
+    return entry;
   };
   try {
-    const catalog = put(`catalog.${g}.json`, JSON.stringify([...engine.files.values()]));
-    const chunks = put(`chunks.${g}.json`, JSON.stringify(engine.chunks.map((c) => c ?? null)));
+    const catalog = put(`catalog.${g}.jsonl`, jsonLines(engine.files.values()));
+    const chunks = put(`chunks.${g}.jsonl`, jsonLines(engine.chunks));
     const snap = engine.keyword.export();
     const { data, ...meta } = snap;
-    const keyword = put(`keyword.${g}.json`, JSON.stringify(meta));
-    const keywordData = put(`keyword.${g}.bin`, data);
+    const keyword = put(`keyword.${g}.json`, [JSON.stringify(meta)]);
+    const keywordData = put(`keyword.${g}.bin`, [data]);
     const vx = engine.vectors?.export();
-    const vbuf = vx ? Buffer.concat([Buffer.from(vx.present), Buffer.from(vx.data.buffer, vx.data.byteOffset, vx.data.byteLength)]) : Buffer.alloc(0);
-    const vectors = put(`vectors.${g}.bin`, vbuf);
+    const vectors = put(`vectors.${g}.bin`, vx ? [vx.present, new Uint8Array(vx.data.buffer, vx.data.byteOffset, vx.data.byteLength)] : []);
     const manifest: Manifest = {
       format: STORE_FORMAT,
       version: STORE_VERSION,
@@ -123,14 +183,16 @@ export function saveStore(dir: string, engine: Engine): void {
       chunking: { maxTokens: engine.chunkOptions.maxTokens, maxFileBytes: engine.chunkOptions.maxFileBytes },
       files: { catalog, chunks, keyword, keywordData, vectors },
     };
-    writeAtomic(path.join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));
+    writeAtomic(path.join(dir, 'manifest.json'), [JSON.stringify(manifest, null, 2)], options.write);
   } catch (err) {
     for (const f of written) fs.rmSync(f, { force: true });
-    throw new Error(`could not save the index in ${dir}: ${(err as Error).message} (the previous index is kept)`);
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOSPC' ? 'the disk is full' : code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'the folder cannot be written' : 'writing failed';
+    throw new Error(`could not save the index in ${dir}: ${why} (${(err as Error).message}); the previous index is kept`);
   }
   // The new generation is committed: the old one's files can go.
   for (const name of fs.readdirSync(dir)) {
-    const m = /\.(\d+)\.(json|bin)$/.exec(name);
+    const m = /\.(\d+)\.(jsonl?|bin)$/.exec(name);
     if (m && Number(m[1]) !== g) fs.rmSync(path.join(dir, name), { force: true });
   }
 }
@@ -169,8 +231,8 @@ export function loadStore(dir: string, engine: Engine): LoadResult {
     return buf;
   };
   try {
-    const catalog = JSON.parse(read(m.files.catalog).toString('utf8')) as FileRecord[];
-    const chunks = JSON.parse(read(m.files.chunks).toString('utf8')) as Array<Chunk | null>;
+    const catalog = parseJsonLines<FileRecord>(read(m.files.catalog), m.files.catalog.name);
+    const chunks = parseJsonLines<Chunk | null>(read(m.files.chunks), m.files.chunks.name);
     const kmeta = JSON.parse(read(m.files.keyword).toString('utf8')) as Omit<KeywordSnapshot, 'data'>;
     const kdata = read(m.files.keywordData);
     const vbuf = read(m.files.vectors);

@@ -9,7 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parentPort } from 'node:worker_threads';
-import { chunkFile } from '../chunkers/index';
+import { chunkFile, decodeBytes } from '../chunkers/index';
 import { createEmbedder, type Embedder } from './embedder';
 import { Engine, type IndexProgress, type SearchOptions } from './engine';
 import { createPathFilter, type FileSelection } from './files';
@@ -27,6 +27,9 @@ import type {
   WorkerStatus,
 } from './protocol';
 import { loadStore, lockStore, saveStore } from './store';
+import { stringAt, type I18nIndex } from '../i18n/index';
+import { globMatcher, loadI18nIndex, readInto, wantsFile } from '../i18n/workspace';
+import type { I18nAnswer, I18nRequest } from './protocol';
 
 class Cancelled extends Error {
   constructor() {
@@ -66,6 +69,8 @@ export class WorkerState {
   private initializing: Promise<void> = Promise.resolve();
   /** Folders being opened (locked and loaded): searches wait for them. */
   private readonly opening = new Set<Promise<unknown>>();
+  /** The i18n index of each root that an `i18n` request asked about (built lazily, kept up to date by update/remove). */
+  private readonly i18nIndexes = new Map<string, { index: I18nIndex; globs: string }>();
 
   constructor(private readonly post: (m: WorkerMessage) => void) {}
 
@@ -136,6 +141,8 @@ export class WorkerState {
         return this.files(req.root);
       case 'status':
         return this.status();
+      case 'i18n':
+        return this.i18nQuery(req, signal);
       case 'pause':
         this.paused = true;
         this.pushStatus(true);
@@ -384,6 +391,7 @@ export class WorkerState {
       if (f.engine.updateFile(rel, bytes, stat)) changed++;
     }
     this.afterChange(f);
+    this.i18nUpdate(f.root, files.map((u) => ({ rel: u.rel.split(path.sep).join('/'), bytes: u.deleted ? null : u.bytes })));
     return { changed, problems, pendingVectors: f.engine.pendingVectors };
   }
 
@@ -396,6 +404,7 @@ export class WorkerState {
       for (const other of [...f.engine.files.keys()]) if (other.startsWith(`${rel}/`) && f.engine.removeFile(other)) changed++;
     }
     this.afterChange(f);
+    this.i18nRemove(f.root, paths);
     return { changed, problems: [], pendingVectors: f.engine.pendingVectors };
   }
 
@@ -456,6 +465,86 @@ export class WorkerState {
       for (const h of hits) all.push({ ...h, root: f.root });
     }
     return folders.length > 1 ? all.sort((a, b) => b.score - a.score).slice(0, k) : all;
+  }
+
+  // --- i18n ---------------------------------------------------------------------------------
+
+  private async i18nQuery(req: I18nRequest, signal: AbortSignal): Promise<I18nAnswer> {
+    await turn();
+    signal.throwIfAborted();
+    const root = path.resolve(req.root);
+    const globs = (req.localeGlobs ?? []).join('\n');
+    let entry = this.i18nIndexes.get(root);
+    if (!entry || entry.globs !== globs) {
+      if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) throw new Error(`${root} is not a folder`);
+      const loaded = loadI18nIndex(root, { localeGlobs: req.localeGlobs });
+      entry = { index: loaded.index, globs };
+      this.i18nIndexes.set(root, entry);
+      this.log('info', `i18n index of ${root}: ${loaded.index.localeFiles.length} locale files read in ${Math.round(loaded.ms)} ms`, root);
+    }
+    const q = req.query;
+    if (q.op === 'key') return { op: 'key', result: entry.index.lookupKey(q.key, { fromFile: q.fromFile, limit: q.limit }) };
+    if (q.op === 'hover') {
+      let text = q.text;
+      if (text === undefined) {
+        try {
+          text = fs.readFileSync(path.join(root, q.file), 'utf8');
+        } catch {
+          text = undefined;
+        }
+      }
+      return { op: 'hover', result: entry.index.hover(q.file, q.offset, text) ?? null };
+    }
+    await this.initializing.catch(() => undefined);
+    const lookup = async (text: string, fromFile: string | undefined, limit: number | undefined) => {
+      const result = await entry.index.lookupString(text, { fromFile, limit, embedder: this.embedder, signal });
+      if (!this.embedder && result.semanticUnavailable) result.semanticUnavailable = `${this.keywordOnlyReason ?? 'no embedding model'}: semantic matching is unavailable`;
+      return result;
+    };
+    if (q.op === 'at') {
+      const found = stringAt(q.text, q.language, q.offset, q.selection);
+      if (!found) return { op: 'at', string: null, result: { candidates: [], problems: entry.index.problems } };
+      return { op: 'at', string: found, result: await lookup(found.text, q.file, q.limit) };
+    }
+    return { op: 'string', result: await lookup(q.text, q.fromFile, q.limit) };
+  }
+
+  /** Files of `root` changed (`bytes` null: deleted; undefined: read from disk): the i18n index follows. */
+  private i18nUpdate(root: string, files: Array<{ rel: string; bytes?: Uint8Array | null }>): void {
+    const entry = this.i18nIndexes.get(root);
+    if (!entry) return;
+    const matches = globMatcher(entry.globs ? entry.globs.split('\n') : undefined);
+    for (const u of files) {
+      if (!wantsFile(u.rel, matches)) continue;
+      if (u.bytes === null) {
+        entry.index.deleteFile(u.rel);
+        continue;
+      }
+      if (u.bytes) {
+        const d = decodeBytes(u.bytes);
+        if (d.text !== undefined) entry.index.setFile(u.rel, d.text);
+        else entry.index.deleteFile(u.rel);
+        continue;
+      }
+      const abs = path.join(root, u.rel);
+      let size = -1;
+      try {
+        size = fs.statSync(abs).size;
+      } catch {
+        size = -1;
+      }
+      if (size < 0) entry.index.deleteFile(u.rel);
+      else readInto(entry.index, abs, u.rel, size);
+    }
+  }
+
+  private i18nRemove(root: string, paths: string[]): void {
+    const entry = this.i18nIndexes.get(root);
+    if (!entry) return;
+    for (const p of paths) {
+      const rel = p.split(path.sep).join('/').replace(/\/+$/, '');
+      for (const f of entry.index.knownFiles()) if (f === rel || f.startsWith(`${rel}/`)) entry.index.deleteFile(f);
+    }
   }
 
   // --- teardown -----------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import {
   type TransformersEmbedder,
 } from '../../src/index/embedder';
 import type { Chunk } from '../../src/chunkers/types';
+import { VectorStore } from '../../src/index/vectors';
 
 /**
  * The Embedder on the tiny BERT the project ships (test/fixtures/models/fathom-tiny-bert, made by
@@ -234,6 +235,41 @@ describe('Embedder (transformers.js, tiny fixture model)', function () {
     const [a, b] = await Promise.all([fp32.embed(TEXTS.slice(0, 5)), fp32.embed(TEXTS.slice(5))]);
     const all = await fp32.embed(TEXTS);
     assert.ok(maxDiff([...a, ...b], all) < 1e-5);
+  });
+
+  it('an urgent call (a query) starts before every waiting index call', async () => {
+    const started: string[] = [];
+    const slow = TEXTS.slice(0, 8);
+    const track = (name: string, p: Promise<Float32Array[]>) => p.then((v) => (started.push(name), v));
+    const first = track('index-1', q8.embed(slow));
+    const second = track('index-2', q8.embed(slow));
+    const third = track('index-3', q8.embed(slow));
+    const query = track('query', q8.embed(['zoom control'], undefined, { urgent: true }));
+    await Promise.all([first, second, third, query]);
+    // index-1 was already running; the query overtakes the two that were waiting
+    assert.deepEqual(started, ['index-1', 'query', 'index-2', 'index-3']);
+  });
+
+  it('scores rows with ONNX Runtime exactly as the JS scan does', async () => {
+    const vs = await fp32.embed(TEXTS);
+    const dims = vs[0].length;
+    const store = new VectorStore(dims, 4);
+    vs.forEach((v, i) => store.set(i, v));
+    store.delete(3);
+    const q = vs[0];
+    const { data, rows } = store.matrix();
+    assert.equal(rows, TEXTS.length);
+    assert.ok(data.length >= rows * dims);
+    const fast = await fp32.scoreRows(data, rows, q);
+    const slow = store.scores(q);
+    assert.equal(fast.length, rows);
+    for (let i = 0; i < rows; i++) if (i !== 3) assert.ok(Math.abs(fast[i] - slow[i]) < 1e-5, `row ${i}: ${fast[i]} vs ${slow[i]}`);
+    assert.deepEqual(
+      store.topK(fast, 5).map((h) => h.docId),
+      store.search(q, 5).map((h) => h.docId),
+    );
+    assert.ok(!store.topK(fast, rows).some((h) => h.docId === 3), 'a deleted row is never returned');
+    await assert.rejects(fp32.scoreRows(data.subarray(0, dims), 2, q), /numbers for 2 rows/);
   });
 
   it('refuses to embed once disposed', async () => {

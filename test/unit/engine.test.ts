@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine, type IndexProgress } from '../../src/index/engine';
@@ -99,6 +100,41 @@ describe('Engine: incremental index, hybrid search, persistence', () => {
     assert.ok(similar.every((h) => !(h.chunk.path === 'src/map/zoom.js' && h.chunk.start.line <= 5 && h.chunk.end.line >= 5)), 'the source is excluded');
   });
 
+  it('a renamed file and an undone edit cost no embedding; the cache of removed vectors stays bounded and exact', async () => {
+    const emb = fakeEmbedder();
+    const engine = new Engine({ embedder: emb });
+    const put = (rel: string, text: string) => engine.updateFile(rel, Buffer.from(text), { size: text.length, mtimeMs: Date.now() });
+    const embedAll = () => drain(engine.embedPending());
+    const original = 'export function alpha() { return 1; }\n';
+    put('a.js', original);
+    await embedAll();
+    const base = emb.embedded;
+    // rename: remove + add elsewhere
+    engine.removeFile('a.js');
+    put('b.js', original);
+    await embedAll();
+    // the header names the path, so a rename changes the embedded text: expect one embedding, no more
+    assert.ok(emb.embedded - base <= 1);
+    // edit then undo, while other files reuse the freed rows
+    put('b.js', 'export function beta() { return 2; }\n');
+    for (let i = 0; i < 20; i++) put(`other${i}.js`, `export function gamma${i}() { return ${i}; }\n`);
+    await embedAll();
+    const afterEdits = emb.embedded;
+    put('b.js', original);
+    await embedAll();
+    assert.equal(emb.embedded, afterEdits, 'the undone edit got its vector back from the cache');
+    const back = engine.vectors!.get(engine.files.get('b.js')!.docIds[0])!;
+    const fresh = (await emb.embed([`${engine.chunks[engine.files.get('b.js')!.docIds[0]]!.header}\n${original.trim()}`]))[0];
+    assert.ok(back.every((x, i) => Math.abs(x - fresh[i]) < 1e-6), 'and it is the right vector, though its old row was reused');
+    // thousands of edits: the cache never holds more than its limit
+    for (let i = 0; i < 5000; i++) {
+      put('churn.js', `export const v${i} = ${i};\n`);
+      await embedAll();
+    }
+    assert.equal(engine.cacheLimit, 4096);
+    assert.equal(engine.vectorCache.size, 4096, 'full, and no fuller');
+  });
+
   it('saves and loads without re-chunking or re-embedding, and refuses damaged or newer stores', async () => {
     const store = path.join(dir, '.fathom');
     const emb = fakeEmbedder();
@@ -144,11 +180,67 @@ describe('Engine: incremental index, hybrid search, persistence', () => {
     saveStore(store, a);
     // make the next generation's chunks file impossible to write (a folder in its place)
     const gen = JSON.parse(fs.readFileSync(path.join(store, 'manifest.json'), 'utf8')).generation + 1;
-    fs.mkdirSync(path.join(store, `chunks.${gen}.json`));
+    fs.mkdirSync(path.join(store, `chunks.${gen}.jsonl`));
     assert.throws(() => saveStore(store, a), /previous index is kept/);
     const b = new Engine();
     assert.deepEqual(loadStore(store, b), { ok: true });
     assert.equal(b.chunkCount, a.chunkCount);
+  });
+
+  it('a full disk while saving: a clear error, no temp files left, the previous index loads', async () => {
+    const store = path.join(dir, '.fathom');
+    const a = new Engine({ embedder: fakeEmbedder() });
+    await drain(a.indexFolder(dir));
+    saveStore(store, a);
+    const before = fs.readdirSync(store).sort();
+    fs.writeFileSync(path.join(dir, 'docs', 'added.md'), '# Added later\n\nA section written after the first save.\n');
+    await drain(a.indexFolder(dir));
+    for (const budget of [0, 10, 5_000]) {
+      let left = budget;
+      const write = (fd: number, data: Uint8Array) => {
+        if (data.byteLength > left) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+        left -= data.byteLength;
+        fs.writeSync(fd, data);
+      };
+      assert.throws(() => saveStore(store, a, { write }), /disk is full.*previous index is kept/);
+      assert.deepEqual(fs.readdirSync(store).sort(), before, `budget ${budget}: only the previous generation remains`);
+      const b = new Engine({ embedder: fakeEmbedder() });
+      assert.deepEqual(loadStore(store, b), { ok: true });
+      assert.ok(!b.files.has('docs/added.md'), 'the previous generation, not a mix');
+    }
+    saveStore(store, a);
+    const c = new Engine({ embedder: fakeEmbedder() });
+    assert.deepEqual(loadStore(store, c), { ok: true });
+    assert.ok(c.files.has('docs/added.md'));
+  });
+
+  it('a real full disk (a 256 KB tmpfs): the save fails cleanly and the stored index stays loadable', async function () {
+    const mnt = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-full-'));
+    const { spawnSync } = await import('node:child_process');
+    const mounted = process.platform === 'linux' && spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mnt]).status === 0;
+    if (!mounted) {
+      fs.rmSync(mnt, { recursive: true, force: true });
+      this.skip(); // needs root (mount); the injected ENOSPC test above covers the logic everywhere
+    }
+    try {
+      const store = path.join(mnt, 'store');
+      const small = new Engine({ noEmbedderReason: 'test' });
+      small.updateFile('a.md', Buffer.from('# A\n\nsmall file\n'), { size: 16, mtimeMs: 1 });
+      saveStore(store, small);
+      const big = new Engine({ noEmbedderReason: 'test' });
+      for (let i = 0; i < 60; i++) {
+        const text = Array.from({ length: 40 }, (_, j) => `export function f${i}_${j}(a) { return a + ${i * j}; } // padding words ${'x'.repeat(40)}`).join('\n');
+        big.updateFile(`src/f${i}.js`, Buffer.from(text), { size: text.length, mtimeMs: 1 });
+      }
+      assert.throws(() => saveStore(store, big), /disk is full.*previous index is kept/);
+      assert.ok(!fs.readdirSync(store).some((f) => f.includes('.tmp-')), 'no temp file left behind');
+      const back = new Engine({ noEmbedderReason: 'test' });
+      assert.deepEqual(loadStore(store, back), { ok: true });
+      assert.deepEqual([...back.files.keys()], ['a.md']);
+    } finally {
+      spawnSync('umount', [mnt]);
+      fs.rmSync(mnt, { recursive: true, force: true });
+    }
   });
 
   it('locks the store against a second writer and takes over a stale lock', () => {
@@ -159,6 +251,41 @@ describe('Engine: incremental index, hybrid search, persistence', () => {
     assert.throws(() => lockStore(store), StoreLockedError);
     again();
     release();
+  });
+
+  it('files deleted or made unreadable mid-index are visible skips, and are picked up once readable', async () => {
+    const gone = path.join(dir, 'src', 'map', 'zoom.js');
+    const locked = path.join(dir, 'docs', 'i18n.md');
+    // the fs module object itself (an `import * as` namespace is read-only)
+    const nodeFs = createRequire(__filename)('node:fs') as typeof fs;
+    const realRead = nodeFs.readFileSync;
+    const realStat = nodeFs.statSync;
+    const fail = (code: string, file: string) => Object.assign(new Error(`${code}: simulated, open '${file}'`), { code });
+    // as root, chmod cannot make a file unreadable: fail the engine's own reads instead
+    (nodeFs as { readFileSync: unknown }).readFileSync = (file: fs.PathOrFileDescriptor, ...rest: unknown[]) => {
+      if (file === locked) throw fail('EACCES', locked);
+      return (realRead as (...a: unknown[]) => unknown)(file, ...rest);
+    };
+    (nodeFs as { statSync: unknown }).statSync = (file: fs.PathLike, ...rest: unknown[]) => {
+      if (file === gone) throw fail('ENOENT', gone);
+      return (realStat as (...a: unknown[]) => unknown)(file, ...rest);
+    };
+    const engine = new Engine();
+    try {
+      await drain(engine.indexFolder(dir));
+    } finally {
+      (nodeFs as { readFileSync: unknown }).readFileSync = realRead;
+      (nodeFs as { statSync: unknown }).statSync = realStat;
+    }
+    assert.equal(engine.files.get('src/map/zoom.js')?.skipped?.reason, 'unreadable');
+    assert.match(engine.files.get('src/map/zoom.js')!.skipped!.detail, /ENOENT/);
+    assert.equal(engine.files.get('docs/i18n.md')?.skipped?.reason, 'unreadable');
+    assert.ok(engine.files.get('README.md')?.docIds.length, 'the other files are indexed');
+    assert.ok(!(await engine.search('getZoomControl', { k: 5, mode: 'keyword' })).some((h) => h.chunk.path === 'src/map/zoom.js'));
+    await drain(engine.indexFolder(dir));
+    assert.ok(!engine.files.get('src/map/zoom.js')?.skipped, 'there again: indexed');
+    assert.ok(!engine.files.get('docs/i18n.md')?.skipped, 'readable again (same size and mtime): indexed');
+    assert.ok((await engine.search('getZoomControl', { k: 5, mode: 'keyword' })).some((h) => h.chunk.path === 'src/map/zoom.js'));
   });
 
   it('answers bad queries without throwing', async () => {

@@ -1,0 +1,644 @@
+/**
+ * The i18n index of one workspace folder: every locale file's messages merged by key (one key
+ * → its value in every locale), every usage of a key in code, and lookups both ways.
+ *
+ *   lookupString("Créer un événement") → candidates, best first, each with the kind of match:
+ *     exact       the value, trimmed, as written;
+ *     normalized  equal after `normalize` (case, whitespace, punctuation, diacritics, HTML tags,
+ *                 placeholders), or a value with placeholders whose literal parts frame the
+ *                 query (`Hello {name}` ← "Hello Anna"), or one form of a `a | b` plural;
+ *     fuzzy       token overlap (idf-weighted Dice) with typos: a query token that is not in
+ *                 the vocabulary matches the tokens within a small edit distance (1 up to 7
+ *                 characters, 2 beyond), found through a one-deletion index and checked with a
+ *                 bounded Damerau-Levenshtein, never by scanning the vocabulary;
+ *     semantic    dense similarity (the Embedder) — only when nothing above matched, and only
+ *                 when an Embedder is given; otherwise `semanticUnavailable` says why.
+ *   lookupKey("a.b.c") → the key in every locale and its usages (`ns:key` too).
+ *   hover(file, text, offset) → the usage under the offset and its translations.
+ *
+ * Within a kind, candidates rank by score, then keys of the app of `fromFile` first (monorepo),
+ * then keys with usages, then by key. Files are added with `setFile` (text) and dropped with
+ * `deleteFile`; the lookup structures are rebuilt lazily at the next query after a locale file
+ * changed (usages alone are cheaper: only their table is rebuilt).
+ */
+import { SourceText } from '../chunkers/source';
+import type { Embedder } from '../index/embedder';
+import { readLocaleJson, readSfcLocales, toLocaleValue, type LocaleEntry, type LocaleFile } from './locales';
+import { boundedDistance, deletions, hasPlaceholder, normalize, placeholderPattern, tokens, typoBudget } from './normalize';
+import type { Candidate, HoverResult, I18nProblem, LookupOptions, LookupResult, MatchKind, Usage } from './types';
+import { findUsages } from './usages';
+
+export * from './types';
+export { stringAt } from './cursor';
+export { normalize } from './normalize';
+
+interface Group {
+  id: number;
+  app: string;
+  component?: string;
+  namespace?: string;
+  path: string;
+  values: LocaleEntry[];
+}
+
+interface Built {
+  groups: Group[];
+  /** value id → group id, and the value. */
+  vGroup: Int32Array;
+  vValue: LocaleEntry[];
+  /** Trimmed value → value id(s); a lone id is stored as a number (most values are unique). */
+  exact: Map<string, number | number[]>;
+  norm: Map<string, number | number[]>;
+  postings: Map<string, number[]>;
+  /** Sum of the idf weights of each value's tokens. */
+  vWeight: Float64Array;
+  /** Values with placeholders (their normal form), for the wildcard match. */
+  vNorm: string[];
+  vPattern: Array<RegExp | undefined | null>;
+  /** One-character deletions of vocabulary tokens → tokens. */
+  deletes: Map<string, string[]>;
+  /** `ns\0path` (ns '' for none) → groups; `\0path` also holds every namespaced group of that path. */
+  byCanon: Map<string, number[]>;
+  namespaces: Set<string>;
+  appsWithKeys: Set<string>;
+  problems: I18nProblem[];
+}
+
+interface UsageTable {
+  byCanon: Map<string, Usage[]>;
+  dynamic: Usage[];
+}
+
+const RANK: Record<MatchKind, number> = { exact: 0, key: 0, normalized: 1, fuzzy: 2, semantic: 3 };
+const PLURAL_SUFFIX = /_(?:zero|one|two|few|many|other|plural|\d+)$/;
+export const FUZZY_THRESHOLD = 0.5;
+
+function canon(ns: string | undefined, path: string): string {
+  return `${ns ?? ''}\0${path}`;
+}
+
+export interface I18nIndexOptions {
+  localeGlobs?: string[];
+  /** Compiled test of `localeGlobs` (the workspace loader passes it). */
+  matchesGlobs?: (rel: string) => boolean;
+  /** Most distinct values embedded for the semantic fallback (default 20,000). */
+  semanticMaxValues?: number;
+  /** Semantic candidates below this cosine similarity are dropped (default 0.25). */
+  semanticMinScore?: number;
+}
+
+export class I18nIndex {
+  private readonly locales = new Map<string, LocaleFile>();
+  private readonly usages = new Map<string, Usage[]>();
+  private readonly fileProblems = new Map<string, I18nProblem[]>();
+  /** App folders (of package.json files), deepest first. */
+  private apps: string[] = [];
+  private built: Built | undefined;
+  private usageTable: UsageTable | undefined;
+  /** Scratch accumulator of fuzzy scores, one slot per value (zeroed after each query). */
+  private acc: Float64Array | undefined;
+  private vectors: { embedderId: string; texts: string[]; byText: Map<string, number[]>; vecs: Float32Array[] } | undefined;
+  /** Changes since the index was created; `refresh` compares it. */
+  revision = 0;
+
+  constructor(readonly options: I18nIndexOptions = {}) {}
+
+  // --- content ------------------------------------------------------------------------------
+
+  /** Adds or replaces one file (workspace-relative path with `/`). Never throws. */
+  setFile(rel: string, text: string): void {
+    this.revision++;
+    const lower = rel.toLowerCase();
+    if (lower === 'package.json' || lower.endsWith('/package.json')) this.addApp(rel);
+    const hadLocale = this.locales.delete(rel);
+    this.fileProblems.delete(rel);
+    let lf: LocaleFile | undefined;
+    try {
+      if (lower.endsWith('.vue')) lf = readSfcLocales(rel, text);
+      else lf = readLocaleJson(rel, text, { matchesGlobs: this.options.matchesGlobs });
+    } catch (err) {
+      lf = { file: rel, lines: new SourceText(''), entries: [], problems: [{ kind: 'malformed', file: rel, message: `could not be read as a locale file: ${(err as Error).message}` }] };
+    }
+    if (lf) {
+      if (lf.entries.length) this.locales.set(rel, lf);
+      if (lf.problems.length) this.fileProblems.set(rel, lf.problems);
+    }
+    if (hadLocale || lf) this.built = undefined;
+    const had = this.usages.delete(rel);
+    const u = findUsages(rel, text);
+    if (u.length) this.usages.set(rel, u);
+    if (had || u.length) this.usageTable = undefined;
+  }
+
+  /** Records a file that could not be read. */
+  setProblem(rel: string, problem: I18nProblem): void {
+    this.revision++;
+    this.fileProblems.set(rel, [problem]);
+    this.built = undefined;
+  }
+
+  deleteFile(rel: string): void {
+    this.revision++;
+    const lower = rel.toLowerCase();
+    if (lower === 'package.json' || lower.endsWith('/package.json')) {
+      const dir = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
+      this.apps = this.apps.filter((a) => a !== dir);
+      this.built = undefined;
+      this.usageTable = undefined;
+    }
+    if (this.locales.delete(rel)) this.built = undefined;
+    if (this.fileProblems.delete(rel)) this.built = undefined;
+    if (this.usages.delete(rel)) this.usageTable = undefined;
+  }
+
+  private addApp(rel: string): void {
+    const dir = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
+    if (!this.apps.includes(dir)) {
+      this.apps.push(dir);
+      this.apps.sort((a, b) => b.length - a.length);
+      this.built = undefined;
+      this.usageTable = undefined;
+    }
+  }
+
+  /** The app (folder of the nearest package.json) of a file; `''` at the root. */
+  appOf(rel: string): string {
+    for (const a of this.apps) if (a && (rel === a || rel.startsWith(`${a}/`))) return a;
+    return '';
+  }
+
+  /** Every file the index holds something of (messages, usages or problems). */
+  knownFiles(): string[] {
+    return [...new Set([...this.locales.keys(), ...this.usages.keys(), ...this.fileProblems.keys()])];
+  }
+
+  get localeFiles(): string[] {
+    return [...this.locales.keys()].sort();
+  }
+
+  get stats(): { localeFiles: number; keys: number; values: number; usages: number; problems: number } {
+    const b = this.build();
+    let usages = 0;
+    for (const u of this.usages.values()) usages += u.length;
+    return { localeFiles: this.locales.size, keys: b.groups.length, values: b.vValue.length, usages, problems: b.problems.length };
+  }
+
+  get problems(): I18nProblem[] {
+    return this.build().problems;
+  }
+
+  // --- building -----------------------------------------------------------------------------
+
+  private build(): Built {
+    if (this.built) return this.built;
+    const groups: Group[] = [];
+    const groupIds = new Map<string, number>();
+    const problems: I18nProblem[] = [];
+    for (const ps of this.fileProblems.values()) problems.push(...ps);
+    const namespaces = new Set<string>();
+    const appsWithKeys = new Set<string>();
+    const files = [...this.locales.values()].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+    for (const lf of files) {
+      const app = this.appOf(lf.file);
+      appsWithKeys.add(app);
+      const component = lf.component ? lf.file : undefined;
+      for (const e of lf.entries) {
+        if (e.namespace) namespaces.add(e.namespace);
+        const gk = `${app}\0${component ?? ''}\0${e.namespace ?? ''}\0${e.path}`;
+        let gid = groupIds.get(gk);
+        if (gid === undefined) {
+          gid = groups.length;
+          groupIds.set(gk, gid);
+          groups.push({ id: gid, app, component, namespace: e.namespace, path: e.path, values: [] });
+        }
+        groups[gid].values.push(e);
+      }
+    }
+    // conflicts: one key, one locale, two files, two values
+    for (const g of groups) {
+      g.values.sort((a, b) => (a.locale < b.locale ? -1 : a.locale > b.locale ? 1 : a.file < b.file ? -1 : 1));
+      for (let i = 1; i < g.values.length; i++) {
+        const a = g.values[i - 1];
+        const b = g.values[i];
+        if (a.locale === b.locale && a.file !== b.file && a.value !== b.value) {
+          problems.push({
+            kind: 'conflict',
+            file: b.file,
+            line: this.lineOf(b),
+            message: `key "${display(g)}" (${a.locale}) is "${a.value}" in ${a.file}:${this.lineOf(a)} and "${b.value}" here`,
+          });
+        }
+      }
+    }
+    let nValues = 0;
+    for (const g of groups) nValues += g.values.length;
+    const vGroup = new Int32Array(nValues);
+    const vValue: LocaleEntry[] = new Array(nValues);
+    const vNorm: string[] = new Array(nValues);
+    const vTokens: string[][] = new Array(nValues);
+    const exact = new Map<string, number | number[]>();
+    const norm = new Map<string, number | number[]>();
+    const put = (m: Map<string, number | number[]>, k: string, v: number) => {
+      const l = m.get(k);
+      if (l === undefined) m.set(k, v);
+      else if (typeof l === 'number') {
+        if (l !== v) m.set(k, [l, v]);
+      } else if (l[l.length - 1] !== v) l.push(v);
+    };
+    const postings = new Map<string, number[]>();
+    const push = (m: Map<string, number[]>, k: string, v: number) => {
+      const l = m.get(k);
+      if (!l) m.set(k, [v]);
+      else if (l[l.length - 1] !== v) l.push(v);
+    };
+    // vue-i18n linked messages (`@:events.create.TITLE`, `@.lower:key`): the text shown is the
+    // target's value in the same locale and app, so that text finds the linking key too
+    const linkTarget = new Map<string, string>();
+    if (groups.some((g) => g.values.some((v) => v.value.includes('@')))) {
+      for (const g of groups) for (const v of g.values) if (!g.component) linkTarget.set(`${g.app}\0${v.locale}\0${g.path}`, v.value);
+    }
+    const resolveLinks = (g: Group, v: LocaleEntry): string | undefined => {
+      if (!linkTarget.size || !v.value.includes('@')) return undefined;
+      let changed = false;
+      const out = v.value.replace(/@(?:\.(\w+))?:(?:\{'([^']*)'\}|\(?([\w.-]*\w)\)?)/g, (m, mod: string | undefined, quoted: string | undefined, bare: string | undefined) => {
+        const target = linkTarget.get(`${g.app}\0${v.locale}\0${quoted ?? bare ?? ''}`);
+        if (target === undefined || target.includes('@')) return m;
+        changed = true;
+        return mod === 'lower' ? target.toLowerCase() : mod === 'upper' ? target.toUpperCase() : mod === 'capitalize' ? target.charAt(0).toUpperCase() + target.slice(1) : target;
+      });
+      return changed ? out.trim() : undefined;
+    };
+    let vid = 0;
+    for (const g of groups) {
+      for (const v of g.values) {
+        vGroup[vid] = g.id;
+        vValue[vid] = v;
+        const raw = v.value.trim();
+        const n = normalize(raw);
+        vNorm[vid] = n;
+        put(exact, raw, vid);
+        if (n) put(norm, n, vid);
+        const linked = resolveLinks(g, v);
+        if (linked) {
+          put(exact, linked, vid);
+          const ln = normalize(linked);
+          if (ln) put(norm, ln, vid);
+        }
+        // vue-i18n plurals: "no apples | one apple | {count} apples"
+        if (raw.includes('|')) {
+          for (const form of raw.split(/\s*\|\s*/)) {
+            if (!form) continue;
+            put(exact, form, vid);
+            const fn = normalize(form);
+            if (fn) put(norm, fn, vid);
+          }
+        }
+        const toks = [...new Set(tokens(n))];
+        vTokens[vid] = toks;
+        for (const t of toks) push(postings, t, vid);
+        vid++;
+      }
+    }
+    const N = Math.max(1, nValues);
+    const vWeight = new Float64Array(nValues);
+    for (let i = 0; i < nValues; i++) {
+      let w = 0;
+      for (const t of vTokens[i]) w += Math.log(1 + N / postings.get(t)!.length);
+      vWeight[i] = w;
+    }
+    const deletes = new Map<string, string[]>();
+    for (const t of postings.keys()) {
+      if (typoBudget(t.length) === 0) continue;
+      for (const d of deletions(t)) {
+        const l = deletes.get(d);
+        if (l) l.push(t);
+        else deletes.set(d, [t]);
+      }
+    }
+    const byCanon = new Map<string, number[]>();
+    for (const g of groups) {
+      push(byCanon, canon(g.namespace, g.path), g.id);
+      if (g.namespace) push(byCanon, canon(undefined, g.path), g.id);
+    }
+    this.built = {
+      groups,
+      vGroup,
+      vValue,
+      exact,
+      norm,
+      postings,
+      vWeight,
+      vNorm,
+      vPattern: new Array(nValues).fill(null),
+      deletes,
+      byCanon,
+      namespaces,
+      appsWithKeys,
+      problems,
+    };
+    this.vectors = undefined;
+    return this.built;
+  }
+
+  private usageIndex(): UsageTable {
+    if (this.usageTable) return this.usageTable;
+    const byCanon = new Map<string, Usage[]>();
+    const dynamic: Usage[] = [];
+    const add = (k: string, u: Usage) => {
+      const l = byCanon.get(k);
+      if (l) l.push(u);
+      else byCanon.set(k, [u]);
+    };
+    for (const list of this.usages.values()) {
+      for (const u of list) {
+        if (u.dynamic) {
+          dynamic.push(u);
+          continue;
+        }
+        add(canon(u.namespace, u.key), u);
+        // vue-i18n: a per-folder namespace is the key's first segment (`common.save`)
+        if (!u.namespace) {
+          const dot = u.key.indexOf('.');
+          if (dot > 0) add(canon(u.key.slice(0, dot), u.key.slice(dot + 1)), u);
+        }
+      }
+    }
+    this.usageTable = { byCanon, dynamic };
+    return this.usageTable;
+  }
+
+  /** The usages that name group `g`: same app (or an app without keys of its own), same component for local messages. */
+  private usagesOf(g: Group, b: Built): Usage[] {
+    const t = this.usageIndex();
+    const found = new Set<Usage>();
+    const keys = [canon(g.namespace, g.path)];
+    if (g.namespace) keys.push(canon(undefined, g.path));
+    const base = g.path.replace(PLURAL_SUFFIX, '');
+    if (base !== g.path) {
+      keys.push(canon(g.namespace, base));
+      if (g.namespace) keys.push(canon(undefined, base));
+    }
+    const fits = (u: Usage) => {
+      if (g.component) return u.file === g.component;
+      const app = this.appOf(u.file);
+      if (app !== g.app && b.appsWithKeys.has(app)) return false;
+      // a component with its own messages for this key uses those
+      if (this.locales.get(u.file)?.entries.some((e) => e.path === g.path)) return false;
+      return true;
+    };
+    for (const k of keys) for (const u of t.byCanon.get(k) ?? []) if (fits(u)) found.add(u);
+    for (const u of t.dynamic) {
+      if (u.namespace && u.namespace !== g.namespace) continue;
+      if ((g.path.startsWith(u.key) || (g.namespace && `${g.namespace}.${g.path}`.startsWith(u.key))) && fits(u)) found.add(u);
+    }
+    return [...found].sort((a, c) => (a.file < c.file ? -1 : a.file > c.file ? 1 : a.range.start.offset - c.range.start.offset));
+  }
+
+  private lineOf(e: LocaleEntry): number {
+    return this.locales.get(e.file)?.lines.position(e.ks).line ?? 0;
+  }
+
+  private candidate(g: Group, b: Built, match: MatchKind, score: number, matched?: LocaleEntry): Candidate {
+    return {
+      key: display(g),
+      path: g.path,
+      namespace: g.namespace,
+      app: g.app,
+      component: g.component,
+      match,
+      score,
+      matched: matched ? { locale: matched.locale, value: matched.value, file: matched.file } : undefined,
+      locales: g.values.map((e) => toLocaleValue(e, this.locales.get(e.file)!.lines)),
+      usages: this.usagesOf(g, b),
+    };
+  }
+
+  private rank(list: Candidate[], opts: LookupOptions): Candidate[] {
+    const app = opts.fromFile !== undefined ? this.appOf(opts.fromFile) : undefined;
+    const mine = (c: Candidate) => (c.component !== undefined && c.component === opts.fromFile ? 2 : app !== undefined && c.app === app ? 1 : 0);
+    return list
+      .sort(
+        (a, c) =>
+          RANK[a.match] - RANK[c.match] ||
+          c.score - a.score ||
+          mine(c) - mine(a) ||
+          Math.min(1, c.usages.length) - Math.min(1, a.usages.length) ||
+          (a.key < c.key ? -1 : a.key > c.key ? 1 : a.app < c.app ? -1 : 1),
+      )
+      .slice(0, opts.limit ?? 10);
+  }
+
+  // --- lookups ------------------------------------------------------------------------------
+
+  /** Exact, normalized and fuzzy matches of `text` (no embedding). */
+  lookupLexical(text: string, opts: LookupOptions = {}): LookupResult {
+    const b = this.build();
+    const q = text.trim();
+    if (!q) return { candidates: [], problems: b.problems };
+    const best = new Map<number, { match: MatchKind; score: number; vid: number }>();
+    const offer = (vid: number, match: MatchKind, score: number) => {
+      const gid = b.vGroup[vid];
+      const cur = best.get(gid);
+      if (!cur || RANK[match] < RANK[cur.match] || (RANK[match] === RANK[cur.match] && score > cur.score)) best.set(gid, { match, score, vid });
+    };
+    for (const vid of ids(b.exact.get(q))) offer(vid, 'exact', 1);
+    const nq = normalize(q);
+    if (nq) for (const vid of ids(b.norm.get(nq))) offer(vid, 'normalized', 0.95);
+    this.fuzzy(b, nq, offer);
+    return { candidates: this.finish(b, best, opts), problems: b.problems };
+  }
+
+  /** The best matches → candidates: ordered cheaply first, usages gathered only for the few kept. */
+  private finish(b: Built, best: Map<number, { match: MatchKind; score: number; vid: number }>, opts: LookupOptions): Candidate[] {
+    const limit = opts.limit ?? 10;
+    const app = opts.fromFile !== undefined ? this.appOf(opts.fromFile) : undefined;
+    const mine = (g: Group) => (g.component !== undefined && g.component === opts.fromFile ? 2 : app !== undefined && g.app === app ? 1 : 0);
+    const pre = [...best.entries()]
+      .map(([gid, m]) => ({ g: b.groups[gid], m, score: round(m.score) }))
+      .sort((x, y) => RANK[x.m.match] - RANK[y.m.match] || y.score - x.score || mine(y.g) - mine(x.g));
+    // ties at the cut are kept: the final order also looks at usages and keys
+    let cut = Math.min(pre.length, limit);
+    while (cut < pre.length && cut < limit * 20 && pre[cut].m.match === pre[cut - 1].m.match && pre[cut].score === pre[cut - 1].score && mine(pre[cut].g) === mine(pre[cut - 1].g)) cut++;
+    return this.rank(
+      pre.slice(0, cut).map((x) => this.candidate(x.g, b, x.m.match, x.score, b.vValue[x.m.vid])),
+      opts,
+    );
+  }
+
+  private fuzzy(b: Built, nq: string, offer: (vid: number, match: MatchKind, score: number) => void): void {
+    const qt = [...new Set(tokens(nq))];
+    if (!qt.length) return;
+    const N = Math.max(1, b.vValue.length);
+    if (!this.acc || this.acc.length < b.vValue.length) this.acc = new Float64Array(b.vValue.length);
+    const acc = this.acc;
+    const touched: number[] = [];
+    let qWeight = 0;
+    for (const t of qt) {
+      const exactList = b.postings.get(t);
+      const variants: Array<{ tok: string; w: number }> = [];
+      if (exactList) variants.push({ tok: t, w: 1 });
+      else {
+        const budget = typoBudget(t.length);
+        if (budget > 0) {
+          const seen = new Set<string>();
+          const probe = [t, ...deletions(t)];
+          const close = (cand: string) => {
+            if (seen.has(cand)) return;
+            seen.add(cand);
+            const d = boundedDistance(t, cand, Math.max(budget, typoBudget(cand.length)));
+            if (d <= Math.max(budget, typoBudget(cand.length))) variants.push({ tok: cand, w: d === 1 ? 0.8 : 0.65 });
+          };
+          for (const p of probe) {
+            if (p !== t && b.postings.has(p) && typoBudget(p.length) > 0) close(p); // the query has one extra character
+            for (const cand of b.deletes.get(p) ?? []) close(cand);
+          }
+        }
+      }
+      const idfOf = (tok: string) => Math.log(1 + N / b.postings.get(tok)!.length);
+      // an unknown token weighs as a rare one: it must count against the match
+      const qw = variants.length ? Math.max(...variants.map((v) => idfOf(v.tok))) : Math.log(1 + N);
+      qWeight += qw;
+      for (const v of variants) {
+        const w = v.w * idfOf(v.tok);
+        for (const vid of b.postings.get(v.tok)!) {
+          if (acc[vid] === 0) touched.push(vid);
+          acc[vid] += w;
+        }
+      }
+    }
+    for (const vid of touched) {
+      const w = acc[vid];
+      acc[vid] = 0;
+      const dice = (2 * Math.min(w, qWeight)) / (qWeight + b.vWeight[vid]);
+      if (dice >= FUZZY_THRESHOLD) offer(vid, 'fuzzy', Math.min(0.9, dice * 0.9));
+      // the wildcard match needs every literal token of the value in the query
+      if (w >= b.vWeight[vid] - 1e-9 && b.vNorm[vid].includes('\u0001')) {
+        let re = b.vPattern[vid];
+        if (re === null) re = b.vPattern[vid] = hasPlaceholder(b.vNorm[vid]) ? placeholderPattern(b.vNorm[vid]) : undefined;
+        if (re && re.test(nq)) offer(vid, 'normalized', 0.9);
+      }
+    }
+  }
+
+  /**
+   * Exact, normalized, fuzzy — and semantic when nothing else matched and `embedder` is given
+   * (without one, `semanticUnavailable` says so).
+   */
+  async lookupString(text: string, opts: LookupOptions & { embedder?: Embedder; signal?: AbortSignal } = {}): Promise<LookupResult> {
+    const lexical = this.lookupLexical(text, opts);
+    if (lexical.candidates.length || !text.trim()) return lexical;
+    if (!opts.embedder) return { ...lexical, semanticUnavailable: 'no embedding model: semantic matching is unavailable' };
+    const b = this.build();
+    const max = this.options.semanticMaxValues ?? 20_000;
+    if (!this.vectors || this.vectors.embedderId !== opts.embedder.id) {
+      const byText = new Map<string, number[]>();
+      for (let vid = 0; vid < b.vValue.length; vid++) {
+        const t = b.vValue[vid].value.trim();
+        if (!t) continue;
+        const l = byText.get(t);
+        if (l) l.push(vid);
+        else byText.set(t, [vid]);
+      }
+      if (byText.size > max) return { ...lexical, semanticUnavailable: `${byText.size} distinct values, over the ${max} embedded for semantic matching` };
+      const texts = [...byText.keys()];
+      const vecs = texts.length ? await opts.embedder.embed(texts, opts.signal) : [];
+      this.vectors = { embedderId: opts.embedder.id, texts, byText, vecs };
+    }
+    const v = this.vectors;
+    const [qv] = await opts.embedder.embed([text.trim()], opts.signal);
+    const scored = v.vecs.map((vec, i) => ({ i, s: dot(vec, qv) })).sort((a, c) => c.s - a.s);
+    const best = new Map<number, { score: number; vid: number }>();
+    const floor = this.options.semanticMinScore ?? 0.25;
+    for (const { i, s } of scored.slice(0, (opts.limit ?? 10) * 4)) {
+      if (s < floor) break;
+      for (const vid of v.byText.get(v.texts[i])!) {
+        const gid = b.vGroup[vid];
+        if (!best.has(gid)) best.set(gid, { score: s, vid });
+      }
+    }
+    const list = [...best.entries()].map(([gid, m]) => this.candidate(b.groups[gid], b, 'semantic', round(Math.max(0, Math.min(1, m.score))), b.vValue[m.vid]));
+    return { candidates: this.rank(list, opts), problems: b.problems };
+  }
+
+  /**
+   * A key's values and usages: `a.b.c` (nested or flat), `ns:a.b` or `ns.a.b` for a namespaced
+   * key. When no leaf has that key, the leaves under it (`a.b` → `a.b.c`, `a.b.d`) are returned.
+   */
+  lookupKey(key: string, opts: LookupOptions = {}): LookupResult {
+    const b = this.build();
+    const k = key.trim();
+    const ids = new Set<number>();
+    const addAll = (c: string) => {
+      for (const id of b.byCanon.get(c) ?? []) ids.add(id);
+    };
+    const colon = /^([\w./-]+):(.+)$/.exec(k);
+    if (colon) addAll(canon(colon[1], colon[2]));
+    addAll(canon(undefined, k));
+    const dot = k.indexOf('.');
+    if (dot > 0 && b.namespaces.has(k.slice(0, dot))) addAll(canon(k.slice(0, dot), k.slice(dot + 1)));
+    if (!ids.size && k) {
+      const prefixes = [`${k}.`];
+      if (colon) prefixes.push(`${colon[2]}.`);
+      for (const g of b.groups) {
+        const shown = display(g);
+        if (prefixes.some((p) => g.path.startsWith(p) || shown.startsWith(p))) ids.add(g.id);
+        if (ids.size >= 200) break;
+      }
+    }
+    const list = [...ids].map((id) => this.candidate(b.groups[id], b, 'key', 1));
+    return { candidates: this.rank(list, { ...opts, limit: opts.limit ?? 50 }), problems: b.problems };
+  }
+
+  /** Every usage in the workspace of one key (as `lookupKey` resolves it). */
+  usagesOfKey(key: string): Usage[] {
+    return this.lookupKey(key).candidates.flatMap((c) => c.usages);
+  }
+
+  /**
+   * The `$t('key')` (or `v-t`, `<i18n-t keypath>` …) under `offset` of a document and its
+   * translations. `text` is the document's current text (unsaved edits count); without it, the
+   * usages recorded for `file` are used. Undefined when no usage is under the offset.
+   */
+  hover(file: string, offset: number, text?: string): HoverResult | undefined {
+    const list = text !== undefined ? findUsages(file, text) : (this.usages.get(file) ?? []);
+    const usage = list.find((u) => offset >= u.range.start.offset && offset <= u.range.end.offset);
+    if (!usage) return undefined;
+    const b = this.build();
+    const key = usage.namespace ? `${usage.namespace}:${usage.key}` : usage.key;
+    let candidates: Candidate[];
+    if (usage.dynamic) {
+      const ids: number[] = [];
+      for (const g of b.groups) {
+        if ((!usage.namespace || g.namespace === usage.namespace) && g.path.startsWith(usage.key)) ids.push(g.id);
+        if (ids.length >= 50) break;
+      }
+      candidates = this.rank(ids.map((id) => this.candidate(b.groups[id], b, 'key', 1)), { fromFile: file, limit: 50 });
+    } else {
+      // the component's own messages first, then its app's
+      const local = b.groups.filter((g) => g.component === file && g.path === usage.key);
+      candidates = local.length ? local.map((g) => this.candidate(g, b, 'key', 1)) : this.lookupKey(key, { fromFile: file }).candidates.filter((c) => !c.path.startsWith(`${usage.key}.`));
+      const app = this.appOf(file);
+      const mine = candidates.filter((c) => c.app === app || c.component === file);
+      if (mine.length) candidates = mine;
+    }
+    return { usage, candidates, missing: !usage.dynamic && candidates.length === 0 };
+  }
+}
+
+function ids(x: number | number[] | undefined): number[] {
+  return x === undefined ? [] : typeof x === 'number' ? [x] : x;
+}
+
+function display(g: { namespace?: string; path: string }): string {
+  return g.namespace ? `${g.namespace}:${g.path}` : g.path;
+}
+
+function round(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}

@@ -1,0 +1,123 @@
+/**
+ * The data of i18n lookup: plain, serializable (it crosses the worker protocol as is).
+ *
+ * Vocabulary:
+ * - a **locale file** holds one locale's messages (`en.json`, `core_fr.json`,
+ *   `locales/de/common.json`), or several locales at once (a Vue SFC `<i18n>` block whose
+ *   top-level keys are locales);
+ * - a **key** is the dotted path of a string leaf (`events.create.TITLE`); nested objects and
+ *   flat dotted keys (`"a.b.c": "x"`) give the same key;
+ * - a **namespace** is the file name under a per-locale folder (`locales/de/common.json` →
+ *   `common`), shown i18next-style as `common:save`;
+ * - an **app** is the folder of the nearest package.json (`''` for the workspace root):
+ *   each app's keys are its own in a monorepo;
+ * - a **key group** merges one key's values in every locale of one app (and one SFC, for
+ *   component-local `<i18n>` messages);
+ * - a **usage** is a place in code that names a key (`$t('a.b')`, `v-t`, `<i18n-t keypath>` …).
+ *
+ * Positions: offsets in UTF-16 code units of the file's text (BOM removed), lines 1-based,
+ * columns 0-based, as everywhere in Fathom.
+ */
+import type { Position } from '../chunkers/types';
+
+export interface TextRange {
+  start: Position;
+  end: Position;
+}
+
+/** How a candidate matched a looked-up string (best first), or `key` for a key lookup. */
+export type MatchKind = 'exact' | 'normalized' | 'fuzzy' | 'semantic' | 'key';
+
+export interface LocaleValue {
+  locale: string;
+  /** Workspace-relative path with `/`. */
+  file: string;
+  value: string;
+  /** The value's text inside its quotes (what a jump selects). */
+  range: TextRange;
+  /** The property name's text inside its quotes (the last segment of the key). */
+  keyRange: TextRange;
+}
+
+export interface Usage {
+  file: string;
+  /** The static key as written (namespace and `keyPrefix` resolved), or the static prefix of a dynamic key. */
+  key: string;
+  namespace?: string;
+  /** `$t(\`x.${y}\`)`: only `key` (= the static prefix, here `x.`) is known. */
+  dynamic: boolean;
+  /** What names the key: `$t`, `t`, `this.$t`, `i18n.t`, `v-t`, `i18n-t keypath`, `i18nKey` … */
+  via: string;
+  /** The key's text in the source (inside its quotes), or the whole expression when dynamic. */
+  range: TextRange;
+}
+
+export interface Candidate {
+  /** Shown key: `a.b.c`, or `ns:a.b.c` for a namespaced key. */
+  key: string;
+  /** The key path without namespace. */
+  path: string;
+  namespace?: string;
+  /** App folder (nearest package.json), `''` for the workspace root. */
+  app: string;
+  /** Set for component-local messages: the `.vue` file whose `<i18n>` block defines them. */
+  component?: string;
+  match: MatchKind;
+  /** 1 for exact; in (0, 1] otherwise, higher is closer. */
+  score: number;
+  /** The locale value that matched (absent for `key`). */
+  matched?: { locale: string; value: string; file: string };
+  /** The key's value in every locale, sorted by locale. */
+  locales: LocaleValue[];
+  usages: Usage[];
+}
+
+export type ProblemKind = 'malformed' | 'duplicate' | 'conflict' | 'unsupported' | 'unreadable' | 'unknown-locale';
+
+export interface I18nProblem {
+  kind: ProblemKind;
+  file: string;
+  line?: number;
+  message: string;
+}
+
+export interface LookupResult {
+  candidates: Candidate[];
+  /** Problems of the locale files behind the answer (malformed files, duplicates, conflicts …). */
+  problems: I18nProblem[];
+  /** Why semantic matching did not run although nothing else matched (no model, too many values …). */
+  semanticUnavailable?: string;
+}
+
+export interface HoverResult {
+  /** The usage under the offset. */
+  usage: Usage;
+  /** The key groups it names: one for a static key (none when the key is missing), those under the prefix for a dynamic one. */
+  candidates: Candidate[];
+  /** A static key that no locale defines. */
+  missing: boolean;
+}
+
+export interface StringAtResult {
+  /** The text as shown: a string literal's value, or template text trimmed. */
+  text: string;
+  /** The text's range in the document (inside quotes). */
+  range: TextRange;
+  kind: 'string' | 'template-literal' | 'template-text' | 'attribute' | 'jsx-text' | 'json-string' | 'selection' | 'line';
+}
+
+export interface I18nOptions {
+  /** Globs (relative to the root) that are locale files, overriding discovery. */
+  localeGlobs?: string[];
+  /** Skip code files larger than this when looking for usages (default 1 MB). */
+  maxCodeBytes?: number;
+  /** Skip locale files larger than this (default 20 MB). */
+  maxLocaleBytes?: number;
+}
+
+export interface LookupOptions {
+  /** Workspace-relative file the lookup comes from: its app's keys rank first. */
+  fromFile?: string;
+  /** Candidates at most (default 10). */
+  limit?: number;
+}
