@@ -168,6 +168,21 @@ describe('Fathom in code-server: sidebar, palette, Find Similar, live index', fu
     await s.waitForLog('Fathom', /workspace: 1 of 1 changed file\(s\) re-chunked/);
   });
 
+  it('"Show Indexed Files" lists the files, the skipped ones with why; the status bar opens the menu', async () => {
+    const s = fathom();
+    await s.runCommand('Fathom: Show Indexed Files');
+    await waitFor('the report tab', async () => ((await activeTab(s)).includes('Fathom indexed files') ? true : undefined), 15_000);
+    // Monaco draws spaces as no-break spaces
+    const text = (await s.page.locator('.editor-instance .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
+    assert.match(text, /files indexed \(\d+ chunks\), \d+ skipped/);
+    assert.match(text, /src\/utils\/format\.js/);
+    await s.page.locator('.statusbar-item', { hasText: 'Fathom' }).first().click();
+    const menu = s.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Rebuild Index' }).first();
+    await menu.waitFor({ timeout: 10_000 });
+    assert.ok(await s.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Show Log' }).count());
+    await s.page.keyboard.press('Escape');
+  });
+
   it('the sidebar with results in the dark theme', async () => {
     const s = fathom();
     // through the theme picker, as a user does (and as the settings file route did not take here)
