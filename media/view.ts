@@ -232,17 +232,33 @@ function renderGroup(g: ViewGroup, start: number): HTMLElement {
   return group;
 }
 
+let lastSignature = '';
+
 function renderResults(m: Extract<HostToView, { type: 'results' }>): void {
   if (m.seq !== -1 && m.seq < seq) return; // older than what the box holds
-  results.replaceChildren();
-  items = [];
-  hits = [];
-  for (const g of m.groups) {
-    results.append(renderGroup(g, hits.length));
-    hits.push(...g.hits);
+  // The same results again (the index grew, nothing moved): keep the list, and the focus in it.
+  const signature = JSON.stringify([m.title, m.groups.map((g) => g.hits.map((h) => [h.key, h.snippet, h.why]))]);
+  const focusedKey = (document.activeElement as HTMLElement | null)?.dataset?.key;
+  if (signature !== lastSignature) {
+    lastSignature = signature;
+    results.replaceChildren();
+    hits = [];
+    for (const g of m.groups) {
+      results.append(renderGroup(g, hits.length));
+      hits.push(...g.hits);
+    }
+    items = [...results.querySelectorAll<HTMLElement>('.fathom-result')];
+    // a refresh while the user walks the list: the focus stays on the same result
+    const again = focusedKey ? hits.findIndex((h) => h.key === focusedKey) : -1;
+    if (again >= 0) focusResult(again);
   }
-  items = [...results.querySelectorAll<HTMLElement>('.fathom-result')];
   results.dataset.seq = String(m.seq);
+  results.dataset.query = m.query;
+  if (m.title && query.value) {
+    // Find Similar results: the box no longer describes what is shown
+    query.value = '';
+    vscode.setState({ query: '', language: language.value, paths: paths.value } satisfies Saved);
+  }
   results.dataset.total = String(m.total);
   const files = m.groups.length;
   const parts: string[] = [];

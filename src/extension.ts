@@ -58,6 +58,7 @@ export function activate(context: vscode.ExtensionContext): void {
   });
   view.controller = controller;
   const refresh = throttle(() => void controller.refresh(), 1500);
+  let pausedContext: boolean | undefined;
   const filesProvider = new IndexedFilesProvider();
   const folders = () => index.roots.map((root) => ({ root, name: index.folderName(root) ?? root }));
   const command = (id: string, fn: (...args: never[]) => unknown) =>
@@ -81,7 +82,10 @@ export function activate(context: vscode.ExtensionContext): void {
       timings.wrap('state', (m) => {
         statusBar.update(m);
         controller.setState(m);
-        void vscode.commands.executeCommand('setContext', 'fathom.paused', m.paused);
+        if (m.paused !== pausedContext) {
+          pausedContext = m.paused;
+          void vscode.commands.executeCommand('setContext', 'fathom.paused', m.paused);
+        }
       }),
     ),
     tracker.onContentChange(() => refresh()),

@@ -8,7 +8,7 @@
  * `#fathom-paths`, `#fathom-state`, `#fathom-warning`, `#fathom-summary`, `#fathom-results`,
  * and each result `.fathom-result[data-path][data-start-line][data-start-column][data-end-line]
  * [data-end-column][data-kind][data-key]` (lines 1-based, columns 0-based, as in a chunk); the
- * results list carries `data-seq` and `data-total`, the summary `data-mode` (hybrid/keyword).
+ * results list carries `data-seq`, `data-query` and `data-total`, the summary `data-mode` (hybrid/keyword).
  */
 import { randomBytes } from 'node:crypto';
 

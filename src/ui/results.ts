@@ -8,11 +8,21 @@ import type { FilterSpec } from '../index/fusion';
 import type { WorkerHit } from '../index/protocol';
 import type { Range, ViewFilters, ViewGroup, ViewHit } from './messages';
 
+/** English words that would light up half of every snippet ("in" inside "gain", "Formatting"). */
+const STOP_WORDS = new Set(['an', 'and', 'are', 'as', 'at', 'be', 'by', 'for', 'from', 'how', 'in', 'into', 'is', 'it', 'of', 'on', 'or', 'that', 'the', 'this', 'to', 'was', 'what', 'when', 'where', 'which', 'with']);
+
 /**
  * The words of a query worth highlighting: identifier-like runs of 2+ characters, and the
- * parts of camelCase / snake_case identifiers, lowercased, longest first.
+ * parts of camelCase / snake_case identifiers, lowercased, longest first; English stop words
+ * are left out unless the query has nothing else.
  */
 export function queryTerms(query: string): string[] {
+  const all = queryTermsWithStopWords(query);
+  const content = all.filter((t) => !STOP_WORDS.has(t));
+  return content.length ? content : all;
+}
+
+function queryTermsWithStopWords(query: string): string[] {
   const out = new Set<string>();
   for (const word of query.match(/[\p{L}\p{N}_$]+/gu) ?? []) {
     const add = (w: string) => {
@@ -60,8 +70,17 @@ export function snippetOf(chunk: Pick<Chunk, 'text' | 'start'>, terms: string[],
   const maxLines = options.maxLines ?? 6;
   const maxLen = options.maxLineLength ?? 160;
   const lines = chunk.text.split(/\r\n|\r|\n/);
-  let first = lines.findIndex((l) => highlightRanges(l, terms).length > 0);
-  first = first <= 0 ? 0 : first - 1;
+  // the line of the first match: one indexOf per term over the whole text, not per line
+  const lower = chunk.text.toLowerCase();
+  let at = -1;
+  if (lower.length === chunk.text.length) {
+    for (const t of terms) {
+      const i = lower.indexOf(t);
+      if (i !== -1 && (at === -1 || i < at)) at = i;
+    }
+  }
+  let first = at <= 0 ? 0 : (chunk.text.slice(0, at).match(/\r\n|\r|\n/g)?.length ?? 0) - 1;
+  if (first < 0) first = 0;
   while (first < lines.length - 1 && !lines[first].trim()) first++;
   let picked = lines.slice(first, first + maxLines);
   while (picked.length > 1 && !picked[picked.length - 1].trim()) picked.pop();

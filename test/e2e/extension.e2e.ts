@@ -9,6 +9,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FrameLocator } from 'playwright-core';
 import { repoRoot, useSession, waitFor, type Session } from './harness';
@@ -23,10 +24,17 @@ async function openSidebar(s: Session): Promise<FrameLocator> {
   return view;
 }
 
-/** Types a query in the sidebar and waits for a result matching `selector`. */
+/** Types a query in the sidebar and waits for its results (not the previous query's) and a result matching `selector`. */
 async function sidebarSearch(view: FrameLocator, query: string, selector: string, timeoutMs = 15_000): Promise<void> {
   await view.locator('#fathom-query').fill(query);
+  await waitFor(`results of "${query}"`, async () => ((await view.locator('#fathom-results').getAttribute('data-query')) === query ? true : undefined), timeoutMs);
   await view.locator(selector).first().waitFor({ timeout: timeoutMs });
+}
+
+/** Screenshots without notification toasts of other extensions in the way. */
+async function cleanShot(s: Session, name: string): Promise<void> {
+  await s.runCommand('Notifications: Clear All Notifications').catch(() => undefined);
+  await s.screenshot(name);
 }
 
 /** Offset of a (1-based line, 0-based column) in a text with LF line ends. */
@@ -79,7 +87,7 @@ describe('Fathom in code-server: sidebar, palette, Find Similar, live index', fu
     assert.match((await hit.locator('.fathom-snippet').innerText()), /formatDistance/);
     assert.ok((await hit.locator('.fathom-snippet mark').count()) > 0, 'the match is highlighted');
     assert.match((await hit.getAttribute('title')) ?? '', /Why it ranked: fused score [\d.]+ · keyword rank #\d+/);
-    await s.screenshot('sidebar-results-light');
+    await cleanShot(s, 'sidebar-results-light');
     await hit.click();
     await waitFor('format.js to be the active editor', async () => ((await activeTab(s)).includes('format.js') ? true : undefined));
     const text = fs.readFileSync(path.join(s.workspace, 'src/utils/format.js'), 'utf8');
@@ -102,7 +110,7 @@ describe('Fathom in code-server: sidebar, palette, Find Similar, live index', fu
     assert.equal(await view.locator('#fathom-results img').count(), 0, 'no <img> element was created');
     assert.equal(await view.locator('#fathom-results script').count(), 0, 'no <script> element was created');
     assert.deepEqual(dialogs, [], 'no alert ran');
-    await s.screenshot('sidebar-html-as-text');
+    await cleanShot(s, 'sidebar-html-as-text');
   });
 
   it('"Fathom: Search" in the palette previews the highlighted result and opens it', async () => {
@@ -140,7 +148,7 @@ describe('Fathom in code-server: sidebar, palette, Find Similar, live index', fu
     await view.locator('#fathom-summary', { hasText: /Similar to src\/utils\/format\.js:\d+/ }).waitFor({ timeout: 15_000 });
     assert.ok((await view.locator('.fathom-result').count()) > 0, 'similar chunks are listed');
     await s.waitForLog('Fathom', /find similar to src\/utils\/format\.js:\d+: \d+ result/);
-    await s.screenshot('find-similar');
+    await cleanShot(s, 'find-similar');
   });
 
   it('an edit to a file is reflected in search within seconds', async () => {
@@ -160,6 +168,21 @@ describe('Fathom in code-server: sidebar, palette, Find Similar, live index', fu
     await s.waitForLog('Fathom', /workspace: 1 of 1 changed file\(s\) re-chunked/);
   });
 
+  it('"Show Indexed Files" lists the files, the skipped ones with why; the status bar opens the menu', async () => {
+    const s = fathom();
+    await s.runCommand('Fathom: Show Indexed Files');
+    await waitFor('the report tab', async () => ((await activeTab(s)).includes('Fathom indexed files') ? true : undefined), 15_000);
+    // Monaco draws spaces as no-break spaces
+    const text = (await s.page.locator('.editor-instance .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
+    assert.match(text, /files indexed \(\d+ chunks\), \d+ skipped/);
+    assert.match(text, /src\/utils\/format\.js/);
+    await s.page.locator('.statusbar-item', { hasText: 'Fathom' }).first().click();
+    const menu = s.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Rebuild Index' }).first();
+    await menu.waitFor({ timeout: 10_000 });
+    assert.ok(await s.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Show Log' }).count());
+    await s.page.keyboard.press('Escape');
+  });
+
   it('the sidebar with results in the dark theme', async () => {
     const s = fathom();
     // through the theme picker, as a user does (and as the settings file route did not take here)
@@ -170,24 +193,74 @@ describe('Fathom in code-server: sidebar, palette, Find Similar, live index', fu
     await s.page.locator('.monaco-workbench.vs-dark').waitFor({ timeout: 15_000 });
     const view = await openSidebar(s);
     await sidebarSearch(view, 'formatDistance miles', '.fathom-result');
-    await s.screenshot('sidebar-results-dark');
+    await cleanShot(s, 'sidebar-results-dark');
   });
 });
 
-/** The longest task on the extension host while a real-size corpus is first indexed (bench/.corpus, built by `npm run bench:chunk`). */
+/**
+ * Time to first results and the longest task on the extension host while a real-size corpus
+ * is first indexed (bench/.corpus, built by `npm run bench:chunk`; skipped without it).
+ */
 const corpus = path.join(repoRoot, 'bench', '.corpus');
 (fs.existsSync(corpus) ? describe : describe.skip)('Fathom in code-server: first index of the dev corpus (bench/.corpus)', function () {
   this.timeout(600_000);
   const fathom = useSession({ name: 'corpus', fixture: corpus });
 
-  it('indexes it and logs the longest event-loop stall and the longest Fathom task on the extension host', async () => {
+  it('answers searches while it indexes, then logs the longest stall and the longest Fathom task on the extension host', async () => {
     const s = fathom();
-    const log = await s.waitForLog('Fathom', /first index done: longest Fathom task/, 540_000);
     const view = await openSidebar(s);
-    await sidebarSearch(view, 'router navigation guard', '.fathom-result', 30_000);
-    for (const m of log.matchAll(/(activate took .*|first index done: .*|indexed [^:]+: .*)/g)) process.stderr.write(`      [measure] ${m[1]}\n`);
-    const stall = /longest event-loop stall on the extension host ([\d.]+) ms/.exec(log);
-    assert.ok(stall, 'the stall is logged');
-    await s.screenshot('corpus-results');
+    await sidebarSearch(view, 'router navigation guard', '.fathom-result', 120_000);
+    const summary = await view.locator('#fathom-summary').innerText();
+    process.stderr.write(`      [measure] first sidebar results: ${summary}\n`);
+    const log = await s.waitForLog('Fathom', /first index done: longest Fathom task/, 540_000);
+    for (const m of log.matchAll(/(activate took .*|first search results: .*|first index done: .*|indexed [^:]+: .*)/g)) process.stderr.write(`      [measure] ${m[1]}\n`);
+    assert.match(log, /longest event-loop stall on the extension host [\d.]+ ms/);
+    assert.match(log, /longest Fathom task on the extension host [\d.]+ ms/);
+    await cleanShot(s, 'corpus-results');
+  });
+});
+
+/**
+ * Restricted Mode: a workspace's own settings cannot point Fathom at a model; once the
+ * workspace is trusted they apply (here: the tiny test model, so vectors are computed).
+ */
+describe('Fathom in code-server: Restricted Mode', function () {
+  this.timeout(240_000);
+  let fixture = '';
+  before(function () {
+    fixture = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-e2e-restricted-fixture-'));
+    fs.cpSync(path.join(repoRoot, 'test', 'fixtures', 'e2e-workspace'), fixture, { recursive: true });
+    fs.mkdirSync(path.join(fixture, '.vscode'), { recursive: true });
+    fs.writeFileSync(path.join(fixture, '.vscode', 'settings.json'), JSON.stringify({ 'fathom.model.localPath': path.join(repoRoot, 'test', 'fixtures', 'models', 'fathom-tiny-bert'), 'fathom.model.threads': 1 }, null, 2));
+  });
+  after(() => fs.rmSync(fixture, { recursive: true, force: true }));
+  // `fixture` is read when the session starts (in useSession's before, after the one above)
+  const fathom = useSession({
+    name: 'restricted',
+    workspaceTrust: true,
+    get fixture() {
+      return fixture;
+    },
+  });
+
+  it('ignores the workspace model folder while untrusted, and uses it once trusted', async () => {
+    const s = fathom();
+    const log = await s.waitForLog('Fathom', /first index done: \d+ ms after activation/, 120_000);
+    assert.match(log, /restricted mode: model settings are taken from user settings only/);
+    assert.match(log, /searching keyword-only/);
+    assert.doesNotMatch(log, /fathom-tiny-bert/, 'the workspace model path was not used');
+    const item = s.page.locator('.statusbar-item', { hasText: 'Fathom' }).first();
+    await waitFor('the keyword-only warning', async () => ((await item.innerText()).includes('keyword-only') ? true : undefined));
+    await cleanShot(s, 'restricted-keyword-only');
+    await s.runCommand('Workspaces: Manage Workspace Trust');
+    await s.page.getByRole('button', { name: 'Trust', exact: true }).first().click();
+    await s.waitForLog('Fathom', /the workspace is trusted now/, 30_000);
+    const after = await s.waitForLog('Fathom', /embedding with /, 60_000);
+    assert.match(after, /model: .* from .*fathom-tiny-bert/);
+    await waitFor('the warning to go', async () => (!(await item.innerText()).includes('keyword-only') ? true : undefined), 30_000);
+    const view = await openSidebar(s);
+    await sidebarSearch(view, 'format distance in miles', '.fathom-result', 60_000);
+    await waitFor('hybrid results', async () => ((await view.locator('#fathom-summary').getAttribute('data-mode')) === 'hybrid' ? true : undefined), 60_000);
+    await cleanShot(s, 'trusted-hybrid');
   });
 });

@@ -13,6 +13,7 @@ import { parseViewMessage } from '../../src/ui/messages';
 import { breadcrumbOf, filterSpecOf, groupHits, highlightRanges, queryTerms, snippetOf, splitHighlights, whyText } from '../../src/ui/results';
 import { initOptionsOf, keywordOnlyAdvice, needsReinit, readSettings, selectionOf, type Inspected } from '../../src/ui/settings';
 import { indexState } from '../../src/ui/status';
+import { IndexTracker } from '../../src/ui/tracker';
 
 describe('view messages', function () {
   it('accepts well-formed messages and normalizes them', function () {
@@ -35,6 +36,8 @@ describe('view messages', function () {
 describe('results: terms, highlights, snippets, groups', function () {
   it('query terms split identifiers and keep the whole one, longest first', function () {
     assert.deepEqual(queryTerms('getZoomControl map_zoom x'), ['getzoomcontrol', 'map_zoom', 'control', 'zoom', 'get', 'map']);
+    assert.deepEqual(queryTerms('format distance in miles'), ['distance', 'format', 'miles'], 'stop words left out');
+    assert.deepEqual(queryTerms('in the'), ['the', 'in'], 'unless there is nothing else');
   });
 
   it('highlights every occurrence, case-insensitive, merged and disjoint', function () {
@@ -278,5 +281,37 @@ describe('breadcrumbs', function () {
     assert.equal(breadcrumbOf('<!-- docs/a.md > Intro > Setup -->', 'docs/a.md'), 'Intro > Setup');
     assert.equal(breadcrumbOf('# docs/a.md', 'docs/a.md'), 'docs/a.md', 'nothing but the path: keep it');
     assert.equal(breadcrumbOf('// other thing', 'src/a.js'), 'other thing');
+  });
+});
+
+describe('index tracker', function () {
+  const st = (chunks: number, vectors = 0, model?: string): WorkerStatus => ({ initialized: true, paused: false, model, folders: [{ root: '/ws', storeDir: '/s', files: 1, skipped: 0, chunks, vectors, pendingVectors: 0, indexing: false, embedding: false, dirty: false }] });
+
+  it('tells listeners about content changes only when chunks or vectors changed', function () {
+    const t = new IndexTracker();
+    let content = 0;
+    const texts: string[] = [];
+    t.onContentChange(() => content++);
+    t.onChange((m) => texts.push(m.text));
+    t.setStatus(st(10));
+    t.setStatus(st(10));
+    t.setStatus(st(12));
+    t.setStatus(st(12, 3, 'm'));
+    assert.equal(content, 3);
+    assert.equal(texts.length, 4);
+    assert.equal(t.hasVectors, true);
+  });
+
+  it('shows progress until the phase is done, and forgets folders that closed', function () {
+    const t = new IndexTracker();
+    t.setStatus(st(0));
+    t.setProgress({ type: 'progress', root: '/ws', id: 1, progress: { phase: 'chunk', filesDone: 1, filesTotal: 4, chunksEmbedded: 0, chunksToEmbed: 0, rate: 1 } });
+    assert.equal(t.indexing, true);
+    assert.equal(t.model().percent, 25);
+    t.setProgress({ type: 'progress', root: '/ws', id: 1, progress: { phase: 'done', filesDone: 4, filesTotal: 4, chunksEmbedded: 0, chunksToEmbed: 0, rate: 0 } });
+    assert.equal(t.indexing, false);
+    t.setProgress({ type: 'progress', root: '/gone', progress: { phase: 'embed', filesDone: 1, filesTotal: 1, chunksEmbedded: 1, chunksToEmbed: 2, rate: 1 } });
+    t.setStatus(st(0));
+    assert.equal(t.progress.size, 0);
   });
 });
