@@ -137,7 +137,9 @@ export async function whereDefined(deps: I18nDeps): Promise<void> {
     }
     const r = at.string.range;
     deps.log.info(`i18n: looking up the ${at.string.kind} at ${rel} ${r.start.line}:${r.start.column}-${r.end.line}:${r.end.column}`);
-    await showAnswer(root, at.string.text, at.result, deps.log);
+    // the argument of a `$t('a.b')` is a key, not a value: that key comes first
+    const result = looksLikeKey(at.string.text) ? mergeLookups(await deps.client.i18nKey(root, at.string.text.trim(), { fromFile: rel }), at.result) : at.result;
+    await showAnswer(root, at.string.text, result, deps.log);
   } catch (e) {
     failed(`the string at ${rel}:${sel.active.line + 1}`, e, deps.log);
   }

@@ -108,6 +108,28 @@ describe('Fathom in code-server: i18n lookup, context menu and hover', function 
     await s.screenshot('fr-selected');
   });
 
+  it('on the key of a $t(\'…\') call, the answer is that key', async () => {
+    const s = fathom();
+    const title = await whereDefinedFromContextMenu(s, "$t('search.placeholder')", 'placeholder');
+    assert.equal(title, '“search.placeholder” is search.placeholder (the only key of that name)');
+    const rows = await s.page.locator(`${PICKER} .monaco-list-row`).allInnerTexts();
+    assert.ok(rows.some((r) => r.includes('key · search.placeholder')), `the key is the first candidate:\n${rows.join('\n')}`);
+    assert.ok(rows.some((r) => r.includes('fr: Chercher des sentiers ou des régions')), 'its French value is listed');
+    await s.page.keyboard.press('Escape');
+  });
+
+  it('text that no locale holds: an information message naming it', async () => {
+    const s = fathom();
+    await s.runCommand('Fathom: Find i18n Key');
+    const input = s.page.locator(`${PICKER} .quick-input-box input`);
+    await input.waitFor();
+    await input.fill('zebra quantum teapot');
+    await s.page.keyboard.press('Enter');
+    const note = await waitFor('the information message', async () => (await s.notifications()).find((n) => n.includes('zebra quantum teapot')));
+    assert.match(note, /no i18n key holds “zebra quantum teapot” in any locale/);
+    await s.screenshot('nothing-found');
+  });
+
   it('"Fathom: Find i18n Key" looks up typed text and opens a usage', async () => {
     const s = fathom();
     await s.runCommand('Fathom: Find i18n Key');
