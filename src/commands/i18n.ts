@@ -19,6 +19,7 @@ import {
   jumpLogLine,
   languageFor,
   looksLikeKey,
+  MAX_LOOKUP_LENGTH,
   mergeLookups,
   nothingFoundMessage,
   validateLookupInput,
@@ -110,6 +111,12 @@ function failed(what: string, e: unknown, log: vscode.LogOutputChannel): void {
   void vscode.window.showErrorMessage(`Fathom could not look up ${what}: ${errText(e)}`, 'Show Log').then((a) => a && log.show());
 }
 
+/** One key (or the keys under a prefix), at most `LIMIT` of them. */
+async function keyLookup(client: IndexClient, root: string, key: string, fromFile: string | undefined): Promise<LookupResult> {
+  const a = await client.i18n(root, { op: 'key', key: key.trim(), fromFile, limit: LIMIT });
+  return (a as { result: LookupResult }).result;
+}
+
 /** "Where is this string defined?": the selection, else the string under the cursor. */
 export async function whereDefined(deps: I18nDeps): Promise<void> {
   const editor = vscode.window.activeTextEditor;
@@ -126,6 +133,10 @@ export async function whereDefined(deps: I18nDeps): Promise<void> {
   const rel = relOf(root, doc.uri);
   const sel = editor.selection;
   const selection = sel.isEmpty ? undefined : { start: doc.offsetAt(sel.start), end: doc.offsetAt(sel.end) };
+  if (selection && selection.end - selection.start > MAX_LOOKUP_LENGTH) {
+    void vscode.window.showInformationMessage(`Fathom: select the text of one translation (at most ${MAX_LOOKUP_LENGTH} characters) to find its key.`);
+    return;
+  }
   try {
     const at = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Fathom: looking up the string' }, () =>
       deps.client.i18nAt(root, { file: rel, text: doc.getText(), language: languageFor(doc.languageId, doc.fileName), offset: doc.offsetAt(sel.active), selection }, { limit: LIMIT }),
@@ -138,7 +149,7 @@ export async function whereDefined(deps: I18nDeps): Promise<void> {
     const r = at.string.range;
     deps.log.info(`i18n: looking up the ${at.string.kind} at ${rel} ${r.start.line}:${r.start.column}-${r.end.line}:${r.end.column}`);
     // the argument of a `$t('a.b')` is a key, not a value: that key comes first
-    const result = looksLikeKey(at.string.text) ? mergeLookups(await deps.client.i18nKey(root, at.string.text.trim(), { fromFile: rel }), at.result) : at.result;
+    const result = looksLikeKey(at.string.text) ? mergeLookups(await keyLookup(deps.client, root, at.string.text, rel), at.result) : at.result;
     await showAnswer(root, at.string.text, result, deps.log);
   } catch (e) {
     failed(`the string at ${rel}:${sel.active.line + 1}`, e, deps.log);
@@ -168,7 +179,7 @@ export async function findI18nKey(deps: I18nDeps): Promise<void> {
     const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Fathom: looking up i18n keys' }, async () => {
       const byString = deps.client.i18nLookup(root, text, { fromFile, limit: LIMIT });
       if (!looksLikeKey(text)) return byString;
-      const [k, s] = await Promise.all([deps.client.i18nKey(root, text.trim(), { fromFile }), byString]);
+      const [k, s] = await Promise.all([keyLookup(deps.client, root, text, fromFile), byString]);
       return mergeLookups(k, s);
     });
     await showAnswer(root, text, result, deps.log);

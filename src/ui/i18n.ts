@@ -82,8 +82,14 @@ export function answerEntries(result: LookupResult, maxUsages = MAX_USAGES): Ans
 /** The picker's title: what was looked up and, clearly, whether exactly one key holds it. */
 export function answerTitle(looked: string, result: LookupResult): string {
   const q = `“${clip(looked, 60)}”`;
+  const keys = result.candidates.filter((c) => c.match === 'key');
+  if (keys.length) {
+    const named = keys.filter((c) => c.key === looked.trim() || c.path === looked.trim());
+    if (named.length === 1) return `${q} is ${named[0].key} (the only key of that name)`;
+    if (!named.length) return `${q}: ${keys.length} key${keys.length === 1 ? '' : 's'} under it`;
+  }
   const exact = result.candidates.filter((c) => c.match === 'exact' || c.match === 'key');
-  if (exact.length === 1) return `${q} is ${exact[0].key} (the only ${exact[0].match === 'key' ? 'key of that name' : 'exact match'})`;
+  if (exact.length === 1) return `${q} is ${exact[0].key} (the only exact match)`;
   if (exact.length > 1) return `${q}: ${exact.length} keys hold it exactly`;
   const n = result.candidates.length;
   return `${q}: no exact match; ${n} close candidate${n === 1 ? '' : 's'}, best first`;

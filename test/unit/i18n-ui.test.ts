@@ -98,6 +98,13 @@ describe('i18n answer UI logic', function () {
       assert.deepEqual(targets.map((t) => textAt(WS, t)), ['Wandernotizen', 'Trail notes', 'Carnet de randonnée']);
     });
 
+    it('a key prefix merged before its string lookup: the keys under it, titled so', async function () {
+      const byKey = await client.i18n(WS, { op: 'key', key: 'search', limit: 10 });
+      const m = mergeLookups((byKey as { result: LookupResult }).result, await client.i18nLookup(WS, 'search'));
+      assert.deepEqual(m.candidates.filter((c) => c.match === 'key').map((c) => c.key).sort(), ['search.empty', 'search.placeholder']);
+      assert.equal(answerTitle('search', m), '“search”: 2 keys under it');
+    });
+
     it('a string nothing holds: no candidates, and the message names it', async function () {
       const r = await client.i18nLookup(WS, 'zebra quantum teapot');
       assert.deepEqual(answerEntries(r), []);
@@ -110,6 +117,8 @@ describe('i18n answer UI logic', function () {
     assert.equal(answerTitle('Save', result([candidate('a.save'), candidate('b.save')])), '“Save”: 2 keys hold it exactly');
     assert.equal(answerTitle('Sav', result([candidate('a.save', { match: 'fuzzy', score: 0.8 })])), '“Sav”: no exact match; 1 close candidate, best first');
     assert.equal(answerTitle('a.save', result([candidate('a.save', { match: 'key' })])), '“a.save” is a.save (the only key of that name)');
+    assert.equal(answerTitle('a', result([candidate('a.save', { match: 'key' }), candidate('a.open', { match: 'key' })])), '“a”: 2 keys under it');
+    assert.equal(answerTitle('a.save', result([candidate('a.save', { match: 'key', app: 'x' }), candidate('a.save', { match: 'key', app: 'y' })])), '“a.save”: 2 keys hold it exactly');
   });
 
   it('rows: match kind with score, app and component, usages capped with a count', function () {
