@@ -76,10 +76,10 @@ function logProblems(result: LookupResult, log: vscode.LogOutputChannel): void {
 }
 
 /** The answer UI: a picker of the candidates' locale values and usages; choosing one opens it. */
-async function showAnswer(root: string, looked: string, result: LookupResult, log: vscode.LogOutputChannel): Promise<void> {
+async function showAnswer(root: string, looked: string, result: LookupResult, log: vscode.LogOutputChannel, ms: number): Promise<void> {
   logProblems(result, log);
   const best = result.candidates[0];
-  log.info(`i18n: “${looked}”: ${result.candidates.length} candidate(s)${best ? `, best ${best.match} ${best.key}` : ''}`);
+  log.info(`i18n: “${looked}”: ${result.candidates.length} candidate(s)${best ? `, best ${best.match} ${best.key}` : ''} (lookup ${Math.round(ms)} ms)`);
   if (!result.candidates.length) {
     void vscode.window.showInformationMessage(nothingFoundMessage(looked, result));
     return;
@@ -137,6 +137,7 @@ export async function whereDefined(deps: I18nDeps): Promise<void> {
     void vscode.window.showInformationMessage(`Fathom: select the text of one translation (at most ${MAX_LOOKUP_LENGTH} characters) to find its key.`);
     return;
   }
+  const t0 = performance.now();
   try {
     const at = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Fathom: looking up the string' }, () =>
       deps.client.i18nAt(root, { file: rel, text: doc.getText(), language: languageFor(doc.languageId, doc.fileName), offset: doc.offsetAt(sel.active), selection }, { limit: LIMIT }),
@@ -150,7 +151,7 @@ export async function whereDefined(deps: I18nDeps): Promise<void> {
     deps.log.info(`i18n: looking up the ${at.string.kind} at ${rel} ${r.start.line}:${r.start.column}-${r.end.line}:${r.end.column}`);
     // the argument of a `$t('a.b')` is a key, not a value: that key comes first
     const result = looksLikeKey(at.string.text) ? mergeLookups(await keyLookup(deps.client, root, at.string.text, rel), at.result) : at.result;
-    await showAnswer(root, at.string.text, result, deps.log);
+    await showAnswer(root, at.string.text, result, deps.log, performance.now() - t0);
   } catch (e) {
     failed(`the string at ${rel}:${sel.active.line + 1}`, e, deps.log);
   }
@@ -175,6 +176,7 @@ export async function findI18nKey(deps: I18nDeps): Promise<void> {
   });
   if (text === undefined || validateLookupInput(text)) return;
   const fromFile = active && active.scheme === 'file' ? relOf(root, active) : undefined;
+  const t0 = performance.now();
   try {
     const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Fathom: looking up i18n keys' }, async () => {
       const byString = deps.client.i18nLookup(root, text, { fromFile, limit: LIMIT });
@@ -182,7 +184,7 @@ export async function findI18nKey(deps: I18nDeps): Promise<void> {
       const [k, s] = await Promise.all([keyLookup(deps.client, root, text, fromFile), byString]);
       return mergeLookups(k, s);
     });
-    await showAnswer(root, text, result, deps.log);
+    await showAnswer(root, text, result, deps.log, performance.now() - t0);
   } catch (e) {
     failed(`“${text}”`, e, deps.log);
   }

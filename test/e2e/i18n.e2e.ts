@@ -106,6 +106,8 @@ describe('Fathom in code-server: i18n lookup, context menu and hover', function 
     assert.match(again, /is search\.empty/);
     await pickAndCheck(s, 'locales/fr.json', 'Aucune note ne correspond à votre recherche.', 'fr value of search\\.empty');
     await s.screenshot('fr-selected');
+    const log = await s.readLog('Fathom');
+    for (const m of log.matchAll(/i18n: (“No notes match your search\.”: .*)/g)) process.stderr.write(`      [measure] ${m[1]}\n`);
   });
 
   it('on the key of a $t(\'…\') call, the answer is that key', async () => {
