@@ -8,6 +8,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { findSimilar } from './commands/findSimilar';
+import { registerI18n } from './commands/i18n';
 import { FILES_SCHEME, IndexedFilesProvider, showIndexedFiles } from './commands/indexedFiles';
 import { openHit } from './commands/open';
 import { quickSearch } from './commands/quickSearch';
@@ -121,6 +122,7 @@ export function activate(context: vscode.ExtensionContext): void {
       statusMenu({ paused: !!tracker.status?.paused, indexing: tracker.indexing, keywordOnly: !tracker.status?.model, downloadOff: !index.searchSettings.allowDownload }),
     ),
     command('fathom.chunkActiveFile', () => chunkActiveFile(c, log)),
+    registerI18n({ client: c, folderOf: (u) => index.folderOf(u), log, command }),
     { dispose: () => void client?.dispose() },
   );
   log.info(`activate took ${timings.sinceActivation().toFixed(1)} ms`);

@@ -1,0 +1,206 @@
+/**
+ * The editor's i18n answer as plain data (src/ui/i18n.ts): the picker's rows from a real lookup
+ * (the e2e fixture workspace through the bundled worker, as the extension asks it), titles and
+ * messages, jump ranges, input validation, and the hover markdown with hostile values.
+ * Build first (`npm test` does): the worker is dist/worker.js.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Candidate, HoverResult, LookupResult } from '../../src/i18n/types';
+import { IndexClient } from '../../src/index/client';
+import {
+  answerEntries,
+  answerTitle,
+  commandUri,
+  editorRange,
+  escapeMarkdown,
+  hoverMarkdown,
+  jumpLogLine,
+  languageFor,
+  looksLikeKey,
+  MAX_HOVER_KEYS,
+  mergeLookups,
+  nothingFoundMessage,
+  validateLookupInput,
+  type JumpTarget,
+} from '../../src/ui/i18n';
+
+const WORKER = path.join(__dirname, '../../dist/worker.js');
+const WS = path.join(__dirname, '../fixtures/e2e-workspace');
+
+const pos = (line: number, column: number, offset = 0) => ({ line, column, offset });
+function candidate(key: string, over: Partial<Candidate> = {}): Candidate {
+  return {
+    key,
+    path: key,
+    app: '',
+    match: 'exact',
+    score: 1,
+    locales: [{ locale: 'en', file: 'locales/en.json', value: `${key} in English`, range: { start: pos(2, 10), end: pos(2, 20) }, keyRange: { start: pos(2, 3), end: pos(2, 7) } }],
+    usages: [],
+    ...over,
+  };
+}
+const result = (candidates: Candidate[], over: Partial<LookupResult> = {}): LookupResult => ({ candidates, problems: [], ...over });
+
+/** The text a target's range selects in its file (1-based lines, 0-based columns). */
+function textAt(root: string, t: JumpTarget): string {
+  const lines = fs.readFileSync(path.join(root, t.file), 'utf8').split('\n');
+  const r = editorRange(t.range);
+  assert.equal(r.startLine, r.endLine, 'one-line range');
+  return lines[r.startLine].slice(r.startCharacter, r.endCharacter);
+}
+
+describe('i18n answer UI logic', function () {
+  describe('on a real lookup (e2e fixture through the worker)', function () {
+    let client: IndexClient;
+    before(async function () {
+      if (!fs.existsSync(WORKER)) throw new Error(`${WORKER} is missing: build it first with \`node esbuild.mjs\` (npm test does)`);
+      client = new IndexClient(WORKER, { initialBackoffMs: 50 });
+      await client.init({});
+    });
+    after(async () => client?.dispose());
+
+    it('the template text of a .vue file: one exact key, rows for en/de/fr and its usage, each selecting the exact text', async function () {
+      const file = 'src/components/EmptyNotes.vue';
+      const text = fs.readFileSync(path.join(WS, file), 'utf8');
+      const at = await client.i18nAt(WS, { file, text, language: languageFor('plaintext', `/x/${file}`), offset: text.indexOf('match your') });
+      assert.equal(at.string?.text, 'No notes match your search.');
+      const rows = answerEntries(at.result);
+      assert.equal(rows[0].type, 'separator');
+      assert.match(rows[0].label, /^exact · search\.empty · 1 usage$/);
+      const locales = rows.flatMap((r) => (r.type === 'locale' ? [r] : []));
+      assert.deepEqual(locales.map((r) => r.label), ['$(globe) de: Keine Notiz passt zu deiner Suche.', '$(globe) en: No notes match your search.', '$(globe) fr: Aucune note ne correspond à votre recherche.']);
+      assert.deepEqual(locales.map((r) => r.description), ['locales/de.json:7', 'locales/en.json:7 · matched', 'locales/fr.json:7']);
+      for (const r of locales) assert.equal(textAt(WS, r.target), r.label.replace(/^\$\(globe\) \w+: /, ''));
+      const usages = rows.filter((r) => r.type === 'usage');
+      assert.equal(usages.length, 1);
+      if (usages[0].type === 'usage') {
+        assert.equal(usages[0].label, '$(references) src/App.vue:11');
+        assert.equal(textAt(WS, usages[0].target), 'search.empty');
+        assert.equal(jumpLogLine(usages[0].target), 'i18n: opened src/App.vue 11:42-11:54 (usage of search.empty)');
+      }
+      assert.equal(answerTitle(at.string?.text ?? '', at.result), '“No notes match your search.” is search.empty (the only exact match)');
+    });
+
+    it('the hover of $t(\'app.title\') in App.vue: a table of the three locales, links to their lines', async function () {
+      const text = fs.readFileSync(path.join(WS, 'src/App.vue'), 'utf8');
+      const h = await client.i18nHover(WS, 'src/App.vue', text.indexOf("'app.title'") + 3);
+      assert.ok(h, 'a usage is under the offset');
+      const targets: JumpTarget[] = [];
+      const md = hoverMarkdown(h, (t) => {
+        targets.push(t);
+        return commandUri('fathom.openI18nTarget', [WS, t]);
+      });
+      assert.match(md, /^\*\*app\\\.title\*\* \(\\\$t\)\n\n\| locale \| value \|\n\| --- \| --- \|\n/);
+      assert.match(md, /\| \[fr\]\(command:fathom\.openI18nTarget\?[^ )]+ "locales\\\/fr\\\.json:3"\) \| Carnet de randonnée \|/);
+      assert.deepEqual(targets.map((t) => textAt(WS, t)), ['Wandernotizen', 'Trail notes', 'Carnet de randonnée']);
+    });
+
+    it('a key prefix merged before its string lookup: the keys under it, titled so', async function () {
+      const byKey = await client.i18n(WS, { op: 'key', key: 'search', limit: 10 });
+      const m = mergeLookups((byKey as { result: LookupResult }).result, await client.i18nLookup(WS, 'search'));
+      assert.deepEqual(m.candidates.filter((c) => c.match === 'key').map((c) => c.key).sort(), ['search.empty', 'search.placeholder']);
+      assert.equal(answerTitle('search', m), '“search”: 2 keys under it');
+    });
+
+    it('a string nothing holds: no candidates, and the message names it', async function () {
+      const r = await client.i18nLookup(WS, 'zebra quantum teapot');
+      assert.deepEqual(answerEntries(r), []);
+      assert.match(nothingFoundMessage('zebra quantum teapot', r), /^Fathom: no i18n key holds “zebra quantum teapot” in any locale/);
+    });
+  });
+
+  it('titles: one exact, several exact, none exact', function () {
+    assert.equal(answerTitle('Save', result([candidate('a.save'), candidate('b.save', { match: 'fuzzy', score: 0.8 })])), '“Save” is a.save (the only exact match)');
+    assert.equal(answerTitle('Save', result([candidate('a.save'), candidate('b.save')])), '“Save”: 2 keys hold it exactly');
+    assert.equal(answerTitle('Sav', result([candidate('a.save', { match: 'fuzzy', score: 0.8 })])), '“Sav”: no exact match; 1 close candidate, best first');
+    assert.equal(answerTitle('a.save', result([candidate('a.save', { match: 'key' })])), '“a.save” is a.save (the only key of that name)');
+    assert.equal(answerTitle('a', result([candidate('a.save', { match: 'key' }), candidate('a.open', { match: 'key' })])), '“a”: 2 keys under it');
+    assert.equal(answerTitle('a.save', result([candidate('a.save', { match: 'key', app: 'x' }), candidate('a.save', { match: 'key', app: 'y' })])), '“a.save”: 2 keys hold it exactly');
+  });
+
+  it('rows: match kind with score, app and component, usages capped with a count', function () {
+    const usages = Array.from({ length: 5 }, (_, i) => ({ file: 'src/a.js', key: 'x.', dynamic: true, via: 't', range: { start: pos(i + 1, 0), end: pos(i + 1, 5) } }));
+    const rows = answerEntries(result([candidate('x.y', { match: 'fuzzy', score: 0.824, app: 'apps/web', usages }), candidate('z', { component: 'src/Z.vue' })]), 3);
+    assert.equal(rows[0].label, 'fuzzy 82% · x.y · app apps/web · 5 usages (3 shown)');
+    assert.equal(rows.filter((r) => r.type === 'usage').length, 3);
+    const u = rows.find((r) => r.type === 'usage');
+    assert.equal(u?.type === 'usage' && u.description, 't with a dynamic key starting x.');
+    assert.equal(rows.find((r, i) => i > 0 && r.type === 'separator')?.label, 'exact · z · in src/Z.vue · no usages');
+  });
+
+  it('a long or multi-line value is shown on one line, cut with …', function () {
+    const c = candidate('long');
+    c.locales[0].value = `first line\n${'x'.repeat(300)}`;
+    const row = answerEntries(result([c]))[1];
+    assert.ok(row.label.startsWith('$(globe) en: first line xxx'));
+    assert.ok(row.label.endsWith('…'));
+    assert.ok(!row.label.includes('\n'));
+  });
+
+  it('the nothing-found message says why semantic did not run and counts problems', function () {
+    const m = nothingFoundMessage('Hello', result([], { semanticUnavailable: 'keyword-only: semantic matching is unavailable', problems: [{ kind: 'malformed', file: 'fr.json', message: 'x' }] }));
+    assert.equal(m, 'Fathom: no i18n key holds “Hello” in any locale (keyword-only: semantic matching is unavailable). 1 locale file problem(s) are in the Fathom log.');
+  });
+
+  it('editor ranges are 0-based lines, same columns', function () {
+    assert.deepEqual(editorRange({ start: pos(7, 14), end: pos(8, 2) }), { startLine: 6, startCharacter: 14, endLine: 7, endCharacter: 2 });
+  });
+
+  it('input validation and key-looking text', function () {
+    assert.match(validateLookupInput('   ') ?? '', /Type the text/);
+    assert.match(validateLookupInput('x'.repeat(501)) ?? '', /At most 500 characters \(this is 501\)/);
+    assert.equal(validateLookupInput('Create an event'), undefined);
+    for (const k of ['app.title', 'common:save', 'errors.404.title', 'common:a.b']) assert.ok(looksLikeKey(k), k);
+    for (const s of ['Create an event', 'Save', 'e.g. this', 'Hello.']) assert.ok(!looksLikeKey(s), s);
+  });
+
+  it('a key lookup merges before the string lookup, without the same key group twice', function () {
+    const k = result([candidate('a.b', { match: 'key' })], { problems: [{ kind: 'duplicate', file: 'en.json', line: 3, message: 'd' }] });
+    const s = result([candidate('a.b'), candidate('c.d', { match: 'fuzzy', score: 0.5 }), candidate('a.b', { app: 'apps/x' })], { problems: [{ kind: 'duplicate', file: 'en.json', line: 3, message: 'd' }, { kind: 'malformed', file: 'fr.json', message: 'm' }], semanticUnavailable: 'no model' });
+    const m = mergeLookups(k, s);
+    assert.deepEqual(m.candidates.map((c) => `${c.match} ${c.app}/${c.key}`), ['key /a.b', 'fuzzy /c.d', 'exact apps/x/a.b']);
+    assert.equal(m.problems.length, 2);
+    assert.equal(m.semanticUnavailable, undefined);
+    assert.equal(mergeLookups(result([]), s).semanticUnavailable, 'no model');
+  });
+
+  it('languageFor: the file name for what the core parses, else the language id', function () {
+    assert.equal(languageFor('plaintext', '/w/src/App.vue'), 'App.vue');
+    assert.equal(languageFor('typescriptreact', 'C:\\w\\a.tsx'), 'a.tsx');
+    assert.equal(languageFor('html', '/w/index.html'), 'html');
+    assert.equal(languageFor('markdown', '/w/README'), 'markdown');
+  });
+
+  it('markdown escaping: a translation cannot format, link or inject HTML', function () {
+    const hostile = '<img src=x onerror=alert(1)> [click](command:evil) **b** | `c` \\ _i_';
+    const e = escapeMarkdown(hostile);
+    const bare = e.replace(/\\./g, ''); // what is left once every escaped pair is gone
+    for (const ch of '<>[]()*|`_\\') assert.ok(!bare.includes(ch), `unescaped ${ch} in ${e}`);
+    assert.equal(e.replace(/\\(.)/g, '$1'), hostile, 'unescaping gives the text back');
+    const h: HoverResult = { usage: { file: 'a.js', key: 'k', dynamic: false, via: '$t', range: { start: pos(1, 0), end: pos(1, 1) } }, candidates: [candidate('k')], missing: false };
+    h.candidates[0].locales[0].value = hostile;
+    const md = hoverMarkdown(h, () => 'command:fathom.openI18nTarget');
+    assert.ok(!md.includes('command:evil)'), 'no live link from the value');
+    assert.equal(md.split('\n').filter((l) => l.startsWith('| [en]')).length, 1, 'the value stays in its table row');
+  });
+
+  it('hover: a missing key, a dynamic key with many keys', function () {
+    const u = { file: 'a.js', key: 'nope.gone', dynamic: false, via: 't', range: { start: pos(1, 0), end: pos(1, 1) } };
+    assert.equal(hoverMarkdown({ usage: u, candidates: [], missing: true }, () => ''), '**nope\\.gone** (t): no locale defines this key');
+    const many = Array.from({ length: MAX_HOVER_KEYS + 2 }, (_, i) => candidate(`menu.item${i}`));
+    const md = hoverMarkdown({ usage: { ...u, key: 'menu.', dynamic: true }, candidates: many, missing: false }, () => 'command:x');
+    assert.match(md, /^t with a dynamic key starting \*\*menu\\\.\*\*: 7 keys/);
+    assert.equal((md.match(/\| locale \| value \|/g) ?? []).length, MAX_HOVER_KEYS);
+    assert.match(md, /… and 2 more$/);
+  });
+
+  it('command links carry their arguments as URI-encoded JSON', function () {
+    const t: JumpTarget = { file: 'locales/fr.json', range: { start: pos(3, 1), end: pos(3, 4) }, what: 'fr value of a "b" (c)' };
+    const uri = commandUri('fathom.openI18nTarget', ['/w s/x', t]);
+    assert.match(uri, /^command:fathom\.openI18nTarget\?[^\s()"]+$/);
+    assert.deepEqual(JSON.parse(decodeURIComponent(uri.slice(uri.indexOf('?') + 1))), ['/w s/x', t]);
+  });
+});
