@@ -370,7 +370,13 @@ export async function launch(opts: LaunchOptions = {}): Promise<Session> {
         if (!(await quickInputBox.isVisible())) {
           await page.locator('.monaco-workbench').focus().catch(() => undefined);
           await page.keyboard.press(prefix === '>' ? 'F1' : 'Control+P');
-          await quickInputBox.waitFor({ timeout: 5000 });
+          try {
+            await quickInputBox.waitFor({ timeout: 5000 });
+          } catch {
+            // the key went elsewhere (a dialog or a busy workbench took focus): try again
+            await page.keyboard.press('Escape');
+            return undefined;
+          }
         }
         await quickInputBox.fill(`${prefix}${text}`);
         try {
