@@ -34,6 +34,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { gc } from './gc';
+import { hash, rng } from './rng';
 import { decodeBytes } from '../src/chunkers/index';
 import { mineGold, type GoldQuery } from '../src/eval/mine';
 import { createEmbedder, embedText, type Embedder } from '../src/index/embedder';
@@ -117,24 +118,6 @@ function pct(xs: number[], p: number): number {
   if (!xs.length) return NaN;
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-}
-
-function hash(s: string, seed = 0): number {
-  let h = 0x811c9dc5 ^ seed;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
-
-/** Deterministic PRNG (mulberry32) and a Gaussian from it (Box–Muller). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 // ---------------------------------------------------------------------------------------------

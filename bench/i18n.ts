@@ -16,6 +16,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { gc } from './gc';
+import { rng } from './rng';
 import type { I18nIndex } from '../src/i18n/index';
 import { normalize, tokens } from '../src/i18n/normalize';
 import { loadI18nIndex } from '../src/i18n/workspace';
@@ -43,18 +44,6 @@ function parseArgs(argv: string[]): Args {
     else throw new Error(`unknown option ${k}; usage: node --import tsx bench/i18n.ts [--keys N] [--locales N] [--queries N] [--json]`);
   }
   return a;
-}
-
-/** mulberry32: a small seeded PRNG. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const LOCALES = ['en', 'fr', 'de', 'es', 'it', 'pt-BR', 'nl', 'pl'];

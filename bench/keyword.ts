@@ -31,6 +31,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as v8 from 'node:v8';
 import { gc } from './gc';
+import { hash, rng } from './rng';
 import { chunkFile, decodeBytes, resolveOptions, type Chunk } from '../src/chunkers/index';
 import { compileFilter, rrf } from '../src/index/fusion';
 import { DEFAULT_BOOSTS, KeywordIndex, type FieldBoosts, type KeywordFields, type KeywordIndexOptions, type Scoring } from '../src/index/keyword';
@@ -118,24 +119,6 @@ function loadChunks(dir: string): { chunks: Chunk[]; files: number; bytes: numbe
 }
 
 const fieldsOf = (c: Chunk): KeywordFields => ({ path: c.path, header: c.header, symbol: c.symbol, text: c.text, language: c.language, kind: c.kind });
-
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function hash(s: string, seed: number): number {
-  let h = 0x811c9dc5 ^ seed;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
 
 const WORD = /[A-Za-z][A-Za-z0-9]{3,}/g;
 
