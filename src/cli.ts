@@ -217,6 +217,17 @@ function progressPrinter(): (p: IndexProgress) => void {
   };
 }
 
+/** The embedder that --model, --model-path (or FATHOM_MODEL_PATH) and --allow-download ask for, or why there is none. */
+function embedderFromFlags(args: Args): ReturnType<typeof createEmbedder> {
+  return createEmbedder({
+    model: strFlag(args, '--model'),
+    localModelPath: strFlag(args, '--model-path') ?? process.env.FATHOM_MODEL_PATH,
+    allowDownload: args.flags.has('--allow-download'),
+    // downloaded models go to the user's cache, never into node_modules
+    cacheDir: process.env.FATHOM_MODEL_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'fathom', 'models'),
+  });
+}
+
 /**
  * The engine for `dir`: loaded from its store when the store can be trusted (else rebuilt,
  * saying why), brought up to date with the folder incrementally, and saved when it changed.
@@ -236,13 +247,7 @@ async function openEngine(dir: string, args: Args, quiet = false): Promise<{ eng
   let embedder: Embedder | undefined;
   let noEmbedderReason: string | undefined = 'embedding is off (--no-embed)';
   if (!args.flags.has('--no-embed')) {
-    const r = await createEmbedder({
-      model: strFlag(args, '--model'),
-      localModelPath: strFlag(args, '--model-path') ?? process.env.FATHOM_MODEL_PATH,
-      allowDownload: args.flags.has('--allow-download'),
-      // downloaded models go to the user's cache, never into node_modules
-      cacheDir: process.env.FATHOM_MODEL_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'fathom', 'models'),
-    });
+    const r = await embedderFromFlags(args);
     if ('embedder' in r) embedder = r.embedder;
     else {
       noEmbedderReason = r.error;
@@ -448,12 +453,7 @@ async function i18nCommand(args: Args): Promise<number> {
       let embedder: Embedder | undefined;
       let why = 'embedding is off (--no-embed)';
       if (!args.flags.has('--no-embed')) {
-        const r = await createEmbedder({
-          model: strFlag(args, '--model'),
-          localModelPath: strFlag(args, '--model-path') ?? process.env.FATHOM_MODEL_PATH,
-          allowDownload: args.flags.has('--allow-download'),
-          cacheDir: process.env.FATHOM_MODEL_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'fathom', 'models'),
-        });
+        const r = await embedderFromFlags(args);
         if ('embedder' in r) embedder = r.embedder;
         else why = r.error;
       }
