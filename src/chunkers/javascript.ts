@@ -48,8 +48,22 @@ export function chunkJavaScript(ctx: ChunkContext): ChunkerOutput {
   });
 }
 
+/** Babel options that accept any script a bundler would: recovery on, every placement rule off. */
+export const LENIENT_PARSE = {
+  sourceType: 'unambiguous',
+  errorRecovery: true,
+  allowReturnOutsideFunction: true,
+  allowImportExportEverywhere: true,
+  allowAwaitOutsideFunction: true,
+  allowSuperOutsideMethod: true,
+  allowUndeclaredExports: true,
+} as const;
+
+/** The syntax plugins every attempt enables (JSX, TypeScript or Flow are added per attempt). */
+export const BASE_PLUGINS: readonly ParserPlugin[] = ['decorators-legacy', 'classProperties', 'classPrivateProperties', 'classPrivateMethods', 'importAttributes', 'explicitResourceManagement'];
+
 function parseScript(code: string, o: ScriptOptions): { ast: t.File; warnings: string[] } {
-  const base: ParserPlugin[] = ['decorators-legacy', 'classProperties', 'classPrivateProperties', 'classPrivateMethods', 'importAttributes', 'explicitResourceManagement'];
+  const base = BASE_PLUGINS;
   const attempts: ParserPlugin[][] = o.typescript
     ? [[...base, 'typescript', ...(o.jsx ? (['jsx'] as ParserPlugin[]) : [])], [...base, 'typescript']]
     : [[...base, 'jsx'], [...base, 'jsx', 'flow'], [...base, 'typescript']];
@@ -57,13 +71,7 @@ function parseScript(code: string, o: ScriptOptions): { ast: t.File; warnings: s
   for (const plugins of attempts) {
     try {
       const ast = parse(code, {
-        sourceType: 'unambiguous',
-        errorRecovery: true,
-        allowReturnOutsideFunction: true,
-        allowImportExportEverywhere: true,
-        allowAwaitOutsideFunction: true,
-        allowSuperOutsideMethod: true,
-        allowUndeclaredExports: true,
+        ...LENIENT_PARSE,
         plugins,
       });
       const errors = (ast as t.File & { errors?: Array<{ message: string }> }).errors ?? [];

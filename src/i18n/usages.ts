@@ -21,6 +21,7 @@
 import { parse, parseExpression, type ParserPlugin } from '@babel/parser';
 import type * as t from '@babel/types';
 import { parse as parseSfc } from '@vue/compiler-sfc';
+import { BASE_PLUGINS, LENIENT_PARSE } from '../chunkers/javascript';
 import { SourceText } from '../chunkers/source';
 import type { Usage } from './types';
 
@@ -66,18 +67,12 @@ export function walkAst(root: unknown, visit: (n: t.Node) => void): void {
 
 /** Babel options for a script of this kind (the same recovery as the JS chunker). */
 export function parseScriptAst(code: string, typescript: boolean, jsx: boolean): t.File | undefined {
-  const base: ParserPlugin[] = ['decorators-legacy', 'classProperties', 'classPrivateProperties', 'classPrivateMethods', 'importAttributes', 'explicitResourceManagement'];
+  const base = BASE_PLUGINS;
   const attempts: ParserPlugin[][] = typescript ? [[...base, 'typescript', ...(jsx ? (['jsx'] as ParserPlugin[]) : [])], [...base, 'typescript']] : [[...base, 'jsx'], [...base, 'typescript']];
   for (const plugins of attempts) {
     try {
       return parse(code, {
-        sourceType: 'unambiguous',
-        errorRecovery: true,
-        allowReturnOutsideFunction: true,
-        allowImportExportEverywhere: true,
-        allowAwaitOutsideFunction: true,
-        allowSuperOutsideMethod: true,
-        allowUndeclaredExports: true,
+        ...LENIENT_PARSE,
         plugins,
       });
     } catch {
