@@ -245,6 +245,8 @@ describe('Fathom in code-server: Restricted Mode', function () {
 
   it('ignores the workspace model folder while untrusted, and uses it once trusted', async () => {
     const s = fathom();
+    // the trust dialog is modal: browse in Restricted Mode first (Fathom activates there too)
+    await s.answerTrustDialog(false);
     const log = await s.waitForLog('Fathom', /first index done: \d+ ms after activation/, 120_000);
     assert.match(log, /restricted mode: model settings are taken from user settings only/);
     assert.match(log, /searching keyword-only/);
