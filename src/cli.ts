@@ -217,6 +217,17 @@ function progressPrinter(): (p: IndexProgress) => void {
   };
 }
 
+/** A usage error unless `dir` is an existing folder. */
+function requireFolder(dir: string): void {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(dir);
+  } catch {
+    throw new UsageError(`${dir} does not exist`);
+  }
+  if (!st.isDirectory()) throw new UsageError(`${dir} is not a folder`);
+}
+
 /** The embedder that --model, --model-path (or FATHOM_MODEL_PATH) and --allow-download ask for, or why there is none. */
 function embedderFromFlags(args: Args): ReturnType<typeof createEmbedder> {
   return createEmbedder({
@@ -233,13 +244,7 @@ function embedderFromFlags(args: Args): ReturnType<typeof createEmbedder> {
  * saying why), brought up to date with the folder incrementally, and saved when it changed.
  */
 async function openEngine(dir: string, args: Args, quiet = false): Promise<{ engine: Engine; storeDir: string }> {
-  let st: fs.Stats;
-  try {
-    st = fs.statSync(dir);
-  } catch {
-    throw new UsageError(`${dir} does not exist`);
-  }
-  if (!st.isDirectory()) throw new UsageError(`${dir} is not a folder`);
+  requireFolder(dir);
   const storeDir = path.resolve(strFlag(args, '--store') ?? path.join(dir, '.fathom'));
   const say = (m: string) => {
     if (!quiet) process.stderr.write(`${m}\n`);
@@ -433,13 +438,7 @@ async function i18nCommand(args: Args): Promise<number> {
   if (key === undefined && text === undefined) throw new UsageError('fathom i18n: give a "<string>" or --key a.b.c');
   if (key !== undefined && text !== undefined) throw new UsageError('fathom i18n: give a "<string>" or --key, not both');
   const dir = strFlag(args, '--dir') ?? '.';
-  let st: fs.Stats;
-  try {
-    st = fs.statSync(dir);
-  } catch {
-    throw new UsageError(`${dir} does not exist`);
-  }
-  if (!st.isDirectory()) throw new UsageError(`${dir} is not a folder`);
+  requireFolder(dir);
   const limit = intFlag(args, '--k') ?? 10;
   const from = strFlag(args, '--from');
   const fromFile = from !== undefined ? path.relative(path.resolve(dir), path.resolve(from)).split(path.sep).join('/') : undefined;
