@@ -61,38 +61,10 @@ export function readInto(index: I18nIndex, abs: string, rel: string, size: numbe
   return true;
 }
 
-/**
- * The same as `loadI18nIndex`, giving the event loop a turn every `everyMs` of work (default
- * 20 ms) so that a worker keeps answering other requests while it reads a large folder; stops
- * with the signal's reason once `signal` aborts.
- */
-export async function loadI18nIndexAsync(
-  root: string,
-  opts: I18nOptions & Omit<I18nIndexOptions, 'matchesGlobs'> = {},
-  signal?: AbortSignal,
-  everyMs = 20,
-): Promise<LoadedI18n> {
-  const t0 = performance.now();
-  const matchesGlobs = globMatcher(opts.localeGlobs);
-  const index = new I18nIndex({ ...opts, matchesGlobs });
-  let filesRead = 0;
-  const files = walkFiles(root);
-  files.sort((a, b) => Number(!a.rel.endsWith('package.json')) - Number(!b.rel.endsWith('package.json')));
-  let slice = performance.now();
-  for (const f of files) {
-    if (!wantsFile(f.rel, matchesGlobs)) continue;
-    if (readInto(index, f.abs, f.rel, f.size, opts)) filesRead++;
-    if (performance.now() - slice > everyMs) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      signal?.throwIfAborted();
-      slice = performance.now();
-    }
-  }
-  return { index, filesRead, ms: performance.now() - t0 };
-}
+type LoadOptions = I18nOptions & Omit<I18nIndexOptions, 'matchesGlobs'>;
 
-/** The i18n index of `root`, read from disk. */
-export function loadI18nIndex(root: string, opts: I18nOptions & Omit<I18nIndexOptions, 'matchesGlobs'> = {}): LoadedI18n {
+/** Walks `root` and reads its locale and code files into a new index, pausing (yield) after each file read. */
+function* readFolder(root: string, opts: LoadOptions): Generator<void, LoadedI18n> {
   const t0 = performance.now();
   const matchesGlobs = globMatcher(opts.localeGlobs);
   const index = new I18nIndex({ ...opts, matchesGlobs });
@@ -103,6 +75,31 @@ export function loadI18nIndex(root: string, opts: I18nOptions & Omit<I18nIndexOp
   for (const f of files) {
     if (!wantsFile(f.rel, matchesGlobs)) continue;
     if (readInto(index, f.abs, f.rel, f.size, opts)) filesRead++;
+    yield;
   }
   return { index, filesRead, ms: performance.now() - t0 };
+}
+
+/**
+ * The same as `loadI18nIndex`, giving the event loop a turn every `everyMs` of work (default
+ * 20 ms) so that a worker keeps answering other requests while it reads a large folder; stops
+ * with the signal's reason once `signal` aborts.
+ */
+export async function loadI18nIndexAsync(root: string, opts: LoadOptions = {}, signal?: AbortSignal, everyMs = 20): Promise<LoadedI18n> {
+  const steps = readFolder(root, opts);
+  let slice = performance.now();
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return step.value;
+    if (performance.now() - slice > everyMs) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      signal?.throwIfAborted();
+      slice = performance.now();
+    }
+  }
+}
+
+/** The i18n index of `root`, read from disk. */
+export function loadI18nIndex(root: string, opts: LoadOptions = {}): LoadedI18n {
+  const steps = readFolder(root, opts);
+  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
 }
