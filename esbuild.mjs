@@ -26,7 +26,7 @@ const common = {
 };
 
 const builds = [
-  { entryPoints: { extension: 'src/extension.ts', worker: 'src/index/worker.ts', cli: 'src/cli.ts' }, outdir: 'dist', ...common },
+  { entryPoints: { extension: 'src/extension.ts', worker: 'src/service/worker.ts', cli: 'src/cli.ts' }, outdir: 'dist', ...common },
   // the sidebar's webview script: runs in the browser page of the webview, not in Node
   { entryPoints: { view: 'media/view.ts' }, outdir: 'dist/media', bundle: true, platform: 'browser', target: 'es2022', format: 'iife', sourcemap: !production, minify: production, logLevel: 'info' },
 ];

@@ -39,7 +39,7 @@ import { decodeBytes } from '../src/chunkers/index';
 import { mineGold, type GoldQuery } from '../src/eval/mine';
 import { createEmbedder, embedText, type Embedder } from '../src/index/embedder';
 import { Engine, type SearchMode } from '../src/index/engine';
-import { walkFiles } from '../src/index/files';
+import { walkFiles } from '../src/workspace/files';
 import { loadStore, saveStore } from '../src/index/store';
 import { VectorStore } from '../src/index/vectors';
 

@@ -10,7 +10,7 @@
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Engine } from '../src/index/engine';
-import type { WorkerHit } from '../src/index/protocol';
+import type { WorkerHit } from '../src/service/protocol';
 import { groupHits } from '../src/ui/results';
 
 const arg = (name: string, fallback: string) => {

@@ -11,7 +11,7 @@ import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type FileC
 import { formatStats, StatsCollector } from './chunkers/stats';
 import { createEmbedder, type Embedder } from './index/embedder';
 import { Engine, type IndexProgress, type SearchHit, type SearchMode } from './index/engine';
-import { walkFiles, type WalkedFile } from './index/files';
+import { walkFiles, type WalkedFile } from './workspace/files';
 import { loadStore, lockStore, saveStore, StoreLockedError } from './index/store';
 import { evaluate, formatReport } from './eval/evaluate';
 import { mineGold, type GoldQuery } from './eval/mine';

@@ -1,6 +1,6 @@
 /**
  * The extension's entry: wiring only (measured: `activate took N ms` in the log). Parsing,
- * embedding and searching happen in the worker thread (src/index/worker.ts); the pieces here
+ * embedding and searching happen in the worker thread (src/service/worker.ts); the pieces here
  * are small and separate — the workspace index (src/commands/workspaceIndex.ts), the status
  * bar item and the sidebar view (src/views/), the commands (src/commands/) — and the logic
  * they share is plain, tested code in src/ui/.
@@ -14,7 +14,7 @@ import { openHit } from './commands/open';
 import { quickSearch } from './commands/quickSearch';
 import { statusMenu } from './commands/statusMenu';
 import { WorkspaceIndex } from './commands/workspaceIndex';
-import { IndexClient } from './index/client';
+import { IndexClient } from './service/client';
 import { HostTimings } from './ui/perf';
 import { SearchController } from './ui/searchController';
 import { IndexTracker, throttle } from './ui/tracker';

@@ -4,8 +4,8 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { IndexClient } from '../index/client';
-import type { WorkerHit } from '../index/protocol';
+import type { IndexClient } from '../service/client';
+import type { WorkerHit } from '../service/protocol';
 
 export interface FindSimilarDeps {
   client: IndexClient;

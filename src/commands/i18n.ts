@@ -8,7 +8,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { CancelledError, type IndexClient } from '../index/client';
+import { CancelledError, type IndexClient } from '../service/client';
 import type { LookupResult } from '../i18n/types';
 import {
   answerEntries,

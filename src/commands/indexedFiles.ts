@@ -3,7 +3,7 @@
  * every folder's indexed files and the skipped ones with their reasons (src/ui/filesReport.ts).
  */
 import * as vscode from 'vscode';
-import type { IndexClient } from '../index/client';
+import type { IndexClient } from '../service/client';
 import { filesReport } from '../ui/filesReport';
 
 export const FILES_SCHEME = 'fathom-files';

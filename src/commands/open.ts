@@ -4,7 +4,7 @@
  * is looked for nearby and that range is used; failing that, the stored range.
  */
 import * as vscode from 'vscode';
-import type { WorkerHit } from '../index/protocol';
+import type { WorkerHit } from '../service/protocol';
 
 export function hitUri(hit: WorkerHit, folders: readonly vscode.WorkspaceFolder[] | undefined): vscode.Uri {
   const folder = folders?.find((f) => f.uri.scheme === 'file' && sameRoot(f.uri.fsPath, hit.root));

@@ -4,8 +4,8 @@
  * Escape goes back to the editor you were in.
  */
 import * as vscode from 'vscode';
-import { CancelledError, type IndexClient } from '../index/client';
-import type { WorkerHit } from '../index/protocol';
+import { CancelledError, type IndexClient } from '../service/client';
+import type { WorkerHit } from '../service/protocol';
 import { queryTerms, snippetOf, whyText } from '../ui/results';
 import { openHit } from './open';
 

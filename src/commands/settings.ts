@@ -4,7 +4,7 @@
  * settings only in an untrusted workspace).
  */
 import * as vscode from 'vscode';
-import type { FileSelection } from '../index/files';
+import type { FileSelection } from '../workspace/files';
 import { readSettings, selectionOf, type FathomSettings } from '../ui/settings';
 
 export function readFathomSettings(scope?: vscode.Uri): FathomSettings {

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import picomatch from 'picomatch';
 import { decodeBytes } from '../chunkers/decode';
-import { walkFiles } from '../index/files';
+import { walkFiles } from '../workspace/files';
 import { I18nIndex, type I18nIndexOptions } from './index';
 import { identifyLocale } from './locales';
 import type { I18nOptions } from './types';

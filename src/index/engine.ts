@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type ResolvedOptions } from '../chunkers/index';
 import type { Chunk, ChunkOptions } from '../chunkers/types';
 import { embedText, type Embedder } from './embedder';
-import { walkFiles, type FileSelection } from './files';
+import { walkFiles, type FileSelection } from '../workspace/files';
 import { compileFilter, DEFAULT_RRF_K, rrf, type FilterSpec } from './fusion';
 import { KeywordIndex } from './keyword';
 import { VectorStore } from './vectors';

@@ -4,7 +4,7 @@
  * Pure. Paths are put in code spans (backticks in names are doubled around), so a file name
  * never turns into Markdown markup.
  */
-import type { FileInfo } from '../index/protocol';
+import type { FileInfo } from '../service/protocol';
 
 const code = (s: string) => {
   const ticks = Math.max(0, ...[...s.matchAll(/`+/g)].map((m) => m[0].length)) + 1;

@@ -1,7 +1,7 @@
 /**
  * The one typed protocol between the sidebar's webview (media/view.ts, in the browser) and its
  * host side (src/views/searchView.ts, with the pure logic in src/ui/searchController.ts).
- * Like src/index/protocol.ts: plain structured-clone data, defined once, imported by both.
+ * Like src/service/protocol.ts: plain structured-clone data, defined once, imported by both.
  *
  * The webview is a page that renders workspace text: the host never trusts what it posts.
  * `parseViewMessage` checks every message from it; anything malformed is dropped (and logged).

@@ -5,7 +5,7 @@
  */
 import type { Chunk } from '../chunkers/types';
 import type { FilterSpec } from '../index/fusion';
-import type { WorkerHit } from '../index/protocol';
+import type { WorkerHit } from '../service/protocol';
 import type { Range, ViewFilters, ViewGroup, ViewHit } from './messages';
 
 /** English words that would light up half of every snippet ("in" inside "gain", "Formatting"). */

@@ -10,7 +10,7 @@
  * - `open`/`similar` name a result by key; only results this controller posted can be opened.
  */
 import type { SearchOptions } from '../index/engine';
-import type { WorkerHit } from '../index/protocol';
+import type { WorkerHit } from '../service/protocol';
 import { parseViewMessage, type HostToView, type ViewFilters, type ViewIndexState } from './messages';
 import { filterSpecOf, groupHits, hitKey } from './results';
 

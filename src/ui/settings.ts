@@ -9,8 +9,8 @@
  * (package.json lists them as `restrictedConfigurations` too, so VS Code itself does the same.)
  */
 import { DEFAULT_MODEL } from '../index/embedder';
-import type { FileSelection } from '../index/files';
-import type { WorkerInitOptions } from '../index/protocol';
+import type { FileSelection } from '../workspace/files';
+import type { WorkerInitOptions } from '../service/protocol';
 
 /** What `WorkspaceConfiguration.inspect(key)` answers (the parts Fathom reads). */
 export interface Inspected<T> {

@@ -4,7 +4,7 @@
  * keyword-only, with why. Pure: from the worker's status and its last progress events.
  */
 import type { IndexProgress } from '../index/engine';
-import type { WorkerStatus } from '../index/protocol';
+import type { WorkerStatus } from '../service/protocol';
 import type { ViewIndexState } from './messages';
 
 export interface IndexStateModel extends ViewIndexState {

@@ -4,7 +4,7 @@
  * sidebar) get the state in words (`indexState`) on every change. Pure.
  */
 import type { IndexProgress } from '../index/engine';
-import type { ProgressEvent, WorkerStatus } from '../index/protocol';
+import type { ProgressEvent, WorkerStatus } from '../service/protocol';
 import { indexState, type IndexStateModel } from './status';
 
 export class IndexTracker {

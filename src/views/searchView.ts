@@ -4,7 +4,7 @@
  * which holds the message handling; the page is the static shell of src/ui/html.ts.
  */
 import * as vscode from 'vscode';
-import type { WorkerHit } from '../index/protocol';
+import type { WorkerHit } from '../service/protocol';
 import { makeNonce, renderShell } from '../ui/html';
 import type { HostToView } from '../ui/messages';
 import type { SearchController } from '../ui/searchController';

@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { IndexClient } from '../../src/index/client';
+import { IndexClient } from '../../src/service/client';
 import { repoRoot, useSession } from './harness';
 
 describe('smoke: Fathom in code-server', function () {

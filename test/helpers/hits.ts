@@ -1,6 +1,6 @@
 /** Chunks and hits for the UI tests. */
 import type { Chunk } from '../../src/chunkers/types';
-import type { WorkerHit } from '../../src/index/protocol';
+import type { WorkerHit } from '../../src/service/protocol';
 
 export function chunk(path: string, text: string, line = 1, extra: Partial<Chunk> = {}): Chunk {
   const lines = text.split('\n');

@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { compileSelection, createPathFilter, walkFiles } from '../../src/index/files';
+import { compileSelection, createPathFilter, walkFiles } from '../../src/workspace/files';
 
 function tree(root: string, files: Record<string, string>): void {
   for (const [rel, text] of Object.entries(files)) {

@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Candidate, HoverResult, LookupResult } from '../../src/i18n/types';
-import { IndexClient } from '../../src/index/client';
+import { IndexClient } from '../../src/service/client';
 import {
   answerEntries,
   answerTitle,

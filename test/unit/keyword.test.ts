@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { chunkFile, resolveOptions, type Chunk } from '../../src/chunkers/index';
-import { walkFiles } from '../../src/index/files';
+import { walkFiles } from '../../src/workspace/files';
 import { compileFilter } from '../../src/index/fusion';
 import { KeywordIndex, type KeywordFields, type Scoring } from '../../src/index/keyword';
 import { fold, MAX_QUERY_TERMS, queryTerms, sStem, terms, termsWithWeakness } from '../../src/index/terms';

@@ -9,7 +9,7 @@ import { ChunkContext } from '../../src/chunkers/context';
 import { StatsCollector, formatStats } from '../../src/chunkers/stats';
 import { disposeLanguages, grammar } from '../../src/chunkers/treesitter';
 import { Engine } from '../../src/index/engine';
-import { IndexClient } from '../../src/index/client';
+import { IndexClient } from '../../src/service/client';
 import type { Chunk, FileChunks } from '../../src/chunkers/types';
 import { checkAll, checkCoverage, checkPositions } from '../helpers/invariants';
 

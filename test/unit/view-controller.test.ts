@@ -3,9 +3,9 @@
  * a recorded post: what the webview would receive, without an editor.
  */
 import * as assert from 'node:assert/strict';
-import { CancelledError } from '../../src/index/client';
+import { CancelledError } from '../../src/service/client';
 import type { SearchOptions } from '../../src/index/engine';
-import type { WorkerHit } from '../../src/index/protocol';
+import type { WorkerHit } from '../../src/service/protocol';
 import type { HostToView } from '../../src/ui/messages';
 import { SearchController } from '../../src/ui/searchController';
 import { chunk, hit } from '../helpers/hits';

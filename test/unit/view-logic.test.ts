@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { IndexProgress } from '../../src/index/engine';
-import type { WorkerStatus } from '../../src/index/protocol';
+import type { WorkerStatus } from '../../src/service/protocol';
 import { chunk, hit } from '../helpers/hits';
 import { EventBatcher, mergeBatch, notNoise, type FolderBatch } from '../../src/ui/batcher';
 import { parseViewMessage } from '../../src/ui/messages';

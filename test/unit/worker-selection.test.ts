@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { IndexClient } from '../../src/index/client';
+import { IndexClient } from '../../src/service/client';
 
 const WORKER = path.join(__dirname, '../../dist/worker.js');
 

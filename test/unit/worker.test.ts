@@ -9,8 +9,8 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CancelledError, IndexClient, WorkerCrashedError, type CrashEvent } from '../../src/index/client';
-import type { ProgressEvent, WorkerStatus } from '../../src/index/protocol';
+import { CancelledError, IndexClient, WorkerCrashedError, type CrashEvent } from '../../src/service/client';
+import type { ProgressEvent, WorkerStatus } from '../../src/service/protocol';
 
 const WORKER = path.join(__dirname, '../../dist/worker.js');
 const SAMPLE = path.join(__dirname, '../../sample-workspace');

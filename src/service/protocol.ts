@@ -16,9 +16,9 @@
  * Everything here is structured-clone data (no classes, no functions).
  */
 import type { ChunkOptions, FileChunks } from '../chunkers/types';
-import type { EmbedderOptions } from './embedder';
-import type { FileSelection } from './files';
-import type { IndexProgress, SearchHit, SearchOptions } from './engine';
+import type { EmbedderOptions } from '../index/embedder';
+import type { FileSelection } from '../workspace/files';
+import type { IndexProgress, SearchHit, SearchOptions } from '../index/engine';
 import type { HoverResult, LookupResult, StringAtResult } from '../i18n/types';
 
 // ---------------------------------------------------------------------------------------------

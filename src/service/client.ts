@@ -1,6 +1,6 @@
 /**
  * The caller's side of the worker: starts `dist/worker.js` in a worker thread and turns the
- * protocol's messages (src/index/protocol.ts) into typed promises and listener events. Used by
+ * protocol's messages (src/service/protocol.ts) into typed promises and listener events. Used by
  * the extension; plain Node, no `vscode`.
  *
  * - A search supersedes the previous one still pending: the client sends `cancel` for the old
@@ -17,9 +17,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ChunkOptions, FileChunks } from '../chunkers/types';
-import type { SearchOptions } from './engine';
+import type { SearchOptions } from '../index/engine';
 import type { HoverResult, LookupResult, StringAtResult } from '../i18n/types';
-import type { FileSelection } from './files';
+import type { FileSelection } from '../workspace/files';
 import type {
   FileInfo,
   FileUpdate,

@@ -1,7 +1,7 @@
 /**
  * The worker thread: all parsing, indexing, embedding and searching happens here, never on the
  * extension host's thread. It owns one `Engine` per workspace folder root, each persisted in
- * its own store folder (locked while open). Messages: src/index/protocol.ts.
+ * its own store folder (locked while open). Messages: src/service/protocol.ts.
  *
  * Long loops (indexing, embedding) give the event loop a turn between files/batches, so
  * searches, updates, pause and cancel are served while they run.
@@ -10,9 +10,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parentPort } from 'node:worker_threads';
 import { chunkFile, decodeBytes, prepareLanguagesFor } from '../chunkers/index';
-import { createEmbedder, type Embedder } from './embedder';
-import { Engine, type IndexProgress, type SearchOptions } from './engine';
-import { createPathFilter, type FileSelection } from './files';
+import { createEmbedder, type Embedder } from '../index/embedder';
+import { Engine, type IndexProgress, type SearchOptions } from '../index/engine';
+import { createPathFilter, type FileSelection } from '../workspace/files';
 import type {
   FileInfo,
   FileUpdate,
@@ -26,7 +26,7 @@ import type {
   WorkerMessage,
   WorkerStatus,
 } from './protocol';
-import { loadStore, lockStore, saveStore } from './store';
+import { loadStore, lockStore, saveStore } from '../index/store';
 import { stringAt, type I18nIndex } from '../i18n/index';
 import { globMatcher, loadI18nIndexAsync, readInto, wantsFile } from '../i18n/workspace';
 import type { I18nAnswer, I18nRequest } from './protocol';
