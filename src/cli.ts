@@ -17,6 +17,8 @@ import { evaluate, formatReport } from './eval/evaluate';
 import { mineGold, type GoldQuery } from './eval/mine';
 import type { Candidate, LookupResult } from './i18n/index';
 import { loadI18nIndex } from './i18n/workspace';
+import { runMcp } from './mcp/run';
+import { version as fathomVersion } from '../package.json';
 
 const USAGE = `Usage:
   fathom chunk <dir|file> [--json] [--stats] [--max-tokens N] [--max-file-kb N] [--json-categories a,b]
@@ -27,6 +29,7 @@ const USAGE = `Usage:
   fathom eval <dir> [--gold gold.jsonl] [--json] [--write-gold FILE]
   fathom i18n "<string>" [--dir DIR] [--json] [--k 10] [--from FILE] [--locales GLOB]… [--no-embed] [--model-path DIR]
   fathom i18n --key a.b.c [--dir DIR] [--json] [--from FILE] [--locales GLOB]…
+  fathom mcp [--dir DIR]… [--store DIR] [--no-embed] [--model-path DIR] [--model ID] [--allow-download]
 
   --json             one JSON object per chunk per line; one {"skipped","reason"} line per skipped file
   --stats            per-language statistics and invariant checks (with --json: one JSON object)
@@ -464,6 +467,28 @@ async function i18nCommand(args: Args): Promise<number> {
   return 0;
 }
 
+// ---------------------------------------------------------------------------------------------
+// mcp: the agent server (src/mcp/)
+
+async function mcpCommand(args: Args): Promise<number> {
+  if (args.positional.length) throw new UsageError(`fathom mcp takes folders as --dir DIR, not ${args.positional[0]}`);
+  const dirs = args.lists.get('--dir') ?? ['.'];
+  for (const d of dirs) requireFolder(d);
+  const store = strFlag(args, '--store');
+  if (store && dirs.length > 1) throw new UsageError('--store takes one folder: with several --dir, each keeps its index in <dir>/.fathom');
+  let embedder: Embedder | undefined;
+  let noEmbedderReason: string | undefined = 'embedding is off (--no-embed)';
+  if (!args.flags.has('--no-embed')) {
+    const r = await embedderFromFlags(args);
+    if ('embedder' in r) embedder = r.embedder;
+    else {
+      noEmbedderReason = r.error;
+      process.stderr.write(`fathom mcp: keyword-only: ${r.error}\n`);
+    }
+  }
+  return runMcp({ dirs, storeDir: store, embedder, noEmbedderReason, version: fathomVersion });
+}
+
 export async function main(argv: string[]): Promise<number> {
   const args = parseArgs(argv);
   switch (args.command) {
@@ -481,6 +506,8 @@ export async function main(argv: string[]): Promise<number> {
       return evalCommand(args);
     case 'i18n':
       return i18nCommand(args);
+    case 'mcp':
+      return mcpCommand(args);
     case '':
     case 'help':
     case '--help':

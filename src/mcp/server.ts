@@ -1,0 +1,67 @@
+/**
+ * `fathom mcp`: a Model Context Protocol server (the official TypeScript SDK) over stdio that
+ * keeps the given folders open (`LocalFolder`: loaded, indexed in the background, watched) and
+ * answers Fathom's agent tools (tools.ts) from them. stdout carries the protocol only: every
+ * log line goes to stderr.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { AgentFolder } from './folder';
+import { descriptions, inputShapes, outputShapes, runTool, TOOL_NAMES, ToolError } from './tools';
+
+export const SERVER_NAME = 'fathom';
+
+/** An MCP server answering Fathom's tools from `folders` (any transport). */
+export function createMcpServer(folders: AgentFolder[], options: { version: string; log?: (m: string) => void }): McpServer {
+  const log = options.log ?? (() => undefined);
+  const server = new McpServer(
+    { name: SERVER_NAME, version: options.version },
+    {
+      instructions:
+        'Fathom searches this workspace by meaning and by name at once. Start with `search` (a developer question, identifiers or a displayed string), then `context` on a hit for the enclosing unit and its neighbours, `similar` for related code, `i18n` for where a displayed string is defined. Answers fit a token budget (maxTokens, default 2000); nextCursor pages on.',
+    },
+  );
+  for (const name of TOOL_NAMES) {
+    const call = async (args: Record<string, unknown>): Promise<CallToolResult> => {
+      const t0 = performance.now();
+      try {
+        const answer = await runTool(name, args ?? {}, { folders });
+        log(`${name}: answered in ${Math.round(performance.now() - t0)} ms`);
+        return { content: [{ type: 'text', text: answer.text }], structuredContent: answer.structured };
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        // bad input is the agent's to fix; anything else is logged with its stack, never fatal
+        if (!(err instanceof ToolError)) log(`${name} failed: ${err instanceof Error ? (err.stack ?? message) : message}`);
+        return { content: [{ type: 'text', text: err instanceof ToolError ? message : `Fathom failed: ${message}` }], isError: true };
+      }
+    };
+    server.registerTool(
+      name,
+      {
+        title: descriptions[name].title,
+        description: descriptions[name].description,
+        inputSchema: inputShapes[name],
+        outputSchema: outputShapes[name],
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      // the SDK types the callback per schema; every tool takes one argument object
+      ((args: Record<string, unknown>) => call(args)) as never,
+    );
+  }
+  return server;
+}
+
+/** Serves `folders` over stdin/stdout until the client goes away; resolves once closed. */
+export async function serveStdio(folders: AgentFolder[], options: { version: string; log?: (m: string) => void }): Promise<{ server: McpServer; closed: Promise<void> }> {
+  const server = createMcpServer(folders, options);
+  const transport = new StdioServerTransport();
+  await server.connect(transport);
+  const closed = new Promise<void>((resolve) => {
+    server.server.onclose = () => resolve();
+    // the transport does not notice a closed stdin by itself: the client is gone
+    process.stdin.once('end', () => resolve());
+    process.stdin.once('close', () => resolve());
+  });
+  return { server, closed };
+}

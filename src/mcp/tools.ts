@@ -1,0 +1,679 @@
+/**
+ * Fathom's tools for coding agents — `search`, `similar`, `context`, `i18n`, `status` — as
+ * plain functions over open folders (`AgentFolder`). The MCP server (server.ts) and the
+ * extension's language-model tools (answered by the worker) both call `runTool`, so an agent
+ * gets the same answer from either.
+ *
+ * Every answer is a text (one block per hit: `path:start-end`, kind and symbol, why it ranked,
+ * the chunk in a fence) and the same facts as structured data. Answers are cut to a token
+ * budget (default 2,000) counted with the embedding model's WordPiece tokenizer over the text
+ * the agent reads; `search` and `similar` give a `nextCursor` when more hits were left out.
+ * Bad input is a `ToolError` (the host turns it into an error result), never a crash.
+ */
+import * as path from 'node:path';
+import { z } from 'zod';
+import type { Chunk } from '../chunkers/types';
+import type { SearchHit } from '../index/engine';
+import type { Candidate, LookupResult } from '../i18n/types';
+import { defaultTokenCounter, type TokenCounter } from '../tokenizer/wordpiece';
+import type { AgentFolder, FolderState } from './folder';
+
+export const DEFAULT_MAX_TOKENS = 2000;
+/** The deepest a cursor may page into a ranking. */
+const MAX_DEPTH = 500;
+
+/** Bad input (a path outside the folder, an unknown mode, a stale cursor): shown to the agent as is. */
+export class ToolError extends Error {}
+
+// ---------------------------------------------------------------------------------------------
+// Input schemas (zod: the MCP server validates with them; their JSON Schema is in package.json)
+
+const stringOrList = (what: string) => z.union([z.string(), z.array(z.string())]).optional().describe(what);
+const maxTokens = z.number().int().min(50).max(100_000).optional().describe(`Token budget of the answer (default ${DEFAULT_MAX_TOKENS}), counted with Fathom's embedding model's tokenizer.`);
+
+export const inputShapes = {
+  search: {
+    query: z.string().min(1).max(4000).describe('What to find: words, an identifier, a question, or a displayed string.'),
+    k: z.number().int().min(1).max(50).optional().describe('Most hits in this answer (default 10, at most 50); the token budget may cut earlier.'),
+    glob: stringOrList('Path globs relative to the folder, e.g. "src/**" or ["*.ts", "!**/*.test.ts"]; a glob without "/" matches file names anywhere.'),
+    language: stringOrList('Languages, e.g. "typescript", "python", "vue", "markdown", "json".'),
+    kind: stringOrList('Chunk kinds, e.g. "function", "class", "method", "section", "schema-property", "i18n-section".'),
+    mode: z.enum(['hybrid', 'keyword', 'dense']).optional().describe('hybrid (default: keyword and meaning fused), keyword, or dense (meaning only; needs the embedding model).'),
+    maxTokens,
+    cursor: z.string().max(2000).optional().describe('The nextCursor of a previous answer to the same query: the hits after it.'),
+  },
+  similar: {
+    path: z.string().min(1).max(4000).describe('A file of the folder (relative to it, or absolute).'),
+    line: z.number().int().min(1).describe('A 1-based line in it: the chunk holding it is the source.'),
+    k: z.number().int().min(1).max(50).optional().describe('Most hits (default 10).'),
+    maxTokens,
+    cursor: z.string().max(2000).optional().describe('The nextCursor of a previous answer for the same place.'),
+  },
+  context: {
+    path: z.string().min(1).max(4000).describe('A file of the folder (relative to it, or absolute).'),
+    line: z.number().int().min(1).optional().describe('A 1-based line: its enclosing unit.'),
+    startLine: z.number().int().min(1).optional().describe('Or a range of 1-based lines (with endLine): the units it touches.'),
+    endLine: z.number().int().min(1).optional(),
+    window: z.number().int().min(0).max(10).optional().describe('Neighbouring chunks on each side (default 1).'),
+    maxTokens,
+  },
+  i18n: {
+    text: z.string().min(1).max(4000).optional().describe('A displayed string in any locale: the keys whose value matches it.'),
+    key: z.string().min(1).max(1000).optional().describe('Or an i18n key (a.b.c, ns:key): its value in every locale and its usages.'),
+    fromFile: z.string().max(4000).optional().describe("The file the string comes from: its app's keys rank first."),
+    k: z.number().int().min(1).max(50).optional().describe('Most keys (default 10).'),
+    maxTokens,
+  },
+  status: {},
+} as const;
+
+export type ToolName = keyof typeof inputShapes;
+export const TOOL_NAMES = Object.keys(inputShapes) as ToolName[];
+
+export const descriptions: Record<ToolName, { title: string; description: string }> = {
+  search: {
+    title: 'Search the workspace',
+    description:
+      'Find code, docs, schemas and i18n strings in the workspace by meaning and by name at once (hybrid keyword + embedding search over structure-aware chunks: functions, classes, methods, Markdown sections, JSON schema properties, i18n sections). Returns one block per hit: path:startLine-endLine, kind and symbol, why it ranked, and the chunk itself, cut to a token budget; nextCursor pages on. Use it before reading files.',
+  },
+  similar: {
+    title: 'Find similar code',
+    description: 'Chunks like the one at path:line (by embedding when there is one, else by its text): other implementations, duplicates, related tests and docs.',
+  },
+  context: {
+    title: 'Context around a line',
+    description:
+      'The unit that encloses a line or range of a file (its function, method, class, section…, whole even when it was cut into pieces), its parent (class, section) and its neighbouring units; for Markdown, the section with its code blocks.',
+  },
+  i18n: {
+    title: 'Find an i18n key',
+    description: 'Where is this displayed string defined? Give text (a translation in any locale) or key: the matching keys, their value in every locale with file:line, and their usages in code.',
+  },
+  status: {
+    title: 'Index status',
+    description: 'The open folders: files, chunks, vectors, whether indexing is still running (answers then cover what is indexed so far), keyword-only reason, how edits are followed.',
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// Output schemas (structuredContent)
+
+const why = z.object({ keyword: z.number().optional(), dense: z.number().optional(), fused: z.number() });
+const hit = z.object({
+  folder: z.string(),
+  path: z.string(),
+  startLine: z.number(),
+  endLine: z.number(),
+  kind: z.string(),
+  symbol: z.string().nullable(),
+  language: z.string(),
+  header: z.string(),
+  text: z.string(),
+  score: z.number(),
+  why,
+  truncated: z.boolean().optional(),
+});
+const folderState = z.object({
+  root: z.string(),
+  files: z.number(),
+  skipped: z.number(),
+  chunks: z.number(),
+  vectors: z.number(),
+  pendingVectors: z.number(),
+  indexing: z.object({ phase: z.string(), filesDone: z.number(), filesTotal: z.number() }).optional(),
+  embedding: z.boolean().optional(),
+  keywordOnlyReason: z.string().optional(),
+  store: z.string(),
+  watching: z.string(),
+  lastUpdate: z.string().optional(),
+});
+const budget = { tokens: z.number(), maxTokens: z.number(), note: z.string().optional() };
+const unit = z.object({ role: z.string(), path: z.string(), startLine: z.number(), endLine: z.number(), kind: z.string(), symbol: z.string().nullable(), text: z.string(), truncated: z.boolean().optional() });
+
+export const outputShapes = {
+  search: { hits: z.array(hit), nextCursor: z.string().optional(), ...budget },
+  similar: { source: z.object({ path: z.string(), startLine: z.number(), endLine: z.number(), symbol: z.string().nullable() }), hits: z.array(hit), nextCursor: z.string().optional(), ...budget },
+  context: { folder: z.string(), path: z.string(), units: z.array(unit), ...budget },
+  i18n: {
+    candidates: z.array(
+      z.object({
+        folder: z.string(),
+        key: z.string(),
+        match: z.string(),
+        score: z.number(),
+        locales: z.array(z.object({ locale: z.string(), file: z.string(), line: z.number(), value: z.string() })),
+        usages: z.array(z.object({ file: z.string(), line: z.number(), via: z.string(), dynamic: z.boolean() })),
+      }),
+    ),
+    problems: z.array(z.string()),
+    ...budget,
+  },
+  status: { folders: z.array(folderState) },
+} as const;
+
+// ---------------------------------------------------------------------------------------------
+// Running a tool
+
+export interface ToolAnswer {
+  text: string;
+  structured: Record<string, unknown>;
+}
+
+export interface ToolEnv {
+  folders: AgentFolder[];
+  counter?: TokenCounter;
+}
+
+function parse<N extends ToolName>(name: N, args: unknown): ArgsOf<N> {
+  const r = z.object(inputShapes[name]).strict().safeParse(args ?? {});
+  if (!r.success) throw new ToolError(`invalid arguments for ${name}: ${r.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ')}`);
+  return r.data as unknown as ArgsOf<N>;
+}
+
+/**
+ * Runs one tool on arguments as the agent sent them (validated here, whatever the host did).
+ * Throws `ToolError` for bad input; anything else is a bug the host reports.
+ */
+export async function runTool(name: string, args: unknown, env: ToolEnv): Promise<ToolAnswer> {
+  if (!TOOL_NAMES.includes(name as ToolName)) throw new ToolError(`unknown tool "${name}": the tools are ${TOOL_NAMES.join(', ')}`);
+  if (!env.folders.length) throw new ToolError('no folder is open');
+  const counter = env.counter ?? defaultTokenCounter();
+  switch (name as ToolName) {
+    case 'search':
+      return search(parse('search', args), env.folders, counter);
+    case 'similar':
+      return similar(parse('similar', args), env.folders, counter);
+    case 'context':
+      return context(parse('context', args), env.folders, counter);
+    case 'i18n':
+      return i18n(parse('i18n', args), env.folders, counter);
+    case 'status':
+      parse('status', args);
+      return status(env.folders);
+  }
+}
+
+type ArgsOf<N extends ToolName> = z.infer<z.ZodObject<(typeof inputShapes)[N]>>;
+type SearchArgs = ArgsOf<'search'>;
+type SimilarArgs = ArgsOf<'similar'>;
+type ContextArgs = ArgsOf<'context'>;
+type I18nArgs = ArgsOf<'i18n'>;
+
+const list = (v: string | string[] | undefined): string[] | undefined => {
+  if (v === undefined) return undefined;
+  const items = (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter(Boolean);
+  return items.length ? items : undefined;
+};
+
+// --- cursors: which ranking (a fingerprint of the request) and how far into it ---------------
+
+function fingerprint(parts: unknown): string {
+  const s = JSON.stringify(parts);
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
+  return h.toString(36);
+}
+
+function encodeCursor(fp: string, offset: number): string {
+  return Buffer.from(JSON.stringify({ f: fp, o: offset })).toString('base64url');
+}
+
+function decodeCursor(cursor: string | undefined, fp: string): number {
+  if (cursor === undefined) return 0;
+  let parsed: { f?: unknown; o?: unknown };
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as typeof parsed;
+  } catch {
+    throw new ToolError('cursor is not one Fathom gave: pass the nextCursor of the previous answer as it was');
+  }
+  if (typeof parsed.o !== 'number' || !Number.isInteger(parsed.o) || parsed.o < 0 || parsed.o > MAX_DEPTH) throw new ToolError('cursor is not one Fathom gave: pass the nextCursor of the previous answer as it was');
+  if (parsed.f !== fp) throw new ToolError('cursor belongs to another request: repeat the same query, filters and mode with it, or leave it out');
+  return parsed.o;
+}
+
+// --- the text blocks ---------------------------------------------------------------------------
+
+function fence(text: string, lang: string): string {
+  let ticks = 3;
+  for (const m of text.matchAll(/`{3,}/g)) ticks = Math.max(ticks, m[0].length + 1);
+  const f = '`'.repeat(ticks);
+  return `${f}${lang}\n${text}\n${f}`;
+}
+
+const FENCE_LANG: Record<string, string> = { javascript: 'js', typescript: 'ts', python: 'python', go: 'go', rust: 'rust', java: 'java', vue: 'vue', json: 'json', markdown: 'markdown', text: '' };
+
+function whyWords(w: SearchHit['why']): string {
+  const parts = [w.keyword ? `keyword #${w.keyword}` : '', w.dense ? `meaning #${w.dense}` : ''].filter(Boolean);
+  return `${parts.join(', ') || 'ranked'} (score ${w.fused.toFixed(4)})`;
+}
+
+function shownPath(folders: AgentFolder[], root: string, rel: string): string {
+  return folders.length > 1 ? `${path.basename(root)}/${rel}` : rel;
+}
+
+/** Cuts `text` to whole lines that fit `tokens`; false when not even one line fits. */
+function cutToTokens(text: string, tokens: number, counter: TokenCounter): string | undefined {
+  const lines = text.split('\n');
+  let used = 0;
+  let n = 0;
+  for (; n < lines.length; n++) {
+    const t = counter.count(lines[n]) + 1;
+    if (used + t > tokens) break;
+    used += t;
+  }
+  return n ? lines.slice(0, n).join('\n') : undefined;
+}
+
+interface Block<T> {
+  text: string;
+  tokens: number;
+  data: T;
+  truncated?: boolean;
+}
+
+/**
+ * Packs blocks into the budget in order: whole blocks while they fit; the first block that
+ * does not fit is cut (its maker is asked again with the room left) when nothing was packed
+ * yet, so an answer is never empty because one chunk is large.
+ */
+function pack<T>(head: string, makers: Array<(room: number) => Block<T> | undefined>, maxTokens: number, counter: TokenCounter): { text: string; tokens: number; blocks: Array<Block<T>> } {
+  let tokens = head ? counter.count(head) : 0;
+  const parts: string[] = head ? [head] : [];
+  const blocks: Array<Block<T>> = [];
+  for (const make of makers) {
+    const room = maxTokens - tokens;
+    let b = make(Number.POSITIVE_INFINITY);
+    if (b && b.tokens > room) b = blocks.length ? undefined : make(room);
+    if (!b || b.tokens > room) break;
+    parts.push(b.text);
+    tokens += b.tokens;
+    blocks.push(b);
+  }
+  return { text: parts.join('\n\n'), tokens, blocks };
+}
+
+/** A titled, fenced block, cut to whole lines when it exceeds `room`. */
+function fencedBlock<T>(title: string, body: string, lang: string, room: number, counter: TokenCounter, data: (text: string, truncated: boolean) => T): Block<T> | undefined {
+  const full = `${title}\n${fence(body, lang)}`;
+  const tokens = counter.count(full);
+  if (tokens <= room) return { text: full, tokens, data: data(body, false) };
+  const cut = cutToTokens(body, room - counter.count(`${title}\n${fence('', lang)}\n(cut to the budget)`), counter);
+  if (!cut) return undefined;
+  const text = `${title}\n${fence(cut, lang)}\n(cut to the budget)`;
+  return { text, tokens: counter.count(text), data: data(cut, true), truncated: true };
+}
+
+function hitBlock(folders: AgentFolder[], root: string, h: SearchHit, rank: number, counter: TokenCounter, room: number): Block<z.infer<typeof hit>> | undefined {
+  const c = h.chunk;
+  const title = `## ${rank}. ${shownPath(folders, root, c.path)}:${c.start.line}-${c.end.line} · ${c.kind}${c.symbol ? ` ${c.symbol}` : ''}${c.split ? ` [part ${c.split.index + 1}/${c.split.total}]` : ''}\nwhy: ${whyWords(h.why)}`;
+  return fencedBlock(title, c.text, FENCE_LANG[c.language] ?? '', room, counter, (text, truncated) => hitData(root, h, truncated, text));
+}
+
+function hitData(root: string, h: SearchHit, truncated: boolean, text?: string): z.infer<typeof hit> {
+  const c = h.chunk;
+  return {
+    folder: root,
+    path: c.path,
+    startLine: c.start.line,
+    endLine: c.end.line,
+    kind: c.kind,
+    symbol: c.symbol ?? null,
+    language: c.language,
+    header: c.header,
+    text: text ?? c.text,
+    score: h.score,
+    why: h.why,
+    ...(truncated ? { truncated: true } : {}),
+  };
+}
+
+/** "Still indexing" / keyword-only notes that every answer starts with when they apply. */
+function stateNote(folders: AgentFolder[]): string {
+  const notes: string[] = [];
+  for (const f of folders) {
+    const s = f.state();
+    const name = folders.length > 1 ? `${path.basename(s.root)}: ` : '';
+    if (s.indexing) notes.push(`${name}still indexing (${s.indexing.filesDone}/${s.indexing.filesTotal || '?'} files): this answer covers what is indexed so far.`);
+  }
+  return notes.join('\n');
+}
+
+async function rankedHits(folders: AgentFolder[], run: (f: AgentFolder, depth: number) => Promise<SearchHit[]>, depth: number): Promise<Array<{ root: string; hit: SearchHit }>> {
+  const all: Array<{ root: string; hit: SearchHit }> = [];
+  for (const f of folders) for (const h of await run(f, depth)) all.push({ root: f.root, hit: h });
+  if (folders.length > 1) all.sort((a, b) => b.hit.score - a.hit.score);
+  return all.slice(0, depth);
+}
+
+function hitsAnswer(
+  folders: AgentFolder[],
+  ranked: Array<{ root: string; hit: SearchHit }>,
+  offset: number,
+  k: number,
+  depth: number,
+  maxTokens: number,
+  head: string,
+  fp: string,
+  counter: TokenCounter,
+): { text: string; structured: { hits: Array<z.infer<typeof hit>>; nextCursor?: string; tokens: number; maxTokens: number; note?: string } } {
+  const page = ranked.slice(offset, offset + k);
+  const packed = pack(
+    head,
+    page.map((r, i) => (room: number) => hitBlock(folders, r.root, r.hit, offset + i + 1, counter, room)),
+    maxTokens,
+    counter,
+  );
+  const count = packed.blocks.length;
+  const shown = page.slice(0, count);
+  const hits = packed.blocks.map((b) => b.data);
+  const next = offset + count;
+  const more = next < ranked.length || (ranked.length >= depth && depth < MAX_DEPTH);
+  const nextCursor = count && more && next < MAX_DEPTH ? encodeCursor(fp, next) : undefined;
+  let text = packed.text;
+  let note: string | undefined;
+  if (!shown.length) {
+    note = page.length ? 'the first hit does not fit the token budget: raise maxTokens' : offset ? 'no more hits' : 'no hits';
+    text = [head, note].filter(Boolean).join('\n\n');
+  } else if (nextCursor) {
+    const left = count < page.length ? `${page.length - count} more of this page left out by the ${maxTokens}-token budget` : 'more hits';
+    note = `${left}: call again with cursor "${nextCursor}"`;
+    text = `${text}\n\n(${note})`;
+  }
+  return { text, structured: { hits, nextCursor, tokens: counter.count(text), maxTokens, ...(note ? { note } : {}) } };
+}
+
+async function search(a: SearchArgs, folders: AgentFolder[], counter: TokenCounter): Promise<ToolAnswer> {
+  const mode = a.mode ?? 'hybrid';
+  if (!['hybrid', 'keyword', 'dense'].includes(mode)) throw new ToolError(`unknown mode "${String(mode)}": use hybrid, keyword or dense`);
+  if (!a.query.trim()) throw new ToolError('query is empty');
+  if (mode === 'dense') {
+    const without = folders.map((f) => f.state()).find((s) => s.keywordOnlyReason);
+    if (without) throw new ToolError(`mode "dense" needs the embedding model, and ${without.root} has none (${without.keywordOnlyReason}): use hybrid or keyword`);
+  }
+  const filters = { pathGlob: list(a.glob), language: list(a.language), kind: list(a.kind) };
+  const k = a.k ?? 10;
+  const maxTokens = a.maxTokens ?? DEFAULT_MAX_TOKENS;
+  const fp = fingerprint(['search', a.query, filters, mode]);
+  const offset = decodeCursor(a.cursor, fp);
+  const depth = Math.min(MAX_DEPTH, offset + k);
+  const ranked = await rankedHits(folders, (f, d) => f.search(a.query, { k: d, mode, filters }), depth);
+  const notes = [stateNote(folders)];
+  if (mode === 'hybrid') {
+    const kw = folders.map((f) => f.state()).find((s) => s.keywordOnlyReason);
+    if (kw) notes.push(`keyword-only (${kw.keywordOnlyReason}).`);
+  }
+  const answer = hitsAnswer(folders, ranked, offset, k, depth, maxTokens, notes.filter(Boolean).join('\n'), fp, counter);
+  return { text: answer.text, structured: answer.structured };
+}
+
+// --- paths -------------------------------------------------------------------------------------
+
+/** The folder and folder-relative path of `p` (relative to a folder, or absolute); a ToolError outside every folder. */
+export function resolvePath(folders: AgentFolder[], p: string): { folder: AgentFolder; rel: string } {
+  const clean = p.trim().replace(/\\/g, '/');
+  const inside = (root: string, abs: string) => {
+    const rel = path.relative(root, abs);
+    return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : undefined;
+  };
+  if (path.isAbsolute(clean)) {
+    for (const f of folders) {
+      const rel = inside(f.root, path.resolve(clean));
+      if (rel) return { folder: f, rel };
+    }
+    throw new ToolError(`${p} is outside the open folder${folders.length > 1 ? 's' : ''} (${folders.map((f) => f.root).join(', ')})`);
+  }
+  // relative: to a folder; with several folders, a file that one of them has, or "<folder name>/<path>"
+  const candidates: Array<{ folder: AgentFolder; rel: string }> = [];
+  for (const f of folders) {
+    const rel = inside(f.root, path.resolve(f.root, clean));
+    if (rel) candidates.push({ folder: f, rel });
+    const [first, ...rest] = clean.split('/');
+    if (folders.length > 1 && first === path.basename(f.root) && rest.length) {
+      const r2 = inside(f.root, path.resolve(f.root, rest.join('/')));
+      if (r2) candidates.push({ folder: f, rel: r2 });
+    }
+  }
+  if (!candidates.length) throw new ToolError(`${p} is outside the open folder${folders.length > 1 ? 's' : ''} (${folders.map((f) => f.root).join(', ')})`);
+  return candidates.find((c) => c.folder.chunksOf(c.rel)) ?? candidates[0];
+}
+
+function requireChunks(folder: AgentFolder, rel: string): Chunk[] {
+  const chunks = folder.chunksOf(rel);
+  if (chunks === undefined) {
+    const s = folder.state();
+    throw new ToolError(`${rel} is not indexed in ${folder.root}${s.indexing ? ' (yet: indexing is still running)' : ' (no such file, or ignored)'}`);
+  }
+  if (!chunks.length) {
+    const skip = folder.skipOf(rel);
+    throw new ToolError(`${rel} has no chunks${skip ? `: skipped, ${skip.reason} (${skip.detail})` : ''}`);
+  }
+  return chunks;
+}
+
+function lineCheck(rel: string, chunks: Chunk[], line: number): void {
+  const last = Math.max(...chunks.map((c) => c.end.line));
+  if (line > last) throw new ToolError(`line ${line} is past the last indexed line of ${rel} (${last})`);
+}
+
+async function similar(a: SimilarArgs, folders: AgentFolder[], counter: TokenCounter): Promise<ToolAnswer> {
+  const { folder, rel } = resolvePath(folders, a.path);
+  const chunks = requireChunks(folder, rel);
+  lineCheck(rel, chunks, a.line);
+  const source = innermostAt(chunks, a.line);
+  if (!source) throw new ToolError(`no chunk of ${rel} holds line ${a.line} (it is blank or between units)`);
+  const k = a.k ?? 10;
+  const maxTokens = a.maxTokens ?? DEFAULT_MAX_TOKENS;
+  const fp = fingerprint(['similar', folder.root, rel, a.line]);
+  const offset = decodeCursor(a.cursor, fp);
+  const depth = Math.min(MAX_DEPTH, offset + k);
+  const hits = (await folder.similar({ path: rel, line: a.line }, { k: depth })).map((h) => ({ root: folder.root, hit: h }));
+  const head = [stateNote(folders), `like ${shownPath(folders, folder.root, rel)}:${source.start.line}-${source.end.line} · ${source.kind}${source.symbol ? ` ${source.symbol}` : ''}`].filter(Boolean).join('\n');
+  const answer = hitsAnswer(folders, hits, offset, k, depth, maxTokens, head, fp, counter);
+  return { text: answer.text, structured: { source: { path: rel, startLine: source.start.line, endLine: source.end.line, symbol: source.symbol ?? null }, ...answer.structured } };
+}
+
+// --- context -----------------------------------------------------------------------------------
+
+function innermostAt(chunks: Chunk[], line: number): Chunk | undefined {
+  let best: Chunk | undefined;
+  for (const c of chunks) {
+    if (c.start.line <= line && c.end.line >= line && (!best || c.end.offset - c.start.offset < best.end.offset - best.start.offset)) best = c;
+  }
+  return best;
+}
+
+/** The chunks of one unit cut into pieces (same symbol and kind, `split`), or just the chunk. */
+function piecesOf(chunks: Chunk[], c: Chunk): Chunk[] {
+  if (!c.split) return [c];
+  return chunks.filter((x) => x.split && x.kind === c.kind && x.symbol === c.symbol && x.split.total === c.split!.total);
+}
+
+/**
+ * Text of chunks put back together in file order: overlaps (a section's nested code block)
+ * once, the whitespace between them as line breaks and indentation (chunks are exact slices
+ * and only whitespace lies outside them, so the text is the file's, up to blank-line spacing).
+ */
+export function stitch(parts: Chunk[]): { text: string; start: Chunk['start']; end: Chunk['end'] } {
+  const sorted = [...parts].sort((a, b) => a.start.offset - b.start.offset);
+  let text = '';
+  let end = sorted[0].start;
+  let endPos = sorted[0].end;
+  for (const c of sorted) {
+    if (c.end.offset <= end.offset && text) continue; // inside what is there already
+    if (!text) text = c.text;
+    else if (c.start.offset < end.offset) text += c.text.slice(end.offset - c.start.offset);
+    else {
+      const gap = c.start.line > end.line ? '\n'.repeat(c.start.line - end.line) + ' '.repeat(c.start.column) : ' '.repeat(Math.max(1, c.start.column - end.column));
+      text += gap + c.text;
+    }
+    end = c.end;
+    if (c.end.offset >= endPos.offset) endPos = c.end;
+  }
+  return { text, start: sorted[0].start, end: endPos };
+}
+
+interface ContextUnit {
+  role: string;
+  chunks: Chunk[];
+}
+
+function parentOf(chunks: Chunk[], c: Chunk): Chunk[] {
+  if (c.kind === 'code-block') {
+    const section = c.links?.section ? chunks.find((x) => x.id === c.links!.section) : undefined;
+    return section ? piecesOf(chunks, section) : [];
+  }
+  let parent = c.parent;
+  if (!parent && c.language === 'markdown' && c.symbol?.includes(' > ')) parent = c.symbol.slice(0, c.symbol.lastIndexOf(' > '));
+  if (!parent && c.symbol?.includes('.') && c.language !== 'markdown' && c.language !== 'json') parent = c.symbol.slice(0, c.symbol.lastIndexOf('.'));
+  if (!parent) return [];
+  const own = chunks.filter((x) => x.symbol === parent && x.kind !== 'code-block');
+  if (!own.length) return [];
+  // a parent cut into pieces: the piece that opens it (signature, heading) is what helps
+  const first = own.sort((a, b) => a.start.offset - b.start.offset)[0];
+  return [first];
+}
+
+async function context(a: ContextArgs, folders: AgentFolder[], counter: TokenCounter): Promise<ToolAnswer> {
+  const { folder, rel } = resolvePath(folders, a.path);
+  const chunks = requireChunks(folder, rel);
+  const hasRange = a.startLine !== undefined || a.endLine !== undefined;
+  if (a.line === undefined && !hasRange) throw new ToolError('give line, or startLine and endLine');
+  if (a.line !== undefined && hasRange) throw new ToolError('give line or startLine/endLine, not both');
+  const startLine = a.line ?? a.startLine ?? a.endLine!;
+  const endLine = a.line ?? a.endLine ?? a.startLine!;
+  if (endLine < startLine) throw new ToolError(`endLine ${endLine} is before startLine ${startLine}`);
+  lineCheck(rel, chunks, startLine);
+  const window = a.window ?? 1;
+  const maxTokens = a.maxTokens ?? DEFAULT_MAX_TOKENS;
+
+  // the enclosing units: innermost chunk per line of the range, then whole (all its pieces)
+  const outer = chunks.filter((c) => c.kind !== 'code-block');
+  let hitChunks: Chunk[];
+  if (startLine === endLine) {
+    const c = innermostAt(chunks, startLine);
+    // a code block's own chunk: the unit is its section (which reassembles it with its code)
+    hitChunks = c ? [c.kind === 'code-block' && c.links?.section ? (chunks.find((x) => x.id === c.links!.section) ?? c) : c] : [];
+  } else hitChunks = outer.filter((c) => c.start.line <= endLine && c.end.line >= startLine);
+  if (!hitChunks.length) {
+    // a blank line between units: the nearest unit after it, else before it
+    const after = outer.find((c) => c.start.line > endLine);
+    const before = [...outer].reverse().find((c) => c.end.line < startLine);
+    const near = after ?? before;
+    if (!near) throw new ToolError(`no chunk of ${rel} is near line ${startLine}`);
+    hitChunks = [near];
+  }
+  const unitChunks = [...new Set(hitChunks.flatMap((c) => piecesOf(chunks, c)))];
+  const units: ContextUnit[] = [];
+  const unitText = stitch(unitChunks.concat(unitChunks.flatMap((c) => (c.links?.codeBlocks ?? []).map((id) => chunks.find((x) => x.id === id)).filter((x): x is Chunk => !!x))));
+  units.push({ role: 'unit', chunks: unitChunks });
+  const used = new Set(unitChunks.map((c) => c.id));
+  const parent = parentOf(chunks, hitChunks[0]).filter((c) => !used.has(c.id));
+  if (parent.length) units.push({ role: 'parent', chunks: parent });
+  for (const c of parent) used.add(c.id);
+  // neighbours: the units before and after, in file order (code-block chunks are inside sections)
+  const order = outer.filter((c) => !c.split || c.split.index === 0 || used.has(c.id));
+  const firstAt = order.findIndex((c) => used.has(c.id) && unitChunks.includes(c));
+  const lastAt = order.length - 1 - [...order].reverse().findIndex((c) => unitChunks.includes(c));
+  const before = firstAt >= 0 ? order.slice(Math.max(0, firstAt - window), firstAt).filter((c) => !used.has(c.id)) : [];
+  const after = firstAt >= 0 ? order.slice(lastAt + 1, lastAt + 1 + window).filter((c) => !used.has(c.id)) : [];
+  for (const c of before) units.push({ role: 'before', chunks: piecesOf(chunks, c) });
+  for (const c of after) units.push({ role: 'after', chunks: piecesOf(chunks, c) });
+
+  const shown = shownPath(folders, folder.root, rel);
+  const lang = FENCE_LANG[hitChunks[0].language] ?? '';
+  const blockOf = (u: ContextUnit) => (room: number) => {
+    const st = u.role === 'unit' ? unitText : stitch(u.chunks);
+    const c = u.chunks[0];
+    const title = `## ${u.role}: ${shown}:${st.start.line}-${st.end.line} · ${c.kind}${c.symbol ? ` ${c.symbol}` : ''}`;
+    return fencedBlock(title, st.text, lang, room, counter, (text, truncated): z.infer<typeof unit> => ({
+      role: u.role,
+      path: rel,
+      startLine: st.start.line,
+      endLine: st.end.line,
+      kind: c.kind,
+      symbol: c.symbol ?? null,
+      text,
+      ...(truncated ? { truncated: true } : {}),
+    }));
+  };
+  // the unit first (cut if it must), then parent and neighbours while they fit
+  const packed = pack(stateNote(folders), units.map(blockOf), maxTokens, counter);
+  let text = packed.text;
+  let note: string | undefined;
+  const count = packed.blocks.length;
+  if (count < units.length) {
+    note = `${units.length - count} more unit(s) (${units.slice(count).map((u) => u.role).join(', ')}) left out by the ${maxTokens}-token budget`;
+    text = `${text}\n\n(${note})`;
+  }
+  return { text, structured: { folder: folder.root, path: rel, units: packed.blocks.map((b) => b.data), tokens: counter.count(text), maxTokens, ...(note ? { note } : {}) } };
+}
+
+// --- i18n ---------------------------------------------------------------------------------------
+
+function candidateBlock(folders: AgentFolder[], root: string, c: Candidate): string {
+  const lines = [`## ${c.key} · ${c.match}${c.match === 'key' ? '' : ` ${c.score.toFixed(2)}`}${c.matched ? ` (${c.matched.locale}: "${c.matched.value}")` : ''}${c.app ? ` · app ${c.app}` : ''}${c.component ? ` · component ${c.component}` : ''}`];
+  for (const l of c.locales) lines.push(`- ${l.locale}: ${JSON.stringify(l.value)}  ${shownPath(folders, root, l.file)}:${l.range.start.line}`);
+  for (const u of c.usages) lines.push(`- used: ${shownPath(folders, root, u.file)}:${u.range.start.line}  ${u.via}${u.dynamic ? ` (dynamic, prefix "${u.key}")` : ''}`);
+  if (!c.usages.length) lines.push('- used: nowhere found');
+  return lines.join('\n');
+}
+
+async function i18n(a: I18nArgs, folders: AgentFolder[], counter: TokenCounter): Promise<ToolAnswer> {
+  if ((a.text === undefined) === (a.key === undefined)) throw new ToolError('give text (a displayed string) or key, one of the two');
+  const limit = a.k ?? 10;
+  const maxTokens = a.maxTokens ?? DEFAULT_MAX_TOKENS;
+  const from = a.fromFile !== undefined ? resolvePath(folders, a.fromFile) : undefined;
+  const results: Array<{ root: string; r: LookupResult }> = [];
+  for (const f of from ? [from.folder] : folders) {
+    const ask = a.key !== undefined ? { op: 'key' as const, key: a.key, fromFile: from?.rel, limit } : { op: 'string' as const, text: a.text!, fromFile: from?.rel, limit };
+    results.push({ root: f.root, r: await f.i18n(ask) });
+  }
+  const all = results.flatMap(({ root, r }) => r.candidates.map((c) => ({ root, c }))).sort((x, y) => y.c.score - x.c.score).slice(0, limit);
+  const problems = results.flatMap(({ r }) => r.problems.map((p) => `${p.file}${p.line ? `:${p.line}` : ''}: ${p.kind}: ${p.message}`));
+  const semantic = results.map(({ r }) => r.semanticUnavailable).find(Boolean);
+  const head = [stateNote(folders), all.length ? '' : `no key found for ${a.key !== undefined ? `key ${a.key}` : JSON.stringify(a.text)}${semantic ? ` (${semantic})` : ''}`].filter(Boolean).join('\n');
+  const packed = pack(
+    head,
+    all.map(({ root, c }) => () => {
+      const text = candidateBlock(folders, root, c);
+      return { text, tokens: counter.count(text), data: null };
+    }),
+    maxTokens,
+    counter,
+  );
+  let text = packed.text;
+  if (problems.length) {
+    const p = `problems in locale files: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (+${problems.length - 5})` : ''}`;
+    if (counter.count(p) + packed.tokens <= maxTokens) text = `${text}\n\n${p}`;
+  }
+  const kept = packed.blocks.length;
+  const candidates = all.slice(0, kept).map(({ root, c }) => ({
+    folder: root,
+    key: c.key,
+    match: c.match,
+    score: c.score,
+    locales: c.locales.map((l) => ({ locale: l.locale, file: l.file, line: l.range.start.line, value: l.value })),
+    usages: c.usages.map((u) => ({ file: u.file, line: u.range.start.line, via: u.via, dynamic: u.dynamic })),
+  }));
+  const note = kept < all.length ? `${all.length - kept} more key(s) left out by the ${maxTokens}-token budget` : undefined;
+  if (note) text = `${text}\n\n(${note})`;
+  return { text, structured: { candidates, problems, tokens: counter.count(text), maxTokens, ...(note ? { note } : {}) } };
+}
+
+// --- status -------------------------------------------------------------------------------------
+
+function statusLine(s: FolderState): string {
+  const lines = [
+    `${s.root}: ${s.files} files (${s.skipped} skipped), ${s.chunks} chunks, ${s.vectors} vectors${s.pendingVectors ? ` (${s.pendingVectors} to compute${s.embedding ? ', computing' : ''})` : ''}`,
+    s.indexing ? `  indexing: ${s.indexing.phase} ${s.indexing.filesDone}/${s.indexing.filesTotal || '?'} files — answers cover what is indexed so far` : '  indexing: done',
+    s.keywordOnlyReason ? `  keyword-only: ${s.keywordOnlyReason}` : '',
+    `  store: ${s.store}`,
+    `  edits: ${s.watching}${s.lastUpdate ? `, last applied ${s.lastUpdate}` : ''}`,
+  ];
+  return lines.filter(Boolean).join('\n');
+}
+
+function status(folders: AgentFolder[]): ToolAnswer {
+  const states = folders.map((f) => f.state());
+  return { text: states.map(statusLine).join('\n'), structured: { folders: states.map((s) => JSON.parse(JSON.stringify(s)) as FolderState) } };
+}
