@@ -29,7 +29,7 @@ export class ToolError extends Error {}
 // Input schemas (zod: the MCP server validates with them; their JSON Schema is in package.json)
 
 const stringOrList = (what: string) => z.union([z.string(), z.array(z.string())]).optional().describe(what);
-const maxTokens = z.number().int().min(50).max(100_000).optional().describe(`Token budget of the answer (default ${DEFAULT_MAX_TOKENS}), counted with Fathom's embedding model's tokenizer.`);
+const maxTokens = z.number().int().min(100).max(100_000).optional().describe(`Token budget of the answer (default ${DEFAULT_MAX_TOKENS}), counted with Fathom's embedding model's tokenizer.`);
 
 export const inputShapes = {
   search: {
@@ -357,10 +357,12 @@ function hitsAnswer(
   counter: TokenCounter,
 ): { text: string; structured: { hits: Array<z.infer<typeof hit>>; nextCursor?: string; tokens: number; maxTokens: number; note?: string } } {
   const page = ranked.slice(offset, offset + k);
+  // room for the closing note with its cursor, so that the whole answer stays in the budget
+  const reserve = counter.count(`(${page.length} more of this page left out by the ${maxTokens}-token budget: call again with cursor "${encodeCursor(fp, MAX_DEPTH)}")`) + 2;
   const packed = pack(
     head,
     page.map((r, i) => (room: number) => hitBlock(folders, r.root, r.hit, offset + i + 1, counter, room)),
-    maxTokens,
+    Math.max(0, maxTokens - reserve),
     counter,
   );
   const count = packed.blocks.length;
@@ -597,7 +599,8 @@ async function context(a: ContextArgs, folders: AgentFolder[], counter: TokenCou
     }));
   };
   // the unit first (cut if it must), then parent and neighbours while they fit
-  const packed = pack(stateNote(folders), units.map(blockOf), maxTokens, counter);
+  const reserve = counter.count(`(${units.length} more unit(s) (${units.map((u) => u.role).join(', ')}) left out by the ${maxTokens}-token budget)`) + 2;
+  const packed = pack(stateNote(folders), units.map(blockOf), Math.max(0, maxTokens - reserve), counter);
   let text = packed.text;
   let note: string | undefined;
   const count = packed.blocks.length;
@@ -632,13 +635,14 @@ async function i18n(a: I18nArgs, folders: AgentFolder[], counter: TokenCounter):
   const problems = results.flatMap(({ r }) => r.problems.map((p) => `${p.file}${p.line ? `:${p.line}` : ''}: ${p.kind}: ${p.message}`));
   const semantic = results.map(({ r }) => r.semanticUnavailable).find(Boolean);
   const head = [stateNote(folders), all.length ? '' : `no key found for ${a.key !== undefined ? `key ${a.key}` : JSON.stringify(a.text)}${semantic ? ` (${semantic})` : ''}`].filter(Boolean).join('\n');
+  const reserve = counter.count(`(${all.length} more key(s) left out by the ${maxTokens}-token budget)`) + 2;
   const packed = pack(
     head,
     all.map(({ root, c }) => () => {
       const text = candidateBlock(folders, root, c);
       return { text, tokens: counter.count(text), data: null };
     }),
-    maxTokens,
+    Math.max(0, maxTokens - reserve),
     counter,
   );
   let text = packed.text;
