@@ -122,7 +122,8 @@ delete stagedManifest.bin;
 stagedManifest.dependencies = Object.fromEntries(RUNTIME_PACKAGES.map((n) => [n, manifest.dependencies[n]]));
 fs.writeFileSync(path.join(stage, 'package.json'), `${JSON.stringify(stagedManifest, null, 2)}\n`);
 
-linkTree(path.join(root, 'dist'), path.join(stage, 'dist'), (r) => r.endsWith('.map') || r === 'cli.js');
+// dist/cli.js ships too: the editor's MCP server definition (VS Code 1.101+) runs `cli.js mcp`
+linkTree(path.join(root, 'dist'), path.join(stage, 'dist'), (r) => r.endsWith('.map'));
 for (const dir of ['resources', 'media']) {
   if (fs.existsSync(path.join(root, dir))) linkTree(path.join(root, dir), path.join(stage, dir));
 }

@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import { findSimilar } from './commands/findSimilar';
 import { registerI18n } from './commands/i18n';
 import { FILES_SCHEME, IndexedFilesProvider, showIndexedFiles } from './commands/indexedFiles';
+import { registerLanguageModelTools } from './commands/lmTools';
 import { openHit } from './commands/open';
 import { quickSearch } from './commands/quickSearch';
 import { statusMenu } from './commands/statusMenu';
@@ -123,6 +124,7 @@ export function activate(context: vscode.ExtensionContext): void {
     ),
     command('fathom.chunkActiveFile', () => chunkActiveFile(c, log)),
     registerI18n({ client: c, folderOf: (u) => index.folderOf(u), log, command }),
+    registerLanguageModelTools({ client: c, roots: () => index.roots, log, extension: context, onFoldersChanged: vscode.workspace.onDidChangeWorkspaceFolders }),
     { dispose: () => void client?.dispose() },
   );
   log.info(`activate took ${timings.sinceActivation().toFixed(1)} ms`);

@@ -176,7 +176,7 @@ function parse<N extends ToolName>(name: N, args: unknown): ArgsOf<N> {
  */
 export async function runTool(name: string, args: unknown, env: ToolEnv): Promise<ToolAnswer> {
   if (!TOOL_NAMES.includes(name as ToolName)) throw new ToolError(`unknown tool "${name}": the tools are ${TOOL_NAMES.join(', ')}`);
-  if (!env.folders.length) throw new ToolError('no folder is open');
+  if (!env.folders.length) throw new ToolError('no folder is open in Fathom yet (indexing starts when a folder opens)');
   const counter = env.counter ?? defaultTokenCounter();
   switch (name as ToolName) {
     case 'search':

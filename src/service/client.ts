@@ -32,6 +32,7 @@ import type {
   RequestType,
   ResultOf,
   SimilarTarget,
+  ToolResult,
   UpdateResult,
   WorkerHit,
   WorkerInitOptions,
@@ -334,6 +335,11 @@ export class IndexClient {
 
   status(): Promise<WorkerStatus> {
     return this.request('status', {});
+  }
+
+  /** One of Fathom's agent tools (src/mcp/tools.ts) over the open folders (`roots`, default all). */
+  tool(name: string, args: unknown, options: { roots?: string[]; signal?: AbortSignal } = {}): Promise<ToolResult> {
+    return this.request('tool', { name, args, roots: options.roots }, options.signal);
   }
 
   /** Any i18n query (see `I18nQuery`); the helpers below are typed per kind. */

@@ -259,6 +259,27 @@ export type I18nAnswer =
   | { op: 'hover'; result: HoverResult | null }
   | { op: 'at'; string: StringAtResult | null; result: LookupResult };
 
+/**
+ * Client → worker: one of Fathom's agent tools (src/mcp/tools.ts: `search`, `similar`,
+ * `context`, `i18n`, `status`) over the open folders (`roots`, default all), as the editor's
+ * language-model tools call them; `args` as the model sent them (validated in the worker).
+ * Answered by `ToolResult`: bad input is `isError` with the message, never a failed request.
+ */
+export interface ToolRequest {
+  type: 'tool';
+  id: number;
+  name: string;
+  args: unknown;
+  roots?: string[];
+}
+
+/** A tool's answer: the text the model reads, the same facts as data. */
+export interface ToolResult {
+  text: string;
+  structured: Record<string, unknown>;
+  isError?: boolean;
+}
+
 /** Test-only: the worker throws an uncaught error (to exercise the client's restart). No answer. */
 export interface CrashRequest {
   type: 'crash';
@@ -280,7 +301,8 @@ export type Request =
   | CancelRequest
   | DisposeRequest
   | CrashRequest
-  | I18nRequest;
+  | I18nRequest
+  | ToolRequest;
 
 export type RequestType = Request['type'];
 
@@ -337,6 +359,7 @@ export interface ResultMap {
   dispose: null;
   crash: never;
   i18n: I18nAnswer;
+  tool: ToolResult;
 }
 
 export type ResultOf<T extends RequestType> = ResultMap[T];

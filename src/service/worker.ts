@@ -29,7 +29,9 @@ import type {
 import { loadStore, lockStore, saveStore } from '../index/store';
 import { stringAt, type I18nIndex } from '../i18n/index';
 import { globMatcher, loadI18nIndexAsync, readInto, wantsFile } from '../i18n/workspace';
-import type { I18nAnswer, I18nRequest } from './protocol';
+import type { I18nAnswer, I18nRequest, ToolRequest, ToolResult } from './protocol';
+import { engineChunksOf, type AgentFolder } from '../mcp/folder';
+import { runTool, ToolError } from '../mcp/tools';
 
 class Cancelled extends Error {
   constructor() {
@@ -49,6 +51,8 @@ interface Folder {
   selection?: FileSelection;
   /** Background embedding (after update/remove or a cancelled index). */
   embedding?: { abort: AbortController; done: Promise<void> };
+  /** The running index request's last progress (what the agent tools say is indexed so far). */
+  progress?: IndexProgress;
 }
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -146,6 +150,8 @@ export class WorkerState {
         return this.status();
       case 'i18n':
         return this.i18nQuery(req, signal);
+      case 'tool':
+        return this.tool(req, signal);
       case 'pause':
         this.paused = true;
         this.pushStatus(true);
@@ -340,12 +346,14 @@ export class WorkerState {
           lastSave = Date.now();
         }
         phase = p.phase;
+        folder.progress = p;
         this.post({ type: 'progress', root, id, progress: p });
         this.pushStatus();
         if (p.phase !== 'done') await this.checkpoint(signal);
       }
     } finally {
       folder.indexing--;
+      folder.progress = undefined;
       this.save(folder);
       this.pushStatus(true);
       // a cancelled run leaves vectors pending: compute them in the background
@@ -469,6 +477,54 @@ export class WorkerState {
       for (const h of hits) all.push({ ...h, root: f.root });
     }
     return folders.length > 1 ? all.sort((a, b) => b.score - a.score).slice(0, k) : all;
+  }
+
+  // --- agent tools (the editor's language-model tools) ----------------------------------------
+
+  private async tool(req: ToolRequest, signal: AbortSignal): Promise<ToolResult> {
+    await turn();
+    await Promise.all([this.initializing.catch(() => undefined), ...this.opening]);
+    signal.throwIfAborted();
+    try {
+      // folders not open (yet) are left out: the tools say "no folder is open" when none is
+      const open = req.roots ? req.roots.map((r) => this.folders.get(path.resolve(r))).filter((f): f is Folder => !!f) : [...this.folders.values()];
+      const folders = open.map((f) => this.agentFolder(f, signal));
+      return await runTool(req.name, req.args, { folders });
+    } catch (err) {
+      if (err instanceof ToolError) return { text: err.message, structured: {}, isError: true };
+      throw err;
+    }
+  }
+
+  /** An open folder as the agent tools see it (src/mcp/folder.ts). */
+  private agentFolder(f: Folder, signal: AbortSignal): AgentFolder {
+    return {
+      root: f.root,
+      search: (query, options) => f.engine.search(query, options),
+      similar: (target, options) => f.engine.similar(target, options),
+      chunksOf: (rel) => engineChunksOf(f.engine, rel),
+      skipOf: (rel) => f.engine.files.get(rel)?.skipped,
+      i18n: async (ask) => {
+        const a = await this.i18nQuery({ type: 'i18n', id: -1, root: f.root, query: ask }, signal);
+        return a.op === 'string' || a.op === 'key' ? a.result : { candidates: [], problems: [] };
+      },
+      state: () => {
+        const s = this.status().folders.find((x) => x.root === f.root)!;
+        return {
+          root: f.root,
+          files: s.files,
+          skipped: s.skipped,
+          chunks: s.chunks,
+          vectors: s.vectors,
+          pendingVectors: s.pendingVectors,
+          indexing: f.indexing ? { phase: f.progress?.phase ?? 'scan', filesDone: f.progress?.filesDone ?? 0, filesTotal: f.progress?.filesTotal ?? 0 } : undefined,
+          embedding: s.embedding || undefined,
+          keywordOnlyReason: f.engine.vectors ? undefined : (this.keywordOnlyReason ?? f.engine.noEmbedderReason),
+          store: f.storeDir,
+          watching: "the editor's file watcher",
+        };
+      },
+    };
   }
 
   // --- i18n ---------------------------------------------------------------------------------
