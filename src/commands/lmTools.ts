@@ -91,7 +91,10 @@ type McpStdioCtor = new (label: string, command: string, args?: string[], env?: 
 function registerMcpDefinition(deps: LmToolsDeps): vscode.Disposable {
   const api = vscode.lm as unknown as McpApi;
   const Stdio = (vscode as unknown as { McpStdioServerDefinition?: McpStdioCtor }).McpStdioServerDefinition;
-  if (typeof api.registerMcpServerDefinitionProvider !== 'function' || typeof Stdio !== 'function') {
+  // 1.100 has an early form of this API that wants another package.json contribution and
+  // throws without it: only the stable API of 1.101+ is used
+  const [major, minor] = vscode.version.split('.').map(Number);
+  if (typeof api.registerMcpServerDefinitionProvider !== 'function' || typeof Stdio !== 'function' || major < 1 || (major === 1 && minor < 101)) {
     deps.log.info(`MCP server definition: needs VS Code 1.101 or later (this is ${vscode.version}), not offered`);
     return new vscode.Disposable(() => undefined);
   }
@@ -99,15 +102,24 @@ function registerMcpDefinition(deps: LmToolsDeps): vscode.Disposable {
   const sub = deps.onFoldersChanged(() => changed.fire());
   const cli = path.join(deps.extension.extensionPath, 'dist', 'cli.js');
   const version = String((deps.extension.extension.packageJSON as { version?: string }).version ?? '');
-  const reg = api.registerMcpServerDefinitionProvider('fathom.mcp', {
-    onDidChangeMcpServerDefinitions: changed.event,
-    provideMcpServerDefinitions: () => {
-      const roots = deps.roots();
-      if (!roots.length) return [];
-      // the editor's own runtime runs the CLI as plain Node
-      return [new Stdio('Fathom', process.execPath, [cli, 'mcp', ...roots.flatMap((r) => ['--dir', r])], { ELECTRON_RUN_AS_NODE: '1' }, version)];
-    },
-  });
+  let reg: vscode.Disposable;
+  try {
+    reg = api.registerMcpServerDefinitionProvider('fathom.mcp', {
+      onDidChangeMcpServerDefinitions: changed.event,
+      provideMcpServerDefinitions: () => {
+        const roots = deps.roots();
+        if (!roots.length) return [];
+        // the editor's own runtime runs the CLI as plain Node
+        return [new Stdio('Fathom', process.execPath, [cli, 'mcp', ...roots.flatMap((r) => ['--dir', r])], { ELECTRON_RUN_AS_NODE: '1' }, version)];
+      },
+    });
+  } catch (err) {
+    // never let an editor's API change break activation
+    deps.log.warn(`MCP server definition: not offered: ${err instanceof Error ? err.message : String(err)}`);
+    sub.dispose();
+    changed.dispose();
+    return new vscode.Disposable(() => undefined);
+  }
   deps.log.info('MCP server definition: offered (fathom.mcp)');
   return vscode.Disposable.from(reg, sub, changed);
 }

@@ -1,0 +1,300 @@
+/**
+ * Agent-style retrieval: does the `search` tool's answer (2,000 tokens by default) put a file
+ * that a real change touched in front of the agent, given the change's subject line as the
+ * task? Against ripgrep in the same run (the task's words, files ranked by match count, its
+ * output cut to the same 2,000 tokens). Then `fathom mcp` through the protocol: server start to
+ * first answer, and warm search latency.
+ *
+ *   node bench/agent-setup.mjs && node --import tsx bench/agent.ts [--json] [--protocol-only] [--no-protocol]
+ *
+ * Tasks: every patch in debian/patches of the Debian source packages that bench/agent-setup.mjs
+ * unpacked without their patches (the state before the changes; a patch applied after others in
+ * a series sees the release, not the earlier patches). The task is the patch's Subject (or the
+ * first line of its Description), with tags like "[PATCH]" dropped; the gold files are the
+ * files it modifies that exist before it (not debian/, not files it creates). A patch without
+ * a subject or without such a file is no task (counted). Half the tasks, by a hash of
+ * package/patch, are held out: both halves are reported, neither was looked at to tune.
+ *
+ * Fathom runs keyword-only (no real model weights can be had here: quality of the dense half
+ * is not measured). Metrics per task, averaged: `hit` (a gold file is in the answer), `recall`
+ * (share of the gold files in the answer), `top5` (a gold file among the first 5 distinct files).
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { LocalFolder } from '../src/mcp/folder';
+import { DEFAULT_MAX_TOKENS, runTool } from '../src/mcp/tools';
+import { defaultTokenCounter } from '../src/tokenizer/wordpiece';
+import { hash } from './rng';
+
+const ROOT = path.join(__dirname, '..');
+const CACHE = path.join(__dirname, '.agent');
+const json = process.argv.includes('--json');
+const say = (m: string) => process.stderr.write(`${m}\n`);
+
+interface Task {
+  pkg: string;
+  patch: string;
+  subject: string;
+  gold: string[];
+  split: 'dev' | 'held-out';
+}
+
+interface Status {
+  trees: Record<string, { dir: string; version: string }>;
+  unreachable: Record<string, string>;
+}
+
+const STOP = new Set('the and for with from that this into when not are was were has have use uses used can its also add added fix fixed fixes make made more than only via all any but new on of to in a an is be as by at or it if do'.split(' '));
+
+/** The subject of a patch: DEP-3 Subject (with its folded lines) or Description's first line. */
+export function patchSubject(text: string): string | undefined {
+  const head = text.split(/\n(?:---|diff |Index: )/)[0];
+  const subj = /^Subject:[ \t]*(.*(?:\n[ \t]+\S.*)*)/im.exec(head);
+  const desc = /^Description:[ \t]*(.*)/im.exec(head);
+  const raw = subj?.[1] ?? desc?.[1];
+  if (!raw) return undefined;
+  const s = raw.replace(/\n[ \t]+/g, ' ').replace(/^(\s*\[[^\]]*\]\s*)+/, '').trim();
+  return s || undefined;
+}
+
+/** Files a patch changes (paths without their a/ b/ prefix), from its +++/--- lines. */
+export function patchFiles(text: string): { modified: string[]; created: string[] } {
+  const modified = new Set<string>();
+  const created = new Set<string>();
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length - 1; i++) {
+    if (!lines[i].startsWith('--- ') || !lines[i + 1].startsWith('+++ ')) continue;
+    const from = lines[i].slice(4).split('\t')[0].trim();
+    const to = lines[i + 1].slice(4).split('\t')[0].trim();
+    const strip = (p: string) => p.replace(/^[^/]+\//, '');
+    if (to === '/dev/null') continue; // deleted: not a place to edit
+    if (from === '/dev/null') created.add(strip(to));
+    else modified.add(strip(to));
+  }
+  return { modified: [...modified], created: [...created] };
+}
+
+function loadTasks(status: Status): { tasks: Task[]; dropped: Record<string, number> } {
+  const tasks: Task[] = [];
+  const dropped: Record<string, number> = { 'no subject': 0, 'no existing file': 0 };
+  for (const [pkg, t] of Object.entries(status.trees)) {
+    const tree = path.join(CACHE, t.dir);
+    const series = path.join(tree, 'debian', 'patches', 'series');
+    if (!fs.existsSync(series)) continue;
+    for (const line of fs.readFileSync(series, 'utf8').split('\n')) {
+      const name = line.replace(/#.*/, '').trim().split(/\s+/)[0];
+      if (!name) continue;
+      let text: string;
+      try {
+        text = fs.readFileSync(path.join(tree, 'debian', 'patches', name), 'utf8');
+      } catch {
+        continue;
+      }
+      const subject = patchSubject(text);
+      const gold = patchFiles(text).modified.filter((f) => !f.startsWith('debian/') && fs.existsSync(path.join(tree, f)));
+      if (!subject) dropped['no subject']++;
+      else if (!gold.length) dropped['no existing file']++;
+      else tasks.push({ pkg, patch: name, subject, gold, split: hash(`${pkg}/${name}`, 15) % 2 ? 'held-out' : 'dev' });
+    }
+  }
+  return { tasks, dropped };
+}
+
+// --- the two retrievers ----------------------------------------------------------------------
+
+interface Answer {
+  /** Distinct files in the budgeted answer, in order. */
+  answer: string[];
+  /** The first distinct files of the ranking (unbudgeted), for top-5. */
+  ranked: string[];
+}
+
+async function fathomAnswer(folder: LocalFolder, task: Task): Promise<Answer> {
+  const a = await runTool('search', { query: task.subject, k: 50 }, { folders: [folder] });
+  const deep = await runTool('search', { query: task.subject, k: 50, maxTokens: 100_000 }, { folders: [folder] });
+  const files = (s: Record<string, unknown>) => [...new Set((s.hits as Array<{ path: string }>).map((h) => h.path))];
+  return { answer: files(a.structured), ranked: files(deep.structured) };
+}
+
+/** ripgrep as an agent would run it: the task's words, case-insensitive, output cut to the budget. */
+function ripgrepAnswer(tree: string, task: Task): Answer {
+  const words = [...new Set(task.subject.toLowerCase().match(/[a-z0-9_]+/g) ?? [])].filter((w) => w.length >= 3 && !STOP.has(w));
+  if (!words.length) return { answer: [], ranked: [] };
+  const args = ['-n', '-i', '-F', '--no-messages', '--no-heading', '--with-filename', '--max-columns', '300', ...words.flatMap((w) => ['-e', w]), '.'];
+  const r = spawnSync('rg', args, { cwd: tree, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
+  const byFile = new Map<string, string[]>();
+  for (const line of (r.stdout ?? '').split('\n')) {
+    const m = /^\.?\/?(.+?):(\d+):/.exec(line);
+    if (!m) continue;
+    const list = byFile.get(m[1]) ?? [];
+    list.push(line.replace(/^\.\//, ''));
+    byFile.set(m[1], list);
+  }
+  // files ranked by matches (lines matching any word, as `rg --count` counts), ties by path
+  const ranked = [...byFile.entries()].sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1));
+  const counter = defaultTokenCounter();
+  let used = 0;
+  const answer: string[] = [];
+  outer: for (const [file, lines] of ranked) {
+    for (const l of lines) {
+      const t = counter.count(l) + 1;
+      if (used + t > DEFAULT_MAX_TOKENS) break outer;
+      used += t;
+      if (answer[answer.length - 1] !== file) answer.push(file);
+    }
+  }
+  return { answer, ranked: ranked.map(([f]) => f) };
+}
+
+interface Score {
+  tasks: number;
+  hit: number;
+  recall: number;
+  top5: number;
+}
+
+function score(tasks: Task[], answers: Map<Task, Answer>): Score {
+  let hit = 0;
+  let recall = 0;
+  let top5 = 0;
+  for (const t of tasks) {
+    const a = answers.get(t)!;
+    const inAnswer = t.gold.filter((g) => a.answer.includes(g)).length;
+    hit += inAnswer ? 1 : 0;
+    recall += inAnswer / t.gold.length;
+    top5 += t.gold.some((g) => a.ranked.slice(0, 5).includes(g)) ? 1 : 0;
+  }
+  const n = Math.max(1, tasks.length);
+  return { tasks: tasks.length, hit: hit / n, recall: recall / n, top5: top5 / n };
+}
+
+// --- the protocol --------------------------------------------------------------------------------
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+}
+
+async function protocol(tree: string, queries: string[]): Promise<Record<string, number>> {
+  const bin = path.join(ROOT, 'bin', 'fathom.js');
+  if (!fs.existsSync(path.join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: npm run build first');
+  const store = path.join(CACHE, 'protocol-store');
+  const run = async (fresh: boolean) => {
+    if (fresh) fs.rmSync(store, { recursive: true, force: true });
+    const t0 = performance.now();
+    const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', '--dir', tree, '--store', store, '--no-embed'], stderr: 'ignore' });
+    const client = new Client({ name: 'bench-agent', version: '0' });
+    await client.connect(transport);
+    const connected = performance.now() - t0;
+    const first = (await client.callTool({ name: 'search', arguments: { query: queries[0] } })) as unknown as { content: Array<{ text: string }> };
+    const firstAnswer = performance.now() - t0;
+    const partial = /still indexing/.test(first.content[0].text);
+    // wait for the first pass, then time warm searches
+    for (;;) {
+      const s = (await client.callTool({ name: 'status', arguments: {} })) as unknown as { structuredContent: { folders: Array<{ indexing?: unknown }> } };
+      if (!s.structuredContent.folders[0].indexing) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const ready = performance.now() - t0;
+    const lat: number[] = [];
+    for (const q of [...queries, ...queries].slice(0, Math.max(40, queries.length))) {
+      const s = performance.now();
+      await client.callTool({ name: 'search', arguments: { query: q } });
+      lat.push(performance.now() - s);
+    }
+    await client.close();
+    return { connected, firstAnswer, partial: partial ? 1 : 0, ready, p50: pct(lat, 50), p95: pct(lat, 95), n: lat.length };
+  };
+  const cold = await run(true);
+  const warm = await run(false);
+  return {
+    coldConnectMs: cold.connected,
+    coldFirstAnswerMs: cold.firstAnswer,
+    coldFirstAnswerWhileIndexing: cold.partial,
+    coldIndexedMs: cold.ready,
+    warmStartConnectMs: warm.connected,
+    warmStartFirstAnswerMs: warm.firstAnswer,
+    warmStartIndexedMs: warm.ready,
+    searchP50Ms: warm.p50,
+    searchP95Ms: warm.p95,
+    searches: warm.n,
+  };
+}
+
+// --- main ----------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const statusFile = path.join(CACHE, 'status.json');
+  if (!fs.existsSync(statusFile)) throw new Error('bench/.agent/status.json is missing: run node bench/agent-setup.mjs first');
+  const status = JSON.parse(fs.readFileSync(statusFile, 'utf8')) as Status;
+  if (spawnSync('rg', ['--version']).status !== 0) throw new Error('ripgrep (`rg`, Debian package ripgrep) is needed for the baseline');
+  const { tasks, dropped } = loadTasks(status);
+  say(`${tasks.length} tasks from ${Object.keys(status.trees).length} packages (${Object.entries(dropped).map(([k, v]) => `${v} patches: ${k}`).join(', ')}); unreachable: ${Object.keys(status.unreachable).join(', ') || 'none'}`);
+  const fathom = new Map<Task, Answer>();
+  const rg = new Map<Task, Answer>();
+  const index: Record<string, { files: number; chunks: number; ms: number }> = {};
+  for (const pkg of Object.keys(status.trees)) {
+    const mine = tasks.filter((t) => t.pkg === pkg);
+    if (!mine.length) continue;
+    const tree = path.join(CACHE, status.trees[pkg].dir);
+    const t0 = performance.now();
+    const folder = LocalFolder.open(tree, { storeDir: path.join(CACHE, 'index', pkg), watch: false });
+    folder.start();
+    await folder.indexed;
+    const st = folder.state();
+    index[pkg] = { files: st.files, chunks: st.chunks, ms: performance.now() - t0 };
+    say(`${pkg}: ${st.files} files, ${st.chunks} chunks (${Math.round(index[pkg].ms)} ms to open/index, loaded)`);
+    for (const t of mine) {
+      fathom.set(t, await fathomAnswer(folder, t));
+      rg.set(t, ripgrepAnswer(tree, t));
+    }
+    await folder.close();
+  }
+  const groups: Array<[string, Task[]]> = [
+    ['all', tasks],
+    ['dev', tasks.filter((t) => t.split === 'dev')],
+    ['held-out', tasks.filter((t) => t.split === 'held-out')],
+    ...Object.keys(status.trees).map((p): [string, Task[]] => [p, tasks.filter((t) => t.pkg === p)]).filter(([, ts]) => ts.length),
+  ];
+  const rows = groups.map(([name, ts]) => ({ name, fathom: score(ts, fathom), ripgrep: score(ts, rg) }));
+  let proto: Record<string, number> | undefined;
+  if (!process.argv.includes('--no-protocol')) {
+    // the protocol on the largest JavaScript tree, else the first one
+    const pkg = Object.keys(status.trees).find((p) => p.startsWith('node-')) ?? Object.keys(status.trees)[0];
+    say(`protocol: fathom mcp on ${pkg}`);
+    proto = await protocol(path.join(CACHE, status.trees[pkg].dir), tasks.filter((t) => t.pkg === pkg).map((t) => t.subject).concat(tasks.slice(0, 20).map((t) => t.subject)));
+  }
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ tasks: tasks.length, dropped, unreachable: status.unreachable, versions: Object.fromEntries(Object.entries(status.trees).map(([k, v]) => [k, v.version])), index, rows, protocol: proto })}\n`);
+    return;
+  }
+  const f = (x: number) => x.toFixed(2);
+  const lines = [
+    `agent retrieval: subject line of a real change → the files it changed (Fathom keyword-only, ${DEFAULT_MAX_TOKENS}-token answer; ripgrep output cut to the same budget)`,
+    `packages: ${Object.entries(status.trees).map(([k, v]) => `${k} ${v.version}`).join(', ')}`,
+    `unreachable: ${Object.entries(status.unreachable).map(([k, v]) => `${k} (${v})`).join('; ') || 'none'}`,
+    `tasks: ${tasks.length}; not tasks: ${Object.entries(dropped).map(([k, v]) => `${v} ${k}`).join(', ')}`,
+    '',
+    `${'group'.padEnd(28)} ${'n'.padStart(4)}  ${'fathom hit/recall/top5'.padEnd(24)} ${'ripgrep hit/recall/top5'.padEnd(24)} hit Δ`,
+    ...rows.map((r) => `${r.name.padEnd(28)} ${String(r.fathom.tasks).padStart(4)}  ${`${f(r.fathom.hit)} / ${f(r.fathom.recall)} / ${f(r.fathom.top5)}`.padEnd(24)} ${`${f(r.ripgrep.hit)} / ${f(r.ripgrep.recall)} / ${f(r.ripgrep.top5)}`.padEnd(24)} ${(r.fathom.hit - r.ripgrep.hit >= 0 ? '+' : '') + f(r.fathom.hit - r.ripgrep.hit)}`),
+  ];
+  if (proto) {
+    lines.push(
+      '',
+      `fathom mcp over stdio (loaded machine): cold (no store): connected ${Math.round(proto.coldConnectMs)} ms, first answer ${Math.round(proto.coldFirstAnswerMs)} ms${proto.coldFirstAnswerWhileIndexing ? ' (while indexing, said so)' : ''}, indexed ${Math.round(proto.coldIndexedMs)} ms`,
+      `  warm start (stored index): connected ${Math.round(proto.warmStartConnectMs)} ms, first answer ${Math.round(proto.warmStartFirstAnswerMs)} ms, up to date ${Math.round(proto.warmStartIndexedMs)} ms`,
+      `  warm search through the protocol: p50 ${proto.searchP50Ms.toFixed(1)} ms, p95 ${proto.searchP95Ms.toFixed(1)} ms (${proto.searches} searches)`,
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    process.stderr.write(`bench/agent: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  });
+}
