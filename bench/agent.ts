@@ -149,6 +149,20 @@ function ripgrepAnswer(tree: string, task: Task): Answer {
   return { answer, ranked: ranked.map(([f]) => f) };
 }
 
+/** The same ranking given as a bare list of paths (`rg -c` style), as many as fit the budget. */
+function ripgrepFilesAnswer(full: Answer): Answer {
+  const counter = defaultTokenCounter();
+  let used = 0;
+  const answer: string[] = [];
+  for (const f of full.ranked) {
+    const t = counter.count(f) + 2;
+    if (used + t > DEFAULT_MAX_TOKENS) break;
+    used += t;
+    answer.push(f);
+  }
+  return { answer, ranked: full.ranked };
+}
+
 interface Score {
   tasks: number;
   hit: number;
@@ -235,6 +249,7 @@ async function main(): Promise<void> {
   say(`${tasks.length} tasks from ${Object.keys(status.trees).length} packages (${Object.entries(dropped).map(([k, v]) => `${v} patches: ${k}`).join(', ')}); unreachable: ${Object.keys(status.unreachable).join(', ') || 'none'}`);
   const fathom = new Map<Task, Answer>();
   const rg = new Map<Task, Answer>();
+  const rgFiles = new Map<Task, Answer>();
   const index: Record<string, { files: number; chunks: number; ms: number }> = {};
   for (const pkg of Object.keys(status.trees)) {
     const mine = tasks.filter((t) => t.pkg === pkg);
@@ -246,10 +261,11 @@ async function main(): Promise<void> {
     await folder.indexed;
     const st = folder.state();
     index[pkg] = { files: st.files, chunks: st.chunks, ms: performance.now() - t0 };
-    say(`${pkg}: ${st.files} files, ${st.chunks} chunks (${Math.round(index[pkg].ms)} ms to open/index, loaded)`);
+    say(`${pkg}: ${st.files} files, ${st.chunks} chunks (${Math.round(index[pkg].ms)} ms to load and bring up to date; loaded machine)`);
     for (const t of mine) {
       fathom.set(t, await fathomAnswer(folder, t));
       rg.set(t, ripgrepAnswer(tree, t));
+      rgFiles.set(t, ripgrepFilesAnswer(rg.get(t)!));
     }
     await folder.close();
   }
@@ -259,7 +275,7 @@ async function main(): Promise<void> {
     ['held-out', tasks.filter((t) => t.split === 'held-out')],
     ...Object.keys(status.trees).map((p): [string, Task[]] => [p, tasks.filter((t) => t.pkg === p)]).filter(([, ts]) => ts.length),
   ];
-  const rows = groups.map(([name, ts]) => ({ name, fathom: score(ts, fathom), ripgrep: score(ts, rg) }));
+  const rows = groups.map(([name, ts]) => ({ name, fathom: score(ts, fathom), ripgrep: score(ts, rg), ripgrepFiles: score(ts, rgFiles) }));
   let proto: Record<string, number> | undefined;
   if (!process.argv.includes('--no-protocol')) {
     // the protocol on the largest JavaScript tree, else the first one
@@ -278,8 +294,12 @@ async function main(): Promise<void> {
     `unreachable: ${Object.entries(status.unreachable).map(([k, v]) => `${k} (${v})`).join('; ') || 'none'}`,
     `tasks: ${tasks.length}; not tasks: ${Object.entries(dropped).map(([k, v]) => `${v} ${k}`).join(', ')}`,
     '',
-    `${'group'.padEnd(28)} ${'n'.padStart(4)}  ${'fathom hit/recall/top5'.padEnd(24)} ${'ripgrep hit/recall/top5'.padEnd(24)} hit Δ`,
-    ...rows.map((r) => `${r.name.padEnd(28)} ${String(r.fathom.tasks).padStart(4)}  ${`${f(r.fathom.hit)} / ${f(r.fathom.recall)} / ${f(r.fathom.top5)}`.padEnd(24)} ${`${f(r.ripgrep.hit)} / ${f(r.ripgrep.recall)} / ${f(r.ripgrep.top5)}`.padEnd(24)} ${(r.fathom.hit - r.ripgrep.hit >= 0 ? '+' : '') + f(r.fathom.hit - r.ripgrep.hit)}`),
+    'fathom: the search tool\'s answer; rg lines: `rg -n` output (path:line:text) in file-rank order; rg files: the ranked paths alone',
+    `${'group'.padEnd(16)} ${'n'.padStart(4)}  ${'fathom hit/recall/top5'.padEnd(24)} ${'rg lines hit/recall'.padEnd(20)} ${'rg files hit/recall'.padEnd(20)} ${'rg top5'.padEnd(8)}`,
+    ...rows.map(
+      (r) =>
+        `${r.name.padEnd(16)} ${String(r.fathom.tasks).padStart(4)}  ${`${f(r.fathom.hit)} / ${f(r.fathom.recall)} / ${f(r.fathom.top5)}`.padEnd(24)} ${`${f(r.ripgrep.hit)} / ${f(r.ripgrep.recall)}`.padEnd(20)} ${`${f(r.ripgrepFiles.hit)} / ${f(r.ripgrepFiles.recall)}`.padEnd(20)} ${f(r.ripgrep.top5)}`,
+    ),
   ];
   if (proto) {
     lines.push(

@@ -29,7 +29,7 @@ export interface FolderState {
   vectors: number;
   pendingVectors: number;
   /** Set while the folder is (re)indexed: what is done so far. Answers cover only that. */
-  indexing?: { phase: IndexProgress['phase']; filesDone: number; filesTotal: number };
+  indexing?: { phase: IndexProgress['phase'] | 'load'; filesDone: number; filesTotal: number };
   /** Vectors are computed in the background. */
   embedding?: boolean;
   /** Why there are no vectors (searches are keyword-only). */
@@ -129,7 +129,7 @@ export class LocalFolder implements AgentFolder {
     this.engine = new Engine({ chunk: options.chunk, embedder: options.embedder, noEmbedderReason: options.noEmbedderReason });
   }
 
-  /** Opens `root`: lock and load its store. Throws when `root` is not a folder. */
+  /** Opens `root` and takes its store's lock (`start` loads it). Throws when `root` is not a folder. */
   static open(rootIn: string, options: LocalFolderOptions = {}): LocalFolder {
     const root = path.resolve(rootIn);
     let st: fs.Stats;
@@ -147,20 +147,32 @@ export class LocalFolder implements AgentFolder {
       f.storeNote = `not saved (${errText(err)}): indexed in memory only`;
       f.log(`${root}: ${f.storeNote}`);
     }
-    const r = loadStore(f.storeDir, f.engine);
-    if (r.ok) {
-      f.savedRevision = f.engine.revision;
-      f.log(`${root}: loaded ${f.engine.chunkCount} chunks from ${f.storeDir}`);
-    } else if (r.reason !== 'no stored index') f.log(`${root}: rebuilding the index: ${r.reason}`);
     return f;
   }
 
-  /** Indexes in the background (answers are served meanwhile) and starts the watcher. */
+  /**
+   * Loads the stored index and indexes in the background (answers are served meanwhile, from
+   * what is loaded and indexed so far) and starts the watcher.
+   */
   start(): void {
     if (this.options.watch !== false) this.startWatching();
-    this.indexed = this.reindex().catch((err) => {
-      if (!this.closed) this.log(`${this.root}: indexing failed: ${errText(err)}`);
-    });
+    this.progress = { phase: 'load', filesDone: 0, filesTotal: 0 };
+    this.indexed = this.load()
+      .then(() => this.reindex())
+      .catch((err) => {
+        if (!this.closed) this.log(`${this.root}: indexing failed: ${errText(err)}`);
+      });
+  }
+
+  /** The stored index, after one turn of the event loop (a server answers its handshake first). */
+  private async load(): Promise<void> {
+    await turn();
+    const t0 = Date.now();
+    const r = loadStore(this.storeDir, this.engine);
+    if (r.ok) {
+      this.savedRevision = this.engine.revision;
+      this.log(`${this.root}: loaded ${this.engine.chunkCount} chunks from ${this.storeDir} in ${Date.now() - t0} ms`);
+    } else if (r.reason !== 'no stored index') this.log(`${this.root}: rebuilding the index: ${r.reason}`);
   }
 
   /** One incremental pass over the folder (unchanged files are not read), then the vectors. */
@@ -168,6 +180,7 @@ export class LocalFolder implements AgentFolder {
     const t0 = Date.now();
     const signal = this.abort.signal;
     this.progress = { phase: 'scan', filesDone: 0, filesTotal: 0 };
+    signal.throwIfAborted();
     try {
       for await (const p of this.engine.indexFolder(this.root, { signal, embed: false, selection: this.options.selection })) {
         this.progress = { phase: p.phase, filesDone: p.filesDone, filesTotal: p.filesTotal };

@@ -333,7 +333,8 @@ function stateNote(folders: AgentFolder[]): string {
   for (const f of folders) {
     const s = f.state();
     const name = folders.length > 1 ? `${path.basename(s.root)}: ` : '';
-    if (s.indexing) notes.push(`${name}still indexing (${s.indexing.filesDone}/${s.indexing.filesTotal || '?'} files): this answer covers what is indexed so far.`);
+    if (s.indexing?.phase === 'load') notes.push(`${name}still loading the stored index: this answer covers what is loaded so far.`);
+    else if (s.indexing) notes.push(`${name}still indexing (${s.indexing.filesDone}/${s.indexing.filesTotal || '?'} files): this answer covers what is indexed so far.`);
   }
   return notes.join('\n');
 }

@@ -264,7 +264,7 @@ describe('MCP tools in-process (LocalFolder)', () => {
     try {
       f.start();
       const during = await runTool('search', { query: 'handler1' }, { folders: [f] });
-      assert.match(during.text, /still indexing \(\d+\/\d*\?? ?\d* ?files\)|still indexing/);
+      assert.match(during.text, /still (indexing \(\d+\/(\d+|\?) files\)|loading the stored index): this answer covers what is (indexed|loaded) so far/);
       const st = await runTool('status', {}, { folders: [f] });
       assert.ok((st.structured.folders as Array<{ indexing?: unknown }>)[0].indexing, 'status shows indexing');
       await f.indexed;
