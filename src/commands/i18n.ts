@@ -21,6 +21,7 @@ import {
   looksLikeKey,
   MAX_LOOKUP_LENGTH,
   mergeLookups,
+  nothingFoundDetails,
   nothingFoundMessage,
   validateLookupInput,
   type JumpTarget,
@@ -81,7 +82,10 @@ async function showAnswer(root: string, looked: string, result: LookupResult, lo
   const best = result.candidates[0];
   log.info(`i18n: “${looked}”: ${result.candidates.length} candidate(s)${best ? `, best ${best.match} ${best.key}` : ''} (lookup ${Math.round(ms)} ms)`);
   if (!result.candidates.length) {
-    void vscode.window.showInformationMessage(nothingFoundMessage(looked, result));
+    const details = nothingFoundDetails(looked, result);
+    for (const d of details) log.info(d);
+    const more = details.length ? ['Show Log'] : [];
+    void vscode.window.showInformationMessage(nothingFoundMessage(looked), ...more).then((a) => a && log.show());
     return;
   }
   const items: AnswerItem[] = answerEntries(result).map((e) =>
@@ -170,7 +174,7 @@ export async function findI18nKey(deps: I18nDeps): Promise<void> {
   const text = await vscode.window.showInputBox({
     title: 'Fathom: Find i18n Key',
     prompt: 'The text of a translation in any locale, or a key (app.title, common:save)',
-    placeHolder: 'Create an event',
+    placeHolder: 'Text as the app shows it, in any language, or a key',
     value: seed.includes('\n') ? '' : seed,
     validateInput: validateLookupInput,
   });

@@ -95,11 +95,17 @@ export function answerTitle(looked: string, result: LookupResult): string {
   return `${q}: no exact match; ${n} close candidate${n === 1 ? '' : 's'}, best first`;
 }
 
-/** The information message when nothing matches, naming what was looked up. */
-export function nothingFoundMessage(looked: string, result: LookupResult): string {
-  const why = result.semanticUnavailable ? ` (${result.semanticUnavailable})` : '';
-  const problems = result.problems.length ? ` ${result.problems.length} locale file problem(s) are in the Fathom log.` : '';
-  return `Fathom: no i18n key holds “${clip(looked, 80)}” in any locale${why}.${problems}`;
+/** The information message when nothing matches: one short sentence naming what was looked up (the why is in `nothingFoundDetails`, for the log). */
+export function nothingFoundMessage(looked: string): string {
+  return `Fathom: no i18n key holds “${clip(looked, 80)}” in any locale.`;
+}
+
+/** Why nothing matched beyond the lexical lookup, for the log: why semantic matching did not run, and locale file problems. */
+export function nothingFoundDetails(looked: string, result: LookupResult): string[] {
+  const out: string[] = [];
+  if (result.semanticUnavailable) out.push(`i18n: “${clip(looked, 80)}”: no exact, normalized or fuzzy match; semantic matching did not run: ${oneLine(result.semanticUnavailable).replace(/[.:\s]*semantic matching is unavailable$/, '').replace(/[.\s]+$/, '')}`);
+  if (result.problems.length) out.push(`i18n: ${result.problems.length} locale file problem(s) may hide a key (listed above)`);
+  return out;
 }
 
 /** A target's range as the editor wants it: lines 0-based (Fathom's are 1-based), columns as is. */

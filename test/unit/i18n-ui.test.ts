@@ -21,6 +21,7 @@ import {
   looksLikeKey,
   MAX_HOVER_KEYS,
   mergeLookups,
+  nothingFoundDetails,
   nothingFoundMessage,
   validateLookupInput,
   type JumpTarget,
@@ -108,7 +109,7 @@ describe('i18n answer UI logic', function () {
     it('a string nothing holds: no candidates, and the message names it', async function () {
       const r = await client.i18nLookup(WS, 'zebra quantum teapot');
       assert.deepEqual(answerEntries(r), []);
-      assert.match(nothingFoundMessage('zebra quantum teapot', r), /^Fathom: no i18n key holds “zebra quantum teapot” in any locale/);
+      assert.equal(nothingFoundMessage('zebra quantum teapot'), 'Fathom: no i18n key holds “zebra quantum teapot” in any locale.');
     });
   });
 
@@ -140,9 +141,16 @@ describe('i18n answer UI logic', function () {
     assert.ok(!row.label.includes('\n'));
   });
 
-  it('the nothing-found message says why semantic did not run and counts problems', function () {
-    const m = nothingFoundMessage('Hello', result([], { semanticUnavailable: 'keyword-only: semantic matching is unavailable', problems: [{ kind: 'malformed', file: 'fr.json', message: 'x' }] }));
-    assert.equal(m, 'Fathom: no i18n key holds “Hello” in any locale (keyword-only: semantic matching is unavailable). 1 locale file problem(s) are in the Fathom log.');
+  it('the nothing-found message is one short sentence; why semantic did not run and the problems go to the log', function () {
+    const r = result([], { semanticUnavailable: 'No embedding model: /x/config.json is missing (set fathom.model.localPath).: semantic matching is unavailable', problems: [{ kind: 'malformed', file: 'fr.json', message: 'x' }] });
+    const m = nothingFoundMessage('Hello');
+    assert.equal(m, 'Fathom: no i18n key holds “Hello” in any locale.');
+    assert.ok(!m.includes('model') && !m.includes('('), 'no details in the message');
+    const d = nothingFoundDetails('Hello', r);
+    assert.equal(d.length, 2);
+    assert.match(d[0], /semantic matching did not run: No embedding model: \/x\/config\.json is missing/);
+    assert.match(d[1], /1 locale file problem/);
+    assert.deepEqual(nothingFoundDetails('Hello', result([])), []);
   });
 
   it('editor ranges are 0-based lines, same columns', function () {
