@@ -24,7 +24,7 @@
 import { SourceText } from '../chunkers/source';
 import type { Embedder } from '../index/embedder';
 import { readLocaleJson, readLocaleScript, readSfcLocales, toLocaleValue, type LocaleEntry, type LocaleFile } from './locales';
-import { boundedDistance, deletions, hasPlaceholder, normalize, placeholderPattern, tokens, typoBudget } from './normalize';
+import { boundedDistance, deletions, hasPlaceholder, normalize, PLACEHOLDER, placeholderPattern, tokens, typoBudget } from './normalize';
 import type { Candidate, HoverResult, I18nProblem, LookupOptions, LookupResult, MatchKind, Usage } from './types';
 import { findUsages } from './usages';
 
@@ -663,7 +663,7 @@ function display(g: { namespace?: string; path: string }): string {
  * that spells out more of the text comes first.
  */
 function literalLength(norm: string): number {
-  return norm.replace(/[\u0001\s]+/g, '').length;
+  return norm.split(PLACEHOLDER).join('').replace(/\s+/g, '').length;
 }
 
 function round(x: number): number {
