@@ -236,7 +236,8 @@ function renderHit(h: ViewHit, index: number, extra?: { locale: string; path: st
   item.append(head);
 
   const sub = el('div', 'fathom-result-sub');
-  const where = extra ? [extra.locale, extra.path].filter(Boolean).join(' · ') : h.context;
+  // a row of the folded Translations group says which locale file it is (the full path is in the tooltip)
+  const where = extra ? [extra.locale, extra.path.slice(extra.path.lastIndexOf('/') + 1)].filter(Boolean).join(' · ') : h.context;
   if (where) sub.append(el('span', 'fathom-context', where));
   sub.append(el('span', 'fathom-why', h.why));
   item.append(sub);

@@ -33,7 +33,7 @@ export interface ShellOptions {
 
 /** The kinds of file the filter offers: language ids as the index records them. */
 export const LANGUAGE_FILTERS: Array<[string, string]> = [
-  ['', 'Any kind of file'],
+  ['', 'All files'],
   ['javascript', 'JavaScript'],
   ['typescript', 'TypeScript'],
   ['vue', 'Vue'],

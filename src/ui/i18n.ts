@@ -102,7 +102,7 @@ export function answerEntries(result: LookupResult, options: AnswerOptions | num
       return {
         type: 'locale',
         label: `$(globe) ${l.locale}: ${clip(l.value)}`,
-        description: `${lineOf(l.file, l.range)}${matched ? ' · matched' : ''}`,
+        description: `${matched ? 'matched · ' : ''}${lineOf(l.file, l.range)}`,
         target: { file: l.file, range: l.range, what: `${l.locale} value of ${c.key}` },
       };
     };

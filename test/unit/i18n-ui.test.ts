@@ -76,7 +76,7 @@ describe('i18n answer UI logic', function () {
       // the matched (and source) locale first, then the usage, then the other locales
       assert.deepEqual(rows.map((r) => r.type), ['separator', 'locale', 'usage', 'locale', 'locale']);
       assert.deepEqual(locales.map((r) => r.label), ['$(globe) en: No notes match your search.', '$(globe) de: Keine Notiz passt zu deiner Suche.', '$(globe) fr: Aucune note ne correspond à votre recherche.']);
-      assert.deepEqual(locales.map((r) => r.description), ['locales/en.json:7 · matched', 'locales/de.json:7', 'locales/fr.json:7']);
+      assert.deepEqual(locales.map((r) => r.description), ['matched · locales/en.json:7', 'locales/de.json:7', 'locales/fr.json:7']);
       for (const r of locales) assert.equal(textAt(WS, r.target), r.label.replace(/^\$\(globe\) \w+: /, ''));
       const usages = rows.filter((r) => r.type === 'usage');
       assert.equal(usages.length, 1);
