@@ -23,7 +23,7 @@
  */
 import { SourceText } from '../chunkers/source';
 import type { Embedder } from '../index/embedder';
-import { readLocaleJson, readLocaleScript, readSfcLocales, toLocaleValue, type LocaleEntry, type LocaleFile } from './locales';
+import { formatOf, readLocaleFormat, readLocaleJson, readLocaleScript, readSfcLocales, toLocaleValue, type LocaleEntry, type LocaleFile } from './locales';
 import { boundedDistance, deletions, hasPlaceholder, normalize, placeholderPattern, tokens, typoBudget } from './normalize';
 import type { Candidate, HoverResult, I18nProblem, LookupOptions, LookupResult, MatchKind, Usage } from './types';
 import { findUsages } from './usages';
@@ -119,7 +119,9 @@ export class I18nIndex {
     this.fileProblems.delete(rel);
     let lf: LocaleFile | undefined;
     try {
-      if (lower.endsWith('.vue')) lf = readSfcLocales(rel, text);
+      const format = formatOf(rel, { matchesGlobs: this.options.matchesGlobs });
+      if (format) lf = readLocaleFormat(rel, text, { matchesGlobs: this.options.matchesGlobs }, format);
+      else if (lower.endsWith('.vue')) lf = readSfcLocales(rel, text);
       else if (/\.[cm]?[jt]s$/.test(lower)) lf = this.options.matchesGlobs ? (this.options.matchesGlobs(rel) ? readLocaleScript(rel, text, true) : undefined) : readLocaleScript(rel, text);
       else lf = readLocaleJson(rel, text, { matchesGlobs: this.options.matchesGlobs });
     } catch (err) {
@@ -206,6 +208,8 @@ export class I18nIndex {
     const appsWithKeys = new Set<string>();
     const files = [...this.locales.values()].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
     for (const lf of files) {
+      // Lingui's compiled `messages.js` next to its `messages.po` is a build output, not a locale
+      if (/\.[cm]?[jt]s$/i.test(lf.file) && this.locales.has(lf.file.replace(/\.[cm]?[jt]s$/i, '.po'))) continue;
       const app = this.appOf(lf.file);
       appsWithKeys.add(app);
       const component = lf.component ? lf.file : undefined;
@@ -220,6 +224,10 @@ export class I18nIndex {
           scope.set(e.path, gid);
           groups.push({ id: gid, app, component, namespace: e.namespace, path: e.path, values: [] });
         }
+        const vals = groups[gid].values;
+        // XLIFF translations repeat the source: a repeated source value counts only when no file gives it first-hand
+        if (e.derived && vals.some((v) => v.locale === e.locale)) continue;
+        if (!e.derived && vals.some((v) => v.derived && v.locale === e.locale)) groups[gid].values = vals.filter((v) => !(v.derived && v.locale === e.locale));
         groups[gid].values.push(e);
       }
     }
@@ -290,6 +298,7 @@ export class I18nIndex {
         const also: string[] = [];
         const linked = resolveLinks(g, v);
         if (linked) also.push(linked);
+        if (v.also) also.push(...v.also);
         // vue-i18n plurals: "no apples | one apple | {count} apples"
         if (raw.includes('|')) for (const form of raw.split(/\s*\|\s*/)) if (form) also.push(form);
         if (also.length) {
