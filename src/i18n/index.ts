@@ -90,6 +90,8 @@ export interface I18nIndexOptions {
   semanticMaxValues?: number;
   /** Semantic candidates below this cosine similarity are dropped (default 0.25). */
   semanticMinScore?: number;
+  /** A project's own translate functions (`translate`, `i18n.tr`): their first argument is a key. */
+  functions?: string[];
 }
 
 export class I18nIndex {
@@ -133,7 +135,7 @@ export class I18nIndex {
     }
     if (hadLocale || lf) this.built = undefined;
     const had = this.usages.delete(rel);
-    const u = findUsages(rel, text);
+    const u = findUsages(rel, text, { functions: this.options.functions });
     if (u.length) this.usages.set(rel, u);
     if (had || u.length) this.usageTable = undefined;
   }
@@ -615,7 +617,7 @@ export class I18nIndex {
    * usages recorded for `file` are used. Undefined when no usage is under the offset.
    */
   hover(file: string, offset: number, text?: string): HoverResult | undefined {
-    const list = text !== undefined ? findUsages(file, text) : (this.usages.get(file) ?? []);
+    const list = text !== undefined ? findUsages(file, text, { functions: this.options.functions }) : (this.usages.get(file) ?? []);
     const usage = list.find((u) => offset >= u.range.start.offset && offset <= u.range.end.offset);
     if (!usage) return undefined;
     const b = this.build();

@@ -38,7 +38,7 @@ import { SourceText } from '../chunkers/source';
 import { chromeFormat } from './formats/chrome';
 import { json5Leaves } from './formats/json5';
 import { yamlLeaves } from './formats/yaml';
-import { canonicalLocale, identifyStem, type LocaleIdentity } from './locale-code';
+import { canonicalLocale, identifyStem, inI18nDir, type LocaleIdentity } from './locale-code';
 import type { I18nProblem, LocaleValue } from './types';
 import { parseScriptAst } from './usages';
 
@@ -320,7 +320,8 @@ export function readLocaleJson(rel: string, text: string, opts: DiscoverOptions 
   if (!globbed) {
     if (!id) return undefined;
     const byPath = classifyJsonPath(rel);
-    if (byPath === 'manifest' || byPath === 'config') return undefined;
+    // `locales/en/settings.json` is an i18next namespace, not a settings file
+    if (byPath === 'manifest' || (byPath === 'config' && !(id?.from === 'folder' && inI18nDir(rel)))) return undefined;
   }
   const problems: I18nProblem[] = [];
   const src = new SourceText(text);

@@ -9,6 +9,7 @@ import picomatch from 'picomatch';
 import { decodeBytes } from '../chunkers/decode';
 import { walkFiles } from '../workspace/files';
 import { I18nIndex, type I18nIndexOptions } from './index';
+import { frameworkOf } from './frameworks/index';
 import { formatOf, identifyLocale } from './locales';
 import type { I18nOptions } from './types';
 
@@ -28,6 +29,7 @@ export function wantsFile(rel: string, matchesGlobs?: (rel: string) => boolean):
   if (lower === 'package.json' || lower.endsWith('/package.json')) return true;
   if (formatOf(rel, { matchesGlobs })) return true;
   if (SCRIPT.test(lower)) return !lower.endsWith('.min.js') && !lower.endsWith('.d.ts');
+  if (frameworkOf(rel)) return true;
   if (JSONISH.test(lower)) return matchesGlobs ? matchesGlobs(rel) : identifyLocale(rel) !== undefined;
   return false;
 }
