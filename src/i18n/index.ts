@@ -26,9 +26,11 @@ import type { Embedder } from '../index/embedder';
 import { formatOf, readLocaleFormat, readLocaleJson, readLocaleScript, readSfcLocales, toLocaleValue, type LocaleEntry, type LocaleFile } from './locales';
 import { boundedDistance, deletions, hasPlaceholder, normalize, placeholderPattern, tokens, typoBudget } from './normalize';
 import type { Candidate, HoverResult, I18nProblem, LookupOptions, LookupResult, MatchKind, Usage } from './types';
+import { checkHealth, type HealthReport } from './health';
 import { findUsages } from './usages';
 
 export * from './types';
+export type { HealthFinding, HealthReport } from './health';
 export { stringAt } from './cursor';
 export { normalize } from './normalize';
 
@@ -606,6 +608,55 @@ export class I18nIndex {
     return { candidates: this.rank(list, { ...opts, limit: opts.limit ?? 50 }), problems: b.problems };
   }
 
+  /**
+   * Key health (health.ts): undefined keys, unused keys, keys missing in some locales, values
+   * identical to the source locale's.
+   */
+  health(): HealthReport {
+    const b = this.build();
+    // every proper prefix of a key: `$tm('nav')` names the messages under `nav`
+    const parents = new Set<string>();
+    for (const g of b.groups) {
+      for (let i = g.path.indexOf('.'); i > 0; i = g.path.indexOf('.', i + 1)) {
+        parents.add(canon(g.namespace, g.path.slice(0, i)));
+        if (g.namespace) parents.add(canon(undefined, g.path.slice(0, i)));
+      }
+    }
+    const fits = (g: Group, file: string) => {
+      if (g.component) return g.component === file;
+      const app = this.appOf(file);
+      return g.app === app || !b.appsWithKeys.has(app);
+    };
+    const defined = (u: Usage) => {
+      const keys = [canon(u.namespace, u.key)];
+      if (!u.namespace) {
+        const dot = u.key.indexOf('.');
+        if (dot > 0) keys.push(canon(u.key.slice(0, dot), u.key.slice(dot + 1)));
+      }
+      for (const k of keys) {
+        if ((b.byCanon.get(k) ?? []).some((id) => fits(b.groups[id], u.file))) return true;
+        if (PLURAL_FORMS.some((p) => (b.byCanon.get(k + p) ?? []).some((id) => fits(b.groups[id], u.file)))) return true;
+        if (parents.has(k)) return true;
+      }
+      return false;
+    };
+    const undefinedUsages: Usage[] = [];
+    let usages = 0;
+    for (const list of this.usages.values()) {
+      for (const u of list) {
+        usages++;
+        if (!u.dynamic && !defined(u)) undefinedUsages.push(u);
+      }
+    }
+    const referenced = new Set<string>();
+    for (const v of b.vValue) {
+      if (!/[@{$]/.test(v.value)) continue;
+      for (const m of v.value.matchAll(/@(?:\.\w+)?:\(?([\w.-]*\w)|\{\s*(-?[A-Za-z][\w-]*(?:\.[\w-]+)?)\s*\}|\$t\(\s*['"]?([\w.:-]+)/g)) referenced.add(m[1] ?? m[2] ?? m[3]);
+    }
+    const groups = b.groups.map((g) => this.candidate(g, b, 'key', 1));
+    return checkHealth({ groups, undefinedUsages, usages, referenced });
+  }
+
   /** Every usage in the workspace of one key (as `lookupKey` resolves it). */
   usagesOfKey(key: string): Usage[] {
     return this.lookupKey(key).candidates.flatMap((c) => c.usages);
@@ -641,6 +692,8 @@ export class I18nIndex {
     return { usage, candidates, missing: !usage.dynamic && candidates.length === 0 };
   }
 }
+
+const PLURAL_FORMS = ['_one', '_other', '_zero', '_two', '_few', '_many', '_plural', '_0', '_1'];
 
 /** One wildcard pattern for the plural forms (`no items | one item | {count} items`) that have placeholders. */
 function pluralPattern(raw: string): RegExp | undefined {

@@ -351,7 +351,9 @@ export function readLocaleJson(rel: string, text: string, opts: DiscoverOptions 
     if (text.length <= CLASSIFY_TREE_MAX) {
       const cls = classifyJson(rel, jsonc.parseTree(text, [], { allowTrailingComma: true, disallowComments: false }));
       // the classifier knows `en`, `pt-BR`, `zh_Hant_TW`; a BCP-47 name beyond those (`ca-valencia`) is judged by its shape below
-      if (cls !== 'i18n' && (isLocaleName(rel.slice(rel.lastIndexOf('/') + 1).replace(LOCALE_EXT, '')) || id.from === 'folder' || !dictionaryShape(scan))) return undefined;
+      // and an i18next namespace under a locale folder of an i18n folder (`locales/de/settings.json`) by its shape too
+      const byShape = id.from === 'folder' ? inI18nDir(rel) : !isLocaleName(rel.slice(rel.lastIndexOf('/') + 1).replace(LOCALE_EXT, ''));
+      if (cls !== 'i18n' && (!byShape || !dictionaryShape(scan))) return undefined;
     } else {
       // the classifier's rule for a locale-named file: a dictionary of mostly strings, no schema
       if (!dictionaryShape(scan)) return undefined;
