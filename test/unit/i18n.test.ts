@@ -239,13 +239,17 @@ describe('i18n: flat dotted keys and seven-level nesting', () => {
 describe('i18n: Vue SFC <i18n> blocks', () => {
   const ix = load('sfc');
 
-  it('reads top-level-locale blocks and <i18n locale="fr" lang="json5">, and reports the YAML block', () => {
+  it('reads top-level-locale blocks, <i18n locale="fr" lang="json5"> and the YAML block', () => {
     const [c] = ix.lookupLexical('Bonjour le monde').candidates;
     assert.equal(c.key, 'hello');
     assert.equal(c.component, 'src/components/Greeting.vue');
     assert.deepEqual(byLocale(c), { de: 'Hallo Welt', en: 'Hello world', fr: 'Bonjour le monde' });
     checkRanges('sfc', c);
-    assert.deepEqual(ix.problems.map((p) => `${p.kind} ${p.file}:${p.line}`), ['unsupported src/components/Greeting.vue:26']);
+    assert.deepEqual(ix.problems.map((p) => `${p.kind} ${p.file}:${p.line}`), []);
+    const [extra] = ix.lookupKey('extra').candidates;
+    assert.deepEqual(byLocale(extra), { en: 'Extra' });
+    assert.equal(extra.locales[0].range.start.line, 28);
+    checkRanges('sfc', extra);
   });
 
   it('component-local messages: each component uses its own, and a lookup from a component ranks its own first', () => {
@@ -398,5 +402,21 @@ describe('i18n: bad input', () => {
     ix.setFile('translations/strings.json', '{"k": "v"}');
     assert.deepEqual(ix.localeFiles, ['translations/de.json']);
     assert.deepEqual(ix.problems.map((p) => p.kind), ['unknown-locale']);
+  });
+});
+
+describe('i18n: ties between templates', () => {
+  it('of two templates that match equally, the more specific one comes first', () => {
+    const ix = new I18nIndex();
+    // the less specific key sorts first by name, and is defined first
+    ix.setFile('locales/it.json', JSON.stringify({ aLock: 'Blocca {0}', lockDomain: 'Blocca dominio {0}' }));
+    ix.setFile('locales/en.json', JSON.stringify({ aLock: 'Block {0}', lockDomain: 'Block domain {0}' }));
+    const got = ix.lookupLexical('Blocca dominio Mastodon').candidates.map((c) => [c.key, c.match, c.score]);
+    assert.deepEqual(got.slice(0, 2), [
+      ['lockDomain', 'normalized', 0.9],
+      ['aLock', 'normalized', 0.9],
+    ]);
+    // the limit keeps the more specific one
+    assert.deepEqual(ix.lookupLexical('Blocca dominio Mastodon', { limit: 1 }).candidates.map((c) => c.key), ['lockDomain']);
   });
 });
