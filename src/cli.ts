@@ -10,13 +10,13 @@ import * as path from 'node:path';
 import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type FileChunks } from './chunkers/index';
 import { formatStats, StatsCollector } from './chunkers/stats';
 import { createEmbedder, type Embedder } from './index/embedder';
-import { Engine, type IndexProgress, type SearchHit, type SearchMode } from './index/engine';
+import type { Engine, IndexProgress, SearchHit, SearchMode } from './index/engine';
 import { walkFiles, type WalkedFile } from './workspace/files';
-import { loadStore, lockStore, saveStore, StoreLockedError } from './index/store';
+import { StoreLockedError } from './index/store';
+import { FolderSession } from './service/session';
 import { evaluate, formatReport } from './eval/evaluate';
 import { mineGold, type GoldQuery } from './eval/mine';
 import type { Candidate, LookupResult } from './i18n/index';
-import { loadI18nIndex } from './i18n/workspace';
 
 const USAGE = `Usage:
   fathom chunk <dir|file> [--json] [--stats] [--max-tokens N] [--max-file-kb N] [--json-categories a,b]
@@ -240,8 +240,10 @@ function embedderFromFlags(args: Args): ReturnType<typeof createEmbedder> {
 }
 
 /**
- * The engine for `dir`: loaded from its store when the store can be trusted (else rebuilt,
- * saying why), brought up to date with the folder incrementally, and saved when it changed.
+ * The folder session of `dir` (src/service/session.ts, as the worker opens it): its store
+ * loaded when it can be trusted (else rebuilt, saying why), brought up to date with the folder
+ * incrementally, saved when it changed, and closed (lock released) before this returns; what
+ * the command asks happens on the returned engine.
  */
 async function openEngine(dir: string, args: Args, quiet = false): Promise<{ engine: Engine; storeDir: string }> {
   requireFolder(dir);
@@ -259,19 +261,14 @@ async function openEngine(dir: string, args: Args, quiet = false): Promise<{ eng
       say(`keyword-only: ${r.error}`);
     }
   }
-  const engine = new Engine({ embedder, noEmbedderReason });
-  const release = lockStore(storeDir);
+  const session = await FolderSession.open(dir, { storeDir, embedder, noEmbedderReason, log: (level, m) => (level === 'info' ? undefined : say(m.replace(/^rebuilding the index of .*?: /, 'rebuilding the index: '))) });
   try {
-    const loaded = loadStore(storeDir, engine);
-    if (!loaded.ok && loaded.reason !== 'no stored index') say(`rebuilding the index: ${loaded.reason}`);
-    const before = engine.revision;
     const show = quiet ? () => undefined : progressPrinter();
-    for await (const p of engine.indexFolder(dir, {})) show(p);
-    if (!loaded.ok || engine.revision !== before) saveStore(storeDir, engine);
+    for await (const p of session.index()) show(p);
   } finally {
-    release();
+    await session.close();
   }
-  return { engine, storeDir };
+  return { engine: session.engine, storeDir };
 }
 
 async function indexCommand(args: Args): Promise<number> {
@@ -442,23 +439,28 @@ async function i18nCommand(args: Args): Promise<number> {
   const limit = intFlag(args, '--k') ?? 10;
   const from = strFlag(args, '--from');
   const fromFile = from !== undefined ? path.relative(path.resolve(dir), path.resolve(from)).split(path.sep).join('/') : undefined;
-  const { index } = loadI18nIndex(dir, { localeGlobs: args.lists.get('--locales') });
+  const localeGlobs = args.lists.get('--locales');
+  const session = await FolderSession.open(dir);
   let result: LookupResult;
-  if (key !== undefined) result = index.lookupKey(key, { fromFile, limit });
-  else {
-    result = index.lookupLexical(text!, { fromFile, limit });
-    // semantic is the last resort: the model is loaded only when nothing else matched
-    if (!result.candidates.length && text!.trim()) {
-      let embedder: Embedder | undefined;
-      let why = 'embedding is off (--no-embed)';
-      if (!args.flags.has('--no-embed')) {
-        const r = await embedderFromFlags(args);
-        if ('embedder' in r) embedder = r.embedder;
-        else why = r.error;
+  try {
+    if (key !== undefined) result = (await session.i18n({ op: 'key', key, fromFile, limit }, { localeGlobs })).result as LookupResult;
+    else {
+      result = (await session.i18n({ op: 'string', text: text!, fromFile, limit }, { localeGlobs, lexicalOnly: true })).result as LookupResult;
+      // semantic is the last resort: the model is loaded only when nothing else matched
+      if (!result.candidates.length && text!.trim()) {
+        let embedder: Embedder | undefined;
+        let why = 'embedding is off (--no-embed)';
+        if (!args.flags.has('--no-embed')) {
+          const r = await embedderFromFlags(args);
+          if ('embedder' in r) embedder = r.embedder;
+          else why = r.error;
+        }
+        result = embedder ? ((await session.i18n({ op: 'string', text: text!, fromFile, limit }, { localeGlobs, embedder })).result as LookupResult) : { ...result, semanticUnavailable: why };
+        await embedder?.dispose();
       }
-      result = embedder ? await index.lookupString(text!, { fromFile, limit, embedder }) : { ...result, semanticUnavailable: why };
-      await embedder?.dispose();
     }
+  } finally {
+    await session.close();
   }
   printI18n(result, args.flags.has('--json'));
   return 0;
