@@ -12,7 +12,7 @@ import { formatStats, StatsCollector } from './chunkers/stats';
 import { createEmbedder, type Embedder } from './index/embedder';
 import type { Engine, IndexProgress, SearchHit, SearchMode } from './index/engine';
 import { walkFiles, type WalkedFile } from './workspace/files';
-import { StoreLockedError } from './index/store';
+import { StoreLockedError, StoreWriteError } from './index/store';
 import { FolderSession } from './service/session';
 import { evaluate, formatReport } from './eval/evaluate';
 import { mineGold, type GoldQuery } from './eval/mine';
@@ -245,9 +245,10 @@ function embedderFromFlags(args: Args): ReturnType<typeof createEmbedder> {
  * incrementally, saved when it changed, and closed (lock released) before this returns; what
  * the command asks happens on the returned engine.
  */
-async function openEngine(dir: string, args: Args, quiet = false): Promise<{ engine: Engine; storeDir: string }> {
+async function openEngine(dir: string, args: Args, quiet = false, mustSave = false): Promise<{ engine: Engine; storeDir: string }> {
   requireFolder(dir);
   const storeDir = path.resolve(strFlag(args, '--store') ?? path.join(dir, '.fathom'));
+  if (fs.existsSync(storeDir) && !fs.statSync(storeDir).isDirectory()) throw new UsageError(`--store ${storeDir} is a file, not a folder`);
   const say = (m: string) => {
     if (!quiet) process.stderr.write(`${m}\n`);
   };
@@ -261,13 +262,20 @@ async function openEngine(dir: string, args: Args, quiet = false): Promise<{ eng
       say(`keyword-only: ${r.error}`);
     }
   }
-  const session = await FolderSession.open(dir, { storeDir, embedder, noEmbedderReason, log: (level, m) => (level === 'info' ? undefined : say(m.replace(/^rebuilding the index of .*?: /, 'rebuilding the index: '))) });
+  // A store that cannot be written (read-only mount, full disk) still loads: a command that
+  // only reads answers from memory and says once that the index could not be saved.
+  const session = await FolderSession.open(dir, { storeDir, embedder, noEmbedderReason, mustSave,
+    // the could-not-save warning is said once, below
+    log: (level, m) => (level === 'info' || m.startsWith('the index could not be saved') ? undefined : say(m.replace(/^rebuilding the index of .*?: /, 'rebuilding the index: '))),
+  });
   try {
     const show = quiet ? () => undefined : progressPrinter();
     for await (const p of session.index()) show(p);
+    if (mustSave) session.save({ throwOnError: true });
   } finally {
     await session.close();
   }
+  if (session.cannotSave) process.stderr.write(`fathom: warning: the index could not be saved, answering from memory: ${session.cannotSave}\n`);
   return { engine: session.engine, storeDir };
 }
 
@@ -275,7 +283,7 @@ async function indexCommand(args: Args): Promise<number> {
   const dir = args.positional[0];
   if (!dir) throw new UsageError('fathom index: which folder?');
   const t0 = Date.now();
-  const { engine, storeDir } = await openEngine(dir, args);
+  const { engine, storeDir } = await openEngine(dir, args, false, true);
   const files = [...engine.files.values()];
   const skipped = files.filter((f) => f.skipped);
   process.stdout.write(
@@ -506,7 +514,7 @@ export function run(argv: string[]): Promise<void> {
       process.exitCode = code;
     },
     (err: unknown) => {
-      if (err instanceof StoreLockedError) {
+      if (err instanceof StoreLockedError || err instanceof StoreWriteError) {
         process.stderr.write(`fathom: ${err.message}\n`);
         process.exitCode = 1;
       } else if (err instanceof UsageError) {

@@ -24,7 +24,7 @@ import type { ChunkOptions } from '../chunkers/types';
 import { decodeBytes } from '../chunkers/decode';
 import type { Embedder } from '../index/embedder';
 import { Engine, type IndexHook, type IndexProgress, type SearchHit, type SearchOptions } from '../index/engine';
-import { loadStore, lockStore, saveStore } from '../index/store';
+import { loadStore, lockStore, saveStore, StoreWriteError } from '../index/store';
 import { stringAt, type I18nIndex, type LookupResult } from '../i18n/index';
 import { feedI18n, i18nCap, newI18nIndex, wantsFile } from '../i18n/workspace';
 import type { FileSelection } from '../workspace/files';
@@ -43,6 +43,11 @@ export interface FolderSessionOptions {
   /** Why there is no embedder (the session is keyword-only). */
   noEmbedderReason?: string;
   log?: (level: LogLevel, message: string) => void;
+  /**
+   * A store folder that cannot be written (read-only, full) fails `open` (StoreWriteError);
+   * without it the session opens unlocked, answers from memory and says so once (`cannotSave`).
+   */
+  mustSave?: boolean;
   /** Debounce of saves after `apply`/`remove` and background embedding batches, ms (default 2000). */
   saveDelayMs?: number;
   /** Awaited between background embedding batches: the host's pause (resolves when not paused; throws once `signal` aborts). */
@@ -92,6 +97,7 @@ export class FolderSession {
   private embedding: { abort: AbortController; done: Promise<void> } | undefined;
   private i18nState: I18nState | undefined;
   private closed = false;
+  private saveProblem: string | undefined;
 
   private constructor(
     root: string,
@@ -122,9 +128,15 @@ export class FolderSession {
     let release = () => undefined as void;
     let loaded = false;
     let rebuilt: string | undefined;
+    let cannotSave: string | undefined;
     if (options.storeDir) {
       const dir = path.resolve(options.storeDir);
-      release = lockStore(dir);
+      try {
+        release = lockStore(dir);
+      } catch (err) {
+        if (!(err instanceof StoreWriteError) || options.mustSave) throw err;
+        cannotSave = err.message;
+      }
       try {
         const r = loadStore(dir, engine);
         loaded = r.ok;
@@ -137,7 +149,9 @@ export class FolderSession {
         throw err;
       }
     }
-    return new FolderSession(abs, options, engine, release, loaded, rebuilt);
+    const session = new FolderSession(abs, options, engine, release, loaded, rebuilt);
+    if (cannotSave) session.noSave(cannotSave);
+    return session;
   }
 
   get embedder(): Embedder | undefined {
@@ -408,17 +422,38 @@ export class FolderSession {
 
   // --- saving, background embedding, closing -----------------------------------------------
 
-  /** Saves now when something changed (a failed save is logged; the previous store is kept). */
-  save(): void {
+  /** Why the store cannot be written (read-only, full): the session answers from memory. */
+  get cannotSave(): string | undefined {
+    return this.saveProblem;
+  }
+
+  private noSave(why: string): void {
+    if (this.saveProblem) return;
+    this.saveProblem = why;
+    this.options.log?.('warn', `the index could not be saved, answering from memory: ${why}`);
+  }
+
+  /**
+   * Saves now when something changed. A failure is logged and the previous store kept; a store
+   * that cannot be written is not tried again (`cannotSave`). `throwOnError`: a failed or
+   * impossible save throws (StoreWriteError) instead.
+   */
+  save(options: { throwOnError?: boolean } = {}): void {
     if (this.saveTimer) clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     if (!this.storeDir || !this.dirty) return;
+    if (this.saveProblem) {
+      if (options.throwOnError) throw new StoreWriteError(this.saveProblem);
+      return;
+    }
     try {
       const rev = this.engine.revision;
       saveStore(this.storeDir, this.engine);
       this.savedRevision = rev;
     } catch (err) {
-      this.options.log?.('error', err instanceof Error ? err.message : String(err));
+      if (options.throwOnError) throw err;
+      if (err instanceof StoreWriteError) this.noSave(err.message);
+      else this.options.log?.('error', err instanceof Error ? err.message : String(err));
     }
   }
 
