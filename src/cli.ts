@@ -17,6 +17,8 @@ import { FolderSession } from './service/session';
 import { evaluate, formatReport } from './eval/evaluate';
 import { mineGold, type GoldQuery } from './eval/mine';
 import type { Candidate, LookupResult } from './i18n/index';
+import { formatHealth, healthExitCode } from './i18n/health';
+import { loadI18nIndex } from './i18n/workspace';
 
 const USAGE = `Usage:
   fathom chunk <dir|file> [--json] [--stats] [--max-tokens N] [--max-file-kb N] [--json-categories a,b]
@@ -27,6 +29,7 @@ const USAGE = `Usage:
   fathom eval <dir> [--gold gold.jsonl] [--json] [--write-gold FILE]
   fathom i18n "<string>" [--dir DIR] [--json] [--k 10] [--from FILE] [--locales GLOB]… [--no-embed] [--model-path DIR]
   fathom i18n --key a.b.c [--dir DIR] [--json] [--from FILE] [--locales GLOB]…
+  fathom i18n --check [--dir DIR] [--json] [--locales GLOB]… [--functions NAME,…]
 
   --json             one JSON object per chunk per line; one {"skipped","reason"} line per skipped file
   --stats            per-language statistics and invariant checks (with --json: one JSON object)
@@ -50,7 +53,7 @@ function parseArgs(argv: string[]): Args {
   const positional: string[] = [];
   const flags = new Map<string, string | true>();
   const lists = new Map<string, string[]>();
-  const valued = new Set(['--key', '--locales', '--from', '--max-tokens', '--max-file-kb', '--json-categories', '--store', '--dir', '--k', '--mode', '--model-path', '--model', '--queries', '--out', '--glob', '--language', '--kind', '--gold', '--write-gold']);
+  const valued = new Set(['--key', '--functions', '--locales', '--from', '--max-tokens', '--max-file-kb', '--json-categories', '--store', '--dir', '--k', '--mode', '--model-path', '--model', '--queries', '--out', '--glob', '--language', '--kind', '--gold', '--write-gold']);
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i];
     if (a.startsWith('--')) {
@@ -413,7 +416,8 @@ function i18nLine(c: Candidate): string {
     key: c.key,
     match: c.match,
     locales: c.locales.map((l) => ({ locale: l.locale, file: l.file, line: l.range.start.line, value: l.value })),
-    usages: c.usages.map((u) => ({ file: u.file, line: u.range.start.line })),
+    // a dynamic usage (`$t(\`x.${y}\`)`) says so, with the static prefix the text output shows
+    usages: c.usages.map((u) => (u.dynamic ? { file: u.file, line: u.range.start.line, dynamic: true, prefix: u.key } : { file: u.file, line: u.range.start.line })),
   });
 }
 
@@ -440,6 +444,17 @@ function printI18n(r: LookupResult, json: boolean): void {
 async function i18nCommand(args: Args): Promise<number> {
   const key = strFlag(args, '--key');
   const text = args.positional[0];
+  const functions = (args.lists.get('--functions') ?? []).flatMap((f) => f.split(',')).map((f) => f.trim()).filter(Boolean);
+  if (args.flags.has('--check')) {
+    if (key !== undefined || text !== undefined) throw new UsageError('fathom i18n --check: takes no "<string>" and no --key');
+    const dir = strFlag(args, '--dir') ?? '.';
+    requireFolder(dir);
+    const { index } = loadI18nIndex(dir, { localeGlobs: args.lists.get('--locales'), functions });
+    for (const p of index.problems) process.stderr.write(`problem ${p.file}${p.line ? `:${p.line}` : ''}: ${p.kind}: ${p.message}\n`);
+    const report = index.health();
+    process.stdout.write(formatHealth(report, args.flags.has('--json')));
+    return healthExitCode(report);
+  }
   if (key === undefined && text === undefined) throw new UsageError('fathom i18n: give a "<string>" or --key a.b.c');
   if (key !== undefined && text !== undefined) throw new UsageError('fathom i18n: give a "<string>" or --key, not both');
   const dir = strFlag(args, '--dir') ?? '.';
@@ -451,9 +466,9 @@ async function i18nCommand(args: Args): Promise<number> {
   const session = await FolderSession.open(dir);
   let result: LookupResult;
   try {
-    if (key !== undefined) result = (await session.i18n({ op: 'key', key, fromFile, limit }, { localeGlobs })).result as LookupResult;
+    if (key !== undefined) result = (await session.i18n({ op: 'key', key, fromFile, limit }, { localeGlobs, functions })).result as LookupResult;
     else {
-      result = (await session.i18n({ op: 'string', text: text!, fromFile, limit }, { localeGlobs, lexicalOnly: true })).result as LookupResult;
+      result = (await session.i18n({ op: 'string', text: text!, fromFile, limit }, { localeGlobs, functions, lexicalOnly: true })).result as LookupResult;
       // semantic is the last resort: the model is loaded only when nothing else matched
       if (!result.candidates.length && text!.trim()) {
         let embedder: Embedder | undefined;
@@ -463,7 +478,7 @@ async function i18nCommand(args: Args): Promise<number> {
           if ('embedder' in r) embedder = r.embedder;
           else why = r.error;
         }
-        result = embedder ? ((await session.i18n({ op: 'string', text: text!, fromFile, limit }, { localeGlobs, embedder })).result as LookupResult) : { ...result, semanticUnavailable: why };
+        result = embedder ? ((await session.i18n({ op: 'string', text: text!, fromFile, limit }, { localeGlobs, functions, embedder })).result as LookupResult) : { ...result, semanticUnavailable: why };
         await embedder?.dispose();
       }
     }

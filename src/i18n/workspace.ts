@@ -9,7 +9,8 @@ import picomatch from 'picomatch';
 import type { FileSelection } from '../workspace/files';
 import { NodeFileSource, type FileSource, type ReadResult } from '../workspace/source';
 import { I18nIndex, type I18nIndexOptions } from './index';
-import { identifyLocale } from './locales';
+import { frameworkOf } from './frameworks/index';
+import { formatOf, identifyLocale } from './locales';
 import type { I18nOptions } from './types';
 
 const SCRIPT = /\.(?:[cm]?[jt]sx?|vue)$/i;
@@ -26,7 +27,9 @@ export function globMatcher(globs: string[] | undefined): ((rel: string) => bool
 export function wantsFile(rel: string, matchesGlobs?: (rel: string) => boolean): boolean {
   const lower = rel.toLowerCase();
   if (lower === 'package.json' || lower.endsWith('/package.json')) return true;
+  if (formatOf(rel, { matchesGlobs })) return true;
   if (SCRIPT.test(lower)) return !lower.endsWith('.min.js') && !lower.endsWith('.d.ts');
+  if (frameworkOf(rel)) return true;
   if (JSONISH.test(lower)) return matchesGlobs ? matchesGlobs(rel) : identifyLocale(rel) !== undefined;
   return false;
 }
@@ -37,9 +40,14 @@ export interface LoadedI18n {
   ms: number;
 }
 
+/** A locale-format file (JSON, or another format `formatOf` knows), as opposed to code. */
+function isLocaleFormat(rel: string, matchesGlobs?: (rel: string) => boolean): boolean {
+  return JSONISH.test(rel) || formatOf(rel, { matchesGlobs }) !== undefined;
+}
+
 /** The read cap of an i18n file, in bytes: locale files may be large, code files less so. */
-export function i18nCap(rel: string, opts: I18nOptions = {}): number {
-  return JSONISH.test(rel) ? (opts.maxLocaleBytes ?? 20 * 1024 * 1024) : (opts.maxCodeBytes ?? 1024 * 1024);
+export function i18nCap(rel: string, opts: I18nOptions = {}, matchesGlobs?: (rel: string) => boolean): number {
+  return isLocaleFormat(rel, matchesGlobs) ? (opts.maxLocaleBytes ?? 20 * 1024 * 1024) : (opts.maxCodeBytes ?? 1024 * 1024);
 }
 
 /**
@@ -48,8 +56,8 @@ export function i18nCap(rel: string, opts: I18nOptions = {}): number {
  * usages), or the file dropped when it is gone. True when the text went in.
  */
 export function feedI18n(index: I18nIndex, r: ReadResult, opts: I18nOptions = {}): boolean {
-  const isJson = JSONISH.test(r.rel);
-  const cap = i18nCap(r.rel, opts);
+  const isJson = isLocaleFormat(r.rel, index.options.matchesGlobs);
+  const cap = i18nCap(r.rel, opts, index.options.matchesGlobs);
   if (!r.ok) {
     if (r.reason === 'missing') index.deleteFile(r.rel);
     else if (isJson) index.setProblem(r.rel, { kind: 'unreadable', file: r.rel, message: r.reason === 'too-large' ? `${r.detail}: skipped` : `unreadable: ${r.detail}` });
@@ -88,7 +96,7 @@ function* readFolder(source: FileSource, opts: LoadOptions): Generator<void, Loa
   files.sort((a, b) => Number(!a.rel.endsWith('package.json')) - Number(!b.rel.endsWith('package.json')));
   for (const f of files) {
     if (!wantsFile(f.rel, matchesGlobs)) continue;
-    if (feedI18n(index, source.read(f.rel, i18nCap(f.rel, opts)), opts)) filesRead++;
+    if (feedI18n(index, source.read(f.rel, i18nCap(f.rel, opts, matchesGlobs)), opts)) filesRead++;
     yield;
   }
   return { index, filesRead, ms: performance.now() - t0 };

@@ -69,9 +69,17 @@ export class CancelledError extends Error {
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** What an i18n index is built with: locale globs overriding discovery, a project's own translate functions. */
+export interface I18nConfig {
+  localeGlobs?: string[];
+  functions?: string[];
+}
+
+const configKey = (c: I18nConfig): string => JSON.stringify([c.localeGlobs ?? [], c.functions ?? []]);
+
 interface I18nState {
   index: I18nIndex;
-  globs: string;
+  config: I18nConfig;
   /** What each fed file was, when it was read (size, mtime): the i18n side's catalog. */
   catalog: Map<string, FileStat>;
   /** Settles once every wanted file of the walk was read. */
@@ -251,7 +259,7 @@ export class FolderSession {
       if (u.bytes) {
         const stat = { size: u.bytes.byteLength, mtimeMs: u.mtimeMs ?? Date.now() };
         r = { ok: true, rel, stat, bytes: u.bytes, hash: hashBytes(u.bytes), decoded: decodeBytes(u.bytes) };
-      } else r = this.source.read(rel, i18nWants ? Math.max(cap, i18nCap(rel)) : cap);
+      } else r = this.source.read(rel, i18nWants ? Math.max(cap, i18nCap(rel, {}, i18n.index.options.matchesGlobs)) : cap);
       if (!r.ok && r.reason === 'unreadable') problems.push({ rel, reason: r.detail });
       if (this.engine.applyRead(r)) changed++;
       if (i18n && i18nWants) this.i18nFeed(i18n, r);
@@ -303,9 +311,9 @@ export class FolderSession {
    * source, with the folder's selection; requests with other `localeGlobs` rebuild it) and kept
    * current by `index` and `apply` from then on.
    */
-  async i18n(query: I18nQuery, options: { localeGlobs?: string[]; signal?: AbortSignal; embedder?: Embedder; lexicalOnly?: boolean } = {}): Promise<I18nAnswer> {
+  async i18n(query: I18nQuery, options: I18nConfig & { signal?: AbortSignal; embedder?: Embedder; lexicalOnly?: boolean } = {}): Promise<I18nAnswer> {
     this.assertOpen();
-    const state = this.i18nFor(options.localeGlobs, options.signal);
+    const state = this.i18nFor(options, options.signal);
     await state.ready;
     options.signal?.throwIfAborted();
     const index = state.index;
@@ -313,7 +321,7 @@ export class FolderSession {
     if (query.op === 'hover') {
       let text = query.text;
       if (text === undefined) {
-        const r = this.source.read(toRel(query.file), i18nCap(query.file));
+        const r = this.source.read(toRel(query.file), i18nCap(query.file, {}, index.options.matchesGlobs));
         text = r.ok ? r.decoded.text : undefined;
       }
       return { op: 'hover', result: index.hover(query.file, query.offset, text) ?? null };
@@ -337,24 +345,23 @@ export class FolderSession {
    * Starts building the i18n index now (it is then kept current by `index` and `apply`);
    * the globs of the index there is, if any (undefined: none).
    */
-  prepareI18n(localeGlobs?: string[]): void {
+  prepareI18n(config: I18nConfig = {}): void {
     this.assertOpen();
-    this.i18nFor(localeGlobs).ready.catch(() => undefined);
+    this.i18nFor(config).ready.catch(() => undefined);
   }
 
-  /** The locale globs of the i18n index the session keeps, or undefined when it keeps none. */
-  get i18nGlobs(): string[] | undefined {
-    const st = this.i18nState;
-    return st ? (st.globs ? st.globs.split('\n') : []) : undefined;
+  /** The configuration of the i18n index the session keeps, or undefined when it keeps none. */
+  get i18nConfig(): I18nConfig | undefined {
+    return this.i18nState?.config;
   }
 
   /** The i18n index (built or being built) for these locale globs. */
-  private i18nFor(localeGlobs: string[] | undefined, signal?: AbortSignal): I18nState {
-    const globs = (localeGlobs ?? []).join('\n');
+  private i18nFor(config: I18nConfig, signal?: AbortSignal): I18nState {
+    const key = configKey(config);
     const have = this.i18nState;
-    if (have && have.globs === globs) return have;
-    const index = newI18nIndex({ localeGlobs });
-    const state: I18nState = { index, globs, catalog: new Map(), ready: Promise.resolve() };
+    if (have && configKey(have.config) === key) return have;
+    const index = newI18nIndex({ localeGlobs: config.localeGlobs, functions: config.functions });
+    const state: I18nState = { index, config: { localeGlobs: config.localeGlobs, functions: config.functions }, catalog: new Map(), ready: Promise.resolve() };
     this.i18nState = state;
     state.ready = this.readI18n(state, signal);
     // a failed read (cancelled) is retried by the next question
@@ -375,7 +382,7 @@ export class FolderSession {
       if (!wantsFile(f.rel, state.index.options.matchesGlobs)) continue;
       const known = state.catalog.get(f.rel);
       if (known && known.size === f.size && known.mtimeMs === f.mtimeMs) continue; // fed by an update meanwhile
-      this.i18nFeed(state, this.source.read(f.rel, i18nCap(f.rel)));
+      this.i18nFeed(state, this.source.read(f.rel, i18nCap(f.rel, {}, state.index.options.matchesGlobs)));
       read++;
       if (performance.now() - slice > 20) {
         await turn();
@@ -413,7 +420,7 @@ export class FolderSession {
         const known = state.catalog.get(f.rel);
         return !known || known.size !== f.size || known.mtimeMs !== f.mtimeMs;
       },
-      maxBytes: (rel) => (wantsFile(rel, matches) ? i18nCap(rel) : undefined),
+      maxBytes: (rel) => (wantsFile(rel, matches) ? i18nCap(rel, {}, matches) : undefined),
       read: (r) => {
         if (this.i18nState === state && wantsFile(r.rel, matches)) this.i18nFeed(state, r);
       },

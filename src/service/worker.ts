@@ -261,8 +261,8 @@ export class WorkerState {
         this.i18nOnly.delete(root);
         await i18nOnly?.close();
         s = await this.openSession(root, storeDir);
-        const globs = i18nOnly?.i18nGlobs;
-        if (globs) s.prepareI18n(globs);
+        const config = i18nOnly?.i18nConfig;
+        if (config) s.prepareI18n(config);
         this.sessions.set(root, s);
         loaded = s.loaded;
         rebuilt = s.rebuilt;
