@@ -4,21 +4,19 @@
  * background, kept fresh by a file watcher, answered from while it indexes.
  *
  * The tools (tools.ts) only ever see `AgentFolder`, so the same answers come from this server
- * and from the extension's worker. `LocalFolder` is a thin host: lock → load → index → watch →
- * apply changes → save → release, around the engine and the i18n index of src/index/ and
- * src/i18n/.
+ * and from the extension's worker. `LocalFolder` is a thin host of a `FolderSession`
+ * (src/service/session.ts: lock, load, index, apply changes, save, close): it adds only the
+ * file watcher, the background first pass and the "still indexing" state.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { decodeBytes, prepareLanguagesFor } from '../chunkers/index';
 import type { Chunk, ChunkOptions } from '../chunkers/types';
 import type { Embedder } from '../index/embedder';
-import { Engine, type IndexProgress, type SearchHit, type SearchOptions } from '../index/engine';
-import { loadStore, lockStore, saveStore, StoreLockedError } from '../index/store';
-import type { I18nIndex } from '../i18n/index';
+import type { Engine, IndexProgress, SearchHit, SearchOptions } from '../index/engine';
+import { StoreLockedError } from '../index/store';
 import type { LookupResult } from '../i18n/types';
-import { loadI18nIndexAsync, wantsFile } from '../i18n/workspace';
-import { createPathFilter, type FileSelection } from '../workspace/files';
+import { FolderSession } from '../service/session';
+import type { FileSelection } from '../workspace/files';
 
 /** What a folder is doing and holds, for the `status` tool and the "still indexing" notes. */
 export interface FolderState {
@@ -88,22 +86,19 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const errText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /**
- * A folder held open by the MCP server. `open` takes the store's lock (a store locked by
- * another process is not waited for: the folder is then indexed in memory only, and says so)
- * and loads it; `start` indexes in the background and then watches; every answer in between
- * comes from what is indexed so far.
+ * A folder held open by the MCP server. `start` opens its session (after one turn of the event
+ * loop, so the server answers the protocol's handshake first: the stored index loads, or — when
+ * another process holds its lock — the folder is indexed in memory only, and says so), runs the
+ * first incremental pass in the background and watches; every answer in between comes from
+ * what is loaded and indexed so far.
  */
 export class LocalFolder implements AgentFolder {
   readonly root: string;
-  readonly engine: Engine;
+  private session: FolderSession | undefined;
   private readonly log: (m: string) => void;
-  private release: (() => void) | undefined;
   private readonly storeDir: string;
   private storeNote: string;
-  private savedRevision = -1;
-  private saveTimer: NodeJS.Timeout | undefined;
   private progress: FolderState['indexing'];
-  private embedding = false;
   private watcher: fs.FSWatcher | undefined;
   private watchNote = 'not watching';
   private pending = new Set<string>();
@@ -111,11 +106,9 @@ export class LocalFolder implements AgentFolder {
   private firstPendingAt = 0;
   private applying: Promise<void> = Promise.resolve();
   private lastUpdate: string | undefined;
-  private i18nIndex: I18nIndex | undefined;
-  private i18nLoading: Promise<I18nIndex> | undefined;
   private readonly abort = new AbortController();
   private closed = false;
-  /** Resolves when the first indexing run is over. */
+  /** Resolves when the first pass is over. */
   indexed: Promise<void> = Promise.resolve();
 
   private constructor(
@@ -126,10 +119,9 @@ export class LocalFolder implements AgentFolder {
     this.log = options.log ?? (() => undefined);
     this.storeDir = path.resolve(options.storeDir ?? path.join(root, '.fathom'));
     this.storeNote = this.storeDir;
-    this.engine = new Engine({ chunk: options.chunk, embedder: options.embedder, noEmbedderReason: options.noEmbedderReason });
   }
 
-  /** Opens `root` and takes its store's lock (`start` loads it). Throws when `root` is not a folder. */
+  /** Checks that `root` is a folder (`start` opens it). Throws when it is not. */
   static open(rootIn: string, options: LocalFolderOptions = {}): LocalFolder {
     const root = path.resolve(rootIn);
     let st: fs.Stats;
@@ -139,78 +131,67 @@ export class LocalFolder implements AgentFolder {
       throw new Error(`${rootIn} does not exist`);
     }
     if (!st.isDirectory()) throw new Error(`${rootIn} is not a folder`);
-    const f = new LocalFolder(root, options);
-    try {
-      f.release = lockStore(f.storeDir);
-    } catch (err) {
-      if (!(err instanceof StoreLockedError) && (err as NodeJS.ErrnoException).code !== 'EACCES' && (err as NodeJS.ErrnoException).code !== 'EROFS') throw err;
-      f.storeNote = `not saved (${errText(err)}): indexed in memory only`;
-      f.log(`${root}: ${f.storeNote}`);
-    }
-    return f;
+    return new LocalFolder(root, options);
   }
 
-  /**
-   * Loads the stored index and indexes in the background (answers are served meanwhile, from
-   * what is loaded and indexed so far) and starts the watcher.
-   */
+  /** The engine of the open session (undefined while it loads). */
+  get engine(): Engine | undefined {
+    return this.session?.engine;
+  }
+
+  /** Opens the session and indexes in the background (answers are served meanwhile), and watches. */
   start(): void {
     if (this.options.watch !== false) this.startWatching();
     this.progress = { phase: 'load', filesDone: 0, filesTotal: 0 };
-    this.indexed = this.load()
+    this.indexed = this.openSession()
       .then(() => this.reindex())
       .catch((err) => {
         if (!this.closed) this.log(`${this.root}: indexing failed: ${errText(err)}`);
+      })
+      .finally(() => {
+        this.progress = undefined;
       });
   }
 
-  /** The stored index, after one turn of the event loop (a server answers its handshake first). */
-  private async load(): Promise<void> {
+  private async openSession(): Promise<void> {
     await turn();
     const t0 = Date.now();
-    const r = loadStore(this.storeDir, this.engine);
-    if (r.ok) {
-      this.savedRevision = this.engine.revision;
-      this.log(`${this.root}: loaded ${this.engine.chunkCount} chunks from ${this.storeDir} in ${Date.now() - t0} ms`);
-    } else if (r.reason !== 'no stored index') this.log(`${this.root}: rebuilding the index: ${r.reason}`);
-  }
-
-  /** One incremental pass over the folder (unchanged files are not read), then the vectors. */
-  private async reindex(): Promise<void> {
-    const t0 = Date.now();
-    const signal = this.abort.signal;
-    this.progress = { phase: 'scan', filesDone: 0, filesTotal: 0 };
-    signal.throwIfAborted();
+    const common = {
+      embedder: this.options.embedder,
+      noEmbedderReason: this.options.noEmbedderReason,
+      chunk: this.options.chunk,
+      saveDelayMs: this.options.saveDelayMs,
+      log: (_level: string, m: string) => this.log(`${this.root}: ${m}`),
+    };
+    let session: FolderSession;
     try {
-      for await (const p of this.engine.indexFolder(this.root, { signal, embed: false, selection: this.options.selection })) {
-        this.progress = { phase: p.phase, filesDone: p.filesDone, filesTotal: p.filesTotal };
-        await turn(); // tool calls are answered between files
-      }
-    } finally {
-      this.progress = undefined;
+      session = await FolderSession.open(this.root, { ...common, storeDir: this.storeDir });
+    } catch (err) {
+      if (!(err instanceof StoreLockedError)) throw err;
+      this.storeNote = `not saved (${errText(err)}): indexed in memory only`;
+      this.log(`${this.root}: ${this.storeNote}`);
+      session = await FolderSession.open(this.root, common);
     }
-    this.log(`${this.root}: indexed ${this.engine.files.size} files, ${this.engine.chunkCount} chunks in ${Date.now() - t0} ms`);
-    this.save();
-    this.embedInBackground();
+    if (this.closed) {
+      await session.close();
+      return;
+    }
+    this.session = session;
+    if (session.cannotSave) this.storeNote = `not saved (${session.cannotSave}): answered from memory`;
+    if (session.loaded) this.log(`${this.root}: loaded ${session.engine.chunkCount} chunks from ${this.storeDir} in ${Date.now() - t0} ms`);
   }
 
-  private embedInBackground(): void {
-    if (this.embedding || this.closed || !this.engine.embedder || !this.engine.pendingVectors) return;
-    this.embedding = true;
-    void (async () => {
-      try {
-        for await (const _ of this.engine.embedPending(this.abort.signal)) {
-          this.scheduleSave();
-          await turn();
-        }
-      } catch (err) {
-        if (!this.closed) this.log(`${this.root}: embedding failed: ${errText(err)}`);
-      } finally {
-        this.embedding = false;
-        this.scheduleSave();
-        if (!this.closed && this.engine.pendingVectors) this.embedInBackground();
-      }
-    })();
+  /** One incremental pass over the folder (unchanged files are not read); vectors follow in the background. */
+  private async reindex(): Promise<void> {
+    const session = this.session;
+    if (!session || this.closed) return;
+    const t0 = Date.now();
+    this.progress = { phase: 'scan', filesDone: 0, filesTotal: 0 };
+    for await (const p of session.index({ signal: this.abort.signal, selection: this.options.selection, embed: false })) {
+      this.progress = { phase: p.phase, filesDone: p.filesDone, filesTotal: p.filesTotal };
+      await turn(); // tool calls are answered between files
+    }
+    this.log(`${this.root}: indexed ${session.engine.files.size} files, ${session.engine.chunkCount} chunks in ${Date.now() - t0} ms`);
   }
 
   // --- watching ---------------------------------------------------------------------------
@@ -252,7 +233,7 @@ export class LocalFolder implements AgentFolder {
 
   /**
    * Applies the queued changes now (a tool call does this first, so an answer never misses a
-   * change the watcher already reported). Without a watcher, rescans incrementally.
+   * change the watcher already reported). Without a working watcher, rescans incrementally.
    */
   async flush(): Promise<void> {
     if (this.flushTimer) clearTimeout(this.flushTimer);
@@ -265,12 +246,13 @@ export class LocalFolder implements AgentFolder {
     return this.applying;
   }
 
-  /** Re-reads the given paths (files, or folders: a rescan); `''` means the whole folder. */
+  /** Hands the changed paths to the session (files read once there); a folder or `''` means a rescan. */
   private async apply(batch: string[]): Promise<void> {
     await this.indexed; // the first pass is not raced: what it has not read yet, it reads as it is now
-    if (this.closed) return;
-    const wanted = createPathFilter(this.root, this.options.selection);
-    const files: string[] = [];
+    const session = this.session;
+    if (this.closed || !session) return;
+    const files: Array<{ rel: string; deleted?: true }> = [];
+    const gone: string[] = [];
     let rescan = false;
     for (const rel of batch) {
       if (!rel) {
@@ -284,75 +266,18 @@ export class LocalFolder implements AgentFolder {
         st = undefined;
       }
       if (st?.isDirectory()) rescan = true;
-      else if (!st) {
-        // gone: the file, or every file under a folder that was removed or renamed
-        this.engine.removeFile(rel);
-        for (const other of [...this.engine.files.keys()]) if (other.startsWith(`${rel}/`)) this.engine.removeFile(other);
-        this.i18nIndex?.deleteFile(rel);
-        for (const f of this.i18nIndex?.knownFiles() ?? []) if (f.startsWith(`${rel}/`)) this.i18nIndex?.deleteFile(f);
-      } else if (st.isFile()) files.push(rel);
+      else if (!st) gone.push(rel); // the file, or every file under a folder removed or renamed
+      else if (st.isFile()) files.push({ rel });
     }
-    await prepareLanguagesFor(files);
-    for (const rel of files) {
-      if (!wanted(rel)) {
-        this.engine.removeFile(rel);
-        continue;
-      }
-      const abs = path.join(this.root, rel);
-      try {
-        const st = fs.statSync(abs);
-        if (st.size > this.engine.chunkOptions.maxFileBytes) {
-          this.engine.skipFile(rel, st, 'too-large', `${st.size} bytes, over the ${this.engine.chunkOptions.maxFileBytes}-byte cap`);
-          continue;
-        }
-        const bytes = fs.readFileSync(abs);
-        this.engine.updateFile(rel, bytes, st);
-        if (this.i18nIndex && wantsFile(rel)) {
-          const d = decodeBytes(bytes);
-          if (d.text !== undefined) this.i18nIndex.setFile(rel, d.text);
-          else this.i18nIndex.deleteFile(rel);
-        }
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') this.engine.removeFile(rel);
-        else this.engine.skipFile(rel, { size: 0, mtimeMs: 0 }, 'unreadable', errText(err));
-      }
-    }
-    if (rescan) {
-      for await (const _ of this.engine.indexFolder(this.root, { signal: this.abort.signal, embed: false, selection: this.options.selection })) await turn();
-      if (this.i18nIndex) this.i18nIndex = undefined; // rebuilt on the next i18n request
-    }
+    const before = session.engine.revision;
+    if (gone.length) session.remove(gone);
+    if (files.length) session.apply(files);
+    if (rescan) for await (const _ of session.index({ signal: this.abort.signal, embed: false })) await turn();
     this.lastUpdate = new Date().toISOString();
-    if (this.engine.revision !== this.savedRevision) {
-      this.log(`${this.root}: updated ${rescan ? 'after a rescan' : `${files.length} file(s)`}`);
-      this.scheduleSave();
-      this.embedInBackground();
-    }
+    if (session.engine.revision !== before) this.log(`${this.root}: updated ${rescan ? 'after a rescan' : `${files.length + gone.length} path(s)`}`);
   }
 
-  // --- saving -----------------------------------------------------------------------------
-
-  private scheduleSave(): void {
-    if (this.saveTimer || this.closed || !this.release) return;
-    this.saveTimer = setTimeout(() => {
-      this.saveTimer = undefined;
-      this.save();
-    }, this.options.saveDelayMs ?? 2000);
-  }
-
-  private save(): void {
-    if (this.saveTimer) clearTimeout(this.saveTimer);
-    this.saveTimer = undefined;
-    if (!this.release || this.engine.revision === this.savedRevision) return;
-    try {
-      const rev = this.engine.revision;
-      saveStore(this.storeDir, this.engine);
-      this.savedRevision = rev;
-    } catch (err) {
-      this.log(`${this.root}: could not save the index: ${errText(err)}`);
-    }
-  }
-
-  /** Stops watching and indexing, saves, releases the lock. */
+  /** Stops watching and indexing; the session saves and releases its lock. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -361,14 +286,7 @@ export class LocalFolder implements AgentFolder {
     this.abort.abort(new Error('closed'));
     await this.indexed.catch(() => undefined);
     await this.applying.catch(() => undefined);
-    while (this.embedding) await turn();
-    this.save();
-    try {
-      this.release?.();
-    } catch (err) {
-      this.log(`${this.root}: could not release the lock: ${errText(err)}`);
-    }
-    this.release = undefined;
+    await this.session?.close();
   }
 
   // --- AgentFolder ------------------------------------------------------------------------
@@ -384,55 +302,81 @@ export class LocalFolder implements AgentFolder {
 
   async search(query: string, options: SearchOptions): Promise<SearchHit[]> {
     await this.fresh();
-    return this.engine.search(query, options);
+    return this.session ? this.session.search(query, options) : [];
   }
 
   async similar(target: { path: string; line: number }, options: { k: number }): Promise<SearchHit[]> {
     await this.fresh();
-    return this.engine.similar(target, options);
+    return this.session ? this.session.similar(target, options) : [];
   }
 
   chunksOf(rel: string): Chunk[] | undefined {
-    return engineChunksOf(this.engine, rel);
+    return this.session ? engineChunksOf(this.session.engine, rel) : undefined;
   }
 
   skipOf(rel: string): { reason: string; detail: string } | undefined {
-    return this.engine.files.get(rel)?.skipped;
+    return this.session?.engine.files.get(rel)?.skipped;
   }
 
   async i18n(ask: I18nAsk): Promise<LookupResult> {
     await this.fresh();
-    if (!this.i18nIndex) {
-      this.i18nLoading ??= loadI18nIndexAsync(this.root, {}, this.abort.signal).then((l) => l.index);
-      try {
-        this.i18nIndex = await this.i18nLoading;
-      } finally {
-        this.i18nLoading = undefined;
-      }
-    }
-    const index = this.i18nIndex;
-    if (ask.op === 'key') return index.lookupKey(ask.key, { fromFile: ask.fromFile, limit: ask.limit });
-    const r = await index.lookupString(ask.text, { fromFile: ask.fromFile, limit: ask.limit, embedder: this.engine.embedder, signal: this.abort.signal });
-    if (!this.engine.embedder && r.semanticUnavailable) r.semanticUnavailable = `${this.engine.noEmbedderReason ?? 'no embedding model'}: semantic matching is unavailable`;
-    return r;
+    if (!this.session) return { candidates: [], problems: [] };
+    const a = await this.session.i18n(ask, { signal: this.abort.signal });
+    return a.op === 'string' || a.op === 'key' ? a.result : { candidates: [], problems: [] };
   }
 
   state(): FolderState {
-    const recs = [...this.engine.files.values()];
-    const skipped = recs.filter((r) => r.skipped).length;
+    const s = this.session?.status();
+    const engine = this.session?.engine;
     return {
       root: this.root,
-      files: recs.length - skipped,
-      skipped,
-      chunks: this.engine.chunkCount,
-      vectors: this.engine.vectors?.count ?? 0,
-      pendingVectors: this.engine.pendingVectors,
+      files: s?.files ?? 0,
+      skipped: s?.skipped ?? 0,
+      chunks: s?.chunks ?? 0,
+      vectors: s?.vectors ?? 0,
+      pendingVectors: s?.pendingVectors ?? 0,
       indexing: this.progress ? { ...this.progress } : undefined,
-      embedding: this.embedding || undefined,
-      keywordOnlyReason: this.engine.vectors ? undefined : this.engine.noEmbedderReason,
-      store: this.storeNote,
+      embedding: s?.embedding || undefined,
+      keywordOnlyReason: engine ? (engine.vectors ? undefined : engine.noEmbedderReason) : (this.options.embedder ? undefined : this.options.noEmbedderReason),
+      store: this.session?.cannotSave ? `not saved (${this.session.cannotSave}): answered from memory` : this.storeNote,
       watching: this.watchNote,
       lastUpdate: this.lastUpdate,
     };
   }
+}
+
+/**
+ * An open `FolderSession` as the agent tools see it, for hosts that keep their own sessions (the
+ * worker): `progress` says what its running index request has done, `i18n` how the host asks
+ * (with its locale globs and embedder).
+ */
+export function sessionAgentFolder(
+  session: FolderSession,
+  host: { progress: () => IndexProgress | undefined; i18n: (ask: I18nAsk) => Promise<LookupResult>; keywordOnlyReason?: string; watching: string },
+): AgentFolder {
+  return {
+    root: session.root,
+    search: (query, options) => session.search(query, options),
+    similar: (target, options) => session.similar(target, options),
+    chunksOf: (rel) => engineChunksOf(session.engine, rel),
+    skipOf: (rel) => session.engine.files.get(rel)?.skipped,
+    i18n: host.i18n,
+    state: () => {
+      const s = session.status();
+      const p = host.progress();
+      return {
+        root: session.root,
+        files: s.files,
+        skipped: s.skipped,
+        chunks: s.chunks,
+        vectors: s.vectors,
+        pendingVectors: s.pendingVectors,
+        indexing: s.indexing ? { phase: p?.phase ?? 'scan', filesDone: p?.filesDone ?? 0, filesTotal: p?.filesTotal ?? 0 } : undefined,
+        embedding: s.embedding || undefined,
+        keywordOnlyReason: session.engine.vectors ? undefined : (host.keywordOnlyReason ?? session.engine.noEmbedderReason),
+        store: session.cannotSave ? `not saved (${session.cannotSave}): answered from memory` : (session.storeDir ?? 'not saved (no store)'),
+        watching: host.watching,
+      };
+    },
+  };
 }
