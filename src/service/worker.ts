@@ -503,6 +503,7 @@ export class WorkerState {
     }
     const q = req.query;
     if (q.op === 'key') return { op: 'key', result: entry.index.lookupKey(q.key, { fromFile: q.fromFile, limit: q.limit }) };
+    if (q.op === 'diagnostics') return { op: 'diagnostics', result: entry.index.diagnostics(q.file, q.text) };
     if (q.op === 'hover') {
       let text = q.text;
       if (text === undefined) {
