@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { findSimilar } from './commands/findSimilar';
 import { registerI18n } from './commands/i18n';
+import { registerI18nDiagnostics } from './commands/i18nDiagnostics';
 import { FILES_SCHEME, IndexedFilesProvider, showIndexedFiles } from './commands/indexedFiles';
 import { registerLanguageModelTools } from './commands/lmTools';
 import { openHit } from './commands/open';
@@ -124,6 +125,7 @@ export function activate(context: vscode.ExtensionContext): void {
     ),
     command('fathom.chunkActiveFile', () => chunkActiveFile(c, log)),
     registerI18n({ client: c, folderOf: (u) => index.folderOf(u), log, command }),
+    registerI18nDiagnostics({ client: c, folderOf: (u) => index.folderOf(u), log, command }),
     registerLanguageModelTools({ client: c, roots: () => index.roots, log, extension: context, onFoldersChanged: vscode.workspace.onDidChangeWorkspaceFolders }),
     { dispose: () => void client?.dispose() },
   );
