@@ -251,7 +251,8 @@ async function main(): Promise<void> {
   const rg = new Map<Task, Answer>();
   const rgFiles = new Map<Task, Answer>();
   const index: Record<string, { files: number; chunks: number; ms: number }> = {};
-  for (const pkg of Object.keys(status.trees)) {
+  const protocolOnly = process.argv.includes('--protocol-only');
+  for (const pkg of protocolOnly ? [] : Object.keys(status.trees)) {
     const mine = tasks.filter((t) => t.pkg === pkg);
     if (!mine.length) continue;
     const tree = path.join(CACHE, status.trees[pkg].dir);
@@ -275,7 +276,7 @@ async function main(): Promise<void> {
     ['held-out', tasks.filter((t) => t.split === 'held-out')],
     ...Object.keys(status.trees).map((p): [string, Task[]] => [p, tasks.filter((t) => t.pkg === p)]).filter(([, ts]) => ts.length),
   ];
-  const rows = groups.map(([name, ts]) => ({ name, fathom: score(ts, fathom), ripgrep: score(ts, rg), ripgrepFiles: score(ts, rgFiles) }));
+  const rows = protocolOnly ? [] : groups.map(([name, ts]) => ({ name, fathom: score(ts, fathom), ripgrep: score(ts, rg), ripgrepFiles: score(ts, rgFiles) }));
   let proto: Record<string, number> | undefined;
   if (!process.argv.includes('--no-protocol')) {
     // the protocol on the largest JavaScript tree, else the first one

@@ -26,9 +26,18 @@ export async function runMcp(options: McpRunOptions): Promise<number> {
   for (const k of ['log', 'info', 'debug', 'warn'] as const) console[k] = (...a: unknown[]) => process.stderr.write(`${util.format(...a)}\n`);
   const folders = options.dirs.map((d) => LocalFolder.open(d, { storeDir: options.storeDir, embedder: options.embedder, noEmbedderReason: options.noEmbedderReason, chunk: options.chunk, log }));
   const t0 = Date.now();
-  const { closed } = await serveStdio(folders, { version: options.version, log });
+  const { server, closed } = await serveStdio(folders, { version: options.version, log });
   log(`serving ${folders.map((f) => f.root).join(', ')} over stdio`);
-  for (const f of folders) f.start();
+  // loading a large stored index blocks for a while: answer the client's handshake first
+  let started = false;
+  const start = () => {
+    if (started) return;
+    started = true;
+    clearTimeout(fallback);
+    for (const f of folders) f.start();
+  };
+  const fallback = setTimeout(start, 2000);
+  server.server.oninitialized = start;
   void Promise.all(folders.map((f) => f.indexed)).then(() => log(`ready in ${Date.now() - t0} ms`));
   const signalled = new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
