@@ -405,7 +405,10 @@ export class Engine {
     const vectors = this.vectors!;
     if (vectors.count >= this.annMinRows) {
       await this.prepareAnn();
-      if (this.vectors === vectors && vectors.ann) return vectors.annSearch(qv, k, { probe: this.annProbe, filter });
+      if (this.vectors === vectors && vectors.ann) {
+        const kernel = this.embedder?.scoreRows && !this.kernelFailed ? this.embedder.scoreRows.bind(this.embedder) : undefined;
+        return vectors.annSearch(qv, k, { probe: this.annProbe, filter, kernel });
+      }
     }
     if (this.embedder?.scoreRows && !this.kernelFailed) {
       const { data, rows } = vectors.matrix();
