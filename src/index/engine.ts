@@ -15,7 +15,7 @@ import { embedText, type Embedder } from './embedder';
 import { walkFiles, type FileSelection } from '../workspace/files';
 import { compileFilter, DEFAULT_RRF_K, rrf, type FilterSpec } from './fusion';
 import { KeywordIndex } from './keyword';
-import { DEFAULT_PROBE, VectorStore } from './vectors';
+import { VectorStore } from './vectors';
 
 export interface FileRecord {
   path: string;
@@ -66,7 +66,7 @@ export interface EngineOptions {
   noEmbedderReason?: string;
   /**
    * Dense search past exact scan: from `annMinRows` vectors on (default 200,000), the IVF index
-   * (src/index/ivf.ts) opening `probe` lists (default DEFAULT_PROBE) answers instead of the exact
+   * (src/index/ivf.ts) opening `probe` lists (default `probeFor(lists)`) answers instead of the exact
    * scan. Chosen by bench/dense.ts.
    */
   dense?: { annMinRows?: number; probe?: number };
@@ -116,7 +116,8 @@ export class Engine {
   }
 
   readonly annMinRows: number;
-  readonly annProbe: number;
+  /** Lists opened per ANN query; default `probeFor(lists)`. */
+  readonly annProbe: number | undefined;
   private annBuilding: Promise<void> | undefined;
 
   /** Bumped by every change to chunks, files or vectors: what tells a caller to save. */
@@ -128,7 +129,7 @@ export class Engine {
     this.noEmbedderReason = options.embedder ? undefined : (options.noEmbedderReason ?? 'no embedding model configured');
     if (this.embedder) this.vectors = new VectorStore(this.embedder.dims);
     this.annMinRows = options.dense?.annMinRows ?? ANN_MIN_ROWS;
-    this.annProbe = options.dense?.probe ?? DEFAULT_PROBE;
+    this.annProbe = options.dense?.probe;
   }
 
   get chunkCount(): number {
@@ -404,8 +405,9 @@ export class Engine {
   private async denseTop(qv: Float32Array, k: number, filter?: (docId: number) => boolean): Promise<Array<{ docId: number; score: number }>> {
     const vectors = this.vectors!;
     if (vectors.count >= this.annMinRows) {
-      await this.prepareAnn();
-      if (this.vectors === vectors && vectors.ann) {
+      // the build takes seconds to minutes at 1M rows: queries meanwhile get the exact scan
+      if (!vectors.ann || vectors.ann.stale) void this.prepareAnn().catch(() => undefined);
+      else {
         const kernel = this.embedder?.scoreRows && !this.kernelFailed ? this.embedder.scoreRows.bind(this.embedder) : undefined;
         return vectors.annSearch(qv, k, { probe: this.annProbe, filter, kernel });
       }
@@ -423,8 +425,8 @@ export class Engine {
 
   /**
    * Builds the IVF index when there are enough vectors and it is missing or stale (rows grew by
-   * half since its build); one build at a time. Search calls it; an indexer may call it after
-   * embedding so that the first query does not wait for it.
+   * half since its build); one build at a time. A dense search starts it without waiting (and
+   * scans exactly until it is done); an indexer may await it after embedding.
    */
   async prepareAnn(): Promise<void> {
     const vectors = this.vectors;
