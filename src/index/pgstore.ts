@@ -233,15 +233,28 @@ export async function pushFolder(sql: Sql, dir: string, options: PushOptions = {
       if (now.rows[0]?.hash === hash) return; // another writer pushed this very content meanwhile
       await sql.query('delete from fathom_files where path = $1', [f.rel]);
       await sql.query('insert into fathom_files (path, hash, size, language, record) values ($1, $2, $3, $4, $5)', [f.rel, hash, bytes.byteLength, record.language, JSON.stringify(record)]);
-      for (let i = 0; i < chunks.length; i++) {
-        const c = chunks[i];
-        const params: unknown[] = [f.rel, i, c.language, c.kind, textHashes[i], JSON.stringify(c), fieldTerms(c.symbol), fieldTerms(c.header), fieldTerms(c.path), fieldTerms(c.text)];
-        const vec = embedder ? ', embedding' : '';
-        const vecParam = embedder ? ', $11::vector' : '';
-        if (embedder) params.push(vectors[i]);
+      // one statement per file (arrays unnested), not one round trip per chunk
+      if (chunks.length) {
+        const col = (f: (c: Chunk, i: number) => unknown) => chunks.map((c, i) => f(c, i));
+        const params: unknown[] = [
+          f.rel,
+          col((_, i) => i),
+          col((c) => c.language),
+          col((c) => c.kind),
+          textHashes,
+          col((c) => JSON.stringify(c)),
+          col((c) => fieldTerms(c.symbol)),
+          col((c) => fieldTerms(c.header)),
+          col((c) => fieldTerms(c.path)),
+          col((c) => fieldTerms(c.text)),
+        ];
+        if (embedder) params.push(vectors);
         await sql.query(
-          `insert into fathom_chunks (path, ord, language, kind, text_hash, chunk, tsv${vec}) values ($1, $2, $3, $4, $5, $6,
-            setweight(to_tsvector('simple', $7), 'A') || setweight(to_tsvector('simple', $8), 'B') || setweight(to_tsvector('simple', $9), 'C') || setweight(to_tsvector('simple', $10), 'D')${vecParam})`,
+          `insert into fathom_chunks (path, ord, language, kind, text_hash, chunk, tsv${embedder ? ', embedding' : ''})
+           select $1, u.ord, u.language, u.kind, u.text_hash, u.chunk::jsonb,
+             setweight(to_tsvector('simple', u.s), 'A') || setweight(to_tsvector('simple', u.h), 'B') || setweight(to_tsvector('simple', u.p), 'C') || setweight(to_tsvector('simple', u.t), 'D')${embedder ? ', u.v::vector' : ''}
+           from unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[]${embedder ? ', $11::text[]' : ''})
+             as u(ord, language, kind, text_hash, chunk, s, h, p, t${embedder ? ', v' : ''})`,
           params,
         );
       }
