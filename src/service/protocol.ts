@@ -18,8 +18,8 @@
 import type { ChunkOptions, FileChunks } from '../chunkers/types';
 import type { EmbedderOptions } from '../index/embedder';
 import type { FileSelection } from '../workspace/files';
-import type { IndexProgress, SearchHit, SearchOptions } from '../index/engine';
-import type { HoverResult, LookupResult, StringAtResult } from '../i18n/types';
+import type { IndexProgress, SearchHit, SearchOptions, SimilarTarget } from '../index/engine';
+import type { HoverResult, I18nDiagnostic, LookupResult, StringAtResult } from '../i18n/types';
 
 // ---------------------------------------------------------------------------------------------
 // Shared data
@@ -79,7 +79,7 @@ export type FileUpdate =
   /** New content. Without `bytes` the worker reads `<root>/<rel>` from disk. */
   | { rel: string; deleted?: false; bytes?: Uint8Array; mtimeMs?: number };
 
-export type SimilarTarget = { chunkId: string } | { path: string; line: number } | { text: string };
+export type { SimilarTarget };
 
 // ---------------------------------------------------------------------------------------------
 // Requests (client → worker)
@@ -142,6 +142,18 @@ export interface RemoveRequest {
   id: number;
   root: string;
   paths: string[];
+}
+
+/**
+ * Client → worker: the folder `root` left the workspace. Its session stops background
+ * embedding, saves, releases the store's lock and is forgotten (a later `index` opens it
+ * again; the client no longer replays its `index` after a restart). Answered by
+ * `{closed}` (false: it was not open).
+ */
+export interface CloseRequest {
+  type: 'close';
+  id: number;
+  root: string;
 }
 
 /**
@@ -233,7 +245,9 @@ export type I18nQuery =
   | { op: 'string'; text: string; fromFile?: string; limit?: number }
   | { op: 'key'; key: string; fromFile?: string; limit?: number }
   | { op: 'hover'; file: string; offset: number; text?: string }
-  | { op: 'at'; file: string; text: string; language: string; offset: number; selection?: { start: number; end: number }; limit?: number };
+  | { op: 'at'; file: string; text: string; language: string; offset: number; selection?: { start: number; end: number }; limit?: number }
+  /** The i18n diagnostics of one file (`text`: the document's unsaved text). */
+  | { op: 'diagnostics'; file: string; text?: string };
 
 /**
  * Client → worker: an i18n lookup in `root` (any folder; it need not be open with `index`).
@@ -257,7 +271,8 @@ export interface I18nRequest {
 export type I18nAnswer =
   | { op: 'string' | 'key'; result: LookupResult }
   | { op: 'hover'; result: HoverResult | null }
-  | { op: 'at'; string: StringAtResult | null; result: LookupResult };
+  | { op: 'at'; string: StringAtResult | null; result: LookupResult }
+  | { op: 'diagnostics'; result: I18nDiagnostic[] };
 
 /** Test-only: the worker throws an uncaught error (to exercise the client's restart). No answer. */
 export interface CrashRequest {
@@ -271,6 +286,7 @@ export type Request =
   | IndexRequest
   | UpdateRequest
   | RemoveRequest
+  | CloseRequest
   | SearchRequest
   | SimilarRequest
   | FilesRequest
@@ -327,6 +343,7 @@ export interface ResultMap {
   index: IndexResult;
   update: UpdateResult;
   remove: UpdateResult;
+  close: { closed: boolean };
   search: WorkerHit[];
   similar: WorkerHit[];
   files: FileInfo[];

@@ -1,25 +1,25 @@
 /**
- * The `i18n` request through the bundled worker (dist/worker.js) and IndexClient, as the
+ * The `i18n` request through the worker (built from the current source) and IndexClient, as the
  * extension will use it: lookups answered from the worker's state, the index following
- * `update` and `remove`, semantic with the worker's embedder. Build first (`npm test` does).
+ * `update` and `remove`, semantic with the worker's embedder. 
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { IndexClient } from '../../src/service/client';
+import { currentWorker } from '../helpers/worker-build';
 
-const WORKER = path.join(__dirname, '../../dist/worker.js');
+const WORKER = currentWorker();
 const FIX = path.join(__dirname, '../fixtures/i18n/per-file');
 const TINY = path.join(__dirname, '../fixtures/models/fathom-tiny-bert');
 
-describe('worker i18n request (dist/worker.js through IndexClient)', function () {
+describe('worker i18n request (worker built from the current source, through IndexClient)', function () {
   let tmp: string;
   let ws: string;
   let client: IndexClient;
 
   before(async function () {
-    if (!fs.existsSync(WORKER)) throw new Error(`${WORKER} is missing: build it first with \`node esbuild.mjs\` (npm test does)`);
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-i18n-worker-'));
     ws = path.join(tmp, 'ws');
     fs.cpSync(FIX, ws, { recursive: true });
@@ -55,6 +55,14 @@ describe('worker i18n request (dist/worker.js through IndexClient)', function ()
     assert.equal(unsaved?.usage.key, 'CANCEL');
     assert.equal(unsaved?.candidates[0].locales.find((l) => l.locale === 'de')?.value, 'Abbrechen');
     assert.equal(await client.i18nHover(ws, 'src/EventForm.vue', 5, { text: edited }), null);
+  });
+
+  it('diagnostics of a file: undefined keys of the unsaved text, each with the source-locale target of its quick fix', async function () {
+    const text = fs.readFileSync(path.join(ws, 'src/notify.js'), 'utf8');
+    const a = await client.i18n(ws, { op: 'diagnostics', file: 'src/notify.js', text: `${text}\nt('events.create.NOPE');\n` });
+    assert.equal(a.op, 'diagnostics');
+    const ds = a.op === 'diagnostics' ? a.result : [];
+    assert.deepEqual(ds.map((d) => `${d.kind} ${d.key} ${d.source?.file}`), ['undefined events.create.NOPE locales/core_en.json']);
   });
 
   it('"Where is this string defined?" on template text of a .vue file lands on the key in the English and French files', async function () {
