@@ -17,6 +17,7 @@ import { evaluate, formatReport } from './eval/evaluate';
 import { mineGold, type GoldQuery } from './eval/mine';
 import type { Candidate, LookupResult } from './i18n/index';
 import { loadI18nIndex } from './i18n/workspace';
+import { i18nFeed } from './index/i18n-feed';
 
 const USAGE = `Usage:
   fathom chunk <dir|file> [--json] [--stats] [--max-tokens N] [--max-file-kb N] [--json-categories a,b]
@@ -267,6 +268,8 @@ async function openEngine(dir: string, args: Args, quiet = false): Promise<{ eng
     const before = engine.revision;
     const show = quiet ? () => undefined : progressPrinter();
     for await (const p of engine.indexFolder(dir, {})) show(p);
+    // what the folder's i18n index knows: locale files, and the i18n text of the code using each key
+    engine.setI18n(i18nFeed(loadI18nIndex(dir).index));
     if (!loaded.ok || engine.revision !== before) saveStore(storeDir, engine);
   } finally {
     release();
