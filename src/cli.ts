@@ -12,10 +12,11 @@ import { formatStats, StatsCollector } from './chunkers/stats';
 import { createEmbedder, type Embedder } from './index/embedder';
 import { Engine, type IndexProgress, type SearchHit, type SearchMode } from './index/engine';
 import { walkFiles, type WalkedFile } from './workspace/files';
-import { loadStore, lockStore, saveStore, StoreLockedError } from './index/store';
+import { loadStore, lockStore, saveStore, StoreLockedError, StoreWriteError } from './index/store';
 import { evaluate, formatReport } from './eval/evaluate';
 import { mineGold, type GoldQuery } from './eval/mine';
 import type { Candidate, LookupResult } from './i18n/index';
+import { formatHealth, healthExitCode } from './i18n/health';
 import { loadI18nIndex } from './i18n/workspace';
 import { i18nFeed } from './index/i18n-feed';
 
@@ -28,6 +29,7 @@ const USAGE = `Usage:
   fathom eval <dir> [--gold gold.jsonl] [--json] [--write-gold FILE]
   fathom i18n "<string>" [--dir DIR] [--json] [--k 10] [--from FILE] [--locales GLOB]… [--no-embed] [--model-path DIR]
   fathom i18n --key a.b.c [--dir DIR] [--json] [--from FILE] [--locales GLOB]…
+  fathom i18n --check [--dir DIR] [--json] [--locales GLOB]… [--functions NAME,…]
 
   --json             one JSON object per chunk per line; one {"skipped","reason"} line per skipped file
   --stats            per-language statistics and invariant checks (with --json: one JSON object)
@@ -51,7 +53,7 @@ function parseArgs(argv: string[]): Args {
   const positional: string[] = [];
   const flags = new Map<string, string | true>();
   const lists = new Map<string, string[]>();
-  const valued = new Set(['--key', '--locales', '--from', '--max-tokens', '--max-file-kb', '--json-categories', '--store', '--dir', '--k', '--mode', '--model-path', '--model', '--queries', '--out', '--glob', '--language', '--kind', '--gold', '--write-gold']);
+  const valued = new Set(['--key', '--functions', '--locales', '--from', '--max-tokens', '--max-file-kb', '--json-categories', '--store', '--dir', '--k', '--mode', '--model-path', '--model', '--queries', '--out', '--glob', '--language', '--kind', '--gold', '--write-gold']);
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i];
     if (a.startsWith('--')) {
@@ -244,9 +246,10 @@ function embedderFromFlags(args: Args): ReturnType<typeof createEmbedder> {
  * The engine for `dir`: loaded from its store when the store can be trusted (else rebuilt,
  * saying why), brought up to date with the folder incrementally, and saved when it changed.
  */
-async function openEngine(dir: string, args: Args, quiet = false): Promise<{ engine: Engine; storeDir: string }> {
+async function openEngine(dir: string, args: Args, quiet = false, mustSave = false): Promise<{ engine: Engine; storeDir: string }> {
   requireFolder(dir);
   const storeDir = path.resolve(strFlag(args, '--store') ?? path.join(dir, '.fathom'));
+  if (fs.existsSync(storeDir) && !fs.statSync(storeDir).isDirectory()) throw new UsageError(`--store ${storeDir} is a file, not a folder`);
   const say = (m: string) => {
     if (!quiet) process.stderr.write(`${m}\n`);
   };
@@ -261,7 +264,16 @@ async function openEngine(dir: string, args: Args, quiet = false): Promise<{ eng
     }
   }
   const engine = new Engine({ embedder, noEmbedderReason });
-  const release = lockStore(storeDir);
+  // A store that cannot be written (read-only mount, full disk) still loads: a command that
+  // only reads answers from memory and says once that the index could not be saved.
+  let cannotSave: string | undefined;
+  let release: (() => void) | undefined;
+  try {
+    release = lockStore(storeDir);
+  } catch (err) {
+    if (!(err instanceof StoreWriteError) || mustSave) throw err;
+    cannotSave = err.message;
+  }
   try {
     const loaded = loadStore(storeDir, engine);
     if (!loaded.ok && loaded.reason !== 'no stored index') say(`rebuilding the index: ${loaded.reason}`);
@@ -270,10 +282,18 @@ async function openEngine(dir: string, args: Args, quiet = false): Promise<{ eng
     for await (const p of engine.indexFolder(dir, {})) show(p);
     // what the folder's i18n index knows: locale files, and the i18n text of the code using each key
     engine.setI18n(i18nFeed(loadI18nIndex(dir).index));
-    if (!loaded.ok || engine.revision !== before) saveStore(storeDir, engine);
+    if (!cannotSave && (!loaded.ok || engine.revision !== before)) {
+      try {
+        saveStore(storeDir, engine);
+      } catch (err) {
+        if (!(err instanceof StoreWriteError) || mustSave) throw err;
+        cannotSave = err.message;
+      }
+    }
   } finally {
-    release();
+    release?.();
   }
+  if (cannotSave) process.stderr.write(`fathom: warning: the index could not be saved, answering from memory: ${cannotSave}\n`);
   return { engine, storeDir };
 }
 
@@ -281,7 +301,7 @@ async function indexCommand(args: Args): Promise<number> {
   const dir = args.positional[0];
   if (!dir) throw new UsageError('fathom index: which folder?');
   const t0 = Date.now();
-  const { engine, storeDir } = await openEngine(dir, args);
+  const { engine, storeDir } = await openEngine(dir, args, false, true);
   const files = [...engine.files.values()];
   const skipped = files.filter((f) => f.skipped);
   process.stdout.write(
@@ -411,7 +431,8 @@ function i18nLine(c: Candidate): string {
     key: c.key,
     match: c.match,
     locales: c.locales.map((l) => ({ locale: l.locale, file: l.file, line: l.range.start.line, value: l.value })),
-    usages: c.usages.map((u) => ({ file: u.file, line: u.range.start.line })),
+    // a dynamic usage (`$t(\`x.${y}\`)`) says so, with the static prefix the text output shows
+    usages: c.usages.map((u) => (u.dynamic ? { file: u.file, line: u.range.start.line, dynamic: true, prefix: u.key } : { file: u.file, line: u.range.start.line })),
   });
 }
 
@@ -438,6 +459,17 @@ function printI18n(r: LookupResult, json: boolean): void {
 async function i18nCommand(args: Args): Promise<number> {
   const key = strFlag(args, '--key');
   const text = args.positional[0];
+  const functions = (args.lists.get('--functions') ?? []).flatMap((f) => f.split(',')).map((f) => f.trim()).filter(Boolean);
+  if (args.flags.has('--check')) {
+    if (key !== undefined || text !== undefined) throw new UsageError('fathom i18n --check: takes no "<string>" and no --key');
+    const dir = strFlag(args, '--dir') ?? '.';
+    requireFolder(dir);
+    const { index } = loadI18nIndex(dir, { localeGlobs: args.lists.get('--locales'), functions });
+    for (const p of index.problems) process.stderr.write(`problem ${p.file}${p.line ? `:${p.line}` : ''}: ${p.kind}: ${p.message}\n`);
+    const report = index.health();
+    process.stdout.write(formatHealth(report, args.flags.has('--json')));
+    return healthExitCode(report);
+  }
   if (key === undefined && text === undefined) throw new UsageError('fathom i18n: give a "<string>" or --key a.b.c');
   if (key !== undefined && text !== undefined) throw new UsageError('fathom i18n: give a "<string>" or --key, not both');
   const dir = strFlag(args, '--dir') ?? '.';
@@ -445,7 +477,7 @@ async function i18nCommand(args: Args): Promise<number> {
   const limit = intFlag(args, '--k') ?? 10;
   const from = strFlag(args, '--from');
   const fromFile = from !== undefined ? path.relative(path.resolve(dir), path.resolve(from)).split(path.sep).join('/') : undefined;
-  const { index } = loadI18nIndex(dir, { localeGlobs: args.lists.get('--locales') });
+  const { index } = loadI18nIndex(dir, { localeGlobs: args.lists.get('--locales'), functions });
   let result: LookupResult;
   if (key !== undefined) result = index.lookupKey(key, { fromFile, limit });
   else {
@@ -507,7 +539,7 @@ export function run(argv: string[]): Promise<void> {
       process.exitCode = code;
     },
     (err: unknown) => {
-      if (err instanceof StoreLockedError) {
+      if (err instanceof StoreLockedError || err instanceof StoreWriteError) {
         process.stderr.write(`fathom: ${err.message}\n`);
         process.exitCode = 1;
       } else if (err instanceof UsageError) {
