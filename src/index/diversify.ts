@@ -7,9 +7,9 @@
  *   attached to it (`folded`). With 40 locales, one key no longer fills the page.
  * - **Code first for a query in words.** Translations are natural language, so they match
  *   words better than the code that shows them; for a query of words the other locale results
- *   follow all the code results, and only the best locale result keeps its place (moved up to
- *   `LOCALE_SLOT` when it was lower), so that a value typed verbatim still finds its locale file
- *   first, and locale files take at most one of the top places while there is code to show.
+ *   follow all the code results, and only the best locale result keeps its place, so that a
+ *   value typed verbatim still finds its locale file first, and locale files take at most one
+ *   of the top places while there is code to show.
  * - **At most `perFile` chunks of one file** (default 3) among the results; the rest are attached
  *   to that file's best result (`moreInFile`), reachable as "more in this file".
  */
@@ -34,14 +34,12 @@ export interface Diversified {
 export interface DiversifyOptions {
   /** Most chunks of one file in the results (the rest go to `moreInFile`). Default 3; 0 = no cap. */
   perFile?: number;
-  /** Put code before locale results (except the best locale result, see `LOCALE_SLOT`). Default true. */
+  /** Put code before locale results (except the best locale result, which keeps its place). Default true. */
   codeFirst?: boolean;
   /** Fold locale chunks of one key section into one result. Default true. */
   foldLocales?: boolean;
 }
 
-/** The 0-based place the best locale result is moved up to (never down), when code comes first. */
-export const LOCALE_SLOT = 2;
 export const DEFAULT_PER_FILE = 3;
 
 /** `localeKey` of a locale chunk: its key section, the same in every locale (`en.json` and `de.json`). */
@@ -84,11 +82,11 @@ export function diversify(list: Ranked[], options: DiversifyOptions = {}): Diver
     }
   }
   if (options.codeFirst === false) return capped.map((x) => x.d);
-  // 3. code first; the best locale result moves up to LOCALE_SLOT
+  // 3. code first; the best locale result keeps its place
   const code = capped.filter((x) => !x.r.locale);
   const locale = capped.filter((x) => x.r.locale);
   if (code.length === 0 || locale.length === 0) return capped.map((x) => x.d);
-  const slot = Math.min(capped.indexOf(locale[0]), LOCALE_SLOT);
+  const slot = capped.indexOf(locale[0]);
   const out = code.map((x) => x.d);
   out.splice(Math.min(slot, out.length), 0, locale[0].d);
   for (const x of locale.slice(1)) out.push(x.d);
