@@ -8,11 +8,11 @@
  * re-embedded (vectors are cached by content hash, so a renamed file costs nothing).
  */
 import { createHash } from 'node:crypto';
-import * as fs from 'node:fs';
 import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type ResolvedOptions } from '../chunkers/index';
 import type { Chunk, ChunkOptions } from '../chunkers/types';
 import { embedText, type Embedder } from './embedder';
-import { walkFiles, type FileSelection } from '../workspace/files';
+import type { FileSelection } from '../workspace/files';
+import { NodeFileSource, type FileContent, type FileNotRead, type FileSource, type FileStat, type SourceFile } from '../workspace/source';
 import { diversify, type DiversifyOptions } from './diversify';
 import { compileFilter, DEFAULT_RRF_K, rrf, type FilterSpec } from './fusion';
 import type { I18nFeed } from './i18n-feed';
@@ -70,6 +70,22 @@ export interface IndexProgress {
   message?: string;
 }
 
+/**
+ * What else an index run feeds (the session's i18n index): it sees the walk's list, may ask for
+ * files the engine would not read, and gets every file read — the same bytes and decoded text
+ * the engine chunks, from one read.
+ */
+export interface IndexHook {
+  /** The files the walk listed (before any is read). */
+  listed?(files: SourceFile[]): void;
+  /** The hook needs this file read although the engine's record is current. */
+  wants?(file: SourceFile): boolean;
+  /** The read cap the hook needs for this file, in bytes, when over the engine's. */
+  maxBytes?(rel: string): number | undefined;
+  /** A file was read (or could not be). */
+  read?(file: ({ ok: true } & FileContent) | ({ ok: false } & FileNotRead)): void;
+}
+
 export interface EngineOptions {
   chunk?: ChunkOptions;
   embedder?: Embedder;
@@ -86,6 +102,18 @@ function containsWord(hay: string, needle: string): boolean {
   }
   return false;
 }
+
+/**
+ * Find Similar with vectors: the least cosine similarity a result needs. A judgement from
+ * all-MiniLM-L6-v2's usual range (related code well above it, unrelated well below), not a
+ * measured optimum; callers may pass their own `minScore`.
+ */
+export const SIMILAR_MIN_COSINE = 0.5;
+/** Find Similar keyword-only: the least share of the source's own BM25 score a result needs. */
+export const SIMILAR_MIN_KEYWORD_SHARE = 0.25;
+
+/** What Find Similar starts from: a chunk, the chunk at a 1-based line, or a text (with the lines it came from, which are left out). */
+export type SimilarTarget = { chunkId: string } | { path: string; line: number } | { text: string; path?: string; startLine?: number; endLine?: number };
 
 export const hashText = (s: string | Uint8Array): string => createHash('sha1').update(s).digest('hex');
 
@@ -212,13 +240,15 @@ export class Engine {
   /**
    * Feeds what the folder's i18n index knows (see i18n-feed.ts): which files are locale files,
    * and the i18n text of each code chunk. Chunks whose i18n text changed are re-indexed (by
-   * keyword only: the embedded text does not change); `undefined` takes the feed away.
-   * Returns how many chunks changed.
+   * keyword only: the embedded text does not change); `undefined` takes the feed away. With
+   * `paths`, only the chunks of those files are looked at. Returns how many chunks changed.
    */
-  setI18n(feed: I18nFeed | undefined): number {
+  setI18n(feed: I18nFeed | undefined, paths?: Iterable<string>): number {
     this.i18n = feed;
     let changed = 0;
-    for (let docId = 0; docId < this.chunks.length; docId++) {
+    // only these files' chunks (an update that changed no locale file), else every chunk
+    const ids = paths ? [...paths].flatMap((p) => this.files.get(p)?.docIds ?? []) : this.chunks.keys();
+    for (const docId of ids) {
       const c = this.chunks[docId];
       if (!c) continue;
       const want = feed?.textFor(c);
@@ -280,8 +310,19 @@ export class Engine {
    * Chunks and indexes one file's bytes (keyword-searchable at once; its vectors follow with
    * `embedPending`). Returns false when the content hash shows nothing changed.
    */
-  updateFile(rel: string, bytes: Uint8Array, stat: { size: number; mtimeMs: number }): boolean {
+  updateFile(rel: string, bytes: Uint8Array, stat: FileStat): boolean {
     const hash = hashText(bytes);
+    const old = this.files.get(rel);
+    if (old && old.hash === hash) return this.updateContent({ rel, stat, bytes, hash, decoded: { encoding: 'binary', bom: false } });
+    return this.updateContent({ rel, stat, bytes, hash, decoded: decodeBytes(bytes) });
+  }
+
+  /**
+   * The same as `updateFile` for a file the FileSource read (hash and decoded text given: the
+   * session hands the same content to the i18n index).
+   */
+  updateContent(content: FileContent): boolean {
+    const { rel, stat, hash } = content;
     const old = this.files.get(rel);
     if (old && old.hash === hash) {
       if (old.mtimeMs !== stat.mtimeMs) this.revision++;
@@ -291,7 +332,7 @@ export class Engine {
     }
     if (old) this.removeFile(rel);
     const rec: FileRecord = { path: rel, size: stat.size, mtimeMs: stat.mtimeMs, hash, language: '', docIds: [], warnings: [] };
-    const decoded = decodeBytes(bytes);
+    const decoded = content.decoded;
     if (decoded.text === undefined) {
       rec.skipped = { reason: 'binary', detail: decoded.binary ?? 'binary content' };
     } else {
@@ -318,41 +359,37 @@ export class Engine {
   /**
    * Indexes a folder incrementally: new and changed files are chunked, unchanged ones (same
    * size and mtime) are not even read, vanished ones are removed; then vectors are computed
-   * for what is pending. Yields progress; stops between files when `signal` aborts.
+   * for what is pending. Files are read through `source` (a path: the folder on disk), with
+   * its one read policy; `hook` gets the same content (the session's i18n index). Yields
+   * progress; stops between files when `signal` aborts.
    */
-  async *indexFolder(root: string, options: { signal?: AbortSignal; embed?: boolean; selection?: FileSelection } = {}): AsyncGenerator<IndexProgress> {
+  async *indexFolder(
+    source: FileSource | string,
+    options: { signal?: AbortSignal; embed?: boolean; selection?: FileSelection; hook?: IndexHook } = {},
+  ): AsyncGenerator<IndexProgress> {
+    const src = typeof source === 'string' ? new NodeFileSource(source) : source;
+    const hook = options.hook;
     const problems: Array<{ rel: string; reason: string }> = [];
-    const files = walkFiles(root, problems, options.selection);
+    const files = src.walk(options.selection, problems);
+    hook?.listed?.(files);
     const seen = new Set(files.map((f) => f.rel));
     for (const rel of [...this.files.keys()]) if (!seen.has(rel)) this.removeFile(rel);
     for (const p of problems) this.skipFile(p.rel, { size: 0, mtimeMs: 0 }, 'unreadable', p.reason);
     await prepareLanguagesFor(files.map((f) => f.rel)); // tree-sitter grammars, only those needed
     const t0 = Date.now();
+    const cap = this.chunkOptions.maxFileBytes;
     let done = 0;
     let lastYield = 0;
     for (const f of files) {
       options.signal?.throwIfAborted();
       const rec = this.files.get(f.rel);
-      let stat: fs.Stats;
-      try {
-        stat = fs.statSync(f.abs);
-      } catch (err) {
-        this.skipFile(f.rel, { size: 0, mtimeMs: 0 }, 'unreadable', (err as Error).message);
-        done++;
-        continue;
-      }
       // an unreadable file is retried every time: fixing permissions does not change its mtime
-      if (!(rec && rec.size === stat.size && rec.mtimeMs === stat.mtimeMs && rec.skipped?.reason !== 'unreadable')) {
-        if (stat.size > this.chunkOptions.maxFileBytes) {
-          this.skipFile(f.rel, stat, 'too-large', `${stat.size} bytes, over the ${this.chunkOptions.maxFileBytes}-byte cap`);
-        } else {
-          try {
-            this.updateFile(f.rel, fs.readFileSync(f.abs), stat);
-          } catch (err) {
-            // deleted or made unreadable while we were indexing: a visible skip, not a crash
-            this.skipFile(f.rel, stat, 'unreadable', (err as Error).message);
-          }
-        }
+      const stale = !(rec && rec.size === f.size && rec.mtimeMs === f.mtimeMs && rec.skipped?.reason !== 'unreadable');
+      const hookWants = hook?.wants?.(f) ?? false;
+      if (stale || hookWants) {
+        const r = src.read(f.rel, Math.max(cap, hook?.maxBytes?.(f.rel) ?? 0));
+        hook?.read?.(r);
+        if (stale) this.applyRead(r);
       }
       done++;
       const now = Date.now();
@@ -364,6 +401,25 @@ export class Engine {
     }
     if (options.embed !== false) yield* this.embedPending(options.signal, files.length);
     yield { phase: 'done', filesDone: done, filesTotal: files.length, chunksEmbedded: 0, chunksToEmbed: this.pendingEmbed.size, rate: 0 };
+  }
+
+  /**
+   * Applies one read of the FileSource: indexed, skipped as too large for the chunking cap
+   * (bytes) or unreadable (shown with the reason), or removed when it is gone. True when the
+   * index changed.
+   */
+  applyRead(r: ({ ok: true } & FileContent) | ({ ok: false } & FileNotRead)): boolean {
+    const cap = this.chunkOptions.maxFileBytes;
+    if (r.ok) {
+      if (r.stat.size > cap) {
+        this.skipFile(r.rel, r.stat, 'too-large', `${r.stat.size} bytes, over the ${cap}-byte cap`);
+        return true;
+      }
+      return this.updateContent(r);
+    }
+    if (r.reason === 'missing') return this.removeFile(r.rel);
+    this.skipFile(r.rel, r.stat ?? { size: 0, mtimeMs: 0 }, r.reason, r.detail);
+    return true;
   }
 
   /** Computes the vectors still missing, in batches, yielding progress after each batch. */
@@ -483,25 +539,58 @@ export class Engine {
   }
 
   /**
-   * Chunks like the given one (by its vector, else by its text through hybrid search),
-   * excluding the source itself.
+   * Chunks like the given one (a chunk, the chunk at a line, or a text such as a selection),
+   * best first, only those above a similarity floor, and never the source itself nor its own
+   * pieces: the other pieces of a unit that was cut, and chunks of the same file whose range
+   * overlaps the source's (a Markdown section and its code blocks, a Vue block and its members)
+   * or the given lines of a text target.
+   *
+   * With vectors: cosine similarity of the source's vector (or of the embedded text) to every
+   * chunk's, kept when at least `minScore` (default `SIMILAR_MIN_COSINE`). Keyword-only: BM25
+   * with the source's text as the query, kept when the score is at least `minShare` (default
+   * `SIMILAR_MIN_KEYWORD_SHARE`) of the source's own score (of the best hit's, when the source is
+   * not indexed), so a chunk that shares one common word with the source does not qualify.
    */
-  async similar(target: { chunkId: string } | { path: string; line: number } | { text: string }, options: { k?: number } = {}): Promise<SearchHit[]> {
-    const k = options.k ?? 10;
+  async similar(target: SimilarTarget, options: { k?: number; minScore?: number; minShare?: number } = {}): Promise<SearchHit[]> {
+    const k = Math.max(1, options.k ?? 10);
     let source: Chunk | undefined;
     if ('chunkId' in target) source = this.chunks[this.byChunkId.get(target.chunkId) ?? -1];
-    else if ('path' in target) source = this.chunkAt(target.path, target.line);
+    else if ('path' in target && !('text' in target)) source = this.chunkAt(target.path, target.line);
     const text = 'text' in target ? target.text : source ? embedText(source) : undefined;
-    if (text === undefined) return [];
+    if (text === undefined || !text.trim()) return [];
     const sourceId = source ? this.byChunkId.get(source.id) : undefined;
-    const vec = sourceId !== undefined ? this.vectors?.get(sourceId) : undefined;
+    const own = this.ownPieces(source, 'text' in target ? target : undefined);
+    let vec = sourceId !== undefined ? this.vectors?.get(sourceId) : undefined;
+    if (!vec && this.embedder && this.vectors?.count) [vec] = await this.embedder.embed([text.length > 10_000 ? text.slice(0, 10_000) : text], undefined, { urgent: true });
     if (vec && this.vectors) {
-      return (await this.denseTop(vec, k + 1, (id) => id !== sourceId))
-        .slice(0, k)
+      const floor = options.minScore ?? SIMILAR_MIN_COSINE;
+      return (await this.denseTop(vec, k, (id) => !own(id)))
+        .filter((h) => h.score >= floor && this.chunks[h.docId])
         .map((h, i) => ({ chunk: this.chunks[h.docId]!, docId: h.docId, score: h.score, why: { dense: i + 1, fused: h.score } }));
     }
-    const hits = await this.search(text, { k: k + 1 });
-    return hits.filter((h) => h.docId !== sourceId).slice(0, k);
+    const q = text.length > 10_000 ? text.slice(0, 10_000) : text;
+    const hits = this.keyword.search(q, { k: k * 2 + 8 });
+    const self = (sourceId !== undefined ? hits.find((h) => h.docId === sourceId)?.score : undefined) ?? hits[0]?.score ?? 0;
+    const floor = (options.minShare ?? SIMILAR_MIN_KEYWORD_SHARE) * self;
+    return hits
+      .filter((h) => !own(h.docId) && h.score >= floor && this.chunks[h.docId])
+      .slice(0, k)
+      .map((h, i) => ({ chunk: this.chunks[h.docId]!, docId: h.docId, score: h.score, why: { keyword: i + 1, fused: h.score } }));
+  }
+
+  /** Whether a docId is the source of a Find Similar or one of its own pieces (see `similar`). */
+  private ownPieces(source: Chunk | undefined, lines: { path?: string; startLine?: number; endLine?: number } | undefined): (docId: number) => boolean {
+    const spans: Array<{ path: string; start: number; end: number }> = [];
+    if (source) spans.push({ path: source.path, start: source.start.line, end: source.end.line });
+    if (lines?.path !== undefined && lines.startLine !== undefined) spans.push({ path: lines.path, start: lines.startLine, end: lines.endLine ?? lines.startLine });
+    const sourceId = source ? this.byChunkId.get(source.id) : undefined;
+    return (docId) => {
+      if (docId === sourceId) return true;
+      const c = this.chunks[docId];
+      if (!c) return true;
+      if (source && c.path === source.path && c.split && source.split && c.symbol === source.symbol && c.kind === source.kind) return true;
+      return spans.some((s) => s.path === c.path && c.start.line <= s.end && c.end.line >= s.start);
+    };
   }
 
   /**

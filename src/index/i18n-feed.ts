@@ -18,6 +18,8 @@ export interface I18nSource {
   readonly localeFiles: readonly string[];
   usagesIn(file: string): ReadonlyArray<{ key: string; namespace?: string; dynamic: boolean; range: { start: { offset: number }; end: { offset: number } } }>;
   keyValues(): Map<string, Array<{ locale: string; value: string }>>;
+  /** Bumped by every change (an `I18nIndex` has it): the key texts are re-read when it moved. */
+  readonly revision?: number;
 }
 
 export interface I18nFeed {
@@ -48,17 +50,29 @@ export function sourceLocale(values: Map<string, Array<{ locale: string }>>): st
 const LITERAL = /(['"`])(\$?[\w-]+(?:\.[\w$-]+)+)\1/g;
 
 export function i18nFeed(source: I18nSource): I18nFeed {
-  const localeFiles = new Set(source.localeFiles);
-  const all = source.keyValues();
-  const src = sourceLocale(all);
-  const text = new Map<string, string>();
-  for (const [key, list] of all) {
-    const v = list.find((x) => x.locale === src) ?? list[0];
-    if (v && v.value.trim()) text.set(key, v.value);
-  }
+  let localeFiles = new Set<string>();
+  let text = new Map<string, string>();
+  let seen: number | undefined = NaN;
+  const fresh = () => {
+    if (seen === source.revision) return;
+    seen = source.revision;
+    localeFiles = new Set(source.localeFiles);
+    const all = source.keyValues();
+    const src = sourceLocale(all);
+    text = new Map();
+    for (const [key, list] of all) {
+      const v = list.find((x) => x.locale === src) ?? list[0];
+      if (v && v.value.trim()) text.set(key, v.value);
+    }
+  };
+  fresh();
   return {
-    localeFiles,
+    get localeFiles() {
+      fresh();
+      return localeFiles;
+    },
     textFor(chunk: Chunk): string | undefined {
+      fresh();
       if (text.size === 0 || localeFiles.has(chunk.path)) return undefined;
       const keys = new Set<string>();
       const s = chunk.start.offset;

@@ -18,7 +18,7 @@
 import type { ChunkOptions, FileChunks } from '../chunkers/types';
 import type { EmbedderOptions } from '../index/embedder';
 import type { FileSelection } from '../workspace/files';
-import type { IndexProgress, SearchHit, SearchOptions } from '../index/engine';
+import type { IndexProgress, SearchHit, SearchOptions, SimilarTarget } from '../index/engine';
 import type { HoverResult, LookupResult, StringAtResult } from '../i18n/types';
 
 // ---------------------------------------------------------------------------------------------
@@ -79,7 +79,7 @@ export type FileUpdate =
   /** New content. Without `bytes` the worker reads `<root>/<rel>` from disk. */
   | { rel: string; deleted?: false; bytes?: Uint8Array; mtimeMs?: number };
 
-export type SimilarTarget = { chunkId: string } | { path: string; line: number } | { text: string };
+export type { SimilarTarget };
 
 // ---------------------------------------------------------------------------------------------
 // Requests (client → worker)
@@ -142,6 +142,18 @@ export interface RemoveRequest {
   id: number;
   root: string;
   paths: string[];
+}
+
+/**
+ * Client → worker: the folder `root` left the workspace. Its session stops background
+ * embedding, saves, releases the store's lock and is forgotten (a later `index` opens it
+ * again; the client no longer replays its `index` after a restart). Answered by
+ * `{closed}` (false: it was not open).
+ */
+export interface CloseRequest {
+  type: 'close';
+  id: number;
+  root: string;
 }
 
 /**
@@ -271,6 +283,7 @@ export type Request =
   | IndexRequest
   | UpdateRequest
   | RemoveRequest
+  | CloseRequest
   | SearchRequest
   | SimilarRequest
   | FilesRequest
@@ -327,6 +340,7 @@ export interface ResultMap {
   index: IndexResult;
   update: UpdateResult;
   remove: UpdateResult;
+  close: { closed: boolean };
   search: WorkerHit[];
   similar: WorkerHit[];
   files: FileInfo[];
