@@ -115,6 +115,28 @@ export const SIMILAR_MIN_KEYWORD_SHARE = 0.25;
 /** What Find Similar starts from: a chunk, the chunk at a 1-based line, or a text (with the lines it came from, which are left out). */
 export type SimilarTarget = { chunkId: string } | { path: string; line: number } | { text: string; path?: string; startLine?: number; endLine?: number };
 
+/**
+ * A Markdown section (or section piece) that is nothing but one code block has the same range
+ * and text as that code block's own chunk: one chunk, one result. The code block's chunk goes
+ * (the section keeps its breadcrumb and its place among the file's sections) and the
+ * section's link to it with it.
+ */
+export function withoutTwinCodeBlocks(chunks: Chunk[]): Chunk[] {
+  const sections = new Map<string, Chunk>();
+  for (const c of chunks) if (c.kind === 'section') sections.set(`${c.start.offset}:${c.end.offset}`, c);
+  if (sections.size === 0) return chunks;
+  const dropped = new Set<string>();
+  for (const c of chunks) {
+    if (c.kind !== 'code-block') continue;
+    const twin = sections.get(`${c.start.offset}:${c.end.offset}`);
+    if (twin && twin.text === c.text) dropped.add(c.id);
+  }
+  if (dropped.size === 0) return chunks;
+  return chunks
+    .filter((c) => !dropped.has(c.id))
+    .map((c) => (c.links?.codeBlocks?.some((id) => dropped.has(id)) ? { ...c, links: { ...c.links, codeBlocks: c.links.codeBlocks.filter((id) => !dropped.has(id)) } } : c));
+}
+
 export const hashText = (s: string | Uint8Array): string => createHash('sha1').update(s).digest('hex');
 
 export class Engine {
@@ -343,7 +365,7 @@ export class Engine {
       if (result.fallback) rec.fallback = result.fallback;
       rec.warnings = result.warnings;
       if (decoded.replaced) rec.warnings.push(`invalid UTF-8: decoded with ${decoded.replaced} replacement character(s)`);
-      for (const c of result.chunks) rec.docIds.push(this.addChunk(c));
+      for (const c of withoutTwinCodeBlocks(result.chunks)) rec.docIds.push(this.addChunk(c));
     }
     this.files.set(rel, rec);
     return true;

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { diversify, type Ranked } from '../../src/index/diversify';
-import { Engine } from '../../src/index/engine';
+import { chunkFile, resolveOptions } from '../../src/chunkers/index';
+import { Engine, withoutTwinCodeBlocks } from '../../src/index/engine';
 import { i18nFeed, sourceLocale } from '../../src/index/i18n-feed';
 import { KeywordIndex } from '../../src/index/keyword';
 import { I18nIndex } from '../../src/i18n/index';
@@ -144,5 +145,25 @@ describe('i18n text searchable with the code that uses the key', () => {
     assert.equal(sourceLocale(m(['de', 'en-US', 'fr'])), 'en-US');
     assert.equal(sourceLocale(m(['de', 'en', 'en-GB'])), 'en');
     assert.equal(sourceLocale(new Map([['a', [{ locale: 'de' }, { locale: 'fr' }]], ['b', [{ locale: 'fr' }]]])), 'fr');
+  });
+});
+
+describe('Markdown code blocks indexed once', () => {
+  it('a section piece that is only a code block and the code block chunk are one chunk', async () => {
+    const para = Array.from({ length: 40 }, (_, i) => `word${i} of the introduction`).join(' ');
+    const code = Array.from({ length: 12 }, (_, i) => `const value${i} = compute(${i});`).join('\n');
+    const md = `# Setup\n\n${para}\n\n\`\`\`js\n${code}\n\`\`\`\n`;
+    const chunks = chunkFile('docs/setup.md', md, resolveOptions({ maxTokens: 128 })).chunks;
+    const key = (c: { start: { offset: number }; end: { offset: number } }) => `${c.start.offset}:${c.end.offset}`;
+    const twins = (cs: typeof chunks) => cs.filter((c) => c.kind === 'code-block' && cs.some((s) => s.kind === 'section' && key(s) === key(c)));
+    assert.ok(twins(chunks).length > 0, `the chunker gives a twin here: ${chunks.map((c) => `${c.kind} ${key(c)}`).join(', ')}`);
+    const kept = withoutTwinCodeBlocks(chunks);
+    assert.equal(twins(kept).length, 0);
+    assert.equal(kept.length, chunks.length - twins(chunks).length);
+    for (const c of kept) for (const id of c.links?.codeBlocks ?? []) assert.ok(kept.some((k) => k.id === id), 'no link to a dropped chunk');
+    const e = new Engine({ noEmbedderReason: 'test' });
+    e.updateFile('docs/setup.md', bytes(md), stat);
+    const hits = await e.search('const value3 compute', { mode: 'keyword' });
+    assert.equal(hits.filter((h) => h.chunk.text.includes('value3')).length, 1);
   });
 });
