@@ -320,7 +320,8 @@ export class FolderSession {
 
   async search(query: string, options?: SearchOptions): Promise<SearchHit[]> {
     this.assertOpen();
-    return this.engine.search(query, options);
+    // the editor's results view groups locale files itself (a Translations group): they reach it unfolded
+    return this.engine.search(query, { ...options, diversify: options?.diversify ?? { foldLocales: false } });
   }
 
   async similar(target: SimilarTarget, options: { k?: number } = {}): Promise<SearchHit[]> {
