@@ -12,6 +12,7 @@ import { formatStats, StatsCollector } from './chunkers/stats';
 import { createEmbedder, type Embedder } from './index/embedder';
 import { Engine, type IndexProgress, type SearchHit, type SearchMode } from './index/engine';
 import { walkFiles, type WalkedFile } from './workspace/files';
+import { compileGlob, GlobError, splitGlobList } from './workspace/glob';
 import { loadStore, lockStore, saveStore, StoreLockedError, StoreWriteError } from './index/store';
 import { evaluate, formatReport } from './eval/evaluate';
 import { mineGold, type GoldQuery } from './eval/mine';
@@ -327,10 +328,19 @@ async function searchCommand(args: Args): Promise<number> {
   if (query === undefined) throw new UsageError('fathom search: what query?');
   const k = intFlag(args, '--k') ?? 10;
   const mode = modeFlag(args);
+  const list = (name: string) => strFlag(args, name)?.split(',').map((x) => x.trim()).filter(Boolean);
+  const globs = strFlag(args, '--glob') === undefined ? undefined : splitGlobList(strFlag(args, '--glob')!);
+  for (const g of globs ?? []) {
+    try {
+      compileGlob(g.replace(/^!/, '')); // refused before any work: too long, too many alternatives
+    } catch (err) {
+      if (err instanceof GlobError) throw new UsageError(`--glob: ${err.message}`);
+      throw err;
+    }
+  }
   const { engine } = await openEngine(strFlag(args, '--dir') ?? '.', args, args.flags.has('--json'));
   if (mode === 'dense' && !engine.vectors) throw new UsageError(`--mode dense needs an embedding model: ${engine.noEmbedderReason}`);
-  const list = (name: string) => strFlag(args, name)?.split(',').map((x) => x.trim()).filter(Boolean);
-  const hits = await engine.search(query, { k, mode, filters: { pathGlob: list('--glob'), language: list('--language'), kind: list('--kind') } });
+  const hits = await engine.search(query, { k, mode, filters: { pathGlob: globs, language: list('--language'), kind: list('--kind') } });
   printHits(hits, args.flags.has('--json'));
   await engine.embedder?.dispose();
   return 0;

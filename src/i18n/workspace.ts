@@ -5,9 +5,9 @@
  * problems, never thrown.
  */
 import * as fs from 'node:fs';
-import picomatch from 'picomatch';
 import { decodeBytes } from '../chunkers/decode';
 import { walkFiles } from '../workspace/files';
+import { compileGlobs, splitGlobList } from '../workspace/glob';
 import { I18nIndex, type I18nIndexOptions } from './index';
 import { identifyLocale } from './locales';
 import type { I18nOptions } from './types';
@@ -17,9 +17,9 @@ const JSONISH = /\.(?:json|jsonc|json5)$/i;
 
 /** The locale-glob test, or undefined without globs. Globs are relative to the root, `/`-separated. */
 export function globMatcher(globs: string[] | undefined): ((rel: string) => boolean) | undefined {
-  const list = (globs ?? []).flatMap((g) => g.split(',')).map((g) => g.trim()).filter(Boolean);
+  const list = (globs ?? []).flatMap(splitGlobList);
   if (!list.length) return undefined;
-  return picomatch(list, { dot: true });
+  return compileGlobs(list);
 }
 
 /** Is this file one the i18n index reads? */

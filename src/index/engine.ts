@@ -266,7 +266,7 @@ export class Engine {
    */
   async *indexFolder(root: string, options: { signal?: AbortSignal; embed?: boolean; selection?: FileSelection } = {}): AsyncGenerator<IndexProgress> {
     const problems: Array<{ rel: string; reason: string }> = [];
-    const files = walkFiles(root, problems, options.selection);
+    const files = walkFiles(root, problems, options.selection, options.signal);
     const seen = new Set(files.map((f) => f.rel));
     for (const rel of [...this.files.keys()]) if (!seen.has(rel)) this.removeFile(rel);
     for (const p of problems) this.skipFile(p.rel, { size: 0, mtimeMs: 0 }, 'unreadable', p.reason);

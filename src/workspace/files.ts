@@ -10,7 +10,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import picomatch from 'picomatch';
+import { compileGlobs } from './glob';
 
 const ALWAYS_SKIPPED = new Set(['.git', '.hg', '.svn', 'node_modules', '.fathom']);
 
@@ -46,8 +46,9 @@ export function compileSelection(sel: FileSelection = {}): CompiledSelection {
   const clean = (list: string[] | undefined) => (list ?? []).map((g) => g.trim().replace(/^\.\//, '').replace(/\/+$/, '')).filter((g) => g.length > 0);
   const inc = clean(sel.include);
   const exc = clean(sel.exclude);
-  const incM = inc.length ? picomatch(inc, { dot: true }) : undefined;
-  const excM = exc.length ? picomatch(exc, { dot: true }) : undefined;
+  // linear-time globs (glob.ts): these come from settings a cloned repository can set
+  const incM = inc.length ? compileGlobs(inc) : undefined;
+  const excM = exc.length ? compileGlobs(exc) : undefined;
   return {
     allowed: (rel, isDir) => {
       if (excM && excM(rel)) return false;
@@ -57,8 +58,11 @@ export function compileSelection(sel: FileSelection = {}): CompiledSelection {
   };
 }
 
-/** Lists the files under `root`, in a stable (sorted) order. */
-export function walkFiles(root: string, problems: WalkProblem[] = [], selection?: FileSelection): WalkedFile[] {
+/**
+ * Lists the files under `root`, in a stable (sorted) order. `signal` is checked between
+ * entries: an aborted walk throws its reason.
+ */
+export function walkFiles(root: string, problems: WalkProblem[] = [], selection?: FileSelection, signal?: AbortSignal): WalkedFile[] {
   const out: WalkedFile[] = [];
   const rootAbs = path.resolve(root);
   const sel = compileSelection(selection);
@@ -80,6 +84,7 @@ export function walkFiles(root: string, problems: WalkProblem[] = [], selection?
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const e of entries) {
+      signal?.throwIfAborted();
       if (ALWAYS_SKIPPED.has(e.name)) continue;
       const rel = dirRel ? `${dirRel}/${e.name}` : e.name;
       const isDir = e.isDirectory();
