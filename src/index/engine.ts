@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type ResolvedOptions } from '../chunkers/index';
 import type { Chunk, ChunkOptions } from '../chunkers/types';
 import { embedText, type Embedder } from './embedder';
-import { walkFiles, type FileSelection } from '../workspace/files';
+import { walkFiles, type FileSelection, type WalkProblem } from '../workspace/files';
 import { compileFilter, DEFAULT_RRF_K, rrf, type FilterSpec } from './fusion';
 import { KeywordIndex } from './keyword';
 import { VectorStore } from './vectors';
@@ -265,11 +265,16 @@ export class Engine {
    * for what is pending. Yields progress; stops between files when `signal` aborts.
    */
   async *indexFolder(root: string, options: { signal?: AbortSignal; embed?: boolean; selection?: FileSelection } = {}): AsyncGenerator<IndexProgress> {
-    const problems: Array<{ rel: string; reason: string }> = [];
+    const problems: WalkProblem[] = [];
     const files = walkFiles(root, problems, options.selection, options.signal);
     const seen = new Set(files.map((f) => f.rel));
     for (const rel of [...this.files.keys()]) if (!seen.has(rel)) this.removeFile(rel);
-    for (const p of problems) this.skipFile(p.rel, { size: 0, mtimeMs: 0 }, 'unreadable', p.reason);
+    for (const p of problems) {
+      const kind = p.kind ?? 'unreadable';
+      const rec = this.files.get(p.rel);
+      if (rec?.skipped && rec.skipped.reason === kind && rec.skipped.detail === p.reason) continue; // known: no new revision, no save
+      this.skipFile(p.rel, { size: 0, mtimeMs: 0 }, kind, p.reason);
+    }
     await prepareLanguagesFor(files.map((f) => f.rel)); // tree-sitter grammars, only those needed
     const t0 = Date.now();
     let done = 0;

@@ -24,6 +24,18 @@ export interface WalkedFile {
 export interface WalkProblem {
   rel: string;
   reason: string;
+  /** `not-regular`: a symlink (not followed), FIFO, socket or device; else unreadable. */
+  kind?: 'unreadable' | 'not-regular';
+}
+
+/** Why an entry that is neither a folder nor a regular file is not read. */
+export function notRegularReason(e: { isSymbolicLink(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean }): string {
+  if (e.isSymbolicLink()) return 'a symbolic link (links are not followed)';
+  if (e.isFIFO()) return 'a named pipe (FIFO), not a regular file';
+  if (e.isSocket()) return 'a socket, not a regular file';
+  if (e.isCharacterDevice()) return 'a character device, not a regular file';
+  if (e.isBlockDevice()) return 'a block device, not a regular file';
+  return 'not a regular file';
 }
 
 /**
@@ -97,7 +109,7 @@ export function walkFiles(root: string, problems: WalkProblem[] = [], selection?
         } catch (err) {
           problems.push({ rel, reason: `unreadable: ${(err as Error).message}` });
         }
-      }
+      } else problems.push({ rel, reason: notRegularReason(e), kind: 'not-regular' }); // a visible skip, never read
     }
   };
   visit(rootAbs, '', []);
