@@ -159,6 +159,7 @@ describe('CLI: bad arguments and hostile input', function () {
     fs.mkdirSync(path.join(dir, 'locales'));
     fs.writeFileSync(path.join(dir, 'locales', 'en.json'), JSON.stringify({ app: { title: `Lighthouse${title}`, save: 'Save' } }));
     fs.writeFileSync(path.join(dir, 'locales', 'fr.json'), JSON.stringify({ app: { title: 'Phare', save: 'Enregistrer' } }));
+    // eslint-disable-next-line no-control-regex
     const raw = /[\x00-\x08\x0b-\x1f\x7f]/; // anything but \n, \t would be raw control text
     const chunk = fathom(['chunk', dir]);
     assert.equal(chunk.code, 0, chunk.err);
