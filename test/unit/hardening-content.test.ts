@@ -65,3 +65,32 @@ describe('i18n: a duplicate key follows JSON last-one-wins, and is reported', ()
     assert.ok(index.problems.some((p) => p.kind === 'duplicate' && /"dup" is defined twice/.test(p.message)));
   });
 });
+
+describe('deep and large inputs with the size cap raised: they complete, exactly, within budget', () => {
+  const cap = { maxFileBytes: 64 << 20 };
+  const exact = (text: string, r: ReturnType<typeof chunkFile>) => {
+    assert.ok(r.chunks.length > 0);
+    for (const c of r.chunks) {
+      assert.equal(text.slice(c.start.offset, c.end.offset), c.text);
+      assert.ok(c.tokens <= 256, `${c.tokens} tokens`);
+    }
+  };
+  it('a 100,000-deep bracket JSON (no stack overflow: refused by depth, cut as text)', () => {
+    const text = '['.repeat(100_000) + ']'.repeat(100_000);
+    const r = chunkFile('deep.json', text, cap);
+    exact(text, r);
+    assert.match(r.fallback ?? '', /nesting deeper than/);
+  });
+  it('a truncated JSON array of 2 MB', () => {
+    const big = JSON.stringify(Array.from({ length: 25_000 }, (_, i) => ({ id: i, name: `item ${i}`, nested: { deep: { value: i } } })));
+    const text = big.slice(0, Math.floor(big.length * 0.9));
+    const r = chunkFile('big.json', text, cap);
+    assert.ok(r.chunks.length > 100);
+    for (const c of r.chunks) assert.equal(text.slice(c.start.offset, c.end.offset), c.text);
+  });
+  it('a Markdown file with 20,000 headings', () => {
+    const text = Array.from({ length: 20_000 }, (_, i) => `${'#'.repeat(1 + (i % 6))} Heading ${i}\n\nParagraph ${i}.\n`).join('\n');
+    const r = chunkFile('many.md', text, cap);
+    exact(text, r);
+  });
+});
