@@ -404,6 +404,8 @@ async function openEngine(dir: string, args: Args, quiet = false, mustSave = fal
   try {
     const show = quiet ? () => undefined : progressPrinter();
     for await (const p of session.index()) show(p);
+    // locale files and the i18n text of the code using each key: what keyword ranking needs of i18n
+    await session.searchableI18n();
     if (mustSave) session.save({ throwOnError: true });
   } finally {
     await session.close();

@@ -618,6 +618,26 @@ export class I18nIndex {
     return { candidates: this.rank(list, { ...opts, limit: opts.limit ?? 50 }), problems: b.problems };
   }
 
+  /** The usages found in one file (what the search index attaches to that file's code chunks). */
+  usagesIn(file: string): readonly Usage[] {
+    return this.usages.get(file) ?? [];
+  }
+
+  /**
+   * Every key as `lookupKey` takes it (`path`, or `ns:path`), with its value in each locale: what
+   * the search index makes searchable with the code that uses the key.
+   */
+  keyValues(): Map<string, Array<{ locale: string; value: string }>> {
+    const out = new Map<string, Array<{ locale: string; value: string }>>();
+    for (const g of this.build().groups) {
+      const key = g.namespace ? `${g.namespace}:${g.path}` : g.path;
+      const list = out.get(key) ?? [];
+      for (const e of g.values) list.push({ locale: e.locale, value: e.value });
+      out.set(key, list);
+    }
+    return out;
+  }
+
   /**
    * Key health (health.ts): undefined keys, unused keys, keys missing in some locales, values
    * identical to the source locale's.

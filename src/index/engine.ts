@@ -13,7 +13,9 @@ import type { Chunk, ChunkOptions } from '../chunkers/types';
 import { embedText, type Embedder } from './embedder';
 import type { FileSelection, WalkProblem } from '../workspace/files';
 import { NodeFileSource, type FileContent, type FileNotRead, type FileSource, type FileStat, type SourceFile } from '../workspace/source';
+import { diversify, type DiversifyOptions } from './diversify';
 import { compileFilter, DEFAULT_RRF_K, rrf, type FilterSpec } from './fusion';
+import type { I18nFeed } from './i18n-feed';
 import { KeywordIndex } from './keyword';
 import { VectorStore } from './vectors';
 
@@ -38,6 +40,8 @@ export interface SearchOptions {
   mode?: SearchMode;
   filters?: FilterSpec;
   rrfK?: number;
+  /** Locale folding, code first, the per-file cap (diversify.ts); `false` gives the plain fused order. */
+  diversify?: DiversifyOptions | false;
 }
 
 export interface SearchHit {
@@ -45,7 +49,14 @@ export interface SearchHit {
   docId: number;
   score: number;
   why: { keyword?: number; dense?: number; fused: number };
+  /** The same key section in other locale files (folded into this hit), best first. */
+  alsoIn?: Chunk[];
+  /** More chunks of this hit's file past the per-file cap ("more in this file"), best first. */
+  moreInFile?: Chunk[];
 }
+
+/** Where a chunk's searchable-not-displayed i18n text is kept (persisted with the chunk). */
+export const I18N_TEXT_META = 'i18nText';
 
 export interface IndexProgress {
   phase: 'scan' | 'chunk' | 'embed' | 'done';
@@ -113,6 +124,28 @@ export const SIMILAR_MIN_KEYWORD_SHARE = 0.25;
 /** What Find Similar starts from: a chunk, the chunk at a 1-based line, or a text (with the lines it came from, which are left out). */
 export type SimilarTarget = { chunkId: string } | { path: string; line: number } | { text: string; path?: string; startLine?: number; endLine?: number };
 
+/**
+ * A Markdown section (or section piece) that is nothing but one code block has the same range
+ * and text as that code block's own chunk: one chunk, one result. The code block's chunk goes
+ * (the section keeps its breadcrumb and its place among the file's sections) and the
+ * section's link to it with it.
+ */
+export function withoutTwinCodeBlocks(chunks: Chunk[]): Chunk[] {
+  const sections = new Map<string, Chunk>();
+  for (const c of chunks) if (c.kind === 'section') sections.set(`${c.start.offset}:${c.end.offset}`, c);
+  if (sections.size === 0) return chunks;
+  const dropped = new Set<string>();
+  for (const c of chunks) {
+    if (c.kind !== 'code-block') continue;
+    const twin = sections.get(`${c.start.offset}:${c.end.offset}`);
+    if (twin && twin.text === c.text) dropped.add(c.id);
+  }
+  if (dropped.size === 0) return chunks;
+  return chunks
+    .filter((c) => !dropped.has(c.id))
+    .map((c) => (c.links?.codeBlocks?.some((id) => dropped.has(id)) ? { ...c, links: { ...c.links, codeBlocks: c.links.codeBlocks.filter((id) => !dropped.has(id)) } } : c));
+}
+
 export const hashText = (s: string | Uint8Array): string => createHash('sha1').update(s).digest('hex');
 
 export class Engine {
@@ -136,6 +169,8 @@ export class Engine {
   private readonly pendingEmbed = new Set<number>();
   private readonly byChunkId = new Map<string, number>();
   private free: number[] = [];
+  /** What the folder's i18n index told (setI18n). */
+  private i18n: I18nFeed | undefined;
   /** Set when the embedder's scoring kernel failed once (then the JS scan is used): why. */
   kernelFailed: string | undefined;
   /** How many removed chunks' vectors are kept: half the live chunks, at least 4,096. */
@@ -216,9 +251,11 @@ export class Engine {
   private addChunk(chunk: Chunk): number {
     this.revision++;
     const docId = this.free.length ? this.free.pop()! : this.chunks.length;
-    this.chunks[docId] = chunk;
     this.byChunkId.set(chunk.id, docId);
-    this.keyword.add(docId, { path: chunk.path, header: chunk.header, symbol: chunk.symbol, text: chunk.text, language: chunk.language, kind: chunk.kind });
+    const extra = this.i18n?.textFor(chunk);
+    if (extra !== undefined) chunk = { ...chunk, meta: { ...chunk.meta, [I18N_TEXT_META]: extra } };
+    this.chunks[docId] = chunk;
+    this.addKeyword(docId, chunk);
     if (this.vectors) {
       const h = (this.textHash[docId] = hashText(embedText(chunk)));
       const twin = this.liveByHash.get(h);
@@ -229,6 +266,49 @@ export class Engine {
       } else this.pendingEmbed.add(docId);
     }
     return docId;
+  }
+
+  private addKeyword(docId: number, chunk: Chunk): void {
+    const extra = chunk.meta?.[I18N_TEXT_META];
+    // the i18n text counts as header words: searchable, never displayed (the header shown is chunk.header)
+    const header = typeof extra === 'string' ? `${chunk.header}\n${extra}` : chunk.header;
+    this.keyword.add(docId, { path: chunk.path, header, symbol: chunk.symbol, text: chunk.text, language: chunk.language, kind: chunk.kind });
+  }
+
+  /**
+   * Feeds what the folder's i18n index knows (see i18n-feed.ts): which files are locale files,
+   * and the i18n text of each code chunk. Chunks whose i18n text changed are re-indexed (by
+   * keyword only: the embedded text does not change); `undefined` takes the feed away. With
+   * `paths`, only the chunks of those files are looked at. Returns how many chunks changed.
+   */
+  setI18n(feed: I18nFeed | undefined, paths?: Iterable<string>): number {
+    this.i18n = feed;
+    let changed = 0;
+    // only these files' chunks (an update that changed no locale file), else every chunk
+    const ids = paths ? [...paths].flatMap((p) => this.files.get(p)?.docIds ?? []) : this.chunks.keys();
+    for (const docId of ids) {
+      const c = this.chunks[docId];
+      if (!c) continue;
+      const want = feed?.textFor(c);
+      const have = c.meta?.[I18N_TEXT_META];
+      if (want === have || (want === undefined && have === undefined)) continue;
+      const meta = { ...c.meta };
+      if (want === undefined) delete meta[I18N_TEXT_META];
+      else meta[I18N_TEXT_META] = want;
+      const next: Chunk = { ...c, meta };
+      if (Object.keys(meta).length === 0) delete next.meta;
+      this.chunks[docId] = next;
+      this.addKeyword(docId, next);
+      changed++;
+    }
+    if (changed) this.revision++;
+    return changed;
+  }
+
+  /** Is this chunk in a locale file (a JSON i18n dictionary, or a locale file the i18n feed names)? */
+  isLocaleChunk(c: Chunk): boolean {
+    if (c.kind === 'i18n-section' || c.kind === 'i18n-labels') return true;
+    return this.i18n?.localeFiles.has(c.path) ?? this.files.get(c.path)?.category === 'i18n';
   }
 
   private removeDoc(docId: number): void {
@@ -301,7 +381,7 @@ export class Engine {
       if (result.fallback) rec.fallback = result.fallback;
       rec.warnings = result.warnings;
       if (decoded.replaced) rec.warnings.push(`invalid UTF-8: decoded with ${decoded.replaced} replacement character(s)`);
-      for (const c of result.chunks) rec.docIds.push(this.addChunk(c));
+      for (const c of withoutTwinCodeBlocks(result.chunks)) rec.docIds.push(this.addChunk(c));
     }
     this.files.set(rel, rec);
     return true;
@@ -431,9 +511,25 @@ export class Engine {
       const [qv] = await this.embedder.embed([q], undefined, { urgent: true });
       lists.push({ name: 'dense', ids: (await this.denseTop(qv, depth, filter)).map((h) => h.docId) });
     }
-    return rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: k })
-      .filter((h) => this.chunks[h.docId])
-      .map((h) => ({ chunk: this.chunks[h.docId]!, docId: h.docId, score: h.score, why: h.why }));
+    const fused = rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: options.diversify === false ? k : depth }).filter((h) => this.chunks[h.docId]);
+    if (options.diversify === false) return fused.map((h) => ({ chunk: this.chunks[h.docId]!, docId: h.docId, score: h.score, why: h.why }));
+    const byId = new Map(fused.map((h) => [h.docId, h]));
+    // a key or a path (`user.sign_out`, `src/a.js`) asks for itself: no code-first order then
+    const inWords = !/^[\w$@-]+(?:[./:][\w$@-]+)+$/.test(q.trim());
+    const ranked = fused.map((h) => {
+      const c = this.chunks[h.docId]!;
+      return { docId: h.docId, path: c.path, symbol: c.symbol, locale: this.isLocaleChunk(c) };
+    });
+    const chunk = (id: number) => this.chunks[id]!;
+    return diversify(ranked, { codeFirst: inWords, ...options.diversify })
+      .slice(0, k)
+      .map((d) => {
+        const h = byId.get(d.docId)!;
+        const hit: SearchHit = { chunk: chunk(d.docId), docId: d.docId, score: h.score, why: h.why };
+        if (d.folded.length) hit.alsoIn = d.folded.map(chunk);
+        if (d.moreInFile.length) hit.moreInFile = d.moreInFile.map(chunk);
+        return hit;
+      });
   }
 
   /**

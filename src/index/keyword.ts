@@ -48,7 +48,7 @@
  */
 import { Index } from 'flexsearch';
 import type { DocFilter, FacetFilter } from './fusion';
-import { queryTerms, termsWithWeakness, TOKENIZER_VERSION } from './terms';
+import { fold, queryTerms, termsWithWeakness, TOKENIZER_VERSION } from './terms';
 
 export type Scoring = 'flexsearch' | 'bm25';
 export type WeakHalf = 'none' | 'stems' | 'all';
@@ -97,6 +97,57 @@ export interface KeywordIndexOptions {
    * identifier (`zoom control` for `getZoomControl`: 0.76 vs 0.83); `'none'` 0.943 / 0.82.
    */
   weakHalf?: WeakHalf;
+  /**
+   * Coverage exponent: a document's BM25F score is multiplied by c^coverage, c the share of the
+   * query's concepts (idf-weighted) it matches, so that a chunk holding every word of the query
+   * beats one that holds a boosted symbol and half of them. Only for queries of at most
+   * `COVERAGE_MAX_CONCEPTS` concepts: on doc-comment sentences (bench/ranking.ts, tuning half) it
+   * cost 2–5 points of hit@5 at any length, 1–2 points when shrunk as 4 / concepts. 0 turns it off.
+   */
+  coverage?: number;
+  /** Adjacent query words also match as one compound (`log out` → `logout`). Default true. */
+  compounds?: boolean;
+  /** Query words also match their code synonyms (`CODE_SYNONYMS`). Default true. */
+  synonyms?: boolean;
+}
+
+/**
+ * A small, explicit table of code synonyms: a query word (or two adjacent words joined) also
+ * matches these terms, at `SYNONYM_WEIGHT` of a term's score, and covers its concept.
+ */
+export const CODE_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
+  signin: ['login', 'logon'],
+  login: ['signin'],
+  logon: ['login', 'signin'],
+  signout: ['logout', 'logoff'],
+  logout: ['signout', 'logoff'],
+  logoff: ['logout', 'signout'],
+  signup: ['register'],
+  register: ['signup'],
+  delete: ['remove'],
+  remove: ['delete'],
+  erase: ['delete', 'remove'],
+  settings: ['preferences', 'config'],
+  preferences: ['settings'],
+};
+const SYNONYM_WEIGHT = 0.6;
+/** Own entries only: a query word `constructor` or `__proto__` is no synonym. */
+const synonymsOf = (w: string): readonly string[] => (Object.hasOwn(CODE_SYNONYMS, w) ? CODE_SYNONYMS[w] : []);
+export const DEFAULT_COVERAGE = 1;
+export const COVERAGE_MAX_CONCEPTS = 6;
+
+/**
+ * What a query is scored with: its known term ids, each term's weight and the concepts (typed
+ * words) it covers. A concept is a word of the query with its stem; an adjacent pair's compound
+ * covers both words; a synonym covers its word.
+ */
+interface QueryPlan {
+  ids: number[];
+  weight: number[];
+  /** Per term: bit mask of the concepts it covers (at most 31 concepts; later ones are not counted). */
+  covers: number[];
+  /** Per concept: its idf (0 when no term of it is known). */
+  conceptIdf: number[];
 }
 
 export interface KeywordSearchOptions {
@@ -163,6 +214,9 @@ export class KeywordIndex {
   readonly stem: boolean | 'add';
   readonly singleDigits: boolean;
   readonly weakHalf: WeakHalf;
+  readonly coverage: number;
+  readonly compounds: boolean;
+  readonly synonyms: boolean;
 
   private fx!: Fx;
   // Documents have a dense internal id (FlexSearch's id, the index of the typed arrays):
@@ -205,6 +259,9 @@ export class KeywordIndex {
     this.stem = options.stem ?? DEFAULT_STEM;
     this.singleDigits = options.singleDigits ?? false;
     this.weakHalf = options.weakHalf ?? 'stems';
+    this.coverage = options.coverage ?? DEFAULT_COVERAGE;
+    this.compounds = options.compounds ?? true;
+    this.synonyms = options.synonyms ?? true;
     this.fx = this.newFx();
   }
 
@@ -369,21 +426,89 @@ export class KeywordIndex {
     if (!(k > 0) || this.intOf.size === 0 || typeof query !== 'string') return [];
     const scoring = options.scoring ?? this.scoring;
     const filter = options.filter;
-    const known: string[] = [];
-    const ids: number[] = [];
-    for (const t of queryTerms(query, { stem: this.stem, singleDigits: this.singleDigits })) {
-      const id = this.vocab.get(t);
-      if (id !== undefined) {
-        known.push(this.vocabStr[id]);
-        ids.push(id);
-      }
-    }
-    if (known.length === 0) return [];
+    const plan = this.plan(query);
+    const ids = plan.ids;
+    if (ids.length === 0) return [];
     const pass = filter ? this.internalFilter(filter) : undefined;
-    if (scoring === 'flexsearch') return this.flexsearchOrder(known, k, pass);
+    if (scoring === 'flexsearch') return this.flexsearchOrder(ids.map((id) => this.vocabStr[id]), k, pass);
     const want = Math.max(k, Math.floor(options.candidates ?? this.candidates));
     const cands = this.candidatesOf(ids, want, options.maxPostings ?? this.maxPostings, pass, filter?.facets !== undefined);
-    return this.bm25(cands, ids, k);
+    return this.bm25(cands, plan, k);
+  }
+
+  /**
+   * The query's terms known to the index, with the concepts they cover: each term of
+   * `queryTerms` is a concept, except an added stem, which joins its term's; two adjacent
+   * words also match as their compound (`dark mode` → `darkmode`, `dark-mode`) and a word as
+   * its code synonyms, when the index knows them.
+   */
+  private plan(query: string): QueryPlan {
+    const opts = { stem: this.stem, singleDigits: this.singleDigits };
+    const weak: number[] = [];
+    const all = termsWithWeakness(query, opts, weak);
+    const ids: number[] = [];
+    const weight: number[] = [];
+    const covers: number[] = [];
+    const conceptIdf: number[] = [];
+    const conceptOf = new Map<string, number>();
+    const N = this.intOf.size;
+    const idfOf = (id: number) => Math.log(1 + (N - this.df[id] + 0.5) / (this.df[id] + 0.5));
+    const at = new Map<number, number>();
+    const addTerm = (t: string, w: number, mask: number): void => {
+      const id = this.vocab.get(t);
+      if (id === undefined) return;
+      const j = at.get(id);
+      if (j !== undefined) {
+        covers[j] |= mask;
+        weight[j] = Math.max(weight[j], w);
+        return;
+      }
+      if (ids.length >= 64) return;
+      at.set(id, ids.length);
+      ids.push(id);
+      weight.push(w);
+      covers.push(mask);
+      for (let c = 0; c < 31; c++) if (mask & (1 << c) && conceptIdf[c] === 0) conceptIdf[c] = idfOf(id);
+    };
+    let last = -1;
+    for (let x = 0; x < all.length; x++) {
+      const t = all[x];
+      let c: number;
+      if (weak[x] === 2 && last >= 0) c = last;
+      else {
+        const seen = conceptOf.get(t);
+        if (seen !== undefined) {
+          last = seen;
+          continue;
+        }
+        c = conceptIdf.length;
+        conceptOf.set(t, c);
+        conceptIdf.push(0);
+      }
+      last = c;
+      addTerm(t, 1, c < 31 ? 1 << c : 0);
+    }
+    // the typed words, in order (identifier parts and punctuation left aside)
+    const words = fold(query).match(/[\p{L}\p{N}]+/gu) ?? [];
+    const maskOf = (w: string) => {
+      const c = conceptOf.get(w);
+      return c !== undefined && c < 31 ? 1 << c : 0;
+    };
+    if (this.synonyms) {
+      for (const w of words) for (const syn of synonymsOf(w)) addTerm(syn, SYNONYM_WEIGHT, maskOf(w));
+    }
+    if (this.compounds) {
+      for (let i = 0; i + 1 < words.length && i < 32; i++) {
+        const a = words[i];
+        const b = words[i + 1];
+        if (a.length + b.length < 4) continue;
+        const mask = maskOf(a) | maskOf(b);
+        addTerm(a + b, 1, mask);
+        addTerm(`${a}-${b}`, 1, mask);
+        if (this.synonyms) for (const syn of synonymsOf(a + b)) addTerm(syn, SYNONYM_WEIGHT, mask);
+      }
+    }
+    return { ids, weight, covers, conceptIdf };
   }
 
   /** A filter over internal ids; facets are tested on the records (undefined: accept all). */
@@ -523,14 +648,21 @@ export class KeywordIndex {
     return out.concat(rest.sort(byScore));
   }
 
-  private bm25(cands: number[], ids: number[], k: number): KeywordHit[] {
+  private bm25(cands: number[], plan: QueryPlan, k: number): KeywordHit[] {
+    const { ids, weight, covers, conceptIdf } = plan;
     const N = this.intOf.size;
     const idf = new Float64Array(ids.length);
     for (let q = 0; q < ids.length; q++) {
       const df = this.df[ids[q]];
-      idf[q] = Math.log(1 + (N - df + 0.5) / (df + 0.5));
+      idf[q] = weight[q] * Math.log(1 + (N - df + 0.5) / (df + 0.5));
       this.mark[ids[q]] = q + 1;
     }
+    let totalIdf = 0;
+    for (const x of conceptIdf) totalIdf += x;
+    // short queries only: a long sentence (a doc comment) rarely has all its words in the code
+    let known = 0;
+    for (const x of conceptIdf) if (x > 0) known++;
+    const alpha = this.coverage > 0 && totalIdf > 0 && known > 1 && known <= COVERAGE_MAX_CONCEPTS ? this.coverage : 0;
     const { k1, b } = this;
     const w = [this.boosts.symbol, this.boosts.path, this.boosts.header, this.boosts.text];
     const inv = new Float64Array(NFIELDS);
@@ -540,6 +672,7 @@ export class KeywordIndex {
     for (let c = 0; c < cands.length; c++) {
       const rec = this.records[cands[c]];
       let score = 0;
+      let covered = 0;
       if (rec) {
         // The packed frequencies count half occurrences.
         for (let f = 0; f < NFIELDS; f++) norm[f] = w[f] / (2 * (1 - b + b * rec[2 + f] * inv[f]));
@@ -549,7 +682,13 @@ export class KeywordIndex {
           const p = rec[j + 1];
           const W = (p & 255) * norm[0] + ((p >>> 8) & 255) * norm[1] + ((p >>> 16) & 255) * norm[2] + (p >>> 24) * norm[3];
           score += (idf[q - 1] * W * (k1 + 1)) / (k1 + W);
+          covered |= covers[q - 1];
         }
+      }
+      if (alpha > 0 && score > 0) {
+        let got = 0;
+        for (let m = covered, x = 0; m !== 0 && x < 31; x++, m >>>= 1) if (m & 1) got += conceptIdf[x];
+        score *= (got / totalIdf) ** alpha;
       }
       scored[c] = { docId: this.extOf[cands[c]], score, order: c };
     }

@@ -24,6 +24,7 @@ import type { ChunkOptions } from '../chunkers/types';
 import { decodeBytes } from '../chunkers/decode';
 import type { Embedder } from '../index/embedder';
 import { Engine, type IndexHook, type IndexProgress, type SearchHit, type SearchOptions } from '../index/engine';
+import { i18nFeed } from '../index/i18n-feed';
 import { loadStore, lockStore, saveStore, StoreWriteError } from '../index/store';
 import { stringAt, type I18nIndex, type LookupResult } from '../i18n/index';
 import { feedI18n, i18nCap, newI18nIndex, wantsFile } from '../i18n/workspace';
@@ -228,6 +229,7 @@ export class FolderSession {
     } finally {
       this.runs.delete(stop);
       this.indexing--;
+      this.refreshI18nText();
       this.save();
       this.options.onChange?.();
       if (!this.closed) this.startEmbedding();
@@ -264,6 +266,10 @@ export class FolderSession {
       if (this.engine.applyRead(r)) changed++;
       if (i18n && i18nWants) this.i18nFeed(i18n, r);
     }
+    // a changed locale file changes the i18n text of every chunk using its keys; else only the updated files'
+    const locales = new Set(i18n?.index.localeFiles ?? []);
+    const paths = changes.map((u) => toRel(u.rel));
+    this.refreshI18nText(paths.some((p) => locales.has(p) || /\.(?:json5?|ya?ml|po|properties|ftl|arb|xlf|xliff)$/i.test(p)) ? undefined : paths);
     this.afterChange();
     return { changed, problems, pendingVectors: this.engine.pendingVectors };
   }
@@ -279,8 +285,29 @@ export class FolderSession {
       for (const f of [...this.engine.files.keys()]) if (under(f) && this.engine.removeFile(f)) changed++;
       if (i18n) for (const f of [...i18n.catalog.keys(), ...i18n.index.knownFiles()]) if (under(f)) this.i18nDrop(i18n, f);
     }
+    this.refreshI18nText();
     this.afterChange();
     return { changed, problems: [], pendingVectors: this.engine.pendingVectors };
+  }
+
+  /** The i18n text searchable with code chunks (engine.setI18n), from the i18n index there is, if any. */
+  private refreshI18nText(paths?: string[]): void {
+    const state = this.i18nState;
+    if (!state || this.closed) return;
+    state.ready.then(
+      () => {
+        if (this.i18nState === state && !this.closed) this.engine.setI18n(i18nFeed(state.index), paths);
+      },
+      () => undefined,
+    );
+  }
+
+  /** Builds the i18n index now (see `prepareI18n`) and waits until its text is searchable with the code. */
+  async searchableI18n(config: I18nConfig = {}): Promise<void> {
+    this.assertOpen();
+    const state = this.i18nFor(config);
+    await state.ready;
+    if (this.i18nState === state) this.engine.setI18n(i18nFeed(state.index));
   }
 
   private afterChange(): void {
@@ -293,7 +320,8 @@ export class FolderSession {
 
   async search(query: string, options?: SearchOptions): Promise<SearchHit[]> {
     this.assertOpen();
-    return this.engine.search(query, options);
+    // the editor's results view groups locale files itself (a Translations group): they reach it unfolded
+    return this.engine.search(query, { ...options, diversify: options?.diversify ?? { foldLocales: false } });
   }
 
   async similar(target: SimilarTarget, options: { k?: number } = {}): Promise<SearchHit[]> {
@@ -364,7 +392,10 @@ export class FolderSession {
     const index = newI18nIndex({ localeGlobs: config.localeGlobs, functions: config.functions });
     const state: I18nState = { index, config: { localeGlobs: config.localeGlobs, functions: config.functions }, catalog: new Map(), ready: Promise.resolve() };
     this.i18nState = state;
-    state.ready = this.readI18n(state, signal);
+    state.ready = this.readI18n(state, signal).then(() => {
+      // the words each code chunk shows through its i18n keys become searchable with it
+      if (this.i18nState === state && !this.closed) this.engine.setI18n(i18nFeed(state.index));
+    });
     // a failed read (cancelled) is retried by the next question
     state.ready.catch(() => {
       if (this.i18nState === state) this.i18nState = undefined;

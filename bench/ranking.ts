@@ -1,0 +1,545 @@
+/**
+ * Ranking benchmark on code that is NOT the dev corpus (issue 12): keyword-only search, measured
+ * with the CLI a user runs (`fathom index --no-embed`, then `fathom batch --mode keyword`),
+ * scored by file, for today's ranking and for a baseline build side by side in one run.
+ *
+ *   npm run bench:ranking                                   # everything (a few minutes)
+ *   node --import tsx bench/ranking.ts --only js-doc,vue-ui # some benchmarks
+ *   node --import tsx bench/ranking.ts --baseline <git ref> # another baseline (default: BASELINE_REF)
+ *   node --import tsx bench/ranking.ts --no-baseline --json # today's build only, one JSON object
+ *   node --import tsx bench/ranking.ts --misses 10          # print some misses of the tuning half
+ *
+ * Sources (installed, never copied into git; bench/.ranking/ holds the workspaces and stores):
+ * - npm (bench/ranking-corpus/package.json, pinned; installed here on first run with
+ *   `npm install --ignore-scripts`): lodash and date-fns (JSDoc), vuetify and element-plus
+ *   (components that render locale strings, 40+ locales each), LangChain's splitter (the peer).
+ * - Debian: Python sources under /usr/lib/python3/dist-packages (python3-oauthlib, -jwt,
+ *   -httplib2, -pyparsing, -toml) and Go sources under /usr/share/gocode (golang-github-spf13-
+ *   cobra-dev, -pflag-dev, -afero-dev, -viper-dev, golang-github-google-go-cmp-dev, -pkg-errors-dev,
+ *   -pkg-sftp-dev, -burntsushi-toml-dev, -pelletier-go-toml-dev, -magiconair-properties-dev,
+ *   -fsnotify-fsnotify-dev). A missing one is a visible skip with the apt-get line to run.
+ *
+ * Benchmarks (each query's gold is a set of files; hit@K = one of them among the files of the
+ * top-K results; MRR over the top 10):
+ * - `js-doc`, `py-doc`, `go-doc`: the first sentence of a function's (or class's, type's) doc
+ *   comment → its file; the sentence is removed from the indexed copy (every occurrence in the
+ *   file), sentences of fewer than 4 words or found for two files are left out. Next to Fathom:
+ *   LangChain's `RecursiveCharacterTextSplitter.fromLanguage(js|python|go, 800/120)` + plain BM25
+ *   (k1 1.2, b 0.75) over Fathom's own tokens (`terms`), in this process.
+ * - `vue-ui`: the source-locale (en) text of an i18n key → the component files whose code names
+ *   that key (`'$vuetify.<key>'`, `"el.<key>"`), placeholders (`{0}`, `{color}`) dropped; keys
+ *   named by more than 4 files are left out. Also `locale@5`: the share of top-5 slots taken by
+ *   locale files (goal ≤ 20%).
+ * - `mined`: `fathom eval --write-gold` on the js-doc and vue-ui workspaces (with the baseline
+ *   CLI, so that both sides answer the same queries): routes `js`/`vue` (`<words> (<identifier>)`)
+ *   and `i18n` (a locale value verbatim → its locale file).
+ * Every query goes to the tuning or the held-out half by a seeded hash of benchmark and query
+ * (`half`); only the tuning half was looked at while tuning. Both are printed.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { hash } from './rng';
+import { queryTerms, terms } from '../src/index/terms';
+
+/** main before issue 12's ranking changes. */
+const BASELINE_REF = '2fd5532';
+const SEED = 12;
+const repo = path.resolve(__dirname, '..');
+const corpusPkg = path.join(__dirname, 'ranking-corpus');
+const nm = path.join(corpusPkg, 'node_modules');
+const work = path.join(__dirname, '.ranking');
+
+interface Args {
+  only?: Set<string>;
+  baseline?: string;
+  json: boolean;
+  misses: number;
+}
+
+function parseArgs(argv: string[]): Args {
+  const a: Args = { baseline: BASELINE_REF, json: false, misses: 0 };
+  for (let i = 0; i < argv.length; i++) {
+    const x = argv[i];
+    const next = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${x} needs a value`);
+      return v;
+    };
+    if (x === '--only') a.only = new Set(next().split(','));
+    else if (x === '--baseline') a.baseline = next();
+    else if (x === '--no-baseline') a.baseline = undefined;
+    else if (x === '--json') a.json = true;
+    else if (x === '--misses') a.misses = Number(next());
+    else throw new Error(`unknown argument ${x}`);
+  }
+  return a;
+}
+
+const log = (m: string) => process.stderr.write(`[ranking] ${m}\n`);
+
+interface Gold {
+  query: string;
+  files: string[];
+  route: string;
+}
+
+interface Bench {
+  name: string;
+  dir: string;
+  gold: Gold[];
+  /** For the LangChain + BM25 peer. */
+  splitter?: 'js' | 'python' | 'go';
+  isLocale?: (file: string) => boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// sources
+
+function ensureNpm(): void {
+  const stamp = path.join(nm, '.fathom-stamp');
+  const want = fs.readFileSync(path.join(corpusPkg, 'package.json'), 'utf8');
+  if (fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === want) return;
+  log('npm install --ignore-scripts (bench/ranking-corpus)');
+  const r = spawnSync('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: corpusPkg, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`npm install failed in ${corpusPkg}`);
+  fs.writeFileSync(stamp, want);
+}
+
+function* walk(dir: string): Generator<string> {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) {
+      if (e.name !== 'node_modules' && e.name !== '__pycache__' && e.name !== 'testdata' && !e.name.startsWith('.')) yield* walk(full);
+    } else if (e.isFile()) yield full;
+  }
+}
+
+/** A fresh workspace folder. */
+function freshDir(name: string): string {
+  const dir = path.join(work, 'ws', name);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+function writeFile(dir: string, rel: string, text: string): void {
+  const abs = path.join(dir, rel);
+  fs.mkdirSync(path.dirname(abs), { recursive: true });
+  fs.writeFileSync(abs, text);
+}
+
+/** The first sentence of a doc text (already without comment markers). */
+function firstSentence(doc: string): string | undefined {
+  const para = doc.trim().split(/\n\s*\n/)[0].replace(/\s+/g, ' ').trim();
+  const m = /^(.+?[.!?])(?:\s|$)/.exec(para);
+  const s = (m ? m[1] : para).trim();
+  return s.split(/\s+/).length >= 4 && s.length <= 300 ? s : undefined;
+}
+
+/** A regex for `sentence` as it is written in a comment: its words with any of whitespace, `*`, `//`, `#` between them. */
+function sentencePattern(sentence: string): RegExp {
+  const words = sentence.split(/\s+/).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(words.join('(?:[\\s*]|//|#)+'), 'g');
+}
+
+/** Keeps the gold queries whose text names one file only, and removes each sentence from its file. */
+function docBench(name: string, splitter: Bench['splitter'], files: Array<{ rel: string; text: string }>, docsOf: (text: string, rel: string) => string[]): Bench {
+  const dir = freshDir(name);
+  const byQuery = new Map<string, Set<string>>();
+  const perFile = new Map<string, string[]>();
+  for (const f of files) {
+    const sentences = [...new Set(docsOf(f.text, f.rel))];
+    perFile.set(f.rel, sentences);
+    for (const s of sentences) {
+      const key = s.toLowerCase();
+      const set = byQuery.get(key) ?? new Set();
+      set.add(f.rel);
+      byQuery.set(key, set);
+    }
+  }
+  const gold: Gold[] = [];
+  for (const f of files) {
+    let text = f.text;
+    for (const s of perFile.get(f.rel) ?? []) {
+      if ((byQuery.get(s.toLowerCase())?.size ?? 0) !== 1) continue;
+      const re = sentencePattern(s);
+      if (!re.test(text)) continue;
+      text = text.replace(sentencePattern(s), '');
+      gold.push({ query: s.replace(/`/g, ''), files: [f.rel], route: name });
+    }
+    writeFile(dir, f.rel, text);
+  }
+  return { name, dir, gold, splitter };
+}
+
+function jsDocBench(): Bench {
+  const files: Array<{ rel: string; text: string }> = [];
+  for (const abs of walk(path.join(nm, 'lodash'))) {
+    const rel = path.relative(path.join(nm, 'lodash'), abs);
+    if (!rel.includes('/') && rel.endsWith('.js') && !/^(lodash|core)(\.min)?\.js$|\.min\.js$/.test(rel)) files.push({ rel: `lodash/${rel}`, text: fs.readFileSync(abs, 'utf8') });
+  }
+  for (const name of fs.readdirSync(path.join(nm, 'date-fns')).sort()) {
+    if (name.endsWith('.js') && !name.endsWith('.min.js')) files.push({ rel: `date-fns/${name}`, text: fs.readFileSync(path.join(nm, 'date-fns', name), 'utf8') });
+  }
+  return docBench('js-doc', 'js', files, (text) => {
+    const out: string[] = [];
+    for (const m of text.matchAll(/\/\*\*([\s\S]*?)\*\/\s*(?:export\s+)?(?:async\s+)?(?:function\s*\*?\s*[\w$]+|(?:var|const|let)\s+[\w$]+\s*=)/g)) {
+      const body = m[1].replace(/^\s*\* ?/gm, '');
+      const summary = /@summary\s+([^\n]+)/.exec(body);
+      const desc = summary ? summary[1] : body.split(/\n\s*@/)[0];
+      const s = firstSentence(desc);
+      if (s && !s.startsWith('@')) out.push(s);
+    }
+    return out;
+  });
+}
+
+const PY_PACKAGES = ['oauthlib', 'jwt', 'httplib2', 'pyparsing', 'toml'];
+const PY_DEBS = 'python3-oauthlib python3-jwt python3-httplib2 python3-pyparsing python3-toml';
+const GO_PACKAGES = [
+  'github.com/spf13/cobra',
+  'github.com/spf13/pflag',
+  'github.com/spf13/afero',
+  'github.com/spf13/viper',
+  'github.com/google/go-cmp',
+  'github.com/pkg/errors',
+  'github.com/pkg/sftp',
+  'github.com/BurntSushi/toml',
+  'github.com/pelletier/go-toml',
+  'github.com/magiconair/properties',
+  'github.com/fsnotify/fsnotify',
+];
+const GO_DEBS =
+  'golang-github-spf13-cobra-dev golang-github-spf13-pflag-dev golang-github-spf13-afero-dev golang-github-spf13-viper-dev golang-github-google-go-cmp-dev golang-github-pkg-errors-dev golang-github-pkg-sftp-dev golang-github-burntsushi-toml-dev golang-github-pelletier-go-toml-dev golang-github-magiconair-properties-dev golang-github-fsnotify-fsnotify-dev';
+
+function pyDocBench(): Bench | string {
+  const root = '/usr/lib/python3/dist-packages';
+  const missing = PY_PACKAGES.filter((p) => !fs.existsSync(path.join(root, p)));
+  if (missing.length) return `py-doc skipped: ${missing.join(', ')} missing (apt-get install ${PY_DEBS})`;
+  const files: Array<{ rel: string; text: string }> = [];
+  for (const p of PY_PACKAGES) for (const abs of walk(path.join(root, p))) if (abs.endsWith('.py') && !/\/tests?\//.test(abs)) files.push({ rel: path.relative(root, abs), text: fs.readFileSync(abs, 'utf8') });
+  return docBench('py-doc', 'python', files, (text) => {
+    const out: string[] = [];
+    for (const m of text.matchAll(/^[ \t]*(?:async\s+)?(?:def|class)\s+\w+[^\n]*:\s*\n\s*[rRuU]?("""|''')([\s\S]*?)\1/gm)) {
+      const s = firstSentence(m[2]);
+      if (s) out.push(s);
+    }
+    return out;
+  });
+}
+
+function goDocBench(): Bench | string {
+  const root = '/usr/share/gocode/src';
+  const missing = GO_PACKAGES.filter((p) => !fs.existsSync(path.join(root, p)));
+  if (missing.length) return `go-doc skipped: ${missing.join(', ')} missing (apt-get install ${GO_DEBS})`;
+  const files: Array<{ rel: string; text: string }> = [];
+  for (const p of GO_PACKAGES) {
+    for (const abs of walk(path.join(root, p))) if (abs.endsWith('.go') && !abs.endsWith('_test.go')) files.push({ rel: path.relative(root, abs), text: fs.readFileSync(abs, 'utf8') });
+  }
+  return docBench('go-doc', 'go', files, (text) => {
+    const out: string[] = [];
+    for (const m of text.matchAll(/((?:^[ \t]*\/\/[^\n]*\n)+)[ \t]*(?:func|type)\s/gm)) {
+      const doc = m[1].replace(/^[ \t]*\/\/ ?/gm, '');
+      if (/^(?:go:|\+build|nolint)/.test(doc.trim())) continue;
+      const s = firstSentence(doc);
+      if (s) out.push(s);
+    }
+    return out;
+  });
+}
+
+/** Flattens a locale object into key → string value. */
+function flatten(o: unknown, prefix: string, out: Map<string, string>): void {
+  if (typeof o === 'string') out.set(prefix, o);
+  else if (o && typeof o === 'object' && !Array.isArray(o)) for (const [k, v] of Object.entries(o)) flatten(v, prefix ? `${prefix}.${k}` : k, out);
+}
+
+async function vueUiBench(): Promise<Bench> {
+  const dir = freshDir('vue-ui');
+  const sources: Array<{ pkg: string; folders: string[]; locale: string; keyPrefix: string; pick: (m: Record<string, unknown>) => unknown }> = [
+    { pkg: 'vuetify', folders: ['lib/components', 'lib/composables', 'lib/locale', 'lib/labs'], locale: 'lib/locale/en.mjs', keyPrefix: '$vuetify.', pick: (m) => m.default },
+    { pkg: 'element-plus', folders: ['es/components', 'es/hooks', 'es/locale'], locale: 'es/locale/lang/en.mjs', keyPrefix: 'el.', pick: (m) => (m.default as { el: unknown }).el },
+  ];
+  const code: Array<{ rel: string; text: string }> = [];
+  const gold: Gold[] = [];
+  const byValue = new Map<string, Set<string>>();
+  for (const s of sources) {
+    const root = path.join(nm, s.pkg);
+    for (const folder of s.folders) {
+      for (const abs of walk(path.join(root, folder))) {
+        if (!/\.m?js$/.test(abs) || abs.includes('/adapters/')) continue;
+        const rel = `${s.pkg}/${path.relative(root, abs)}`;
+        const text = fs.readFileSync(abs, 'utf8');
+        writeFile(dir, rel, text);
+        if (!/\/locale\//.test(rel)) code.push({ rel, text });
+      }
+    }
+    const mod = (await import(path.join(root, s.locale))) as Record<string, unknown>;
+    const values = new Map<string, string>();
+    flatten(s.pick(mod), '', values);
+    for (const [key, value] of values) {
+      const shown = value.replace(/\{[^}]*\}/g, ' ').replace(/\s+/g, ' ').trim();
+      if (!/\p{L}{2}/u.test(shown)) continue;
+      const lit = `${s.keyPrefix}${key}`;
+      const users = code.filter((f) => f.text.includes(`'${lit}'`) || f.text.includes(`"${lit}"`) || f.text.includes(`\`${lit}\``)).map((f) => f.rel);
+      if (users.length === 0) continue;
+      const k = shown.toLowerCase();
+      const set = byValue.get(k) ?? new Set();
+      for (const u of users) set.add(u);
+      byValue.set(k, set);
+      if (!gold.some((g) => g.query.toLowerCase() === k)) gold.push({ query: shown, files: [], route: 'vue-ui' });
+    }
+  }
+  for (const g of gold) g.files = [...(byValue.get(g.query.toLowerCase()) ?? [])].sort();
+  return { name: 'vue-ui', dir, gold: gold.filter((g) => g.files.length <= 4), isLocale: (f) => /\/locale\//.test(f) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// the CLIs
+
+interface Cli {
+  name: string;
+  bin: string;
+}
+
+function run(cmd: string, args: string[], opts: { cwd?: string } = {}): string {
+  const r = spawnSync(cmd, args, { cwd: opts.cwd ?? repo, encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  return r.stdout;
+}
+
+/** The baseline's CLI: `git archive <ref>` into bench/.ranking/baseline-<ref>, this repo's node_modules, built with esbuild. */
+function baselineCli(ref: string): Cli {
+  const sha = run('git', ['rev-parse', '--short', ref]).trim();
+  const dir = path.join(work, `baseline-${sha}`);
+  const bin = path.join(dir, 'bin', 'fathom.js');
+  if (!fs.existsSync(path.join(dir, 'dist', 'cli.js'))) {
+    log(`building the baseline CLI at ${sha}`);
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(dir, { recursive: true });
+    const tar = path.join(work, `baseline-${sha}.tar`);
+    run('git', ['archive', '--format=tar', '-o', tar, sha]);
+    run('tar', ['-xf', tar, '-C', dir]);
+    fs.rmSync(tar);
+    fs.symlinkSync(path.join(repo, 'node_modules'), path.join(dir, 'node_modules'));
+    run('node', ['esbuild.mjs'], { cwd: dir });
+  }
+  return { name: `baseline ${sha}`, bin };
+}
+
+function currentCli(): Cli {
+  run('node', ['esbuild.mjs']);
+  return { name: 'this build', bin: path.join(repo, 'bin', 'fathom.js') };
+}
+
+interface Answer {
+  files: string[];
+}
+
+interface IndexCost {
+  seconds: number;
+  storeBytes: number;
+  chunks: number;
+}
+
+function dirBytes(dir: string): number {
+  let n = 0;
+  for (const f of walk(dir)) n += fs.statSync(f).size;
+  return n;
+}
+
+function runCli(cli: Cli, b: Bench, queries: Gold[]): { answers: Answer[]; cost: IndexCost } {
+  const tag = cli.name.replace(/\W+/g, '-');
+  const store = path.join(work, 'stores', tag, b.name);
+  fs.rmSync(store, { recursive: true, force: true });
+  const t0 = Date.now();
+  const out = run('node', [cli.bin, 'index', b.dir, '--no-embed', '--store', store]);
+  const seconds = (Date.now() - t0) / 1000;
+  const chunks = Number(/(\d+) chunks/.exec(out)?.[1] ?? 0);
+  const qFile = path.join(work, 'stores', tag, `${b.name}.queries.jsonl`);
+  const rFile = path.join(work, 'stores', tag, `${b.name}.results.jsonl`);
+  fs.writeFileSync(qFile, queries.map((g, i) => JSON.stringify({ id: i, query: g.query })).join('\n') + '\n');
+  run('node', [cli.bin, 'batch', '--dir', b.dir, '--store', store, '--no-embed', '--queries', qFile, '--out', rFile, '--k', '10', '--mode', 'keyword']);
+  const answers: Answer[] = queries.map(() => ({ files: [] }));
+  for (const line of fs.readFileSync(rFile, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    const r = JSON.parse(line) as { id: number; results: Array<{ file: string }> };
+    answers[r.id] = { files: r.results.map((x) => x.file) };
+  }
+  return { answers, cost: { seconds, storeBytes: dirBytes(store), chunks } };
+}
+
+// ---------------------------------------------------------------------------------------------
+// LangChain's splitter + plain BM25 over the same tokens
+
+async function langchainBm25(b: Bench, queries: Gold[]): Promise<Answer[]> {
+  // installed in bench/ranking-corpus, not a dependency of Fathom
+  type Splitter = { splitText(text: string): Promise<string[]> };
+  const { RecursiveCharacterTextSplitter } = (await import(path.join(nm, '@langchain/textsplitters/dist/index.js'))) as {
+    RecursiveCharacterTextSplitter: { fromLanguage(lang: string, o: { chunkSize: number; chunkOverlap: number }): Splitter };
+  };
+  const splitter = RecursiveCharacterTextSplitter.fromLanguage(b.splitter!, { chunkSize: 800, chunkOverlap: 120 });
+  const docs: Array<{ file: string; tf: Map<string, number>; len: number }> = [];
+  for (const abs of walk(b.dir)) {
+    const file = path.relative(b.dir, abs);
+    for (const piece of await splitter.splitText(fs.readFileSync(abs, 'utf8'))) {
+      const ts = terms(piece);
+      const tf = new Map<string, number>();
+      for (const t of ts) tf.set(t, (tf.get(t) ?? 0) + 1);
+      docs.push({ file, tf, len: ts.length });
+    }
+  }
+  const N = docs.length;
+  const avg = docs.reduce((s, d) => s + d.len, 0) / Math.max(1, N);
+  const df = new Map<string, number>();
+  for (const d of docs) for (const t of d.tf.keys()) df.set(t, (df.get(t) ?? 0) + 1);
+  const k1 = 1.2;
+  const bb = 0.75;
+  return queries.map((g) => {
+    const q = queryTerms(g.query);
+    const scored: Array<{ file: string; s: number; i: number }> = [];
+    docs.forEach((d, i) => {
+      let s = 0;
+      for (const t of q) {
+        const f = d.tf.get(t);
+        if (!f) continue;
+        const n = df.get(t)!;
+        const idf = Math.log(1 + (N - n + 0.5) / (n + 0.5));
+        s += (idf * f * (k1 + 1)) / (f + k1 * (1 - bb + (bb * d.len) / avg));
+      }
+      if (s > 0) scored.push({ file: d.file, s, i });
+    });
+    scored.sort((x, y) => y.s - x.s || x.i - y.i);
+    return { files: scored.slice(0, 10).map((x) => x.file) };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// scoring
+
+interface Scores {
+  queries: number;
+  hit1: number;
+  hit5: number;
+  hit10: number;
+  mrr: number;
+  locale5?: number;
+}
+
+function score(gold: Gold[], answers: Answer[], isLocale?: (f: string) => boolean): Scores {
+  const s: Scores = { queries: gold.length, hit1: 0, hit5: 0, hit10: 0, mrr: 0 };
+  let slots = 0;
+  let localeSlots = 0;
+  gold.forEach((g, i) => {
+    const files = answers[i]?.files ?? [];
+    const first = files.findIndex((f) => g.files.includes(f));
+    if (first === 0) s.hit1++;
+    if (first >= 0 && first < 5) s.hit5++;
+    if (first >= 0 && first < 10) s.hit10++;
+    if (first >= 0) s.mrr += 1 / (first + 1);
+    if (isLocale) {
+      const top = files.slice(0, 5);
+      slots += 5;
+      localeSlots += top.filter(isLocale).length;
+    }
+  });
+  const n = Math.max(1, gold.length);
+  s.hit1 /= n;
+  s.hit5 /= n;
+  s.hit10 /= n;
+  s.mrr /= n;
+  if (isLocale) s.locale5 = localeSlots / Math.max(1, slots);
+  return s;
+}
+
+// FNV's low bit is only the parity of the characters (a query naming one identifier twice always lands in one half): the top bit.
+const half = (bench: string, q: string): 'tuning' | 'held-out' => (hash(`${bench}\0${q}`, SEED) >>> 31 === 0 ? 'tuning' : 'held-out');
+
+function minedBench(cli: Cli, from: Bench): Bench {
+  const store = path.join(work, 'stores', 'mine', from.name);
+  fs.rmSync(store, { recursive: true, force: true });
+  const file = path.join(work, 'stores', 'mine', `${from.name}.gold.jsonl`);
+  run('node', [cli.bin, 'eval', from.dir, '--no-embed', '--store', store, '--write-gold', file]);
+  const gold: Gold[] = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as { query: string; file: string; route: string })
+    .map((g) => ({ query: g.query, files: [g.file], route: g.route }));
+  return { name: `mined-${from.name}`, dir: from.dir, gold, isLocale: from.isLocale };
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  fs.mkdirSync(work, { recursive: true });
+  ensureNpm();
+  const want = (n: string) => !args.only || args.only.has(n);
+  const benches: Bench[] = [];
+  const skips: string[] = [];
+  const add = (b: Bench | string) => (typeof b === 'string' ? skips.push(b) : benches.push(b));
+  if (want('js-doc') || want('mined')) add(jsDocBench());
+  if (want('py-doc')) add(pyDocBench());
+  if (want('go-doc')) add(goDocBench());
+  if (want('vue-ui') || want('mined')) add(await vueUiBench());
+  for (const s of skips) log(s);
+  const clis: Cli[] = [];
+  if (args.baseline) clis.push(baselineCli(args.baseline));
+  clis.push(currentCli());
+  if (want('mined')) {
+    for (const from of benches.filter((b) => b.name === 'js-doc' || b.name === 'vue-ui')) benches.push(minedBench(clis[0], from));
+  }
+  const selected = benches.filter((b) => want(b.name) || (b.name.startsWith('mined-') && want('mined')));
+  const rows: Array<{ bench: string; route: string; half: string; system: string } & Scores> = [];
+  const costs: Array<{ bench: string; system: string } & IndexCost> = [];
+  const misses: string[] = [];
+  for (const b of selected) {
+    log(`${b.name}: ${b.gold.length} queries, ${b.dir}`);
+    const systems: Array<{ name: string; answers: Answer[] }> = [];
+    for (const cli of clis) {
+      const { answers, cost } = runCli(cli, b, b.gold);
+      systems.push({ name: cli.name, answers });
+      costs.push({ bench: b.name, system: cli.name, ...cost });
+    }
+    if (b.splitter) systems.push({ name: 'langchain+bm25', answers: await langchainBm25(b, b.gold) });
+    const routes = [...new Set(b.gold.map((g) => g.route))].sort();
+    for (const route of routes) {
+      for (const h of ['tuning', 'held-out'] as const) {
+        const idx = b.gold.map((g, i) => i).filter((i) => b.gold[i].route === route && half(b.name, b.gold[i].query) === h);
+        for (const sys of systems) {
+          rows.push({ bench: b.name, route, half: h, system: sys.name, ...score(idx.map((i) => b.gold[i]), idx.map((i) => sys.answers[i]), b.isLocale) });
+        }
+      }
+    }
+    if (args.misses > 0) {
+      const cur = systems[clis.length - 1];
+      let n = 0;
+      b.gold.forEach((g, i) => {
+        if (n >= args.misses || half(b.name, g.query) !== 'tuning') return;
+        const files = cur.answers[i].files.slice(0, 5);
+        if (files.some((f) => g.files.includes(f))) return;
+        n++;
+        misses.push(`${b.name} [${g.route}] ${JSON.stringify(g.query)} → ${g.files.join(', ')}\n    got ${files.join(', ')}`);
+      });
+    }
+  }
+  if (args.json) {
+    process.stdout.write(`${JSON.stringify({ skips, rows, costs })}\n`);
+    return;
+  }
+  const head = ['bench', 'route', 'half', 'system', 'queries', 'hit@1', 'hit@5', 'hit@10', 'MRR', 'locale@5'];
+  const table = rows.map((r) => [r.bench, r.route, r.half, r.system, String(r.queries), r.hit1.toFixed(3), r.hit5.toFixed(3), r.hit10.toFixed(3), r.mrr.toFixed(3), r.locale5 === undefined ? '' : `${(100 * r.locale5).toFixed(0)}%`]);
+  const w = head.map((h, i) => Math.max(h.length, ...table.map((r) => r[i].length)));
+  const line = (r: string[]) => r.map((c, i) => (i < 4 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ');
+  console.log(line(head));
+  for (const r of table) console.log(line(r));
+  console.log('\nindex (fathom index --no-embed; seconds on a loaded machine)');
+  for (const c of costs) console.log(`  ${c.bench.padEnd(16)} ${c.system.padEnd(18)} ${String(c.chunks).padStart(6)} chunks  store ${(c.storeBytes / 1e6).toFixed(2)} MB  ${c.seconds.toFixed(1)} s`);
+  for (const s of skips) console.log(s);
+  if (misses.length) console.log(`\nmisses (tuning half, this build):\n${misses.join('\n')}`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`${(err as Error).stack ?? err}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,94 @@
+/**
+ * Result diversification, after ranking and before the top k is cut. Plain Node.
+ *
+ * - **Locale folding.** The chunks of locale files (translations) that hold the same key
+ *   section in different locales are one result: the best ranked one stands for all (it is the
+ *   one that matched, or the source locale when the key matched alike), the others are
+ *   attached to it (`folded`). With 40 locales, one key no longer fills the page.
+ * - **Code first for a query in words.** Translations are natural language, so they match
+ *   words better than the code that shows them; for a query of words the other locale results
+ *   follow all the code results, and only the best locale result keeps its place, so that a
+ *   value typed verbatim still finds its locale file first, and locale files take at most one
+ *   of the top places while there is code to show.
+ * - **At most `perFile` chunks of one file** (default 3) among the results; the rest are attached
+ *   to that file's best result (`moreInFile`), reachable as "more in this file".
+ */
+
+export interface Ranked {
+  docId: number;
+  path: string;
+  /** The key section of a locale chunk (its symbol), used to fold locales. */
+  symbol?: string;
+  /** The chunk belongs to a locale file. */
+  locale: boolean;
+}
+
+export interface Diversified {
+  docId: number;
+  /** The same key section in other locale files, best first. */
+  folded: number[];
+  /** Chunks of the same file past the per-file cap, best first. */
+  moreInFile: number[];
+}
+
+export interface DiversifyOptions {
+  /** Most chunks of one file in the results (the rest go to `moreInFile`). Default 3; 0 = no cap. */
+  perFile?: number;
+  /** Put code before locale results (except the best locale result, which keeps its place). Default true. */
+  codeFirst?: boolean;
+  /** Fold locale chunks of one key section into one result. Default true. */
+  foldLocales?: boolean;
+}
+
+export const DEFAULT_PER_FILE = 3;
+
+/** `localeKey` of a locale chunk: its key section, the same in every locale (`en.json` and `de.json`). */
+function localeKey(r: Ranked): string {
+  return r.symbol && r.symbol.length > 0 ? r.symbol : `\0${r.path}`;
+}
+
+export function diversify(list: Ranked[], options: DiversifyOptions = {}): Diversified[] {
+  const perFile = options.perFile ?? DEFAULT_PER_FILE;
+  const fold = options.foldLocales !== false;
+  // 1. fold the locales of one key section into its best result
+  const groups = new Map<string, Diversified>();
+  const kept: Array<{ r: Ranked; d: Diversified }> = [];
+  for (const r of list) {
+    if (fold && r.locale) {
+      const key = localeKey(r);
+      const g = groups.get(key);
+      if (g) {
+        g.folded.push(r.docId);
+        continue;
+      }
+      const d: Diversified = { docId: r.docId, folded: [], moreInFile: [] };
+      groups.set(key, d);
+      kept.push({ r, d });
+    } else kept.push({ r, d: { docId: r.docId, folded: [], moreInFile: [] } });
+  }
+  // 2. at most perFile chunks per file
+  const byFile = new Map<string, { first: Diversified; n: number }>();
+  const capped: Array<{ r: Ranked; d: Diversified }> = [];
+  for (const x of kept) {
+    const f = byFile.get(x.r.path);
+    if (!f) {
+      byFile.set(x.r.path, { first: x.d, n: 1 });
+      capped.push(x);
+    } else if (perFile > 0 && f.n >= perFile) {
+      f.first.moreInFile.push(x.d.docId, ...x.d.folded);
+    } else {
+      f.n++;
+      capped.push(x);
+    }
+  }
+  if (options.codeFirst === false) return capped.map((x) => x.d);
+  // 3. code first; the best locale result keeps its place
+  const code = capped.filter((x) => !x.r.locale);
+  const locale = capped.filter((x) => x.r.locale);
+  if (code.length === 0 || locale.length === 0) return capped.map((x) => x.d);
+  const slot = capped.indexOf(locale[0]);
+  const out = code.map((x) => x.d);
+  out.splice(Math.min(slot, out.length), 0, locale[0].d);
+  for (const x of locale.slice(1)) out.push(x.d);
+  return out;
+}

@@ -1,0 +1,169 @@
+import { strict as assert } from 'node:assert';
+import { diversify, type Ranked } from '../../src/index/diversify';
+import { chunkFile, resolveOptions } from '../../src/chunkers/index';
+import { Engine, withoutTwinCodeBlocks } from '../../src/index/engine';
+import { i18nFeed, sourceLocale } from '../../src/index/i18n-feed';
+import { KeywordIndex } from '../../src/index/keyword';
+import { I18nIndex } from '../../src/i18n/index';
+
+/** Issue 12's classes of ranking failures on unseen workspaces, one behaviour each. */
+
+const stat = { size: 1, mtimeMs: 1 };
+const bytes = (s: string) => new TextEncoder().encode(s);
+
+describe('keyword scoring: coverage, compounds, code synonyms', () => {
+  it('a chunk holding every query word beats one with a boosted symbol and half of them', () => {
+    const make = (coverage?: number) => {
+      const ix = new KeywordIndex({ coverage });
+      ix.add(1, { path: 'src/components/TextField.vue', header: '<!-- src/components/TextField.vue — text field [template] -->', symbol: 'TextField', text: '<input class="text-field" :value="value">' });
+      ix.add(2, { path: 'src/components/TextField.vue', header: '<!-- src/components/TextField.vue — text field [script] -->', symbol: 'TextField.props', text: 'props: { value: String, label: String }' });
+      ix.add(3, { path: 'schemas/event.json', header: '// schemas/event.json :: properties.title', symbol: 'properties.title', text: '"title": { "type": "string", "field": { "component": "TextField", "label": "Title" } }' });
+      for (let i = 0; i < 30; i++) ix.add(10 + i, { path: `src/other${i}.js`, header: `// src/other${i}.js :: f${i}`, symbol: `f${i}`, text: `function f${i}() { return ${i} }` });
+      return ix.search('field title with component TextField', { k: 3 }).map((h) => h.docId);
+    };
+    assert.equal(make()[0], 3, 'the schema property first');
+    assert.notEqual(make(0)[0], 3, 'without coverage the boosted symbol wins (what the test guards against)');
+  });
+
+  it('"log out" finds logout, "dark mode" finds darkMode, dark-mode and DarkMode', () => {
+    const ix = new KeywordIndex();
+    ix.add(1, { path: 'src/auth.js', symbol: 'logout', text: 'export function logout() { session.end() }' });
+    ix.add(2, { path: 'src/theme.js', symbol: 'darkMode', text: 'const darkMode = ref(false)' });
+    ix.add(3, { path: 'src/theme.css', text: '.dark-mode { color: white }' });
+    ix.add(4, { path: 'src/DarkMode.vue', symbol: 'DarkMode', text: '<div>theme</div>' });
+    ix.add(5, { path: 'src/log.js', symbol: 'log', text: 'export function log(x) { console.log(x) }' });
+    assert.equal(ix.search('log out', { k: 1 })[0]?.docId, 1);
+    assert.deepEqual(new Set(ix.search('dark mode', { k: 3 }).map((h) => h.docId)), new Set([2, 3, 4]));
+    const off = new KeywordIndex({ compounds: false });
+    off.add(1, { path: 'src/auth.js', symbol: 'logout', text: 'export function logout() { session.end() }' });
+    assert.equal(off.search('log out', { k: 1 }).length, 0, 'without compounds nothing matches');
+  });
+
+  it('"sign in" finds login through the code-synonym table; a word named like an Object member is no synonym', () => {
+    const ix = new KeywordIndex();
+    ix.add(1, { path: 'src/auth.js', symbol: 'login', text: 'export async function login(user, password) {}' });
+    ix.add(2, { path: 'src/x.js', symbol: 'constructor', text: 'class X { constructor() {} }' });
+    assert.equal(ix.search('sign in', { k: 1 })[0]?.docId, 1);
+    assert.equal(new KeywordIndex({ synonyms: false }).search('sign in').length, 0);
+    assert.equal(ix.search('constructor __proto__ toString', { k: 1 })[0]?.docId, 2);
+  });
+});
+
+describe('diversify: locale folding, code first, per-file cap', () => {
+  it('folds one key section across locales, puts the other locale results after the code', () => {
+    const list: Ranked[] = [
+      { docId: 1, path: 'locales/de.json', symbol: 'user', locale: true },
+      { docId: 2, path: 'locales/en.json', symbol: 'user', locale: true },
+      { docId: 3, path: 'locales/fr.json', symbol: 'user', locale: true },
+      { docId: 4, path: 'locales/fr.json', symbol: 'map', locale: true },
+      { docId: 5, path: 'src/UserMenu.vue', locale: false },
+      { docId: 6, path: 'src/auth.js', locale: false },
+      { docId: 7, path: 'src/other.js', locale: false },
+    ];
+    const out = diversify(list);
+    assert.deepEqual(
+      out.map((d) => d.docId),
+      [1, 5, 6, 7, 4],
+    );
+    assert.deepEqual(out[0].folded, [2, 3]);
+    assert.deepEqual(
+      diversify(list, { codeFirst: false }).map((d) => d.docId),
+      [1, 4, 5, 6, 7],
+    );
+  });
+
+  it('keeps at most 3 chunks of one file, the rest reachable from its best one', () => {
+    const list: Ranked[] = [1, 2, 3, 4, 5].map((i) => ({ docId: i, path: 'src/Settings.vue', locale: false }));
+    list.splice(2, 0, { docId: 9, path: 'src/b.js', locale: false });
+    const out = diversify(list);
+    assert.deepEqual(
+      out.map((d) => d.docId),
+      [1, 2, 9, 3],
+    );
+    assert.deepEqual(out[0].moreInFile, [4, 5]);
+  });
+});
+
+describe('i18n text searchable with the code that uses the key', () => {
+  const files: Record<string, string> = {
+    'package.json': '{"name":"app"}',
+    'src/locales/en.json': '{"user": {"sign_out": "Sign out of your account", "profile": "Your profile"}}',
+    'src/locales/de.json': '{"user": {"sign_out": "Von Ihrem Konto abmelden", "profile": "Ihr Profil"}}',
+    'src/locales/fr.json': '{"user": {"sign_out": "Se déconnecter de votre compte", "profile": "Votre profil"}}',
+    'src/components/UserMenu.vue': '<template>\n  <button @click="leave">{{ $t(\'user.sign_out\') }}</button>\n</template>\n<script>\nexport default { name: "UserMenu", methods: { leave() { this.$emit("leave") } } }\n</script>\n',
+    'src/components/Chip.js': "export const closeLabel = { default: '$app.user.profile' }\n",
+    'src/account.js': 'export function account() { return "sign" }\n',
+  };
+
+  function setup(): { engine: Engine; index: I18nIndex } {
+    const engine = new Engine({ noEmbedderReason: 'test' });
+    const index = new I18nIndex();
+    for (const [rel, text] of Object.entries(files)) {
+      engine.updateFile(rel, bytes(text), stat);
+      index.setFile(rel, text);
+    }
+    return { engine, index };
+  }
+
+  it('the words a user sees find the component that renders the key, the locale files folded into one result', async () => {
+    const { engine, index } = setup();
+    const before = await engine.search('sign out from account', { mode: 'keyword' });
+    assert.notEqual(before[0]?.chunk.path, 'src/components/UserMenu.vue', 'without the feed the template has none of the words');
+    assert.ok(engine.setI18n(i18nFeed(index)) >= 1);
+    const hits = await engine.search('sign out from account', { mode: 'keyword' });
+    assert.equal(hits[0].chunk.path, 'src/components/UserMenu.vue', hits.map((h) => h.chunk.path).join(', '));
+    const locales = hits.filter((h) => h.chunk.path.includes('/locales/'));
+    assert.equal(locales.length, 1, `one locale result: ${hits.map((h) => h.chunk.path).join(', ')}`);
+    assert.equal(locales[0].alsoIn?.length, 2);
+    // searchable, not displayed: the chunk's text and header are what the file holds
+    assert.ok(!hits[0].chunk.text.includes('Sign out'));
+    assert.ok(!hits[0].chunk.header.includes('Sign out'));
+  });
+
+  it('a key held as a string literal counts, a leading $namespace segment tried without it', async () => {
+    const { engine, index } = setup();
+    engine.setI18n(i18nFeed(index));
+    const hits = await engine.search('your profile', { mode: 'keyword' });
+    assert.ok(
+      hits.some((h) => h.chunk.path === 'src/components/Chip.js'),
+      hits.map((h) => h.chunk.path).join(', '),
+    );
+  });
+
+  it('a verbatim translation still finds its locale file in the top 3, and taking the feed away undoes it', async () => {
+    const { engine, index } = setup();
+    engine.setI18n(i18nFeed(index));
+    const hits = await engine.search('Von Ihrem Konto abmelden', { mode: 'keyword' });
+    assert.ok(hits.slice(0, 3).some((h) => h.chunk.path === 'src/locales/de.json'));
+    assert.ok(engine.setI18n(undefined) >= 1);
+    const after = await engine.search('sign out from account', { mode: 'keyword' });
+    assert.notEqual(after[0]?.chunk.path, 'src/components/UserMenu.vue');
+  });
+
+  it('the source locale is English when there is one, else the locale with most values', () => {
+    const m = (ls: string[]) => new Map([['a', ls.map((locale) => ({ locale, value: 'x' }))]]);
+    assert.equal(sourceLocale(m(['de', 'en-US', 'fr'])), 'en-US');
+    assert.equal(sourceLocale(m(['de', 'en', 'en-GB'])), 'en');
+    assert.equal(sourceLocale(new Map([['a', [{ locale: 'de' }, { locale: 'fr' }]], ['b', [{ locale: 'fr' }]]])), 'fr');
+  });
+});
+
+describe('Markdown code blocks indexed once', () => {
+  it('a section piece that is only a code block and the code block chunk are one chunk', async () => {
+    const para = Array.from({ length: 40 }, (_, i) => `word${i} of the introduction`).join(' ');
+    const code = Array.from({ length: 12 }, (_, i) => `const value${i} = compute(${i});`).join('\n');
+    const md = `# Setup\n\n${para}\n\n\`\`\`js\n${code}\n\`\`\`\n`;
+    const chunks = chunkFile('docs/setup.md', md, resolveOptions({ maxTokens: 128 })).chunks;
+    const key = (c: { start: { offset: number }; end: { offset: number } }) => `${c.start.offset}:${c.end.offset}`;
+    const twins = (cs: typeof chunks) => cs.filter((c) => c.kind === 'code-block' && cs.some((s) => s.kind === 'section' && key(s) === key(c)));
+    assert.ok(twins(chunks).length > 0, `the chunker gives a twin here: ${chunks.map((c) => `${c.kind} ${key(c)}`).join(', ')}`);
+    const kept = withoutTwinCodeBlocks(chunks);
+    assert.equal(twins(kept).length, 0);
+    assert.equal(kept.length, chunks.length - twins(chunks).length);
+    for (const c of kept) for (const id of c.links?.codeBlocks ?? []) assert.ok(kept.some((k) => k.id === id), 'no link to a dropped chunk');
+    const e = new Engine({ noEmbedderReason: 'test' });
+    e.updateFile('docs/setup.md', bytes(md), stat);
+    const hits = await e.search('const value3 compute', { mode: 'keyword' });
+    assert.equal(hits.filter((h) => h.chunk.text.includes('value3')).length, 1);
+  });
+});
