@@ -11,7 +11,8 @@ import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type FileC
 import { formatStats, StatsCollector } from './chunkers/stats';
 import { createEmbedder, type Embedder } from './index/embedder';
 import type { Engine, IndexProgress, SearchHit, SearchMode } from './index/engine';
-import { walkFiles, type WalkedFile } from './workspace/files';
+import { notRegularReason, walkFiles, type WalkedFile, type WalkProblem } from './workspace/files';
+import { compileGlob, GlobError, splitGlobList } from './workspace/glob';
 import { StoreLockedError, StoreWriteError } from './index/store';
 import { connectPg, isPgUrl, PgStoreError, pushFolder, redact, searchWithOverlay } from './index/pgstore';
 import { FolderSession } from './service/session';
@@ -52,34 +53,136 @@ interface Args {
   lists: Map<string, string[]>;
 }
 
+const MODEL_FLAGS = ['--no-embed', '--model-path', '--model', '--allow-download'];
+const STORE_FLAGS = ['--store', ...MODEL_FLAGS];
+
+/** Per command: its flags (`=` marks one that takes a value) and how many positional arguments. */
+const COMMANDS: Record<string, { flags: string[]; positional: number }> = {
+  chunk: { flags: ['--json', '--stats', '--max-tokens=', '--max-file-kb=', '--json-categories='], positional: 1 },
+  index: { flags: STORE_FLAGS, positional: 1 },
+  search: { flags: ['--dir=', '--json', '--k=', '--mode=', '--glob=', '--language=', '--kind=', ...STORE_FLAGS], positional: 1 },
+  similar: { flags: ['--dir=', '--json', '--k=', ...STORE_FLAGS], positional: 1 },
+  batch: { flags: ['--dir=', '--queries=', '--out=', '--k=', '--mode=', ...STORE_FLAGS], positional: 0 },
+  eval: { flags: ['--gold=', '--json', '--write-gold=', ...STORE_FLAGS], positional: 1 },
+  i18n: { flags: ['--dir=', '--json', '--k=', '--from=', '--locales=', '--key=', '--check', '--functions=', ...MODEL_FLAGS], positional: 1 },
+};
+const VALUED = new Set(['--store', '--model-path', '--model']);
+
+/**
+ * Parses `argv` against the command's own flags: an unknown flag, a value given to a switch, a
+ * missing value or a surplus argument is a UsageError (exit 2), never silently ignored.
+ * `--` ends the flags (a query may start with `--`).
+ */
 function parseArgs(argv: string[]): Args {
   const [command = '', ...rest] = argv;
   const positional: string[] = [];
   const flags = new Map<string, string | true>();
   const lists = new Map<string, string[]>();
-  const valued = new Set(['--key', '--functions', '--locales', '--from', '--max-tokens', '--max-file-kb', '--json-categories', '--store', '--dir', '--k', '--mode', '--model-path', '--model', '--queries', '--out', '--glob', '--language', '--kind', '--gold', '--write-gold']);
+  const dashes = rest.indexOf('--');
+  if (rest.slice(0, dashes < 0 ? undefined : dashes).some((a) => a === '--help' || a === '-h')) return { command: 'help', positional: [], flags, lists };
+  const spec = COMMANDS[command];
+  if (!spec) return { command, positional: rest, flags, lists };
+  const valued = new Set(spec.flags.filter((f) => f.endsWith('=') || VALUED.has(f)).map((f) => f.replace(/=$/, '')));
+  const switches = new Set(spec.flags.filter((f) => !f.endsWith('=') && !VALUED.has(f)));
+  let onlyPositional = false;
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i];
-    if (a.startsWith('--')) {
-      const [k, v] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+    if (!onlyPositional && a === '--') {
+      onlyPositional = true;
+      continue;
+    }
+    if (!onlyPositional && a.startsWith('--')) {
+      const eq = a.indexOf('=');
+      const [k, v] = eq >= 0 ? [a.slice(0, eq), a.slice(eq + 1)] : [a, undefined];
       if (valued.has(k)) {
         const val = v ?? rest[++i];
         if (val === undefined) throw new UsageError(`${k} needs a value`);
         flags.set(k, val);
         lists.set(k, [...(lists.get(k) ?? []), val]);
-      } else flags.set(k, true);
+      } else if (switches.has(k)) {
+        if (v !== undefined) throw new UsageError(`${k} takes no value (got ${k}=${v})`);
+        flags.set(k, true);
+      } else throw new UsageError(`unknown option ${k} for fathom ${command}`);
     } else positional.push(a);
+  }
+  if (positional.length > spec.positional) {
+    throw new UsageError(
+      spec.positional === 0
+        ? `fathom ${command} takes no argument besides its options (got ${JSON.stringify(positional[0])})`
+        : `fathom ${command} takes ${spec.positional} argument (got ${positional.length}: ${positional.map((p) => JSON.stringify(p)).join(' ')}; quote a query of several words)`,
+    );
   }
   return { command, positional, flags, lists };
 }
 
+/** A positive whole number written in decimal digits (`0x10`, `1e3`, `5.0`, `-1` are not). */
 function intFlag(args: Args, name: string): number | undefined {
   const v = args.flags.get(name);
   if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${name} must be a positive integer, got ${String(v)}`);
+  const n = typeof v === 'string' && /^[0-9]+$/.test(v.trim()) ? Number(v.trim()) : NaN;
+  if (!Number.isSafeInteger(n) || n <= 0) throw new UsageError(`${name} must be a positive whole number, got ${JSON.stringify(v)}`);
   return n;
 }
+
+/**
+ * The lines of a JSON-lines file as objects: a byte-order mark at the start is dropped, blank
+ * lines skipped, and a line that is not a JSON object (`null`, `[]`, `"x"`, broken JSON) is a
+ * UsageError naming the file and line.
+ */
+function readJsonObjects(file: string): Array<{ line: number; value: Record<string, unknown> }> {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const out: Array<{ line: number; value: Record<string, unknown> }> = [];
+  for (const [i, l] of text.split(/\r?\n/).entries()) {
+    if (!l.trim()) continue;
+    let v: unknown;
+    try {
+      v = JSON.parse(l);
+    } catch {
+      throw new UsageError(`${file}:${i + 1} is not JSON`);
+    }
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new UsageError(`${file}:${i + 1} is not a JSON object (got ${l.trim().slice(0, 40)})`);
+    out.push({ line: i + 1, value: v as Record<string, unknown> });
+  }
+  return out;
+}
+
+/**
+ * Fails now, before any work, when `file` cannot be written: a missing or read-only folder, a
+ * folder in its place. Leaves no file behind when there was none.
+ */
+function checkWritable(flag: string, file: string): void {
+  const existed = fs.existsSync(file);
+  try {
+    if (existed && fs.statSync(file).isDirectory()) throw Object.assign(new Error('it is a folder'), { code: 'EISDIR' });
+    fs.closeSync(fs.openSync(file, 'a'));
+    if (!existed) fs.rmSync(file, { force: true });
+  } catch (err) {
+    throw new UsageError(`${flag} ${file} cannot be written: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Text for a terminal: C0 and C1 control characters, DEL and the bidirectional overrides are
+ * written as escapes, so workspace text (a chunk's symbol, a locale value, a file name) can
+ * never move the cursor, set the title, write the clipboard (OSC 52) or break a line.
+ */
+export function escapeTerminal(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => {
+    const code = c.charCodeAt(0);
+    if (c === '\n') return '\\n';
+    if (c === '\r') return '\\r';
+    if (c === '\t') return '\\t';
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+const esc = escapeTerminal;
 
 /** The documented `--json` chunk line: exactly these keys, in this order. */
 function chunkLine(c: FileChunks['chunks'][number]): string {
@@ -98,6 +201,30 @@ function chunkLine(c: FileChunks['chunks'][number]): string {
   });
 }
 
+/**
+ * Reads a file that must be a regular file: opened without blocking (a FIFO swapped in after
+ * the walk does not hang us), checked with fstat, read up to its size (a device that never
+ * ends is never read) and at most `cap` bytes.
+ */
+function readRegularFile(abs: string, cap: number): Buffer {
+  const fd = fs.openSync(abs, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) throw new Error(notRegularReason(st));
+    const size = Math.min(st.size, cap + 1);
+    const buf = Buffer.alloc(size);
+    let off = 0;
+    while (off < size) {
+      const n = fs.readSync(fd, buf, off, size - off, off);
+      if (n === 0) break;
+      off += n;
+    }
+    return off === size ? buf : buf.subarray(0, off);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 async function chunkCommand(args: Args): Promise<number> {
   const target = args.positional[0];
   if (!target) throw new UsageError('fathom chunk: which folder or file?');
@@ -107,6 +234,8 @@ async function chunkCommand(args: Args): Promise<number> {
   } catch {
     throw new UsageError(`fathom chunk: ${target} does not exist`);
   }
+  // never read a device, FIFO or socket: /dev/zero never ends, a FIFO blocks forever
+  if (!stat.isDirectory() && !stat.isFile()) throw new UsageError(`fathom chunk: ${target} is ${notRegularReason(stat)}`);
   const maxTokens = intFlag(args, '--max-tokens');
   const maxKb = intFlag(args, '--max-file-kb');
   const cats = args.flags.get('--json-categories');
@@ -120,7 +249,7 @@ async function chunkCommand(args: Args): Promise<number> {
   const stats = new StatsCollector(opts.maxTokens);
 
   let files: WalkedFile[];
-  const problems: Array<{ rel: string; reason: string }> = [];
+  const problems: WalkProblem[] = [];
   if (stat.isDirectory()) files = walkFiles(target, problems);
   else {
     const rel = path.relative(process.cwd(), path.resolve(target));
@@ -136,10 +265,10 @@ async function chunkCommand(args: Args): Promise<number> {
   const skip = async (rel: string, reason: string, detail: string) => {
     stats.add({ path: rel, language: '', chunks: [], warnings: [], skipped: { reason: reason as never, detail } }, '');
     if (json && !wantStats) await write(JSON.stringify({ skipped: rel, reason: `${reason}: ${detail}` }));
-    else if (!json && !wantStats) await write(`skipped ${rel}: ${reason} (${detail})`);
+    else if (!json && !wantStats) await write(`skipped ${esc(rel)}: ${reason} (${esc(detail)})`);
   };
 
-  for (const p of problems) await skip(p.rel, 'unreadable', p.reason);
+  for (const p of problems) await skip(p.rel, p.kind ?? 'unreadable', p.reason);
   await prepareLanguagesFor(files.map((f) => f.rel)); // tree-sitter grammars, only those needed
   for (const f of files) {
     if (f.size > opts.maxFileBytes) {
@@ -148,7 +277,7 @@ async function chunkCommand(args: Args): Promise<number> {
     }
     let bytes: Buffer;
     try {
-      bytes = fs.readFileSync(f.abs);
+      bytes = readRegularFile(f.abs, opts.maxFileBytes);
     } catch (err) {
       await skip(f.rel, 'unreadable', (err as Error).message);
       continue;
@@ -171,9 +300,9 @@ async function chunkCommand(args: Args): Promise<number> {
     } else {
       for (const c of result.chunks) {
         const split = c.split ? ` [${c.split.index + 1}/${c.split.total}]` : '';
-        await write(`${c.path}:${c.start.line}-${c.end.line}  ${c.kind}${c.symbol ? ` ${c.symbol}` : ''}${split}  ${c.tokens} tok`);
+        await write(`${esc(c.path)}:${c.start.line}-${c.end.line}  ${c.kind}${c.symbol ? ` ${esc(c.symbol)}` : ''}${split}  ${c.tokens} tok`);
       }
-      for (const w of result.warnings) process.stderr.write(`warning ${f.rel}: ${w}\n`);
+      for (const w of result.warnings) process.stderr.write(`warning ${esc(f.rel)}: ${esc(w)}\n`);
     }
   }
   if (wantStats) {
@@ -365,7 +494,7 @@ function printHits(hits: SearchHit[], json: boolean): void {
       process.stdout.write(`${JSON.stringify({ ...hitLine(h), symbol: h.chunk.symbol ?? null, kind: h.chunk.kind, header: h.chunk.header, why: h.why })}\n`);
     } else {
       const why = [h.why.keyword ? `keyword #${h.why.keyword}` : '', h.why.dense ? `dense #${h.why.dense}` : ''].filter(Boolean).join(', ');
-      process.stdout.write(`${String(i + 1).padStart(2)}. ${h.chunk.path}:${h.chunk.start.line}-${h.chunk.end.line}  ${h.chunk.kind}${h.chunk.symbol ? ` ${h.chunk.symbol}` : ''}  (${h.score.toFixed(4)}; ${why})\n`);
+      process.stdout.write(`${String(i + 1).padStart(2)}. ${esc(h.chunk.path)}:${h.chunk.start.line}-${h.chunk.end.line}  ${h.chunk.kind}${h.chunk.symbol ? ` ${esc(h.chunk.symbol)}` : ''}  (${h.score.toFixed(4)}; ${why})\n`);
     }
   }
 }
@@ -377,10 +506,19 @@ async function searchCommand(args: Args): Promise<number> {
   if (isPgUrl(store)) return remoteSearchCommand(query, store, args);
   const k = intFlag(args, '--k') ?? 10;
   const mode = modeFlag(args);
+  const list = (name: string) => strFlag(args, name)?.split(',').map((x) => x.trim()).filter(Boolean);
+  const globs = strFlag(args, '--glob') === undefined ? undefined : splitGlobList(strFlag(args, '--glob')!);
+  for (const g of globs ?? []) {
+    try {
+      compileGlob(g.replace(/^!/, '')); // refused before any work: too long, too many alternatives
+    } catch (err) {
+      if (err instanceof GlobError) throw new UsageError(`--glob: ${err.message}`);
+      throw err;
+    }
+  }
   const { engine } = await openEngine(strFlag(args, '--dir') ?? '.', args, args.flags.has('--json'));
   if (mode === 'dense' && !engine.vectors) throw new UsageError(`--mode dense needs an embedding model: ${engine.noEmbedderReason}`);
-  const list = (name: string) => strFlag(args, name)?.split(',').map((x) => x.trim()).filter(Boolean);
-  const hits = await engine.search(query, { k, mode, filters: { pathGlob: list('--glob'), language: list('--language'), kind: list('--kind') } });
+  const hits = await engine.search(query, { k, mode, filters: { pathGlob: globs, language: list('--language'), kind: list('--kind') } });
   printHits(hits, args.flags.has('--json'));
   await engine.embedder?.dispose();
   return 0;
@@ -408,22 +546,11 @@ async function batchCommand(args: Args): Promise<number> {
   if (!dir || !queriesFile || !out) throw new UsageError('fathom batch needs --dir, --queries and --out');
   const k = intFlag(args, '--k') ?? 10;
   const mode = modeFlag(args);
-  let lines: string[];
-  try {
-    lines = fs.readFileSync(queriesFile, 'utf8').split(/\r?\n/).filter((l) => l.trim());
-  } catch (err) {
-    throw new UsageError(`cannot read ${queriesFile}: ${(err as Error).message}`);
-  }
-  const queries = lines.map((l, i) => {
-    let q: { id?: unknown; query?: unknown };
-    try {
-      q = JSON.parse(l) as typeof q;
-    } catch {
-      throw new UsageError(`${queriesFile}:${i + 1} is not JSON`);
-    }
-    if (typeof q.query !== 'string') throw new UsageError(`${queriesFile}:${i + 1} has no "query" string`);
-    return { id: q.id ?? i + 1, query: q.query };
+  const queries = readJsonObjects(queriesFile).map(({ line, value: q }) => {
+    if (typeof q.query !== 'string') throw new UsageError(`${queriesFile}:${line} has no "query" string`);
+    return { id: q.id ?? line, query: q.query };
   });
+  checkWritable('--out', out); // before the work, not after it
   const { engine } = await openEngine(dir, args);
   if (mode === 'dense' && !engine.vectors) throw new UsageError(`--mode dense needs an embedding model: ${engine.noEmbedderReason}`);
   const outLines: string[] = [];
@@ -431,7 +558,11 @@ async function batchCommand(args: Args): Promise<number> {
     const hits = await engine.search(q.query, { k, mode });
     outLines.push(JSON.stringify({ id: q.id, results: hits.map(hitLine) }));
   }
-  fs.writeFileSync(out, outLines.length ? `${outLines.join('\n')}\n` : '');
+  try {
+    fs.writeFileSync(out, outLines.length ? `${outLines.join('\n')}\n` : '');
+  } catch (err) {
+    throw new UsageError(`--out ${out} cannot be written: ${(err as Error).message}`);
+  }
   process.stderr.write(`${queries.length} queries → ${out}\n`);
   await engine.embedder?.dispose();
   return 0;
@@ -440,22 +571,24 @@ async function batchCommand(args: Args): Promise<number> {
 async function evalCommand(args: Args): Promise<number> {
   const dir = args.positional[0];
   if (!dir) throw new UsageError('fathom eval: which folder?');
-  const { engine } = await openEngine(dir, args, args.flags.has('--json'));
-  let gold: GoldQuery[];
   const goldFile = strFlag(args, '--gold');
-  if (goldFile) {
-    try {
-      gold = fs.readFileSync(goldFile, 'utf8').split(/\r?\n/).filter((l) => l.trim()).map((l) => JSON.parse(l) as GoldQuery);
-    } catch (err) {
-      throw new UsageError(`cannot read ${goldFile}: ${(err as Error).message}`);
-    }
-    for (const [i, g] of gold.entries()) {
-      if (typeof g.query !== 'string' || typeof g.file !== 'string') throw new UsageError(`${goldFile}:${i + 1} needs "query" and "file"`);
-      g.route ??= 'gold';
-    }
-  } else gold = mineGold(engine);
+  const given = goldFile
+    ? readJsonObjects(goldFile).map(({ line, value: g }) => {
+        if (typeof g.query !== 'string' || typeof g.file !== 'string') throw new UsageError(`${goldFile}:${line} needs "query" and "file"`);
+        return { ...g, route: typeof g.route === 'string' ? g.route : 'gold' } as GoldQuery;
+      })
+    : undefined;
   const written = strFlag(args, '--write-gold');
-  if (written) fs.writeFileSync(written, gold.map((g) => JSON.stringify(g)).join('\n') + '\n');
+  if (written) checkWritable('--write-gold', written);
+  const { engine } = await openEngine(dir, args, args.flags.has('--json'));
+  const gold: GoldQuery[] = given ?? mineGold(engine);
+  if (written) {
+    try {
+      fs.writeFileSync(written, gold.map((g) => JSON.stringify(g)).join('\n') + '\n');
+    } catch (err) {
+      throw new UsageError(`--write-gold ${written} cannot be written: ${(err as Error).message}`);
+    }
+  }
   const modes: SearchMode[] = engine.vectors ? ['keyword', 'dense', 'hybrid'] : ['keyword'];
   const report = await evaluate(engine, gold, modes);
   if (args.flags.has('--json')) process.stdout.write(`${JSON.stringify({ queries: gold.length, modes, noDense: engine.vectors ? undefined : engine.noEmbedderReason, report })}\n`);
@@ -482,8 +615,8 @@ function i18nLine(c: Candidate): string {
 }
 
 function printI18n(r: LookupResult, json: boolean): void {
-  for (const p of r.problems) process.stderr.write(`problem ${p.file}${p.line ? `:${p.line}` : ''}: ${p.kind}: ${p.message}\n`);
-  if (r.semanticUnavailable) process.stderr.write(`semantic matching unavailable: ${r.semanticUnavailable}\n`);
+  for (const p of r.problems) process.stderr.write(`problem ${esc(p.file)}${p.line ? `:${p.line}` : ''}: ${p.kind}: ${esc(p.message)}\n`);
+  if (r.semanticUnavailable) process.stderr.write(`semantic matching unavailable: ${esc(r.semanticUnavailable)}\n`);
   if (!r.candidates.length) process.stderr.write('no key found\n');
   const out: string[] = [];
   for (const [i, c] of r.candidates.entries()) {
@@ -491,11 +624,11 @@ function printI18n(r: LookupResult, json: boolean): void {
       out.push(i18nLine(c));
       continue;
     }
-    const where = [c.app ? `app ${c.app}` : '', c.component ? `component ${c.component}` : ''].filter(Boolean).join(', ');
-    const matched = c.matched ? `, ${c.matched.locale} "${c.matched.value}"` : '';
-    out.push(`${i ? '\n' : ''}${c.key}  ${c.match}${c.match === 'key' ? '' : ` ${c.score.toFixed(2)}`}${matched}${where ? `  (${where})` : ''}`);
-    for (const l of c.locales) out.push(`  ${l.locale.padEnd(6)} ${l.file}:${l.range.start.line}:${l.range.start.column + 1}  ${l.value}`);
-    for (const u of c.usages) out.push(`  used   ${u.file}:${u.range.start.line}:${u.range.start.column + 1}  ${u.via}${u.dynamic ? ` (dynamic, prefix "${u.key}")` : ''}`);
+    const where = [c.app ? `app ${esc(c.app)}` : '', c.component ? `component ${esc(c.component)}` : ''].filter(Boolean).join(', ');
+    const matched = c.matched ? `, ${esc(c.matched.locale)} "${esc(c.matched.value)}"` : '';
+    out.push(`${i ? '\n' : ''}${esc(c.key)}  ${c.match}${c.match === 'key' ? '' : ` ${c.score.toFixed(2)}`}${matched}${where ? `  (${where})` : ''}`);
+    for (const l of c.locales) out.push(`  ${esc(l.locale).padEnd(6)} ${esc(l.file)}:${l.range.start.line}:${l.range.start.column + 1}  ${esc(l.value)}`);
+    for (const u of c.usages) out.push(`  used   ${esc(u.file)}:${u.range.start.line}:${u.range.start.column + 1}  ${esc(u.via)}${u.dynamic ? ` (dynamic, prefix "${esc(u.key)}")` : ''}`);
     if (!c.usages.length) out.push('  used   nowhere found');
   }
   if (out.length) process.stdout.write(`${out.join('\n')}\n`);
@@ -510,9 +643,11 @@ async function i18nCommand(args: Args): Promise<number> {
     const dir = strFlag(args, '--dir') ?? '.';
     requireFolder(dir);
     const { index } = loadI18nIndex(dir, { localeGlobs: args.lists.get('--locales'), functions });
-    for (const p of index.problems) process.stderr.write(`problem ${p.file}${p.line ? `:${p.line}` : ''}: ${p.kind}: ${p.message}\n`);
+    for (const p of index.problems) process.stderr.write(`problem ${esc(p.file)}${p.line ? `:${p.line}` : ''}: ${p.kind}: ${esc(p.message)}\n`);
     const report = index.health();
-    process.stdout.write(formatHealth(report, args.flags.has('--json')));
+    const json = args.flags.has('--json');
+    const health = formatHealth(report, json);
+    process.stdout.write(json ? health : health.split('\n').map(esc).join('\n')); // keys and values come from the workspace
     return healthExitCode(report);
   }
   if (key === undefined && text === undefined) throw new UsageError('fathom i18n: give a "<string>" or --key a.b.c');
@@ -618,14 +753,17 @@ export function run(argv: string[]): Promise<void> {
       process.exitCode = code;
     },
     (err: unknown) => {
-      if (err instanceof StoreLockedError || err instanceof StoreWriteError || err instanceof PgStoreError || isDatabaseError(err)) {
-        process.stderr.write(`fathom: ${err.message}\n`);
-        process.exitCode = 1;
-      } else if (err instanceof UsageError) {
-        process.stderr.write(`fathom: ${err.message}\n\n${USAGE}\n`);
+      if (err instanceof UsageError || err instanceof GlobError) {
+        process.stderr.write(`fathom: ${esc(err.message)}\n\n${USAGE}\n`);
         process.exitCode = 2;
+      } else if (err instanceof StoreLockedError || err instanceof StoreWriteError || err instanceof PgStoreError || isDatabaseError(err) || (err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string')) {
+        // expected failures (a lock, a full disk, a system error): the message, no stack trace
+        process.stderr.write(`fathom: ${esc(err.message)}\n`);
+        process.exitCode = 1;
       } else {
-        process.stderr.write(`fathom: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+        // a bug: the message; the stack only when asked for
+        const e = err instanceof Error ? err : new Error(String(err));
+        process.stderr.write(`fathom: internal error: ${esc(e.message)}${process.env.FATHOM_DEBUG ? `\n${e.stack ?? ''}` : ' (FATHOM_DEBUG=1 shows where)'}\n`);
         process.exitCode = 1;
       }
     },

@@ -88,7 +88,9 @@ export type SkipReason =
   | 'invalid-encoding'
   | 'excluded-category'
   | 'unsupported'
-  | 'unreadable';
+  | 'unreadable'
+  /** a symlink (never followed), FIFO, socket or device: never read */
+  | 'not-regular';
 
 export interface FileChunks {
   path: string;

@@ -76,6 +76,40 @@ function startTagEnd(text: string, start: number, limit: number): number {
   return limit;
 }
 
+/**
+ * Says where non-whitespace text lies outside every block (start tag, content, end tag) and
+ * outside comments, or undefined when none does.
+ */
+function textOutsideBlocks(text: string, blocks: SFCBlock[]): string | undefined {
+  const spans = blocks
+    .map((b) => {
+      const open = text.lastIndexOf('<', Math.max(0, b.loc.start.offset - 1));
+      let end = b.loc.end.offset;
+      if (text.startsWith('</', end)) {
+        const gt = text.indexOf('>', end);
+        end = gt < 0 ? text.length : gt + 1;
+      }
+      return [open < 0 ? b.loc.start.offset : open, end] as const;
+    })
+    .sort((a, b) => a[0] - b[0]);
+  let at = 0;
+  const check = (from: number, to: number): string | undefined => {
+    const gap = text.slice(from, to).replace(/<!--[\s\S]*?-->/g, '');
+    const m = /\S/.exec(gap);
+    if (!m) return undefined;
+    const line = text.slice(0, from).split(/\r\n|\r|\n/).length + gap.slice(0, m.index).split(/\r\n|\r|\n/).length - 1;
+    return `text from line ${line} lies in no block`;
+  };
+  for (const [s, e] of spans) {
+    if (s > at) {
+      const r = check(at, s);
+      if (r) return r;
+    }
+    at = Math.max(at, e);
+  }
+  return check(at, text.length);
+}
+
 interface TemplateNode {
   type: number;
   loc: { start: { offset: number }; end: { offset: number } };
@@ -91,6 +125,10 @@ export function chunkVue(ctx: ChunkContext, opts: ResolvedOptions): ChunkerOutpu
     const msg = first instanceof Error ? first.message : String(first);
     const blocks = [descriptor.template, descriptor.script, descriptor.scriptSetup, ...descriptor.styles].filter(Boolean);
     if (!blocks.length) throw new FallbackError(`Vue SFC does not parse: ${msg}`);
+    // An unclosed block (a file mid-edit: `<script setup>` never closed) comes back empty, its
+    // text lost: when text outside every block would be dropped, the file is indexed as text.
+    const lost = textOutsideBlocks(text, [...blocks, ...descriptor.customBlocks] as SFCBlock[]);
+    if (lost) throw new FallbackError(`Vue SFC with an unclosed or unreadable block (${msg}): ${lost}`);
     warnings.push(`recovered ${errors.length} SFC error(s): ${msg}`);
   }
   const scripts = [descriptor.script, descriptor.scriptSetup].filter((b): b is NonNullable<typeof b> => !!b);

@@ -15,7 +15,7 @@ import { CancelledError, type IndexClient } from '../service/client';
 import type { IndexResult } from '../service/protocol';
 import { EventBatcher, mergeBatch, notNoise, type FolderBatch } from '../ui/batcher';
 import type { HostTimings } from '../ui/perf';
-import { initOptionsOf, keywordOnlyAdvice, needsReinit, type FathomSettings } from '../ui/settings';
+import { initOptionsOf, keywordOnlyAdvice, localModelPathOf, needsReinit, type FathomSettings } from '../ui/settings';
 import type { IndexTracker } from '../ui/tracker';
 import { folderSelection, readFathomSettings } from './settings';
 
@@ -173,7 +173,10 @@ export class WorkspaceIndex implements vscode.Disposable {
     const first = vscode.workspace.workspaceFolders?.[0];
     this.settings = readFathomSettings(first?.uri);
     if (!vscode.workspace.isTrusted) this.env.log.info('restricted mode: model settings are taken from user settings only (the workspace is not trusted)');
-    const options = initOptionsOf(this.settings, { cacheDir: this.env.cacheDir, localPathBase: first?.uri.scheme === 'file' ? first.uri.fsPath : undefined });
+    const pathEnv = { localPathBase: first?.uri.scheme === 'file' ? first.uri.fsPath : undefined, trusted: vscode.workspace.isTrusted };
+    const modelPath = localModelPathOf(this.settings, pathEnv);
+    if (modelPath.note) this.env.log.warn(modelPath.note);
+    const options = initOptionsOf(this.settings, { cacheDir: this.env.cacheDir, ...pathEnv });
     this.env.log.info(`model: ${options.embedder ? `${options.embedder.model}${options.embedder.localModelPath ? ` from ${options.embedder.localModelPath}` : ''}, downloads ${options.embedder.allowDownload ? 'allowed' : 'off'}, cache ${this.env.cacheDir}` : 'off (fathom.search.dense is false)'}`);
     const st = await this.env.client.init(options);
     this.env.tracker.setAdvice(keywordOnlyAdvice(st.keywordOnlyReason, this.settings));

@@ -132,6 +132,28 @@ interface Leaf {
   ke: number;
 }
 
+const isTree = (type: string | undefined) => type === 'object' || type === 'array' || type === 'ObjectExpression' || type === 'ArrayExpression';
+
+/**
+ * Members of one object whose key comes again later, when one of the two is an object or array:
+ * member index → the index of the last member with that key. By JSON's (and JavaScript's)
+ * last-one-wins rule the earlier value is replaced whole, so `{"d": {"a": "x"}, "d": "flat"}`
+ * has no `d.a`. (Two strings under one key are left to the per-path check, which says both values.)
+ */
+function shadowedMembers(members: Array<{ key: string | undefined; subtree: boolean; at: number }>): Map<number, number> {
+  const last = new Map<string, number>();
+  members.forEach((m, i) => {
+    if (m.key !== undefined) last.set(m.key, i);
+  });
+  const out = new Map<number, number>();
+  members.forEach((m, i) => {
+    if (m.key === undefined) return;
+    const j = last.get(m.key)!;
+    if (j !== i && (m.subtree || members[j].subtree)) out.set(i, j);
+  });
+  return out;
+}
+
 /** Every string leaf under `root` (an object), keys joined with `.`; depth-limited, iterative. */
 function leaves(root: jsonc.Node, problems: I18nProblem[], file: string, lineOf: (off: number) => number): Leaf[] {
   const out: Leaf[] = [];
@@ -154,6 +176,7 @@ function leaves(root: jsonc.Node, problems: I18nProblem[], file: string, lineOf:
       continue;
     }
     const kids = node.children ?? [];
+    const shadowed = node.type === 'object' ? shadowedMembers(kids.map((c) => ({ key: c.children?.[0] ? String(c.children[0].value) : undefined, subtree: isTree(c.children?.[1]?.type), at: c.offset }))) : undefined;
     for (let i = kids.length - 1; i >= 0; i--) {
       const c = kids[i];
       if (node.type === 'object') {
@@ -161,6 +184,13 @@ function leaves(root: jsonc.Node, problems: I18nProblem[], file: string, lineOf:
         const v = c.children?.[1];
         if (!k || !v) continue;
         const seg = String(k.value);
+        const later = shadowed?.get(i);
+        if (later !== undefined) {
+          // JSON's last-one-wins replaces the whole earlier value: its keys are gone
+          const at = prefix ? `${prefix}.${seg}` : seg;
+          problems.push({ kind: 'duplicate', file, line: lineOf(kids[later].offset), message: `key "${at}" is defined twice (lines ${lineOf(c.offset)} and ${lineOf(kids[later].offset)}); the last one wins, so the keys under the first one are gone` });
+          continue;
+        }
         stack.push({ node: v, prefix: prefix ? `${prefix}.${seg}` : seg, depth: depth + 1, keyNode: k });
       } else {
         // array elements: `a.0`; the key range is the element's own
@@ -218,6 +248,8 @@ interface Scan {
   strings: number;
   topKeys: Set<string>;
   tooDeep?: number;
+  /** Keys given twice in one object whose earlier value was dropped (last one wins). */
+  shadowed?: Array<{ path: string; ks: number; laterKs: number; lost: number }>;
 }
 
 /**
@@ -233,7 +265,21 @@ function scanLeaves(text: string): Scan {
     key: string;
     ks: number;
     ke: number;
+    /** Members seen in this object: key → the range of leaves they produced, and the key's offset. */
+    members?: Map<string, { start: number; end: number; ks: number }>;
+    cur?: { key: string; start: number; ks: number };
   }
+  // JSON's last-one-wins: a key given twice in one object keeps only the later value, the whole
+  // earlier one (its leaves) is dropped — `{"d": {"a": "x"}, "d": "flat"}` has no `d.a`
+  const dups: Array<{ path: string; earlier: { start: number; end: number; ks: number }; later: { start: number; ks: number }; laterEnd: number }> = [];
+  const closeMember = (f: Frame) => {
+    if (!f.cur) return;
+    const m = { start: f.cur.start, end: scan.leaves.length, ks: f.cur.ks };
+    const open = dups.find((d) => d.laterEnd < 0 && d.later.start === f.cur!.start && d.later.ks === f.cur!.ks);
+    if (open) open.laterEnd = m.end;
+    (f.members ??= new Map()).set(f.cur.key, m);
+    f.cur = undefined;
+  };
   const stack: Frame[] = [];
   /** The path and key range of a value starting at [off, off+len) in the current frame. */
   const child = (off: number, len: number): { path: string; ks: number; ke: number } | undefined => {
@@ -256,14 +302,21 @@ function scanLeaves(text: string): Scan {
     {
       onObjectBegin: (off, len) => begin(false, off, len),
       onArrayBegin: (off, len) => begin(true, off, len),
-      onObjectEnd: () => void stack.pop(),
+      onObjectEnd: () => {
+        const f = stack.pop();
+        if (f) closeMember(f);
+      },
       onArrayEnd: () => void stack.pop(),
       onObjectProperty: (property, off, len) => {
         const f = stack[stack.length - 1];
+        closeMember(f);
         f.key = property;
         const quoted = text.charCodeAt(off) === 34;
         f.ks = quoted ? off + 1 : off;
         f.ke = quoted ? off + len - 1 : off + len;
+        const earlier = f.members?.get(property);
+        if (earlier) dups.push({ path: f.prefix ? `${f.prefix}.${property}` : property, earlier, later: { start: scan.leaves.length, ks: f.ks }, laterEnd: -1 });
+        f.cur = { key: property, start: scan.leaves.length, ks: f.ks };
         if (stack.length === 1 && scan.topKeys.size < 64) scan.topKeys.add(property);
       },
       onLiteralValue: (value: unknown, off, len) => {
@@ -281,6 +334,18 @@ function scanLeaves(text: string): Scan {
     },
     { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true },
   );
+  for (const f of stack) closeMember(f); // a truncated file: its open members end here
+  const drop = new Set<number>();
+  for (const d of dups) {
+    const laterEnd = d.laterEnd < 0 ? scan.leaves.length : d.laterEnd;
+    const single = (a: number, b: number) => b - a === 1 && scan.leaves[a].path === d.path;
+    // two strings under one key: the per-path check reports both values; keep that
+    if (single(d.earlier.start, d.earlier.end) && single(d.later.start, laterEnd)) continue;
+    if (d.earlier.end === d.earlier.start) continue; // nothing of the earlier value is lost
+    for (let i = d.earlier.start; i < d.earlier.end; i++) drop.add(i);
+    (scan.shadowed ??= []).push({ path: d.path, ks: d.earlier.ks, laterKs: d.later.ks, lost: d.earlier.end - d.earlier.start });
+  }
+  if (drop.size) scan.leaves = scan.leaves.filter((_, i) => !drop.has(i));
   return scan;
 }
 
@@ -360,6 +425,11 @@ export function readLocaleJson(rel: string, text: string, opts: DiscoverOptions 
     }
   }
   if (scan.tooDeep !== undefined) problems.push({ kind: 'unsupported', file: rel, line: src.position(scan.tooDeep).line, message: `nesting deeper than ${MAX_DEPTH} levels is skipped` });
+  for (const d of scan.shadowed ?? []) {
+    const l1 = src.position(d.ks).line;
+    const l2 = src.position(d.laterKs).line;
+    problems.push({ kind: 'duplicate', file: rel, line: l2, message: `key "${d.path}" is defined twice (lines ${l1} and ${l2}); the last one wins, so the ${d.lost} value(s) under the first one are gone` });
+  }
   return { file: rel, lines: src, entries: toEntries(scan.leaves, id.locale, id.namespace, src, 0, rel, problems), problems };
 }
 
@@ -406,6 +476,12 @@ export function readLocaleScript(rel: string, text: string, globbed = false): Lo
     }
     if (depth >= MAX_DEPTH) continue;
     if (node.type === 'ObjectExpression') {
+      const keyOf = (p: (typeof node.properties)[number]): string | undefined => {
+        if (p.type !== 'ObjectProperty' || p.computed) return undefined;
+        const k = p.key;
+        return k.type === 'Identifier' ? k.name : k.type === 'StringLiteral' ? k.value : k.type === 'NumericLiteral' ? String(k.value) : undefined;
+      };
+      const shadowed = shadowedMembers(node.properties.map((p) => ({ key: keyOf(p), subtree: p.type === 'ObjectProperty' && isTree(p.value.type), at: p.start! })));
       for (let i = node.properties.length - 1; i >= 0; i--) {
         const p = node.properties[i];
         if (p.type !== 'ObjectProperty' || p.computed) {
@@ -413,8 +489,16 @@ export function readLocaleScript(rel: string, text: string, globbed = false): Lo
           continue;
         }
         const k = p.key;
-        const seg = k.type === 'Identifier' ? k.name : k.type === 'StringLiteral' ? k.value : k.type === 'NumericLiteral' ? String(k.value) : undefined;
+        const seg = keyOf(p);
         if (seg === undefined) continue;
+        const later = shadowed.get(i);
+        if (later !== undefined) {
+          const at = prefix ? `${prefix}.${seg}` : seg;
+          const l1 = src.position(p.start!).line;
+          const l2 = src.position(node.properties[later].start!).line;
+          problems.push({ kind: 'duplicate', file: rel, line: l2, message: `key "${at}" is defined twice (lines ${l1} and ${l2}); the last one wins, so the keys under the first one are gone` });
+          continue;
+        }
         const inner = k.type === 'StringLiteral' ? 1 : 0;
         stack.push({ node: p.value, prefix: prefix ? `${prefix}.${seg}` : seg, depth: depth + 1, ks: k.start! + inner, ke: k.end! - inner });
       }

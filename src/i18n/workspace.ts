@@ -5,8 +5,8 @@
  * Unreadable or undecodable files are recorded as problems, never thrown. `feedI18n` applies
  * one read of the FileSource (the same one the engine chunks) to an index.
  */
-import picomatch from 'picomatch';
 import type { FileSelection } from '../workspace/files';
+import { compileGlobs, splitGlobList } from '../workspace/glob';
 import { NodeFileSource, type FileSource, type ReadResult } from '../workspace/source';
 import { I18nIndex, type I18nIndexOptions } from './index';
 import { frameworkOf } from './frameworks/index';
@@ -18,9 +18,9 @@ const JSONISH = /\.(?:json|jsonc|json5)$/i;
 
 /** The locale-glob test, or undefined without globs. Globs are relative to the root, `/`-separated. */
 export function globMatcher(globs: string[] | undefined): ((rel: string) => boolean) | undefined {
-  const list = (globs ?? []).flatMap((g) => g.split(',')).map((g) => g.trim()).filter(Boolean);
+  const list = (globs ?? []).flatMap(splitGlobList);
   if (!list.length) return undefined;
-  return picomatch(list, { dot: true });
+  return compileGlobs(list);
 }
 
 /** Is this file one the i18n index reads? */

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type ResolvedOptions } from '../chunkers/index';
 import type { Chunk, ChunkOptions } from '../chunkers/types';
 import { embedText, type Embedder } from './embedder';
-import type { FileSelection } from '../workspace/files';
+import type { FileSelection, WalkProblem } from '../workspace/files';
 import { NodeFileSource, type FileContent, type FileNotRead, type FileSource, type FileStat, type SourceFile } from '../workspace/source';
 import { diversify, type DiversifyOptions } from './diversify';
 import { compileFilter, DEFAULT_RRF_K, rrf, type FilterSpec } from './fusion';
@@ -407,12 +407,17 @@ export class Engine {
   ): AsyncGenerator<IndexProgress> {
     const src = typeof source === 'string' ? new NodeFileSource(source) : source;
     const hook = options.hook;
-    const problems: Array<{ rel: string; reason: string }> = [];
-    const files = src.walk(options.selection, problems);
+    const problems: WalkProblem[] = [];
+    const files = src.walk(options.selection, problems, options.signal);
     hook?.listed?.(files);
     const seen = new Set(files.map((f) => f.rel));
     for (const rel of [...this.files.keys()]) if (!seen.has(rel)) this.removeFile(rel);
-    for (const p of problems) this.skipFile(p.rel, { size: 0, mtimeMs: 0 }, 'unreadable', p.reason);
+    for (const p of problems) {
+      const kind = p.kind ?? 'unreadable';
+      const rec = this.files.get(p.rel);
+      if (rec?.skipped && rec.skipped.reason === kind && rec.skipped.detail === p.reason) continue; // known: no new revision, no save
+      this.skipFile(p.rel, { size: 0, mtimeMs: 0 }, kind, p.reason);
+    }
     await prepareLanguagesFor(files.map((f) => f.rel)); // tree-sitter grammars, only those needed
     const t0 = Date.now();
     const cap = this.chunkOptions.maxFileBytes;

@@ -7,10 +7,10 @@
  *   no calibration. Every result says why it ranked: its rank in each list and the fused score.
  *   Ties (equal fused scores) are broken deterministically: the better best rank first, then
  *   the keyword list's rank, then the smaller docId.
- * - `compileFilter`: path globs (picomatch; `!` negates), languages and kinds → one predicate
+ * - `compileFilter`: path globs (src/workspace/glob.ts, linear time; `!` negates), languages and kinds → one predicate
  *   over docIds, given a `lookup` from docId to the document's path, language and kind.
  */
-import picomatch from 'picomatch';
+import { compileGlob } from '../workspace/glob';
 
 export type ListName = 'keyword' | 'dense';
 
@@ -161,7 +161,7 @@ function facetsOf(spec: FilterSpec): FacetFilter {
   for (const g of globs) (g.startsWith('!') ? negative : positive).push(g.startsWith('!') ? g.slice(1) : g);
   const compile = (list: string[]) => {
     if (list.length === 0) return undefined;
-    const matchers = list.map((g) => picomatch(g.startsWith('./') ? g.slice(2) : g, { dot: true, basename: !g.includes('/') }));
+    const matchers = list.map((g) => compileGlob(g.startsWith('./') ? g.slice(2) : g, { basename: !g.includes('/') }));
     return (path: string) => matchers.some((m) => m(path));
   };
   const inc = compile(positive);

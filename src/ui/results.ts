@@ -7,6 +7,7 @@ import type { Chunk } from '../chunkers/types';
 import type { FilterSpec } from '../index/fusion';
 import type { WorkerHit } from '../service/protocol';
 import { identifyLocale, identifyLocaleScript } from '../i18n/locales';
+import { splitGlobList } from '../workspace/glob';
 import type { Range, ViewFilters, ViewGroup, ViewHit } from './messages';
 
 /** English words that would light up half of every snippet ("in" inside "gain", "Formatting"). */
@@ -264,14 +265,11 @@ export function looksLikeRegex(q: string): boolean {
 
 /**
  * The sidebar's filters as the engine's: the language, and comma/newline-separated globs
- * (`!` excludes). Globs are trimmed; empty ones dropped.
+ * (`!` excludes; commas inside braces belong to the glob). Globs are trimmed; empty ones dropped.
  */
 export function filterSpecOf(f: ViewFilters | undefined): FilterSpec | undefined {
   if (!f) return undefined;
-  const globs = f.paths
-    .split(/[,\n]/)
-    .map((g) => g.trim())
-    .filter((g) => g && g !== '!');
+  const globs = splitGlobList(f.paths).filter((g) => g !== '!');
   const spec: FilterSpec = {};
   if (globs.length) spec.pathGlob = globs;
   if (f.language.trim()) spec.language = [f.language.trim()];

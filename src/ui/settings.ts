@@ -97,8 +97,8 @@ export function readSettings(inspect: Inspect, trusted: boolean): FathomSettings
  * there, shared by every workspace). Without a local folder and without downloads there is
  * still the cache: a model downloaded once is found there.
  */
-export function initOptionsOf(s: FathomSettings, env: { cacheDir: string; localPathBase?: string }): WorkerInitOptions {
-  const localModelPath = s.localModelPath && env.localPathBase && !isAbsolute(s.localModelPath) ? joinPath(env.localPathBase, s.localModelPath) : s.localModelPath;
+export function initOptionsOf(s: FathomSettings, env: { cacheDir: string; localPathBase?: string; trusted?: boolean }): WorkerInitOptions {
+  const localModelPath = localModelPathOf(s, env).path;
   return {
     chunk: { maxTokens: s.maxTokens, maxFileBytes: s.maxFileSizeKB * 1024, jsonCategories: s.jsonCategories },
     embedder: s.dense
@@ -111,6 +111,22 @@ export function initOptionsOf(s: FathomSettings, env: { cacheDir: string; localP
         }
       : false,
   };
+}
+
+/**
+ * The model folder to use. A relative `fathom.model.localPath` is taken from the first workspace
+ * folder only in a trusted workspace: in Restricted Mode the workspace must not supply the model
+ * files, so a relative path (even the user's own) is not resolved there — `note` says why.
+ * Without a base (`localPathBase`), a relative path is kept as written.
+ */
+export function localModelPathOf(s: FathomSettings, env: { localPathBase?: string; trusted?: boolean }): { path?: string; note?: string } {
+  const p = s.localModelPath;
+  if (!p) return {};
+  if (isAbsolute(p) || !env.localPathBase) return { path: p };
+  if (env.trusted !== true) {
+    return { note: `fathom.model.localPath "${p}" is relative: in Restricted Mode it is not taken from the untrusted workspace folder; give an absolute path in your user settings` };
+  }
+  return { path: joinPath(env.localPathBase, p) };
 }
 
 /** Why the worker went keyword-only, said for a user (with what to do about it). */

@@ -10,7 +10,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import picomatch from 'picomatch';
+import { compileGlobs } from './glob';
 
 const ALWAYS_SKIPPED = new Set(['.git', '.hg', '.svn', 'node_modules', '.fathom']);
 
@@ -24,6 +24,18 @@ export interface WalkedFile {
 export interface WalkProblem {
   rel: string;
   reason: string;
+  /** `not-regular`: a symlink (not followed), FIFO, socket or device; else unreadable. */
+  kind?: 'unreadable' | 'not-regular';
+}
+
+/** Why an entry that is neither a folder nor a regular file is not read. */
+export function notRegularReason(e: { isSymbolicLink(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean }): string {
+  if (e.isSymbolicLink()) return 'a symbolic link (links are not followed)';
+  if (e.isFIFO()) return 'a named pipe (FIFO), not a regular file';
+  if (e.isSocket()) return 'a socket, not a regular file';
+  if (e.isCharacterDevice()) return 'a character device, not a regular file';
+  if (e.isBlockDevice()) return 'a block device, not a regular file';
+  return 'not a regular file';
 }
 
 /**
@@ -46,8 +58,9 @@ export function compileSelection(sel: FileSelection = {}): CompiledSelection {
   const clean = (list: string[] | undefined) => (list ?? []).map((g) => g.trim().replace(/^\.\//, '').replace(/\/+$/, '')).filter((g) => g.length > 0);
   const inc = clean(sel.include);
   const exc = clean(sel.exclude);
-  const incM = inc.length ? picomatch(inc, { dot: true }) : undefined;
-  const excM = exc.length ? picomatch(exc, { dot: true }) : undefined;
+  // linear-time globs (glob.ts): these come from settings a cloned repository can set
+  const incM = inc.length ? compileGlobs(inc) : undefined;
+  const excM = exc.length ? compileGlobs(exc) : undefined;
   return {
     allowed: (rel, isDir) => {
       if (excM && excM(rel)) return false;
@@ -57,8 +70,11 @@ export function compileSelection(sel: FileSelection = {}): CompiledSelection {
   };
 }
 
-/** Lists the files under `root`, in a stable (sorted) order. */
-export function walkFiles(root: string, problems: WalkProblem[] = [], selection?: FileSelection): WalkedFile[] {
+/**
+ * Lists the files under `root`, in a stable (sorted) order. `signal` is checked between
+ * entries: an aborted walk throws its reason.
+ */
+export function walkFiles(root: string, problems: WalkProblem[] = [], selection?: FileSelection, signal?: AbortSignal): WalkedFile[] {
   const out: WalkedFile[] = [];
   const rootAbs = path.resolve(root);
   const sel = compileSelection(selection);
@@ -80,6 +96,7 @@ export function walkFiles(root: string, problems: WalkProblem[] = [], selection?
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const e of entries) {
+      signal?.throwIfAborted();
       if (ALWAYS_SKIPPED.has(e.name)) continue;
       const rel = dirRel ? `${dirRel}/${e.name}` : e.name;
       const isDir = e.isDirectory();
@@ -92,7 +109,7 @@ export function walkFiles(root: string, problems: WalkProblem[] = [], selection?
         } catch (err) {
           problems.push({ rel, reason: `unreadable: ${(err as Error).message}` });
         }
-      }
+      } else problems.push({ rel, reason: notRegularReason(e), kind: 'not-regular' }); // a visible skip, never read
     }
   };
   visit(rootAbs, '', []);

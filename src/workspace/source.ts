@@ -51,7 +51,7 @@ export interface FileSource {
   /** What the folder is called in messages (its absolute path for a folder on disk). */
   readonly root: string;
   /** The folder's files in a stable (sorted) order; folders and files it could not read go to `problems`. */
-  walk(selection?: FileSelection, problems?: WalkProblem[]): SourceFile[];
+  walk(selection?: FileSelection, problems?: WalkProblem[], signal?: AbortSignal): SourceFile[];
   /** The walk's rules for single paths (a new filter per batch of changes: an edited `.gitignore` is seen). */
   filter(selection?: FileSelection): (rel: string) => boolean;
   stat(rel: string): FileStat | undefined;
@@ -95,9 +95,9 @@ export class NodeFileSource implements FileSource {
     this.root = path.resolve(root);
   }
 
-  walk(selection?: FileSelection, problems: WalkProblem[] = []): SourceFile[] {
+  walk(selection?: FileSelection, problems: WalkProblem[] = [], signal?: AbortSignal): SourceFile[] {
     const out: SourceFile[] = [];
-    for (const f of walkFiles(this.root, problems, selection)) {
+    for (const f of walkFiles(this.root, problems, selection, signal)) {
       const st = this.stat(f.rel);
       if (st) out.push({ rel: f.rel, ...st });
       else problems.push({ rel: f.rel, reason: 'unreadable: vanished while the folder was listed' });

@@ -77,7 +77,7 @@ describe('fathom chunk (CLI)', function () {
     assert.match(missing.err, /does not exist/);
     const badFlag = fathom(['chunk', dir, '--max-tokens', 'lots']);
     assert.equal(badFlag.code, 2);
-    assert.match(badFlag.err, /--max-tokens must be a positive integer/);
+    assert.match(badFlag.err, /--max-tokens must be a positive whole number/);
     assert.equal(fathom(['frobnicate']).code, 2);
   });
 });

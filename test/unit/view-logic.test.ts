@@ -312,7 +312,7 @@ describe('settings', function () {
     assert.deepEqual(on.embedder, { model: 'Xenova/all-MiniLM-L6-v2', localModelPath: undefined, allowDownload: false, cacheDir: '/global/models', threads: undefined });
     assert.equal(on.chunk?.maxFileBytes, 200 * 1024);
     assert.equal(initOptionsOf({ ...s, dense: false }, { cacheDir: '/c' }).embedder, false);
-    assert.equal((initOptionsOf({ ...s, localModelPath: 'models' }, { cacheDir: '/c', localPathBase: '/ws' }).embedder as { localModelPath: string }).localModelPath, '/ws/models');
+    assert.equal((initOptionsOf({ ...s, localModelPath: 'models' }, { cacheDir: '/c', localPathBase: '/ws', trusted: true }).embedder as { localModelPath: string }).localModelPath, '/ws/models');
     assert.equal(needsReinit(s, { ...s, rrfK: 5 }), false);
     assert.equal(needsReinit(s, { ...s, maxTokens: 128 }), true);
   });
