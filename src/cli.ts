@@ -31,8 +31,8 @@ const USAGE = `Usage:
   fathom similar <file>:<line> [--dir DIR] [--json] [--k 10]
   fathom batch --dir DIR --queries q.jsonl --out results.jsonl [--k 10] [--mode hybrid|keyword|dense]
   fathom eval <dir> [--gold gold.jsonl] [--json] [--write-gold FILE]
-  fathom i18n "<string>" [--dir DIR] [--json] [--k 10] [--from FILE] [--locales GLOB]… [--no-embed] [--model-path DIR]
-  fathom i18n --key a.b.c [--dir DIR] [--json] [--from FILE] [--locales GLOB]…
+  fathom i18n "<string>" [--dir DIR] [--store DIR] [--json] [--k 10] [--from FILE] [--locales GLOB]… [--no-embed] [--model-path DIR]
+  fathom i18n --key a.b.c [--dir DIR] [--store DIR] [--json] [--from FILE] [--locales GLOB]…
   fathom i18n --check [--dir DIR] [--json] [--locales GLOB]… [--functions NAME,…]
   fathom mcp [--dir DIR]… [--store DIR] [--no-embed] [--model-path DIR] [--model ID] [--allow-download]
 
@@ -658,7 +658,17 @@ async function i18nCommand(args: Args): Promise<number> {
   const from = strFlag(args, '--from');
   const fromFile = from !== undefined ? path.relative(path.resolve(dir), path.resolve(from)).split(path.sep).join('/') : undefined;
   const localeGlobs = args.lists.get('--locales');
-  const session = await FolderSession.open(dir);
+  // the i18n index is kept in the store folder (only what changed since is read again); the
+  // search index is not loaded for a lookup
+  const storeDir = path.resolve(strFlag(args, '--store') ?? path.join(dir, '.fathom'));
+  let session: FolderSession;
+  try {
+    session = await FolderSession.open(dir, { storeDir, lazyEngine: true, log: (level, m) => level !== 'info' && process.stderr.write(`${m}\n`) });
+  } catch (err) {
+    if (!(err instanceof StoreLockedError)) throw err;
+    process.stderr.write(`${err.message}: reading the folder without it\n`);
+    session = await FolderSession.open(dir);
+  }
   let result: LookupResult;
   try {
     if (key !== undefined) result = (await session.i18n({ op: 'key', key, fromFile, limit }, { localeGlobs, functions })).result as LookupResult;

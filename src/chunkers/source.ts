@@ -26,6 +26,17 @@ export class SourceText {
     this.lineStarts = starts;
   }
 
+  /**
+   * A line table without its text (restored from a store: positions only; `text` is empty, so
+   * `lineEnd` and slicing are not available).
+   */
+  static fromLineStarts(lineStarts: number[]): SourceText {
+    const t = Object.create(SourceText.prototype) as { text: string; lineStarts: number[] };
+    t.text = '';
+    t.lineStarts = lineStarts;
+    return t as unknown as SourceText;
+  }
+
   get lineCount(): number {
     return this.lineStarts.length;
   }

@@ -87,6 +87,20 @@ function canon(ns: string | undefined, path: string): string {
   return `${ns ?? ''}\0${path}`;
 }
 
+/**
+ * Bump when what `setFile` extracts from a file changes (locale discovery, entries, usages,
+ * problems): a stored snapshot of another version is not trusted and the files are read again.
+ */
+export const I18N_SNAPSHOT_VERSION = 1;
+
+/** What an index holds per file, as plain data (the store keeps it: `exportState`/`importState`). */
+export interface I18nSnapshot {
+  apps: string[];
+  locales: Array<Omit<LocaleFile, 'lines'> & { lineStarts: number[] }>;
+  usages: Array<[string, Usage[]]>;
+  problems: Array<[string, I18nProblem[]]>;
+}
+
 export interface I18nIndexOptions {
   localeGlobs?: string[];
   /** Compiled test of `localeGlobs` (the workspace loader passes it). */
@@ -174,6 +188,42 @@ export class I18nIndex {
       this.built = undefined;
       this.usageTable = undefined;
     }
+  }
+
+  /** Every file's extracted content, as plain data (no texts kept: line tables only). */
+  exportState(): I18nSnapshot {
+    return {
+      apps: [...this.apps],
+      locales: [...this.locales.values()].map((lf) => ({ file: lf.file, entries: lf.entries, problems: lf.problems, component: lf.component, lineStarts: lf.lines.lineStarts })),
+      usages: [...this.usages.entries()],
+      problems: [...this.fileProblems.entries()],
+    };
+  }
+
+  /** Replaces the content with a snapshot of `exportState` (lookup structures rebuilt lazily). */
+  importState(s: I18nSnapshot): void {
+    // checked before anything is replaced: a damaged snapshot throws and the index is untouched
+    const arr = Array.isArray;
+    if (!s || !arr(s.apps) || !arr(s.locales) || !arr(s.usages) || !arr(s.problems)) throw new Error('not an i18n snapshot');
+    for (const l of s.locales) {
+      if (typeof l?.file !== 'string' || !arr(l.entries) || !arr(l.problems) || !arr(l.lineStarts)) throw new Error(`damaged locale file record ${String(l?.file)}`);
+    }
+    for (const u of s.usages) if (!arr(u) || typeof u[0] !== 'string' || !arr(u[1])) throw new Error('damaged usage record');
+    for (const p of s.problems) if (!arr(p) || typeof p[0] !== 'string' || !arr(p[1])) throw new Error('damaged problem record');
+    this.revision++;
+    this.apps = [...s.apps].sort((a, b) => b.length - a.length);
+    this.locales.clear();
+    for (const l of s.locales) {
+      const { lineStarts, ...rest } = l;
+      this.locales.set(l.file, { ...rest, lines: SourceText.fromLineStarts(lineStarts) });
+    }
+    this.usages.clear();
+    for (const [f, u] of s.usages) this.usages.set(f, u);
+    this.fileProblems.clear();
+    for (const [f, p] of s.problems) this.fileProblems.set(f, p);
+    this.built = undefined;
+    this.usageTable = undefined;
+    this.vectors = undefined;
   }
 
   /** The app (folder of the nearest package.json) of a file; `''` at the root. */

@@ -19,6 +19,7 @@
  * The i18n index is built on the first i18n question (or when the store holds one), then kept
  * current by `index` and `apply`, which feed it from the same reads as the engine.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ChunkOptions } from '../chunkers/types';
 import { decodeBytes } from '../chunkers/decode';
@@ -26,7 +27,7 @@ import type { Embedder } from '../index/embedder';
 import { Engine, type IndexHook, type IndexProgress, type SearchHit, type SearchOptions } from '../index/engine';
 import { i18nFeed } from '../index/i18n-feed';
 import { loadStore, lockStore, saveStore, StoreWriteError } from '../index/store';
-import { stringAt, type I18nIndex, type LookupResult } from '../i18n/index';
+import { I18N_SNAPSHOT_VERSION, stringAt, type I18nIndex, type I18nSnapshot, type LookupResult } from '../i18n/index';
 import { feedI18n, i18nCap, newI18nIndex, wantsFile } from '../i18n/workspace';
 import type { FileSelection } from '../workspace/files';
 import { hashBytes, NodeFileSource, toRel, type FileSource, type FileStat, type ReadResult } from '../workspace/source';
@@ -83,22 +84,32 @@ interface I18nState {
   config: I18nConfig;
   /** What each fed file was, when it was read (size, mtime): the i18n side's catalog. */
   catalog: Map<string, FileStat>;
-  /** Settles once every wanted file of the walk was read. */
-  ready: Promise<void>;
+  /** Settles once every wanted file of the walk was read; undefined: not brought up to date with the folder yet (restored from the store). */
+  ready: Promise<void> | undefined;
+}
+
+/** The i18n index's file in the store folder. */
+const I18N_FILE = 'i18n.json';
+
+interface StoredI18n {
+  format: 'fathom-i18n';
+  version: number;
+  config: I18nConfig;
+  /** path, size, mtime of every file the index was fed. */
+  catalog: Array<[string, number, number]>;
+  state: I18nSnapshot;
 }
 
 export class FolderSession {
   readonly root: string;
   readonly source: FileSource;
   readonly storeDir: string | undefined;
-  readonly engine: Engine;
-  /** The store loaded (false: there was none, or it was not trusted: `rebuilt` says why). */
-  readonly loaded: boolean;
-  readonly rebuilt: string | undefined;
   /** The last `index` run's file selection: it holds for `apply` and for i18n too. */
   selection: FileSelection | undefined;
   private readonly release: () => void;
-  private savedRevision: number;
+  private loadedEngine: { engine: Engine; loaded: boolean; rebuilt: string | undefined } | undefined;
+  private savedRevision = -1;
+  private savedI18nRevision = -1;
   private saveTimer: NodeJS.Timeout | undefined;
   private indexing = 0;
   /** Stops the running index runs (close). */
@@ -111,64 +122,91 @@ export class FolderSession {
   private constructor(
     root: string,
     private readonly options: FolderSessionOptions,
-    engine: Engine,
     release: () => void,
-    loaded: boolean,
-    rebuilt: string | undefined,
   ) {
     this.root = root;
     this.source = options.source ?? new NodeFileSource(root);
     this.storeDir = options.storeDir ? path.resolve(options.storeDir) : undefined;
-    this.engine = engine;
     this.release = release;
-    this.loaded = loaded;
-    this.rebuilt = rebuilt;
-    this.savedRevision = loaded ? engine.revision : -1;
   }
 
   /**
    * Opens `root`: takes the store's lock (StoreLockedError when another process holds it) and
-   * loads it; a store that cannot be trusted is rebuilt by the first `index`, the reason logged.
+   * loads it — the search index at once, or on first use with `lazyEngine` (an i18n lookup
+   * needs only the stored i18n index); a store that cannot be trusted is rebuilt by the first
+   * `index`, the reason logged.
    */
-  static async open(root: string, options: FolderSessionOptions = {}): Promise<FolderSession> {
+  static async open(root: string, options: FolderSessionOptions & { lazyEngine?: boolean } = {}): Promise<FolderSession> {
     await Promise.resolve();
     const abs = options.source ? options.source.root : path.resolve(root);
-    const engine = new Engine({ chunk: options.chunk, embedder: options.embedder, noEmbedderReason: options.noEmbedderReason });
-    let release = () => undefined as void;
-    let loaded = false;
-    let rebuilt: string | undefined;
+    let release: () => void = () => undefined;
     let cannotSave: string | undefined;
     if (options.storeDir) {
-      const dir = path.resolve(options.storeDir);
       try {
-        release = lockStore(dir);
+        release = lockStore(path.resolve(options.storeDir));
       } catch (err) {
         if (!(err instanceof StoreWriteError) || options.mustSave) throw err;
-        cannotSave = err.message;
-      }
-      try {
-        const r = loadStore(dir, engine);
-        loaded = r.ok;
-        if (!r.ok && r.reason !== 'no stored index') {
-          rebuilt = r.reason;
-          options.log?.('warn', `rebuilding the index of ${abs}: ${r.reason}`);
-        }
-      } catch (err) {
-        release();
-        throw err;
+        cannotSave = err.message; // read-only or full: answer from memory
       }
     }
-    const session = new FolderSession(abs, options, engine, release, loaded, rebuilt);
+    const session = new FolderSession(abs, options, release);
     if (cannotSave) session.noSave(cannotSave);
+    try {
+      if (!options.lazyEngine) void session.engine;
+      session.loadI18n();
+    } catch (err) {
+      release();
+      throw err;
+    }
     return session;
   }
 
+  /** The search engine of the folder (loaded from the store on first use). */
+  get engine(): Engine {
+    if (this.loadedEngine) return this.loadedEngine.engine;
+    const o = this.options;
+    const engine = new Engine({ chunk: o.chunk, embedder: o.embedder, noEmbedderReason: o.noEmbedderReason });
+    let loaded = false;
+    let rebuilt: string | undefined;
+    if (this.storeDir) {
+      const r = loadStore(this.storeDir, engine);
+      loaded = r.ok;
+      if (!r.ok && r.reason !== 'no stored index') {
+        rebuilt = r.reason;
+        o.log?.('warn', `rebuilding the index of ${this.root}: ${r.reason}`);
+      }
+    }
+    this.savedRevision = loaded ? engine.revision : -1;
+    this.loadedEngine = { engine, loaded, rebuilt };
+    return engine;
+  }
+
+  /** The search engine was loaded (or created): false for a lazy session that only answered i18n. */
+  get engineLoaded(): boolean {
+    return !!this.loadedEngine;
+  }
+
+  /** The store loaded (false: there was none, or it was not trusted: `rebuilt` says why). */
+  get loaded(): boolean {
+    void this.engine;
+    return this.loadedEngine!.loaded;
+  }
+
+  get rebuilt(): string | undefined {
+    void this.engine;
+    return this.loadedEngine!.rebuilt;
+  }
+
   get embedder(): Embedder | undefined {
-    return this.engine.embedder;
+    return this.options.embedder;
   }
 
   get dirty(): boolean {
-    return this.engine.revision !== this.savedRevision;
+    return (!!this.loadedEngine && this.loadedEngine.engine.revision !== this.savedRevision) || this.i18nDirty;
+  }
+
+  private get i18nDirty(): boolean {
+    return !!this.i18nState && this.i18nState.index.revision !== this.savedI18nRevision;
   }
 
   get isIndexing(): boolean {
@@ -226,6 +264,9 @@ export class FolderSession {
         phase = p.phase;
         yield p;
       }
+      // the run fed the i18n index every changed file of the walk: it is current
+      const st = this.i18nState;
+      if (st && !st.ready) st.ready = Promise.resolve();
     } finally {
       this.runs.delete(stop);
       this.indexing--;
@@ -294,7 +335,7 @@ export class FolderSession {
   private refreshI18nText(paths?: string[]): void {
     const state = this.i18nState;
     if (!state || this.closed) return;
-    state.ready.then(
+    state.ready?.then(
       () => {
         if (this.i18nState === state && !this.closed) this.engine.setI18n(i18nFeed(state.index), paths);
       },
@@ -343,6 +384,7 @@ export class FolderSession {
     this.assertOpen();
     const state = this.i18nFor(options, options.signal);
     await state.ready;
+    if (this.i18nDirty) this.scheduleSave();
     options.signal?.throwIfAborted();
     const index = state.index;
     if (query.op === 'key') return { op: 'key', result: index.lookupKey(query.key, { fromFile: query.fromFile, limit: query.limit }) };
@@ -355,11 +397,11 @@ export class FolderSession {
       }
       return { op: 'hover', result: index.hover(query.file, query.offset, text) ?? null };
     }
-    const embedder = options.embedder ?? this.engine.embedder;
+    const embedder = options.embedder ?? this.options.embedder;
     const lookup = async (text: string, fromFile: string | undefined, limit: number | undefined): Promise<LookupResult> => {
       if (options.lexicalOnly) return index.lookupLexical(text, { fromFile, limit });
       const result = await index.lookupString(text, { fromFile, limit, embedder, signal: options.signal });
-      if (!embedder && result.semanticUnavailable) result.semanticUnavailable = `${this.engine.noEmbedderReason ?? 'no embedding model'}: semantic matching is unavailable`;
+      if (!embedder && result.semanticUnavailable) result.semanticUnavailable = `${this.options.noEmbedderReason ?? 'no embedding model configured'}: semantic matching is unavailable`;
       return result;
     };
     if (query.op === 'at') {
@@ -376,7 +418,7 @@ export class FolderSession {
    */
   prepareI18n(config: I18nConfig = {}): void {
     this.assertOpen();
-    this.i18nFor(config).ready.catch(() => undefined);
+    this.i18nFor(config).ready?.catch(() => undefined);
   }
 
   /** The configuration of the i18n index the session keeps, or undefined when it keeps none. */
@@ -388,19 +430,28 @@ export class FolderSession {
   private i18nFor(config: I18nConfig, signal?: AbortSignal): I18nState {
     const key = configKey(config);
     const have = this.i18nState;
-    if (have && configKey(have.config) === key) return have;
+    if (have && configKey(have.config) === key) {
+      if (!have.ready) this.startReading(have, signal); // restored from the store: read what changed since
+      return have;
+    }
     const index = newI18nIndex({ localeGlobs: config.localeGlobs, functions: config.functions });
-    const state: I18nState = { index, config: { localeGlobs: config.localeGlobs, functions: config.functions }, catalog: new Map(), ready: Promise.resolve() };
+    const state: I18nState = { index, config: { localeGlobs: config.localeGlobs, functions: config.functions }, catalog: new Map(), ready: undefined };
     this.i18nState = state;
-    state.ready = this.readI18n(state, signal).then(() => {
-      // the words each code chunk shows through its i18n keys become searchable with it
-      if (this.i18nState === state && !this.closed) this.engine.setI18n(i18nFeed(state.index));
-    });
-    // a failed read (cancelled) is retried by the next question
-    state.ready.catch(() => {
-      if (this.i18nState === state) this.i18nState = undefined;
-    });
+    this.startReading(state, signal);
     return state;
+  }
+
+  private startReading(state: I18nState, signal?: AbortSignal): void {
+    const ready = this.readI18n(state, signal).then(() => {
+      // the words each code chunk shows through its i18n keys become searchable with it
+      // (not for a lazy session that only answers i18n: its search index stays unloaded)
+      if (this.i18nState === state && !this.closed && this.loadedEngine) this.loadedEngine.engine.setI18n(i18nFeed(state.index));
+    });
+    state.ready = ready;
+    // a failed read (cancelled) is taken up again by the next question
+    ready.catch(() => {
+      if (state.ready === ready) state.ready = undefined;
+    });
   }
 
   /** Reads every wanted file of the walk that `state` does not hold yet, giving the event loop a turn every 20 ms. */
@@ -409,6 +460,8 @@ export class FolderSession {
     let slice = t0;
     let read = 0;
     const files = this.source.walk(this.selection);
+    const listed = new Set(files.map((f) => f.rel));
+    for (const rel of [...state.catalog.keys(), ...state.index.knownFiles()]) if (!listed.has(rel)) this.i18nDrop(state, rel);
     for (const f of files) {
       if (this.i18nState !== state) return; // superseded (other globs)
       if (!wantsFile(f.rel, state.index.options.matchesGlobs)) continue;
@@ -485,14 +538,78 @@ export class FolderSession {
       if (options.throwOnError) throw new StoreWriteError(this.saveProblem);
       return;
     }
+    const e = this.loadedEngine?.engine;
+    if (e && e.revision !== this.savedRevision) {
+      try {
+        const rev = e.revision;
+        saveStore(this.storeDir, e);
+        this.savedRevision = rev;
+      } catch (err) {
+        if (options.throwOnError) throw err;
+        if (err instanceof StoreWriteError) this.noSave(err.message);
+        else this.options.log?.('error', err instanceof Error ? err.message : String(err));
+        return;
+      }
+    }
+    if (this.i18nDirty) this.saveI18n();
+  }
+
+  // --- the stored i18n index (i18n.json in the store folder, beside the search index) --------
+
+  private get i18nFile(): string | undefined {
+    return this.storeDir ? path.join(this.storeDir, I18N_FILE) : undefined;
+  }
+
+  /** Restores the stored i18n index, if there is one to trust; the next question brings it up to date (only changed files are read). */
+  private loadI18n(): void {
+    const file = this.i18nFile;
+    if (!file || !fs.existsSync(file)) return;
+    let snap: StoredI18n;
     try {
-      const rev = this.engine.revision;
-      saveStore(this.storeDir, this.engine);
-      this.savedRevision = rev;
+      snap = JSON.parse(fs.readFileSync(file, 'utf8')) as StoredI18n;
     } catch (err) {
-      if (options.throwOnError) throw err;
-      if (err instanceof StoreWriteError) this.noSave(err.message);
-      else this.options.log?.('error', err instanceof Error ? err.message : String(err));
+      this.options.log?.('warn', `the stored i18n index is unreadable, it is rebuilt: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    }
+    if (snap?.format !== 'fathom-i18n' || snap.version !== I18N_SNAPSHOT_VERSION || !Array.isArray(snap.catalog) || !snap.state) {
+      this.options.log?.('info', 'the stored i18n index is of another version: it is rebuilt');
+      return;
+    }
+    const config: I18nConfig = { localeGlobs: Array.isArray(snap.config?.localeGlobs) ? snap.config.localeGlobs : undefined, functions: Array.isArray(snap.config?.functions) ? snap.config.functions : undefined };
+    const index = newI18nIndex(config);
+    try {
+      index.importState(snap.state);
+    } catch (err) {
+      this.options.log?.('warn', `the stored i18n index is damaged, it is rebuilt: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    }
+    const catalog = new Map<string, FileStat>(snap.catalog.map(([rel, size, mtimeMs]) => [rel, { size, mtimeMs }]));
+    this.i18nState = { index, config, catalog, ready: undefined };
+    this.savedI18nRevision = index.revision;
+  }
+
+  /** Writes the i18n index (temp file, then rename: a crash leaves the previous one). */
+  private saveI18n(): void {
+    const file = this.i18nFile;
+    const st = this.i18nState;
+    if (!file || !st) return;
+    const rev = st.index.revision;
+    const snap: StoredI18n = {
+      format: 'fathom-i18n',
+      version: I18N_SNAPSHOT_VERSION,
+      config: st.config,
+      catalog: [...st.catalog].map(([rel, s]) => [rel, s.size, s.mtimeMs]),
+      state: st.index.exportState(),
+    };
+    const tmp = `${file}.tmp-${process.pid}`;
+    try {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(tmp, JSON.stringify(snap));
+      fs.renameSync(tmp, file);
+      this.savedI18nRevision = rev;
+    } catch (err) {
+      fs.rmSync(tmp, { force: true });
+      this.options.log?.('error', `could not save the i18n index in ${this.storeDir}: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
 
@@ -507,7 +624,7 @@ export class FolderSession {
 
   /** Computes pending vectors in the background (unless an index run does it). */
   private startEmbedding(): void {
-    if (this.embedding || this.indexing || !this.engine.embedder || !this.engine.pendingVectors || this.closed) return;
+    if (this.embedding || this.indexing || !this.loadedEngine || !this.engine.embedder || !this.engine.pendingVectors || this.closed) return;
     const abort = new AbortController();
     const run = async () => {
       await turn();

@@ -4,13 +4,18 @@
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 
 const ROOT = path.join(__dirname, '..', '..');
 const BIN = path.join(ROOT, 'bin', 'fathom.js');
 const FIX = path.join(__dirname, '..', 'fixtures', 'i18n');
-const fathom = (args: string[]) => {
-  const r = spawnSync(process.execPath, [BIN, 'i18n', ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, FATHOM_MODEL_PATH: '' } });
+const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-i18n-cli-'));
+after(() => fs.rmSync(TMP, { recursive: true, force: true }));
+/** Runs `fathom i18n`; each run gets a fresh store (no `.fathom` in the fixtures; runs independent) unless one is given. */
+const fathom = (args: string[], store = fs.mkdtempSync(path.join(TMP, 'store-'))) => {
+  const r = spawnSync(process.execPath, [BIN, 'i18n', ...args, '--store', store], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, FATHOM_MODEL_PATH: '' } });
   return { code: r.status, out: r.stdout, err: r.stderr };
 };
 const jsonLines = (out: string) => out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -79,5 +84,27 @@ describe('fathom i18n (CLI)', () => {
     assert.equal(fathom(['--dir', FIX]).code, 2);
     assert.equal(fathom(['x', '--key', 'y', '--dir', FIX]).code, 2);
     assert.equal(fathom(['x', '--dir', path.join(FIX, 'missing')]).code, 2);
+  });
+
+  it('keeps its i18n index in the store: a later lookup reads only what changed, and sees edits and deletions', () => {
+    const ws = path.join(TMP, 'ws-stored');
+    fs.cpSync(path.join(FIX, 'per-file'), ws, { recursive: true });
+    const store = path.join(TMP, 'stored');
+    assert.equal(jsonLines(fathom(['Créer un événement', '--dir', ws, '--json'], store).out)[0].key, 'events.create.TITLE');
+    assert.ok(fs.existsSync(path.join(store, 'i18n.json')), 'stored');
+    assert.ok(!fs.existsSync(path.join(store, 'lock')), 'lock released');
+    const fr = path.join(ws, 'locales/core_fr.json');
+    fs.writeFileSync(fr, fs.readFileSync(fr, 'utf8').replace('Créer un événement', 'Nouvel événement'));
+    fs.utimesSync(fr, new Date(), new Date(Date.now() + 5000)); // a new mtime even on a coarse clock
+    assert.equal(jsonLines(fathom(['Nouvel événement', '--dir', ws, '--json'], store).out)[0]?.key, 'events.create.TITLE');
+    fs.rmSync(path.join(ws, 'src/notify.js'));
+    const k = jsonLines(fathom(['--key', 'events.create.TITLE', '--dir', ws, '--json'], store).out)[0] as { usages: Array<{ file: string }> };
+    assert.ok(!k.usages.some((u) => u.file === 'src/notify.js'), 'a deleted file loses its usages');
+    // a damaged store file is rebuilt, not trusted
+    fs.writeFileSync(path.join(store, 'i18n.json'), '{"format":"fathom-i18n","version":1,"catalog":[');
+    const again = fathom(['Nouvel événement', '--dir', ws, '--json'], store);
+    assert.equal(again.code, 0);
+    assert.match(again.err, /unreadable, it is rebuilt/);
+    assert.equal(jsonLines(again.out)[0]?.key, 'events.create.TITLE');
   });
 });

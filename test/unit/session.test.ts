@@ -179,6 +179,65 @@ describe('FolderSession (in memory)', function () {
   });
 });
 
+describe('FolderSession: the i18n index in the store', function () {
+  it('is saved with the store; a lazy session answers from it, reading only changed files, without loading the search index', async function () {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-session-i18n-'));
+    try {
+      const storeDir = path.join(tmp, 'store');
+      const mem = new MemoryFileSource(app());
+      const a = await FolderSession.open('/memory', { source: mem, storeDir });
+      await drain(a.index());
+      assert.equal((await str(a, 'Créer un événement')).candidates[0]?.key, 'events.create');
+      await a.close();
+      assert.ok(fs.existsSync(path.join(storeDir, 'i18n.json')));
+
+      mem.set('locales/fr.json', JSON.stringify({ events: { create: 'Nouvel événement', list: 'Tous les événements' } }));
+      mem.delete('src/form.js');
+      const src = counting(mem);
+      const b = await FolderSession.open('/memory', { source: src, storeDir, lazyEngine: true });
+      assert.equal((await str(b, 'Nouvel événement')).candidates[0]?.key, 'events.create');
+      assert.deepEqual(Object.fromEntries(src.reads), { 'locales/fr.json': 1 }, 'only the changed file is read');
+      assert.ok(!(await key(b, 'events.create')).candidates[0].usages.some((u) => u.file === 'src/form.js'), 'a deleted file is dropped');
+      assert.equal(b.engineLoaded, false, 'the search index was not loaded');
+      await b.close();
+
+      // a later index run (the engine's own catalog) and the stored i18n agree: one read of the changed file feeds both
+      const src2 = counting(mem);
+      const c = await FolderSession.open('/memory', { source: src2, storeDir });
+      mem.set('src/more.js', "export const c = () => i18n.t('events.list')\n");
+      await drain(c.index());
+      assert.equal(src2.reads.get('src/more.js'), 1);
+      assert.equal(src2.reads.get('locales/fr.json'), 1, 'the engine had not seen the fr edit: read once, for both');
+      assert.ok((await key(c, 'events.list')).candidates[0].usages.some((u) => u.file === 'src/more.js'));
+      assert.equal(src2.reads.get('src/more.js'), 1, 'i18n was fed by the index run, not by a second read');
+      await c.close();
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it('a stored i18n index of another version or damaged is rebuilt, not trusted', async function () {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-session-i18n-'));
+    try {
+      const storeDir = path.join(tmp, 'store');
+      fs.mkdirSync(storeDir);
+      fs.writeFileSync(path.join(storeDir, 'i18n.json'), JSON.stringify({ format: 'fathom-i18n', version: 999, config: {}, catalog: [], state: { apps: [], locales: [], usages: [], problems: [] } }));
+      const logs: string[] = [];
+      const s = await FolderSession.open('/memory', { source: new MemoryFileSource(app()), storeDir, lazyEngine: true, log: (_l, m) => logs.push(m) });
+      assert.equal((await str(s, 'Create an event')).candidates[0]?.key, 'events.create');
+      assert.ok(logs.some((m) => /another version/.test(m)), logs.join('\n'));
+      await s.close();
+      fs.writeFileSync(path.join(storeDir, 'i18n.json'), '{"format":"fathom-i18n","version":1,"catalog":[],"state":{"apps":[],"locales":[{"file":"x.json"}],"usages":[],"problems":[]}}');
+      const t = await FolderSession.open('/memory', { source: new MemoryFileSource(app()), storeDir, lazyEngine: true, log: (_l, m) => logs.push(m) });
+      assert.equal((await str(t, 'Create an event')).candidates[0]?.key, 'events.create');
+      assert.ok(logs.some((m) => /damaged, it is rebuilt: damaged locale file record x\.json/.test(m)), logs.join('\n'));
+      await t.close();
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});
+
 async function search(s: FolderSession, q: string): Promise<string[]> {
   return (await s.search(q, { mode: 'keyword' })).map((h) => h.chunk.path);
 }
