@@ -64,7 +64,8 @@ const COMMANDS: Record<string, { flags: string[]; positional: number }> = {
   similar: { flags: ['--dir=', '--json', '--k=', ...STORE_FLAGS], positional: 1 },
   batch: { flags: ['--dir=', '--queries=', '--out=', '--k=', '--mode=', ...STORE_FLAGS], positional: 0 },
   eval: { flags: ['--gold=', '--json', '--write-gold=', ...STORE_FLAGS], positional: 1 },
-  i18n: { flags: ['--dir=', '--json', '--k=', '--from=', '--locales=', '--key=', '--check', '--functions=', ...MODEL_FLAGS], positional: 1 },
+  i18n: { flags: ['--dir=', '--json', '--k=', '--from=', '--locales=', '--key=', '--check', '--functions=', ...STORE_FLAGS], positional: 1 },
+  mcp: { flags: ['--dir=', ...STORE_FLAGS], positional: 0 },
 };
 const VALUED = new Set(['--store', '--model-path', '--model']);
 

