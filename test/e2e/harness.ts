@@ -22,8 +22,8 @@ export const EXTENSION_ID = 'fathom.fathom';
 /** Where screenshots and the logs of failed sessions go (gitignored). */
 export const artifactsDir = path.resolve(process.env.FATHOM_E2E_ARTIFACTS ?? path.join(repoRoot, '.e2e', 'artifacts'));
 export const defaultFixture = path.join(repoRoot, 'test', 'fixtures', 'e2e-workspace');
-const CHROMIUM = process.env.FATHOM_E2E_CHROMIUM ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+export const CHROMIUM = process.env.FATHOM_E2E_CHROMIUM ?? '/usr/bin/chromium';
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 export type Theme = 'light' | 'dark';
 const THEMES: Record<Theme, { name: string; bodyClass: string }> = {
@@ -48,7 +48,7 @@ const BASE_SETTINGS: Record<string, unknown> = {
   'security.workspace.trust.startupPrompt': 'never',
 };
 
-function log(msg: string): void {
+export function log(msg: string): void {
   process.stderr.write(`      [e2e] ${msg}\n`);
 }
 
