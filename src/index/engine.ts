@@ -12,6 +12,7 @@ import * as fs from 'node:fs';
 import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type ResolvedOptions } from '../chunkers/index';
 import type { Chunk, ChunkOptions } from '../chunkers/types';
 import { embedText, type Embedder } from './embedder';
+import { EmbedQueue, embedTier, HINTED_TIER } from './embedOrder';
 import { walkFiles, type FileSelection } from '../workspace/files';
 import { compileFilter, DEFAULT_RRF_K, rrf, type FilterSpec } from './fusion';
 import { KeywordIndex } from './keyword';
@@ -96,7 +97,11 @@ export class Engine {
   private readonly liveByHash = new Map<string, number>();
   /** Hash of each live chunk's embedded text, by docId. */
   private readonly textHash: string[] = [];
-  private readonly pendingEmbed = new Set<number>();
+  /** Chunks waiting for a vector, in embedding order (src/index/embedOrder.ts). */
+  private readonly pendingEmbed = new EmbedQueue();
+  /** Files the editor wants embedded first (open, visible, recently edited), most wanted first. */
+  private hinted: string[] = [];
+  private readonly hintedSet = new Set<string>();
   private readonly byChunkId = new Map<string, number>();
   private free: number[] = [];
   /** Set when the embedder's scoring kernel failed once (then the JS scan is used): why. */
@@ -146,15 +151,43 @@ export class Engine {
     this.chunks.length = 0;
     this.byChunkId.clear();
     this.free = [];
+    this.files.clear();
+    for (const rec of catalog) this.files.set(rec.path, rec);
     chunks.forEach((c, docId) => {
       this.chunks[docId] = c ?? undefined;
       if (c) {
         this.byChunkId.set(c.id, docId);
-        if (this.vectors) this.pendingEmbed.add(docId);
+        if (this.vectors) this.pendingEmbed.add(docId, this.tierOf(c));
       } else this.free.push(docId);
     });
-    this.files.clear();
-    for (const rec of catalog) this.files.set(rec.path, rec);
+  }
+
+  /** Where a chunk goes in the embedding queue: hinted files first, locale files and fixtures last. */
+  private tierOf(c: Chunk, category = this.files.get(c.path)?.category): number {
+    return this.hintedSet.has(c.path) ? HINTED_TIER : embedTier(c.path, c.language, category);
+  }
+
+  /**
+   * The files to embed first (workspace-relative, most wanted first): the open and visible
+   * editors, the recently edited files. Replaces the previous hint; their waiting chunks move
+   * to the front of the queue, the previous hint's go back to their own tier.
+   */
+  setPriority(paths: readonly string[]): void {
+    const next = [...new Set(paths)].slice(0, 200);
+    const old = this.hinted;
+    this.hinted = next;
+    this.hintedSet.clear();
+    for (const p of next) this.hintedSet.add(p);
+    for (const p of old) {
+      if (this.hintedSet.has(p)) continue;
+      for (const id of this.files.get(p)?.docIds ?? []) if (this.chunks[id]) this.pendingEmbed.move(id, this.tierOf(this.chunks[id]!));
+    }
+    for (const p of next) for (const id of this.files.get(p)?.docIds ?? []) this.pendingEmbed.move(id, HINTED_TIER);
+  }
+
+  /** Chunks waiting for a vector per tier (hinted, code, docs/config/tests, locales/fixtures). */
+  pendingByTier(): number[] {
+    return this.pendingEmbed.counts();
   }
 
   /** Restores stored vectors; chunks without one stay pending. */
@@ -169,7 +202,7 @@ export class Engine {
     }
   }
 
-  private addChunk(chunk: Chunk): number {
+  private addChunk(chunk: Chunk, category?: string): number {
     this.revision++;
     const docId = this.free.length ? this.free.pop()! : this.chunks.length;
     this.chunks[docId] = chunk;
@@ -182,7 +215,7 @@ export class Engine {
       if (known) {
         this.vectors.set(docId, known);
         this.liveByHash.set(h, docId);
-      } else this.pendingEmbed.add(docId);
+      } else this.pendingEmbed.add(docId, this.tierOf(chunk, category));
     }
     return docId;
   }
@@ -246,7 +279,7 @@ export class Engine {
       if (result.fallback) rec.fallback = result.fallback;
       rec.warnings = result.warnings;
       if (decoded.replaced) rec.warnings.push(`invalid UTF-8: decoded with ${decoded.replaced} replacement character(s)`);
-      for (const c of result.chunks) rec.docIds.push(this.addChunk(c));
+      for (const c of result.chunks) rec.docIds.push(this.addChunk(c, result.category));
     }
     this.files.set(rel, rec);
     return true;
@@ -321,7 +354,7 @@ export class Engine {
     const batch = 32;
     while (this.pendingEmbed.size) {
       signal?.throwIfAborted();
-      const ids = [...this.pendingEmbed].slice(0, batch);
+      const ids = this.pendingEmbed.take(batch);
       const texts = ids.map((id) => embedText(this.chunks[id]!));
       const vecs = await embedder.embed(texts, signal);
       ids.forEach((id, i) => {
