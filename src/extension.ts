@@ -7,6 +7,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { watchEmbedHints } from './commands/embedHints';
 import { findSimilar } from './commands/findSimilar';
 import { registerI18n } from './commands/i18n';
 import { FILES_SCHEME, IndexedFilesProvider, showIndexedFiles } from './commands/indexedFiles';
@@ -58,6 +59,7 @@ export function activate(context: vscode.ExtensionContext): void {
     onFirstResults: (ms, q) => log.info(`first search results: ${Math.round(timings.sinceActivation())} ms after activation (the search took ${Math.round(ms)} ms, ${q.length}-character query)`),
   });
   view.controller = controller;
+  const hints = watchEmbedHints({ client: c, roots: () => index.roots, folderOf: (u) => index.folderOf(u), log: (m) => log.warn(m) });
   const refresh = throttle(() => void controller.refresh(), 1500);
   let pausedContext: boolean | undefined;
   const filesProvider = new IndexedFilesProvider();
@@ -91,7 +93,13 @@ export function activate(context: vscode.ExtensionContext): void {
     ),
     tracker.onContentChange(() => refresh()),
     { dispose: () => refresh.cancel() },
-    c.onStatus(timings.wrap('status', (s) => tracker.setStatus(s))),
+    hints,
+    c.onStatus(
+      timings.wrap('status', (s) => {
+        tracker.setStatus(s);
+        hints.poke(); // a folder opened: its hint goes out
+      }),
+    ),
     c.onProgress(
       timings.wrap('progress', (e) => {
         timings.markStallWindow();
@@ -100,6 +108,7 @@ export function activate(context: vscode.ExtensionContext): void {
     ),
     c.onLog((e) => log[e.level](e.root ? `${path.basename(e.root)}: ${e.message}` : e.message)),
     c.onCrash((e) => {
+      hints.resend();
       log.error(e.message + (e.restartInMs !== undefined ? ` — restarting in ${e.restartInMs} ms` : ''));
       if (e.gaveUp) void vscode.window.showErrorMessage(`Fathom stopped: ${e.message}`, 'Show Log').then((a) => a && log.show());
     }),

@@ -185,6 +185,11 @@ export class Engine {
     for (const p of next) for (const id of this.files.get(p)?.docIds ?? []) this.pendingEmbed.move(id, HINTED_TIER);
   }
 
+  /** The files hinted by `setPriority`, most wanted first. */
+  get priority(): readonly string[] {
+    return this.hinted;
+  }
+
   /** Chunks waiting for a vector per tier (hinted, code, docs/config/tests, locales/fixtures). */
   pendingByTier(): number[] {
     return this.pendingEmbed.counts();

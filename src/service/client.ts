@@ -312,6 +312,11 @@ export class IndexClient {
     return this.request('remove', { root, paths });
   }
 
+  /** Embed these files of `root` first (open and recently edited editors, most wanted first). */
+  prioritize(root: string, paths: string[]): Promise<{ pendingVectors: number }> {
+    return this.request('prioritize', { root, paths });
+  }
+
   /** Hybrid search; a newer search cancels this one (it then rejects with CancelledError). */
   search(query: string, options: SearchOptions & { roots?: string[]; signal?: AbortSignal } = {}): Promise<WorkerHit[]> {
     const { roots, signal, ...searchOptions } = options;

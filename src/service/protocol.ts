@@ -145,6 +145,19 @@ export interface RemoveRequest {
 }
 
 /**
+ * Client → worker: embed these files of `root` first — the open, visible and recently edited
+ * editors, workspace-relative with `/`, most wanted first (at most 200 are kept). Replaces the
+ * folder's previous hint; kept for a folder not open yet and applied when it opens. Answered by
+ * the folder's `pendingVectors` (0 when it is not open).
+ */
+export interface PrioritizeRequest {
+  type: 'prioritize';
+  id: number;
+  root: string;
+  paths: string[];
+}
+
+/**
  * Client → worker: hybrid search over the open folders (`roots`, default all), hits merged by
  * fused score. Answered by `WorkerHit[]`; answered `cancelled` when a `cancel` for it arrived
  * before it finished (the client sends one when a newer search supersedes it).
@@ -271,6 +284,7 @@ export type Request =
   | IndexRequest
   | UpdateRequest
   | RemoveRequest
+  | PrioritizeRequest
   | SearchRequest
   | SimilarRequest
   | FilesRequest
@@ -327,6 +341,7 @@ export interface ResultMap {
   index: IndexResult;
   update: UpdateResult;
   remove: UpdateResult;
+  prioritize: { pendingVectors: number };
   search: WorkerHit[];
   similar: WorkerHit[];
   files: FileInfo[];

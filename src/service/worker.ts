@@ -73,6 +73,8 @@ export class WorkerState {
   private readonly i18nIndexes = new Map<string, { index: I18nIndex; globs: string }>();
   /** i18n indexes being read (concurrent requests for one root share the read). */
   private readonly i18nLoading = new Map<string, Promise<{ index: I18nIndex; globs: string }>>();
+  /** The editor's last "embed these first" hint per root (applied when the folder opens). */
+  private readonly hints = new Map<string, string[]>();
 
   constructor(private readonly post: (m: WorkerMessage) => void) {}
 
@@ -132,6 +134,13 @@ export class WorkerState {
         return this.update(req.root, req.files);
       case 'remove':
         return this.remove(req.root, req.paths);
+      case 'prioritize': {
+        const root = path.resolve(req.root);
+        this.hints.set(root, req.paths);
+        const f = this.folders.get(root);
+        f?.engine.setPriority(req.paths);
+        return { pendingVectors: f?.engine.pendingVectors ?? 0 };
+      }
       case 'search':
         return this.search(req.query, req.options, req.roots, signal);
       case 'similar': {
@@ -316,6 +325,7 @@ export class WorkerState {
       const dir = path.resolve(storeDir);
       const release = lockStore(dir);
       const r = loadStore(dir, engine);
+      engine.setPriority(this.hints.get(root) ?? []);
       loaded = r.ok;
       if (!r.ok && r.reason !== 'no stored index') {
         rebuilt = r.reason;

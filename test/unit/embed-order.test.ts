@@ -5,6 +5,8 @@ import * as path from 'node:path';
 import type { Embedder } from '../../src/index/embedder';
 import { EmbedQueue, embedTier } from '../../src/index/embedOrder';
 import { Engine } from '../../src/index/engine';
+import { WorkerState } from '../../src/service/worker';
+import { EmbedHints } from '../../src/ui/hints';
 
 /** Records the paths of the chunks in each embed call (its header starts `// <path>`-ish: we map texts back). */
 function recordingEmbedder(): Embedder & { calls: string[][] } {
@@ -117,6 +119,46 @@ describe('embedding order', () => {
       assert.ok(hits.some((h) => h.why.dense === undefined && h.why.keyword !== undefined), 'keyword hits for the rest');
       await drain(gen);
     } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('embedding hints: editor → worker', () => {
+  it('EmbedHints: visible editors first, then recently touched files; only changed hints are sent', () => {
+    const h = new EmbedHints();
+    h.touch('/a', 'src/old.js');
+    h.touch('/a', 'src/new.js');
+    h.touch('/b', 'lib/x.go');
+    const visible = [{ root: '/a', rel: 'src/open.vue' }];
+    assert.deepEqual(h.hintFor('/a', visible), ['src/open.vue', 'src/new.js', 'src/old.js']);
+    assert.deepEqual(h.changes(['/a', '/b'], visible), [
+      { root: '/a', paths: ['src/open.vue', 'src/new.js', 'src/old.js'] },
+      { root: '/b', paths: ['lib/x.go'] },
+    ]);
+    assert.deepEqual(h.changes(['/a', '/b'], visible), [], 'nothing changed: nothing sent');
+    h.touch('/a', 'src/old.js');
+    assert.deepEqual(h.changes(['/a', '/b'], visible), [{ root: '/a', paths: ['src/open.vue', 'src/old.js', 'src/new.js'] }]);
+    h.resend();
+    assert.equal(h.changes(['/a', '/b'], visible).length, 2);
+    for (let i = 0; i < 80; i++) h.touch('/c', `f${i}.js`);
+    assert.equal(h.hintFor('/c', []).length, 50, 'the recent list is bounded');
+  });
+
+  it('the worker keeps a hint sent before the folder opens and applies it when it opens', async () => {
+    const dir = workspace({ 'src/a.js': 'export const a = 1;\n', 'src/b.js': 'export const b = 2;\n' });
+    const posted: Array<{ type: string; id?: number; result?: unknown }> = [];
+    const state = new WorkerState((m) => posted.push(m as never));
+    try {
+      await state.handle({ type: 'prioritize', id: 1, root: dir, paths: ['src/b.js'] });
+      assert.deepEqual(posted.find((m) => m.id === 1)?.result, { pendingVectors: 0 });
+      await state.handle({ type: 'index', id: 2, root: dir, storeDir: path.join(dir, '.fathom') });
+      const engine = (state as unknown as { folders: Map<string, { engine: Engine }> }).folders.get(path.resolve(dir))!.engine;
+      assert.deepEqual(engine.priority, ['src/b.js']);
+      await state.handle({ type: 'prioritize', id: 3, root: dir, paths: ['src/a.js'] });
+      assert.deepEqual(engine.priority, ['src/a.js'], 'an open folder takes a new hint at once');
+    } finally {
+      await (state as unknown as { dispose(): Promise<void> }).dispose();
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
