@@ -33,7 +33,10 @@ export function indexState(status: WorkerStatus | undefined, progress: ReadonlyM
   const paused = status?.paused ?? false;
   const running = [...progress.values()].filter((p) => p.phase !== 'done');
   const warning = opts.advice;
-  const counts = `${fmt(files)} files · ${fmt(chunks)} chunks${status?.model ? ` · ${fmt(vectors)} vectors` : ''}`;
+  // The embedded share: search is hybrid over the chunks that have a vector so far.
+  const share = chunks ? Math.floor((100 * Math.min(vectors, chunks)) / chunks) : 0;
+  const partly = !!status?.model && vectors < chunks;
+  const counts = `${fmt(files)} files · ${fmt(chunks)} chunks${status?.model ? ` · ${fmt(vectors)} vectors${partly ? ` (${share}% embedded)` : ''}` : ''}`;
   const lines = [`Fathom: ${counts}${skipped ? ` (${fmt(skipped)} files skipped)` : ''}`];
   if (status?.model) lines.push(`Model: ${status.model}`);
   if (warning) lines.push(warning);
@@ -56,7 +59,9 @@ export function indexState(status: WorkerStatus | undefined, progress: ReadonlyM
       }
     }
     const percent = total ? Math.min(100, Math.floor((100 * done) / total)) : 0;
-    const what = embedding ? `Embedding ${percent}% (${fmt(done)} / ${fmt(total)} chunks)` : `Indexing ${percent}% (${fmt(done)} / ${fmt(total)} files)`;
+    const what = embedding
+      ? `Embedding ${percent}% (${fmt(done)} / ${fmt(total)} chunks)${status.model ? ` · search by meaning covers ${share}%` : ''}`
+      : `Indexing ${percent}% (${fmt(done)} / ${fmt(total)} files)`;
     const eta = running.length === 1 && running[0].etaSeconds !== undefined && Number.isFinite(running[0].etaSeconds) ? `, about ${Math.max(1, Math.round(running[0].etaSeconds))} s left` : '';
     const text = `${paused ? 'Paused: ' : ''}${what}${eta}`;
     return {
@@ -65,7 +70,7 @@ export function indexState(status: WorkerStatus | undefined, progress: ReadonlyM
       percent,
       paused,
       warning,
-      barText: `${paused ? '$(debug-pause)' : '$(sync~spin)'} Fathom ${percent}%`,
+      barText: `${paused ? '$(debug-pause)' : '$(sync~spin)'} Fathom ${embedding && status.model ? `${share}% embedded` : `${percent}%`}`,
       tooltip: [`Fathom: ${text}`, ...lines.slice(1)].join('\n'),
     };
   }

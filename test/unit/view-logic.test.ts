@@ -252,13 +252,19 @@ describe('index state', function () {
     assert.match(chunking.text, /^Indexing 25% \(30 \/ 120 files\)/);
     const embedding = indexState(status(), new Map([['/ws', prog({ phase: 'embed', filesDone: 120, filesTotal: 120, chunksEmbedded: 64, chunksToEmbed: 256 })]]));
     assert.match(embedding.text, /^Embedding 25% \(64 \/ 256 chunks\)/);
+    // with a model: the embedded share (search is hybrid over what has a vector so far)
+    const share = indexState(status({ model: 'm', folders: [folder({ vectors: 10 })] }), new Map([['/ws', prog({ phase: 'embed', filesDone: 120, filesTotal: 120, chunksEmbedded: 10, chunksToEmbed: 40 })]]));
+    assert.match(share.text, /^Embedding 25% \(10 \/ 40 chunks\) · search by meaning covers 25%/);
+    assert.equal(share.barText, '$(sync~spin) Fathom 25% embedded');
+    assert.match(share.tooltip, /search by meaning covers 25%/);
     const big = indexState(status(), new Map([['/ws', prog({ filesDone: 1234, filesTotal: 1234567 })]]));
     assert.match(big.text, /\(1,234 \/ 1,234,567 files\)/);
   });
 
   it('when done: counts; keyword-only shows the warning and why', function () {
     const done = indexState(status({ model: 'm' }), new Map());
-    assert.equal(done.text, '10 files · 40 chunks · 0 vectors');
+    assert.equal(done.text, '10 files · 40 chunks · 0 vectors (0% embedded)');
+    assert.equal(indexState(status({ model: 'm', folders: [folder({ vectors: 40 })] }), new Map()).text, '10 files · 40 chunks · 40 vectors', 'all embedded: no share');
     assert.equal(done.barText, '$(search) Fathom');
     const kw = indexState(status({ keywordOnlyReason: 'model missing' }), new Map(), { advice: 'Keyword-only: model missing.' });
     assert.equal(kw.barText, '$(warning) Fathom: keyword-only');
