@@ -12,7 +12,7 @@ import { formatStats, StatsCollector } from './chunkers/stats';
 import { createEmbedder, type Embedder } from './index/embedder';
 import { Engine, type IndexProgress, type SearchHit, type SearchMode } from './index/engine';
 import { walkFiles, type WalkedFile } from './workspace/files';
-import { loadStore, lockStore, saveStore, StoreLockedError } from './index/store';
+import { loadStore, lockStore, saveStore, StoreLockedError, StoreWriteError } from './index/store';
 import { evaluate, formatReport } from './eval/evaluate';
 import { mineGold, type GoldQuery } from './eval/mine';
 import type { Candidate, LookupResult } from './i18n/index';
@@ -243,9 +243,10 @@ function embedderFromFlags(args: Args): ReturnType<typeof createEmbedder> {
  * The engine for `dir`: loaded from its store when the store can be trusted (else rebuilt,
  * saying why), brought up to date with the folder incrementally, and saved when it changed.
  */
-async function openEngine(dir: string, args: Args, quiet = false): Promise<{ engine: Engine; storeDir: string }> {
+async function openEngine(dir: string, args: Args, quiet = false, mustSave = false): Promise<{ engine: Engine; storeDir: string }> {
   requireFolder(dir);
   const storeDir = path.resolve(strFlag(args, '--store') ?? path.join(dir, '.fathom'));
+  if (fs.existsSync(storeDir) && !fs.statSync(storeDir).isDirectory()) throw new UsageError(`--store ${storeDir} is a file, not a folder`);
   const say = (m: string) => {
     if (!quiet) process.stderr.write(`${m}\n`);
   };
@@ -260,17 +261,34 @@ async function openEngine(dir: string, args: Args, quiet = false): Promise<{ eng
     }
   }
   const engine = new Engine({ embedder, noEmbedderReason });
-  const release = lockStore(storeDir);
+  // A store that cannot be written (read-only mount, full disk) still loads: a command that
+  // only reads answers from memory and says once that the index could not be saved.
+  let cannotSave: string | undefined;
+  let release: (() => void) | undefined;
+  try {
+    release = lockStore(storeDir);
+  } catch (err) {
+    if (!(err instanceof StoreWriteError) || mustSave) throw err;
+    cannotSave = err.message;
+  }
   try {
     const loaded = loadStore(storeDir, engine);
     if (!loaded.ok && loaded.reason !== 'no stored index') say(`rebuilding the index: ${loaded.reason}`);
     const before = engine.revision;
     const show = quiet ? () => undefined : progressPrinter();
     for await (const p of engine.indexFolder(dir, {})) show(p);
-    if (!loaded.ok || engine.revision !== before) saveStore(storeDir, engine);
+    if (!cannotSave && (!loaded.ok || engine.revision !== before)) {
+      try {
+        saveStore(storeDir, engine);
+      } catch (err) {
+        if (!(err instanceof StoreWriteError) || mustSave) throw err;
+        cannotSave = err.message;
+      }
+    }
   } finally {
-    release();
+    release?.();
   }
+  if (cannotSave) process.stderr.write(`fathom: warning: the index could not be saved, answering from memory: ${cannotSave}\n`);
   return { engine, storeDir };
 }
 
@@ -278,7 +296,7 @@ async function indexCommand(args: Args): Promise<number> {
   const dir = args.positional[0];
   if (!dir) throw new UsageError('fathom index: which folder?');
   const t0 = Date.now();
-  const { engine, storeDir } = await openEngine(dir, args);
+  const { engine, storeDir } = await openEngine(dir, args, false, true);
   const files = [...engine.files.values()];
   const skipped = files.filter((f) => f.skipped);
   process.stdout.write(
@@ -504,7 +522,7 @@ export function run(argv: string[]): Promise<void> {
       process.exitCode = code;
     },
     (err: unknown) => {
-      if (err instanceof StoreLockedError) {
+      if (err instanceof StoreLockedError || err instanceof StoreWriteError) {
         process.stderr.write(`fathom: ${err.message}\n`);
         process.exitCode = 1;
       } else if (err instanceof UsageError) {

@@ -45,6 +45,19 @@ interface Manifest {
 
 export class StoreLockedError extends Error {}
 
+/**
+ * The store folder cannot be written (read-only, full, a file in the way). The index in memory
+ * is still good: a caller that only searches can go on without saving.
+ */
+export class StoreWriteError extends Error {
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
 /** Writes one buffer to a file descriptor (a parameter so tests can make the disk fill up). */
 export type WriteFn = (fd: number, data: Uint8Array) => void;
 
@@ -118,33 +131,108 @@ function parseJsonLines<T>(buf: Buffer, name: string): T[] {
   return out;
 }
 
-/** Takes the store's lock, or throws StoreLockedError naming the holder. Returns the release. */
+/**
+ * The identity of this process in a lock: its pid, and on Linux its start time (field 22 of
+ * /proc/<pid>/stat, clock ticks since boot) and the boot id. A pid alone cannot tell a live
+ * holder from a dead one whose pid was reused — after a container restart in a fresh pid
+ * namespace Fathom is pid 1 again, as its dead predecessor was — but a pid with a different
+ * start time (or boot) is another process.
+ */
+export interface LockHolder {
+  pid?: number;
+  host?: string;
+  /** Start time of the process (Linux), a decimal string of clock ticks since boot. */
+  start?: string;
+  boot?: string;
+  at?: string;
+}
+
+/** The start time of process `pid` (Linux), or undefined where /proc is not there. */
+export function processStartTime(pid: number | 'self'): string | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // the command name (field 2) may hold spaces and parentheses: count fields after the last ')'
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const start = fields[19];
+    return start && /^\d+$/.test(start) ? start : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function bootId(): string | undefined {
+  try {
+    return fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+let myIdentity: LockHolder | undefined;
+function me(): LockHolder {
+  myIdentity ??= { pid: process.pid, host: os.hostname(), start: processStartTime('self'), boot: bootId() };
+  return myIdentity;
+}
+
+/**
+ * Is the process named in a lock still running? Same host and a live pid, and — where the lock
+ * records a start time and /proc can tell — the same start time and boot: a reused pid is not
+ * its holder. The same process (another thread of it) counts as alive.
+ */
+export function lockHolderAlive(holder: LockHolder): boolean {
+  const self = me();
+  if (holder.host !== self.host || typeof holder.pid !== 'number' || !Number.isInteger(holder.pid) || holder.pid <= 0) return false;
+  if (holder.boot && self.boot && holder.boot !== self.boot) return false; // written before a reboot
+  if (holder.pid === process.pid) return holder.start === undefined || self.start === undefined || holder.start === self.start;
+  if (!isAlive(holder.pid)) return false;
+  if (holder.start !== undefined) {
+    const now = processStartTime(holder.pid);
+    if (now !== undefined && now !== holder.start) return false; // the pid now names another process
+  }
+  return true;
+}
+
+/**
+ * Takes the store's lock, or throws StoreLockedError naming the holder. Returns the release.
+ * A folder that cannot be written (read-only, full) throws StoreWriteError.
+ */
 export function lockStore(dir: string): () => void {
-  fs.mkdirSync(dir, { recursive: true });
   const lock = path.join(dir, 'lock');
-  const me = JSON.stringify({ pid: process.pid, host: os.hostname(), at: new Date().toISOString() });
+  const mine = JSON.stringify({ ...me(), at: new Date().toISOString() });
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    throw storeWriteError(dir, err, 'cannot create the index folder');
+  }
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      fs.writeFileSync(lock, me, { flag: 'wx' });
+      fs.writeFileSync(lock, mine, { flag: 'wx' });
       return () => fs.rmSync(lock, { force: true });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      let holder: { pid?: number; host?: string } = {};
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'EEXIST') {
+        fs.rmSync(lock, { force: true }); // a lock file half-written on a full disk is ours to remove
+        throw storeWriteError(dir, err, 'cannot take the lock');
+      }
+      let holder: LockHolder = {};
       try {
-        holder = JSON.parse(fs.readFileSync(lock, 'utf8')) as typeof holder;
+        holder = JSON.parse(fs.readFileSync(lock, 'utf8')) as LockHolder;
+        if (!holder || typeof holder !== 'object') holder = {};
       } catch {
         holder = {}; // an unreadable lock file is stale: its writer died mid-write
       }
-      const alive = holder.host === os.hostname() && typeof holder.pid === 'number' && isAlive(holder.pid);
-      if (alive) throw new StoreLockedError(`the index in ${dir} is in use by process ${holder.pid}`);
-      fs.rmSync(lock, { force: true }); // stale: its process is gone
+      if (lockHolderAlive(holder)) throw new StoreLockedError(`the index in ${dir} is in use by process ${holder.pid}`);
+      try {
+        fs.rmSync(lock, { force: true }); // stale: its process is gone
+      } catch (e) {
+        throw storeWriteError(dir, e, 'cannot remove a stale lock');
+      }
     }
   }
   throw new StoreLockedError(`could not take the lock of ${dir}`);
 }
 
 function isAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
   try {
     process.kill(pid, 0);
     return true;
@@ -153,14 +241,35 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** Why a folder could not be written, in words. */
+function writeFailure(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ENOSPC' || code === 'EDQUOT'
+    ? 'the disk is full'
+    : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+      ? 'the folder cannot be written'
+      : code === 'ENOTDIR' || code === 'EEXIST'
+        ? 'a file is in the way'
+        : 'writing failed';
+}
+
+function storeWriteError(dir: string, err: unknown, what: string): StoreWriteError {
+  const code = (err as NodeJS.ErrnoException).code;
+  return new StoreWriteError(`${what} in ${dir}: ${writeFailure(err)} (${(err as Error).message})`, code);
+}
+
 /**
  * Saves the engine into `dir` (the caller holds the lock). A failure (a full disk, a folder
  * that became read-only) throws a clear error and leaves the previous generation in place.
  */
 export function saveStore(dir: string, engine: Engine, options: { write?: WriteFn } = {}): void {
-  fs.mkdirSync(dir, { recursive: true });
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    throw storeWriteError(dir, err, 'could not save the index');
+  }
   const old = readManifest(dir);
-  const g = (old && typeof old.generation === 'number' ? old.generation : 0) + 1;
+  const g = (old && Number.isSafeInteger(old.generation) && old.generation >= 0 ? old.generation : 0) + 1;
   const written: string[] = [];
   const put = (name: string, parts: Iterable<string | Uint8Array>): FileEntry => {
     const file = path.join(dir, name);
@@ -190,13 +299,13 @@ export function saveStore(dir: string, engine: Engine, options: { write?: WriteF
   } catch (err) {
     for (const f of written) fs.rmSync(f, { force: true });
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOSPC' ? 'the disk is full' : code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'the folder cannot be written' : 'writing failed';
-    throw new Error(`could not save the index in ${dir}: ${why} (${(err as Error).message}); the previous index is kept`);
+    throw new StoreWriteError(`could not save the index in ${dir}: ${writeFailure(err)} (${(err as Error).message}); the previous index is kept`, code);
   }
-  // The new generation is committed: the old one's files can go.
+  // The new generation is committed: the old one's files can go, and so can the temp files of
+  // a save that was killed midway (we hold the lock: no other save is writing them now).
   for (const name of fs.readdirSync(dir)) {
     const m = /\.(\d+)\.(jsonl?|bin)$/.exec(name);
-    if (m && Number(m[1]) !== g) fs.rmSync(path.join(dir, name), { force: true });
+    if ((m && Number(m[1]) !== g) || /\.tmp-\d+$/.test(name)) fs.rmSync(path.join(dir, name), { force: true });
   }
 }
 
@@ -208,6 +317,40 @@ function readManifest(dir: string): Manifest | undefined {
   }
 }
 
+const FILE_KEYS = ['catalog', 'chunks', 'keyword', 'keywordData', 'vectors'] as const;
+
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+const isCount = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
+
+/**
+ * What is wrong with a parsed manifest of this format and version, or undefined: every field
+ * is checked for presence and type, so a damaged manifest is a rebuild with its reason, never a
+ * TypeError later. Data file names must be plain names inside the store folder.
+ */
+export function manifestProblem(m: Record<string, unknown>): string | undefined {
+  if (!isCount(m.generation)) return 'its "generation" is missing or not a whole number';
+  if (typeof m.savedAt !== 'string') return 'its "savedAt" is missing or not a string';
+  if (m.model !== null) {
+    if (!isObject(m.model)) return 'its "model" is missing or not an object';
+    if (typeof m.model.id !== 'string' || !m.model.id) return 'its "model.id" is missing or not a string';
+    if (!isCount(m.model.dims) || m.model.dims === 0) return 'its "model.dims" is missing or not a positive whole number';
+  }
+  const c = m.chunking;
+  if (!isObject(c)) return 'its "chunking" is missing or not an object';
+  if (!isCount(c.maxTokens)) return 'its "chunking.maxTokens" is missing or not a whole number';
+  if (!isCount(c.maxFileBytes)) return 'its "chunking.maxFileBytes" is missing or not a whole number';
+  if (c.overlap !== undefined && c.overlap !== null && !isCount(c.overlap)) return 'its "chunking.overlap" is not a whole number';
+  if (!isObject(m.files)) return 'its "files" is missing or not an object';
+  for (const k of FILE_KEYS) {
+    const e = m.files[k];
+    if (!isObject(e)) return `its "files.${k}" is missing or not an object`;
+    if (typeof e.name !== 'string' || !/^[\w-][\w.-]*$/.test(e.name) || e.name.includes('..')) return `its "files.${k}.name" is missing or not a file name of the store`;
+    if (!isCount(e.bytes)) return `its "files.${k}.bytes" is missing or not a whole number`;
+    if (typeof e.sha1 !== 'string' || !/^[0-9a-f]{40}$/.test(e.sha1)) return `its "files.${k}.sha1" is missing or not a sha1`;
+  }
+  return undefined;
+}
+
 export type LoadResult = { ok: true } | { ok: false; reason: string };
 
 /**
@@ -216,13 +359,17 @@ export type LoadResult = { ok: true } | { ok: false; reason: string };
  */
 export function loadStore(dir: string, engine: Engine): LoadResult {
   if (!fs.existsSync(path.join(dir, 'manifest.json'))) return { ok: false, reason: 'no stored index' };
-  const m = readManifest(dir);
-  if (!m || m.format !== STORE_FORMAT) return { ok: false, reason: 'the stored manifest is unreadable or of another format' };
-  if (m.version > STORE_VERSION) return { ok: false, reason: `the stored index is version ${m.version}, newer than this Fathom's ${STORE_VERSION}` };
-  if (m.version < STORE_VERSION) return { ok: false, reason: `the stored index is version ${m.version}, older than ${STORE_VERSION}` };
+  const raw = readManifest(dir) as unknown;
+  if (!isObject(raw) || raw.format !== STORE_FORMAT) return { ok: false, reason: 'the stored manifest is unreadable or of another format' };
+  if (typeof raw.version !== 'number') return { ok: false, reason: 'the stored manifest is damaged: its "version" is missing or not a number' };
+  if (raw.version > STORE_VERSION) return { ok: false, reason: `the stored index is version ${raw.version}, newer than this Fathom's ${STORE_VERSION}` };
+  if (raw.version < STORE_VERSION) return { ok: false, reason: `the stored index is version ${raw.version}, older than ${STORE_VERSION}` };
+  const problem = manifestProblem(raw);
+  if (problem) return { ok: false, reason: `the stored manifest is damaged: ${problem}` };
+  const m = raw as unknown as Manifest;
   const wantModel = engine.embedder && engine.vectors ? { id: engine.embedder.id, dims: engine.vectors.dims } : null;
-  if (JSON.stringify(m.model) !== JSON.stringify(wantModel) && m.model !== null && wantModel !== null) {
-    return { ok: false, reason: `the stored vectors come from ${m.model?.id}, not ${wantModel?.id}` };
+  if (m.model !== null && wantModel !== null && (m.model.id !== wantModel.id || m.model.dims !== wantModel.dims)) {
+    return { ok: false, reason: `the stored vectors come from ${m.model.id} (${m.model.dims} dimensions), not ${wantModel.id} (${wantModel.dims})` };
   }
   if (m.chunking.maxTokens !== engine.chunkOptions.maxTokens || m.chunking.maxFileBytes !== engine.chunkOptions.maxFileBytes || (m.chunking.overlap ?? 0) !== engine.chunkOptions.overlap) {
     return { ok: false, reason: 'the chunking settings changed since the index was stored' };

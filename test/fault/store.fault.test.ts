@@ -1,0 +1,296 @@
+/**
+ * Fault injection on the store: every manifest field damaged one by one, a stale lock whose pid
+ * was reused, temp files of a killed save, kill -9 during saves, and a read-only and a full
+ * store on a small tmpfs (where `mount` is allowed; skipped with a message elsewhere).
+ */
+import { strict as assert } from 'node:assert';
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Engine } from '../../src/index/engine';
+import type { Embedder } from '../../src/index/embedder';
+import { loadStore, lockStore, processStartTime, saveStore, StoreLockedError } from '../../src/index/store';
+
+const ROOT = path.join(__dirname, '..', '..');
+const BIN = path.join(ROOT, 'bin', 'fathom.js');
+const SAMPLE = path.join(ROOT, 'sample-workspace');
+
+function fathom(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, FATHOM_MODEL_PATH: '', ...env } });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+const STACK = /\n\s+at [\w.<>]+ \(|TypeError|ReferenceError/;
+
+function copySample(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-fault-'));
+  fs.cpSync(SAMPLE, dir, { recursive: true, filter: (src) => !src.includes(`${path.sep}.fathom`) });
+  return dir;
+}
+
+function fakeEmbedder(): Embedder {
+  const dims = 16;
+  return {
+    id: 'fake',
+    dims,
+    async embed(texts: string[]) {
+      return texts.map((t) => {
+        const v = new Float32Array(dims);
+        for (let i = 0; i < t.length; i++) v[t.charCodeAt(i) % dims] += 1;
+        return v;
+      });
+    },
+    async dispose() {},
+  };
+}
+
+async function indexed(dir: string, embedder?: Embedder): Promise<Engine> {
+  const e = new Engine({ embedder, noEmbedderReason: embedder ? undefined : 'test' });
+  for await (const _ of e.indexFolder(dir)) void _;
+  return e;
+}
+
+/** Tries `mount -t tmpfs` (root, a machine that allows it); undefined where it cannot. */
+function tmpfs(sizeKb: number): string | undefined {
+  if (process.platform !== 'linux') return undefined;
+  const mnt = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-tmpfs-'));
+  if (spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeKb}k`, 'tmpfs', mnt]).status === 0) return mnt;
+  fs.rmSync(mnt, { recursive: true, force: true });
+  return undefined;
+}
+function unmount(mnt: string): void {
+  spawnSync('umount', [mnt]);
+  fs.rmSync(mnt, { recursive: true, force: true });
+}
+
+describe('fault injection: the store and its lock', function () {
+  this.timeout(120_000);
+  let dir: string;
+  before(function () {
+    if (!fs.existsSync(path.join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: `npm test` builds it first (npm run build)');
+  });
+  beforeEach(() => {
+    dir = copySample();
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('every manifest field, missing or ill-typed, one at a time: a rebuild with the reason, never a throw', async () => {
+    const store = path.join(dir, '.fathom');
+    const a = await indexed(dir, fakeEmbedder());
+    saveStore(store, a);
+    const good = JSON.parse(fs.readFileSync(path.join(store, 'manifest.json'), 'utf8')) as Record<string, unknown>;
+    // every path to a value in the manifest
+    const paths: string[][] = [];
+    const walk = (v: unknown, at: string[]) => {
+      if (at.length) paths.push(at);
+      if (v && typeof v === 'object') for (const k of Object.keys(v)) walk((v as Record<string, unknown>)[k], [...at, k]);
+    };
+    walk(good, []);
+    assert.ok(paths.length >= 25, `${paths.length} fields`);
+    const wrongs: unknown[] = [undefined, 'x', -1, 1.5, [], {}, null, true];
+    let damaged = 0;
+    for (const p of paths) {
+      for (const wrong of wrongs) {
+        const m = structuredClone(good);
+        let o = m as Record<string, unknown>;
+        for (const k of p.slice(0, -1)) o = o[k] as Record<string, unknown>;
+        const last = p[p.length - 1];
+        if (JSON.stringify(o[last]) === JSON.stringify(wrong)) continue;
+        if (wrong === undefined) delete o[last];
+        else o[last] = wrong;
+        fs.writeFileSync(path.join(store, 'manifest.json'), JSON.stringify(m));
+        const e = new Engine({ embedder: fakeEmbedder() });
+        let r: ReturnType<typeof loadStore>;
+        try {
+          r = loadStore(store, e);
+        } catch (err) {
+          assert.fail(`${p.join('.')} = ${JSON.stringify(wrong)}: loadStore threw ${(err as Error).stack}`);
+        }
+        // a few damages are harmless: no overlap is overlap 0, a keyword-only store loads into any engine
+        // and any string is a fine "savedAt"
+        const harmless =
+          (p.join('.') === 'chunking.overlap' && (wrong === undefined || wrong === null)) || (p.join('.') === 'model' && wrong === null) || (p.join('.') === 'savedAt' && typeof wrong === 'string');
+        if (harmless) continue;
+        damaged++;
+        assert.equal(r.ok, false, `${p.join('.')} = ${JSON.stringify(wrong)} was trusted`);
+        assert.ok((r as { reason: string }).reason.length > 10);
+        assert.equal(e.chunkCount, 0, 'a refused store leaves the engine empty');
+      }
+    }
+    assert.ok(damaged > 150, `${damaged} damaged manifests tried`);
+  });
+
+  it('a manifest without "chunking": the CLI rebuilds with the reason (no TypeError, no stack trace), then loads', () => {
+    assert.equal(fathom(['index', dir, '--no-embed']).code, 0);
+    const file = path.join(dir, '.fathom', 'manifest.json');
+    for (const field of ['chunking', 'files', 'model', 'generation']) {
+      const m = JSON.parse(fs.readFileSync(file, 'utf8'));
+      delete m[field];
+      fs.writeFileSync(file, JSON.stringify(m));
+      const r = fathom(['search', 'zoom', '--dir', dir, '--no-embed']);
+      assert.equal(r.code, 0, `${field}: ${r.err}`);
+      assert.doesNotMatch(r.err, STACK);
+      assert.match(r.err, new RegExp(`rebuilding the index: the stored manifest is damaged: its "${field}`));
+      assert.match(r.out, /zoom/);
+      const again = fathom(['search', 'zoom', '--dir', dir, '--no-embed']);
+      assert.doesNotMatch(again.err, /rebuilding/, 'the rebuilt store loads');
+    }
+  });
+
+  it('a stale lock naming our own pid (a container restart: pid 1 again) does not wedge the store', function () {
+    if (!processStartTime('self')) this.skip(); // needs /proc to tell a reused pid
+    const store = path.join(dir, '.fathom');
+    fs.mkdirSync(store, { recursive: true });
+    // written by a dead earlier process that had our pid: same host and pid, another start time
+    fs.writeFileSync(path.join(store, 'lock'), JSON.stringify({ pid: process.pid, host: os.hostname(), start: '1' }));
+    const release = lockStore(store);
+    assert.throws(() => lockStore(store), StoreLockedError, 'a lock we hold ourselves is held');
+    release();
+  });
+
+  it('a stale lock naming a live pid that is now another process is taken over; the live holder is respected', async function () {
+    if (!processStartTime('self')) this.skip();
+    const store = path.join(dir, '.fathom');
+    fs.mkdirSync(store, { recursive: true });
+    const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      const pid = child.pid!;
+      const start = processStartTime(pid)!;
+      assert.ok(start);
+      // the holder is this very process: locked
+      fs.writeFileSync(path.join(store, 'lock'), JSON.stringify({ pid, host: os.hostname(), start }));
+      assert.throws(() => lockStore(store), /in use by process/);
+      const r = fathom(['search', 'zoom', '--dir', dir, '--no-embed']);
+      assert.equal(r.code, 1);
+      assert.match(r.err, /in use by process/);
+      assert.doesNotMatch(r.err, STACK);
+      // the lock names the pid, but a process that started at another time: the pid was reused
+      fs.writeFileSync(path.join(store, 'lock'), JSON.stringify({ pid, host: os.hostname(), start: String(Number(start) - 1) }));
+      const ok = fathom(['search', 'zoom', '--dir', dir, '--no-embed']);
+      assert.equal(ok.code, 0, ok.err);
+      assert.match(ok.out, /zoom/);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('temp files of a killed save are removed by the next successful save', async () => {
+    const store = path.join(dir, '.fathom');
+    const a = await indexed(dir);
+    saveStore(store, a);
+    const left = ['chunks.7.jsonl.tmp-4242', 'manifest.json.tmp-1', 'vectors.3.bin.tmp-99999'];
+    for (const f of left) fs.writeFileSync(path.join(store, f), 'half a file');
+    fs.writeFileSync(path.join(store, 'notes.txt'), 'not ours'); // only the store's own temp names go
+    saveStore(store, a);
+    const after = fs.readdirSync(store);
+    for (const f of left) assert.ok(!after.includes(f), `${f} left behind`);
+    assert.ok(after.includes('notes.txt'));
+    assert.deepEqual(loadStore(store, new Engine()), { ok: true });
+  });
+
+  it('kill -9 during saves, 12 times: the store always loads (or is absent), results unchanged, temp files cleaned', async function () {
+    const store = path.join(dir, '.fathom');
+    const reference = await indexed(dir);
+    const want = (await reference.search('zoom control', { k: 5, mode: 'keyword' })).map((h) => h.chunk.id);
+    const script = path.join(dir, 'saver.ts');
+    // saves the same index over and over (every save a new generation), as fast as it can
+    fs.writeFileSync(
+      script,
+      `import { Engine } from ${JSON.stringify(path.join(ROOT, 'src/index/engine'))};
+import { saveStore } from ${JSON.stringify(path.join(ROOT, 'src/index/store'))};
+(async () => {
+  const e = new Engine({ noEmbedderReason: 'test' });
+  for await (const _ of e.indexFolder(${JSON.stringify(dir)})) void _;
+  process.stdout.write('ready\\n');
+  for (;;) saveStore(${JSON.stringify(store)}, e);
+})();
+`,
+    );
+    saveStore(store, reference);
+    let sawTemp = 0;
+    for (let round = 0; round < 12; round++) {
+      const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+      await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+      await new Promise((r) => setTimeout(r, 20 + ((round * 37) % 150)));
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+      if (fs.readdirSync(store).some((f) => f.includes('.tmp-'))) sawTemp++;
+      const e = new Engine({ noEmbedderReason: 'test' });
+      const r = loadStore(store, e);
+      assert.deepEqual(r, { ok: true }, `round ${round}`);
+      assert.deepEqual((await e.search('zoom control', { k: 5, mode: 'keyword' })).map((h) => h.chunk.id), want);
+    }
+    // the next successful save (a real CLI run) leaves no temp file and one generation
+    fs.writeFileSync(path.join(dir, 'docs', 'added.md'), '# Added\n\nafter the kills\n');
+    const r = fathom(['index', dir, '--no-embed']);
+    assert.equal(r.code, 0, r.err);
+    const files = fs.readdirSync(store);
+    assert.ok(!files.some((f) => f.includes('.tmp-')), `temp files left: ${files.join(' ')} (killed mid-write ${sawTemp} times)`);
+    assert.equal(new Set(files.filter((f) => /\.\d+\./.test(f)).map((f) => f.split('.')[1])).size, 1, files.join(' '));
+  });
+
+  it('a read-only store (a read-only tmpfs): search answers from memory and warns once', function () {
+    const mnt = tmpfs(4096);
+    if (!mnt) {
+      process.stdout.write('      (skipped: mount -t tmpfs is not allowed here)\n');
+      this.skip();
+    }
+    try {
+      const store = path.join(mnt, 'store');
+      assert.equal(fathom(['index', dir, '--store', store, '--no-embed']).code, 0);
+      fs.writeFileSync(path.join(dir, 'docs', 'added.md'), '# Lighthouse keeper\n\nadded while the store is read-only\n');
+      assert.equal(spawnSync('mount', ['-o', 'remount,ro', mnt]).status, 0);
+      const r = fathom(['search', 'lighthouse keeper', '--dir', dir, '--store', store, '--no-embed']);
+      assert.equal(r.code, 0, r.err);
+      assert.doesNotMatch(r.err, STACK);
+      assert.match(r.out, /docs\/added\.md/, 'the new file is searched from memory');
+      assert.equal(r.err.match(/could not be saved/g)?.length, 1, r.err);
+      assert.match(r.err, /cannot be written/);
+      const idx = fathom(['index', dir, '--store', store, '--no-embed']);
+      assert.equal(idx.code, 1);
+      assert.match(idx.err, /cannot be written/);
+      assert.doesNotMatch(idx.err, STACK);
+    } finally {
+      unmount(mnt);
+    }
+  });
+
+  it('a full store (a full tmpfs): search answers from memory and warns once; index says the disk is full without a stack trace', function () {
+    const mnt = tmpfs(1024);
+    if (!mnt) {
+      process.stdout.write('      (skipped: mount -t tmpfs is not allowed here)\n');
+      this.skip();
+    }
+    try {
+      const store = path.join(mnt, 'store');
+      assert.equal(fathom(['index', dir, '--store', store, '--no-embed']).code, 0);
+      // fill the disk
+      const fd = fs.openSync(path.join(mnt, 'filler'), 'w');
+      try {
+        const block = Buffer.alloc(64 * 1024, 1);
+        for (;;) fs.writeSync(fd, block);
+      } catch (err) {
+        assert.equal((err as NodeJS.ErrnoException).code, 'ENOSPC');
+      } finally {
+        fs.closeSync(fd);
+      }
+      fs.writeFileSync(path.join(dir, 'docs', 'added.md'), '# Lighthouse keeper\n\nadded while the disk is full\n');
+      const r = fathom(['search', 'lighthouse keeper', '--dir', dir, '--store', store, '--no-embed']);
+      assert.equal(r.code, 0, r.err);
+      assert.doesNotMatch(r.err, STACK);
+      assert.match(r.out, /docs\/added\.md/);
+      assert.equal(r.err.match(/could not be saved/g)?.length, 1, r.err);
+      assert.match(r.err, /disk is full/);
+      const idx = fathom(['index', dir, '--store', store, '--no-embed']);
+      assert.equal(idx.code, 1);
+      assert.match(idx.err, /disk is full/);
+      assert.doesNotMatch(idx.err, STACK);
+      // the stored index is still the previous one, and loads
+      assert.deepEqual(loadStore(store, new Engine()), { ok: true });
+    } finally {
+      unmount(mnt);
+    }
+  });
+});
