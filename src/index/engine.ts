@@ -65,6 +65,11 @@ export interface EngineOptions {
   embedder?: Embedder;
   /** Why there is no embedder (shown to the user); the engine then works keyword-only. */
   noEmbedderReason?: string;
+  /**
+   * The embedding order: `tiered` (default: hinted files, code, docs/tests, locales/fixtures,
+   * src/index/embedOrder.ts) or `walk` (the walk's order, hints ignored: the benchmark's baseline).
+   */
+  embedOrder?: 'tiered' | 'walk';
 }
 
 /** `needle` occurs in `hay` with no letter or digit right before or after it. */
@@ -87,6 +92,7 @@ export class Engine {
   readonly chunkOptions: ResolvedOptions;
   embedder: Embedder | undefined;
   noEmbedderReason: string | undefined;
+  private readonly walkOrder: boolean;
   /**
    * Vectors of removed chunks by hash of their embedded text (copies: their rows get reused),
    * so that an edit undone or a file renamed (removed, then added) costs no embedding. Oldest
@@ -117,6 +123,7 @@ export class Engine {
   constructor(options: EngineOptions = {}) {
     this.chunkOptions = resolveOptions(options.chunk ?? {});
     this.embedder = options.embedder;
+    this.walkOrder = options.embedOrder === 'walk';
     this.noEmbedderReason = options.embedder ? undefined : (options.noEmbedderReason ?? 'no embedding model configured');
     if (this.embedder) this.vectors = new VectorStore(this.embedder.dims);
   }
@@ -164,6 +171,7 @@ export class Engine {
 
   /** Where a chunk goes in the embedding queue: hinted files first, locale files and fixtures last. */
   private tierOf(c: Chunk, category = this.files.get(c.path)?.category): number {
+    if (this.walkOrder) return 1;
     return this.hintedSet.has(c.path) ? HINTED_TIER : embedTier(c.path, c.language, category);
   }
 
@@ -173,6 +181,7 @@ export class Engine {
    * to the front of the queue, the previous hint's go back to their own tier.
    */
   setPriority(paths: readonly string[]): void {
+    if (this.walkOrder) return;
     const next = [...new Set(paths)].slice(0, 200);
     const old = this.hinted;
     this.hinted = next;

@@ -287,9 +287,9 @@ export class IndexClient {
   }
 
   /** Configures chunking and embedding (remembered and re-sent after a crash). */
-  init(options: WorkerInitOptions): Promise<WorkerStatus> {
+  init(options: WorkerInitOptions, signal?: AbortSignal): Promise<WorkerStatus> {
     this.initOptions = options;
-    return this.request('init', { options });
+    return this.request('init', { options }, signal);
   }
 
   /** Opens and indexes `root` (store in `storeDir`); remembered and re-sent after a crash. */

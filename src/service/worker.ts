@@ -125,7 +125,7 @@ export class WorkerState {
         await prepareLanguagesFor([req.path]); // tree-sitter grammars load once, when first needed
         return chunkFile(req.path, req.text, req.options);
       case 'init':
-        this.initializing = this.initializing.catch(() => undefined).then(() => this.init(req.options));
+        this.initializing = this.initializing.catch(() => undefined).then(() => this.init(req.options, signal));
         await this.initializing;
         return this.status();
       case 'index':
@@ -215,7 +215,8 @@ export class WorkerState {
     this.post({ type: 'log', level, message, root });
   }
 
-  private async init(options: WorkerInitOptions): Promise<void> {
+  /** `signal` (a `cancel` of the `init`): stop waiting for the model (a download) and go keyword-only. */
+  private async init(options: WorkerInitOptions, signal?: AbortSignal): Promise<void> {
     for (const f of [...this.folders.values()]) await this.close(f);
     await this.embedder?.dispose();
     this.embedder = undefined;
@@ -224,13 +225,18 @@ export class WorkerState {
     if (!options.embedder) {
       this.keywordOnlyReason = 'no embedding model configured';
     } else {
-      const r = await createEmbedder(options.embedder);
-      if ('embedder' in r) {
+      const creating = createEmbedder(options.embedder);
+      const cancelled = { error: 'No embedding model: loading it (or its download) was cancelled.' } as const;
+      const r = signal ? await Promise.race([creating, new Promise<typeof cancelled>((resolve) => (signal.aborted ? resolve(cancelled) : signal.addEventListener('abort', () => resolve(cancelled), { once: true })))]) : await creating;
+      // a cancelled load may still finish (a download in flight): its model is not used
+      if (signal?.aborted) void creating.then((x) => ('embedder' in x ? x.embedder.dispose() : undefined)).catch(() => undefined);
+      if ('embedder' in r && !signal?.aborted) {
         this.embedder = r.embedder;
         this.keywordOnlyReason = undefined;
       } else {
-        this.keywordOnlyReason = r.error;
-        this.log('warn', `keyword-only: ${r.error}`);
+        const why = 'error' in r ? r.error : cancelled.error;
+        this.keywordOnlyReason = why;
+        this.log('warn', `keyword-only: ${why}`);
       }
     }
     this.pushStatus(true);

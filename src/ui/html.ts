@@ -5,7 +5,8 @@
  * few values interpolated here (URIs, the CSP source, the nonce) are escaped anyway.
  *
  * Stable hooks for tests and for documentation: `#fathom-query`, `#fathom-language`,
- * `#fathom-paths`, `#fathom-state`, `#fathom-warning`, `#fathom-summary`, `#fathom-results`,
+ * `#fathom-paths`, `#fathom-state`, `#fathom-warning` (with `#fathom-model-download` and
+ * `#fathom-model-local` when the model is missing), `#fathom-summary`, `#fathom-results`,
  * and each result `.fathom-result[data-path][data-start-line][data-start-column][data-end-line]
  * [data-end-column][data-kind][data-key]` (lines 1-based, columns 0-based, as in a chunk); the
  * results list carries `data-seq`, `data-query` and `data-total`, the summary `data-mode` (hybrid/keyword).
@@ -64,7 +65,7 @@ export function renderShell(o: ShellOptions): string {
     <button id="fathom-cancel" class="fathom-icon-button" type="button" aria-label="Cancel indexing" title="Cancel indexing (what is indexed stays searchable)" hidden><span class="codicon codicon-close" aria-hidden="true"></span></button>
   </div>
   <div id="fathom-progress" hidden><div id="fathom-progress-bar"></div></div>
-  <div id="fathom-warning" role="note" hidden><span class="codicon codicon-warning" aria-hidden="true"></span><span id="fathom-warning-text"></span></div>
+  <div id="fathom-warning" role="note" hidden><span class="codicon codicon-warning" aria-hidden="true"></span><span id="fathom-warning-text"></span><button id="fathom-model-download" class="fathom-text-button" type="button" hidden>Download</button><button id="fathom-model-local" class="fathom-text-button" type="button" hidden>Local folder…</button></div>
   <div class="fathom-search-row">
     <span class="codicon codicon-search" aria-hidden="true"></span>
     <input id="fathom-query" type="search" placeholder="Search by meaning or name" aria-label="Search the workspace by meaning or by name" autocomplete="off" spellcheck="false">

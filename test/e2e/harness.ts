@@ -132,6 +132,8 @@ export interface LaunchOptions {
   name?: string;
   /** Other extensions to install next to Fathom: .vsix files, or folders packed with vsce first. */
   extraExtensions?: string[];
+  /** Fathom's VSIX to install instead of the one `prepare()` packed (e.g. one with a bundled model). */
+  vsix?: string;
   viewport?: { width: number; height: number };
 }
 
@@ -255,7 +257,9 @@ function packFolder(ext: string, tmp: string): string {
 }
 
 export async function launch(opts: LaunchOptions = {}): Promise<Session> {
-  const { codeServerDir, vsix } = await prepare();
+  const prepared = await prepare();
+  const { codeServerDir } = prepared;
+  const vsix = opts.vsix ?? prepared.vsix;
   const name = safeName(opts.name ?? 'session');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `fathom-e2e-${name}-`));
   const workspace = path.join(tmp, 'workspace');
