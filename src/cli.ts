@@ -16,6 +16,7 @@ import { loadStore, lockStore, saveStore, StoreLockedError, StoreWriteError } fr
 import { evaluate, formatReport } from './eval/evaluate';
 import { mineGold, type GoldQuery } from './eval/mine';
 import type { Candidate, LookupResult } from './i18n/index';
+import { formatHealth, healthExitCode } from './i18n/health';
 import { loadI18nIndex } from './i18n/workspace';
 
 const USAGE = `Usage:
@@ -27,6 +28,7 @@ const USAGE = `Usage:
   fathom eval <dir> [--gold gold.jsonl] [--json] [--write-gold FILE]
   fathom i18n "<string>" [--dir DIR] [--json] [--k 10] [--from FILE] [--locales GLOB]… [--no-embed] [--model-path DIR]
   fathom i18n --key a.b.c [--dir DIR] [--json] [--from FILE] [--locales GLOB]…
+  fathom i18n --check [--dir DIR] [--json] [--locales GLOB]… [--functions NAME,…]
 
   --json             one JSON object per chunk per line; one {"skipped","reason"} line per skipped file
   --stats            per-language statistics and invariant checks (with --json: one JSON object)
@@ -50,7 +52,7 @@ function parseArgs(argv: string[]): Args {
   const positional: string[] = [];
   const flags = new Map<string, string | true>();
   const lists = new Map<string, string[]>();
-  const valued = new Set(['--key', '--locales', '--from', '--max-tokens', '--max-file-kb', '--json-categories', '--store', '--dir', '--k', '--mode', '--model-path', '--model', '--queries', '--out', '--glob', '--language', '--kind', '--gold', '--write-gold']);
+  const valued = new Set(['--key', '--functions', '--locales', '--from', '--max-tokens', '--max-file-kb', '--json-categories', '--store', '--dir', '--k', '--mode', '--model-path', '--model', '--queries', '--out', '--glob', '--language', '--kind', '--gold', '--write-gold']);
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i];
     if (a.startsWith('--')) {
@@ -426,7 +428,8 @@ function i18nLine(c: Candidate): string {
     key: c.key,
     match: c.match,
     locales: c.locales.map((l) => ({ locale: l.locale, file: l.file, line: l.range.start.line, value: l.value })),
-    usages: c.usages.map((u) => ({ file: u.file, line: u.range.start.line })),
+    // a dynamic usage (`$t(\`x.${y}\`)`) says so, with the static prefix the text output shows
+    usages: c.usages.map((u) => (u.dynamic ? { file: u.file, line: u.range.start.line, dynamic: true, prefix: u.key } : { file: u.file, line: u.range.start.line })),
   });
 }
 
@@ -453,6 +456,17 @@ function printI18n(r: LookupResult, json: boolean): void {
 async function i18nCommand(args: Args): Promise<number> {
   const key = strFlag(args, '--key');
   const text = args.positional[0];
+  const functions = (args.lists.get('--functions') ?? []).flatMap((f) => f.split(',')).map((f) => f.trim()).filter(Boolean);
+  if (args.flags.has('--check')) {
+    if (key !== undefined || text !== undefined) throw new UsageError('fathom i18n --check: takes no "<string>" and no --key');
+    const dir = strFlag(args, '--dir') ?? '.';
+    requireFolder(dir);
+    const { index } = loadI18nIndex(dir, { localeGlobs: args.lists.get('--locales'), functions });
+    for (const p of index.problems) process.stderr.write(`problem ${p.file}${p.line ? `:${p.line}` : ''}: ${p.kind}: ${p.message}\n`);
+    const report = index.health();
+    process.stdout.write(formatHealth(report, args.flags.has('--json')));
+    return healthExitCode(report);
+  }
   if (key === undefined && text === undefined) throw new UsageError('fathom i18n: give a "<string>" or --key a.b.c');
   if (key !== undefined && text !== undefined) throw new UsageError('fathom i18n: give a "<string>" or --key, not both');
   const dir = strFlag(args, '--dir') ?? '.';
@@ -460,7 +474,7 @@ async function i18nCommand(args: Args): Promise<number> {
   const limit = intFlag(args, '--k') ?? 10;
   const from = strFlag(args, '--from');
   const fromFile = from !== undefined ? path.relative(path.resolve(dir), path.resolve(from)).split(path.sep).join('/') : undefined;
-  const { index } = loadI18nIndex(dir, { localeGlobs: args.lists.get('--locales') });
+  const { index } = loadI18nIndex(dir, { localeGlobs: args.lists.get('--locales'), functions });
   let result: LookupResult;
   if (key !== undefined) result = index.lookupKey(key, { fromFile, limit });
   else {

@@ -23,12 +23,14 @@
  */
 import { SourceText } from '../chunkers/source';
 import type { Embedder } from '../index/embedder';
-import { readLocaleJson, readLocaleScript, readSfcLocales, toLocaleValue, type LocaleEntry, type LocaleFile } from './locales';
+import { formatOf, readLocaleFormat, readLocaleJson, readLocaleScript, readSfcLocales, toLocaleValue, type LocaleEntry, type LocaleFile } from './locales';
 import { boundedDistance, deletions, hasPlaceholder, normalize, placeholderPattern, tokens, typoBudget } from './normalize';
 import type { Candidate, HoverResult, I18nProblem, LookupOptions, LookupResult, MatchKind, Usage } from './types';
+import { checkHealth, type HealthReport } from './health';
 import { findUsages } from './usages';
 
 export * from './types';
+export type { HealthFinding, HealthReport } from './health';
 export { stringAt } from './cursor';
 export { normalize } from './normalize';
 
@@ -90,6 +92,8 @@ export interface I18nIndexOptions {
   semanticMaxValues?: number;
   /** Semantic candidates below this cosine similarity are dropped (default 0.25). */
   semanticMinScore?: number;
+  /** A project's own translate functions (`translate`, `i18n.tr`): their first argument is a key. */
+  functions?: string[];
 }
 
 export class I18nIndex {
@@ -119,7 +123,9 @@ export class I18nIndex {
     this.fileProblems.delete(rel);
     let lf: LocaleFile | undefined;
     try {
-      if (lower.endsWith('.vue')) lf = readSfcLocales(rel, text);
+      const format = formatOf(rel, { matchesGlobs: this.options.matchesGlobs });
+      if (format) lf = readLocaleFormat(rel, text, { matchesGlobs: this.options.matchesGlobs }, format);
+      else if (lower.endsWith('.vue')) lf = readSfcLocales(rel, text);
       else if (/\.[cm]?[jt]s$/.test(lower)) lf = this.options.matchesGlobs ? (this.options.matchesGlobs(rel) ? readLocaleScript(rel, text, true) : undefined) : readLocaleScript(rel, text);
       else lf = readLocaleJson(rel, text, { matchesGlobs: this.options.matchesGlobs });
     } catch (err) {
@@ -131,7 +137,7 @@ export class I18nIndex {
     }
     if (hadLocale || lf) this.built = undefined;
     const had = this.usages.delete(rel);
-    const u = findUsages(rel, text);
+    const u = findUsages(rel, text, { functions: this.options.functions });
     if (u.length) this.usages.set(rel, u);
     if (had || u.length) this.usageTable = undefined;
   }
@@ -206,6 +212,8 @@ export class I18nIndex {
     const appsWithKeys = new Set<string>();
     const files = [...this.locales.values()].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
     for (const lf of files) {
+      // Lingui's compiled `messages.js` next to its `messages.po` is a build output, not a locale
+      if (/\.[cm]?[jt]s$/i.test(lf.file) && this.locales.has(lf.file.replace(/\.[cm]?[jt]s$/i, '.po'))) continue;
       const app = this.appOf(lf.file);
       appsWithKeys.add(app);
       const component = lf.component ? lf.file : undefined;
@@ -220,6 +228,10 @@ export class I18nIndex {
           scope.set(e.path, gid);
           groups.push({ id: gid, app, component, namespace: e.namespace, path: e.path, values: [] });
         }
+        const vals = groups[gid].values;
+        // XLIFF translations repeat the source: a repeated source value counts only when no file gives it first-hand
+        if (e.derived && vals.some((v) => v.locale === e.locale)) continue;
+        if (!e.derived && vals.some((v) => v.derived && v.locale === e.locale)) groups[gid].values = vals.filter((v) => !(v.derived && v.locale === e.locale));
         groups[gid].values.push(e);
       }
     }
@@ -290,6 +302,7 @@ export class I18nIndex {
         const also: string[] = [];
         const linked = resolveLinks(g, v);
         if (linked) also.push(linked);
+        if (v.also) also.push(...v.also);
         // vue-i18n plurals: "no apples | one apple | {count} apples"
         if (raw.includes('|')) for (const form of raw.split(/\s*\|\s*/)) if (form) also.push(form);
         if (also.length) {
@@ -595,6 +608,55 @@ export class I18nIndex {
     return { candidates: this.rank(list, { ...opts, limit: opts.limit ?? 50 }), problems: b.problems };
   }
 
+  /**
+   * Key health (health.ts): undefined keys, unused keys, keys missing in some locales, values
+   * identical to the source locale's.
+   */
+  health(): HealthReport {
+    const b = this.build();
+    // every proper prefix of a key: `$tm('nav')` names the messages under `nav`
+    const parents = new Set<string>();
+    for (const g of b.groups) {
+      for (let i = g.path.indexOf('.'); i > 0; i = g.path.indexOf('.', i + 1)) {
+        parents.add(canon(g.namespace, g.path.slice(0, i)));
+        if (g.namespace) parents.add(canon(undefined, g.path.slice(0, i)));
+      }
+    }
+    const fits = (g: Group, file: string) => {
+      if (g.component) return g.component === file;
+      const app = this.appOf(file);
+      return g.app === app || !b.appsWithKeys.has(app);
+    };
+    const defined = (u: Usage) => {
+      const keys = [canon(u.namespace, u.key)];
+      if (!u.namespace) {
+        const dot = u.key.indexOf('.');
+        if (dot > 0) keys.push(canon(u.key.slice(0, dot), u.key.slice(dot + 1)));
+      }
+      for (const k of keys) {
+        if ((b.byCanon.get(k) ?? []).some((id) => fits(b.groups[id], u.file))) return true;
+        if (PLURAL_FORMS.some((p) => (b.byCanon.get(k + p) ?? []).some((id) => fits(b.groups[id], u.file)))) return true;
+        if (parents.has(k)) return true;
+      }
+      return false;
+    };
+    const undefinedUsages: Usage[] = [];
+    let usages = 0;
+    for (const list of this.usages.values()) {
+      for (const u of list) {
+        usages++;
+        if (!u.dynamic && !defined(u)) undefinedUsages.push(u);
+      }
+    }
+    const referenced = new Set<string>();
+    for (const v of b.vValue) {
+      if (!/[@{$]/.test(v.value)) continue;
+      for (const m of v.value.matchAll(/@(?:\.\w+)?:\(?([\w.-]*\w)|\{\s*(-?[A-Za-z][\w-]*(?:\.[\w-]+)?)\s*\}|\$t\(\s*['"]?([\w.:-]+)/g)) referenced.add(m[1] ?? m[2] ?? m[3]);
+    }
+    const groups = b.groups.map((g) => this.candidate(g, b, 'key', 1));
+    return checkHealth({ groups, undefinedUsages, usages, referenced });
+  }
+
   /** Every usage in the workspace of one key (as `lookupKey` resolves it). */
   usagesOfKey(key: string): Usage[] {
     return this.lookupKey(key).candidates.flatMap((c) => c.usages);
@@ -606,7 +668,7 @@ export class I18nIndex {
    * usages recorded for `file` are used. Undefined when no usage is under the offset.
    */
   hover(file: string, offset: number, text?: string): HoverResult | undefined {
-    const list = text !== undefined ? findUsages(file, text) : (this.usages.get(file) ?? []);
+    const list = text !== undefined ? findUsages(file, text, { functions: this.options.functions }) : (this.usages.get(file) ?? []);
     const usage = list.find((u) => offset >= u.range.start.offset && offset <= u.range.end.offset);
     if (!usage) return undefined;
     const b = this.build();
@@ -630,6 +692,8 @@ export class I18nIndex {
     return { usage, candidates, missing: !usage.dynamic && candidates.length === 0 };
   }
 }
+
+const PLURAL_FORMS = ['_one', '_other', '_zero', '_two', '_few', '_many', '_plural', '_0', '_1'];
 
 /** One wildcard pattern for the plural forms (`no items | one item | {count} items`) that have placeholders. */
 function pluralPattern(raw: string): RegExp | undefined {

@@ -24,25 +24,26 @@
  * most of its members are strings.
  *
  * Vue SFC `<i18n>` blocks: JSON/JSON5/JSONC content; top-level keys are locales, or the whole
- * block is one locale with `<i18n locale="fr">`. YAML blocks and `<i18n src="…">` are reported
+ * block is one locale with `<i18n locale="fr">`. YAML blocks (`lang="yaml"`) are read as YAML
+ * (formats/yaml.ts), JSON5 beyond JSONC through formats/json5.ts. `<i18n src="…">` is reported
  * (`unsupported`) and skipped.
  */
 import type * as t from '@babel/types';
 import { parse as parseSfc } from '@vue/compiler-sfc';
 import * as jsonc from 'jsonc-parser';
-import { classifyJson, classifyJsonPath, isLocaleTag } from '../chunkers/json-classify';
+import { classifyJson, classifyJsonPath, isLocaleName } from '../chunkers/json-classify';
 import { MAX_JSON_DEPTH } from '../chunkers/json';
 import { scanDepth } from '../chunkers/json-tree';
 import { SourceText } from '../chunkers/source';
+import { chromeFormat } from './formats/chrome';
+import { json5Leaves } from './formats/json5';
+import { yamlLeaves } from './formats/yaml';
+import { canonicalLocale, identifyStem, inI18nDir, type LocaleIdentity } from './locale-code';
 import type { I18nProblem, LocaleValue } from './types';
 import { parseScriptAst } from './usages';
 
-export interface LocaleIdentity {
-  locale: string;
-  namespace?: string;
-  /** How it was told: from the file name, or from a folder. */
-  from: 'name' | 'folder';
-}
+export { canonicalLocale, isLocaleCode, type LocaleIdentity } from './locale-code';
+export { formatOf, readLocaleFormat } from './formats/index';
 
 /**
  * One string leaf of a locale file. Ranges are kept as offsets (inside the quotes) and turned
@@ -61,6 +62,10 @@ export interface LocaleEntry {
   ve: number;
   ks: number;
   ke: number;
+  /** Other texts this message is shown as (Fluent variants). */
+  also?: string[];
+  /** A value the file repeats from the source (XLIFF `<source>` in a translation): dropped when another file gives it. */
+  derived?: boolean;
 }
 
 export interface LocaleFile {
@@ -86,33 +91,12 @@ export function toLocaleValue(e: LocaleEntry, lines: SourceText): LocaleValue {
 
 const LOCALE_EXT = /\.(?:json|jsonc|json5)$/i;
 
-/** `pt_br` → `pt-BR`, `zh_hans` → `zh-Hans`, `EN` → `en`: one spelling per locale. */
-export function canonicalLocale(tag: string): string {
-  const parts = tag.split(/[-_]/);
-  return parts
-    .map((p, i) => (i === 0 ? p.toLowerCase() : p.length === 4 ? p[0].toUpperCase() + p.slice(1).toLowerCase() : p.toUpperCase()))
-    .join('-');
-}
-
 /** The locale (and namespace) a path names, or undefined. Does not look at the content. */
 export function identifyLocale(rel: string): LocaleIdentity | undefined {
   const parts = rel.split('/');
   const name = parts.pop() ?? '';
   if (!LOCALE_EXT.test(name)) return undefined;
-  const stem = name.replace(LOCALE_EXT, '');
-  if (isLocaleTag(stem)) return { locale: canonicalLocale(stem), from: 'name' };
-  for (let i = parts.length - 1; i >= 0; i--) {
-    if (isLocaleTag(parts[i])) {
-      const ns = [...parts.slice(i + 1), stem].join('/');
-      return { locale: canonicalLocale(parts[i]), namespace: ns === 'index' ? undefined : ns, from: 'folder' };
-    }
-  }
-  // a prefix, then the tag: `core_fr`, `messages.de`, `app-pt_BR`
-  for (let i = stem.length - 2; i > 0; i--) {
-    const c = stem[i - 1];
-    if ((c === '.' || c === '_' || c === '-') && isLocaleTag(stem.slice(i))) return { locale: canonicalLocale(stem.slice(i)), from: 'name' };
-  }
-  return undefined;
+  return identifyStem(parts, name.replace(LOCALE_EXT, ''));
 }
 
 const SCRIPT_EXT = /\.(?:[cm]?[jt]s)$/i;
@@ -213,6 +197,18 @@ function toEntries(ls: Leaf[], locale: string, namespace: string | undefined, sr
   return out;
 }
 
+/** Leaves that each carry their locale (a multi-locale block) → entries, per locale. */
+function toEntriesByLocale(ls: Array<Leaf & { locale?: string }>, fallback: string, src: SourceText, file: string, problems: I18nProblem[]): LocaleEntry[] {
+  const by = new Map<string, Leaf[]>();
+  for (const l of ls) {
+    const loc = l.locale ?? fallback;
+    const list = by.get(loc);
+    if (list) list.push(l);
+    else by.set(loc, [l]);
+  }
+  return [...by].flatMap(([loc, list]) => toEntries(list, loc, undefined, src, 0, file, problems));
+}
+
 interface Scan {
   error?: { offset: number; message: string };
   isObject: boolean;
@@ -288,6 +284,12 @@ function scanLeaves(text: string): Scan {
   return scan;
 }
 
+/** The classifier's rule for a locale-named file: a dictionary of mostly strings, no schema. */
+function dictionaryShape(scan: Scan): boolean {
+  const schemaish = scan.topKeys.has('$schema') || scan.topKeys.has('properties') || scan.topKeys.has('definitions');
+  return scan.total > 0 && scan.strings / scan.total >= 0.6 && !schemaish;
+}
+
 /** Files up to this size are classified with the JSON chunker's classifier on a full tree; larger ones by their scanned shape. */
 const CLASSIFY_TREE_MAX = 256 * 1024;
 
@@ -312,11 +314,14 @@ export function readLocaleJson(rel: string, text: string, opts: DiscoverOptions 
   if (!LOCALE_EXT.test(rel)) return undefined;
   const globbed = opts.matchesGlobs ? opts.matchesGlobs(rel) : undefined;
   if (globbed === false) return undefined;
+  // WebExtension `_locales/<locale>/messages.json`: a message's key is its name, its value its `message`
+  if (chromeFormat.claims(rel, opts)) return chromeFormat.read(rel, text, opts);
   const id = identifyLocale(rel);
   if (!globbed) {
     if (!id) return undefined;
     const byPath = classifyJsonPath(rel);
-    if (byPath === 'manifest' || byPath === 'config') return undefined;
+    // `locales/en/settings.json` is an i18next namespace, not a settings file
+    if (byPath === 'manifest' || (byPath === 'config' && !(id?.from === 'folder' && inI18nDir(rel)))) return undefined;
   }
   const problems: I18nProblem[] = [];
   const src = new SourceText(text);
@@ -328,6 +333,12 @@ export function readLocaleJson(rel: string, text: string, opts: DiscoverOptions 
     return { file: rel, lines: src, entries: [], problems: [{ kind: 'unsupported', file: rel, message: `nesting deeper than ${MAX_JSON_DEPTH} levels: skipped` }] };
   }
   const scan = scanLeaves(text);
+  if (scan.error && /\.json5$/i.test(rel)) {
+    // JSON5 beyond comments and trailing commas (unquoted keys, single quotes): read as an expression
+    const j5 = json5Leaves(text);
+    if (!j5.error && j5.isObject) return { file: rel, lines: src, entries: toEntries(j5.leaves, id.locale, id.namespace, src, 0, rel, problems), problems };
+    if (j5.error) scan.error = j5.error;
+  }
   if (scan.error) {
     const line = src.position(scan.error.offset).line;
     return { file: rel, lines: src, entries: [], problems: [{ kind: 'malformed', file: rel, line, message: `does not parse (${scan.error.message} at line ${line}): skipped` }] };
@@ -338,11 +349,14 @@ export function readLocaleJson(rel: string, text: string, opts: DiscoverOptions 
   }
   if (!globbed) {
     if (text.length <= CLASSIFY_TREE_MAX) {
-      if (classifyJson(rel, jsonc.parseTree(text, [], { allowTrailingComma: true, disallowComments: false })) !== 'i18n') return undefined;
+      const cls = classifyJson(rel, jsonc.parseTree(text, [], { allowTrailingComma: true, disallowComments: false }));
+      // the classifier knows `en`, `pt-BR`, `zh_Hant_TW`; a BCP-47 name beyond those (`ca-valencia`) is judged by its shape below
+      // and an i18next namespace under a locale folder of an i18n folder (`locales/de/settings.json`) by its shape too
+      const byShape = id.from === 'folder' ? inI18nDir(rel) : !isLocaleName(rel.slice(rel.lastIndexOf('/') + 1).replace(LOCALE_EXT, ''));
+      if (cls !== 'i18n' && (!byShape || !dictionaryShape(scan))) return undefined;
     } else {
       // the classifier's rule for a locale-named file: a dictionary of mostly strings, no schema
-      const schemaish = scan.topKeys.has('$schema') || scan.topKeys.has('properties') || scan.topKeys.has('definitions');
-      if (!scan.total || scan.strings / scan.total < 0.6 || schemaish) return undefined;
+      if (!dictionaryShape(scan)) return undefined;
     }
   }
   if (scan.tooDeep !== undefined) problems.push({ kind: 'unsupported', file: rel, line: src.position(scan.tooDeep).line, message: `nesting deeper than ${MAX_DEPTH} levels is skipped` });
@@ -450,11 +464,44 @@ export function readSfcLocales(rel: string, text: string): LocaleFile | undefine
       problems.push({ kind: 'unsupported', file: rel, line, message: `<i18n src="${String(b.attrs.src)}"> is not followed: skipped` });
       continue;
     }
-    if (lang !== 'json' && lang !== 'json5' && lang !== 'jsonc') {
-      problems.push({ kind: 'unsupported', file: rel, line, message: `<i18n lang="${lang}"> is not supported (JSON, JSON5 with JSON syntax, JSONC): skipped` });
+    const base = b.loc.start.offset;
+    const locale = typeof b.attrs.locale === 'string' ? b.attrs.locale : undefined;
+    if (lang === 'yaml' || lang === 'yml') {
+      const y = yamlLeaves(b.content, base, !locale);
+      if (y.error) {
+        const at = src.position(base + y.error.offset).line;
+        problems.push({ kind: 'malformed', file: rel, line: at, message: `<i18n lang="yaml"> block does not parse (${y.error.message} at line ${at}): skipped` });
+        continue;
+      }
+      if (!locale && !y.multiLocale) {
+        problems.push({ kind: 'unsupported', file: rel, line, message: '<i18n lang="yaml"> block whose top-level keys are not locales (and no locale="…"): skipped' });
+        continue;
+      }
+      entries.push(...toEntriesByLocale(y.leaves, locale ? canonicalLocale(locale) : '', src, rel, problems));
       continue;
     }
-    const base = b.loc.start.offset;
+    if (lang !== 'json' && lang !== 'json5' && lang !== 'jsonc') {
+      problems.push({ kind: 'unsupported', file: rel, line, message: `<i18n lang="${lang}"> is not supported (JSON, JSON5, JSONC, YAML): skipped` });
+      continue;
+    }
+    if (lang === 'json5' && parseJson(b.content).error) {
+      const j5 = json5Leaves(b.content, base);
+      if (j5.error || !j5.isObject) {
+        const at = src.position(base + (j5.error?.offset ?? 0)).line;
+        problems.push({ kind: 'malformed', file: rel, line: at, message: `<i18n lang="json5"> block does not parse${j5.error ? ` (${j5.error.message} at line ${at})` : ': not an object'}: skipped` });
+        continue;
+      }
+      if (locale) entries.push(...toEntries(j5.leaves, canonicalLocale(locale), undefined, src, 0, rel, problems));
+      else {
+        // top-level keys are locales: `en.greeting` → locale en, key greeting
+        const byLocale = j5.leaves.map((l) => {
+          const dot = l.path.indexOf('.');
+          return { ...l, locale: canonicalLocale(l.path.slice(0, dot)), path: l.path.slice(dot + 1) };
+        });
+        entries.push(...toEntriesByLocale(byLocale.filter((l) => l.path), '', src, rel, problems));
+      }
+      continue;
+    }
     if (scanDepth(b.content, 0, b.content.length, MAX_JSON_DEPTH).maxDepth > MAX_JSON_DEPTH) {
       problems.push({ kind: 'unsupported', file: rel, line, message: `<i18n> block nests deeper than ${MAX_JSON_DEPTH} levels: skipped` });
       continue;
@@ -465,7 +512,6 @@ export function readSfcLocales(rel: string, text: string): LocaleFile | undefine
       problems.push({ kind: 'malformed', file: rel, line: at, message: `<i18n> block does not parse${error ? ` (${error.message} at line ${at})` : ': not an object'}: skipped` });
       continue;
     }
-    const locale = typeof b.attrs.locale === 'string' ? b.attrs.locale : undefined;
     if (locale) {
       entries.push(...toEntries(leaves(root, problems, rel, (o) => src.position(base + o).line), canonicalLocale(locale), undefined, src, base, rel, problems));
       continue;

@@ -113,6 +113,8 @@ export interface I18nOptions {
   maxCodeBytes?: number;
   /** Skip locale files larger than this (default 20 MB). */
   maxLocaleBytes?: number;
+  /** A project's own translate functions (`translate`, `i18n.tr`): their first argument is a key. */
+  functions?: string[];
 }
 
 export interface LookupOptions {

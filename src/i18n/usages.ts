@@ -23,13 +23,36 @@ import type * as t from '@babel/types';
 import { parse as parseSfc } from '@vue/compiler-sfc';
 import { BASE_PLUGINS, LENIENT_PARSE } from '../chunkers/javascript';
 import { SourceText } from '../chunkers/source';
+import { frameworkOf } from './frameworks/index';
 import type { Usage } from './types';
 
 const T_FUNCS = new Set(['t', '$t', 'tc', '$tc', 'te', '$te', 'tm', '$tm']);
-const HOOKS = new Set(['useI18n', 'useTranslation', 'useTranslations', 'getTranslations', 'getFixedT']);
+const HOOKS = new Set(['useI18n', 'useTranslation', 'useTranslations', 'getTranslations', 'getFixedT', 'useScopedI18n', 'getScopedI18n', 'getI18n']);
+/** next-intl's `t.rich('k')`, `t.markup('k')`, `t.raw('k')`, `t.has('k')` on a bound `t`. */
+const T_METHODS = new Set(['rich', 'markup', 'raw', 'has']);
+/**
+ * Methods that take a key when called on an object whose name says what it is:
+ * ngx-translate `translate.instant/get/stream('K')`, transloco `transloco.translate('k')`,
+ * WebExtensions `chrome.i18n.getMessage('name')`, Fluent `l10n.getString('id')`, UI5
+ * `getResourceBundle().getText('key')`, Lingui `i18n._('id')`.
+ */
+const KEY_METHODS: Array<{ method: RegExp; object: RegExp }> = [
+  { method: /^(?:instant|get|stream|translate|selectTranslate|selectTranslation)$/, object: /translat|transloco/i },
+  { method: /^getMessage$/, object: /\bi18n$/ },
+  { method: /^(?:getString|formatValue|setAttributes)$/, object: /l10n/i },
+  { method: /^getText$/, object: /bundle|i18n/i },
+  { method: /^_$/, object: /\bi18n$/ },
+];
 const SCRIPT_EXT = /\.(?:[cm]?[jt]sx?)$/i;
 /** Cheap filter before parsing: no translation function, no usage. */
-const MAYBE = /\$?\bt[ce]?m?\s*\(|i18nKey|keypath|\bpath\s*=|v-t\b|useTranslation|useI18n|getTranslations|getFixedT/;
+const MAYBE =
+  /\$?\bt[ce]?m?\s*[(`.]|i18nKey|keypath|\bpath\s*=|v-t\b|useTranslation|useI18n|getTranslations|getFixedT|ScopedI18n|getI18n|instant|translate|getMessage|getString|getText|l10n|Localized|\bi18n\._|@lingui/;
+
+/** Options of usage extraction. */
+export interface UsageOptions {
+  /** A project's own translate functions (`translate`, `i18n.tr`, `__`): called with the key first. */
+  functions?: string[];
+}
 const SKIP_KEYS = new Set(['loc', 'start', 'end', 'leadingComments', 'trailingComments', 'innerComments', 'extra', 'range', 'comments', 'tokens', 'errors']);
 
 interface Alias {
@@ -37,7 +60,43 @@ interface Alias {
   prefix?: string;
 }
 
-interface Raw {
+/** A name bound from an i18n hook, and the function (or program) it is bound in. */
+interface AliasDecl extends Alias {
+  scopeStart: number;
+  scopeEnd: number;
+  at: number;
+}
+
+/**
+ * The hook bindings of one script: `resolve(name, at)` is the binding of `name` visible at
+ * offset `at` — the one of the innermost function containing `at` (two components of one file
+ * each have their own `const t = useTranslations('A')`); `at` undefined (a template) takes the
+ * top-level one, else the first.
+ */
+class Aliases {
+  private readonly decls = new Map<string, AliasDecl[]>();
+  add(name: string, d: AliasDecl): void {
+    const l = this.decls.get(name);
+    if (l) l.push(d);
+    else this.decls.set(name, [d]);
+  }
+  has(name: string): boolean {
+    return this.decls.has(name);
+  }
+  resolve(name: string, at?: number): Alias | undefined {
+    const l = this.decls.get(name);
+    if (!l) return undefined;
+    if (at === undefined) return l.reduce((a, b) => (b.scopeEnd - b.scopeStart > a.scopeEnd - a.scopeStart ? b : a));
+    let best: AliasDecl | undefined;
+    for (const d of l) {
+      if (at < d.scopeStart || at > d.scopeEnd) continue;
+      if (!best || d.scopeEnd - d.scopeStart < best.scopeEnd - best.scopeStart || (d.scopeStart === best.scopeStart && d.at <= at && d.at > best.at)) best = d;
+    }
+    return best;
+  }
+}
+
+export interface Raw {
   key: string;
   namespace?: string;
   dynamic: boolean;
@@ -102,6 +161,42 @@ function stringValue(n: t.Node | undefined | null): string | undefined {
   return undefined;
 }
 
+/** The strings an expression can only be: a literal, or a (nested) ternary of literals. */
+function choices(n: t.Node, depth = 0): string[] | undefined {
+  const s = stringValue(n);
+  if (s !== undefined) return [s];
+  if (n.type === 'ConditionalExpression' && depth < 4) {
+    const a = choices(n.consequent, depth + 1);
+    const b = a && choices(n.alternate, depth + 1);
+    return a && b ? [...a, ...b] : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The keys a key argument names: one static (`'a.b'`), or each of a template whose
+ * placeholders are ternaries of literals (`` `list.${a ? 'edit' : 'delete'}_error` `` → both),
+ * or one dynamic key with its static prefix.
+ */
+function keysOf(n: t.Node | undefined | null): Array<{ key: string; dynamic: boolean; start: number; end: number }> {
+  if (!n || n.start == null || n.end == null) return [];
+  if (n.type === 'TemplateLiteral' && n.expressions.length) {
+    let keys: string[] | undefined = [n.quasis[0]?.value.cooked ?? ''];
+    for (let i = 0; keys && i < n.expressions.length; i++) {
+      const c = choices(n.expressions[i] as t.Node);
+      const tail = n.quasis[i + 1]?.value.cooked ?? '';
+      keys = c && keys.length * c.length <= 16 ? keys.flatMap((k) => c.map((x) => k + x + tail)) : undefined;
+    }
+    if (keys) return [...new Set(keys)].map((key) => ({ key, dynamic: false, start: n.start!, end: n.end! }));
+  }
+  if (n.type === 'ConditionalExpression') {
+    const c = choices(n);
+    if (c) return [...new Set(c)].map((key) => ({ key, dynamic: false, start: n.start!, end: n.end! }));
+  }
+  const k = keyOf(n);
+  return k ? [k] : [];
+}
+
 /** The key named by a key argument: static (`'a.b'`), or dynamic with its static prefix. */
 function keyOf(n: t.Node | undefined | null): { key: string; dynamic: boolean; start: number; end: number } | undefined {
   if (!n || n.start == null || n.end == null) return undefined;
@@ -151,7 +246,7 @@ function splitNamespace(raw: string, dynamic: boolean, namespace: string | undef
 function hookContext(call: t.CallExpression): Alias {
   const callee = call.callee.type === 'Identifier' ? call.callee.name : '';
   const a0 = call.arguments[0] as t.Node | undefined;
-  if (callee === 'useTranslations' || callee === 'getTranslations') {
+  if (callee === 'useTranslations' || callee === 'getTranslations' || callee === 'useScopedI18n' || callee === 'getScopedI18n') {
     const ns = stringValue(a0) ?? propString(a0, 'namespace');
     return ns ? { prefix: `${ns}.` } : {};
   }
@@ -164,47 +259,136 @@ function hookContext(call: t.CallExpression): Alias {
   return {};
 }
 
-/** Names bound from the i18n hooks, with the namespace/prefix they imply. */
-function collectAliases(ast: t.Node, into: Map<string, Alias>): void {
+const FUNCTION_TYPES = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression', 'ObjectMethod', 'ClassMethod', 'ClassPrivateMethod']);
+
+/** Names bound from the i18n hooks, with the namespace/prefix they imply and the function they are bound in. */
+function collectAliases(ast: t.Node, into: Aliases, off = 0): void {
+  const fns: Array<[number, number]> = [];
+  const found: Array<{ name: string; ctx: Alias; at: number }> = [];
   walkAst(ast, (n) => {
+    if (FUNCTION_TYPES.has(n.type) && n.start != null && n.end != null) fns.push([n.start, n.end]);
     if (n.type !== 'VariableDeclarator' || !n.init) return;
     let init: t.Node = n.init;
     if (init.type === 'AwaitExpression') init = init.argument;
     if (init.type !== 'CallExpression' || init.callee.type !== 'Identifier' || !HOOKS.has(init.callee.name)) return;
     const ctx = hookContext(init);
+    const at = n.start ?? 0;
     if (n.id.type === 'Identifier') {
-      // next-intl: const t = useTranslations('A'); i18next: const t = getFixedT(…)
-      if (init.callee.name !== 'useI18n' && init.callee.name !== 'useTranslation') into.set(n.id.name, ctx);
+      // next-intl: const t = useTranslations('A'); i18next: const t = getFixedT(…); next-international: useScopedI18n('s')
+      if (init.callee.name !== 'useI18n' && init.callee.name !== 'useTranslation') found.push({ name: n.id.name, ctx, at });
       return;
     }
     if (n.id.type !== 'ObjectPattern') return;
     for (const p of n.id.properties) {
       if (p.type !== 'ObjectProperty' || p.computed || p.key.type !== 'Identifier') continue;
       const local = p.value.type === 'Identifier' ? p.value.name : p.value.type === 'AssignmentPattern' && p.value.left.type === 'Identifier' ? p.value.left.name : undefined;
-      if (local && T_FUNCS.has(p.key.name)) into.set(local, ctx);
+      if (local && T_FUNCS.has(p.key.name)) found.push({ name: local, ctx, at });
     }
   });
+  for (const f of found) {
+    let scope: [number, number] = [-Infinity, Infinity];
+    for (const r of fns) if (r[0] <= f.at && f.at <= r[1] && r[1] - r[0] < scope[1] - scope[0]) scope = r;
+    into.add(f.name, { ...f.ctx, scopeStart: scope[0] + off, scopeEnd: scope[1] + off, at: f.at + off });
+  }
+}
+
+/** `a.b.c(…)` → `a.b`: the object a method is called on, as written (short). */
+function objectText(c: t.Node, code: string): string {
+  if ((c.type !== 'MemberExpression' && c.type !== 'OptionalMemberExpression') || c.object.start == null) return '';
+  return code.slice(c.object.start, c.object.end!).replace(/\s+/g, '');
+}
+
+/** JSX attributes that name a key: react-i18next `i18nKey`, a wrapper's `keypath`/`i18n-key`, Fluent `<Localized id>`. */
+const JSX_KEY_ATTRS = new Set(['i18nKey', 'keypath', 'keyPath', 'i18n-key', 'tKey', 'translationKey', 'messageKey']);
+
+interface ScanContext {
+  aliases: Aliases;
+  /** The project's own translate functions, by full callee text (`translate`, `i18n.tr`). */
+  functions: Set<string>;
+  /** `@lingui/*` is imported: `t\`msgid\`` and `<Trans>msgid</Trans>` name msgids. */
+  lingui: boolean;
+  /** Positions of aliases are resolved (false in a Vue template, whose offsets are the file's). */
+  scoped: boolean;
 }
 
 /** Usages in one parsed script or expression; offsets of `ast` are relative to `code`, which starts at `off`. */
-function scan(ast: t.Node, code: string, off: number, aliases: Map<string, Alias>, out: Raw[]): void {
+function scan(ast: t.Node, code: string, off: number, ctx: ScanContext, out: Raw[]): void {
+  const aliases = ctx.aliases;
+  const push = (arg: t.Node | undefined, via: string, ns: string | undefined, alias: Alias | undefined) => {
+    for (const k of keysOf(arg)) {
+      const { key, namespace } = splitNamespace(k.key, k.dynamic, ns ?? alias?.namespace);
+      out.push({ key: alias?.prefix ? alias.prefix + key : key, namespace, dynamic: k.dynamic, via, start: off + k.start, end: off + k.end });
+    }
+  };
   walkAst(ast, (n) => {
     if (n.type === 'CallExpression' || n.type === 'OptionalCallExpression') {
       const cal = calleeName(n.callee, code);
       if (!cal) return;
-      const alias = n.callee.type === 'Identifier' ? aliases.get(cal.name) : undefined;
+      const arg0 = n.arguments[0] as t.Node | undefined;
+      const ns = propString(n.arguments[1] as t.Node | undefined, 'ns');
+      const at = ctx.scoped ? off + (n.start ?? 0) : undefined;
+      const full = n.callee.start != null ? code.slice(n.callee.start, n.callee.end!).replace(/\s+/g, '') : cal.name;
+      if (ctx.functions.has(full) || ctx.functions.has(cal.name)) return push(arg0, cal.via, ns, undefined);
+      // next-intl `t.rich('k')`: the method of a bound `t`
+      const c = n.callee;
+      if ((c.type === 'MemberExpression' || c.type === 'OptionalMemberExpression') && !c.computed && c.property.type === 'Identifier' && T_METHODS.has(c.property.name) && c.object.type === 'Identifier') {
+        const alias = aliases.resolve(c.object.name, at);
+        if (alias || T_FUNCS.has(c.object.name)) return push(arg0, `${c.object.name}.${c.property.name}`, ns, alias);
+      }
+      if (c.type === 'MemberExpression' || c.type === 'OptionalMemberExpression') {
+        const obj = objectText(c, code);
+        if (KEY_METHODS.some((m) => m.method.test(cal.name) && m.object.test(obj))) {
+          // Fluent `l10n.setAttributes(el, 'id')`: the id is the second argument
+          return push((cal.name === 'setAttributes' ? n.arguments[1] : arg0) as t.Node | undefined, cal.via, ns, undefined);
+        }
+      }
+      const alias = n.callee.type === 'Identifier' ? aliases.resolve(cal.name, at) : undefined;
       if (!alias && !T_FUNCS.has(cal.name)) return;
-      const k = keyOf(n.arguments[0] as t.Node | undefined);
-      if (!k) return;
-      const { key, namespace } = splitNamespace(k.key, k.dynamic, propString(n.arguments[1] as t.Node | undefined, 'ns') ?? alias?.namespace);
-      out.push({ key: alias?.prefix ? alias.prefix + key : key, namespace, dynamic: k.dynamic, via: cal.via, start: off + k.start, end: off + k.end });
-    } else if (n.type === 'JSXAttribute' && n.name.type === 'JSXIdentifier' && n.name.name === 'i18nKey') {
+      // Lingui's `t({ id: 'msg' })` / `t({ message: 'Hello' })`
+      if (ctx.lingui && arg0?.type === 'ObjectExpression') {
+        const id = propString(arg0, 'id') ?? propString(arg0, 'message');
+        if (id !== undefined) out.push({ key: id, dynamic: false, via: cal.via, start: off + arg0.start!, end: off + arg0.end! });
+        return;
+      }
+      push(arg0, cal.via, ns, alias);
+    } else if (n.type === 'TaggedTemplateExpression' && ctx.lingui && n.tag.type === 'Identifier' && (n.tag.name === 't' || n.tag.name === 'msg')) {
+      // Lingui: t`Welcome back` — the msgid is the template's text
+      const q = n.quasi;
+      if (q.start != null && q.end != null) out.push({ key: q.quasis.map((x, i) => (i ? `{${i - 1}}` : '') + (x.value.cooked ?? '')).join(''), dynamic: false, via: `${n.tag.name}\``, start: off + q.start + 1, end: off + q.end - 1 });
+    } else if (n.type === 'JSXAttribute' && n.name.type === 'JSXIdentifier' && (JSX_KEY_ATTRS.has(n.name.name) || n.name.name === 'id')) {
       const v = n.value?.type === 'JSXExpressionContainer' ? n.value.expression : n.value;
-      const k = keyOf(v as t.Node | undefined);
-      if (k) out.push({ ...splitNamespace(k.key, k.dynamic, undefined), dynamic: k.dynamic, via: 'i18nKey', start: off + k.start, end: off + k.end });
+      const attr = n.name.name;
+      if (attr === 'id') return; // only on <Localized>, handled at the element
+      // `<Trans i18nKey="k" ns="common">`: the element's ns attribute
+      let ns: string | undefined;
+      const el = jsxOwner.get(n);
+      if (el) for (const a of el.attributes) if (a.type === 'JSXAttribute' && a.name.type === 'JSXIdentifier' && a.name.name === 'ns') ns = stringValue(a.value?.type === 'JSXExpressionContainer' ? (a.value.expression as t.Node) : a.value);
+      for (const k of keysOf(v as t.Node | undefined)) out.push({ ...splitNamespace(k.key, k.dynamic, ns), dynamic: k.dynamic, via: attr, start: off + k.start, end: off + k.end });
+    } else if (n.type === 'JSXOpeningElement') {
+      for (const a of n.attributes) if (a.type === 'JSXAttribute') jsxOwner.set(a, n);
+      const name = n.name.type === 'JSXIdentifier' ? n.name.name : '';
+      if (name === 'Localized' || (name === 'Trans' && ctx.lingui)) {
+        const id = n.attributes.find((a): a is t.JSXAttribute => a.type === 'JSXAttribute' && a.name.type === 'JSXIdentifier' && a.name.name === 'id');
+        const v = id?.value?.type === 'JSXExpressionContainer' ? id.value.expression : id?.value;
+        for (const k of keysOf(v as t.Node | undefined)) out.push({ key: k.key, dynamic: k.dynamic, via: `<${name} id>`, start: off + k.start, end: off + k.end });
+      }
+    } else if (n.type === 'JSXElement' && ctx.lingui && n.openingElement.name.type === 'JSXIdentifier' && n.openingElement.name.name === 'Trans') {
+      // Lingui `<Trans>Welcome back</Trans>` (no id): the msgid is the children's text
+      const attrs = n.openingElement.attributes;
+      if (attrs.some((a) => a.type === 'JSXAttribute' && a.name.type === 'JSXIdentifier' && (a.name.name === 'id' || a.name.name === 'i18nKey'))) return;
+      if (n.children.length === 1 && n.children[0].type === 'JSXText') {
+        const c0 = n.children[0];
+        const raw = c0.value;
+        const lead = raw.length - raw.trimStart().length;
+        const text = raw.trim().replace(/\s+/g, ' ');
+        if (text && c0.start != null) out.push({ key: text, dynamic: false, via: '<Trans>', start: off + c0.start + lead, end: off + c0.start + lead + raw.trim().length });
+      }
     }
   });
 }
+
+/** JSX attribute → its element (set as the walk passes the element, before its attributes). */
+const jsxOwner = new WeakMap<t.Node, t.JSXOpeningElement>();
 
 interface TNode {
   type: number;
@@ -222,7 +406,10 @@ interface TNode {
 const KEYPATH_TAGS = new Set(['i18n-t', 'i18n', 'i18nt', 'translation']);
 const KEYPATH_ATTRS = new Set(['keypath', 'path']);
 
-function scanTemplate(root: TNode, text: string, aliases: Map<string, Alias>, out: Raw[]): void {
+/** A tag that is a custom component (a wrapper of `<i18n-t>` passing `keypath`): PascalCase or with a dash. */
+const isComponentTag = (tag: string) => /^[A-Z]/.test(tag) || tag.includes('-');
+
+function scanTemplate(root: TNode, text: string, ctx: ScanContext, out: Raw[]): void {
   const expr = (code: string, start: number, via?: string) => {
     if (!MAYBE.test(code) && !via) return;
     const ast = parseTemplateExpression(code);
@@ -230,11 +417,10 @@ function scanTemplate(root: TNode, text: string, aliases: Map<string, Alias>, ou
     if (via) {
       // v-t="'a.b'" / v-t="{ path: 'a.b' }" / :keypath="'a.b'"
       const node = ast.type === 'ObjectExpression' ? (ast.properties.find((p) => p.type === 'ObjectProperty' && !p.computed && p.key.type === 'Identifier' && p.key.name === 'path') as t.ObjectProperty | undefined)?.value : ast;
-      const k = keyOf(node as t.Node | undefined);
-      if (k) out.push({ key: k.key, dynamic: k.dynamic, via, start: start + k.start, end: start + k.end });
+      for (const k of keysOf(node as t.Node | undefined)) out.push({ key: k.key, dynamic: k.dynamic, via, start: start + k.start, end: start + k.end });
       return;
     }
-    scan(ast, code, start, aliases, out);
+    scan(ast, code, start, ctx, out);
   };
   const stack: TNode[] = [root];
   while (stack.length) {
@@ -245,8 +431,9 @@ function scanTemplate(root: TNode, text: string, aliases: Map<string, Alias>, ou
     }
     if (n.type === 1) {
       const tag = (n.tag ?? '').toLowerCase();
+      const keyAttr = (name: string) => (KEYPATH_TAGS.has(tag) && KEYPATH_ATTRS.has(name.toLowerCase())) || (isComponentTag(n.tag ?? '') && (name.toLowerCase() === 'keypath' || name === 'i18nKey' || name.toLowerCase() === 'i18n-key'));
       for (const p of n.props ?? []) {
-        if (p.type === 6 && KEYPATH_TAGS.has(tag) && KEYPATH_ATTRS.has((p.name ?? '').toLowerCase()) && p.value) {
+        if (p.type === 6 && keyAttr(p.name ?? '') && p.value) {
           const v = p.value;
           const q = text[v.loc.start.offset];
           const inner = q === '"' || q === "'" ? 1 : 0;
@@ -254,7 +441,7 @@ function scanTemplate(root: TNode, text: string, aliases: Map<string, Alias>, ou
         } else if (p.type === 7 && p.exp && typeof p.exp.content === 'string') {
           if (p.name === 'for' || p.name === 'slot') continue;
           if (p.name === 't') expr(p.exp.content, p.exp.loc.start.offset, 'v-t');
-          else if (p.name === 'bind' && KEYPATH_TAGS.has(tag) && KEYPATH_ATTRS.has((p.arg?.content ?? '').toLowerCase())) expr(p.exp.content, p.exp.loc.start.offset, `<${n.tag} :${p.arg?.content}>`);
+          else if (p.name === 'bind' && keyAttr(p.arg?.content ?? '')) expr(p.exp.content, p.exp.loc.start.offset, `<${n.tag} :${p.arg?.content}>`);
           else expr(p.exp.content, p.exp.loc.start.offset);
         }
       }
@@ -278,22 +465,50 @@ function toUsages(rel: string, text: string, raws: Raw[]): Usage[] {
   }));
 }
 
-/** Every key usage in one file (JS/TS/JSX/TSX or Vue SFC); other files have none. Never throws. */
-export function findUsages(rel: string, text: string): Usage[] {
+/** Usages in a script's text (JS/TS, or a `<script>` of a Svelte/Vue file at `off`): what frameworks/ extractors call. */
+export function scriptUsages(code: string, off: number, typescript: boolean, jsx: boolean, opts: UsageOptions = {}): Raw[] {
+  const raws: Raw[] = [];
+  const ast = parseScriptAst(code, typescript, jsx);
+  if (!ast) return raws;
+  const ctx = scanContext(code, opts);
+  collectAliases(ast, ctx.aliases, off);
+  scan(ast, code, off, ctx, raws);
+  return raws;
+}
+
+function scanContext(text: string, opts: UsageOptions): ScanContext {
+  return { aliases: new Aliases(), functions: new Set(opts.functions ?? []), lingui: /@lingui\//.test(text), scoped: true };
+}
+
+/** The prefilter with the project's own functions. */
+function maybe(text: string, opts: UsageOptions): boolean {
+  return MAYBE.test(text) || (opts.functions ?? []).some((f) => text.includes(`${f.slice(f.lastIndexOf('.') + 1)}(`));
+}
+
+/** Every key usage in one file (JS/TS/JSX/TSX, Vue SFC, or a framework of frameworks/); other files have none. Never throws. */
+export function findUsages(rel: string, text: string, opts: UsageOptions = {}): Usage[] {
   const lower = rel.toLowerCase();
   const isVue = lower.endsWith('.vue');
+  const fw = !isVue && !SCRIPT_EXT.test(lower) ? frameworkOf(rel) : undefined;
+  if (fw) {
+    try {
+      return toUsages(rel, text, fw.find(rel, text, opts));
+    } catch {
+      return [];
+    }
+  }
   if (!isVue && !SCRIPT_EXT.test(lower)) return [];
-  if (!MAYBE.test(text)) return [];
+  if (!maybe(text, opts)) return [];
   const raws: Raw[] = [];
-  const aliases = new Map<string, Alias>();
+  const ctx = scanContext(text, opts);
   try {
     if (!isVue) {
       const ext = lower.slice(lower.lastIndexOf('.') + 1);
       const ts = ext.includes('ts');
       const ast = parseScriptAst(text, ts, ext.endsWith('x') || !ts);
       if (!ast) return [];
-      collectAliases(ast, aliases);
-      scan(ast, text, 0, aliases, raws);
+      collectAliases(ast, ctx.aliases);
+      scan(ast, text, 0, ctx, raws);
       return toUsages(rel, text, raws);
     }
     const { descriptor } = parseSfc(text, { filename: rel, sourceMap: false, ignoreEmpty: false });
@@ -302,14 +517,29 @@ export function findUsages(rel: string, text: string): Usage[] {
       const lang = String(s.lang ?? 'js');
       const ast = parseScriptAst(s.content, lang.startsWith('ts'), lang.endsWith('x') || lang === 'js');
       if (!ast) continue;
-      collectAliases(ast, aliases);
-      scan(ast, s.content, s.loc.start.offset, aliases, raws);
+      collectAliases(ast, ctx.aliases, s.loc.start.offset);
+      scan(ast, s.content, s.loc.start.offset, ctx, raws);
     }
     const tpl = descriptor.template;
-    if (tpl?.ast && (!tpl.lang || tpl.lang === 'html')) scanTemplate(tpl.ast as unknown as TNode, text, aliases, raws);
+    if (tpl?.ast && (!tpl.lang || tpl.lang === 'html')) scanTemplate(tpl.ast as unknown as TNode, text, { ...ctx, scoped: false }, raws);
   } catch {
     // a file the parsers cannot read has no usages we can trust; its locale data (if any) is read elsewhere
     return toUsages(rel, text, raws);
   }
   return toUsages(rel, text, raws);
+}
+
+/**
+ * The keys an argument's source text names (a literal, a template with ternaries, a dynamic
+ * prefix), parsed with Babel; offsets + `off`. For extractors whose own parser gives the
+ * argument's text (Svelte) rather than a Babel node.
+ */
+export function keysInExpression(code: string, off: number): Array<{ key: string; dynamic: boolean; start: number; end: number }> {
+  let ast: t.Node;
+  try {
+    ast = parseExpression(code, { plugins: ['typescript'], errorRecovery: false });
+  } catch {
+    return [];
+  }
+  return keysOf(ast).map((k) => ({ ...k, start: off + k.start, end: off + k.end }));
 }

@@ -9,7 +9,8 @@ import picomatch from 'picomatch';
 import { decodeBytes } from '../chunkers/decode';
 import { walkFiles } from '../workspace/files';
 import { I18nIndex, type I18nIndexOptions } from './index';
-import { identifyLocale } from './locales';
+import { frameworkOf } from './frameworks/index';
+import { formatOf, identifyLocale } from './locales';
 import type { I18nOptions } from './types';
 
 const SCRIPT = /\.(?:[cm]?[jt]sx?|vue)$/i;
@@ -26,7 +27,9 @@ export function globMatcher(globs: string[] | undefined): ((rel: string) => bool
 export function wantsFile(rel: string, matchesGlobs?: (rel: string) => boolean): boolean {
   const lower = rel.toLowerCase();
   if (lower === 'package.json' || lower.endsWith('/package.json')) return true;
+  if (formatOf(rel, { matchesGlobs })) return true;
   if (SCRIPT.test(lower)) return !lower.endsWith('.min.js') && !lower.endsWith('.d.ts');
+  if (frameworkOf(rel)) return true;
   if (JSONISH.test(lower)) return matchesGlobs ? matchesGlobs(rel) : identifyLocale(rel) !== undefined;
   return false;
 }
@@ -39,7 +42,7 @@ export interface LoadedI18n {
 
 /** Reads `rel` of `root` into the index (or records why it could not). */
 export function readInto(index: I18nIndex, abs: string, rel: string, size: number, opts: I18nOptions = {}): boolean {
-  const isJson = JSONISH.test(rel);
+  const isJson = JSONISH.test(rel) || formatOf(rel, { matchesGlobs: index.options.matchesGlobs }) !== undefined;
   const cap = isJson ? (opts.maxLocaleBytes ?? 20 * 1024 * 1024) : (opts.maxCodeBytes ?? 1024 * 1024);
   if (size > cap) {
     if (isJson) index.setProblem(rel, { kind: 'unreadable', file: rel, message: `${size} bytes, over the ${cap}-byte cap: skipped` });

@@ -32,7 +32,8 @@ describe('fathom i18n (CLI)', () => {
       usages: [
         { file: 'src/EventForm.vue', line: 3 },
         { file: 'src/EventForm.vue', line: 16 },
-        { file: 'src/notify.js', line: 10 },
+        // a dynamic usage carries its marker and static prefix, as the text output shows them
+        { file: 'src/notify.js', line: 10, dynamic: true, prefix: 'events.' },
       ],
     });
     // problems go to stderr, never into the JSON

@@ -239,13 +239,17 @@ describe('i18n: flat dotted keys and seven-level nesting', () => {
 describe('i18n: Vue SFC <i18n> blocks', () => {
   const ix = load('sfc');
 
-  it('reads top-level-locale blocks and <i18n locale="fr" lang="json5">, and reports the YAML block', () => {
+  it('reads top-level-locale blocks, <i18n locale="fr" lang="json5"> and the YAML block', () => {
     const [c] = ix.lookupLexical('Bonjour le monde').candidates;
     assert.equal(c.key, 'hello');
     assert.equal(c.component, 'src/components/Greeting.vue');
     assert.deepEqual(byLocale(c), { de: 'Hallo Welt', en: 'Hello world', fr: 'Bonjour le monde' });
     checkRanges('sfc', c);
-    assert.deepEqual(ix.problems.map((p) => `${p.kind} ${p.file}:${p.line}`), ['unsupported src/components/Greeting.vue:26']);
+    assert.deepEqual(ix.problems.map((p) => `${p.kind} ${p.file}:${p.line}`), []);
+    const [extra] = ix.lookupKey('extra').candidates;
+    assert.deepEqual(byLocale(extra), { en: 'Extra' });
+    assert.equal(extra.locales[0].range.start.line, 28);
+    checkRanges('sfc', extra);
   });
 
   it('component-local messages: each component uses its own, and a lookup from a component ranks its own first', () => {

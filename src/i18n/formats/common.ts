@@ -1,0 +1,79 @@
+/**
+ * What every locale format reader shares: the reader interface, leaves → entries (a key defined
+ * twice reported once, the last one wins), and the file a reader gives back when it cannot read.
+ */
+import { SourceText } from '../../chunkers/source';
+import type { LocaleEntry, LocaleFile } from '../locales';
+import type { I18nProblem } from '../types';
+
+/** One message as a reader finds it: its key path, value and the offsets of both (inside any quotes). */
+export interface Leaf {
+  path: string;
+  value: string;
+  vs: number;
+  ve: number;
+  ks: number;
+  ke: number;
+  /** Other texts the message is shown as (Fluent variants). */
+  also?: string[];
+  /** Set for a locale that the file repeats from elsewhere (XLIFF sources): kept only when no other file gives it. */
+  derived?: boolean;
+  /** Overrides the file's locale (XLIFF source and target, multi-locale YAML). */
+  locale?: string;
+}
+
+export interface ReadContext {
+  /** The locale-glob test, when the user gave globs. */
+  matchesGlobs?: (rel: string) => boolean;
+}
+
+/** A locale format: which paths it reads, and how. */
+export interface LocaleFormat {
+  name: string;
+  /** Could this path be a file of this format (by its path alone)? Cheap: called for every walked file. */
+  claims(rel: string, ctx: ReadContext): boolean;
+  /** The file's messages, undefined when it is not a locale file after all; never throws. */
+  read(rel: string, text: string, ctx: ReadContext): LocaleFile | undefined;
+}
+
+/** Leaves → entries of one file, duplicates reported (the last one wins). */
+export function buildEntries(leaves: Leaf[], locale: string, namespace: string | undefined, src: SourceText, file: string, problems: I18nProblem[]): LocaleEntry[] {
+  const byPath = new Map<string, number>();
+  const out: LocaleEntry[] = [];
+  for (const l of leaves) {
+    const loc = l.locale ?? locale;
+    const e: LocaleEntry = { locale: loc, file, value: l.value, namespace, path: l.path, vs: l.vs, ve: l.ve, ks: l.ks, ke: l.ke };
+    if (l.also?.length) e.also = l.also;
+    if (l.derived) e.derived = true;
+    const id = `${loc}\0${l.path}`;
+    const prev = byPath.get(id);
+    if (prev !== undefined) {
+      const p = out[prev];
+      const pl = src.position(p.ks).line;
+      const el = src.position(e.ks).line;
+      if (!l.derived) {
+        problems.push({
+          kind: 'duplicate',
+          file,
+          line: el,
+          message: `key "${l.path}" is defined twice${loc ? ` for ${loc}` : ''} (lines ${pl} and ${el}${p.value === e.value ? ', same value' : `: "${p.value}" and "${e.value}"`}); the last one wins`,
+        });
+      }
+      out[prev] = e;
+    } else {
+      byPath.set(id, out.length);
+      out.push(e);
+    }
+  }
+  return out;
+}
+
+/** A file that names a locale but cannot be read: a problem, never silence. */
+export function unreadable(file: string, text: string, kind: I18nProblem['kind'], message: string, line?: number): LocaleFile {
+  return { file, lines: new SourceText(text), entries: [], problems: [{ kind, file, line, message }] };
+}
+
+/** The error text of anything thrown. */
+export function errText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,64 @@
+/**
+ * The locale formats beyond JSON, JS/TS modules and Vue SFC blocks (those live in locales.ts):
+ * one module each, registered here. `formatOf` picks the reader of a path; `readLocaleFormat`
+ * runs it and turns a failure into a problem, never an exception or a silent skip.
+ */
+import { SourceText } from '../../chunkers/source';
+import type { LocaleFile } from '../locales';
+import { identifyStem } from '../locale-code';
+import { arbFormat } from './arb';
+import { chromeFormat } from './chrome';
+import { errText, type LocaleFormat, type ReadContext } from './common';
+import { fluentFormat } from './fluent';
+import { phpFormat } from './php';
+import { poFormat } from './po';
+import { propertiesFormat } from './properties';
+import { xliffFormat } from './xliff';
+import { yamlFormat } from './yaml';
+
+export type { LocaleFormat, ReadContext } from './common';
+
+/**
+ * Locale files Fathom sees but does not read (a locale code in the name or folder): reported as
+ * `unsupported`, so an answer never silently lacks them.
+ */
+const UNSUPPORTED = /\.(toml|strings|stringsdict|resx|resw|mo|ini)$/i;
+
+const unsupportedFormat: LocaleFormat = {
+  name: 'unsupported',
+  claims(rel, ctx) {
+    if (!UNSUPPORTED.test(rel)) return false;
+    if (ctx.matchesGlobs) return ctx.matchesGlobs(rel);
+    const parts = rel.split('/');
+    const stem = parts[parts.length - 1].replace(UNSUPPORTED, '');
+    // `en.lproj/Localizable.strings`, `fr.toml`, `messages.de.mo`, `Resources.fr.resx`
+    const dirs = parts.slice(0, -1).map((d) => d.replace(/\.lproj$/i, ''));
+    return identifyStem(dirs, stem) !== undefined;
+  },
+  read(rel) {
+    const ext = (UNSUPPORTED.exec(rel)?.[1] ?? '').toLowerCase();
+    const what = ext === 'mo' ? 'a compiled gettext catalog (the .po next to it is read, when there is one)' : `the .${ext} locale format is not supported`;
+    return { file: rel, lines: new SourceText(''), entries: [], problems: [{ kind: 'unsupported', file: rel, message: `${what}: not read` }] };
+  },
+};
+
+/** Most specific first: `_locales/x/messages.json` before any JSON rule (JSON stays in locales.ts). */
+export const FORMATS: LocaleFormat[] = [chromeFormat, yamlFormat, poFormat, propertiesFormat, xliffFormat, fluentFormat, phpFormat, arbFormat, unsupportedFormat];
+
+export function formatOf(rel: string, ctx: ReadContext = {}): LocaleFormat | undefined {
+  return FORMATS.find((f) => f.claims(rel, ctx));
+}
+
+/** The messages of a file in one of the registered formats; undefined when no format claims it or it holds none. */
+export function readLocaleFormat(rel: string, text: string, ctx: ReadContext = {}, format = formatOf(rel, ctx)): LocaleFile | undefined {
+  if (!format) return undefined;
+  try {
+    const lf = format.read(rel, text, ctx);
+    if (!lf && ctx.matchesGlobs?.(rel)) {
+      return { file: rel, lines: new SourceText(text), entries: [], problems: [{ kind: 'unknown-locale', file: rel, message: `matches the locale globs, but as ${format.name} it holds no messages of a known locale: skipped` }] };
+    }
+    return lf;
+  } catch (err) {
+    return { file: rel, lines: new SourceText(text), entries: [], problems: [{ kind: 'malformed', file: rel, message: `${format.name} could not be read: ${errText(err)}` }] };
+  }
+}

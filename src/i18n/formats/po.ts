@@ -1,0 +1,162 @@
+/**
+ * gettext PO/POT (`locales/fr/messages.po`, `locale/de/LC_MESSAGES/django.po`, `fr.po`,
+ * `messages.pot`). The key is the `msgid`, as Lingui and gettext use it; with a `msgctxt` it is
+ * `<msgctxt>|<msgid>`. The value is the `msgstr`; plural forms are `msgstr[0]` under the msgid and
+ * `msgstr[n]` under `<msgid>_<n>` (a plural suffix, so usages of the msgid name them all). An
+ * untranslated entry (empty msgstr) has no value in that locale; a POT template gives each msgid
+ * as its own value in the locale `und` (undetermined).
+ *
+ * The locale comes from the path, else from the header's `Language:`. The parser is this file's:
+ * the npm PO parsers (gettext-parser, pofile) keep no positions, and PO is a line format: every
+ * line is a comment, a keyword with a quoted C string, or a continuation string. A line that is
+ * none of these is reported (`malformed`, with its line) and the entry it is in is skipped; the
+ * rest of the file is read. `#~` obsolete entries are not messages.
+ */
+import { SourceText } from '../../chunkers/source';
+import type { LocaleFile } from '../locales';
+import { canonicalLocale, identifyStem, isLocaleCode } from '../locale-code';
+import type { I18nProblem } from '../types';
+import { buildEntries, type Leaf, type LocaleFormat } from './common';
+
+const EXT = /\.pot?$/i;
+
+interface Str {
+  value: string;
+  /** Offsets inside the first and last quotes. */
+  s: number;
+  e: number;
+}
+
+interface Entry {
+  ctx?: Str;
+  id?: Str;
+  plural?: Str;
+  strs: Map<number, Str>;
+  line: number;
+  bad: boolean;
+  fuzzy: boolean;
+}
+
+/** A C-quoted PO string `"…"` at `[from, to)` of `text` (`to` = end of line), or undefined. */
+function quoted(text: string, from: number, to: number): { value: string; s: number; e: number } | undefined {
+  let i = from;
+  while (i < to && (text[i] === ' ' || text[i] === '\t')) i++;
+  if (text[i] !== '"') return undefined;
+  const s = i + 1;
+  let out = '';
+  for (i = s; i < to; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (j < to && (text[j] === ' ' || text[j] === '\t' || text[j] === '\r')) j++;
+      return j === to ? { value: out, s, e: i } : undefined;
+    }
+    if (c === '\\' && i + 1 < to) {
+      const n = text[++i];
+      out += n === 'n' ? '\n' : n === 't' ? '\t' : n === 'r' ? '\r' : n === 'a' ? '\x07' : n === 'b' ? '\b' : n === 'f' ? '\f' : n === 'v' ? '\v' : n;
+    } else out += c;
+  }
+  return undefined;
+}
+
+export function readPo(rel: string, text: string, locale: string | undefined, namespace: string | undefined, template: boolean): LocaleFile {
+  const src = new SourceText(text);
+  const problems: I18nProblem[] = [];
+  const entries: Entry[] = [];
+  let cur: Entry | undefined;
+  let last: Str | undefined;
+  let fuzzyNext = false;
+  let headerLang: string | undefined;
+  const start = (line: number) => {
+    if (!cur || cur.strs.size || cur.bad) {
+      cur = { strs: new Map(), line, bad: false, fuzzy: fuzzyNext };
+      entries.push(cur);
+      fuzzyNext = false;
+    }
+    return cur;
+  };
+  let line = 0;
+  for (let off = 0; off <= text.length; ) {
+    let end = text.indexOf('\n', off);
+    if (end < 0) end = text.length;
+    line++;
+    const raw = text.slice(off, end).replace(/\r$/, '');
+    const lineEnd = off + raw.length;
+    const trimmed = raw.trimStart();
+    const lead = off + (raw.length - trimmed.length);
+    if (!trimmed) {
+      last = undefined;
+    } else if (trimmed.startsWith('#')) {
+      if (trimmed.startsWith('#,') && /\bfuzzy\b/.test(trimmed)) fuzzyNext = true;
+      last = undefined; // `#~` obsolete entries and comments are no messages
+    } else if (trimmed.startsWith('"')) {
+      const q = quoted(text, lead, lineEnd);
+      if (q && last) {
+        last.value += q.value;
+        last.e = q.e;
+      } else if (cur) {
+        cur.bad = true;
+        problems.push({ kind: 'malformed', file: rel, line, message: `PO line ${line} is not a continuation of a msgid/msgstr: the entry is skipped` });
+      }
+    } else {
+      const m = /^(msgctxt|msgid_plural|msgid|msgstr(?:\[(\d+)\])?)(?=[\s"])/.exec(trimmed);
+      const q = m ? quoted(text, lead + m[0].length, lineEnd) : undefined;
+      if (!m || !q) {
+        const e = start(line);
+        e.bad = true;
+        last = undefined;
+        problems.push({ kind: 'malformed', file: rel, line, message: `PO line ${line} does not parse (${JSON.stringify(trimmed.slice(0, 40))}): the entry is skipped` });
+      } else {
+        const kw = m[1];
+        const str: Str = { value: q.value, s: q.s, e: q.e };
+        if (kw === 'msgctxt') start(line).ctx = str;
+        else if (kw === 'msgid') {
+          const e = cur && !cur.id && !cur.strs.size && !cur.bad ? cur : start(line);
+          e.id = str;
+          e.line = line;
+        } else if (kw === 'msgid_plural' && cur) cur.plural = str;
+        else if (cur) cur.strs.set(m[2] !== undefined ? Number(m[2]) : 0, str);
+        last = str;
+      }
+    }
+    off = end + 1;
+  }
+  const leaves: Leaf[] = [];
+  for (const e of entries) {
+    if (e.bad || !e.id) continue;
+    if (e.id.value === '') {
+      // the header: `Language: fr`
+      const lang = /^Language:\s*([^\s\\]+)/m.exec(e.strs.get(0)?.value ?? '');
+      if (lang) headerLang = lang[1];
+      continue;
+    }
+    const key = e.ctx ? `${e.ctx.value}|${e.id.value}` : e.id.value;
+    if (template) {
+      leaves.push({ path: key, value: e.id.value, vs: e.id.s, ve: e.id.e, ks: e.id.s, ke: e.id.e });
+      continue;
+    }
+    for (const [n, s] of [...e.strs.entries()].sort((a, b) => a[0] - b[0])) {
+      if (!s.value) continue;
+      leaves.push({ path: n === 0 ? key : `${key}_${n}`, value: s.value, vs: s.s, ve: s.e, ks: e.id.s, ke: e.id.e });
+    }
+  }
+  let loc = template ? 'und' : locale;
+  if (!loc && headerLang && isLocaleCode(headerLang)) loc = canonicalLocale(headerLang);
+  if (!loc) return { file: rel, lines: src, entries: [], problems: [...problems, { kind: 'unknown-locale', file: rel, message: 'PO file with no locale in its path or its Language header: not read' }] };
+  return { file: rel, lines: src, entries: buildEntries(leaves, loc, namespace, src, rel, problems), problems };
+}
+
+export const poFormat: LocaleFormat = {
+  name: 'gettext PO',
+  claims(rel, ctx) {
+    return EXT.test(rel) && (!ctx.matchesGlobs || ctx.matchesGlobs(rel));
+  },
+  read(rel, text) {
+    const parts = rel.split('/');
+    const name = parts[parts.length - 1];
+    const dirs = parts.slice(0, -1).filter((d) => d !== 'LC_MESSAGES');
+    const id = identifyStem(dirs, name.replace(EXT, ''));
+    // gettext domains (`messages`, `django`) are not namespaces the code names
+    return readPo(rel, text, id?.locale, undefined, /\.pot$/i.test(name));
+  },
+};

@@ -1,0 +1,72 @@
+/**
+ * What the framework usage extractors share: the extractor interface, and the quoted-string
+ * reading of the scanners (for languages with no maintained npm parser, or whose templates
+ * none reads: Blade, ERB/HAML/Slim, Dart, Angular templates, UI5 XML views).
+ */
+import type { Raw, UsageOptions } from '../usages';
+
+export interface Framework {
+  name: string;
+  /** Files of this framework (by path alone). */
+  claims(rel: string): boolean;
+  /** Every usage in the file's text; may throw (the caller turns that into no usages). */
+  find(rel: string, text: string, opts: UsageOptions): Raw[];
+}
+
+/**
+ * A quoted string literal starting at `text[at]` (`'…'` or `"…"`, backslash escapes): its
+ * value and the offsets inside the quotes, or undefined when unterminated on its line.
+ */
+export function quotedAt(text: string, at: number): { value: string; s: number; e: number; dynamic: boolean } | undefined {
+  const q = text[at];
+  if (q !== '"' && q !== "'" && q !== '`') return undefined;
+  let out = '';
+  let dynamic = false;
+  for (let i = at + 1; i < text.length; i++) {
+    const c = text[i];
+    if (c === q) return { value: out, s: at + 1, e: i, dynamic };
+    if (c === '\n' && q !== '`') return undefined;
+    if (c === '\\') {
+      out += text[++i] ?? '';
+      continue;
+    }
+    // an interpolation (`#{x}` Ruby, `${x}` Dart/JS, `$x` Dart/PHP) makes the key dynamic: its prefix is what came before
+    if ((c === '#' || c === '$') && (q !== "'" || c === '$') && (text[i + 1] === '{' || (c === '$' && /[A-Za-z_]/.test(text[i + 1] ?? '')))) {
+      dynamic = true;
+      let j = i;
+      while (j < text.length && text[j] !== q && text[j] !== '\n') j++;
+      return { value: out, s: at + 1, e: j, dynamic };
+    }
+    out += c;
+  }
+  return undefined;
+}
+
+/** Each match of `re` (global, sticky-free) whose group `g` starts a quoted key: a usage. */
+export function scanCalls(text: string, re: RegExp, via: (m: RegExpExecArray) => string, out: Raw[], mapKey: (k: string, m: RegExpExecArray, dynamic: boolean) => { key: string; dynamic: boolean; namespace?: string } | undefined = (k, _m, dynamic) => ({ key: k, dynamic })): void {
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const at = m.index + m[0].length;
+    const q = quotedAt(text, at);
+    if (!q) continue;
+    if (q.dynamic && !q.value) continue;
+    const k = mapKey(q.value, m, q.dynamic);
+    if (!k) continue;
+    out.push({ key: k.key, namespace: k.namespace, dynamic: k.dynamic, via: via(m), start: q.s, end: q.e });
+  }
+}
+
+/** Offsets that are inside a comment of these kinds are skipped by the scanners. */
+export function commentMask(text: string, kinds: Array<[string, string]>): (off: number) => boolean {
+  const ranges: Array<[number, number]> = [];
+  for (const [open, close] of kinds) {
+    let i = text.indexOf(open);
+    while (i >= 0) {
+      const e = text.indexOf(close, i + open.length);
+      const end = e < 0 ? text.length : e + close.length;
+      ranges.push([i, end]);
+      i = text.indexOf(open, end);
+    }
+  }
+  return (off) => ranges.some(([s, e]) => off >= s && off < e);
+}

@@ -1,0 +1,21 @@
+/**
+ * Usage extractors of frameworks whose files are not JS/TS or Vue (those are in usages.ts):
+ * one module each, registered here.
+ */
+import { angularFramework } from './angular';
+import type { Framework } from './common';
+import { dartFramework } from './dart';
+import { handlebarsFramework } from './handlebars';
+import { laravelFramework } from './laravel';
+import { railsFramework } from './rails';
+import { svelteFramework } from './svelte';
+import { ui5Framework } from './ui5';
+
+export type { Framework } from './common';
+
+export const FRAMEWORKS: Framework[] = [svelteFramework, angularFramework, handlebarsFramework, laravelFramework, railsFramework, dartFramework, ui5Framework];
+
+/** The extractor of a (non-JS, non-Vue) file, or undefined. */
+export function frameworkOf(rel: string): Framework | undefined {
+  return FRAMEWORKS.find((f) => f.claims(rel));
+}

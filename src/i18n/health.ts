@@ -1,0 +1,137 @@
+/**
+ * Key health: what i18n tools are run for in CI.
+ *
+ *   undefined  a static usage whose key no locale defines (the damaging direction: the app
+ *              shows the raw key) — in its app, or among its component's own `<i18n>` messages;
+ *              a key defined with plural suffixes (`items_one`, `items_other`) or as the parent
+ *              of messages (`$tm('nav')`) is defined;
+ *   unused     a key no usage names; a dynamic usage (`` $t(`status.${s}`) ``) uses every key
+ *              under its static prefix, a linked message (`@:common.save`, Fluent `{ -brand }`,
+ *              `$t(key)` nesting in i18next values) uses its target;
+ *   missing    a key that some locales of its scope (app, or component) have and others lack;
+ *   identical  a value equal to the source locale's (left untranslated), for values with
+ *              letters; the source locale is `en` (or `en-*`) when the scope has it, else the
+ *              locale with the most values.
+ * The template locale `und` (a POT file, a bundle's default `.properties`) is never missing and
+ * never compared.
+ */
+import type { Candidate, LocaleValue, Usage } from './types';
+
+export interface HealthFinding {
+  kind: 'undefined' | 'unused' | 'missing' | 'identical';
+  /** Shown key (`ns:key` when namespaced). */
+  key: string;
+  app: string;
+  component?: string;
+  /** Where: the usage (undefined) or the key's value in the source locale (others). */
+  file: string;
+  line: number;
+  column: number;
+  /** undefined: how the key is named. */
+  via?: string;
+  /** missing: the locales without the key; identical: the locale whose value is the source's. */
+  locales?: string[];
+  /** identical: the value. */
+  value?: string;
+}
+
+export interface HealthReport {
+  findings: HealthFinding[];
+  counts: Record<HealthFinding['kind'], number>;
+  /** Source locale per scope (app or component), `''` for the root app. */
+  sourceLocales: Record<string, string>;
+  keys: number;
+  usages: number;
+}
+
+/** What the index hands to the check: its key groups (as candidates, with usages) and the usages whose keys resolve to nothing. */
+export interface HealthInput {
+  groups: Candidate[];
+  undefinedUsages: Usage[];
+  usages: number;
+  /** Keys named inside values (linked messages, Fluent references), by app. */
+  referenced: Set<string>;
+}
+
+export function sourceLocaleOf(counts: Map<string, number>): string {
+  const list = [...counts.keys()].filter((l) => l !== 'und');
+  if (list.includes('en')) return 'en';
+  const en = list.filter((l) => l.startsWith('en-')).sort();
+  if (en.length) return en[0];
+  return list.sort((a, b) => (counts.get(b) ?? 0) - (counts.get(a) ?? 0) || (a < b ? -1 : 1))[0] ?? '';
+}
+
+const LETTERS = /\p{L}{2}/u;
+
+export function checkHealth(input: HealthInput): HealthReport {
+  const findings: HealthFinding[] = [];
+  for (const u of input.undefinedUsages) {
+    findings.push({ kind: 'undefined', key: u.namespace ? `${u.namespace}:${u.key}` : u.key, app: '', file: u.file, line: u.range.start.line, column: u.range.start.column + 1, via: u.via });
+  }
+  // scopes: app + component; their locales and source locale
+  const scopeOf = (c: Candidate) => (c.component ? `component ${c.component}` : c.app);
+  const perScope = new Map<string, Map<string, number>>();
+  for (const c of input.groups) {
+    const s = scopeOf(c);
+    let m = perScope.get(s);
+    if (!m) perScope.set(s, (m = new Map()));
+    for (const l of c.locales) m.set(l.locale, (m.get(l.locale) ?? 0) + 1);
+  }
+  const sourceLocales: Record<string, string> = {};
+  for (const [s, m] of perScope) sourceLocales[s] = sourceLocaleOf(m);
+  const at = (l: LocaleValue) => ({ file: l.file, line: l.range.start.line, column: l.range.start.column + 1 });
+  for (const c of input.groups) {
+    const s = scopeOf(c);
+    const src = sourceLocales[s];
+    const shown = c.locales.find((l) => l.locale === src) ?? c.locales[0];
+    if (!shown) continue;
+    const base = { key: c.key, app: c.app, component: c.component };
+    if (!c.usages.length && !input.referenced.has(c.key) && !input.referenced.has(c.path) && !/_\d+$/.test(c.path)) findings.push({ kind: 'unused', ...base, ...at(shown) });
+    const have = new Set(c.locales.map((l) => l.locale));
+    const lacking = [...(perScope.get(s)?.keys() ?? [])].filter((l) => l !== 'und' && !have.has(l)).sort();
+    if (lacking.length) findings.push({ kind: 'missing', ...base, ...at(shown), locales: lacking });
+    const sv = c.locales.find((l) => l.locale === src)?.value.trim();
+    if (sv && LETTERS.test(sv)) {
+      for (const l of c.locales) {
+        if (l.locale === src || l.locale === 'und' || l.value.trim() !== sv) continue;
+        // `en-GB` repeating `en` is no untranslated text
+        if (l.locale.split('-')[0] === src.split('-')[0]) continue;
+        findings.push({ kind: 'identical', ...base, ...at(l), locales: [l.locale], value: l.value });
+      }
+    }
+  }
+  const order = { undefined: 0, missing: 1, unused: 2, identical: 3 };
+  findings.sort((a, b) => order[a.kind] - order[b.kind] || (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column));
+  const counts = { undefined: 0, unused: 0, missing: 0, identical: 0 };
+  for (const f of findings) counts[f.kind]++;
+  return { findings, counts, sourceLocales, keys: input.groups.length, usages: input.usages };
+}
+
+/**
+ * The report as the CLI prints it: one line per finding, then a summary. `--json`: one object
+ * per finding per line (`{"kind","key","file","line","column",…}`), then a `{"summary":…}` line.
+ */
+export function formatHealth(r: HealthReport, json: boolean): string {
+  const out: string[] = [];
+  for (const f of r.findings) {
+    if (json) {
+      out.push(JSON.stringify({ kind: f.kind, key: f.key, file: f.file, line: f.line, column: f.column, ...(f.app ? { app: f.app } : {}), ...(f.component ? { component: f.component } : {}), ...(f.via ? { via: f.via } : {}), ...(f.locales ? { locales: f.locales } : {}), ...(f.value !== undefined ? { value: f.value } : {}) }));
+      continue;
+    }
+    const where = `${f.file}:${f.line}:${f.column}`;
+    if (f.kind === 'undefined') out.push(`undefined  ${where}  ${f.key}  (${f.via}: no locale defines it)`);
+    else if (f.kind === 'missing') out.push(`missing    ${where}  ${f.key}  (not in ${f.locales!.join(', ')})`);
+    else if (f.kind === 'unused') out.push(`unused     ${where}  ${f.key}`);
+    else out.push(`identical  ${where}  ${f.key}  (${f.locales![0]} = source: ${JSON.stringify(f.value)})`);
+  }
+  const c = r.counts;
+  const src = [...new Set(Object.values(r.sourceLocales))].filter(Boolean).join(', ') || 'none';
+  if (json) out.push(JSON.stringify({ summary: { ...c, keys: r.keys, usages: r.usages, sourceLocales: r.sourceLocales } }));
+  else out.push(`${out.length ? '\n' : ''}${r.keys} keys, ${r.usages} usages: ${c.undefined} undefined, ${c.missing} missing, ${c.unused} unused, ${c.identical} identical to the source locale (${src})`);
+  return `${out.join('\n')}\n`;
+}
+
+/** The exit code of `fathom i18n --check`: 1 when a key is used but undefined, or missing in a locale. */
+export function healthExitCode(r: HealthReport): number {
+  return r.counts.undefined || r.counts.missing ? 1 : 0;
+}

@@ -1,0 +1,142 @@
+/**
+ * Key usages per framework (test/fixtures/i18n-frameworks/ and the usage files of
+ * test/fixtures/i18n-formats/): each usage with its exact range (the key's text in the file, or
+ * the whole expression for a template with ternaries), its key resolved (namespaces, scopes,
+ * lazy keys), and the keys it names found from their values.
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { I18nIndex, Usage } from '../../src/i18n/index';
+import { railsLazyScope } from '../../src/i18n/frameworks/rails';
+import { findUsages } from '../../src/i18n/usages';
+import { loadI18nIndex } from '../../src/i18n/workspace';
+
+const FW = path.join(__dirname, '..', 'fixtures', 'i18n-frameworks');
+const FMT = path.join(__dirname, '..', 'fixtures', 'i18n-formats');
+const cache = new Map<string, I18nIndex>();
+const load = (dir: string, opts: { functions?: string[] } = {}) => {
+  const id = `${dir}\0${JSON.stringify(opts)}`;
+  let ix = cache.get(id);
+  if (!ix) cache.set(id, (ix = loadI18nIndex(dir, opts).index));
+  return ix;
+};
+
+/** `file:line:col via key=text` of every usage of one file (columns 1-based), the text read at the range's offsets. */
+function usagesOf(dir: string, rel: string, opts: { functions?: string[] } = {}): string[] {
+  const text = fs.readFileSync(path.join(dir, rel), 'utf8');
+  return findUsages(rel, text, opts).map((u: Usage) => {
+    const before = text.slice(0, u.range.start.offset).split('\n');
+    assert.equal(u.range.start.line, before.length);
+    assert.equal(u.range.start.column, before[before.length - 1].length);
+    const ns = u.namespace ? `${u.namespace}:` : '';
+    return `${u.range.start.line}:${u.range.start.column + 1} ${u.via} ${ns}${u.key}${u.dynamic ? '*' : ''}=${text.slice(u.range.start.offset, u.range.end.offset)}`;
+  });
+}
+
+/** The files using `key` (as a lookup of its value finds it). */
+function usedBy(dir: string, value: string, opts: { functions?: string[] } = {}): string[] {
+  const [c] = load(dir, opts).lookupLexical(value).candidates;
+  assert.ok(c, `"${value}" is found`);
+  return c.usages.map((u) => `${u.file}:${u.range.start.line}`);
+}
+
+describe('i18n usages: Svelte, Angular, Ember', () => {
+  const sv = path.join(FW, 'svelte');
+  it('Svelte: $_ / $t / $format in markup and script, $_({id}), a ternary template yielding both keys', () => {
+    assert.deepEqual(usagesOf(sv, 'src/lib/Page.svelte'), [
+      "3:24 $format page.subtitle=page.subtitle",
+      "7:10 $_ page.title=page.title",
+      "8:14 $t list.edit_error=`list.${editing ? 'edit' : 'delete'}_error`",
+      "8:14 $t list.delete_error=`list.${editing ? 'edit' : 'delete'}_error`",
+      '9:18 $_ page.subtitle=page.subtitle',
+    ]);
+    assert.deepEqual(usedBy(sv, 'Suppression impossible'), ['src/lib/Page.svelte:8']);
+    assert.deepEqual(usedBy(sv, 'Amusez-vous'), ['src/lib/Page.svelte:3', 'src/lib/Page.svelte:9']);
+  });
+
+  const ng = path.join(FW, 'angular');
+  it('Angular: | translate (with params), [translate], translate attribute content, *transloco read scope; comments skipped', () => {
+    assert.deepEqual(usagesOf(ng, 'src/app/home.component.html'), [
+      '1:9 | translate HOME.TITLE=HOME.TITLE',
+      '2:14 | translate HOME.HELLO=HOME.HELLO',
+      '3:20 [translate] HOME.TITLE=HOME.TITLE',
+      '4:17 translate HOME.HELLO=HOME.HELLO',
+      '7:12 *transloco t admin.users=users',
+    ]);
+    assert.deepEqual(usagesOf(ng, 'src/app/home.component.ts'), ['7:43 this.translate.instant HOME.TITLE=HOME.TITLE', '8:25 this.translate.get HOME.HELLO=HOME.HELLO']);
+    assert.deepEqual(usedBy(ng, 'Usuarios'), ['src/app/home.component.html:7']);
+  });
+
+  it('Ember/Handlebars: {{t "k"}}, (t "k") sub-expressions, named params; a path key is not static', () => {
+    const em = path.join(FW, 'ember');
+    assert.deepEqual(usagesOf(em, 'app/templates/application.hbs'), ['1:11 {{t}} nav.home=nav.home', "2:15 {{t}} nav.greeting=nav.greeting", '3:11 {{t}} nav.home=nav.home']);
+    assert.deepEqual(usedBy(em, 'Startseite'), ['app/templates/application.hbs:1', 'app/templates/application.hbs:3']);
+  });
+});
+
+describe('i18n usages: React, Next.js and custom functions', () => {
+  it('next-intl: each useTranslations/getTranslations binding applies to its own function; t.rich too', () => {
+    const ni = path.join(FW, 'nextintl');
+    assert.deepEqual(usagesOf(ni, 'app/page.tsx'), ['6:18 t Index.title=title', '6:35 t.rich Index.rich=rich', '11:18 t About.title=title', '16:22 t About.title=title']);
+    assert.deepEqual(usedBy(ni, 'Über uns'), ['app/page.tsx:11', 'app/page.tsx:16']);
+    assert.deepEqual(usedBy(ni, 'Lies <b>das</b>'), ['app/page.tsx:6']);
+  });
+
+  it('i18next: t("ns:key"), t("key", {ns}), <Trans i18nKey ns>: exactly one namespace each', () => {
+    const ix = path.join(FW, 'i18next');
+    assert.deepEqual(usagesOf(ix, 'src/App.jsx'), ['7:19 t common:save=common:save', '8:15 t settings:title=title', '9:23 i18nKey common:welcome=welcome']);
+    assert.deepEqual(usedBy(ix, 'Einstellungen'), ['src/App.jsx:8']);
+    assert.deepEqual(usedBy(ix, 'Willkommen, <1>{{name}}</1>'), ['src/App.jsx:9']);
+  });
+
+  it('next-international: useScopedI18n("scope") prefixes its t', () => {
+    const nx = path.join(FW, 'nextinternational');
+    assert.deepEqual(usagesOf(nx, 'app/page.tsx'), ['6:17 t hello=hello', '6:36 scopedT scope.more.title=title']);
+    assert.deepEqual(usedBy(nx, 'Plus de titre'), ['app/page.tsx:6']);
+  });
+
+  it('a wrapper component passing keypath, and a project function named in the options', () => {
+    const cu = path.join(FW, 'custom');
+    assert.deepEqual(usagesOf(cu, 'src/Menu.vue'), ['2:27 <MyTranslation keypath> menu.open=menu.open']);
+    assert.deepEqual(usagesOf(cu, 'src/Menu.vue', { functions: ['translate'] }), ['2:27 <MyTranslation keypath> menu.open=menu.open', '3:20 translate menu.close=menu.close']);
+    assert.deepEqual(usedBy(cu, 'Fermer', { functions: ['translate'] }), ['src/Menu.vue:3']);
+    assert.deepEqual(usedBy(cu, 'Fermer'), []);
+  });
+
+  it('a template literal of ternaries names each key; an unbounded one stays dynamic with its prefix', () => {
+    const code = "t(`list.${a ? 'edit' : b ? 'move' : 'delete'}_error`); t(`status.${s}`);";
+    assert.deepEqual(
+      findUsages('x.js', code).map((u) => `${u.key}${u.dynamic ? '*' : ''}`),
+      ['list.edit_error', 'list.move_error', 'list.delete_error', 'status.*'],
+    );
+  });
+});
+
+describe('i18n usages: Laravel, Rails, Dart, UI5', () => {
+  it('Laravel: __(), trans_choice() in PHP (AST), __() / @lang / trans() in Blade', () => {
+    const lv = path.join(FMT, 'laravel');
+    assert.deepEqual(usagesOf(lv, 'resources/views/welcome.blade.php'), ['1:12 __ messages.welcome=messages.welcome', '2:11 @lang messages.nested.deep=messages.nested.deep', '3:14 trans messages.missing=messages.missing']);
+    assert.deepEqual(usagesOf(lv, 'app/Http/HomeController.php'), ['7:30 trans_choice messages.welcome=messages.welcome', '7:58 __ messages.nested.deep=messages.nested.deep']);
+    assert.deepEqual(usedBy(lv, 'Valeur profonde'), ['app/Http/HomeController.php:7', 'resources/views/welcome.blade.php:2']);
+  });
+
+  it('Rails: lazy t(".k") from the view path, t "k" without parentheses, I18n.t', () => {
+    const rl = path.join(FMT, 'rails');
+    assert.deepEqual(usagesOf(rl, 'app/views/users/index.html.erb'), ['1:12 t users.index.title=.title', '2:11 t users.index.empty=.empty', '3:13 I18n.t flash.saved=flash.saved']);
+    assert.deepEqual(usedBy(rl, 'Aucun utilisateur'), ['app/views/users/index.html.erb:2']);
+    assert.deepEqual(railsLazyScope('app/views/admin/users/_form.html.haml'), { scope: 'admin.users.form', partial: false });
+    assert.deepEqual(railsLazyScope('app/controllers/admin/users_controller.rb'), { scope: 'admin.users', partial: true });
+  });
+
+  it('Dart: "k".tr(), tr("k"), context.tr("k")', () => {
+    const fl = path.join(FMT, 'flutter');
+    assert.deepEqual(usagesOf(fl, 'lib/main.dart'), ['5:11 .tr() helloWorld=helloWorld', '6:14 tr itemCount=itemCount', '7:22 context.tr helloWorld=helloWorld']);
+    assert.deepEqual(usedBy(fl, '¡Hola Mundo!'), ['lib/main.dart:5', 'lib/main.dart:7']);
+    assert.deepEqual(findUsages('a.dart', "// 'x'.tr()\nfinal s = AppLocalizations.of(context)!.helloWorld;").map((u) => `${u.via} ${u.key}`), ['AppLocalizations.of(context)! helloWorld']);
+  });
+
+  it('UI5 XML views: {i18n>key}', () => {
+    assert.deepEqual(usagesOf(path.join(FMT, 'ui5'), 'webapp/view/Main.view.xml'), ['2:22 {i18n>} appTitle=appTitle', '3:23 {i18n>} greeting=greeting']);
+  });
+});

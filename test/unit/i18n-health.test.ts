@@ -1,0 +1,53 @@
+/**
+ * Key health (`I18nIndex.health`, `fathom i18n --check`) on test/fixtures/i18n-health, which has
+ * one defect of each kind next to keys that look like defects but are not (plural forms, a
+ * dynamic prefix, a linked message's target).
+ */
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+import { loadI18nIndex } from '../../src/i18n/workspace';
+
+const ROOT = path.join(__dirname, '..', '..');
+const FIX = path.join(__dirname, '..', 'fixtures');
+const WS = path.join(FIX, 'i18n-health');
+
+describe('i18n key health', () => {
+  const report = loadI18nIndex(WS).index.health();
+  const rows = report.findings.map((f) => `${f.kind} ${f.key} ${f.file}:${f.line}:${f.column}${f.locales ? ` ${f.locales.join(',')}` : ''}`);
+
+  it('finds each kind of defect, with its place, and nothing else', () => {
+    assert.deepEqual(rows, [
+      'undefined nav.contact src/App.vue:5:13',
+      'missing save src/locales/en.json:15:12 fr',
+      'unused old.banner src/locales/en.json:13:16',
+      'identical nav.about src/locales/fr.json:4:15 fr',
+      'identical brand src/locales/fr.json:16:13 fr',
+    ]);
+    assert.deepEqual(report.counts, { undefined: 1, missing: 1, unused: 1, identical: 2 });
+    assert.deepEqual(report.sourceLocales, { '': 'en' });
+  });
+
+  it('respects dynamic prefixes (status.*), plural forms (items → items_one/_other) and linked messages (@:save)', () => {
+    for (const k of ['status.open', 'status.closed', 'items_one', 'items_other', 'items', 'save', 'linked']) {
+      assert.ok(!report.findings.some((f) => (f.kind === 'unused' || f.kind === 'undefined') && f.key === k), k);
+    }
+  });
+
+  it('CLI: exit 1 with undefined or missing keys, 0 on a healthy workspace; --json lines', () => {
+    const run = (dir: string, json = false) => spawnSync(process.execPath, [path.join(ROOT, 'bin', 'fathom.js'), 'i18n', '--check', '--dir', dir, ...(json ? ['--json'] : [])], { encoding: 'utf8' });
+    const bad = run(WS);
+    assert.equal(bad.status, 1, bad.stderr);
+    assert.match(bad.stdout, /^undefined {2}src\/App\.vue:5:13 {2}nav\.contact {2}\(\$t: no locale defines it\)$/m);
+    assert.match(bad.stdout, /1 undefined, 1 missing, 1 unused, 2 identical to the source locale \(en\)/);
+    const lines = run(WS, true).stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(lines[0], { kind: 'undefined', key: 'nav.contact', file: 'src/App.vue', line: 5, column: 13, via: '$t' });
+    assert.deepEqual((lines[lines.length - 1].summary as Record<string, unknown>).undefined, 1);
+    // every key of the svelte fixture is used and in both locales
+    const good = run(path.join(FIX, 'i18n-frameworks', 'svelte'));
+    assert.equal(good.status, 0, good.stdout + good.stderr);
+    assert.match(good.stdout, /0 undefined, 0 missing, 0 unused/);
+    const usage = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'fathom.js'), 'i18n', '--check', 'x', '--dir', WS], { encoding: 'utf8' });
+    assert.equal(usage.status, 2);
+  });
+});
