@@ -604,8 +604,8 @@ function excluded(category: JsonCategory, opts: ResolvedOptions): ChunkerOutput 
     skipped: {
       reason: 'excluded-category',
       detail: byDefault && !opts.jsonCategories.has(category)
-        ? `${label}: not indexed by default (opt in with jsonCategories)`
-        : `${label}: excluded by jsonCategories`,
+        ? `${label}: not indexed by default (add "${category}" to the setting fathom.json.categories, or to --json-categories)`
+        : `${label}: "${category}" is not in fathom.json.categories (--json-categories)`,
     },
   };
 }

@@ -28,7 +28,8 @@ export async function findSimilar(deps: FindSimilarDeps): Promise<void> {
   const rel = path.relative(f.root, editor.document.uri.fsPath).split(path.sep).join('/');
   const sel = editor.selection;
   const text = sel.isEmpty ? '' : editor.document.getText(sel);
-  const target = text.trim() ? { text } : { path: rel, line: sel.active.line + 1 };
+  // a selection: its own lines are left out of the results (the chunk it came from is no answer)
+  const target = text.trim() ? { text, path: rel, startLine: sel.start.line + 1, endLine: sel.end.line + 1 } : { path: rel, line: sel.active.line + 1 };
   const where = text.trim() ? `the selection in ${rel}:${sel.start.line + 1}` : `${rel}:${sel.active.line + 1}`;
   try {
     const hits = await deps.client.similar(f.root, target, { k: 30 });

@@ -13,6 +13,7 @@ import type { LookupResult } from '../i18n/types';
 import {
   answerEntries,
   answerTitle,
+  candidateKey,
   commandUri,
   editorRange,
   hoverMarkdown,
@@ -21,6 +22,7 @@ import {
   looksLikeKey,
   MAX_LOOKUP_LENGTH,
   mergeLookups,
+  nothingFoundDetails,
   nothingFoundMessage,
   validateLookupInput,
   type JumpTarget,
@@ -46,6 +48,14 @@ const LIMIT = 10;
 
 interface AnswerItem extends vscode.QuickPickItem {
   target?: JumpTarget;
+  /** The "N other locales" row of a candidate: choosing it unfolds them. */
+  more?: string;
+}
+
+/** The locales shown first after the matched one: English (the usual source language), then the editor's display language. */
+function sourceLocales(): string[] {
+  const ui = vscode.env.language;
+  return ui && !/^en\b/i.test(ui) ? ['en', ui] : ['en'];
 }
 
 /** The folder (root on disk) of a document; also for a folder that is not indexed. */
@@ -81,18 +91,39 @@ async function showAnswer(root: string, looked: string, result: LookupResult, lo
   const best = result.candidates[0];
   log.info(`i18n: “${looked}”: ${result.candidates.length} candidate(s)${best ? `, best ${best.match} ${best.key}` : ''} (lookup ${Math.round(ms)} ms)`);
   if (!result.candidates.length) {
-    void vscode.window.showInformationMessage(nothingFoundMessage(looked, result));
+    const details = nothingFoundDetails(looked, result);
+    for (const d of details) log.info(d);
+    const more = details.length ? ['Show Log'] : [];
+    void vscode.window.showInformationMessage(nothingFoundMessage(looked), ...more).then((a) => a && log.show());
     return;
   }
-  const items: AnswerItem[] = answerEntries(result).map((e) =>
-    e.type === 'separator' ? { kind: vscode.QuickPickItemKind.Separator, label: e.label } : { label: e.label, description: e.description, target: e.target },
-  );
+  const prefer = sourceLocales();
+  const expanded = new Set<string>();
+  const itemsOf = (): AnswerItem[] =>
+    answerEntries(result, { prefer, expanded }).map((e) =>
+      e.type === 'separator' ? { kind: vscode.QuickPickItemKind.Separator, label: e.label } : e.type === 'more' ? { label: e.label, description: e.description, more: e.candidate } : { label: e.label, description: e.description, target: e.target },
+    );
   const qp = vscode.window.createQuickPick<AnswerItem>();
   qp.title = answerTitle(looked, result);
   qp.placeholder = 'Pick a locale value or a usage to open it (type to filter: a locale, a file)';
   qp.matchOnDescription = true;
-  qp.items = items;
+  qp.items = itemsOf();
+  // typing filters every row: the folded locales too
+  qp.onDidChangeValue((v) => {
+    if (!v.trim() || !qp.items.some((i) => i.more)) return;
+    for (const c of result.candidates) expanded.add(candidateKey(c));
+    qp.items = itemsOf();
+  });
   qp.onDidAccept(() => {
+    const more = qp.activeItems[0]?.more;
+    if (more) {
+      // unfold the other locales of that key, in place; the first of them becomes active
+      const at = qp.items.findIndex((i) => i.more === more);
+      expanded.add(more);
+      qp.items = itemsOf();
+      if (qp.items[at]) qp.activeItems = [qp.items[at]];
+      return;
+    }
     const t = qp.activeItems[0]?.target;
     if (!t) return;
     qp.hide();
@@ -170,7 +201,7 @@ export async function findI18nKey(deps: I18nDeps): Promise<void> {
   const text = await vscode.window.showInputBox({
     title: 'Fathom: Find i18n Key',
     prompt: 'The text of a translation in any locale, or a key (app.title, common:save)',
-    placeHolder: 'Create an event',
+    placeHolder: 'Text as the app shows it, in any language, or a key',
     value: seed.includes('\n') ? '' : seed,
     validateInput: validateLookupInput,
   });
@@ -203,7 +234,7 @@ export class I18nHoverProvider implements vscode.HoverProvider {
       // the worker reads the file from disk unless the editor holds unsaved changes
       const h = await this.deps.client.i18nHover(root, relOf(root, doc.uri), doc.offsetAt(position), { text: doc.isDirty ? doc.getText() : undefined, signal: abort.signal });
       if (!h || token.isCancellationRequested) return undefined;
-      const md = new vscode.MarkdownString(hoverMarkdown(h, (t) => commandUri(OPEN_TARGET_COMMAND, [root, t])));
+      const md = new vscode.MarkdownString(hoverMarkdown(h, (t) => commandUri(OPEN_TARGET_COMMAND, [root, t]), sourceLocales()));
       md.isTrusted = { enabledCommands: [OPEN_TARGET_COMMAND] };
       const r = editorRange(h.usage.range);
       return new vscode.Hover(md, new vscode.Range(r.startLine, r.startCharacter, r.endLine, r.endCharacter));

@@ -6,11 +6,11 @@
 import * as vscode from 'vscode';
 import { CancelledError, type IndexClient } from '../service/client';
 import type { WorkerHit } from '../service/protocol';
-import { queryTerms, snippetOf, whyText } from '../ui/results';
+import { paletteRow, queryNote, queryTerms } from '../ui/results';
 import { openHit } from './open';
 
 interface HitItem extends vscode.QuickPickItem {
-  hit: WorkerHit;
+  hit?: WorkerHit;
 }
 
 export interface QuickSearchDeps {
@@ -22,14 +22,9 @@ export interface QuickSearchDeps {
   folderName(root: string): string | undefined;
 }
 
-const KIND_ICON: Record<string, string> = { function: 'symbol-method', method: 'symbol-method', class: 'symbol-class', interface: 'symbol-interface', type: 'symbol-interface', property: 'symbol-property', const: 'symbol-constant', section: 'symbol-text', 'code-block': 'code', 'i18n-section': 'globe', 'schema-property': 'symbol-property' };
-
 function itemOf(h: WorkerHit, terms: string[], multiRoot: boolean, folderName: (r: string) => string | undefined): HitItem {
-  const s = snippetOf(h.chunk, terms, { maxLines: 1, maxLineLength: 120 });
   return {
-    label: `$(${KIND_ICON[h.chunk.kind] ?? 'symbol-field'}) ${h.chunk.symbol ?? h.chunk.path.slice(h.chunk.path.lastIndexOf('/') + 1)}`,
-    description: `${multiRoot ? `${folderName(h.root) ?? ''} · ` : ''}${h.chunk.path}:${h.chunk.start.line}`,
-    detail: `${s.text.trim()}  —  ${whyText(h.why)}`,
+    ...paletteRow(h, terms, multiRoot ? folderName(h.root) : undefined),
     alwaysShow: true, // the engine ranked them: the picker must not filter them again
     hit: h,
   };
@@ -61,8 +56,11 @@ export async function quickSearch(deps: QuickSearchDeps, initial = ''): Promise<
       if (mine !== seq) return;
       const terms = queryTerms(q);
       const multi = deps.roots().length > 1;
-      qp.items = hits.map((h) => itemOf(h, terms, multi, deps.folderName));
-      if (!hits.length) qp.items = [];
+      const items: HitItem[] = hits.map((h) => itemOf(h, terms, multi, deps.folderName));
+      // a query of only punctuation, or a regex: say why (nothing matched, or what was ignored)
+      const note = queryNote(q, hits.length);
+      if (note) items.push({ label: `$(info) ${hits.length ? 'Note' : 'No results'}`, detail: note, alwaysShow: true });
+      qp.items = items;
     } catch (e) {
       if (e instanceof CancelledError || mine !== seq) return;
       deps.log.error(`search failed: ${e instanceof Error ? e.message : String(e)}`);

@@ -24,7 +24,7 @@
 import { SourceText } from '../chunkers/source';
 import type { Embedder } from '../index/embedder';
 import { formatOf, readLocaleFormat, readLocaleJson, readLocaleScript, readSfcLocales, toLocaleValue, type LocaleEntry, type LocaleFile } from './locales';
-import { boundedDistance, deletions, hasPlaceholder, normalize, placeholderPattern, tokens, typoBudget } from './normalize';
+import { boundedDistance, deletions, hasPlaceholder, normalize, PLACEHOLDER, placeholderPattern, tokens, typoBudget } from './normalize';
 import type { Candidate, HoverResult, I18nProblem, LookupOptions, LookupResult, MatchKind, Usage } from './types';
 import { checkHealth, type HealthReport } from './health';
 import { findUsages } from './usages';
@@ -428,6 +428,12 @@ export class I18nIndex {
   }
 
   private rank(list: Candidate[], opts: LookupOptions): Candidate[] {
+    const specific = new Map<Candidate, number>();
+    const specificity = (c: Candidate) => {
+      let v = specific.get(c);
+      if (v === undefined) specific.set(c, (v = c.matched ? literalLength(normalize(c.matched.value)) : 0));
+      return v;
+    };
     const app = opts.fromFile !== undefined ? this.appOf(opts.fromFile) : undefined;
     const mine = (c: Candidate) => (c.component !== undefined && c.component === opts.fromFile ? 2 : app !== undefined && c.app === app ? 1 : 0);
     return list
@@ -436,6 +442,7 @@ export class I18nIndex {
           RANK[a.match] - RANK[c.match] ||
           c.score - a.score ||
           mine(c) - mine(a) ||
+          specificity(c) - specificity(a) ||
           Math.min(1, c.usages.length) - Math.min(1, a.usages.length) ||
           (a.key < c.key ? -1 : a.key > c.key ? 1 : a.app < c.app ? -1 : 1),
       )
@@ -471,7 +478,7 @@ export class I18nIndex {
     const mine = (g: Group) => (g.component !== undefined && g.component === opts.fromFile ? 2 : app !== undefined && g.app === app ? 1 : 0);
     const pre = [...best.entries()]
       .map(([gid, m]) => ({ g: b.groups[gid], m, score: round(m.score) }))
-      .sort((x, y) => RANK[x.m.match] - RANK[y.m.match] || y.score - x.score || mine(y.g) - mine(x.g));
+      .sort((x, y) => RANK[x.m.match] - RANK[y.m.match] || y.score - x.score || mine(y.g) - mine(x.g) || literalLength(b.vNorm[y.m.vid]) - literalLength(b.vNorm[x.m.vid]));
     // ties at the cut are kept: the final order also looks at usages and keys
     let cut = Math.min(pre.length, limit);
     while (cut < pre.length && cut < limit * 20 && pre[cut].m.match === pre[cut - 1].m.match && pre[cut].score === pre[cut - 1].score && mine(pre[cut].g) === mine(pre[cut - 1].g)) cut++;
@@ -712,6 +719,15 @@ function ids(x: number | number[] | undefined): number[] {
 
 function display(g: { namespace?: string; path: string }): string {
   return g.namespace ? `${g.namespace}:${g.path}` : g.path;
+}
+
+/**
+ * How specific a value is: its letters and digits apart from placeholders. Of two templates that
+ * match equally ("Blocca {0}" and "Blocca dominio {0}" for "Blocca dominio Mastodon"), the one
+ * that spells out more of the text comes first.
+ */
+function literalLength(norm: string): number {
+  return norm.split(PLACEHOLDER).join('').replace(/\s+/g, '').length;
 }
 
 function round(x: number): number {

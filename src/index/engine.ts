@@ -82,6 +82,18 @@ function containsWord(hay: string, needle: string): boolean {
   return false;
 }
 
+/**
+ * Find Similar with vectors: the least cosine similarity a result needs. A judgement from
+ * all-MiniLM-L6-v2's usual range (related code well above it, unrelated well below), not a
+ * measured optimum; callers may pass their own `minScore`.
+ */
+export const SIMILAR_MIN_COSINE = 0.5;
+/** Find Similar keyword-only: the least share of the source's own BM25 score a result needs. */
+export const SIMILAR_MIN_KEYWORD_SHARE = 0.25;
+
+/** What Find Similar starts from: a chunk, the chunk at a 1-based line, or a text (with the lines it came from, which are left out). */
+export type SimilarTarget = { chunkId: string } | { path: string; line: number } | { text: string; path?: string; startLine?: number; endLine?: number };
+
 export const hashText = (s: string | Uint8Array): string => createHash('sha1').update(s).digest('hex');
 
 export class Engine {
@@ -458,25 +470,58 @@ export class Engine {
   }
 
   /**
-   * Chunks like the given one (by its vector, else by its text through hybrid search),
-   * excluding the source itself.
+   * Chunks like the given one (a chunk, the chunk at a line, or a text such as a selection),
+   * best first, only those above a similarity floor, and never the source itself nor its own
+   * pieces: the other pieces of a unit that was cut, and chunks of the same file whose range
+   * overlaps the source's (a Markdown section and its code blocks, a Vue block and its members)
+   * or the given lines of a text target.
+   *
+   * With vectors: cosine similarity of the source's vector (or of the embedded text) to every
+   * chunk's, kept when at least `minScore` (default `SIMILAR_MIN_COSINE`). Keyword-only: BM25
+   * with the source's text as the query, kept when the score is at least `minShare` (default
+   * `SIMILAR_MIN_KEYWORD_SHARE`) of the source's own score (of the best hit's, when the source is
+   * not indexed), so a chunk that shares one common word with the source does not qualify.
    */
-  async similar(target: { chunkId: string } | { path: string; line: number } | { text: string }, options: { k?: number } = {}): Promise<SearchHit[]> {
-    const k = options.k ?? 10;
+  async similar(target: SimilarTarget, options: { k?: number; minScore?: number; minShare?: number } = {}): Promise<SearchHit[]> {
+    const k = Math.max(1, options.k ?? 10);
     let source: Chunk | undefined;
     if ('chunkId' in target) source = this.chunks[this.byChunkId.get(target.chunkId) ?? -1];
-    else if ('path' in target) source = this.chunkAt(target.path, target.line);
+    else if ('path' in target && !('text' in target)) source = this.chunkAt(target.path, target.line);
     const text = 'text' in target ? target.text : source ? embedText(source) : undefined;
-    if (text === undefined) return [];
+    if (text === undefined || !text.trim()) return [];
     const sourceId = source ? this.byChunkId.get(source.id) : undefined;
-    const vec = sourceId !== undefined ? this.vectors?.get(sourceId) : undefined;
+    const own = this.ownPieces(source, 'text' in target ? target : undefined);
+    let vec = sourceId !== undefined ? this.vectors?.get(sourceId) : undefined;
+    if (!vec && this.embedder && this.vectors?.count) [vec] = await this.embedder.embed([text.length > 10_000 ? text.slice(0, 10_000) : text], undefined, { urgent: true });
     if (vec && this.vectors) {
-      return (await this.denseTop(vec, k + 1, (id) => id !== sourceId))
-        .slice(0, k)
+      const floor = options.minScore ?? SIMILAR_MIN_COSINE;
+      return (await this.denseTop(vec, k, (id) => !own(id)))
+        .filter((h) => h.score >= floor && this.chunks[h.docId])
         .map((h, i) => ({ chunk: this.chunks[h.docId]!, docId: h.docId, score: h.score, why: { dense: i + 1, fused: h.score } }));
     }
-    const hits = await this.search(text, { k: k + 1 });
-    return hits.filter((h) => h.docId !== sourceId).slice(0, k);
+    const q = text.length > 10_000 ? text.slice(0, 10_000) : text;
+    const hits = this.keyword.search(q, { k: k * 2 + 8 });
+    const self = (sourceId !== undefined ? hits.find((h) => h.docId === sourceId)?.score : undefined) ?? hits[0]?.score ?? 0;
+    const floor = (options.minShare ?? SIMILAR_MIN_KEYWORD_SHARE) * self;
+    return hits
+      .filter((h) => !own(h.docId) && h.score >= floor && this.chunks[h.docId])
+      .slice(0, k)
+      .map((h, i) => ({ chunk: this.chunks[h.docId]!, docId: h.docId, score: h.score, why: { keyword: i + 1, fused: h.score } }));
+  }
+
+  /** Whether a docId is the source of a Find Similar or one of its own pieces (see `similar`). */
+  private ownPieces(source: Chunk | undefined, lines: { path?: string; startLine?: number; endLine?: number } | undefined): (docId: number) => boolean {
+    const spans: Array<{ path: string; start: number; end: number }> = [];
+    if (source) spans.push({ path: source.path, start: source.start.line, end: source.end.line });
+    if (lines?.path !== undefined && lines.startLine !== undefined) spans.push({ path: lines.path, start: lines.startLine, end: lines.endLine ?? lines.startLine });
+    const sourceId = source ? this.byChunkId.get(source.id) : undefined;
+    return (docId) => {
+      if (docId === sourceId) return true;
+      const c = this.chunks[docId];
+      if (!c) return true;
+      if (source && c.path === source.path && c.split && source.split && c.symbol === source.symbol && c.kind === source.kind) return true;
+      return spans.some((s) => s.path === c.path && c.start.line <= s.end && c.end.line >= s.start);
+    };
   }
 
   /**

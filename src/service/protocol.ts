@@ -18,7 +18,7 @@
 import type { ChunkOptions, FileChunks } from '../chunkers/types';
 import type { EmbedderOptions } from '../index/embedder';
 import type { FileSelection } from '../workspace/files';
-import type { IndexProgress, SearchHit, SearchOptions } from '../index/engine';
+import type { IndexProgress, SearchHit, SearchOptions, SimilarTarget } from '../index/engine';
 import type { HoverResult, LookupResult, StringAtResult } from '../i18n/types';
 
 // ---------------------------------------------------------------------------------------------
@@ -79,7 +79,7 @@ export type FileUpdate =
   /** New content. Without `bytes` the worker reads `<root>/<rel>` from disk. */
   | { rel: string; deleted?: false; bytes?: Uint8Array; mtimeMs?: number };
 
-export type SimilarTarget = { chunkId: string } | { path: string; line: number } | { text: string };
+export type { SimilarTarget };
 
 // ---------------------------------------------------------------------------------------------
 // Requests (client → worker)

@@ -5,11 +5,15 @@
  * few values interpolated here (URIs, the CSP source, the nonce) are escaped anyway.
  *
  * Stable hooks for tests and for documentation: `#fathom-query`, `#fathom-language`,
- * `#fathom-paths`, `#fathom-state`, `#fathom-warning` (with `#fathom-model-download` and
- * `#fathom-model-local` when the model is missing), `#fathom-summary`, `#fathom-results`,
- * and each result `.fathom-result[data-path][data-start-line][data-start-column][data-end-line]
- * [data-end-column][data-kind][data-key]` (lines 1-based, columns 0-based, as in a chunk); the
- * results list carries `data-seq`, `data-query` and `data-total`, the summary `data-mode` (hybrid/keyword).
+ * `#fathom-paths`, `#fathom-translations` (toggle, `aria-pressed`: locale files folded into
+ * one group), `#fathom-collapse`, `#fathom-state`, `#fathom-warning` (with `#fathom-model-download`
+ * and `#fathom-model-local` when the model is missing), `#fathom-summary`,
+ * `#fathom-results`; each group `.fathom-group[data-id][data-path][data-open]` (the folded one
+ * `[data-translations]`) with its heading `.fathom-group-head[aria-expanded]`, and each result
+ * `.fathom-result[data-path][data-start-line][data-start-column][data-end-line][data-end-column]
+ * [data-kind][data-key]` (lines 1-based, columns 0-based, as in a chunk) with `.fathom-title`,
+ * `.fathom-context` and `.fathom-why`; the results list carries `data-seq`, `data-query` and
+ * `data-total`, the summary `data-mode` (hybrid/keyword).
  */
 import { randomBytes } from 'node:crypto';
 
@@ -30,7 +34,7 @@ export interface ShellOptions {
 
 /** The kinds of file the filter offers: language ids as the index records them. */
 export const LANGUAGE_FILTERS: Array<[string, string]> = [
-  ['', 'Any kind of file'],
+  ['', 'All files'],
   ['javascript', 'JavaScript'],
   ['typescript', 'TypeScript'],
   ['vue', 'Vue'],
@@ -73,10 +77,12 @@ export function renderShell(o: ShellOptions): string {
   <div class="fathom-filter-row">
     <select id="fathom-language" aria-label="Kind of file">${options}</select>
     <input id="fathom-paths" type="text" placeholder="Paths: src/**, !**/*.test.ts" aria-label="Path globs to include; a leading ! excludes" autocomplete="off" spellcheck="false">
+    <button id="fathom-translations" class="fathom-icon-button fathom-toggle" type="button" aria-pressed="true" aria-label="Fold locale files into one Translations group" title="Fold locale files into one Translations group"><span class="codicon codicon-globe" aria-hidden="true"></span></button>
+    <button id="fathom-collapse" class="fathom-icon-button" type="button" aria-label="Collapse all" title="Collapse all"><span class="codicon codicon-collapse-all" aria-hidden="true"></span></button>
   </div>
 </header>
 <div id="fathom-summary" role="status" aria-live="polite"></div>
-<div id="fathom-results" role="listbox" aria-label="Search results" tabindex="-1"></div>
+<div id="fathom-results" role="tree" aria-label="Search results, grouped by file" tabindex="-1"></div>
 <script nonce="${e(o.nonce)}" src="${e(o.scriptUri)}"></script>
 </body>
 </html>`;

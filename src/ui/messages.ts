@@ -31,6 +31,10 @@ export interface ViewHit {
   header: string;
   /** The header without the path (the group shows it): `getZoomControl`. */
   breadcrumb: string;
+  /** What the row shows first: the symbol, short (`methods.onZoomEnd`, `Zoom`, `<template>`). */
+  title: string;
+  /** Where in the file, in words (`script · method`, `Sample mapping app › Zoom`); may be ''. */
+  context: string;
   kind: string;
   symbol?: string;
   /** 1-based lines, 0-based columns, as in a chunk. */
@@ -41,8 +45,10 @@ export interface ViewHit {
   /** 1-based line of the snippet's first line. */
   snippetLine: number;
   highlights: Range[];
-  /** Why it ranked, in words: "fused 0.0325 · keyword #1 · dense #3". */
+  /** Why it ranked, in words: "matched name + meaning", "83% similar". */
   why: string;
+  /** The numbers behind it, for the details line: "keyword rank #1 · meaning rank #3 · fused score 0.0325". */
+  whyDetail: string;
 }
 
 export interface ViewGroup {
@@ -50,6 +56,8 @@ export interface ViewGroup {
   /** Folder name, shown in multi-root workspaces. */
   folder?: string;
   path: string;
+  /** Set for a locale file: its locale (`fr`), or '' when its name says none. The page can fold these into one group. */
+  locale?: string;
   hits: ViewHit[];
 }
 
@@ -98,7 +106,19 @@ export type HostToView =
    * Results of query `seq` (or of a Find Similar, `seq` -1, with `title`). `partial`: the
    * index was still being built when they were computed (they are refreshed as it grows).
    */
-  | { type: 'results'; seq: number; query: string; title?: string; groups: ViewGroup[]; total: number; ms: number; partial: boolean; mode: 'hybrid' | 'keyword' }
+  | {
+      type: 'results';
+      seq: number;
+      query: string;
+      title?: string;
+      groups: ViewGroup[];
+      total: number;
+      ms: number;
+      partial: boolean;
+      mode: 'hybrid' | 'keyword';
+      /** Why nothing matched, or what of the query was ignored (only punctuation, a regex). */
+      note?: string;
+    }
   | { type: 'error'; seq: number; message: string }
   /** Put `query` in the box (and focus it). */
   | { type: 'setQuery'; query: string; focus: boolean };

@@ -6,6 +6,7 @@
 import type { Chunk } from '../chunkers/types';
 import type { FilterSpec } from '../index/fusion';
 import type { WorkerHit } from '../service/protocol';
+import { identifyLocale, identifyLocaleScript } from '../i18n/locales';
 import type { Range, ViewFilters, ViewGroup, ViewHit } from './messages';
 
 /** English words that would light up half of every snippet ("in" inside "gain", "Formatting"). */
@@ -91,14 +92,82 @@ export function snippetOf(chunk: Pick<Chunk, 'text' | 'start'>, terms: string[],
   return { text, line: chunk.start.line + first, highlights: highlightRanges(text, terms) };
 }
 
-/** Why a hit ranked, in words. */
+/** Why a hit ranked, with the numbers: "keyword rank #1 · meaning rank #3 · fused score 0.0164". For the details line. */
 export function whyText(why: WorkerHit['why']): string {
-  const parts = [`fused score ${why.fused.toFixed(4)}`];
+  const parts: string[] = [];
   if (why.keyword !== undefined) parts.push(`keyword rank #${why.keyword}`);
   if (why.dense !== undefined) parts.push(`meaning rank #${why.dense}`);
   if (why.keyword === undefined && why.dense !== undefined) parts.push('no keyword match');
   if (why.dense === undefined && why.keyword !== undefined) parts.push('no vector match');
+  parts.push(`fused score ${why.fused.toFixed(4)}`);
   return parts.join(' · ');
+}
+
+const lower = (s: string | undefined) => (s ?? '').toLowerCase();
+
+/**
+ * Why a hit ranked, in words: what of it matched the query — its **name** (the symbol or the
+ * key), **words** of its text, its **file path**, its **meaning** (the dense ranking) — as
+ * "matched name + meaning". For a Find Similar result: "83% similar" (with vectors) or "shares
+ * words" (keyword-only).
+ */
+export function whyWords(h: Pick<WorkerHit, 'chunk' | 'why' | 'score'>, terms: string[], similar = false): string {
+  if (similar) return h.why.dense !== undefined ? `${Math.round(Math.max(0, Math.min(1, h.score)) * 100)}% similar` : 'shares words';
+  const parts: string[] = [];
+  if (h.why.keyword !== undefined) {
+    const name = lower(h.chunk.symbol);
+    const text = lower(h.chunk.text);
+    if (terms.some((t) => name.includes(t))) parts.push('name');
+    if (terms.some((t) => text.includes(t) && !name.includes(t))) parts.push('words');
+    if (!parts.length) parts.push(terms.some((t) => lower(h.chunk.path).includes(t)) ? 'file path' : 'words');
+  }
+  if (h.why.dense !== undefined) parts.push('meaning');
+  return `matched ${parts.join(' + ')}`;
+}
+
+/** A chunk's kind in words, for the context line. */
+const KIND_WORDS: Partial<Record<string, string>> = {
+  'i18n-section': 'translations',
+  'i18n-labels': 'translations',
+  'i18n-block': 'translations',
+  'schema-property': 'schema property',
+  'code-block': 'code block',
+  'front-matter': 'front matter',
+  group: 'members',
+  module: 'top-level code',
+  json: 'JSON',
+};
+export const kindWords = (kind: string): string => KIND_WORDS[kind] ?? kind;
+
+/**
+ * What a result row shows, symbol first: `title` (the symbol, short: `methods.{zoomIn, zoomOut}`,
+ * `Zoom`, `<template>`) and `context` (where in the file, in words: `script · members`,
+ * `Sample mapping app › Zoom`). The file path is the group's heading; the full breadcrumb is
+ * the row's tooltip.
+ */
+export function rowLabel(chunk: Pick<Chunk, 'path' | 'kind' | 'symbol' | 'header'>): { title: string; context: string } {
+  const kind = kindWords(chunk.kind);
+  const rest = breadcrumbOf(chunk.header, chunk.path);
+  const file = chunk.path.slice(chunk.path.lastIndexOf('/') + 1);
+  const stem = file.replace(/\.[^.]+$/, '');
+  const sym = chunk.symbol?.trim();
+  if (chunk.kind === 'section' || chunk.kind === 'code-block' || chunk.kind === 'front-matter') {
+    const parts = (sym ?? '').split(' > ').map((p) => p.trim()).filter(Boolean);
+    const title = parts.pop() ?? kind;
+    const code = chunk.kind === 'code-block' ? /\[code(?::\s*([^\]]+))?\]\s*$/.exec(rest) : null;
+    return { title: code ? `${title} · code${code[1] ? ` (${code[1]})` : ''}` : title, context: parts.join(' › ') || kind };
+  }
+  // a Vue block: `zoom control [script setup] :: KZoomControl.methods.onZoomEnd`, `layer panel [template]`
+  const block = /\[([\w -]+)\](?:\s*::|\s*$)/.exec(rest)?.[1];
+  if (block !== undefined) {
+    const member = /::\s*(.+)$/.exec(rest)?.[1]?.trim();
+    if (!member) return { title: `<${block.split(' ')[0]}>`, context: block.includes(' ') ? block : '' };
+    let title = member.startsWith(`${stem}.`) ? member.slice(stem.length + 1) : member;
+    if (/^\{[^{}]*\}$/.test(title)) title = title.slice(1, -1);
+    return { title, context: `${block} · ${kind}` };
+  }
+  if (sym) return { title: sym, context: kind };
+  return { title: kind, context: '' };
 }
 
 /**
@@ -115,14 +184,17 @@ export function breadcrumbOf(header: string, path: string): string {
 
 export const hitKey = (h: Pick<WorkerHit, 'root' | 'chunk'>): string => `${h.root}\u0000${h.chunk.id}`;
 
-export function toViewHit(h: WorkerHit, terms: string[]): ViewHit {
+export function toViewHit(h: WorkerHit, terms: string[], similar = false): ViewHit {
   const s = snippetOf(h.chunk, terms);
+  const label = rowLabel(h.chunk);
   return {
     key: hitKey(h),
     root: h.root,
     path: h.chunk.path,
     header: h.chunk.header,
     breadcrumb: breadcrumbOf(h.chunk.header, h.chunk.path),
+    title: label.title,
+    context: label.context,
     kind: h.chunk.kind,
     symbol: h.chunk.symbol,
     start: { line: h.chunk.start.line, column: h.chunk.start.column },
@@ -130,15 +202,28 @@ export function toViewHit(h: WorkerHit, terms: string[]): ViewHit {
     snippet: s.text,
     snippetLine: s.line,
     highlights: s.highlights,
-    why: whyText(h.why),
+    why: whyWords(h, terms, similar),
+    whyDetail: similar ? (h.why.dense !== undefined ? `cosine similarity ${h.score.toFixed(3)}` : `keyword score ${h.score.toFixed(2)}`) : whyText(h.why),
   };
+}
+
+const TRANSLATION_KINDS = new Set(['i18n-section', 'i18n-labels']);
+
+/**
+ * The locale of a locale file (`locales/fr.json` → `fr`, `src/lang/es.js` → `es`), `''` for a
+ * translations file whose name says no locale, undefined for every other file. Decided on
+ * the chunk: a JSON chunk the chunker calls translations, or a script in an i18n folder.
+ */
+export function localeOf(chunk: Pick<Chunk, 'path' | 'kind' | 'language'>): string | undefined {
+  if (chunk.language === 'json') return TRANSLATION_KINDS.has(chunk.kind) ? (identifyLocale(chunk.path)?.locale ?? '') : undefined;
+  return identifyLocaleScript(chunk.path)?.locale;
 }
 
 /**
  * Groups hits by file, files in the order of their best hit, hits of a file in rank order.
  * `folderName` names a root (shown when there are several).
  */
-export function groupHits(hits: WorkerHit[], query: string, folderName?: (root: string) => string | undefined): ViewGroup[] {
+export function groupHits(hits: WorkerHit[], query: string, folderName?: (root: string) => string | undefined, similar = false): ViewGroup[] {
   const terms = queryTerms(query);
   const groups = new Map<string, ViewGroup>();
   for (const h of hits) {
@@ -146,11 +231,35 @@ export function groupHits(hits: WorkerHit[], query: string, folderName?: (root: 
     let g = groups.get(k);
     if (!g) {
       g = { root: h.root, folder: folderName?.(h.root), path: h.chunk.path, hits: [] };
+      const locale = localeOf(h.chunk);
+      if (locale !== undefined) g.locale = locale;
       groups.set(k, g);
     }
-    g.hits.push(toViewHit(h, terms));
+    g.hits.push(toViewHit(h, terms, similar));
   }
   return [...groups.values()];
+}
+
+/**
+ * Why a query found nothing, or what of it was ignored, when its form explains it: only
+ * punctuation, or a regular expression (Fathom matches words and names, and reads neither).
+ * Undefined for an ordinary query.
+ */
+export function queryNote(query: string, total: number): string | undefined {
+  const q = query.trim();
+  if (!q) return undefined;
+  if (!/[\p{L}\p{N}]/u.test(q)) return `“${q.length > 40 ? `${q.slice(0, 39)}…` : q}” has no letters or digits: Fathom searches words and names, and ignores punctuation.`;
+  if (looksLikeRegex(q)) {
+    return total
+      ? 'Regular expressions are not read: these results match the words in the query.'
+      : 'Regular expressions are not read: Fathom matches words and names (the built-in Search view takes a regex).';
+  }
+  return undefined;
+}
+
+/** `\w+Service`, `get.*Zoom`, `^import`, `(foo|bar)`, `/zoom\d/i`: a query written as a regex. */
+export function looksLikeRegex(q: string): boolean {
+  return /^\/.+\/[dgimsuy]*$/.test(q) || /\\[wdsbWDSB]|\.[*+?]|\[[^\]]*\][*+?]|\(\?[:=!<]|^\^\S|\S\$$|\w\|\w|\(\w+\|/.test(q);
 }
 
 /**
@@ -169,17 +278,40 @@ export function filterSpecOf(f: ViewFilters | undefined): FilterSpec | undefined
   return spec.pathGlob || spec.language ? spec : undefined;
 }
 
-/** Splits `text` into plain and highlighted pieces, for a renderer that sets textContent only. */
-export function splitHighlights(text: string, ranges: Range[]): Array<{ text: string; mark: boolean }> {
-  const out: Array<{ text: string; mark: boolean }> = [];
-  let at = 0;
-  for (const [s0, e0] of ranges) {
-    const s = Math.max(at, Math.min(s0, text.length));
-    const e = Math.max(s, Math.min(e0, text.length));
-    if (s > at) out.push({ text: text.slice(at, s), mark: false });
-    if (e > s) out.push({ text: text.slice(s, e), mark: true });
-    at = e;
-  }
-  if (at < text.length) out.push({ text: text.slice(at), mark: false });
-  return out;
+export { splitHighlights } from './resultTree';
+
+/**
+ * A "Fathom: Search" palette row: the symbol first (`label`, after a codicon), why it ranked
+ * in words (`description`), and the symbol in full, the file and the line range (`detail`) —
+ * never the chunk's first line (`methods: {`, three backticks).
+ */
+export function paletteRow(h: WorkerHit, terms: string[], folder?: string): { label: string; description: string; detail: string } {
+  const l = rowLabel(h.chunk);
+  const where = `${folder ? `${folder} · ` : ''}${h.chunk.path}:${h.chunk.start.line}${h.chunk.end.line !== h.chunk.start.line ? `–${h.chunk.end.line}` : ''}`;
+  const full = h.chunk.symbol && h.chunk.symbol !== l.title ? h.chunk.symbol : l.context;
+  return {
+    label: `$(${KIND_ICONS[h.chunk.kind] ?? 'symbol-field'}) ${l.title}`,
+    description: whyWords(h, terms),
+    detail: full ? `${full} · ${where}` : where,
+  };
 }
+
+const KIND_ICONS: Partial<Record<string, string>> = {
+  function: 'symbol-method',
+  method: 'symbol-method',
+  class: 'symbol-class',
+  interface: 'symbol-interface',
+  type: 'symbol-interface',
+  property: 'symbol-property',
+  const: 'symbol-constant',
+  enum: 'symbol-enum',
+  section: 'symbol-text',
+  'front-matter': 'symbol-text',
+  'code-block': 'code',
+  'i18n-section': 'globe',
+  'i18n-labels': 'globe',
+  'i18n-block': 'globe',
+  'schema-property': 'symbol-property',
+  template: 'symbol-misc',
+  style: 'symbol-color',
+};

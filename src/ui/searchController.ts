@@ -12,7 +12,7 @@
 import type { SearchOptions } from '../index/engine';
 import type { WorkerHit } from '../service/protocol';
 import { parseViewMessage, type HostToView, type ViewFilters, type ViewIndexState } from './messages';
-import { filterSpecOf, groupHits, hitKey } from './results';
+import { filterSpecOf, groupHits, hitKey, queryNote } from './results';
 
 export interface SearchControllerDeps {
   search(query: string, options: SearchOptions): Promise<WorkerHit[]>;
@@ -159,11 +159,12 @@ export class SearchController {
       seq,
       query,
       title,
-      groups: groupHits(hits, query, this.deps.folderName),
+      groups: groupHits(hits, query, this.deps.folderName, title !== undefined),
       total: hits.length,
       ms: Math.round(ms),
       partial: this.deps.isIndexing?.() ?? false,
       mode: hits.some((h) => h.why.dense !== undefined) || this.deps.hasVectors?.() ? 'hybrid' : 'keyword',
+      note: title === undefined ? queryNote(query, hits.length) : hits.length ? undefined : 'Nothing is similar enough (results must be close in meaning, or share many words).',
     });
   }
 }

@@ -86,7 +86,8 @@ describe('Fathom in code-server: sidebar, palette, Find Similar, live index', fu
     const [sl, sc, el, ec] = await Promise.all(['data-start-line', 'data-start-column', 'data-end-line', 'data-end-column'].map(async (a) => Number(await hit.getAttribute(a))));
     assert.match((await hit.locator('.fathom-snippet').innerText()), /formatDistance/);
     assert.ok((await hit.locator('.fathom-snippet mark').count()) > 0, 'the match is highlighted');
-    assert.match((await hit.getAttribute('title')) ?? '', /Why it ranked: fused score [\d.]+ · keyword rank #\d+/);
+    assert.match((await hit.getAttribute('title')) ?? '', /matched [a-z +]+: keyword rank #\d+ · no vector match · fused score [\d.]+/);
+    assert.equal((await hit.locator('.fathom-title').innerText()).trim(), 'formatDistance', 'the symbol first');
     await cleanShot(s, 'sidebar-results-light');
     await hit.click();
     await waitFor('format.js to be the active editor', async () => ((await activeTab(s)).includes('format.js') ? true : undefined));
@@ -176,6 +177,10 @@ describe('Fathom in code-server: sidebar, palette, Find Similar, live index', fu
     const text = (await s.page.locator('.editor-instance .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
     assert.match(text, /files indexed \(\d+ chunks\), \d+ skipped/);
     assert.match(text, /src\/utils\/format\.js/);
+    // the skipped package.json names the real setting
+    // (the editor wraps the long line: compare without white space)
+    assert.ok(text.replace(/\s+/g, '').includes('packagemanifest:notindexedbydefault(add"manifest"tothesettingfathom.json.categories'), text);
+    assert.doesNotMatch(text, /jsonCategories/);
     await s.page.locator('.statusbar-item', { hasText: 'Fathom' }).first().click();
     const menu = s.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Rebuild Index' }).first();
     await menu.waitFor({ timeout: 10_000 });

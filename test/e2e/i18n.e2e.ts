@@ -128,7 +128,9 @@ describe('Fathom in code-server: i18n lookup, context menu and hover', function 
     await input.fill('zebra quantum teapot');
     await s.page.keyboard.press('Enter');
     const note = await waitFor('the information message', async () => (await s.notifications()).find((n) => n.includes('zebra quantum teapot')));
-    assert.match(note, /no i18n key holds “zebra quantum teapot” in any locale/);
+    assert.match(note, /no i18n key holds “zebra quantum teapot” in any locale\./);
+    assert.doesNotMatch(note, /model|semantic|config\.json/, 'one short sentence: the details are in the log');
+    await s.waitForLog('Fathom', /i18n: “zebra quantum teapot”: no exact, normalized or fuzzy match; semantic matching did not run: /);
     await s.screenshot('nothing-found');
   });
 

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { Engine, type IndexProgress } from '../../src/index/engine';
 import type { Embedder } from '../../src/index/embedder';
 import { loadStore, lockStore, saveStore, StoreLockedError } from '../../src/index/store';
+import type { Chunk } from '../../src/chunkers/types';
 
 const SAMPLE = path.join(__dirname, '..', '..', 'sample-workspace');
 
@@ -296,4 +297,65 @@ describe('Engine: incremental index, hybrid search, persistence', () => {
       assert.ok(Array.isArray(hits));
     }
   });
+});
+
+describe('Engine: Find Similar', () => {
+  const put = (engine: Engine, rel: string, text: string) => engine.updateFile(rel, Buffer.from(text), { size: text.length, mtimeMs: 1 });
+  const fn = (name: string, body: string) => `export function ${name}(items) {\n${body}\n}\n`;
+  const zoomBody = '  const zoom = items.map((item) => item.zoomLevel * 2);\n  return zoom.filter((level) => level > 3 && level < 18);';
+
+  async function withFiles(embedder?: Embedder): Promise<Engine> {
+    const engine = new Engine(embedder ? { embedder, chunk: { maxTokens: 64 } } : { noEmbedderReason: 'test', chunk: { maxTokens: 64 } });
+    put(engine, 'src/a.js', fn('zoomLevels', zoomBody));
+    put(engine, 'src/b.js', fn('zoomLevelsAgain', zoomBody.replace('* 2', '* 3')));
+    put(engine, 'src/c.js', fn('unrelatedGreeting', '  return `Good morning, ${items.join(" and ")}! The weather is lovely today.`;'));
+    // one long function, cut into pieces under 64 tokens
+    put(engine, 'src/long.js', fn('longZoom', Array.from({ length: 12 }, (_, i) => `  const zoom${i} = items.map((item) => item.zoomLevel * ${i});`).join('\n')));
+    put(engine, 'docs/guide.md', '# Guide\n\nZoom levels between 3 and 18 are kept.\n\n```js\nconst zoom = items.map((item) => item.zoomLevel * 2);\n```\n');
+    if (embedder) await drain(engine.embedPending());
+    return engine;
+  }
+
+  /** Vectors by topic (zoom, greeting, anything else), so cosines are known: same topic ≈ 1, other ≈ 0. */
+  const topicEmbedder: Embedder = {
+    id: 'fake-topic',
+    dims: 3,
+    async embed(texts: string[]) {
+      return texts.map((t) => {
+        const v = new Float32Array([(t.match(/zoom/gi) ?? []).length, (t.match(/greet|morning|weather/gi) ?? []).length, 0.1]);
+        const n = Math.hypot(...v);
+        return v.map((x) => x / n);
+      });
+    },
+    async dispose() {},
+  };
+
+  for (const mode of ['vectors', 'keyword-only'] as const) {
+    it(`${mode}: never lists the source, its pieces or overlapping chunks; unrelated chunks stay under the floor`, async () => {
+      const engine = await withFiles(mode === 'vectors' ? topicEmbedder : undefined);
+      const pieces = engine.files.get('src/long.js')!.docIds.map((id) => (engine as unknown as { chunks: Chunk[] }).chunks[id]).filter((c) => c.split);
+      assert.ok(pieces.length >= 2, 'the long function was cut');
+      const fromPiece = await engine.similar({ chunkId: pieces[0].id }, { k: 20 });
+      assert.ok(!fromPiece.some((h) => h.chunk.path === 'src/long.js'), `no piece of longZoom: ${fromPiece.map((h) => `${h.chunk.path}:${h.chunk.start.line}`).join(', ')}`);
+
+      const similar = await engine.similar({ path: 'src/a.js', line: 2 }, { k: 20 });
+      const paths = similar.map((h) => h.chunk.path);
+      assert.ok(!paths.includes('src/a.js'), 'the source is not listed');
+      assert.equal(paths[0], 'src/b.js', `the near copy comes first: ${paths.join(', ')}`);
+      assert.ok(!paths.includes('src/c.js'), `the unrelated function is under the floor: ${JSON.stringify(similar.map((h) => [h.chunk.path, h.score]))}`);
+      // with no floor at all, the unrelated one is there: the floor, not the ranking, left it out
+      const all = await engine.similar({ path: 'src/a.js', line: 2 }, { k: 20, minScore: -1, minShare: 0 });
+      assert.ok(all.some((h) => h.chunk.path === 'src/c.js'), 'without a floor the unrelated chunk is listed');
+
+      // a section and its code block are one another's own pieces
+      const fromCode = await engine.similar({ path: 'docs/guide.md', line: 6 }, { k: 20, minScore: -1, minShare: 0 });
+      assert.ok(!fromCode.some((h) => h.chunk.path === 'docs/guide.md'), `no chunk of the same section: ${fromCode.map((h) => `${h.chunk.path}:${h.chunk.start.line}-${h.chunk.end.line}`).join(', ')}`);
+
+      // a selection: the chunk it came from is left out, the copy elsewhere is found
+      const sel = await engine.similar({ text: zoomBody, path: 'src/a.js', startLine: 2, endLine: 3 }, { k: 20 });
+      assert.ok(!sel.some((h) => h.chunk.path === 'src/a.js'), 'not the selection itself');
+      assert.ok(sel.some((h) => h.chunk.path === 'src/b.js'), 'its near copy');
+      assert.deepEqual(await engine.similar({ text: '   ' }), [], 'a blank selection finds nothing');
+    });
+  }
 });

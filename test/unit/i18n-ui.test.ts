@@ -21,6 +21,8 @@ import {
   looksLikeKey,
   MAX_HOVER_KEYS,
   mergeLookups,
+  nothingFoundDetails,
+  orderLocales,
   nothingFoundMessage,
   validateLookupInput,
   type JumpTarget,
@@ -71,8 +73,10 @@ describe('i18n answer UI logic', function () {
       assert.equal(rows[0].type, 'separator');
       assert.match(rows[0].label, /^exact · search\.empty · 1 usage$/);
       const locales = rows.flatMap((r) => (r.type === 'locale' ? [r] : []));
-      assert.deepEqual(locales.map((r) => r.label), ['$(globe) de: Keine Notiz passt zu deiner Suche.', '$(globe) en: No notes match your search.', '$(globe) fr: Aucune note ne correspond à votre recherche.']);
-      assert.deepEqual(locales.map((r) => r.description), ['locales/de.json:7', 'locales/en.json:7 · matched', 'locales/fr.json:7']);
+      // the matched (and source) locale first, then the usage, then the other locales
+      assert.deepEqual(rows.map((r) => r.type), ['separator', 'locale', 'usage', 'locale', 'locale']);
+      assert.deepEqual(locales.map((r) => r.label), ['$(globe) en: No notes match your search.', '$(globe) de: Keine Notiz passt zu deiner Suche.', '$(globe) fr: Aucune note ne correspond à votre recherche.']);
+      assert.deepEqual(locales.map((r) => r.description), ['matched · locales/en.json:7', 'locales/de.json:7', 'locales/fr.json:7']);
       for (const r of locales) assert.equal(textAt(WS, r.target), r.label.replace(/^\$\(globe\) \w+: /, ''));
       const usages = rows.filter((r) => r.type === 'usage');
       assert.equal(usages.length, 1);
@@ -95,7 +99,7 @@ describe('i18n answer UI logic', function () {
       });
       assert.match(md, /^\*\*app\\\.title\*\* \(\\\$t\)\n\n\| locale \| value \|\n\| --- \| --- \|\n/);
       assert.match(md, /\| \[fr\]\(command:fathom\.openI18nTarget\?[^ )]+ "locales\\\/fr\\\.json:3"\) \| Carnet de randonnée \|/);
-      assert.deepEqual(targets.map((t) => textAt(WS, t)), ['Wandernotizen', 'Trail notes', 'Carnet de randonnée']);
+      assert.deepEqual(targets.map((t) => textAt(WS, t)), ['Trail notes', 'Wandernotizen', 'Carnet de randonnée'], 'the source locale first');
     });
 
     it('a key prefix merged before its string lookup: the keys under it, titled so', async function () {
@@ -108,7 +112,7 @@ describe('i18n answer UI logic', function () {
     it('a string nothing holds: no candidates, and the message names it', async function () {
       const r = await client.i18nLookup(WS, 'zebra quantum teapot');
       assert.deepEqual(answerEntries(r), []);
-      assert.match(nothingFoundMessage('zebra quantum teapot', r), /^Fathom: no i18n key holds “zebra quantum teapot” in any locale/);
+      assert.equal(nothingFoundMessage('zebra quantum teapot'), 'Fathom: no i18n key holds “zebra quantum teapot” in any locale.');
     });
   });
 
@@ -131,6 +135,53 @@ describe('i18n answer UI logic', function () {
     assert.equal(rows.find((r, i) => i > 0 && r.type === 'separator')?.label, 'exact · z · in src/Z.vue · no usages');
   });
 
+  describe('many locales', function () {
+    const LOCALES = ['ar', 'cs', 'de', 'en', 'es', 'fr', 'it', 'ja', 'nl', 'pl', 'pt-BR', 'zh-Hans'];
+    const many = (over: Partial<Candidate> = {}) =>
+      candidate('domain.block', {
+        match: 'normalized',
+        score: 0.9,
+        matched: { locale: 'it', value: 'Blocca dominio {0}', file: 'locales/it.json' },
+        locales: LOCALES.map((l, i) => ({ locale: l, file: `locales/${l}.json`, value: `${l} value`, range: { start: pos(i + 2, 10), end: pos(i + 2, 18) }, keyRange: { start: pos(i + 2, 3), end: pos(i + 2, 7) } })),
+        usages: [{ file: 'src/Domain.vue', key: 'domain.block', dynamic: false, via: '$t', range: { start: pos(9, 4), end: pos(9, 16) } }],
+        ...over,
+      });
+
+    it('the picker: the matched locale, the source locale, the usages, then the other locales folded into one row', function () {
+      const rows = answerEntries(result([many()]));
+      assert.deepEqual(rows.map((r) => (r.type === 'locale' ? `locale ${r.label.split(':')[0].replace('$(globe) ', '')}` : r.type)), ['separator', 'locale it', 'locale en', 'usage', 'more']);
+      const more = rows[4];
+      assert.ok(more.type === 'more');
+      assert.equal(more.label, '$(chevron-right) 10 other locales');
+      assert.equal(more.description, 'ar, cs, de, es, fr, ja, nl, pl, pt-BR, zh-Hans');
+      // chosen: unfolded in place, after the usages
+      const open = answerEntries(result([many()]), { expanded: new Set([more.candidate]) });
+      assert.equal(open.length, 1 + 2 + 1 + 10);
+      assert.deepEqual(open.slice(4).map((r) => r.type === 'locale' && r.target.file), LOCALES.filter((l) => l !== 'it' && l !== 'en').map((l) => `locales/${l}.json`));
+      // the editor's language (here German) comes right after English
+      assert.deepEqual(answerEntries(result([many()]), { prefer: ['en', 'de'] }).slice(1, 4).map((r) => r.type === 'locale' && r.target.file), ['locales/it.json', 'locales/en.json', 'locales/de.json']);
+      // a regional source locale counts: en-GB when only it exists
+      const gb = many({ locales: many().locales.map((l) => (l.locale === 'en' ? { ...l, locale: 'en-GB' } : l)) });
+      assert.ok(orderLocales(gb).ordered[1].locale === 'en-GB');
+      // few locales: nothing folded
+      const few = many({ locales: many().locales.filter((l) => ['it', 'en', 'de', 'fr'].includes(l.locale)) });
+      assert.ok(!answerEntries(result([few])).some((r) => r.type === 'more'));
+    });
+
+    it('the hover: the source locale first, six rows, the other locales one row of links', function () {
+      const links: string[] = [];
+      const md = hoverMarkdown({ usage: many().usages[0], candidates: [many({ matched: undefined })], missing: false }, (t) => {
+        links.push(t.file);
+        return `command:x?${links.length}`;
+      });
+      const rows = md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| locale') && !l.startsWith('| ---'));
+      assert.equal(rows.length, 7);
+      assert.match(rows[0], /^\| \[en\]/);
+      assert.match(rows[6], /^\| \*6 more\* \| \[it\]\(command:x\?\d+ "it value"\) \[ja\]/);
+      assert.equal(links.length, 12, 'every locale is a link');
+    });
+  });
+
   it('a long or multi-line value is shown on one line, cut with …', function () {
     const c = candidate('long');
     c.locales[0].value = `first line\n${'x'.repeat(300)}`;
@@ -140,9 +191,16 @@ describe('i18n answer UI logic', function () {
     assert.ok(!row.label.includes('\n'));
   });
 
-  it('the nothing-found message says why semantic did not run and counts problems', function () {
-    const m = nothingFoundMessage('Hello', result([], { semanticUnavailable: 'keyword-only: semantic matching is unavailable', problems: [{ kind: 'malformed', file: 'fr.json', message: 'x' }] }));
-    assert.equal(m, 'Fathom: no i18n key holds “Hello” in any locale (keyword-only: semantic matching is unavailable). 1 locale file problem(s) are in the Fathom log.');
+  it('the nothing-found message is one short sentence; why semantic did not run and the problems go to the log', function () {
+    const r = result([], { semanticUnavailable: 'No embedding model: /x/config.json is missing (set fathom.model.localPath).: semantic matching is unavailable', problems: [{ kind: 'malformed', file: 'fr.json', message: 'x' }] });
+    const m = nothingFoundMessage('Hello');
+    assert.equal(m, 'Fathom: no i18n key holds “Hello” in any locale.');
+    assert.ok(!m.includes('model') && !m.includes('('), 'no details in the message');
+    const d = nothingFoundDetails('Hello', r);
+    assert.equal(d.length, 2);
+    assert.match(d[0], /semantic matching did not run: No embedding model: \/x\/config\.json is missing/);
+    assert.match(d[1], /1 locale file problem/);
+    assert.deepEqual(nothingFoundDetails('Hello', result([])), []);
   });
 
   it('editor ranges are 0-based lines, same columns', function () {

@@ -404,3 +404,19 @@ describe('i18n: bad input', () => {
     assert.deepEqual(ix.problems.map((p) => p.kind), ['unknown-locale']);
   });
 });
+
+describe('i18n: ties between templates', () => {
+  it('of two templates that match equally, the more specific one comes first', () => {
+    const ix = new I18nIndex();
+    // the less specific key sorts first by name, and is defined first
+    ix.setFile('locales/it.json', JSON.stringify({ aLock: 'Blocca {0}', lockDomain: 'Blocca dominio {0}' }));
+    ix.setFile('locales/en.json', JSON.stringify({ aLock: 'Block {0}', lockDomain: 'Block domain {0}' }));
+    const got = ix.lookupLexical('Blocca dominio Mastodon').candidates.map((c) => [c.key, c.match, c.score]);
+    assert.deepEqual(got.slice(0, 2), [
+      ['lockDomain', 'normalized', 0.9],
+      ['aLock', 'normalized', 0.9],
+    ]);
+    // the limit keeps the more specific one
+    assert.deepEqual(ix.lookupLexical('Blocca dominio Mastodon', { limit: 1 }).candidates.map((c) => c.key), ['lockDomain']);
+  });
+});

@@ -349,7 +349,7 @@ describe('JSON chunker', () => {
       const r = chunk('package.json', text);
       assert.equal(r.category, 'manifest');
       assert.deepEqual(r.chunks, []);
-      assert.deepEqual(r.skipped, { reason: 'excluded-category', detail: 'package manifest: not indexed by default (opt in with jsonCategories)' });
+      assert.deepEqual(r.skipped, { reason: 'excluded-category', detail: 'package manifest: not indexed by default (add "manifest" to the setting fathom.json.categories, or to --json-categories)' });
     });
 
     it('indexes the cleaned subset when opted in', () => {
@@ -390,7 +390,7 @@ describe('JSON chunker', () => {
     it('skips test fixtures by default and cuts them generically on request', () => {
       const text = fixture('tests/fixtures/api-response.json');
       const skipped = chunk('tests/fixtures/api-response.json', text);
-      assert.deepEqual(skipped.skipped, { reason: 'excluded-category', detail: 'test fixture: not indexed by default (opt in with jsonCategories)' });
+      assert.deepEqual(skipped.skipped, { reason: 'excluded-category', detail: 'test fixture: not indexed by default (add "fixture" to the setting fathom.json.categories, or to --json-categories)' });
       const r = chunk('tests/fixtures/api-response.json', text, { jsonCategories: ['fixture'] });
       assert.equal(r.category, 'fixture');
       assert.deepEqual(outline(r), ['json (root) 1-7']);

@@ -10,10 +10,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { IndexProgress } from '../../src/index/engine';
 import type { WorkerStatus } from '../../src/service/protocol';
+import type { Chunk } from '../../src/chunkers/types';
 import { chunk, hit } from '../helpers/hits';
 import { EventBatcher, mergeBatch, notNoise, type FolderBatch } from '../../src/ui/batcher';
 import { parseViewMessage } from '../../src/ui/messages';
-import { breadcrumbOf, filterSpecOf, groupHits, highlightRanges, queryTerms, snippetOf, splitHighlights, whyText } from '../../src/ui/results';
+import { breadcrumbOf, filterSpecOf, groupHits, highlightRanges, localeOf, looksLikeRegex, paletteRow, queryNote, queryTerms, rowLabel, snippetOf, splitHighlights, whyText, whyWords } from '../../src/ui/results';
+import { buildTree, TRANSLATIONS_ID, visibleRows } from '../../src/ui/resultTree';
 import { bundledModel, initOptionsOf, keywordOnlyAdvice, needsReinit, readSettings, selectionOf, type Inspected } from '../../src/ui/settings';
 import { indexState } from '../../src/ui/status';
 import { IndexTracker } from '../../src/ui/tracker';
@@ -78,9 +80,99 @@ describe('results: terms, highlights, snippets, groups', function () {
   });
 
   it('why-it-ranked says which lists a hit came from', function () {
-    assert.equal(whyText({ keyword: 2, dense: 5, fused: 0.03125 }), 'fused score 0.0313 · keyword rank #2 · meaning rank #5');
+    assert.equal(whyText({ keyword: 2, dense: 5, fused: 0.03125 }), 'keyword rank #2 · meaning rank #5 · fused score 0.0313');
     assert.match(whyText({ keyword: 1, fused: 0.016 }), /no vector match/);
     assert.match(whyText({ dense: 1, fused: 0.016 }), /no keyword match/);
+  });
+
+  it('why-it-ranked in words: matched name, words, file path, meaning; Find Similar in percent', function () {
+    const c = chunk('src/map/zoom.js', 'export function getZoomControl(map) {\n  return map.controls.find(isZoom);\n}', 1, { symbol: 'getZoomControl' });
+    assert.equal(whyWords(hit(c), queryTerms('zoom control')), 'matched name');
+    assert.equal(whyWords(hit(c), queryTerms('zoom controls find')), 'matched name + words');
+    assert.equal(whyWords(hit(c), queryTerms('control find')), 'matched name + words', '"control" is in the name, "find" only in the text');
+    assert.equal(whyWords(hit(c), queryTerms('map')), 'matched words');
+    assert.equal(whyWords(hit(c, '/ws', { keyword: 3, dense: 1, fused: 0.03 }), queryTerms('zoom')), 'matched name + meaning');
+    assert.equal(whyWords(hit(c, '/ws', { dense: 1, fused: 0.016 }), queryTerms('magnify')), 'matched meaning');
+    assert.equal(whyWords(hit(chunk('src/map/zoom.js', 'x', 1, { symbol: 'x' })), queryTerms('zoom')), 'matched file path');
+    assert.equal(whyWords({ ...hit(c, '/ws', { dense: 1, fused: 0.83 }), score: 0.834 }, [], true), '83% similar');
+    assert.equal(whyWords(hit(c), [], true), 'shares words');
+    const v = groupHits([hit(c)], 'zoom')[0].hits[0];
+    assert.equal(v.why, 'matched name');
+    assert.equal(v.whyDetail, 'keyword rank #1 · no vector match · fused score 0.0164');
+    assert.ok(!/fused|rank/.test(v.why), 'no jargon in the words');
+  });
+
+  it('rows show the symbol first and where in the file second, readable for Vue, Markdown, JSON', function () {
+    const vue = (kind: Chunk['kind'], symbol: string, header: string) => rowLabel({ path: 'src/components/KZoomControl.vue', kind, symbol, header });
+    assert.deepEqual(vue('group', 'KZoomControl.methods.{zoomIn, zoomOut}', '<!-- src/components/KZoomControl.vue — zoom control [script] :: KZoomControl.methods.{zoomIn, zoomOut} -->'), { title: 'methods.{zoomIn, zoomOut}', context: 'script · members' });
+    assert.deepEqual(vue('method', 'KZoomControl.data', '<!-- src/components/KZoomControl.vue — zoom control [script] :: KZoomControl.data -->'), { title: 'data', context: 'script · method' });
+    assert.deepEqual(vue('group', 'KZoomControl.{name, mixins}', '<!-- src/components/KZoomControl.vue — zoom control [script] :: KZoomControl.{name, mixins} -->'), { title: 'name, mixins', context: 'script · members' });
+    assert.deepEqual(vue('template', 'KZoomControl', '<!-- src/components/KZoomControl.vue — zoom control [template] -->'), { title: '<template>', context: '' });
+    assert.deepEqual(vue('module', 'LayerPanel', '<!-- src/components/KZoomControl.vue — layer panel [script setup] -->'), { title: '<script>', context: 'script setup' });
+    // six methods of one component no longer look alike: every title differs
+    const titles = ['data', 'watch.zoom', 'methods.onZoomEnd', 'mounted', 'beforeDestroy', 'computed.{canZoomIn, canZoomOut}'].map((m) => vue('method', `KZoomControl.${m}`, `<!-- src/components/KZoomControl.vue — zoom control [script] :: KZoomControl.${m} -->`).title);
+    assert.equal(new Set(titles).size, titles.length);
+    assert.ok(titles.every((t) => !t.includes('zoom control [script]')));
+    assert.deepEqual(rowLabel({ path: 'README.md', kind: 'section', symbol: 'Sample mapping app > Zoom', header: 'README.md > Sample mapping app > Zoom' }), { title: 'Zoom', context: 'Sample mapping app' });
+    assert.deepEqual(rowLabel({ path: 'README.md', kind: 'code-block', symbol: 'Sample mapping app > Zoom', header: 'README.md > Sample mapping app > Zoom [code: js]' }), { title: 'Zoom · code (js)', context: 'Sample mapping app' });
+    assert.deepEqual(rowLabel({ path: 'locales/fr.json', kind: 'i18n-section', symbol: 'LayerPanel', header: '// locales/fr.json :: LayerPanel' }), { title: 'LayerPanel', context: 'translations' });
+    assert.deepEqual(rowLabel({ path: 'src/map/zoom.js', kind: 'function', symbol: 'getZoomControl', header: '// src/map/zoom.js :: getZoomControl' }), { title: 'getZoomControl', context: 'function' });
+    assert.deepEqual(rowLabel({ path: 'src/map/zoom.js', kind: 'module', header: '// src/map/zoom.js' }), { title: 'top-level code', context: '' });
+  });
+
+  it('palette rows: the symbol, the file and the line range — not the chunk\'s first line', function () {
+    const c = chunk('src/components/KZoomControl.vue', 'methods: {\n  zoomIn() {}\n}', 40, { kind: 'group', symbol: 'KZoomControl.methods.{zoomIn, zoomOut}', header: '<!-- src/components/KZoomControl.vue — zoom control [script] :: KZoomControl.methods.{zoomIn, zoomOut} -->' });
+    const r = paletteRow(hit(c), queryTerms('zoom in'));
+    assert.equal(r.label, '$(symbol-field) methods.{zoomIn, zoomOut}');
+    assert.equal(r.detail, 'KZoomControl.methods.{zoomIn, zoomOut} · src/components/KZoomControl.vue:40–42');
+    assert.ok(!r.detail.includes('methods: {'), 'not the first line of the chunk');
+    assert.equal(r.description, 'matched name');
+    const md = chunk('README.md', '```js\nzoom()\n```', 7, { kind: 'code-block', symbol: 'App > Zoom', header: 'README.md > App > Zoom [code: js]' });
+    assert.equal(paletteRow(hit(md), [], 'web').detail, 'App > Zoom · web · README.md:7–9');
+  });
+
+  it('locale files are told apart: JSON translations and scripts in an i18n folder', function () {
+    assert.equal(localeOf({ path: 'locales/fr.json', kind: 'i18n-section', language: 'json' }), 'fr');
+    assert.equal(localeOf({ path: 'locales/core_fr.json', kind: 'i18n-labels', language: 'json' }), 'fr');
+    assert.equal(localeOf({ path: 'i18n/messages.json', kind: 'i18n-section', language: 'json' }), '');
+    assert.equal(localeOf({ path: 'schemas/fr.json', kind: 'schema', language: 'json' }), undefined, 'a schema is no locale file');
+    assert.equal(localeOf({ path: 'src/lang/es.js', kind: 'object', language: 'javascript' }), 'es');
+    assert.equal(localeOf({ path: 'src/es/index.js', kind: 'function', language: 'javascript' }), undefined);
+    const groups = groupHits([hit(chunk('src/a.js', 'zoom', 1)), hit(chunk('locales/fr.json', 'zoom', 1, { language: 'json', kind: 'i18n-section' }))], 'zoom');
+    assert.deepEqual(groups.map((g) => g.locale), [undefined, 'fr']);
+  });
+
+  it('a query of only punctuation, or a regex, says why nothing matched', function () {
+    assert.match(queryNote('{}();', 0)!, /no letters or digits/);
+    assert.match(queryNote('---', 0)!, /ignores punctuation/);
+    for (const re of ['\\w+Service', 'get.*Zoom', '^import', 'zoom(In|Out)', '/zoom\\d/i', 'foo|bar', '[a-z]+_id']) {
+      assert.ok(looksLikeRegex(re), re);
+      assert.match(queryNote(re, 0)!, /Regular expressions are not read/, re);
+    }
+    assert.match(queryNote('get.*Zoom', 3)!, /these results match the words/);
+    for (const plain of ['zoom control', 'app.title', 'common:save', 'C++ parser', 'what is $t?', 'Create an event!', 'a/b path', 'x = 1']) {
+      assert.equal(queryNote(plain, 0), undefined, plain);
+    }
+    assert.equal(queryNote('   ', 0), undefined);
+  });
+
+  it('the result tree: locale files folded into one closed Translations group, or kept as files; toggles remembered', function () {
+    const g = (path: string, locale?: string, n = 1) => ({ root: '/ws', path, locale, hits: Array.from({ length: n }, (_, i) => groupHits([hit(chunk(path, 'x', i * 10 + 1))], 'x')[0].hits[0]) });
+    const groups = [g('src/a.js'), g('locales/fr.json', 'fr', 2), g('src/b.js'), g('locales/de.json', 'de')];
+    const folded = buildTree(groups, true);
+    assert.deepEqual(folded.map((t) => [t.label, t.hits.length, t.open]), [['src/a.js', 1, true], ['Translations', 3, false], ['src/b.js', 1, true]]);
+    assert.deepEqual(folded[1].locales, ['fr', 'fr', 'de']);
+    assert.deepEqual(folded[1].paths, ['locales/fr.json', 'locales/fr.json', 'locales/de.json']);
+    assert.equal(folded[1].files, 2);
+    const flat = buildTree(groups, false);
+    assert.deepEqual(flat.map((t) => [t.label, t.translations]), [['src/a.js', false], ['locales/fr.json', true], ['src/b.js', false], ['locales/de.json', true]]);
+    // only translations matched: the folded group is open
+    assert.equal(buildTree([groups[1], groups[3]], true)[0].open, true);
+    // what the user toggled wins
+    const opened = new Map([[TRANSLATIONS_ID, true], [folded[0].id, false]]);
+    const again = buildTree(groups, true, opened);
+    assert.deepEqual(again.map((t) => t.open), [false, true, true]);
+    assert.deepEqual(visibleRows(again).map((r) => (r.kind === 'group' ? `g${r.group}` : `h${r.group}.${r.hit}`)), ['g0', 'g1', 'h1.0', 'h1.1', 'h1.2', 'g2', 'h2.0']);
   });
 
   it('filters: globs split on commas, ! kept, language only when set', function () {

@@ -29,9 +29,10 @@ describe('view page shell', function () {
 
   it('has the stable hooks tests and docs rely on, with accessible labels', function () {
     const html = renderShell(opts);
-    for (const id of ['fathom-query', 'fathom-language', 'fathom-paths', 'fathom-state', 'fathom-warning', 'fathom-summary', 'fathom-results']) assert.match(html, new RegExp(`id="${id}"`));
+    for (const id of ['fathom-query', 'fathom-language', 'fathom-paths', 'fathom-translations', 'fathom-collapse', 'fathom-state', 'fathom-warning', 'fathom-summary', 'fathom-results']) assert.match(html, new RegExp(`id="${id}"`));
     assert.match(html, /id="fathom-query"[^>]*aria-label="[^"]+"/);
-    assert.match(html, /id="fathom-results" role="listbox" aria-label="Search results"/);
+    assert.match(html, /id="fathom-results" role="tree" aria-label="Search results, grouped by file"/);
+    assert.match(html, /id="fathom-translations"[^>]* aria-pressed="true" aria-label="Fold locale files into one Translations group"/);
   });
 
   it('nonces are fresh and long', function () {
