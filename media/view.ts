@@ -98,6 +98,7 @@ translations.addEventListener('click', () => {
   showFold();
   saveState();
   draw();
+  if (last) renderSummary(last);
 });
 collapse.addEventListener('click', () => {
   const anyOpen = tree.some((g) => g.open);
@@ -380,6 +381,10 @@ function renderResults(m: Extract<HostToView, { type: 'results' }>): void {
     saveState();
   }
   results.dataset.total = String(m.total);
+  renderSummary(m);
+}
+
+function renderSummary(m: Extract<HostToView, { type: 'results' }>): void {
   const files = m.groups.length;
   const parts: string[] = [];
   if (m.title) parts.push(m.title);
@@ -387,7 +392,10 @@ function renderResults(m: Extract<HostToView, { type: 'results' }>): void {
     summary.textContent = '';
     return;
   }
-  parts.push(m.total ? `${m.total} result${m.total === 1 ? '' : 's'} in ${files} file${files === 1 ? '' : 's'}` : 'No results');
+  const localeFiles = m.groups.filter((g) => g.locale !== undefined).length;
+  const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
+  const where = fold && localeFiles ? (files > localeFiles ? `${plural(files - localeFiles, 'file')} and ${plural(localeFiles, 'locale file')}` : plural(localeFiles, 'locale file')) : plural(files, 'file');
+  parts.push(m.total ? `${plural(m.total, 'result')} in ${where}` : 'No results');
   if (!m.title) parts.push(`${m.ms} ms`);
   if (m.mode === 'keyword') parts.push('keyword-only');
   if (m.partial) parts.push('index still building');

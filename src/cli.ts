@@ -10,9 +10,10 @@ import * as path from 'node:path';
 import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type FileChunks } from './chunkers/index';
 import { formatStats, StatsCollector } from './chunkers/stats';
 import { createEmbedder, type Embedder } from './index/embedder';
-import { Engine, type IndexProgress, type SearchHit, type SearchMode } from './index/engine';
+import type { Engine, IndexProgress, SearchHit, SearchMode } from './index/engine';
 import { walkFiles, type WalkedFile } from './workspace/files';
-import { loadStore, lockStore, saveStore, StoreLockedError, StoreWriteError } from './index/store';
+import { StoreLockedError, StoreWriteError } from './index/store';
+import { FolderSession } from './service/session';
 import { evaluate, formatReport } from './eval/evaluate';
 import { mineGold, type GoldQuery } from './eval/mine';
 import type { Candidate, LookupResult } from './i18n/index';
@@ -242,8 +243,10 @@ function embedderFromFlags(args: Args): ReturnType<typeof createEmbedder> {
 }
 
 /**
- * The engine for `dir`: loaded from its store when the store can be trusted (else rebuilt,
- * saying why), brought up to date with the folder incrementally, and saved when it changed.
+ * The folder session of `dir` (src/service/session.ts, as the worker opens it): its store
+ * loaded when it can be trusted (else rebuilt, saying why), brought up to date with the folder
+ * incrementally, saved when it changed, and closed (lock released) before this returns; what
+ * the command asks happens on the returned engine.
  */
 async function openEngine(dir: string, args: Args, quiet = false, mustSave = false): Promise<{ engine: Engine; storeDir: string }> {
   requireFolder(dir);
@@ -262,36 +265,21 @@ async function openEngine(dir: string, args: Args, quiet = false, mustSave = fal
       say(`keyword-only: ${r.error}`);
     }
   }
-  const engine = new Engine({ embedder, noEmbedderReason });
   // A store that cannot be written (read-only mount, full disk) still loads: a command that
   // only reads answers from memory and says once that the index could not be saved.
-  let cannotSave: string | undefined;
-  let release: (() => void) | undefined;
+  const session = await FolderSession.open(dir, { storeDir, embedder, noEmbedderReason, mustSave,
+    // the could-not-save warning is said once, below
+    log: (level, m) => (level === 'info' || m.startsWith('the index could not be saved') ? undefined : say(m.replace(/^rebuilding the index of .*?: /, 'rebuilding the index: '))),
+  });
   try {
-    release = lockStore(storeDir);
-  } catch (err) {
-    if (!(err instanceof StoreWriteError) || mustSave) throw err;
-    cannotSave = err.message;
-  }
-  try {
-    const loaded = loadStore(storeDir, engine);
-    if (!loaded.ok && loaded.reason !== 'no stored index') say(`rebuilding the index: ${loaded.reason}`);
-    const before = engine.revision;
     const show = quiet ? () => undefined : progressPrinter();
-    for await (const p of engine.indexFolder(dir, {})) show(p);
-    if (!cannotSave && (!loaded.ok || engine.revision !== before)) {
-      try {
-        saveStore(storeDir, engine);
-      } catch (err) {
-        if (!(err instanceof StoreWriteError) || mustSave) throw err;
-        cannotSave = err.message;
-      }
-    }
+    for await (const p of session.index()) show(p);
+    if (mustSave) session.save({ throwOnError: true });
   } finally {
-    release?.();
+    await session.close();
   }
-  if (cannotSave) process.stderr.write(`fathom: warning: the index could not be saved, answering from memory: ${cannotSave}\n`);
-  return { engine, storeDir };
+  if (session.cannotSave) process.stderr.write(`fathom: warning: the index could not be saved, answering from memory: ${session.cannotSave}\n`);
+  return { engine: session.engine, storeDir };
 }
 
 async function indexCommand(args: Args): Promise<number> {
@@ -474,23 +462,28 @@ async function i18nCommand(args: Args): Promise<number> {
   const limit = intFlag(args, '--k') ?? 10;
   const from = strFlag(args, '--from');
   const fromFile = from !== undefined ? path.relative(path.resolve(dir), path.resolve(from)).split(path.sep).join('/') : undefined;
-  const { index } = loadI18nIndex(dir, { localeGlobs: args.lists.get('--locales'), functions });
+  const localeGlobs = args.lists.get('--locales');
+  const session = await FolderSession.open(dir);
   let result: LookupResult;
-  if (key !== undefined) result = index.lookupKey(key, { fromFile, limit });
-  else {
-    result = index.lookupLexical(text!, { fromFile, limit });
-    // semantic is the last resort: the model is loaded only when nothing else matched
-    if (!result.candidates.length && text!.trim()) {
-      let embedder: Embedder | undefined;
-      let why = 'embedding is off (--no-embed)';
-      if (!args.flags.has('--no-embed')) {
-        const r = await embedderFromFlags(args);
-        if ('embedder' in r) embedder = r.embedder;
-        else why = r.error;
+  try {
+    if (key !== undefined) result = (await session.i18n({ op: 'key', key, fromFile, limit }, { localeGlobs, functions })).result as LookupResult;
+    else {
+      result = (await session.i18n({ op: 'string', text: text!, fromFile, limit }, { localeGlobs, functions, lexicalOnly: true })).result as LookupResult;
+      // semantic is the last resort: the model is loaded only when nothing else matched
+      if (!result.candidates.length && text!.trim()) {
+        let embedder: Embedder | undefined;
+        let why = 'embedding is off (--no-embed)';
+        if (!args.flags.has('--no-embed')) {
+          const r = await embedderFromFlags(args);
+          if ('embedder' in r) embedder = r.embedder;
+          else why = r.error;
+        }
+        result = embedder ? ((await session.i18n({ op: 'string', text: text!, fromFile, limit }, { localeGlobs, functions, embedder })).result as LookupResult) : { ...result, semanticUnavailable: why };
+        await embedder?.dispose();
       }
-      result = embedder ? await index.lookupString(text!, { fromFile, limit, embedder }) : { ...result, semanticUnavailable: why };
-      await embedder?.dispose();
     }
+  } finally {
+    await session.close();
   }
   printI18n(result, args.flags.has('--json'));
   return 0;

@@ -85,8 +85,11 @@ export function skipReason(
   opts: ResolvedOptions,
 ): { reason: SkipReason; detail: string } | undefined {
   const base = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
-  if (text.length > opts.maxFileBytes) {
-    return { reason: 'too-large', detail: `${text.length} characters, over the ${opts.maxFileBytes}-byte cap` };
+  // the cap is in bytes (UTF-8, as the file would be on disk): a UTF-16 code unit is 1 to 3
+  // bytes, so the exact count is only needed between the two bounds
+  if (text.length * 3 > opts.maxFileBytes) {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes > opts.maxFileBytes) return { reason: 'too-large', detail: `${bytes} bytes (UTF-8), over the ${opts.maxFileBytes}-byte cap` };
   }
   if (GENERATED_BASENAMES.has(base) || GENERATED_NAME.test(base)) {
     return { reason: 'minified', detail: 'generated or minified by its name' };

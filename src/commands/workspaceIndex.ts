@@ -207,10 +207,18 @@ export class WorkspaceIndex implements vscode.Disposable {
   private foldersChanged(e: { added: readonly vscode.WorkspaceFolder[]; removed: readonly vscode.WorkspaceFolder[] }): void {
     for (const f of e.removed) {
       const root = path.resolve(f.uri.fsPath);
-      this.indexers.get(root)?.cancel();
+      const ix = this.indexers.get(root);
+      ix?.cancel();
       this.indexers.delete(root);
       this.watchers.get(root)?.dispose();
       this.watchers.delete(root);
+      // the worker saves it, stops its embedding, releases its lock and forgets it
+      if (ix) {
+        this.env.client.close(root).then(
+          (r) => r.closed && this.env.log.info(`${f.name} left the workspace: its index was saved and closed`),
+          (e: unknown) => this.env.log.warn(`closing the index of ${f.name} failed: ${errText(e)}`),
+        );
+      }
     }
     for (const f of e.added) {
       if (f.uri.scheme !== 'file') {

@@ -1,13 +1,13 @@
 /**
- * Builds an `I18nIndex` from a folder on disk: the file walker's files (.gitignore honoured),
- * of which only what can matter is read — package.json files (apps), JSON files that a locale
- * could live in, Vue SFCs and scripts (usages). Unreadable or undecodable files are recorded as
- * problems, never thrown.
+ * Builds an `I18nIndex` from a folder's FileSource: the walk's files (.gitignore and the
+ * folder's file selection honoured), of which only what can matter is read — package.json
+ * files (apps), JSON files that a locale could live in, Vue SFCs and scripts (usages).
+ * Unreadable or undecodable files are recorded as problems, never thrown. `feedI18n` applies
+ * one read of the FileSource (the same one the engine chunks) to an index.
  */
-import * as fs from 'node:fs';
 import picomatch from 'picomatch';
-import { decodeBytes } from '../chunkers/decode';
-import { walkFiles } from '../workspace/files';
+import type { FileSelection } from '../workspace/files';
+import { NodeFileSource, type FileSource, type ReadResult } from '../workspace/source';
 import { I18nIndex, type I18nIndexOptions } from './index';
 import { frameworkOf } from './frameworks/index';
 import { formatOf, identifyLocale } from './locales';
@@ -40,56 +40,77 @@ export interface LoadedI18n {
   ms: number;
 }
 
-/** Reads `rel` of `root` into the index (or records why it could not). */
-export function readInto(index: I18nIndex, abs: string, rel: string, size: number, opts: I18nOptions = {}): boolean {
-  const isJson = JSONISH.test(rel) || formatOf(rel, { matchesGlobs: index.options.matchesGlobs }) !== undefined;
-  const cap = isJson ? (opts.maxLocaleBytes ?? 20 * 1024 * 1024) : (opts.maxCodeBytes ?? 1024 * 1024);
-  if (size > cap) {
-    if (isJson) index.setProblem(rel, { kind: 'unreadable', file: rel, message: `${size} bytes, over the ${cap}-byte cap: skipped` });
+/** A locale-format file (JSON, or another format `formatOf` knows), as opposed to code. */
+function isLocaleFormat(rel: string, matchesGlobs?: (rel: string) => boolean): boolean {
+  return JSONISH.test(rel) || formatOf(rel, { matchesGlobs }) !== undefined;
+}
+
+/** The read cap of an i18n file, in bytes: locale files may be large, code files less so. */
+export function i18nCap(rel: string, opts: I18nOptions = {}, matchesGlobs?: (rel: string) => boolean): number {
+  return isLocaleFormat(rel, matchesGlobs) ? (opts.maxLocaleBytes ?? 20 * 1024 * 1024) : (opts.maxCodeBytes ?? 1024 * 1024);
+}
+
+/**
+ * Applies one read of the FileSource to the index: the decoded text in, or why it could not
+ * be read as a problem (for locale files; a code file that cannot be read only loses its
+ * usages), or the file dropped when it is gone. True when the text went in.
+ */
+export function feedI18n(index: I18nIndex, r: ReadResult, opts: I18nOptions = {}): boolean {
+  const isJson = isLocaleFormat(r.rel, index.options.matchesGlobs);
+  const cap = i18nCap(r.rel, opts, index.options.matchesGlobs);
+  if (!r.ok) {
+    if (r.reason === 'missing') index.deleteFile(r.rel);
+    else if (isJson) index.setProblem(r.rel, { kind: 'unreadable', file: r.rel, message: r.reason === 'too-large' ? `${r.detail}: skipped` : `unreadable: ${r.detail}` });
+    else index.deleteFile(r.rel);
     return false;
   }
-  let bytes: Buffer;
-  try {
-    bytes = fs.readFileSync(abs);
-  } catch (err) {
-    index.setProblem(rel, { kind: 'unreadable', file: rel, message: `unreadable: ${(err as Error).message}` });
+  if (r.stat.size > cap) {
+    if (isJson) index.setProblem(r.rel, { kind: 'unreadable', file: r.rel, message: `${r.stat.size} bytes, over the ${cap}-byte cap: skipped` });
+    else index.deleteFile(r.rel);
     return false;
   }
-  const d = decodeBytes(bytes);
-  if (d.text === undefined) {
-    if (isJson) index.setProblem(rel, { kind: 'unreadable', file: rel, message: `binary: ${d.binary ?? ''}` });
+  if (r.decoded.text === undefined) {
+    if (isJson) index.setProblem(r.rel, { kind: 'unreadable', file: r.rel, message: `binary: ${r.decoded.binary ?? ''}` });
+    else index.deleteFile(r.rel);
     return false;
   }
-  index.setFile(rel, d.text);
+  index.setFile(r.rel, r.decoded.text);
   return true;
 }
 
-type LoadOptions = I18nOptions & Omit<I18nIndexOptions, 'matchesGlobs'>;
+export type LoadOptions = I18nOptions & Omit<I18nIndexOptions, 'matchesGlobs'> & { selection?: FileSelection };
 
-/** Walks `root` and reads its locale and code files into a new index, pausing (yield) after each file read. */
-function* readFolder(root: string, opts: LoadOptions): Generator<void, LoadedI18n> {
+/** A new, empty index with the loader's options (locale globs compiled). */
+export function newI18nIndex(opts: LoadOptions = {}): I18nIndex {
+  return new I18nIndex({ ...opts, matchesGlobs: globMatcher(opts.localeGlobs) });
+}
+
+/** Walks the source and reads its locale and code files into a new index, pausing (yield) after each file read. */
+function* readFolder(source: FileSource, opts: LoadOptions): Generator<void, LoadedI18n> {
   const t0 = performance.now();
-  const matchesGlobs = globMatcher(opts.localeGlobs);
-  const index = new I18nIndex({ ...opts, matchesGlobs });
+  const index = newI18nIndex(opts);
+  const matchesGlobs = index.options.matchesGlobs;
   let filesRead = 0;
-  const files = walkFiles(root);
+  const files = source.walk(opts.selection);
   // package.json files first: apps are known before any locale file is grouped
   files.sort((a, b) => Number(!a.rel.endsWith('package.json')) - Number(!b.rel.endsWith('package.json')));
   for (const f of files) {
     if (!wantsFile(f.rel, matchesGlobs)) continue;
-    if (readInto(index, f.abs, f.rel, f.size, opts)) filesRead++;
+    if (feedI18n(index, source.read(f.rel, i18nCap(f.rel, opts, matchesGlobs)), opts)) filesRead++;
     yield;
   }
   return { index, filesRead, ms: performance.now() - t0 };
 }
+
+const sourceOf = (s: FileSource | string): FileSource => (typeof s === 'string' ? new NodeFileSource(s) : s);
 
 /**
  * The same as `loadI18nIndex`, giving the event loop a turn every `everyMs` of work (default
  * 20 ms) so that a worker keeps answering other requests while it reads a large folder; stops
  * with the signal's reason once `signal` aborts.
  */
-export async function loadI18nIndexAsync(root: string, opts: LoadOptions = {}, signal?: AbortSignal, everyMs = 20): Promise<LoadedI18n> {
-  const steps = readFolder(root, opts);
+export async function loadI18nIndexAsync(source: FileSource | string, opts: LoadOptions = {}, signal?: AbortSignal, everyMs = 20): Promise<LoadedI18n> {
+  const steps = readFolder(sourceOf(source), opts);
   let slice = performance.now();
   for (let step = steps.next(); ; step = steps.next()) {
     if (step.done) return step.value;
@@ -101,8 +122,8 @@ export async function loadI18nIndexAsync(root: string, opts: LoadOptions = {}, s
   }
 }
 
-/** The i18n index of `root`, read from disk. */
-export function loadI18nIndex(root: string, opts: LoadOptions = {}): LoadedI18n {
-  const steps = readFolder(root, opts);
+/** The i18n index of a folder (a path: on disk), read through its FileSource. */
+export function loadI18nIndex(source: FileSource | string, opts: LoadOptions = {}): LoadedI18n {
+  const steps = readFolder(sourceOf(source), opts);
   for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
 }

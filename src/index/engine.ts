@@ -8,12 +8,12 @@
  * re-embedded (vectors are cached by content hash, so a renamed file costs nothing).
  */
 import { createHash } from 'node:crypto';
-import * as fs from 'node:fs';
 import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type ResolvedOptions } from '../chunkers/index';
 import type { Chunk, ChunkOptions } from '../chunkers/types';
 import { embedText, type Embedder } from './embedder';
 import { EmbedQueue, embedTier, HINTED_TIER } from './embedOrder';
-import { walkFiles, type FileSelection } from '../workspace/files';
+import type { FileSelection } from '../workspace/files';
+import { NodeFileSource, type FileContent, type FileNotRead, type FileSource, type FileStat, type SourceFile } from '../workspace/source';
 import { compileFilter, DEFAULT_RRF_K, rrf, type FilterSpec } from './fusion';
 import { KeywordIndex } from './keyword';
 import { VectorStore } from './vectors';
@@ -58,6 +58,22 @@ export interface IndexProgress {
   rate: number;
   etaSeconds?: number;
   message?: string;
+}
+
+/**
+ * What else an index run feeds (the session's i18n index): it sees the walk's list, may ask for
+ * files the engine would not read, and gets every file read — the same bytes and decoded text
+ * the engine chunks, from one read.
+ */
+export interface IndexHook {
+  /** The files the walk listed (before any is read). */
+  listed?(files: SourceFile[]): void;
+  /** The hook needs this file read although the engine's record is current. */
+  wants?(file: SourceFile): boolean;
+  /** The read cap the hook needs for this file, in bytes, when over the engine's. */
+  maxBytes?(rel: string): number | undefined;
+  /** A file was read (or could not be). */
+  read?(file: ({ ok: true } & FileContent) | ({ ok: false } & FileNotRead)): void;
 }
 
 export interface EngineOptions {
@@ -283,8 +299,19 @@ export class Engine {
    * Chunks and indexes one file's bytes (keyword-searchable at once; its vectors follow with
    * `embedPending`). Returns false when the content hash shows nothing changed.
    */
-  updateFile(rel: string, bytes: Uint8Array, stat: { size: number; mtimeMs: number }): boolean {
+  updateFile(rel: string, bytes: Uint8Array, stat: FileStat): boolean {
     const hash = hashText(bytes);
+    const old = this.files.get(rel);
+    if (old && old.hash === hash) return this.updateContent({ rel, stat, bytes, hash, decoded: { encoding: 'binary', bom: false } });
+    return this.updateContent({ rel, stat, bytes, hash, decoded: decodeBytes(bytes) });
+  }
+
+  /**
+   * The same as `updateFile` for a file the FileSource read (hash and decoded text given: the
+   * session hands the same content to the i18n index).
+   */
+  updateContent(content: FileContent): boolean {
+    const { rel, stat, hash } = content;
     const old = this.files.get(rel);
     if (old && old.hash === hash) {
       if (old.mtimeMs !== stat.mtimeMs) this.revision++;
@@ -294,7 +321,7 @@ export class Engine {
     }
     if (old) this.removeFile(rel);
     const rec: FileRecord = { path: rel, size: stat.size, mtimeMs: stat.mtimeMs, hash, language: '', docIds: [], warnings: [] };
-    const decoded = decodeBytes(bytes);
+    const decoded = content.decoded;
     if (decoded.text === undefined) {
       rec.skipped = { reason: 'binary', detail: decoded.binary ?? 'binary content' };
     } else {
@@ -321,41 +348,37 @@ export class Engine {
   /**
    * Indexes a folder incrementally: new and changed files are chunked, unchanged ones (same
    * size and mtime) are not even read, vanished ones are removed; then vectors are computed
-   * for what is pending. Yields progress; stops between files when `signal` aborts.
+   * for what is pending. Files are read through `source` (a path: the folder on disk), with
+   * its one read policy; `hook` gets the same content (the session's i18n index). Yields
+   * progress; stops between files when `signal` aborts.
    */
-  async *indexFolder(root: string, options: { signal?: AbortSignal; embed?: boolean; selection?: FileSelection } = {}): AsyncGenerator<IndexProgress> {
+  async *indexFolder(
+    source: FileSource | string,
+    options: { signal?: AbortSignal; embed?: boolean; selection?: FileSelection; hook?: IndexHook } = {},
+  ): AsyncGenerator<IndexProgress> {
+    const src = typeof source === 'string' ? new NodeFileSource(source) : source;
+    const hook = options.hook;
     const problems: Array<{ rel: string; reason: string }> = [];
-    const files = walkFiles(root, problems, options.selection);
+    const files = src.walk(options.selection, problems);
+    hook?.listed?.(files);
     const seen = new Set(files.map((f) => f.rel));
     for (const rel of [...this.files.keys()]) if (!seen.has(rel)) this.removeFile(rel);
     for (const p of problems) this.skipFile(p.rel, { size: 0, mtimeMs: 0 }, 'unreadable', p.reason);
     await prepareLanguagesFor(files.map((f) => f.rel)); // tree-sitter grammars, only those needed
     const t0 = Date.now();
+    const cap = this.chunkOptions.maxFileBytes;
     let done = 0;
     let lastYield = 0;
     for (const f of files) {
       options.signal?.throwIfAborted();
       const rec = this.files.get(f.rel);
-      let stat: fs.Stats;
-      try {
-        stat = fs.statSync(f.abs);
-      } catch (err) {
-        this.skipFile(f.rel, { size: 0, mtimeMs: 0 }, 'unreadable', (err as Error).message);
-        done++;
-        continue;
-      }
       // an unreadable file is retried every time: fixing permissions does not change its mtime
-      if (!(rec && rec.size === stat.size && rec.mtimeMs === stat.mtimeMs && rec.skipped?.reason !== 'unreadable')) {
-        if (stat.size > this.chunkOptions.maxFileBytes) {
-          this.skipFile(f.rel, stat, 'too-large', `${stat.size} bytes, over the ${this.chunkOptions.maxFileBytes}-byte cap`);
-        } else {
-          try {
-            this.updateFile(f.rel, fs.readFileSync(f.abs), stat);
-          } catch (err) {
-            // deleted or made unreadable while we were indexing: a visible skip, not a crash
-            this.skipFile(f.rel, stat, 'unreadable', (err as Error).message);
-          }
-        }
+      const stale = !(rec && rec.size === f.size && rec.mtimeMs === f.mtimeMs && rec.skipped?.reason !== 'unreadable');
+      const hookWants = hook?.wants?.(f) ?? false;
+      if (stale || hookWants) {
+        const r = src.read(f.rel, Math.max(cap, hook?.maxBytes?.(f.rel) ?? 0));
+        hook?.read?.(r);
+        if (stale) this.applyRead(r);
       }
       done++;
       const now = Date.now();
@@ -367,6 +390,25 @@ export class Engine {
     }
     if (options.embed !== false) yield* this.embedPending(options.signal, files.length);
     yield { phase: 'done', filesDone: done, filesTotal: files.length, chunksEmbedded: 0, chunksToEmbed: this.pendingEmbed.size, rate: 0 };
+  }
+
+  /**
+   * Applies one read of the FileSource: indexed, skipped as too large for the chunking cap
+   * (bytes) or unreadable (shown with the reason), or removed when it is gone. True when the
+   * index changed.
+   */
+  applyRead(r: ({ ok: true } & FileContent) | ({ ok: false } & FileNotRead)): boolean {
+    const cap = this.chunkOptions.maxFileBytes;
+    if (r.ok) {
+      if (r.stat.size > cap) {
+        this.skipFile(r.rel, r.stat, 'too-large', `${r.stat.size} bytes, over the ${cap}-byte cap`);
+        return true;
+      }
+      return this.updateContent(r);
+    }
+    if (r.reason === 'missing') return this.removeFile(r.rel);
+    this.skipFile(r.rel, r.stat ?? { size: 0, mtimeMs: 0 }, r.reason, r.detail);
+    return true;
   }
 
   /** Computes the vectors still missing, in batches, yielding progress after each batch. */

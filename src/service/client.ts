@@ -112,10 +112,8 @@ export class IndexClient {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private initOptions: WorkerInitOptions | undefined;
-  /** The last `index` of every root: re-sent after a crash. */
-  private readonly lastIndex = new Map<string, string>();
-  /** The file selection of every root's last `index` (re-sent with it). */
-  private readonly lastSelection = new Map<string, FileSelection | undefined>();
+  /** The last `index` of every open root (store and file selection): re-sent after a crash, forgotten by `close`. */
+  private readonly openFolders = new Map<string, { storeDir: string; selection: FileSelection | undefined }>();
   private searchInFlight: number | undefined;
   private crashes = 0;
   private restartTimer: NodeJS.Timeout | undefined;
@@ -213,7 +211,7 @@ export class IndexClient {
    * pid in the store folders we asked it to open.
    */
   private releaseOwnLocks(): void {
-    for (const storeDir of new Set(this.lastIndex.values())) {
+    for (const storeDir of new Set([...this.openFolders.values()].map((f) => f.storeDir))) {
       const lock = path.join(storeDir, 'lock');
       try {
         const holder = JSON.parse(fs.readFileSync(lock, 'utf8')) as { pid?: number; host?: string };
@@ -228,8 +226,8 @@ export class IndexClient {
   private restartWorker(): void {
     this.start();
     if (this.initOptions) this.send('init', { options: this.initOptions }).catch((e: Error) => this.logEmitter.fire({ type: 'log', level: 'error', message: `re-init after a crash failed: ${e.message}` }));
-    for (const [root, storeDir] of this.lastIndex) {
-      this.send('index', { root, storeDir, selection: this.lastSelection.get(root) }).catch((e: Error) => {
+    for (const [root, { storeDir, selection }] of this.openFolders) {
+      this.send('index', { root, storeDir, selection }).catch((e: Error) => {
         if (!(e instanceof WorkerCrashedError)) this.logEmitter.fire({ type: 'log', level: 'error', message: `re-index after a crash failed: ${e.message}`, root });
       });
     }
@@ -294,8 +292,7 @@ export class IndexClient {
 
   /** Opens and indexes `root` (store in `storeDir`); remembered and re-sent after a crash. */
   index(root: string, storeDir: string, options: { signal?: AbortSignal; selection?: FileSelection } = {}): Promise<IndexResult> {
-    this.lastIndex.set(path.resolve(root), path.resolve(storeDir));
-    this.lastSelection.set(path.resolve(root), options.selection);
+    this.openFolders.set(path.resolve(root), { storeDir: path.resolve(storeDir), selection: options.selection });
     return this.request('index', { root, storeDir, selection: options.selection }, options.signal);
   }
 
@@ -315,6 +312,15 @@ export class IndexClient {
   /** Embed these files of `root` first (open and recently edited editors, most wanted first). */
   prioritize(root: string, paths: string[]): Promise<{ pendingVectors: number }> {
     return this.request('prioritize', { root, paths });
+  }
+
+  /**
+   * The folder left the workspace: the worker saves it, stops its background embedding and
+   * releases its store's lock; it is no longer re-indexed after a restart.
+   */
+  close(root: string): Promise<{ closed: boolean }> {
+    this.openFolders.delete(path.resolve(root));
+    return this.request('close', { root });
   }
 
   /** Hybrid search; a newer search cancels this one (it then rejects with CancelledError). */

@@ -158,6 +158,18 @@ export interface PrioritizeRequest {
 }
 
 /**
+ * Client → worker: the folder `root` left the workspace. Its session stops background
+ * embedding, saves, releases the store's lock and is forgotten (a later `index` opens it
+ * again; the client no longer replays its `index` after a restart). Answered by
+ * `{closed}` (false: it was not open).
+ */
+export interface CloseRequest {
+  type: 'close';
+  id: number;
+  root: string;
+}
+
+/**
  * Client → worker: hybrid search over the open folders (`roots`, default all), hits merged by
  * fused score. Answered by `WorkerHit[]`; answered `cancelled` when a `cancel` for it arrived
  * before it finished (the client sends one when a newer search supersedes it).
@@ -285,6 +297,7 @@ export type Request =
   | UpdateRequest
   | RemoveRequest
   | PrioritizeRequest
+  | CloseRequest
   | SearchRequest
   | SimilarRequest
   | FilesRequest
@@ -342,6 +355,7 @@ export interface ResultMap {
   update: UpdateResult;
   remove: UpdateResult;
   prioritize: { pendingVectors: number };
+  close: { closed: boolean };
   search: WorkerHit[];
   similar: WorkerHit[];
   files: FileInfo[];

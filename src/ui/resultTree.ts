@@ -55,18 +55,6 @@ export function buildTree(groups: ViewGroup[], fold: boolean, opened: ReadonlyMa
   return out;
 }
 
-/** The rows a keyboard walks: every group heading, and the results of open groups. */
-export type TreeRow = { kind: 'group'; group: number } | { kind: 'hit'; group: number; hit: number };
-
-export function visibleRows(tree: TreeGroup[]): TreeRow[] {
-  const rows: TreeRow[] = [];
-  tree.forEach((g, gi) => {
-    rows.push({ kind: 'group', group: gi });
-    if (g.open) g.hits.forEach((_, hi) => rows.push({ kind: 'hit', group: gi, hit: hi }));
-  });
-  return rows;
-}
-
 /** Splits `text` into plain and highlighted pieces, for a renderer that sets textContent only. */
 export function splitHighlights(text: string, ranges: Range[]): Array<{ text: string; mark: boolean }> {
   const out: Array<{ text: string; mark: boolean }> = [];

@@ -109,11 +109,13 @@ function ignored(rules: Array<{ base: string; ig: Ignore }>, rel: string, isDir:
 
 /**
  * Judges single paths with the walk's rules (always-skipped folders, `.gitignore` files of
- * every ancestor folder, the selection), reading each folder's `.gitignore` once per filter.
+ * every ancestor folder, the selection), reading each folder's `.gitignore` once per filter
+ * (from disk under `root`, or through `readText`: the in-memory file source).
  * Make a new filter per batch of changes, so that an edited `.gitignore` is seen.
  */
-export function createPathFilter(root: string, selection?: FileSelection): (rel: string) => boolean {
+export function createPathFilter(root: string, selection?: FileSelection, readText?: (rel: string) => string | undefined): (rel: string) => boolean {
   const rootAbs = path.resolve(root);
+  const read = readText ?? ((rel: string) => fs.readFileSync(path.join(rootAbs, rel), 'utf8'));
   const sel = compileSelection(selection);
   const rulesOf = new Map<string, Array<{ base: string; ig: Ignore }>>();
   const rulesFor = (dirRel: string): Array<{ base: string; ig: Ignore }> => {
@@ -122,8 +124,8 @@ export function createPathFilter(root: string, selection?: FileSelection): (rel:
     const parent = dirRel === '' ? [] : rulesFor(dirRel.includes('/') ? dirRel.slice(0, dirRel.lastIndexOf('/')) : '');
     let rules = parent;
     try {
-      const text = fs.readFileSync(path.join(rootAbs, dirRel, '.gitignore'), 'utf8');
-      rules = [...parent, { base: dirRel, ig: ignore().add(text) }];
+      const text = read(dirRel ? `${dirRel}/.gitignore` : '.gitignore');
+      if (text !== undefined) rules = [...parent, { base: dirRel, ig: ignore().add(text) }];
     } catch {
       rules = parent; // no .gitignore in this folder (or unreadable: the walk reports that)
     }

@@ -112,6 +112,7 @@ describe('Fathom in code-server: results that read well (13 locales)', function 
     assert.equal(await folded.count(), 1, 'one Translations group');
     assert.equal(await folded.getAttribute('data-open'), 'false', 'closed, as code results are there too');
     assert.match(await folded.locator('.fathom-group-head').innerText(), /Translations\s+\d+ locale files/);
+    assert.match(await view.locator('#fathom-summary').innerText(), /\d+ results in \d+ files? and \d+ locale files/);
     assert.equal(await view.locator('.fathom-group[data-path^="locales/"]').count(), 0, 'no locale file of its own');
     await folded.locator('.fathom-group-head').click();
     await folded.locator('.fathom-result').first().waitFor();
@@ -180,6 +181,31 @@ describe('Fathom in code-server: results that read well (13 locales)', function 
     assert.equal(indexOfRow(open, '11 other locales'), -1);
     assert.ok(indexOfRow(open, 'ar: ') > indexOfRow(open, 'src/components/DomainActions.vue:5'), 'after the usages');
     await s.screenshot('i18n-picker-unfolded-light');
+    await s.page.keyboard.press('Escape');
+  });
+
+  it('the hover of $t(\'domain.block\') with 13 locales: English first, six rows, the others one row of links', async () => {
+    const s = fathom();
+    await s.openFile('src/components/DomainActions.vue');
+    const line = s.page.locator('.editor-instance .view-lines .view-line', { hasText: "$t('domain.block'" }).first();
+    await line.waitFor();
+    const span = line.locator(':scope > span').first();
+    const shown = (await span.innerText()).replace(/\u00a0/g, ' ');
+    const box = await span.boundingBox();
+    assert.ok(box, 'the line is on screen');
+    const col = shown.indexOf('domain.block');
+    const x = box.x + (col + 3) * (box.width / shown.length);
+    const y = box.y + box.height / 2;
+    await s.page.mouse.move(x - 5, y);
+    await s.page.mouse.move(x, y);
+    const hover = s.page.locator('.monaco-hover:visible', { hasText: 'Block domain' }).first();
+    await hover.waitFor({ timeout: 20_000 });
+    const rows = (await hover.locator('tr').allInnerTexts()).map((r) => r.replace(/\s+/g, ' ').trim());
+    assert.match(rows[1] ?? '', /^en Block domain \{0\}/, `English first:\n${rows.join('\n')}`);
+    assert.equal(rows.length, 1 + 6 + 1, `a header, six locales, one row of the others:\n${rows.join('\n')}`);
+    assert.match(rows[7], /^7 more /);
+    assert.equal(await hover.locator('tr').last().locator('a').count(), 7, 'each other locale is a link');
+    await s.screenshot('hover-many-locales-light');
     await s.page.keyboard.press('Escape');
   });
 

@@ -2,7 +2,7 @@
  * The editor's i18n answer as plain data (src/ui/i18n.ts): the picker's rows from a real lookup
  * (the e2e fixture workspace through the bundled worker, as the extension asks it), titles and
  * messages, jump ranges, input validation, and the hover markdown with hostile values.
- * Build first (`npm test` does): the worker is dist/worker.js.
+ * The worker is built from the current source (test/helpers/worker-build.ts).
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -27,8 +27,9 @@ import {
   validateLookupInput,
   type JumpTarget,
 } from '../../src/ui/i18n';
+import { currentWorker } from '../helpers/worker-build';
 
-const WORKER = path.join(__dirname, '../../dist/worker.js');
+const WORKER = currentWorker();
 const WS = path.join(__dirname, '../fixtures/e2e-workspace');
 
 const pos = (line: number, column: number, offset = 0) => ({ line, column, offset });
@@ -58,7 +59,6 @@ describe('i18n answer UI logic', function () {
   describe('on a real lookup (e2e fixture through the worker)', function () {
     let client: IndexClient;
     before(async function () {
-      if (!fs.existsSync(WORKER)) throw new Error(`${WORKER} is missing: build it first with \`node esbuild.mjs\` (npm test does)`);
       client = new IndexClient(WORKER, { initialBackoffMs: 50 });
       await client.init({});
     });

@@ -1,25 +1,25 @@
 /**
- * The `i18n` request through the bundled worker (dist/worker.js) and IndexClient, as the
+ * The `i18n` request through the worker (built from the current source) and IndexClient, as the
  * extension will use it: lookups answered from the worker's state, the index following
- * `update` and `remove`, semantic with the worker's embedder. Build first (`npm test` does).
+ * `update` and `remove`, semantic with the worker's embedder. 
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { IndexClient } from '../../src/service/client';
+import { currentWorker } from '../helpers/worker-build';
 
-const WORKER = path.join(__dirname, '../../dist/worker.js');
+const WORKER = currentWorker();
 const FIX = path.join(__dirname, '../fixtures/i18n/per-file');
 const TINY = path.join(__dirname, '../fixtures/models/fathom-tiny-bert');
 
-describe('worker i18n request (dist/worker.js through IndexClient)', function () {
+describe('worker i18n request (worker built from the current source, through IndexClient)', function () {
   let tmp: string;
   let ws: string;
   let client: IndexClient;
 
   before(async function () {
-    if (!fs.existsSync(WORKER)) throw new Error(`${WORKER} is missing: build it first with \`node esbuild.mjs\` (npm test does)`);
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-i18n-worker-'));
     ws = path.join(tmp, 'ws');
     fs.cpSync(FIX, ws, { recursive: true });

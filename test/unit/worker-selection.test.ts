@@ -1,21 +1,21 @@
 /**
  * The worker applies the folder's file selection (sent with `index`) to the walk and to later
- * updates, and lists its files with skip reasons (`files`). Runs the bundled dist/worker.js.
+ * updates, and lists its files with skip reasons (`files`). Runs the worker built from the current source.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { IndexClient } from '../../src/service/client';
+import { currentWorker } from '../helpers/worker-build';
 
-const WORKER = path.join(__dirname, '../../dist/worker.js');
+const WORKER = currentWorker();
 
 describe('worker: file selection and the files list', function () {
   let tmp: string;
   let ws: string;
   let client: IndexClient;
   before(function () {
-    if (!fs.existsSync(WORKER)) throw new Error(`${WORKER} is missing: build it first with \`node esbuild.mjs\` (npm test does)`);
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-wsel-'));
     ws = path.join(tmp, 'ws');
     fs.mkdirSync(path.join(ws, 'src'), { recursive: true });

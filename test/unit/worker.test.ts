@@ -1,6 +1,6 @@
 /**
- * The worker thread through its client, as the extension uses it: runs the bundled
- * `dist/worker.js` (build it with `node esbuild.mjs`; `npm test` does).
+ * The worker thread through its client, as the extension uses it: runs the worker built
+ * from the current source (test/helpers/worker-build.ts), never a stale dist/ bundle.
  *
  * Superseded searches: the older search's promise REJECTS with a `CancelledError`
  * (`err.cancelled === true`); it never resolves.
@@ -11,8 +11,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { CancelledError, IndexClient, WorkerCrashedError, type CrashEvent } from '../../src/service/client';
 import type { ProgressEvent, WorkerStatus } from '../../src/service/protocol';
+import { currentWorker } from '../helpers/worker-build';
 
-const WORKER = path.join(__dirname, '../../dist/worker.js');
+const WORKER = currentWorker();
 const SAMPLE = path.join(__dirname, '../../sample-workspace');
 const TINY = path.join(__dirname, '../fixtures/models/fathom-tiny-bert');
 const ZOOM_QUERY = 'zoom control (getZoomControl)';
@@ -42,7 +43,7 @@ function makeBigFolder(dir: string, files: number): void {
   }
 }
 
-describe('worker (dist/worker.js through IndexClient)', function () {
+describe('worker (worker built from the current source, through IndexClient)', function () {
   let tmp: string;
   let ws: string;
   let store: string;
@@ -52,7 +53,6 @@ describe('worker (dist/worker.js through IndexClient)', function () {
   const crashes: CrashEvent[] = [];
 
   before(function () {
-    if (!fs.existsSync(WORKER)) throw new Error(`${WORKER} is missing: build it first with \`node esbuild.mjs\` (npm test does)`);
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-worker-'));
     ws = path.join(tmp, 'ws');
     store = path.join(tmp, 'store');
@@ -199,6 +199,26 @@ describe('worker (dist/worker.js through IndexClient)', function () {
     assert.equal(again[0].chunk.path, 'src/map/zoom.js');
   });
 
+  it('close (a folder left the workspace) stops its run, saves, releases its lock and forgets it', async function () {
+    const big = path.join(tmp, 'big4');
+    const bigStore = path.join(tmp, 'store-big4');
+    makeBigFolder(big, 300);
+    progress.length = 0;
+    const run = client.index(big, bigStore).then(() => 'finished', (e: unknown) => e);
+    await waitFor('first progress', () => progress.some((p) => p.root === big));
+    assert.ok(fs.existsSync(path.join(bigStore, 'lock')));
+    assert.deepEqual(await client.close(big), { closed: true });
+    const ended = await run;
+    assert.ok(ended instanceof Error && /closed|cancelled/.test(ended.message), String(ended));
+    assert.ok(!fs.existsSync(path.join(bigStore, 'lock')), 'lock released');
+    assert.ok(fs.readdirSync(bigStore).some((n) => n.startsWith('catalog.')), 'what was indexed was saved');
+    assert.ok(!(await client.status()).folders.some((f) => f.root === big), 'no longer open');
+    await assert.rejects(client.files(big), /not open/);
+    assert.deepEqual(await client.close(big), { closed: false });
+    // the other folder is untouched
+    assert.equal((await client.search(ZOOM_QUERY, { k: 5, roots: [ws] }))[0].chunk.path, 'src/map/zoom.js');
+  });
+
   it('dispose saves, releases the store lock and ends the worker', async function () {
     await client.update(ws, [{ rel: 'docs/extra.md', bytes: new TextEncoder().encode('# Extra\n\nsnorkelwhale notes\n') }]);
     const w = client.workerForTest!;
@@ -214,7 +234,6 @@ describe('worker (dist/worker.js through IndexClient)', function () {
 
 describe('worker with the tiny model (hybrid)', function () {
   it('computes vectors and answers with why.dense', async function () {
-    if (!fs.existsSync(WORKER)) throw new Error(`${WORKER} is missing: build it first with \`node esbuild.mjs\``);
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-worker-tiny-'));
     const ws = path.join(tmp, 'ws');
     copySample(ws);

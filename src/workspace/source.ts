@@ -1,0 +1,184 @@
+/**
+ * Where a workspace folder's files come from: the one read policy of Fathom.
+ *
+ * A `FileSource` lists a folder's files (`walk`, with the walker's rules: `.gitignore` files at
+ * every level, the always-skipped folders, the folder's `FileSelection`), judges single paths
+ * with the same rules (`filter`, for watcher updates), and reads one file (`read`): stat, the
+ * size cap compared in BYTES against the file's size (never against a decoded length), then
+ * the bytes, their sha1 and their decoded text (UTF-8 with BOM removed, UTF-16 by its BOM,
+ * invalid UTF-8 replaced and counted, binary refused with the reason). Every consumer (the
+ * engine, the i18n index) gets the same decoded text from one read.
+ *
+ * Two implementations: `NodeFileSource` (a folder on disk, what the worker and the CLI use)
+ * and `MemoryFileSource` (a map of paths to contents, for tests: no temp folders).
+ */
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { decodeBytes, type Decoded } from '../chunkers/decode';
+import { createPathFilter, walkFiles, type FileSelection, type WalkProblem } from './files';
+
+export interface FileStat {
+  size: number;
+  mtimeMs: number;
+}
+
+/** A file listed by `walk`: its folder-relative path with `/`, and its stat. */
+export interface SourceFile extends FileStat {
+  rel: string;
+}
+
+/** A file read: the bytes' sha1 and their decoded text (`decoded.text` undefined: binary). */
+export interface FileContent {
+  rel: string;
+  stat: FileStat;
+  bytes: Uint8Array;
+  hash: string;
+  decoded: Decoded;
+}
+
+/** Why a file was not read: larger than the cap (in bytes), gone, or unreadable. */
+export interface FileNotRead {
+  rel: string;
+  stat?: FileStat;
+  reason: 'too-large' | 'missing' | 'unreadable';
+  detail: string;
+}
+
+export type ReadResult = ({ ok: true } & FileContent) | ({ ok: false } & FileNotRead);
+
+export interface FileSource {
+  /** What the folder is called in messages (its absolute path for a folder on disk). */
+  readonly root: string;
+  /** The folder's files in a stable (sorted) order; folders and files it could not read go to `problems`. */
+  walk(selection?: FileSelection, problems?: WalkProblem[]): SourceFile[];
+  /** The walk's rules for single paths (a new filter per batch of changes: an edited `.gitignore` is seen). */
+  filter(selection?: FileSelection): (rel: string) => boolean;
+  stat(rel: string): FileStat | undefined;
+  /** Reads one file unless its size is over `maxBytes` (bytes, default: no cap). Never throws. */
+  read(rel: string, maxBytes?: number): ReadResult;
+}
+
+export const hashBytes = (b: Uint8Array | string): string => createHash('sha1').update(b).digest('hex');
+
+/** `rel` as a folder-relative path with `/` (no leading `./` or `/`, no trailing `/`). */
+export function toRel(p: string): string {
+  return p.split(path.sep).join('/').replace(/^(?:\.\/)+/, '').replace(/^\/+|\/+$/g, '');
+}
+
+/** The one read policy over a stat and a byte reader (both implementations use it). */
+function readWith(rel: string, stat: FileStat | undefined, maxBytes: number | undefined, readBytes: () => Uint8Array): ReadResult {
+  if (!stat) return { ok: false, rel, reason: 'missing', detail: 'no such file' };
+  if (maxBytes !== undefined && stat.size > maxBytes) {
+    return { ok: false, rel, stat, reason: 'too-large', detail: `${stat.size} bytes, over the ${maxBytes}-byte cap` };
+  }
+  let bytes: Uint8Array;
+  try {
+    bytes = readBytes();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { ok: false, rel, reason: 'missing', detail: 'deleted while being read' };
+    return { ok: false, rel, stat, reason: 'unreadable', detail: (err as Error).message };
+  }
+  // the file may have grown between stat and read: the cap holds for what was read
+  if (maxBytes !== undefined && bytes.byteLength > maxBytes) {
+    return { ok: false, rel, stat: { ...stat, size: bytes.byteLength }, reason: 'too-large', detail: `${bytes.byteLength} bytes, over the ${maxBytes}-byte cap` };
+  }
+  return { ok: true, rel, stat: { ...stat, size: bytes.byteLength }, bytes, hash: hashBytes(bytes), decoded: decodeBytes(bytes) };
+}
+
+/** A folder on disk. */
+export class NodeFileSource implements FileSource {
+  readonly root: string;
+
+  constructor(root: string) {
+    this.root = path.resolve(root);
+  }
+
+  walk(selection?: FileSelection, problems: WalkProblem[] = []): SourceFile[] {
+    const out: SourceFile[] = [];
+    for (const f of walkFiles(this.root, problems, selection)) {
+      const st = this.stat(f.rel);
+      if (st) out.push({ rel: f.rel, ...st });
+      else problems.push({ rel: f.rel, reason: 'unreadable: vanished while the folder was listed' });
+    }
+    return out;
+  }
+
+  filter(selection?: FileSelection): (rel: string) => boolean {
+    return createPathFilter(this.root, selection);
+  }
+
+  stat(rel: string): FileStat | undefined {
+    try {
+      const st = fs.statSync(path.join(this.root, rel));
+      return st.isFile() ? { size: st.size, mtimeMs: st.mtimeMs } : undefined;
+    } catch {
+      return undefined; // gone (or unreadable: read says which)
+    }
+  }
+
+  read(rel: string, maxBytes?: number): ReadResult {
+    const abs = path.join(this.root, rel);
+    let stat: FileStat | undefined;
+    try {
+      const st = fs.statSync(abs);
+      if (!st.isFile()) return { ok: false, rel, reason: 'unreadable', detail: 'not a regular file' };
+      stat = { size: st.size, mtimeMs: st.mtimeMs };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { ok: false, rel, reason: 'missing', detail: 'no such file' };
+      return { ok: false, rel, reason: 'unreadable', detail: (err as Error).message };
+    }
+    return readWith(rel, stat, maxBytes, () => fs.readFileSync(abs));
+  }
+}
+
+/**
+ * A folder in memory: paths (relative, `/`) → contents. The walk applies the same rules as on
+ * disk (`.gitignore` files held in the map, the always-skipped folders, the selection).
+ */
+export class MemoryFileSource implements FileSource {
+  readonly root: string;
+  private readonly files = new Map<string, { bytes: Uint8Array; mtimeMs: number }>();
+  private clock = 1;
+
+  constructor(files: Record<string, string | Uint8Array> = {}, root = '/memory') {
+    this.root = root;
+    for (const [rel, content] of Object.entries(files)) this.set(rel, content);
+  }
+
+  /** Adds or replaces a file (a new mtime each time, as an edit on disk would). */
+  set(rel: string, content: string | Uint8Array, mtimeMs?: number): void {
+    const bytes = typeof content === 'string' ? new TextEncoder().encode(content) : content;
+    this.files.set(toRel(rel), { bytes, mtimeMs: mtimeMs ?? this.clock++ });
+  }
+
+  delete(rel: string): boolean {
+    return this.files.delete(toRel(rel));
+  }
+
+  walk(selection?: FileSelection): SourceFile[] {
+    const wanted = this.filter(selection);
+    return [...this.files.entries()]
+      .filter(([rel]) => wanted(rel))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([rel, f]) => ({ rel, size: f.bytes.byteLength, mtimeMs: f.mtimeMs }));
+  }
+
+  filter(selection?: FileSelection): (rel: string) => boolean {
+    return createPathFilter(this.root, selection, (rel) => {
+      const f = this.files.get(rel);
+      return f ? new TextDecoder().decode(f.bytes) : undefined;
+    });
+  }
+
+  stat(rel: string): FileStat | undefined {
+    const f = this.files.get(toRel(rel));
+    return f ? { size: f.bytes.byteLength, mtimeMs: f.mtimeMs } : undefined;
+  }
+
+  read(rel: string, maxBytes?: number): ReadResult {
+    const key = toRel(rel);
+    return readWith(key, this.stat(key), maxBytes, () => this.files.get(key)!.bytes);
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * FileSource (the one read policy) and FolderSession (one owner per folder), in-process on the
+ * in-memory source; a temp folder only where the store's lock and the disk are the subject.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { chunkFile } from '../../src/chunkers/index';
+import { StoreLockedError } from '../../src/index/store';
+import type { LookupResult } from '../../src/i18n/types';
+import { FolderSession } from '../../src/service/session';
+import { MemoryFileSource, NodeFileSource, type FileSource, type ReadResult } from '../../src/workspace/source';
+
+const drain = async <T>(gen: AsyncGenerator<T>): Promise<T[]> => {
+  const out: T[] = [];
+  for await (const x of gen) out.push(x);
+  return out;
+};
+
+/** A source that counts the reads of each path. */
+function counting(inner: FileSource): FileSource & { reads: Map<string, number> } {
+  const reads = new Map<string, number>();
+  return {
+    root: inner.root,
+    reads,
+    walk: (sel, problems) => inner.walk(sel, problems),
+    filter: (sel) => inner.filter(sel),
+    stat: (rel) => inner.stat(rel),
+    read: (rel, max): ReadResult => {
+      reads.set(rel, (reads.get(rel) ?? 0) + 1);
+      return inner.read(rel, max);
+    },
+  };
+}
+
+const app = (): Record<string, string> => ({
+  'package.json': '{"name":"app"}',
+  'locales/en.json': JSON.stringify({ events: { create: 'Create an event', list: 'All events' } }),
+  'locales/fr.json': JSON.stringify({ events: { create: 'Créer un événement', list: 'Tous les événements' } }),
+  'src/form.js': "export function submitEventForm() { return i18n.t('events.create') }\n",
+  'fixtures/fake.js': "export const x = i18n.t('events.list')\n",
+  'vendor/de.json': JSON.stringify({ events: { create: 'Veranstaltung erstellen' } }),
+  '.gitignore': 'ignored/\n',
+  'ignored/a.js': "export const hidden = i18n.t('events.list')\n",
+  'node_modules/lib/index.js': 'export const dep = 1\n',
+});
+
+const key = async (s: FolderSession, k: string): Promise<LookupResult> => (await s.i18n({ op: 'key', key: k })).result as LookupResult;
+const str = async (s: FolderSession, t: string): Promise<LookupResult> => (await s.i18n({ op: 'string', text: t })).result as LookupResult;
+
+describe('FileSource', function () {
+  it('walks with .gitignore, the always-skipped folders and the selection (in memory as on disk)', function () {
+    const mem = new MemoryFileSource(app());
+    assert.deepEqual(
+      mem.walk({ exclude: ['fixtures', 'vendor'] }).map((f) => f.rel),
+      ['.gitignore', 'locales/en.json', 'locales/fr.json', 'package.json', 'src/form.js'],
+    );
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-source-'));
+    try {
+      for (const [rel, text] of Object.entries(app())) {
+        fs.mkdirSync(path.dirname(path.join(tmp, rel)), { recursive: true });
+        fs.writeFileSync(path.join(tmp, rel), text);
+      }
+      const disk = new NodeFileSource(tmp);
+      assert.deepEqual(disk.walk({ exclude: ['fixtures', 'vendor'] }).map((f) => f.rel), mem.walk({ exclude: ['fixtures', 'vendor'] }).map((f) => f.rel));
+      assert.equal(disk.filter()('ignored/a.js'), false);
+      assert.equal(disk.filter()('src/form.js'), true);
+      const r = disk.read('locales/fr.json');
+      assert.ok(r.ok && r.decoded.text?.includes('Créer'));
+      assert.equal(disk.read('nope.js').ok, false);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it('caps by bytes, not characters; decodes once; says why a file was not read', function () {
+    // 40 characters, 80 bytes in UTF-8
+    const mem = new MemoryFileSource({ 'a.txt': 'é'.repeat(40), 'b.bin': new Uint8Array([0, 1, 2, 0]), 'c.txt': '\ufeffhello' });
+    const big = mem.read('a.txt', 60);
+    assert.equal(big.ok, false);
+    assert.ok(!big.ok && big.reason === 'too-large' && /80 bytes, over the 60-byte cap/.test(big.detail));
+    const fits = mem.read('a.txt', 80);
+    assert.ok(fits.ok && fits.decoded.text === 'é'.repeat(40) && fits.stat.size === 80);
+    const bin = mem.read('b.bin');
+    assert.ok(bin.ok && bin.decoded.text === undefined && bin.decoded.binary);
+    const bom = mem.read('c.txt');
+    assert.ok(bom.ok && bom.decoded.text === 'hello');
+    const gone = mem.read('zzz');
+    assert.ok(!gone.ok && gone.reason === 'missing');
+  });
+
+  it('chunkFile compares its cap with the UTF-8 byte count of the text, not its length', function () {
+    const text = `export const s = '${'é'.repeat(600)}';\n`; // ~620 characters, ~1,220 bytes
+    const r = chunkFile('a.js', text, { maxFileBytes: 1000 });
+    assert.equal(r.skipped?.reason, 'too-large');
+    assert.match(r.skipped?.detail ?? '', /bytes \(UTF-8\), over the 1000-byte cap/);
+    assert.equal(chunkFile('a.js', text, { maxFileBytes: 2000 }).skipped, undefined);
+  });
+});
+
+describe('FolderSession (in memory)', function () {
+  it('indexes, searches, applies a change and forgets a deleted file', async function () {
+    const src = new MemoryFileSource(app());
+    const s = await FolderSession.open('/memory', { source: src });
+    const progress = await drain(s.index());
+    assert.equal(progress.at(-1)?.phase, 'done');
+    assert.ok(!s.files().some((f) => f.path.startsWith('ignored/') || f.path.startsWith('node_modules/')));
+    assert.equal((await s.search('submitEventForm'))[0]?.chunk.path, 'src/form.js');
+    src.set('src/zoom.js', 'export function zoomTheMapIn(level) { return level + 1 }\n');
+    const r = s.apply([{ rel: 'src/zoom.js' }]);
+    assert.equal(r.changed, 1);
+    assert.equal((await s.search('zoomTheMapIn'))[0]?.chunk.path, 'src/zoom.js');
+    src.delete('src/zoom.js');
+    s.apply([{ rel: 'src/zoom.js' }]); // gone from the source: removed
+    assert.equal((await s.search('zoomTheMapIn')).length, 0);
+    await s.close();
+    await assert.rejects(() => s.search('x'), /closed/);
+  });
+
+  it('answers i18n from the folder, following the selection: an excluded file feeds no lookup', async function () {
+    const src = new MemoryFileSource(app());
+    const s = await FolderSession.open('/memory', { source: src });
+    await drain(s.index({ selection: { exclude: ['fixtures/**', 'vendor/**'] } }));
+    const k = await key(s, 'events.list');
+    assert.deepEqual(k.candidates[0].locales.map((l) => l.locale), ['en', 'fr']);
+    // fixtures/fake.js uses events.list, ignored/a.js too: neither is selected
+    assert.deepEqual(k.candidates[0].usages.map((u) => u.file), []);
+    assert.equal((await str(s, 'Veranstaltung erstellen')).candidates.length, 0, 'vendor/de.json is excluded');
+    // the selection changes: the next index run brings the excluded files in, for i18n too
+    await drain(s.index({ selection: {} }));
+    assert.deepEqual((await key(s, 'events.list')).candidates[0].usages.map((u) => u.file), ['fixtures/fake.js']);
+    assert.equal((await str(s, 'Veranstaltung erstellen')).candidates[0]?.key, 'events.create');
+    await s.close();
+  });
+
+  it('reads each changed file once for the engine and i18n, and i18n follows apply and remove', async function () {
+    const mem = new MemoryFileSource(app());
+    const src = counting(mem);
+    const s = await FolderSession.open('/memory', { source: src });
+    await drain(s.index());
+    await key(s, 'events.create'); // builds the i18n index
+    src.reads.clear();
+    mem.set('locales/fr.json', JSON.stringify({ events: { create: 'Nouvel événement', list: 'Tous les événements' } }));
+    mem.set('src/more.js', "export const c = () => i18n.t('events.create')\n");
+    s.apply([{ rel: 'locales/fr.json' }, { rel: 'src/more.js' }]);
+    assert.deepEqual(Object.fromEntries(src.reads), { 'locales/fr.json': 1, 'src/more.js': 1 });
+    assert.equal((await str(s, 'Nouvel événement')).candidates[0]?.key, 'events.create');
+    assert.ok((await key(s, 'events.create')).candidates[0].usages.some((u) => u.file === 'src/more.js'));
+    assert.ok((await search(s, 'Nouvel événement')).includes('locales/fr.json'), 'the engine got the same text');
+    // an index run after edits on disk: one read per changed file as well
+    src.reads.clear();
+    mem.set('src/form.js', "export function submitEventForm() { return i18n.t('events.list') }\n");
+    await drain(s.index());
+    assert.deepEqual(Object.fromEntries(src.reads), { 'src/form.js': 1 });
+    assert.ok((await key(s, 'events.list')).candidates[0].usages.some((u) => u.file === 'src/form.js'));
+    s.remove(['locales']);
+    assert.deepEqual((await key(s, 'events.create')).candidates[0].locales.map((l) => l.file), ['vendor/de.json']);
+    await s.close();
+  });
+
+  it('holds its store lock until close; close saves and a new session loads it', async function () {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-session-'));
+    try {
+      const storeDir = path.join(tmp, 'store');
+      const src = new MemoryFileSource(app());
+      const a = await FolderSession.open('/memory', { source: src, storeDir });
+      await drain(a.index());
+      await assert.rejects(() => FolderSession.open('/memory', { source: src, storeDir }), StoreLockedError);
+      await a.close();
+      assert.equal(fs.existsSync(path.join(storeDir, 'lock')), false);
+      const b = await FolderSession.open('/memory', { source: src, storeDir });
+      assert.equal(b.loaded, true);
+      assert.equal((await b.search('submitEventForm'))[0]?.chunk.path, 'src/form.js');
+      await b.close();
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});
+
+async function search(s: FolderSession, q: string): Promise<string[]> {
+  return (await s.search(q, { mode: 'keyword' })).map((h) => h.chunk.path);
+}
