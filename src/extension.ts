@@ -11,6 +11,7 @@ import { watchEmbedHints } from './commands/embedHints';
 import { findSimilar } from './commands/findSimilar';
 import { ModelPrompt, openModelSettings } from './commands/modelPrompt';
 import { registerI18n } from './commands/i18n';
+import { registerI18nDiagnostics } from './commands/i18nDiagnostics';
 import { FILES_SCHEME, IndexedFilesProvider, showIndexedFiles } from './commands/indexedFiles';
 import { openHit } from './commands/open';
 import { quickSearch } from './commands/quickSearch';
@@ -140,6 +141,7 @@ export function activate(context: vscode.ExtensionContext): void {
     command('fathom.modelSettings', () => openModelSettings(log)),
     command('fathom.chunkActiveFile', () => chunkActiveFile(c, log)),
     registerI18n({ client: c, folderOf: (u) => index.folderOf(u), log, command }),
+    registerI18nDiagnostics({ client: c, folderOf: (u) => index.folderOf(u), log, command }),
     { dispose: () => void client?.dispose() },
   );
   log.info(`activate took ${timings.sinceActivation().toFixed(1)} ms`);

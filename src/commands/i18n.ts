@@ -251,6 +251,8 @@ export class I18nHoverProvider implements vscode.HoverProvider {
 const HOVER_SELECTOR: vscode.DocumentSelector = [
   ...['javascript', 'typescript', 'javascriptreact', 'typescriptreact', 'vue'].map((language) => ({ scheme: 'file', language })),
   { scheme: 'file', pattern: '**/*.vue' },
+  // the other frameworks' usages (src/i18n/frameworks/): the worker finds the usage under the cursor
+  { scheme: 'file', pattern: '**/*.{svelte,hbs,handlebars,html,php,erb,haml,slim,rb,dart,xml}' },
 ];
 
 /** Everything above, registered; one line in src/extension.ts. */

@@ -25,8 +25,8 @@ import { SourceText } from '../chunkers/source';
 import type { Embedder } from '../index/embedder';
 import { formatOf, readLocaleFormat, readLocaleJson, readLocaleScript, readSfcLocales, toLocaleValue, type LocaleEntry, type LocaleFile } from './locales';
 import { boundedDistance, deletions, hasPlaceholder, normalize, PLACEHOLDER, placeholderPattern, tokens, typoBudget } from './normalize';
-import type { Candidate, HoverResult, I18nProblem, LookupOptions, LookupResult, MatchKind, Usage } from './types';
-import { checkHealth, type HealthReport } from './health';
+import type { Candidate, HoverResult, I18nDiagnostic, I18nProblem, LookupOptions, LookupResult, MatchKind, Usage } from './types';
+import { checkHealth, sourceLocaleOf, type HealthReport } from './health';
 import { findUsages } from './usages';
 
 export * from './types';
@@ -69,6 +69,9 @@ interface Built {
   namespaces: Set<string>;
   appsWithKeys: Set<string>;
   problems: I18nProblem[];
+  /** Built on demand by the health checks: every proper key prefix, keys named inside values. */
+  parents?: Set<string>;
+  referenced?: Set<string>;
 }
 
 interface UsageTable {
@@ -621,20 +624,106 @@ export class I18nIndex {
    */
   health(): HealthReport {
     const b = this.build();
-    // every proper prefix of a key: `$tm('nav')` names the messages under `nav`
-    const parents = new Set<string>();
-    for (const g of b.groups) {
-      for (let i = g.path.indexOf('.'); i > 0; i = g.path.indexOf('.', i + 1)) {
-        parents.add(canon(g.namespace, g.path.slice(0, i)));
-        if (g.namespace) parents.add(canon(undefined, g.path.slice(0, i)));
+    const defined = this.definedTest(b);
+    const undefinedUsages: Usage[] = [];
+    let usages = 0;
+    for (const list of this.usages.values()) {
+      for (const u of list) {
+        usages++;
+        if (!u.dynamic && !defined(u)) undefinedUsages.push(u);
       }
     }
+    const groups = b.groups.map((g) => this.candidate(g, b, 'key', 1));
+    return checkHealth({ groups, undefinedUsages, usages, referenced: this.referenced(b) });
+  }
+
+  /**
+   * The editor's diagnostics of one file: its usages of keys no locale defines (`text`: the
+   * document's current text, else what was read), and — for a locale file — its entries nobody
+   * uses. Each carries the quick fix's target: the key's value in the source locale, or for an
+   * undefined key the source-locale entry nearest to it (the longest common key prefix).
+   */
+  diagnostics(file: string, text?: string): I18nDiagnostic[] {
+    const b = this.build();
+    const out: I18nDiagnostic[] = [];
+    const app = this.appOf(file);
+    const scopeLocales = new Map<string, number>();
+    for (const g of b.groups) if (g.app === app && !g.component) for (const v of g.values) scopeLocales.set(v.locale, (scopeLocales.get(v.locale) ?? 0) + 1);
+    const source = sourceLocaleOf(scopeLocales);
+    const target = (e: LocaleEntry | undefined) => (e ? { file: e.file, locale: e.locale, range: toLocaleValue(e, this.locales.get(e.file)!.lines).range } : undefined);
+    const defined = this.definedTest(b);
+    const list = text !== undefined ? findUsages(file, text, { functions: this.options.functions }) : (this.usages.get(file) ?? []);
+    for (const u of list) {
+      if (u.dynamic || defined(u)) continue;
+      const key = u.namespace ? `${u.namespace}:${u.key}` : u.key;
+      // the nearest defined key of this app in the source locale: where the new key belongs
+      let best: LocaleEntry | undefined;
+      let bestLen = -1;
+      for (const g of b.groups) {
+        if (g.app !== app || g.component || (u.namespace && g.namespace !== u.namespace)) continue;
+        const e = g.values.find((v) => v.locale === source);
+        if (!e) continue;
+        let n = 0;
+        const a = g.path.split('.');
+        const k = u.key.split('.');
+        while (n < a.length && n < k.length && a[n] === k[n]) n++;
+        if (n > bestLen) {
+          bestLen = n;
+          best = e;
+        }
+      }
+      out.push({ kind: 'undefined', key, range: u.range, message: `i18n key "${key}" is defined in no locale`, source: target(best) });
+    }
+    const lf = this.locales.get(file);
+    if (lf) {
+      const referenced = this.referenced(b);
+      const mine = new Set(lf.entries);
+      for (const g of b.groups) {
+        const e = g.values.find((v) => mine.has(v));
+        if (!e) continue;
+        const key = display(g);
+        if (referenced.has(key) || referenced.has(g.path) || /_\d+$/.test(g.path) || this.usagesOf(g, b).length) continue;
+        const src = g.values.find((v) => v.locale === source && v !== e);
+        out.push({ kind: 'unused', key, range: toLocaleValue(e, lf.lines).keyRange, message: `i18n key "${key}" is used nowhere`, source: target(src) });
+      }
+    }
+    return out.sort((a, c) => a.range.start.offset - c.range.start.offset);
+  }
+
+  /** Keys named inside values: vue-i18n links `@:key`, Fluent `{ -term }`/`{ message }`, i18next nesting `$t(key)`. */
+  private referenced(b: Built): Set<string> {
+    if (b.referenced) return b.referenced;
+    const referenced = new Set<string>();
+    for (const v of b.vValue) {
+      if (!/[@{$]/.test(v.value)) continue;
+      for (const m of v.value.matchAll(/@(?:\.\w+)?:\(?([\w.-]*\w)|\{\s*(-?[A-Za-z][\w-]*(?:\.[\w-]+)?)\s*\}|\$t\(\s*['"]?([\w.:-]+)/g)) referenced.add(m[1] ?? m[2] ?? m[3]);
+    }
+    return (b.referenced = referenced);
+  }
+
+  /**
+   * Does a static usage name a defined key: in its app (or its component's own messages), with
+   * its namespace or the first segment as one, as a plural base (`items` → `items_one`), or as a
+   * parent of messages (`$tm('nav')`)?
+   */
+  private definedTest(b: Built): (u: Usage) => boolean {
+    if (!b.parents) {
+      const parents = new Set<string>();
+      for (const g of b.groups) {
+        for (let i = g.path.indexOf('.'); i > 0; i = g.path.indexOf('.', i + 1)) {
+          parents.add(canon(g.namespace, g.path.slice(0, i)));
+          if (g.namespace) parents.add(canon(undefined, g.path.slice(0, i)));
+        }
+      }
+      b.parents = parents;
+    }
+    const parents = b.parents;
     const fits = (g: Group, file: string) => {
       if (g.component) return g.component === file;
       const app = this.appOf(file);
       return g.app === app || !b.appsWithKeys.has(app);
     };
-    const defined = (u: Usage) => {
+    return (u: Usage) => {
       const keys = [canon(u.namespace, u.key)];
       if (!u.namespace) {
         const dot = u.key.indexOf('.');
@@ -647,21 +736,6 @@ export class I18nIndex {
       }
       return false;
     };
-    const undefinedUsages: Usage[] = [];
-    let usages = 0;
-    for (const list of this.usages.values()) {
-      for (const u of list) {
-        usages++;
-        if (!u.dynamic && !defined(u)) undefinedUsages.push(u);
-      }
-    }
-    const referenced = new Set<string>();
-    for (const v of b.vValue) {
-      if (!/[@{$]/.test(v.value)) continue;
-      for (const m of v.value.matchAll(/@(?:\.\w+)?:\(?([\w.-]*\w)|\{\s*(-?[A-Za-z][\w-]*(?:\.[\w-]+)?)\s*\}|\$t\(\s*['"]?([\w.:-]+)/g)) referenced.add(m[1] ?? m[2] ?? m[3]);
-    }
-    const groups = b.groups.map((g) => this.candidate(g, b, 'key', 1));
-    return checkHealth({ groups, undefinedUsages, usages, referenced });
   }
 
   /** Every usage in the workspace of one key (as `lookupKey` resolves it). */

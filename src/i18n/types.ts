@@ -98,6 +98,18 @@ export interface HoverResult {
   missing: boolean;
 }
 
+/** An editor diagnostic of one file (computed in the worker; the editor only shows it). */
+export interface I18nDiagnostic {
+  /** `undefined`: a usage of a key no locale defines; `unused`: a locale entry no usage names. */
+  kind: 'undefined' | 'unused';
+  key: string;
+  /** The usage's key text, or the entry's key text. */
+  range: TextRange;
+  message: string;
+  /** The quick fix's target in the source locale (the key's value there, or the nearest key's). */
+  source?: { file: string; locale: string; range: TextRange };
+}
+
 export interface StringAtResult {
   /** The text as shown: a string literal's value, or template text trimmed. */
   text: string;

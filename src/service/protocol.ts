@@ -19,7 +19,7 @@ import type { ChunkOptions, FileChunks } from '../chunkers/types';
 import type { EmbedderOptions } from '../index/embedder';
 import type { FileSelection } from '../workspace/files';
 import type { IndexProgress, SearchHit, SearchOptions, SimilarTarget } from '../index/engine';
-import type { HoverResult, LookupResult, StringAtResult } from '../i18n/types';
+import type { HoverResult, I18nDiagnostic, LookupResult, StringAtResult } from '../i18n/types';
 
 // ---------------------------------------------------------------------------------------------
 // Shared data
@@ -258,7 +258,9 @@ export type I18nQuery =
   | { op: 'string'; text: string; fromFile?: string; limit?: number }
   | { op: 'key'; key: string; fromFile?: string; limit?: number }
   | { op: 'hover'; file: string; offset: number; text?: string }
-  | { op: 'at'; file: string; text: string; language: string; offset: number; selection?: { start: number; end: number }; limit?: number };
+  | { op: 'at'; file: string; text: string; language: string; offset: number; selection?: { start: number; end: number }; limit?: number }
+  /** The i18n diagnostics of one file (`text`: the document's unsaved text). */
+  | { op: 'diagnostics'; file: string; text?: string };
 
 /**
  * Client → worker: an i18n lookup in `root` (any folder; it need not be open with `index`).
@@ -282,7 +284,8 @@ export interface I18nRequest {
 export type I18nAnswer =
   | { op: 'string' | 'key'; result: LookupResult }
   | { op: 'hover'; result: HoverResult | null }
-  | { op: 'at'; string: StringAtResult | null; result: LookupResult };
+  | { op: 'at'; string: StringAtResult | null; result: LookupResult }
+  | { op: 'diagnostics'; result: I18nDiagnostic[] };
 
 /** Test-only: the worker throws an uncaught error (to exercise the client's restart). No answer. */
 export interface CrashRequest {

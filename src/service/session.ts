@@ -318,6 +318,7 @@ export class FolderSession {
     options.signal?.throwIfAborted();
     const index = state.index;
     if (query.op === 'key') return { op: 'key', result: index.lookupKey(query.key, { fromFile: query.fromFile, limit: query.limit }) };
+    if (query.op === 'diagnostics') return { op: 'diagnostics', result: index.diagnostics(query.file, query.text) };
     if (query.op === 'hover') {
       let text = query.text;
       if (text === undefined) {

@@ -5,8 +5,10 @@
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadI18nIndex } from '../../src/i18n/workspace';
+import { diagnosticView, wantsDiagnostics } from '../../src/ui/i18nDiagnostics';
 
 const ROOT = path.join(__dirname, '..', '..');
 const FIX = path.join(__dirname, '..', 'fixtures');
@@ -49,5 +51,37 @@ describe('i18n key health', () => {
     assert.match(good.stdout, /0 undefined, 0 missing, 0 unused/);
     const usage = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'fathom.js'), 'i18n', '--check', 'x', '--dir', WS], { encoding: 'utf8' });
     assert.equal(usage.status, 2);
+  });
+});
+
+describe('i18n diagnostics (what the editor shows)', () => {
+  const ix = loadI18nIndex(WS).index;
+
+  it('a usage of an undefined key: its range, and the quick fix opens the nearest source-locale entry', () => {
+    const ds = ix.diagnostics('src/App.vue');
+    assert.deepEqual(
+      ds.map((d) => `${d.kind} ${d.key} ${d.range.start.line}:${d.range.start.column}-${d.range.end.column} → ${d.source?.file}:${d.source?.range.start.line} ${d.source?.locale}`),
+      ['undefined nav.contact 5:12-23 → src/locales/en.json:3 en'],
+    );
+    // the editor's unsaved text counts: a defined key there is no diagnostic, a new typo is
+    const edited = fs.readFileSync(path.join(WS, 'src/App.vue'), 'utf8').replace("'nav.contact'", "'nav.home'").replace("'brand'", "'brnd'");
+    assert.deepEqual(ix.diagnostics('src/App.vue', edited).map((d) => d.key), ['brnd']);
+  });
+
+  it('unused entries of a locale file; the fix of a translation opens the source value', () => {
+    const fr = ix.diagnostics('src/locales/fr.json');
+    assert.deepEqual(fr.map((d) => `${d.kind} ${d.key} ${d.range.start.line}:${d.range.start.column} → ${d.source?.file}:${d.source?.range.start.line}`), ['unused old.banner 13:5 → src/locales/en.json:13']);
+    const en = ix.diagnostics('src/locales/en.json');
+    assert.deepEqual(en.map((d) => `${d.kind} ${d.key} ${d.source === undefined}`), ['unused old.banner true']);
+  });
+
+  it('the editor view: severity, faded hint, quick fix title and target', () => {
+    const [d] = ix.diagnostics('src/App.vue');
+    const v = diagnosticView(d);
+    assert.deepEqual({ ...v, fix: undefined }, { startLine: 4, startCharacter: 12, endLine: 4, endCharacter: 23, message: 'i18n key "nav.contact" is defined in no locale (Fathom)', severity: 'warning', code: 'i18n-undefined', fix: undefined });
+    assert.equal(v.fix?.title, 'Open the en locale where "nav.contact" belongs (src/locales/en.json)');
+    assert.equal(v.fix?.target.file, 'src/locales/en.json');
+    assert.equal(diagnosticView(ix.diagnostics('src/locales/fr.json')[0]).severity, 'hint');
+    assert.ok(wantsDiagnostics('src/a.ts', "t('x')") && !wantsDiagnostics('src/a.ts', 'const x = 1') && wantsDiagnostics('locales/en.yml', ''));
   });
 });

@@ -57,6 +57,14 @@ describe('worker i18n request (worker built from the current source, through Ind
     assert.equal(await client.i18nHover(ws, 'src/EventForm.vue', 5, { text: edited }), null);
   });
 
+  it('diagnostics of a file: undefined keys of the unsaved text, each with the source-locale target of its quick fix', async function () {
+    const text = fs.readFileSync(path.join(ws, 'src/notify.js'), 'utf8');
+    const a = await client.i18n(ws, { op: 'diagnostics', file: 'src/notify.js', text: `${text}\nt('events.create.NOPE');\n` });
+    assert.equal(a.op, 'diagnostics');
+    const ds = a.op === 'diagnostics' ? a.result : [];
+    assert.deepEqual(ds.map((d) => `${d.kind} ${d.key} ${d.source?.file}`), ['undefined events.create.NOPE locales/core_en.json']);
+  });
+
   it('"Where is this string defined?" on template text of a .vue file lands on the key in the English and French files', async function () {
     const file = 'src/EventForm.vue';
     const text = fs.readFileSync(path.join(ws, file), 'utf8');
