@@ -13,6 +13,7 @@ import { createEmbedder, type Embedder } from './index/embedder';
 import type { Engine, IndexProgress, SearchHit, SearchMode } from './index/engine';
 import { walkFiles, type WalkedFile } from './workspace/files';
 import { StoreLockedError, StoreWriteError } from './index/store';
+import { connectPg, isPgUrl, PgStoreError, pushFolder, redact, searchWithOverlay } from './index/pgstore';
 import { FolderSession } from './service/session';
 import { evaluate, formatReport } from './eval/evaluate';
 import { mineGold, type GoldQuery } from './eval/mine';
@@ -22,8 +23,8 @@ import { loadI18nIndex } from './i18n/workspace';
 
 const USAGE = `Usage:
   fathom chunk <dir|file> [--json] [--stats] [--max-tokens N] [--max-file-kb N] [--json-categories a,b]
-  fathom index <dir> [--store DIR] [--no-embed] [--model-path DIR] [--model ID] [--allow-download]
-  fathom search "<query>" [--dir DIR] [--json] [--k 10] [--mode hybrid|keyword|dense] [--glob G] [--language L] [--kind K]
+  fathom index <dir> [--store DIR|postgres://…] [--no-embed] [--model-path DIR] [--model ID] [--allow-download]
+  fathom search "<query>" [--dir DIR] [--store DIR|postgres://…] [--json] [--k 10] [--mode hybrid|keyword|dense] [--glob G] [--language L] [--kind K]
   fathom similar <file>:<line> [--dir DIR] [--json] [--k 10]
   fathom batch --dir DIR --queries q.jsonl --out results.jsonl [--k 10] [--mode hybrid|keyword|dense]
   fathom eval <dir> [--gold gold.jsonl] [--json] [--write-gold FILE]
@@ -282,9 +283,61 @@ async function openEngine(dir: string, args: Args, quiet = false, mustSave = fal
   return { engine: session.engine, storeDir };
 }
 
+/** The embedder the flags ask for, or none (keyword-only, saying why on stderr). */
+async function optionalEmbedder(args: Args, quiet: boolean): Promise<Embedder | undefined> {
+  if (args.flags.has('--no-embed')) return undefined;
+  const r = await embedderFromFlags(args);
+  if ('embedder' in r) return r.embedder;
+  if (!quiet) process.stderr.write(`keyword-only: ${r.error}\n`);
+  return undefined;
+}
+
+/** `fathom index <dir> --store postgres://…`: pushes the folder into the shared team index. */
+async function pushCommand(dir: string, url: string, args: Args): Promise<number> {
+  requireFolder(dir);
+  const t0 = Date.now();
+  const embedder = await optionalEmbedder(args, false);
+  const sql = await connectPg(url);
+  try {
+    const s = await pushFolder(sql, dir, { embedder });
+    if (s.rebuilt) process.stderr.write(`rebuilt the remote index: ${s.rebuilt}\n`);
+    process.stdout.write(
+      `pushed ${s.written} changed files (${s.unchanged} unchanged, ${s.removed} removed), ${s.chunks} chunks written, ` +
+        `${embedder ? `${s.embedded} embedded, ${s.reused} vectors reused` : 'keyword-only'} in ${((Date.now() - t0) / 1000).toFixed(1)} s; store ${redact(url)}\n`,
+    );
+  } finally {
+    await sql.end();
+    await embedder?.dispose();
+  }
+  return 0;
+}
+
+/** `fathom search --store postgres://…`: the team index, with the folder's unpushed edits overlaid. */
+async function remoteSearchCommand(query: string, url: string, args: Args): Promise<number> {
+  const dir = strFlag(args, '--dir') ?? '.';
+  requireFolder(dir);
+  const mode = modeFlag(args);
+  const json = args.flags.has('--json');
+  const embedder = await optionalEmbedder(args, json);
+  if (mode === 'dense' && !embedder) throw new UsageError('--mode dense needs an embedding model');
+  const sql = await connectPg(url);
+  try {
+    const list = (name: string) => strFlag(args, name)?.split(',').map((x) => x.trim()).filter(Boolean);
+    const { hits, dirty } = await searchWithOverlay(sql, dir, query, { k: intFlag(args, '--k') ?? 10, mode, embedder, filters: { pathGlob: list('--glob'), language: list('--language'), kind: list('--kind') } });
+    if (dirty.length && !json) process.stderr.write(`${dirty.length} file(s) differ from the team index: searched from the folder\n`);
+    printHits(hits, json);
+  } finally {
+    await sql.end();
+    await embedder?.dispose();
+  }
+  return 0;
+}
+
 async function indexCommand(args: Args): Promise<number> {
   const dir = args.positional[0];
   if (!dir) throw new UsageError('fathom index: which folder?');
+  const store = strFlag(args, '--store');
+  if (isPgUrl(store)) return pushCommand(dir, store, args);
   const t0 = Date.now();
   const { engine, storeDir } = await openEngine(dir, args, false, true);
   const files = [...engine.files.values()];
@@ -315,6 +368,8 @@ function printHits(hits: SearchHit[], json: boolean): void {
 async function searchCommand(args: Args): Promise<number> {
   const query = args.positional[0];
   if (query === undefined) throw new UsageError('fathom search: what query?');
+  const store = strFlag(args, '--store');
+  if (isPgUrl(store)) return remoteSearchCommand(query, store, args);
   const k = intFlag(args, '--k') ?? 10;
   const mode = modeFlag(args);
   const { engine } = await openEngine(strFlag(args, '--dir') ?? '.', args, args.flags.has('--json'));
@@ -517,6 +572,11 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+/** An error the PostgreSQL server sent (it carries a SQLSTATE code): its message says it all. */
+function isDatabaseError(err: unknown): err is Error {
+  return err instanceof Error && typeof (err as { severity?: unknown }).severity === 'string' && typeof (err as { code?: unknown }).code === 'string';
+}
+
 /** Runs the CLI and sets the exit code: 0 fine, 1 failure, 2 usage error. */
 export function run(argv: string[]): Promise<void> {
   // `fathom chunk … --json | head` closes the pipe early: that is not an error.
@@ -529,7 +589,7 @@ export function run(argv: string[]): Promise<void> {
       process.exitCode = code;
     },
     (err: unknown) => {
-      if (err instanceof StoreLockedError || err instanceof StoreWriteError) {
+      if (err instanceof StoreLockedError || err instanceof StoreWriteError || err instanceof PgStoreError || isDatabaseError(err)) {
         process.stderr.write(`fathom: ${err.message}\n`);
         process.exitCode = 1;
       } else if (err instanceof UsageError) {

@@ -52,6 +52,8 @@ export interface Embedder {
    * row-major matrix `data` ([rows, dims]). The vector store uses it for exact top-k when present.
    */
   scoreRows?(data: Float32Array, rows: number, query: Float32Array): Promise<Float32Array>;
+  /** Optional fast kernel: [rowsA, d] × [d, colsB] → [rowsA, colsB] (builds the ANN index). */
+  matmul?(a: Float32Array, rowsA: number, bT: Float32Array, colsB: number, d: number): Promise<Float32Array>;
   dispose(): Promise<void>;
 }
 
@@ -286,6 +288,16 @@ export class TransformersEmbedder implements Embedder {
     const m = new Tensor('float32', data.length === rows * dims ? data : data.subarray(0, rows * dims), [rows, dims]);
     const out = await matmul(m, new Tensor('float32', query, [dims, 1]));
     if (!(out.data instanceof Float32Array) || out.data.length !== rows) throw new Error('scoreRows: MatMul gave no float32 [rows, 1] output');
+    return out.data;
+  }
+
+  /** [rowsA, d] × [d, colsB] through ONNX Runtime's MatMul: the ANN index's k-means. */
+  async matmul(a: Float32Array, rowsA: number, bT: Float32Array, colsB: number, d: number): Promise<Float32Array> {
+    if (a.length < rowsA * d || bT.length < d * colsB) throw new Error('matmul: the matrices are smaller than their shapes');
+    if (!rowsA || !colsB) return new Float32Array(rowsA * colsB);
+    const { Tensor, matmul } = this.lib;
+    const out = await matmul(new Tensor('float32', a.length === rowsA * d ? a : a.subarray(0, rowsA * d), [rowsA, d]), new Tensor('float32', bT.length === d * colsB ? bT : bT.subarray(0, d * colsB), [d, colsB]));
+    if (!(out.data instanceof Float32Array) || out.data.length !== rowsA * colsB) throw new Error('matmul: MatMul gave no float32 [rowsA, colsB] output');
     return out.data;
   }
 

@@ -86,7 +86,16 @@ export interface EngineOptions {
    * src/index/embedOrder.ts) or `walk` (the walk's order, hints ignored: the benchmark's baseline).
    */
   embedOrder?: 'tiered' | 'walk';
+  /**
+   * Dense search past exact scan: from `annMinRows` vectors on (default 200,000), the IVF index
+   * (src/index/ivf.ts) opening `probe` lists (default `probeFor(lists)`) answers instead of the exact
+   * scan. Chosen by bench/dense.ts.
+   */
+  dense?: { annMinRows?: number; probe?: number };
 }
+
+/** Below this many vectors the exact scan answers (about 10 ms at 100k on 2 cores with MatMul). */
+export const ANN_MIN_ROWS = 200_000;
 
 /** `needle` occurs in `hay` with no letter or digit right before or after it. */
 function containsWord(hay: string, needle: string): boolean {
@@ -145,6 +154,11 @@ export class Engine {
     return Math.max(4096, this.byChunkId.size >> 1);
   }
 
+  readonly annMinRows: number;
+  /** Lists opened per ANN query; default `probeFor(lists)`. */
+  readonly annProbe: number | undefined;
+  private annBuilding: Promise<void> | undefined;
+
   /** Bumped by every change to chunks, files or vectors: what tells a caller to save. */
   revision = 0;
 
@@ -154,6 +168,8 @@ export class Engine {
     this.walkOrder = options.embedOrder === 'walk';
     this.noEmbedderReason = options.embedder ? undefined : (options.noEmbedderReason ?? 'no embedding model configured');
     if (this.embedder) this.vectors = new VectorStore(this.embedder.dims);
+    this.annMinRows = options.dense?.annMinRows ?? ANN_MIN_ROWS;
+    this.annProbe = options.dense?.probe;
   }
 
   get chunkCount(): number {
@@ -489,6 +505,14 @@ export class Engine {
   /** Exact dense top-k: the embedder's BLAS kernel when it has one (and it works), else the JS scan. */
   private async denseTop(qv: Float32Array, k: number, filter?: (docId: number) => boolean): Promise<Array<{ docId: number; score: number }>> {
     const vectors = this.vectors!;
+    if (vectors.count >= this.annMinRows) {
+      // the build takes seconds to minutes at 1M rows: queries meanwhile get the exact scan
+      if (!vectors.ann || vectors.ann.stale) void this.prepareAnn().catch(() => undefined);
+      else {
+        const kernel = this.embedder?.scoreRows && !this.kernelFailed ? this.embedder.scoreRows.bind(this.embedder) : undefined;
+        return vectors.annSearch(qv, k, { probe: this.annProbe, filter, kernel });
+      }
+    }
     if (this.embedder?.scoreRows && !this.kernelFailed) {
       const { data, rows } = vectors.matrix();
       try {
@@ -498,6 +522,24 @@ export class Engine {
       }
     }
     return vectors.search(qv, k, filter);
+  }
+
+  /**
+   * Builds the IVF index when there are enough vectors and it is missing or stale (rows grew by
+   * half since its build); one build at a time. A dense search starts it without waiting (and
+   * scans exactly until it is done); an indexer may await it after embedding.
+   */
+  async prepareAnn(): Promise<void> {
+    const vectors = this.vectors;
+    if (!vectors || vectors.count < this.annMinRows || (vectors.ann && !vectors.ann.stale)) return;
+    if (!this.annBuilding) {
+      const matmul = this.embedder?.matmul?.bind(this.embedder);
+      this.annBuilding = vectors
+        .buildAnn({ matmul })
+        .then(() => undefined)
+        .finally(() => (this.annBuilding = undefined));
+    }
+    await this.annBuilding;
   }
 
   /** The chunk of `path` that holds 1-based `line` (the innermost, for nested code blocks). */

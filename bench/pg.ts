@@ -1,0 +1,122 @@
+/**
+ * The PostgreSQL team index next to the local engine, on the same folder, in one run.
+ *
+ *   node --import tsx bench/pg.ts                    # 10k chunks, hybrid
+ *   node --max-old-space-size=8000 --import tsx bench/pg.ts --chunks 10000,100000 --no-dense
+ *
+ * The folder: JS/TS/Markdown files of npm packages installed with the project (not the dev
+ * corpus), copied into a temp folder until the local engine holds `--chunks` chunks. The database:
+ * PGlite (PostgreSQL in WASM, with pgvector) in-process — a real server would do the same SQL
+ * with more cores. Vectors: a 384-dimension bag of character trigrams (cheap and shaped by the
+ * text; the cost model would take hours for 100k chunks), the same for both sides, so dense
+ * agreement compares pgvector's HNSW with the local exact scan on identical vectors.
+ *
+ * Prints: index time (local indexFolder vs pushFolder), search p50/p95 per mode, and agreement on
+ * mined queries: overlap@10 of the result lists and the share with the same first hit.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { hash } from './rng';
+import { mineGold } from '../src/eval/mine';
+import type { Embedder } from '../src/index/embedder';
+import { Engine, type SearchHit, type SearchMode } from '../src/index/engine';
+import { pgSearch, pushFolder } from '../src/index/pgstore';
+import { walkFiles } from '../src/workspace/files';
+
+const ROOT = path.join(__dirname, '..');
+const log = (s: string) => process.stderr.write(`${s}\n`);
+
+function trigramEmbedder(dims = 384): Embedder {
+  return {
+    id: `trigram-${dims}`,
+    dims,
+    async embed(texts: string[]) {
+      return texts.map((t) => {
+        const v = new Float32Array(dims);
+        const s = t.toLowerCase();
+        for (let i = 0; i + 3 <= s.length; i++) v[(s.charCodeAt(i) * 961 + s.charCodeAt(i + 1) * 31 + s.charCodeAt(i + 2)) % dims] += 1;
+        let n = 0;
+        for (const x of v) n += x * x;
+        n = Math.sqrt(n) || 1;
+        for (let i = 0; i < dims; i++) v[i] /= n;
+        return v;
+      });
+    },
+    async dispose() {},
+  };
+}
+
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+const key = (h: SearchHit) => `${h.chunk.path}:${h.chunk.start.line}`;
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const at = (f: string) => (argv.includes(f) ? argv[argv.indexOf(f) + 1] : undefined);
+  const targets = (at('--chunks') ?? '10000').split(',').map(Number);
+  const dense = !argv.includes('--no-dense');
+  const nq = Number(at('--queries') ?? 100);
+  const sources = walkFiles(path.join(ROOT, 'node_modules'))
+    .filter((f) => /\.(m?js|ts|md)$/.test(f.rel) && !/\.min\.|\.d\.ts$|dist\/.*\.(cjs|mjs)$/.test(f.rel) && f.size < 100_000)
+    .sort((a, b) => hash(a.rel) - hash(b.rel));
+  const rows: string[] = [];
+  for (const target of targets) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-pgbench-'));
+    const embedder = dense ? trigramEmbedder() : undefined;
+    const local = new Engine({ embedder });
+    // copy files until the local engine reaches the target
+    let used = 0;
+    for (const f of sources) {
+      if (local.chunkCount >= target) break;
+      const to = path.join(dir, f.rel);
+      fs.mkdirSync(path.dirname(to), { recursive: true });
+      fs.copyFileSync(f.abs, to);
+      local.updateFile(f.rel, fs.readFileSync(to), { size: f.size, mtimeMs: 0 });
+      used++;
+    }
+    // the timed local index: a fresh engine from disk
+    const fresh = new Engine({ embedder });
+    let t0 = performance.now();
+    for await (const _ of fresh.indexFolder(dir)) void _;
+    const localS = (performance.now() - t0) / 1000;
+    log(`${target}: ${used} files, ${fresh.chunkCount} chunks; local index ${localS.toFixed(1)} s`);
+    const db = await PGlite.create({ extensions: { vector } });
+    t0 = performance.now();
+    const pushed = await pushFolder(db, dir, { embedder });
+    const pgS = (performance.now() - t0) / 1000;
+    log(`  pushed in ${pgS.toFixed(1)} s: ${JSON.stringify(pushed)}`);
+    const gold = mineGold(fresh).slice(0, nq);
+    const modes: SearchMode[] = dense ? ['keyword', 'dense', 'hybrid'] : ['keyword'];
+    for (const mode of modes) {
+      const lt: number[] = [];
+      const rt: number[] = [];
+      let overlap = 0;
+      let top1 = 0;
+      for (const g of gold) {
+        let t = performance.now();
+        const a = await fresh.search(g.query, { k: 10, mode });
+        lt.push(performance.now() - t);
+        t = performance.now();
+        const b = await pgSearch(db, g.query, { k: 10, mode, embedder });
+        rt.push(performance.now() - t);
+        const la = new Set(a.map(key));
+        overlap += b.filter((h) => la.has(key(h))).length / Math.max(1, a.length);
+        if (a[0] && b[0] && key(a[0]) === key(b[0])) top1++;
+      }
+      rows.push(
+        `${String(fresh.chunkCount).padEnd(8)} ${mode.padEnd(8)} local ${localS.toFixed(1).padStart(6)} s  pg ${pgS.toFixed(1).padStart(6)} s   local p50/p95 ${pct(lt, 50).toFixed(2)} / ${pct(lt, 95).toFixed(2)} ms   pg p50/p95 ${pct(rt, 50).toFixed(2)} / ${pct(rt, 95).toFixed(2)} ms   overlap@10 ${(overlap / gold.length).toFixed(3)}  same top-1 ${(top1 / gold.length).toFixed(3)}  (${gold.length} queries)`,
+      );
+      log(rows[rows.length - 1]);
+    }
+    await db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  process.stdout.write(`\nPOSTGRESQL (PGlite in-process) vs LOCAL, same folder and vectors\n${rows.join('\n')}\npeak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});
