@@ -178,6 +178,8 @@ results.addEventListener('keydown', (ev) => {
 
 $('fathom-cancel').addEventListener('click', () => vscode.postMessage({ type: 'cancelIndex' }));
 $('fathom-pause').addEventListener('click', () => vscode.postMessage({ type: indexState?.paused ? 'resume' : 'pause' }));
+$('fathom-model-download').addEventListener('click', () => vscode.postMessage({ type: 'modelAction', action: 'download' }));
+$('fathom-model-local').addEventListener('click', () => vscode.postMessage({ type: 'modelAction', action: 'local' }));
 
 function renderState(s: ViewIndexState): void {
   indexState = s;
@@ -197,8 +199,10 @@ function renderState(s: ViewIndexState): void {
   $('fathom-progress-bar').style.width = `${s.percent ?? 0}%`;
   const warn = $('fathom-warning');
   warn.hidden = !s.warning;
-  warn.title = s.warning ?? '';
+  warn.title = s.warningDetail ?? s.warning ?? '';
   $('fathom-warning-text').textContent = s.warning ?? '';
+  $<HTMLButtonElement>('fathom-model-download').hidden = !s.modelActions;
+  $<HTMLButtonElement>('fathom-model-local').hidden = !s.modelActions;
 }
 
 function renderHit(h: ViewHit, index: number, extra?: { locale: string; path: string }): HTMLElement {

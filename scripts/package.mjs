@@ -15,7 +15,13 @@
 //   - the project's .vscodeignore, which drops sources, type declarations and browser builds.
 // Then `vsce package --target <platform>` in the staging folder, and a size report.
 //
-// Usage: node scripts/package.mjs [--out FILE] [--no-build] [--quiet]
+// With `--model DIR`, the VSIX also carries an embedding model under models/<name>/ (name: the
+// folder's, or `--model-name`): the files transformers.js needs for the q8 model — config.json,
+// tokenizer.json, tokenizer_config.json, special_tokens_map.json when present, and
+// onnx/model_quantized.onnx (the fp32 onnx/model.onnx is left out). The extension uses a bundled
+// model with no setting at all (src/ui/settings.ts `bundledModel`).
+//
+// Usage: node scripts/package.mjs [--out FILE] [--no-build] [--quiet] [--model DIR [--model-name NAME]]
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -27,6 +33,7 @@ const args = process.argv.slice(2);
 const flag = (name) => args.includes(name);
 const option = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
 const quiet = flag('--quiet');
+const fail = (msg) => { process.stderr.write(`[package] error: ${msg}\n`); process.exit(2); };
 const say = (msg) => { if (!quiet) process.stderr.write(`[package] ${msg}\n`); };
 
 /** Packages that dist/ requires at run time (esbuild.mjs `external`, minus vscode). */
@@ -101,6 +108,26 @@ function closure(names) {
   return seen;
 }
 
+/** The files of a bundled model (relative to its folder); `required` ones must be there. */
+const MODEL_FILES = [
+  { rel: 'config.json', required: true },
+  { rel: 'tokenizer.json', required: true },
+  { rel: 'tokenizer_config.json', required: true },
+  { rel: 'special_tokens_map.json', required: false },
+  { rel: 'onnx/model_quantized.onnx', required: true },
+];
+const modelDir = option('--model');
+if (args.includes('--model') && (!modelDir || modelDir.startsWith('--'))) fail('--model needs a folder');
+let model;
+if (modelDir) {
+  const dir = path.resolve(modelDir);
+  const name = option('--model-name') ?? path.basename(dir);
+  if (!/^[\w.-]+$/.test(name)) fail(`--model-name ${JSON.stringify(name)}: letters, digits, ".", "-" and "_" only`);
+  const missing = MODEL_FILES.filter((f) => f.required && !fs.existsSync(path.join(dir, f.rel))).map((f) => f.rel);
+  if (missing.length) fail(`--model ${dir} is not a model folder: ${missing.join(', ')} missing (needs ${MODEL_FILES.filter((f) => f.required).map((f) => f.rel).join(', ')})`);
+  model = { dir, name };
+}
+
 const platform = `${process.platform}-${process.arch}`;
 const target = VSCE_TARGETS[platform];
 const started = Date.now();
@@ -126,6 +153,18 @@ fs.writeFileSync(path.join(stage, 'package.json'), `${JSON.stringify(stagedManif
 linkTree(path.join(root, 'dist'), path.join(stage, 'dist'), (r) => r.endsWith('.map'));
 for (const dir of ['resources', 'media']) {
   if (fs.existsSync(path.join(root, dir))) linkTree(path.join(root, dir), path.join(stage, dir));
+}
+if (model) {
+  let bytes = 0;
+  for (const f of MODEL_FILES) {
+    const src = path.join(model.dir, f.rel);
+    if (!fs.existsSync(src)) continue;
+    const dest = path.join(stage, 'models', model.name, f.rel);
+    fs.mkdirSync(path.dirname(dest), { recursive: true });
+    try { fs.linkSync(src, dest); } catch { fs.copyFileSync(src, dest); }
+    bytes += fs.statSync(src).size;
+  }
+  say(`bundled the model ${model.name} (${(bytes / 1e6).toFixed(1)} MB) from ${model.dir} as models/${model.name}/`);
 }
 for (const f of ['README.md', 'LICENSE', 'CHANGELOG.md', '.vscodeignore']) {
   if (fs.existsSync(path.join(root, f))) fs.copyFileSync(path.join(root, f), path.join(stage, f));

@@ -40,9 +40,15 @@ if ((${#missing[@]})); then
     command -v sudo >/dev/null || die "missing Debian packages: ${missing[*]}; run as root or install them: apt-get install -y ${missing[*]}"
     SUDO=(sudo)
   fi
-  log "installing Debian packages: ${missing[*]}"
-  "${SUDO[@]}" apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq "${missing[@]}" >&2
+  # apt-get's and dpkg's chatter ("Selecting…", "Unpacking…", "Setting up…") goes to a log
+  # file; its tail is shown only if the install fails.
+  mkdir -p "$CACHE"
+  APT_LOG="$CACHE/apt-get.log"
+  log "installing Debian packages: ${missing[*]} (output: $APT_LOG)"
+  if ! { "${SUDO[@]}" apt-get update -qq && DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq "${missing[@]}"; } >"$APT_LOG" 2>&1; then
+    tail -n 30 "$APT_LOG" >&2
+    die "apt-get could not install ${missing[*]} (the whole output: $APT_LOG)"
+  fi
 fi
 command -v rg >/dev/null || die "ripgrep (rg) not found after installing Debian's ripgrep"
 [[ -x /usr/bin/chromium ]] || die "/usr/bin/chromium not found after installing Debian's chromium"

@@ -7,7 +7,9 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { watchEmbedHints } from './commands/embedHints';
 import { findSimilar } from './commands/findSimilar';
+import { ModelPrompt, openModelSettings } from './commands/modelPrompt';
 import { registerI18n } from './commands/i18n';
 import { registerI18nDiagnostics } from './commands/i18nDiagnostics';
 import { FILES_SCHEME, IndexedFilesProvider, showIndexedFiles } from './commands/indexedFiles';
@@ -18,6 +20,7 @@ import { statusMenu } from './commands/statusMenu';
 import { WorkspaceIndex } from './commands/workspaceIndex';
 import { IndexClient } from './service/client';
 import { HostTimings } from './ui/perf';
+import { bundledModel } from './ui/settings';
 import { SearchController } from './ui/searchController';
 import { IndexTracker, throttle } from './ui/tracker';
 import { SearchViewProvider, SEARCH_VIEW_ID } from './views/searchView';
@@ -35,13 +38,17 @@ export function activate(context: vscode.ExtensionContext): void {
   const tracker = new IndexTracker();
   const statusBar = new StatusBar('fathom.statusMenu');
   const view = new SearchViewProvider(context.extensionUri, (m) => log.warn(m), (what, fn) => timings.timed(what, fn));
-  const index = new WorkspaceIndex({
+  const prompt: ModelPrompt = new ModelPrompt(context.globalState, () => index, log);
+  const index: WorkspaceIndex = new WorkspaceIndex({
     client: c,
     log,
     tracker,
     timings,
     storeRoot: path.join((context.storageUri ?? vscode.Uri.joinPath(context.globalStorageUri, 'no-workspace')).fsPath, 'index'),
     cacheDir: path.join(context.globalStorageUri.fsPath, 'models'),
+    bundledModelPath: bundledModel(context.extensionPath),
+    modelChoice: () => prompt.choice,
+    onModelState: (advice) => prompt.onModelState(advice),
   });
   const controller = new SearchController({
     search: (q, o) => c.search(q, { ...o, roots: index.roots }),
@@ -51,6 +58,7 @@ export function activate(context: vscode.ExtensionContext): void {
     cancelIndex: () => index.cancel(),
     pause: () => void c.pause(),
     resume: () => void c.resume(),
+    modelAction: (a) => void prompt.run(a),
     log: (level, m) => log[level](m),
     folderName: (root) => (index.roots.length > 1 ? index.folderName(root) : undefined),
     options: () => ({ k: index.searchSettings.maxResults, rrfK: index.searchSettings.rrfK }),
@@ -60,6 +68,7 @@ export function activate(context: vscode.ExtensionContext): void {
     onFirstResults: (ms, q) => log.info(`first search results: ${Math.round(timings.sinceActivation())} ms after activation (the search took ${Math.round(ms)} ms, ${q.length}-character query)`),
   });
   view.controller = controller;
+  const hints = watchEmbedHints({ client: c, roots: () => index.roots, folderOf: (u) => index.folderOf(u), log: (m) => log.warn(m) });
   const refresh = throttle(() => void controller.refresh(), 1500);
   let pausedContext: boolean | undefined;
   const filesProvider = new IndexedFilesProvider();
@@ -93,7 +102,13 @@ export function activate(context: vscode.ExtensionContext): void {
     ),
     tracker.onContentChange(() => refresh()),
     { dispose: () => refresh.cancel() },
-    c.onStatus(timings.wrap('status', (s) => tracker.setStatus(s))),
+    hints,
+    c.onStatus(
+      timings.wrap('status', (s) => {
+        tracker.setStatus(s);
+        hints.poke(); // a folder opened: its hint goes out
+      }),
+    ),
     c.onProgress(
       timings.wrap('progress', (e) => {
         timings.markStallWindow();
@@ -102,6 +117,7 @@ export function activate(context: vscode.ExtensionContext): void {
     ),
     c.onLog((e) => log[e.level](e.root ? `${path.basename(e.root)}: ${e.message}` : e.message)),
     c.onCrash((e) => {
+      hints.resend();
       log.error(e.message + (e.restartInMs !== undefined ? ` — restarting in ${e.restartInMs} ms` : ''));
       if (e.gaveUp) void vscode.window.showErrorMessage(`Fathom stopped: ${e.message}`, 'Show Log').then((a) => a && log.show());
     }),
@@ -120,9 +136,10 @@ export function activate(context: vscode.ExtensionContext): void {
     command('fathom.cancelIndexing', () => index.cancel()),
     command('fathom.showIndexedFiles', () => showIndexedFiles(c, folders(), filesProvider)),
     command('fathom.showLog', () => log.show()),
-    command('fathom.statusMenu', () =>
-      statusMenu({ paused: !!tracker.status?.paused, indexing: tracker.indexing, keywordOnly: !tracker.status?.model, downloadOff: !index.searchSettings.allowDownload }),
-    ),
+    command('fathom.statusMenu', () => statusMenu({ paused: !!tracker.status?.paused, indexing: tracker.indexing, keywordOnly: !tracker.status?.model, modelActions: !!tracker.model().modelActions })),
+    command('fathom.downloadModel', () => prompt.run('download')),
+    command('fathom.useLocalModel', () => prompt.run('local')),
+    command('fathom.modelSettings', () => openModelSettings(log)),
     command('fathom.chunkActiveFile', () => chunkActiveFile(c, log)),
     registerI18n({ client: c, folderOf: (u) => index.folderOf(u), log, command }),
     registerI18nDiagnostics({ client: c, folderOf: (u) => index.folderOf(u), log, command }),

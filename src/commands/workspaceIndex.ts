@@ -15,7 +15,7 @@ import { CancelledError, type IndexClient } from '../service/client';
 import type { IndexResult } from '../service/protocol';
 import { EventBatcher, mergeBatch, notNoise, type FolderBatch } from '../ui/batcher';
 import type { HostTimings } from '../ui/perf';
-import { initOptionsOf, keywordOnlyAdvice, localModelPathOf, needsReinit, type FathomSettings } from '../ui/settings';
+import { initOptionsOf, keywordOnlyAdvice, localModelPathOf, needsReinit, type FathomSettings, type KeywordOnlyAdvice, type ModelChoice } from '../ui/settings';
 import type { IndexTracker } from '../ui/tracker';
 import { folderSelection, readFathomSettings } from './settings';
 
@@ -31,6 +31,12 @@ export interface IndexEnv {
   storeRoot: string;
   /** The model cache (global storage). */
   cacheDir: string;
+  /** A model folder inside the extension (a VSIX packed with `--model`), used with no setting. */
+  bundledModelPath?: string;
+  /** What the user chose when asked for the model (global state). */
+  modelChoice?: () => ModelChoice | undefined;
+  /** After each `init`: keyword-only (with the advice) or not (undefined). */
+  onModelState?: (advice: KeywordOnlyAdvice | undefined) => void;
 }
 
 const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -169,19 +175,36 @@ export class WorkspaceIndex implements vscode.Disposable {
     this.foldersChanged({ added: vscode.workspace.workspaceFolders ?? [], removed: [] });
   }
 
-  private async init(): Promise<void> {
+  private loaded = false;
+
+  /** The last configuration loaded a model (search is hybrid). */
+  get modelLoaded(): boolean {
+    return this.loaded;
+  }
+
+  /** Is a model folder bundled with the extension? */
+  get hasBundledModel(): boolean {
+    return !!this.env.bundledModelPath;
+  }
+
+  private async init(signal?: AbortSignal): Promise<void> {
     const first = vscode.workspace.workspaceFolders?.[0];
     this.settings = readFathomSettings(first?.uri);
     if (!vscode.workspace.isTrusted) this.env.log.info('restricted mode: model settings are taken from user settings only (the workspace is not trusted)');
     const pathEnv = { localPathBase: first?.uri.scheme === 'file' ? first.uri.fsPath : undefined, trusted: vscode.workspace.isTrusted };
     const modelPath = localModelPathOf(this.settings, pathEnv);
     if (modelPath.note) this.env.log.warn(modelPath.note);
-    const options = initOptionsOf(this.settings, { cacheDir: this.env.cacheDir, ...pathEnv });
-    this.env.log.info(`model: ${options.embedder ? `${options.embedder.model}${options.embedder.localModelPath ? ` from ${options.embedder.localModelPath}` : ''}, downloads ${options.embedder.allowDownload ? 'allowed' : 'off'}, cache ${this.env.cacheDir}` : 'off (fathom.search.dense is false)'}`);
-    const st = await this.env.client.init(options);
-    this.env.tracker.setAdvice(keywordOnlyAdvice(st.keywordOnlyReason, this.settings));
+    const downloadChosen = this.env.modelChoice?.() === 'download';
+    const options = initOptionsOf(this.settings, { cacheDir: this.env.cacheDir, ...pathEnv, bundledModelPath: this.env.bundledModelPath, downloadChosen });
+    const bundled = !!options.embedder && !!this.env.bundledModelPath && options.embedder.localModelPath === this.env.bundledModelPath;
+    this.env.log.info(`model: ${options.embedder ? `${options.embedder.model}${options.embedder.localModelPath ? ` from ${options.embedder.localModelPath}${bundled ? ' (bundled with the extension)' : ''}` : ''}, downloads ${options.embedder.allowDownload ? 'allowed' : 'off'}, cache ${this.env.cacheDir}` : 'off (fathom.search.dense is false)'}`);
+    const st = await this.env.client.init(options, signal);
+    this.loaded = !st.keywordOnlyReason;
+    const advice = keywordOnlyAdvice(st.keywordOnlyReason, this.settings, { downloadChosen });
+    this.env.tracker.setAdvice(advice);
     if (st.keywordOnlyReason) this.env.log.warn(`searching keyword-only: ${st.keywordOnlyReason}`);
     else this.env.log.info(`embedding with ${st.model}`);
+    this.env.onModelState?.(advice);
   }
 
   private foldersChanged(e: { added: readonly vscode.WorkspaceFolder[]; removed: readonly vscode.WorkspaceFolder[] }): void {
@@ -260,14 +283,19 @@ export class WorkspaceIndex implements vscode.Disposable {
     await this.restart(false);
   }
 
-  /** Re-configures the worker (it closes every folder) and indexes again; `fresh` deletes the stores first. */
-  async restart(fresh: boolean): Promise<void> {
+  /**
+   * Re-configures the worker (it closes every folder) and indexes again; `fresh` deletes the
+   * stores first. `signal` aborts the configuration (a model download): false then, and the
+   * folders are not re-indexed until the next restart.
+   */
+  async restart(fresh: boolean, signal?: AbortSignal): Promise<boolean> {
     for (const ix of this.indexers.values()) ix.cancel();
     try {
-      await this.init();
+      await this.init(signal);
     } catch (e) {
-      this.env.log.error(`could not configure the worker: ${errText(e)}`);
-      return;
+      if (e instanceof CancelledError) this.env.log.info('configuring the model was cancelled');
+      else this.env.log.error(`could not configure the worker: ${errText(e)}`);
+      return false;
     }
     if (fresh) {
       for (const ix of this.indexers.values()) {
@@ -279,6 +307,7 @@ export class WorkspaceIndex implements vscode.Disposable {
       }
     }
     await Promise.all([...this.indexers.values()].map((ix) => ix.index()));
+    return true;
   }
 
   cancel(): void {

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type ResolvedOptions } from '../chunkers/index';
 import type { Chunk, ChunkOptions } from '../chunkers/types';
 import { embedText, type Embedder } from './embedder';
+import { EmbedQueue, embedTier, HINTED_TIER } from './embedOrder';
 import type { FileSelection, WalkProblem } from '../workspace/files';
 import { NodeFileSource, type FileContent, type FileNotRead, type FileSource, type FileStat, type SourceFile } from '../workspace/source';
 import { diversify, type DiversifyOptions } from './diversify';
@@ -92,6 +93,11 @@ export interface EngineOptions {
   /** Why there is no embedder (shown to the user); the engine then works keyword-only. */
   noEmbedderReason?: string;
   /**
+   * The embedding order: `tiered` (default: hinted files, code, docs/tests, locales/fixtures,
+   * src/index/embedOrder.ts) or `walk` (the walk's order, hints ignored: the benchmark's baseline).
+   */
+  embedOrder?: 'tiered' | 'walk';
+  /**
    * Dense search past exact scan: from `annMinRows` vectors on (default 200,000), the IVF index
    * (src/index/ivf.ts) opening `probe` lists (default `probeFor(lists)`) answers instead of the exact
    * scan. Chosen by bench/dense.ts.
@@ -156,6 +162,7 @@ export class Engine {
   readonly chunkOptions: ResolvedOptions;
   embedder: Embedder | undefined;
   noEmbedderReason: string | undefined;
+  private readonly walkOrder: boolean;
   /**
    * Vectors of removed chunks by hash of their embedded text (copies: their rows get reused),
    * so that an edit undone or a file renamed (removed, then added) costs no embedding. Oldest
@@ -166,7 +173,11 @@ export class Engine {
   private readonly liveByHash = new Map<string, number>();
   /** Hash of each live chunk's embedded text, by docId. */
   private readonly textHash: string[] = [];
-  private readonly pendingEmbed = new Set<number>();
+  /** Chunks waiting for a vector, in embedding order (src/index/embedOrder.ts). */
+  private readonly pendingEmbed = new EmbedQueue();
+  /** Files the editor wants embedded first (open, visible, recently edited), most wanted first. */
+  private hinted: string[] = [];
+  private readonly hintedSet = new Set<string>();
   private readonly byChunkId = new Map<string, number>();
   private free: number[] = [];
   /** What the folder's i18n index told (setI18n). */
@@ -189,6 +200,7 @@ export class Engine {
   constructor(options: EngineOptions = {}) {
     this.chunkOptions = resolveOptions(options.chunk ?? {});
     this.embedder = options.embedder;
+    this.walkOrder = options.embedOrder === 'walk';
     this.noEmbedderReason = options.embedder ? undefined : (options.noEmbedderReason ?? 'no embedding model configured');
     if (this.embedder) this.vectors = new VectorStore(this.embedder.dims);
     this.annMinRows = options.dense?.annMinRows ?? ANN_MIN_ROWS;
@@ -225,15 +237,50 @@ export class Engine {
     this.chunks.length = 0;
     this.byChunkId.clear();
     this.free = [];
+    this.files.clear();
+    for (const rec of catalog) this.files.set(rec.path, rec);
     chunks.forEach((c, docId) => {
       this.chunks[docId] = c ?? undefined;
       if (c) {
         this.byChunkId.set(c.id, docId);
-        if (this.vectors) this.pendingEmbed.add(docId);
+        if (this.vectors) this.pendingEmbed.add(docId, this.tierOf(c));
       } else this.free.push(docId);
     });
-    this.files.clear();
-    for (const rec of catalog) this.files.set(rec.path, rec);
+  }
+
+  /** Where a chunk goes in the embedding queue: hinted files first, locale files and fixtures last. */
+  private tierOf(c: Chunk, category = this.files.get(c.path)?.category): number {
+    if (this.walkOrder) return 1;
+    return this.hintedSet.has(c.path) ? HINTED_TIER : embedTier(c.path, c.language, category);
+  }
+
+  /**
+   * The files to embed first (workspace-relative, most wanted first): the open and visible
+   * editors, the recently edited files. Replaces the previous hint; their waiting chunks move
+   * to the front of the queue, the previous hint's go back to their own tier.
+   */
+  setPriority(paths: readonly string[]): void {
+    if (this.walkOrder) return;
+    const next = [...new Set(paths)].slice(0, 200);
+    const old = this.hinted;
+    this.hinted = next;
+    this.hintedSet.clear();
+    for (const p of next) this.hintedSet.add(p);
+    for (const p of old) {
+      if (this.hintedSet.has(p)) continue;
+      for (const id of this.files.get(p)?.docIds ?? []) if (this.chunks[id]) this.pendingEmbed.move(id, this.tierOf(this.chunks[id]!));
+    }
+    for (const p of next) for (const id of this.files.get(p)?.docIds ?? []) this.pendingEmbed.move(id, HINTED_TIER);
+  }
+
+  /** The files hinted by `setPriority`, most wanted first. */
+  get priority(): readonly string[] {
+    return this.hinted;
+  }
+
+  /** Chunks waiting for a vector per tier (hinted, code, docs/config/tests, locales/fixtures). */
+  pendingByTier(): number[] {
+    return this.pendingEmbed.counts();
   }
 
   /** Restores stored vectors; chunks without one stay pending. */
@@ -248,7 +295,7 @@ export class Engine {
     }
   }
 
-  private addChunk(chunk: Chunk): number {
+  private addChunk(chunk: Chunk, category?: string): number {
     this.revision++;
     const docId = this.free.length ? this.free.pop()! : this.chunks.length;
     this.byChunkId.set(chunk.id, docId);
@@ -263,7 +310,7 @@ export class Engine {
       if (known) {
         this.vectors.set(docId, known);
         this.liveByHash.set(h, docId);
-      } else this.pendingEmbed.add(docId);
+      } else this.pendingEmbed.add(docId, this.tierOf(chunk, category));
     }
     return docId;
   }
@@ -381,7 +428,7 @@ export class Engine {
       if (result.fallback) rec.fallback = result.fallback;
       rec.warnings = result.warnings;
       if (decoded.replaced) rec.warnings.push(`invalid UTF-8: decoded with ${decoded.replaced} replacement character(s)`);
-      for (const c of withoutTwinCodeBlocks(result.chunks)) rec.docIds.push(this.addChunk(c));
+      for (const c of withoutTwinCodeBlocks(result.chunks)) rec.docIds.push(this.addChunk(c, result.category));
     }
     this.files.set(rel, rec);
     return true;
@@ -476,7 +523,7 @@ export class Engine {
     const batch = 32;
     while (this.pendingEmbed.size) {
       signal?.throwIfAborted();
-      const ids = [...this.pendingEmbed].slice(0, batch);
+      const ids = this.pendingEmbed.take(batch);
       const texts = ids.map((id) => embedText(this.chunks[id]!));
       const vecs = await embedder.embed(texts, signal);
       ids.forEach((id, i) => {

@@ -286,9 +286,9 @@ export class IndexClient {
   }
 
   /** Configures chunking and embedding (remembered and re-sent after a crash). */
-  init(options: WorkerInitOptions): Promise<WorkerStatus> {
+  init(options: WorkerInitOptions, signal?: AbortSignal): Promise<WorkerStatus> {
     this.initOptions = options;
-    return this.request('init', { options });
+    return this.request('init', { options }, signal);
   }
 
   /** Opens and indexes `root` (store in `storeDir`); remembered and re-sent after a crash. */
@@ -308,6 +308,11 @@ export class IndexClient {
 
   remove(root: string, paths: string[]): Promise<UpdateResult> {
     return this.request('remove', { root, paths });
+  }
+
+  /** Embed these files of `root` first (open and recently edited editors, most wanted first). */
+  prioritize(root: string, paths: string[]): Promise<{ pendingVectors: number }> {
+    return this.request('prioritize', { root, paths });
   }
 
   /**

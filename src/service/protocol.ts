@@ -145,6 +145,19 @@ export interface RemoveRequest {
 }
 
 /**
+ * Client → worker: embed these files of `root` first — the open, visible and recently edited
+ * editors, workspace-relative with `/`, most wanted first (at most 200 are kept). Replaces the
+ * folder's previous hint; kept for a folder not open yet and applied when it opens. Answered by
+ * the folder's `pendingVectors` (0 when it is not open).
+ */
+export interface PrioritizeRequest {
+  type: 'prioritize';
+  id: number;
+  root: string;
+  paths: string[];
+}
+
+/**
  * Client → worker: the folder `root` left the workspace. Its session stops background
  * embedding, saves, releases the store's lock and is forgotten (a later `index` opens it
  * again; the client no longer replays its `index` after a restart). Answered by
@@ -307,6 +320,7 @@ export type Request =
   | IndexRequest
   | UpdateRequest
   | RemoveRequest
+  | PrioritizeRequest
   | CloseRequest
   | SearchRequest
   | SimilarRequest
@@ -365,6 +379,7 @@ export interface ResultMap {
   index: IndexResult;
   update: UpdateResult;
   remove: UpdateResult;
+  prioritize: { pendingVectors: number };
   close: { closed: boolean };
   search: WorkerHit[];
   similar: WorkerHit[];

@@ -58,6 +58,8 @@ export class WorkerState {
   private initializing: Promise<void> = Promise.resolve();
   /** Folders being opened (locked and loaded): searches wait for them. */
   private readonly opening = new Set<Promise<unknown>>();
+  /** The editor's last "embed these first" hint per root (applied when the folder opens). */
+  private readonly hints = new Map<string, string[]>();
 
   constructor(private readonly post: (m: WorkerMessage) => void) {}
 
@@ -108,7 +110,7 @@ export class WorkerState {
         await prepareLanguagesFor([req.path]); // tree-sitter grammars load once, when first needed
         return chunkFile(req.path, req.text, req.options);
       case 'init':
-        this.initializing = this.initializing.catch(() => undefined).then(() => this.init(req.options));
+        this.initializing = this.initializing.catch(() => undefined).then(() => this.init(req.options, signal));
         await this.initializing;
         return this.status();
       case 'index':
@@ -121,6 +123,13 @@ export class WorkerState {
       }
       case 'close':
         return this.closeFolder(req.root);
+      case 'prioritize': {
+        const root = path.resolve(req.root);
+        this.hints.set(root, req.paths);
+        const s = this.sessions.get(root);
+        s?.engine.setPriority(req.paths);
+        return { pendingVectors: s?.engine.pendingVectors ?? 0 };
+      }
       case 'search':
         return this.search(req.query, req.options, req.roots, signal);
       case 'similar': {
@@ -182,7 +191,8 @@ export class WorkerState {
     this.post({ type: 'log', level, message, root });
   }
 
-  private async init(options: WorkerInitOptions): Promise<void> {
+  /** `signal` (a `cancel` of the `init`): stop waiting for the model (a download) and go keyword-only. */
+  private async init(options: WorkerInitOptions, signal?: AbortSignal): Promise<void> {
     for (const root of [...this.sessions.keys(), ...this.i18nOnly.keys()]) await this.closeFolder(root);
     await this.embedder?.dispose();
     this.embedder = undefined;
@@ -191,13 +201,18 @@ export class WorkerState {
     if (!options.embedder) {
       this.keywordOnlyReason = 'no embedding model configured';
     } else {
-      const r = await createEmbedder(options.embedder);
-      if ('embedder' in r) {
+      const creating = createEmbedder(options.embedder);
+      const cancelled = { error: 'No embedding model: loading it (or its download) was cancelled.' } as const;
+      const r = signal ? await Promise.race([creating, new Promise<typeof cancelled>((resolve) => (signal.aborted ? resolve(cancelled) : signal.addEventListener('abort', () => resolve(cancelled), { once: true })))]) : await creating;
+      // a cancelled load may still finish (a download in flight): its model is not used
+      if (signal?.aborted) void creating.then((x) => ('embedder' in x ? x.embedder.dispose() : undefined)).catch(() => undefined);
+      if ('embedder' in r && !signal?.aborted) {
         this.embedder = r.embedder;
         this.keywordOnlyReason = undefined;
       } else {
-        this.keywordOnlyReason = r.error;
-        this.log('warn', `keyword-only: ${r.error}`);
+        const why = 'error' in r ? r.error : cancelled.error;
+        this.keywordOnlyReason = why;
+        this.log('warn', `keyword-only: ${why}`);
       }
     }
     this.pushStatus(true);
@@ -227,7 +242,7 @@ export class WorkerState {
   };
 
   private async openSession(root: string, storeDir: string | undefined): Promise<FolderSession> {
-    return FolderSession.open(root, {
+    const s = await FolderSession.open(root, {
       storeDir,
       chunk: this.options.chunk,
       embedder: this.embedder,
@@ -238,6 +253,8 @@ export class WorkerState {
       onProgress: (progress) => this.post({ type: 'progress', root, progress }),
       onChange: () => this.pushStatus(),
     });
+    s.engine.setPriority(this.hints.get(path.resolve(root)) ?? []);
+    return s;
   }
 
   // --- index / update / close -----------------------------------------------------------------

@@ -6,7 +6,8 @@
  *
  * Stable hooks for tests and for documentation: `#fathom-query`, `#fathom-language`,
  * `#fathom-paths`, `#fathom-translations` (toggle, `aria-pressed`: locale files folded into
- * one group), `#fathom-collapse`, `#fathom-state`, `#fathom-warning`, `#fathom-summary`,
+ * one group), `#fathom-collapse`, `#fathom-state`, `#fathom-warning` (with `#fathom-model-download`
+ * and `#fathom-model-local` when the model is missing), `#fathom-summary`,
  * `#fathom-results`; each group `.fathom-group[data-id][data-path][data-open]` (the folded one
  * `[data-translations]`) with its heading `.fathom-group-head[aria-expanded]`, and each result
  * `.fathom-result[data-path][data-start-line][data-start-column][data-end-line][data-end-column]
@@ -68,7 +69,7 @@ export function renderShell(o: ShellOptions): string {
     <button id="fathom-cancel" class="fathom-icon-button" type="button" aria-label="Cancel indexing" title="Cancel indexing (what is indexed stays searchable)" hidden><span class="codicon codicon-close" aria-hidden="true"></span></button>
   </div>
   <div id="fathom-progress" hidden><div id="fathom-progress-bar"></div></div>
-  <div id="fathom-warning" role="note" hidden><span class="codicon codicon-warning" aria-hidden="true"></span><span id="fathom-warning-text"></span></div>
+  <div id="fathom-warning" role="note" hidden><span class="codicon codicon-warning" aria-hidden="true"></span><span id="fathom-warning-text"></span><button id="fathom-model-download" class="fathom-text-button" type="button" hidden>Download</button><button id="fathom-model-local" class="fathom-text-button" type="button" hidden>Local folder…</button></div>
   <div class="fathom-search-row">
     <span class="codicon codicon-search" aria-hidden="true"></span>
     <input id="fathom-query" type="search" placeholder="Search by meaning or name" aria-label="Search the workspace by meaning or by name" autocomplete="off" spellcheck="false">

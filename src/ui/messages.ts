@@ -69,8 +69,12 @@ export interface ViewIndexState {
   /** 0–100 while indexing. */
   percent?: number;
   paused: boolean;
-  /** Set when searching keyword-only, with why. */
+  /** Set when searching keyword-only: one short line. */
   warning?: string;
+  /** The warning's details (the worker's reason), for its tooltip. */
+  warningDetail?: string;
+  /** The warning offers the model actions as buttons: "Download" and "Use a local folder…". */
+  modelActions?: boolean;
   /** No folder can be indexed (no workspace, virtual workspace): why. */
   unavailable?: string;
 }
@@ -89,7 +93,9 @@ export type ViewToHost =
   | { type: 'similar'; key: string }
   | { type: 'cancelIndex' }
   | { type: 'pause' }
-  | { type: 'resume' };
+  | { type: 'resume' }
+  /** A button of the keyword-only line: download the model, or choose a local model folder. */
+  | { type: 'modelAction'; action: 'download' | 'local' };
 
 // ---------------------------------------------------------------------------------------------
 // Host → webview
@@ -145,6 +151,9 @@ export function parseViewMessage(m: unknown): ViewToHost | string {
     case 'similar':
       if (!str(m.key, 4_000)) return 'similar: key must be a string';
       return { type: 'similar', key: m.key };
+    case 'modelAction':
+      if (m.action !== 'download' && m.action !== 'local') return 'modelAction: action must be "download" or "local"';
+      return { type: 'modelAction', action: m.action };
     default:
       return `unknown message type ${JSON.stringify(String(m.type).slice(0, 40))}`;
   }

@@ -22,6 +22,8 @@ export interface SearchControllerDeps {
   cancelIndex(): void;
   pause(): void;
   resume(): void;
+  /** A model button of the keyword-only line. */
+  modelAction?(action: 'download' | 'local'): void;
   log(level: 'info' | 'warn' | 'error', message: string): void;
   /** Folder name of a root (shown when the workspace has several folders). */
   folderName?(root: string): string | undefined;
@@ -87,6 +89,8 @@ export class SearchController {
         return this.deps.pause();
       case 'resume':
         return this.deps.resume();
+      case 'modelAction':
+        return this.deps.modelAction?.(m.action);
     }
   }
 

@@ -8,6 +8,8 @@
  * workspace's `.vscode/settings.json` cannot point Fathom at a model file or turn on downloads.
  * (package.json lists them as `restrictedConfigurations` too, so VS Code itself does the same.)
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { DEFAULT_MODEL } from '../index/embedder';
 import type { FileSelection } from '../workspace/files';
 import type { WorkerInitOptions } from '../service/protocol';
@@ -93,19 +95,56 @@ export function readSettings(inspect: Inspect, trusted: boolean): FathomSettings
 }
 
 /**
- * The worker's `init` options. `cacheDir` is the extension's global storage (downloads land
- * there, shared by every workspace). Without a local folder and without downloads there is
- * still the cache: a model downloaded once is found there.
+ * The model folder a VSIX carries (`npm run package -- --model DIR` puts it under
+ * `<extension>/models/<name>/`): the first folder there, by name, with a config.json and
+ * onnx/model_quantized.onnx; undefined when there is none.
  */
-export function initOptionsOf(s: FathomSettings, env: { cacheDir: string; localPathBase?: string; trusted?: boolean }): WorkerInitOptions {
+export function bundledModel(extensionPath: string): string | undefined {
+  const dir = path.join(extensionPath, 'models');
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).sort();
+  } catch {
+    return undefined;
+  }
+  for (const n of names) {
+    const m = path.join(dir, n);
+    if (fs.existsSync(path.join(m, 'config.json')) && fs.existsSync(path.join(m, 'onnx', 'model_quantized.onnx'))) return m;
+  }
+  return undefined;
+}
+
+/** What the user answered when asked for the model (remembered in the extension's global state). */
+export type ModelChoice = 'download' | 'notNow' | 'local';
+
+export interface ModelEnv {
+  /** The extension's global storage: downloads land there, shared by every workspace. */
+  cacheDir: string;
+  /** Relative `fathom.model.localPath` values are taken from here (the first folder). */
+  localPathBase?: string;
+  /** A model folder inside the extension (`bundledModel`): used when no local folder is set. */
+  bundledModelPath?: string;
+  /** The workspace is trusted: only then is a relative `fathom.model.localPath` taken from it. */
+  trusted?: boolean;
+  /** "Download" was chosen in the prompt: downloads are allowed without the setting. */
+  downloadChosen?: boolean;
+}
+
+/**
+ * The worker's `init` options. The model comes from, in this order: `fathom.model.localPath`,
+ * the model bundled in the VSIX, the download cache (a model downloaded once is found there
+ * without the network), a download — only when `fathom.model.allowDownload` is on or the user
+ * chose "Download" when asked.
+ */
+export function initOptionsOf(s: FathomSettings, env: ModelEnv): WorkerInitOptions {
   const localModelPath = localModelPathOf(s, env).path;
   return {
     chunk: { maxTokens: s.maxTokens, maxFileBytes: s.maxFileSizeKB * 1024, jsonCategories: s.jsonCategories },
     embedder: s.dense
       ? {
           model: s.modelId,
-          localModelPath: localModelPath || undefined,
-          allowDownload: s.allowDownload,
+          localModelPath: localModelPath || env.bundledModelPath || undefined,
+          allowDownload: s.allowDownload || (!localModelPath && !env.bundledModelPath && env.downloadChosen === true),
           cacheDir: env.cacheDir,
           threads: s.threads > 0 ? s.threads : undefined,
         }
@@ -129,14 +168,24 @@ export function localModelPathOf(s: FathomSettings, env: { localPathBase?: strin
   return { path: joinPath(env.localPathBase, p) };
 }
 
-/** Why the worker went keyword-only, said for a user (with what to do about it). */
-export function keywordOnlyAdvice(reason: string | undefined, s: FathomSettings): string | undefined {
+/**
+ * Why the worker went keyword-only, for a user: one short line (`text`) — the details (`detail`,
+ * the worker's reason) go to the tooltip and the log — and whether the model actions (download,
+ * a local folder) apply.
+ */
+export interface KeywordOnlyAdvice {
+  text: string;
+  detail: string;
+  /** Offer "Download" and "Use a local folder…" (search by meaning is on, the model is missing). */
+  modelActions: boolean;
+}
+
+export function keywordOnlyAdvice(reason: string | undefined, s: FathomSettings, env: { downloadChosen?: boolean } = {}): KeywordOnlyAdvice | undefined {
   if (!reason) return undefined;
-  if (!s.dense) return `Keyword-only: meaning search is off (fathom.search.dense). ${reason}`;
-  const hints: string[] = [];
-  if (!s.allowDownload) hints.push('allow the model download (fathom.model.allowDownload)');
-  if (!s.localModelPath) hints.push('or point fathom.model.localPath at a model folder');
-  return `Keyword-only: ${reason}.${hints.length ? ` To search by meaning, ${hints.join(' ')}.` : ''}`;
+  if (!s.dense) return { text: 'Keyword-only: search by meaning is off (fathom.search.dense).', detail: reason, modelActions: false };
+  if (/download/i.test(reason) && /fail/i.test(reason) && (s.allowDownload || env.downloadChosen)) return { text: 'Keyword-only: the model download failed.', detail: reason, modelActions: true };
+  if (s.localModelPath) return { text: 'Keyword-only: the model folder could not be loaded.', detail: reason, modelActions: true };
+  return { text: 'Keyword-only: no embedding model yet.', detail: reason, modelActions: true };
 }
 
 /**

@@ -21,7 +21,11 @@ const fmt = (n: number) => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g
  * `progress`: the last progress event of each root still running (the caller drops a root's
  * entry when its phase is `done`). `advice`: the keyword-only warning to show, if any.
  */
-export function indexState(status: WorkerStatus | undefined, progress: ReadonlyMap<string, IndexProgress>, opts: { advice?: string; unavailable?: string } = {}): IndexStateModel {
+export function indexState(
+  status: WorkerStatus | undefined,
+  progress: ReadonlyMap<string, IndexProgress>,
+  opts: { advice?: string; adviceDetail?: string; modelActions?: boolean; unavailable?: string } = {},
+): IndexStateModel {
   if (opts.unavailable) {
     return { text: opts.unavailable, indexing: false, paused: false, unavailable: opts.unavailable, barText: '$(circle-slash) Fathom', tooltip: `Fathom: ${opts.unavailable}` };
   }
@@ -33,14 +37,18 @@ export function indexState(status: WorkerStatus | undefined, progress: ReadonlyM
   const paused = status?.paused ?? false;
   const running = [...progress.values()].filter((p) => p.phase !== 'done');
   const warning = opts.advice;
-  const counts = `${fmt(files)} files · ${fmt(chunks)} chunks${status?.model ? ` · ${fmt(vectors)} vectors` : ''}`;
+  const warningInfo = warning ? { warningDetail: opts.adviceDetail, modelActions: opts.modelActions || undefined } : {};
+  // The embedded share: search is hybrid over the chunks that have a vector so far.
+  const share = chunks ? Math.floor((100 * Math.min(vectors, chunks)) / chunks) : 0;
+  const partly = !!status?.model && vectors < chunks;
+  const counts = `${fmt(files)} files · ${fmt(chunks)} chunks${status?.model ? ` · ${fmt(vectors)} vectors${partly ? ` (${share}% embedded)` : ''}` : ''}`;
   const lines = [`Fathom: ${counts}${skipped ? ` (${fmt(skipped)} files skipped)` : ''}`];
   if (status?.model) lines.push(`Model: ${status.model}`);
-  if (warning) lines.push(warning);
+  if (warning) lines.push(warning, ...(opts.adviceDetail ? [opts.adviceDetail] : []));
   if (paused) lines.push('Indexing is paused.');
   lines.push('Click for pause/resume, rebuild, indexed files and the log.');
   if (!status) {
-    return { text: 'Starting…', indexing: true, paused, barText: '$(sync~spin) Fathom', tooltip: 'Fathom is starting', warning };
+    return { text: 'Starting…', indexing: true, paused, barText: '$(sync~spin) Fathom', tooltip: 'Fathom is starting', warning, ...warningInfo };
   }
   if (running.length) {
     const embedding = running.every((p) => p.phase === 'embed');
@@ -56,7 +64,9 @@ export function indexState(status: WorkerStatus | undefined, progress: ReadonlyM
       }
     }
     const percent = total ? Math.min(100, Math.floor((100 * done) / total)) : 0;
-    const what = embedding ? `Embedding ${percent}% (${fmt(done)} / ${fmt(total)} chunks)` : `Indexing ${percent}% (${fmt(done)} / ${fmt(total)} files)`;
+    const what = embedding
+      ? `Embedding ${percent}% (${fmt(done)} / ${fmt(total)} chunks)${status.model ? ` · search by meaning covers ${share}%` : ''}`
+      : `Indexing ${percent}% (${fmt(done)} / ${fmt(total)} files)`;
     const eta = running.length === 1 && running[0].etaSeconds !== undefined && Number.isFinite(running[0].etaSeconds) ? `, about ${Math.max(1, Math.round(running[0].etaSeconds))} s left` : '';
     const text = `${paused ? 'Paused: ' : ''}${what}${eta}`;
     return {
@@ -65,7 +75,8 @@ export function indexState(status: WorkerStatus | undefined, progress: ReadonlyM
       percent,
       paused,
       warning,
-      barText: `${paused ? '$(debug-pause)' : '$(sync~spin)'} Fathom ${percent}%`,
+      ...warningInfo,
+      barText: `${paused ? '$(debug-pause)' : '$(sync~spin)'} Fathom ${embedding && status.model ? `${share}% embedded` : `${percent}%`}`,
       tooltip: [`Fathom: ${text}`, ...lines.slice(1)].join('\n'),
     };
   }
@@ -75,6 +86,7 @@ export function indexState(status: WorkerStatus | undefined, progress: ReadonlyM
     indexing,
     paused,
     warning,
+    ...warningInfo,
     barText: `${warning ? '$(warning)' : '$(search)'} Fathom${warning ? ': keyword-only' : ''}`,
     tooltip: lines.join('\n'),
   };

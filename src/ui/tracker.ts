@@ -5,12 +5,13 @@
  */
 import type { IndexProgress } from '../index/engine';
 import type { ProgressEvent, WorkerStatus } from '../service/protocol';
+import type { KeywordOnlyAdvice } from './settings';
 import { indexState, type IndexStateModel } from './status';
 
 export class IndexTracker {
   status: WorkerStatus | undefined;
   readonly progress = new Map<string, IndexProgress>();
-  private advice: string | undefined;
+  private advice: KeywordOnlyAdvice | undefined;
   private unavailable: string | undefined;
   private readonly listeners = new Set<(m: IndexStateModel) => void>();
   /** Chunks + vectors at the last change: tells a listener the index content changed. */
@@ -45,7 +46,7 @@ export class IndexTracker {
     this.fire();
   }
 
-  setAdvice(advice: string | undefined): void {
+  setAdvice(advice: KeywordOnlyAdvice | undefined): void {
     this.advice = advice;
     this.fire();
   }
@@ -64,7 +65,7 @@ export class IndexTracker {
   }
 
   model(): IndexStateModel {
-    return indexState(this.status, this.progress, { advice: this.advice, unavailable: this.unavailable });
+    return indexState(this.status, this.progress, { advice: this.advice?.text, adviceDetail: this.advice?.detail, modelActions: this.advice?.modelActions, unavailable: this.unavailable });
   }
 
   private fire(): void {

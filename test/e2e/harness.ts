@@ -22,8 +22,8 @@ export const EXTENSION_ID = 'fathom.fathom';
 /** Where screenshots and the logs of failed sessions go (gitignored). */
 export const artifactsDir = path.resolve(process.env.FATHOM_E2E_ARTIFACTS ?? path.join(repoRoot, '.e2e', 'artifacts'));
 export const defaultFixture = path.join(repoRoot, 'test', 'fixtures', 'e2e-workspace');
-const CHROMIUM = process.env.FATHOM_E2E_CHROMIUM ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+export const CHROMIUM = process.env.FATHOM_E2E_CHROMIUM ?? '/usr/bin/chromium';
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 export type Theme = 'light' | 'dark';
 const THEMES: Record<Theme, { name: string; bodyClass: string }> = {
@@ -48,7 +48,7 @@ const BASE_SETTINGS: Record<string, unknown> = {
   'security.workspace.trust.startupPrompt': 'never',
 };
 
-function log(msg: string): void {
+export function log(msg: string): void {
   process.stderr.write(`      [e2e] ${msg}\n`);
 }
 
@@ -132,6 +132,8 @@ export interface LaunchOptions {
   name?: string;
   /** Other extensions to install next to Fathom: .vsix files, or folders packed with vsce first. */
   extraExtensions?: string[];
+  /** Fathom's VSIX to install instead of the one `prepare()` packed (e.g. one with a bundled model). */
+  vsix?: string;
   viewport?: { width: number; height: number };
 }
 
@@ -255,7 +257,9 @@ function packFolder(ext: string, tmp: string): string {
 }
 
 export async function launch(opts: LaunchOptions = {}): Promise<Session> {
-  const { codeServerDir, vsix } = await prepare();
+  const prepared = await prepare();
+  const { codeServerDir } = prepared;
+  const vsix = opts.vsix ?? prepared.vsix;
   const name = safeName(opts.name ?? 'session');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `fathom-e2e-${name}-`));
   const workspace = path.join(tmp, 'workspace');

@@ -5,6 +5,9 @@
  */
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import type { IndexProgress } from '../../src/index/engine';
 import type { WorkerStatus } from '../../src/service/protocol';
 import type { Chunk } from '../../src/chunkers/types';
@@ -13,7 +16,7 @@ import { EventBatcher, mergeBatch, notNoise, type FolderBatch } from '../../src/
 import { parseViewMessage } from '../../src/ui/messages';
 import { breadcrumbOf, filterSpecOf, groupHits, highlightRanges, localeOf, looksLikeRegex, paletteRow, queryNote, queryTerms, rowLabel, snippetOf, splitHighlights, whyText, whyWords } from '../../src/ui/results';
 import { buildTree, TRANSLATIONS_ID } from '../../src/ui/resultTree';
-import { initOptionsOf, keywordOnlyAdvice, needsReinit, readSettings, selectionOf, type Inspected } from '../../src/ui/settings';
+import { bundledModel, initOptionsOf, keywordOnlyAdvice, needsReinit, readSettings, selectionOf, type Inspected } from '../../src/ui/settings';
 import { indexState } from '../../src/ui/status';
 import { IndexTracker } from '../../src/ui/tracker';
 
@@ -323,11 +326,42 @@ describe('settings', function () {
     assert.deepEqual(selectionOf({ ...s, useEditorExcludes: false }, { '**/.git': true }, {}).exclude, ['**/*.snap']);
   });
 
-  it('keyword-only advice says what to change', function () {
+  it('keyword-only advice: one short line, the reason as its detail, and whether the model actions apply', function () {
     const s = readSettings(inspectOf({}), true);
-    assert.match(keywordOnlyAdvice('model not found', s)!, /fathom\.model\.allowDownload.*fathom\.model\.localPath/);
-    assert.match(keywordOnlyAdvice('no embedding model configured', { ...s, dense: false })!, /fathom\.search\.dense/);
+    const missing = 'No embedding model: "Xenova/all-MiniLM-L6-v2" (q8) not found: /c/Xenova/all-MiniLM-L6-v2/config.json is missing, and downloading is off. Allow downloads, or point the local model folder at a copy of the model (config.json, tokenizer.json, tokenizer_config.json, onnx/model_quantized.onnx).';
+    const a = keywordOnlyAdvice(missing, s)!;
+    assert.equal(a.text, 'Keyword-only: no embedding model yet.');
+    assert.ok(a.text.length < 60 && !a.text.includes('/'), 'short, no raw path');
+    assert.equal(a.detail, missing);
+    assert.equal(a.modelActions, true);
+    assert.deepEqual(keywordOnlyAdvice('no embedding model configured', { ...s, dense: false }), { text: 'Keyword-only: search by meaning is off (fathom.search.dense).', detail: 'no embedding model configured', modelActions: false });
+    assert.equal(keywordOnlyAdvice('No embedding model: downloading "x" from the Hugging Face Hub failed (fetch failed).', s, { downloadChosen: true })!.text, 'Keyword-only: the model download failed.');
+    assert.equal(keywordOnlyAdvice('No embedding model: the local model folder /m does not exist', { ...s, localModelPath: '/m' })!.text, 'Keyword-only: the model folder could not be loaded.');
     assert.equal(keywordOnlyAdvice(undefined, s), undefined);
+  });
+
+  it('a model bundled in the VSIX is used with no setting; a local folder setting wins; "Download" chosen allows downloads', function () {
+    const ext = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-ext-'));
+    try {
+      assert.equal(bundledModel(ext), undefined, 'no models/ folder');
+      fs.mkdirSync(path.join(ext, 'models', 'half-a-model'), { recursive: true });
+      fs.writeFileSync(path.join(ext, 'models', 'half-a-model', 'config.json'), '{}');
+      assert.equal(bundledModel(ext), undefined, 'no onnx/model_quantized.onnx: not a model');
+      const m = path.join(ext, 'models', 'minilm');
+      fs.mkdirSync(path.join(m, 'onnx'), { recursive: true });
+      fs.writeFileSync(path.join(m, 'config.json'), '{}');
+      fs.writeFileSync(path.join(m, 'onnx', 'model_quantized.onnx'), '');
+      assert.equal(bundledModel(ext), m);
+      const s = readSettings(inspectOf({}), true);
+      const opts = (o: Parameters<typeof initOptionsOf>[1], st = s) => initOptionsOf(st, o).embedder as { localModelPath?: string; allowDownload: boolean };
+      assert.deepEqual(opts({ cacheDir: '/c', bundledModelPath: m }), { model: 'Xenova/all-MiniLM-L6-v2', localModelPath: m, allowDownload: false, cacheDir: '/c', threads: undefined });
+      assert.equal(opts({ cacheDir: '/c', bundledModelPath: m }, { ...s, localModelPath: '/mine' }).localModelPath, '/mine');
+      assert.equal(opts({ cacheDir: '/c', downloadChosen: true }).allowDownload, true);
+      assert.equal(opts({ cacheDir: '/c', downloadChosen: true, bundledModelPath: m }).allowDownload, false, 'a bundled model needs no download');
+      assert.equal(opts({ cacheDir: '/c' }).allowDownload, false);
+    } finally {
+      fs.rmSync(ext, { recursive: true, force: true });
+    }
   });
 });
 
@@ -343,13 +377,19 @@ describe('index state', function () {
     assert.match(chunking.text, /^Indexing 25% \(30 \/ 120 files\)/);
     const embedding = indexState(status(), new Map([['/ws', prog({ phase: 'embed', filesDone: 120, filesTotal: 120, chunksEmbedded: 64, chunksToEmbed: 256 })]]));
     assert.match(embedding.text, /^Embedding 25% \(64 \/ 256 chunks\)/);
+    // with a model: the embedded share (search is hybrid over what has a vector so far)
+    const share = indexState(status({ model: 'm', folders: [folder({ vectors: 10 })] }), new Map([['/ws', prog({ phase: 'embed', filesDone: 120, filesTotal: 120, chunksEmbedded: 10, chunksToEmbed: 40 })]]));
+    assert.match(share.text, /^Embedding 25% \(10 \/ 40 chunks\) · search by meaning covers 25%/);
+    assert.equal(share.barText, '$(sync~spin) Fathom 25% embedded');
+    assert.match(share.tooltip, /search by meaning covers 25%/);
     const big = indexState(status(), new Map([['/ws', prog({ filesDone: 1234, filesTotal: 1234567 })]]));
     assert.match(big.text, /\(1,234 \/ 1,234,567 files\)/);
   });
 
   it('when done: counts; keyword-only shows the warning and why', function () {
     const done = indexState(status({ model: 'm' }), new Map());
-    assert.equal(done.text, '10 files · 40 chunks · 0 vectors');
+    assert.equal(done.text, '10 files · 40 chunks · 0 vectors (0% embedded)');
+    assert.equal(indexState(status({ model: 'm', folders: [folder({ vectors: 40 })] }), new Map()).text, '10 files · 40 chunks · 40 vectors', 'all embedded: no share');
     assert.equal(done.barText, '$(search) Fathom');
     const kw = indexState(status({ keywordOnlyReason: 'model missing' }), new Map(), { advice: 'Keyword-only: model missing.' });
     assert.equal(kw.barText, '$(warning) Fathom: keyword-only');
