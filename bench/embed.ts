@@ -7,7 +7,7 @@
  *
  * modelDir is one model folder in transformers.js's layout (config.json, tokenizer files,
  * onnx/model_quantized.onnx for q8, onnx/model.onnx for fp32). Default: the shared cost model
- * /work/shared/models/minilm-l6-costmodel (all-MiniLM-L6-v2's exact shape and tokenizer, random
+ * ../shared/models/minilm-l6-costmodel (all-MiniLM-L6-v2's exact shape and tokenizer, random
  * weights) when it exists, otherwise the tiny test model test/fixtures/models/fathom-tiny-bert.
  *
  * Texts: Fathom's own chunks (`chunkFile` over this project's src/ and test/unit/ TypeScript),
@@ -52,7 +52,7 @@ interface Args {
 
 const USAGE =
   'usage: node --import tsx bench/embed.ts [modelDir] [--n 256] [--batch-size 32] [--threads T] [--dtype q8|fp32] [--passes 3] [--min-tokens 150] [--max-tokens 200] [--json]';
-const COST_MODEL = '/work/shared/models/minilm-l6-costmodel';
+const COST_MODEL = path.join(__dirname, '..', '..', 'shared', 'models', 'minilm-l6-costmodel');
 const TINY_MODEL = path.join(__dirname, '..', 'test', 'fixtures', 'models', 'fathom-tiny-bert');
 
 class UsageError extends Error {}
