@@ -15,7 +15,7 @@ import { CancelledError, type IndexClient } from '../service/client';
 import type { IndexResult } from '../service/protocol';
 import { EventBatcher, mergeBatch, notNoise, type FolderBatch } from '../ui/batcher';
 import type { HostTimings } from '../ui/perf';
-import { initOptionsOf, keywordOnlyAdvice, localModelPathOf, needsReinit, type FathomSettings, type KeywordOnlyAdvice, type ModelChoice } from '../ui/settings';
+import { i18nConfigOf, initOptionsOf, keywordOnlyAdvice, localModelPathOf, needsReinit, type FathomSettings, type KeywordOnlyAdvice, type ModelChoice } from '../ui/settings';
 import type { IndexTracker } from '../ui/tracker';
 import { folderSelection, readFathomSettings } from './settings';
 
@@ -190,6 +190,7 @@ export class WorkspaceIndex implements vscode.Disposable {
   private async init(signal?: AbortSignal): Promise<void> {
     const first = vscode.workspace.workspaceFolders?.[0];
     this.settings = readFathomSettings(first?.uri);
+    this.env.client.setI18nConfig(i18nConfigOf(this.settings));
     if (!vscode.workspace.isTrusted) this.env.log.info('restricted mode: model settings are taken from user settings only (the workspace is not trusted)');
     const pathEnv = { localPathBase: first?.uri.scheme === 'file' ? first.uri.fsPath : undefined, trusted: vscode.workspace.isTrusted };
     const modelPath = localModelPathOf(this.settings, pathEnv);
@@ -278,6 +279,7 @@ export class WorkspaceIndex implements vscode.Disposable {
     const next = readFathomSettings(vscode.workspace.workspaceFolders?.[0]?.uri);
     const prev = this.settings;
     this.settings = next;
+    this.env.client.setI18nConfig(i18nConfigOf(next));
     if (prev && !needsReinit(prev, next)) return;
     this.env.log.info('chunking or model settings changed: reloading every folder');
     await this.restart(false);

@@ -355,8 +355,16 @@ export class IndexClient {
 
   /** Any i18n query (see `I18nQuery`); the helpers below are typed per kind. */
   i18n(root: string, query: I18nQuery, options: { localeGlobs?: string[]; signal?: AbortSignal } = {}): Promise<I18nAnswer> {
-    return this.request('i18n', { root, query, localeGlobs: options.localeGlobs }, options.signal);
+    const config = this.i18nConfig;
+    return this.request('i18n', { root, query, localeGlobs: options.localeGlobs ?? config.localeGlobs, functions: config.functions }, options.signal);
   }
+
+  /** The i18n options (locale globs, the project's translate functions) every later i18n request carries. */
+  setI18nConfig(config: { localeGlobs?: string[]; functions?: string[] }): void {
+    this.i18nConfig = { localeGlobs: config.localeGlobs, functions: config.functions };
+  }
+
+  private i18nConfig: { localeGlobs?: string[]; functions?: string[] } = {};
 
   /** "Where is this string defined?": candidate keys, best first, with every locale value and usage. */
   async i18nLookup(root: string, text: string, options: { fromFile?: string; limit?: number; localeGlobs?: string[]; signal?: AbortSignal } = {}): Promise<LookupResult> {

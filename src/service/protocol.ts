@@ -274,6 +274,8 @@ export interface I18nRequest {
   root: string;
   query: I18nQuery;
   localeGlobs?: string[];
+  /** The project's own translate functions, found like `$t` (a request with others rebuilds the index). */
+  functions?: string[];
 }
 
 /**

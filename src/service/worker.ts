@@ -393,7 +393,7 @@ export class WorkerState {
       s = await this.openSession(root, undefined);
       this.i18nOnly.set(root, s);
     }
-    return s.i18n(req.query, { localeGlobs: req.localeGlobs, signal, embedder: this.embedder });
+    return s.i18n(req.query, { localeGlobs: req.localeGlobs, functions: req.functions, signal, embedder: this.embedder });
   }
 
   // --- teardown -----------------------------------------------------------------------------

@@ -41,6 +41,10 @@ export interface FathomSettings {
   dense: boolean;
   rrfK: number;
   maxResults: number;
+  /** The project's own translate functions (`fathom.i18n.functions`), found like `$t`. */
+  i18nFunctions: string[];
+  /** Globs of the locale files (`fathom.i18n.localeGlobs`), overriding discovery; empty: discover. */
+  i18nLocaleGlobs: string[];
 }
 
 export const DEFAULTS: FathomSettings = {
@@ -57,6 +61,8 @@ export const DEFAULTS: FathomSettings = {
   dense: true,
   rrfK: 60,
   maxResults: 50,
+  i18nFunctions: [],
+  i18nLocaleGlobs: [],
 };
 
 /** The effective value: folder over workspace over user over default, user-only when restricted. */
@@ -91,6 +97,8 @@ export function readSettings(inspect: Inspect, trusted: boolean): FathomSettings
     dense: get('search.dense', 'dense') !== false,
     rrfK: num(get('search.rrfK', 'rrfK'), DEFAULTS.rrfK, 1, 10_000),
     maxResults: Math.round(num(get('search.maxResults', 'maxResults'), DEFAULTS.maxResults, 1, 500)),
+    i18nFunctions: strings(get('i18n.functions', 'i18nFunctions')).map((f) => f.trim()).filter((f) => /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/.test(f)),
+    i18nLocaleGlobs: strings(get('i18n.localeGlobs', 'i18nLocaleGlobs')).map((g) => g.trim()).filter(Boolean),
   };
 }
 
@@ -206,3 +214,8 @@ export function needsReinit(a: FathomSettings, b: FathomSettings): boolean {
 
 const isAbsolute = (p: string) => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith('\\\\');
 const joinPath = (a: string, b: string) => `${a.replace(/[\\/]+$/, '')}/${b}`;
+
+/** The i18n options every i18n request of the editor carries (undefined fields: the defaults). */
+export function i18nConfigOf(s: FathomSettings): { localeGlobs?: string[]; functions?: string[] } {
+  return { localeGlobs: s.i18nLocaleGlobs.length ? [...s.i18nLocaleGlobs] : undefined, functions: s.i18nFunctions.length ? [...s.i18nFunctions] : undefined };
+}

@@ -43,6 +43,19 @@ describe('worker i18n request (worker built from the current source, through Ind
     assert.match(none.semanticUnavailable ?? '', /no embedding model configured/);
   });
 
+  it("the project's own translate functions (the editor's fathom.i18n.functions) reach the worker's usages", async function () {
+    const cu = path.join(tmp, 'custom');
+    fs.cpSync(path.join(__dirname, '../fixtures/i18n-frameworks/custom'), cu, { recursive: true });
+    const usages = async () => (await client.i18nKey(cu, 'menu.close')).candidates[0]?.usages.map((u) => `${u.file}:${u.range.start.line}`) ?? [];
+    assert.deepEqual(await usages(), [], 'translate() is no translate function by default');
+    client.setI18nConfig({ functions: ['translate'] });
+    try {
+      assert.deepEqual(await usages(), ['src/Menu.vue:3']);
+    } finally {
+      client.setI18nConfig({});
+    }
+  });
+
   it('looks up a key and hovers a $t call (unsaved text counts)', async function () {
     const k = await client.i18nKey(ws, 'events.create.TITLE');
     assert.deepEqual(k.candidates[0].usages.map((u) => `${u.file}:${u.range.start.line}`), ['src/EventForm.vue:3', 'src/EventForm.vue:16', 'src/notify.js:10']);
