@@ -150,8 +150,12 @@ describe('Fathom in code-server: the model prompt answered with a local folder',
     // code-server's folder dialog is a quick input with a path box
     const input = s.page.locator('.quick-input-widget .quick-input-box input');
     await input.waitFor({ timeout: 15_000 });
+    // the dialog puts its start folder into the box once it is up: type the path only after that
+    // (typed earlier, it ends up behind the start folder: ".../workspace//path")
+    await waitFor('the folder dialog to show its start folder', async () => ((await input.inputValue().catch(() => '')) ? true : undefined), 15_000, 200);
     await input.fill(`${TINY_MODEL}/`);
     await waitFor('the dialog to accept the folder', async () => {
+      if (!(await input.inputValue().catch(() => TINY_MODEL)).startsWith(TINY_MODEL)) await input.fill(`${TINY_MODEL}/`);
       const ok = s.page.locator('.quick-input-widget .monaco-button', { hasText: 'Use this model folder' });
       if (await ok.isVisible().catch(() => false)) await ok.click();
       else await s.page.keyboard.press('Enter');
