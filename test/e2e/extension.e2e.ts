@@ -145,6 +145,12 @@ describe('Fathom in code-server: sidebar, palette, Find Similar, live index', fu
     const item = s.page.locator('.monaco-menu .action-item', { hasText: 'Find Similar' }).first();
     await item.waitFor({ timeout: 10_000 });
     await item.click();
+    // a click that lands while the menu is still laying out leaves it open: choose the item again
+    await waitFor('the context menu to close on Find Similar', async () => {
+      if (!(await s.page.locator('.monaco-menu').first().isVisible().catch(() => false))) return true;
+      await s.page.keyboard.press('Enter');
+      return undefined;
+    }, 10_000, 500);
     const view = await openSidebar(s);
     await view.locator('#fathom-summary', { hasText: /Similar to src\/utils\/format\.js:\d+/ }).waitFor({ timeout: 15_000 });
     assert.ok((await view.locator('.fathom-result').count()) > 0, 'similar chunks are listed');
