@@ -7,6 +7,7 @@ import { Engine, type IndexProgress } from '../../src/index/engine';
 import type { Embedder } from '../../src/index/embedder';
 import { loadStore, lockStore, saveStore, StoreLockedError } from '../../src/index/store';
 import type { Chunk } from '../../src/chunkers/types';
+import { fakeEmbedder } from '../helpers/fake-embedder';
 
 const SAMPLE = path.join(__dirname, '..', '..', 'sample-workspace');
 
@@ -22,30 +23,6 @@ async function drain(gen: AsyncGenerator<IndexProgress>): Promise<IndexProgress[
   return out;
 }
 
-/** A deterministic fake embedder (bag of character trigrams) that counts what it embeds. */
-function fakeEmbedder(): Embedder & { embedded: number } {
-  const dims = 64;
-  const e = {
-    id: 'fake-trigram',
-    dims,
-    embedded: 0,
-    async embed(texts: string[]) {
-      e.embedded += texts.length;
-      return texts.map((t) => {
-        const v = new Float32Array(dims);
-        const s = t.toLowerCase();
-        for (let i = 0; i + 3 <= s.length; i++) v[(s.charCodeAt(i) * 31 + s.charCodeAt(i + 1) * 7 + s.charCodeAt(i + 2)) % dims] += 1;
-        let n = 0;
-        for (const x of v) n += x * x;
-        n = Math.sqrt(n) || 1;
-        for (let i = 0; i < dims; i++) v[i] /= n;
-        return v;
-      });
-    },
-    async dispose() {},
-  };
-  return e;
-}
 
 describe('Engine: incremental index, hybrid search, persistence', () => {
   let dir: string;

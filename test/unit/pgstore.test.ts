@@ -6,35 +6,12 @@ import * as path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import type { Embedder } from '../../src/index/embedder';
 import { Engine } from '../../src/index/engine';
 import { connectPg, migrate, pgSearch, PG_SCHEMA_VERSION, pushFolder, searchWithOverlay } from '../../src/index/pgstore';
 import { mineGold } from '../../src/eval/mine';
+import { fakeEmbedder } from '../helpers/fake-embedder';
 
 /** A deterministic fake embedder (bag of character trigrams), as in engine.test.ts. */
-function fakeEmbedder(): Embedder & { embedded: number } {
-  const dims = 64;
-  const e = {
-    id: 'fake-trigram',
-    dims,
-    embedded: 0,
-    async embed(texts: string[]) {
-      e.embedded += texts.length;
-      return texts.map((t) => {
-        const v = new Float32Array(dims);
-        const s = t.toLowerCase();
-        for (let i = 0; i + 3 <= s.length; i++) v[(s.charCodeAt(i) * 31 + s.charCodeAt(i + 1) * 7 + s.charCodeAt(i + 2)) % dims] += 1;
-        let n = 0;
-        for (const x of v) n += x * x;
-        n = Math.sqrt(n) || 1;
-        for (let i = 0; i < dims; i++) v[i] /= n;
-        return v;
-      });
-    },
-    async dispose() {},
-  };
-  return e;
-}
 
 const REPO = path.join(__dirname, '..', '..');
 
