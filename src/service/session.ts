@@ -206,7 +206,8 @@ export class FolderSession {
   }
 
   private get i18nDirty(): boolean {
-    return !!this.i18nState && this.i18nState.index.revision !== this.savedI18nRevision;
+    // built lookup tables are stored too: the next process answers without building them
+    return !!this.i18nState && (this.i18nState.index.revision !== this.savedI18nRevision || this.i18nState.index.tablesUnsaved);
   }
 
   get isIndexing(): boolean {
@@ -386,6 +387,13 @@ export class FolderSession {
     await state.ready;
     if (this.i18nDirty) this.scheduleSave();
     options.signal?.throwIfAborted();
+    const answer = await this.answerI18n(state, query, options);
+    // the lookup tables the answer built are kept with the store
+    if (this.i18nDirty) this.scheduleSave();
+    return answer;
+  }
+
+  private async answerI18n(state: I18nState, query: I18nQuery, options: I18nConfig & { signal?: AbortSignal; embedder?: Embedder; lexicalOnly?: boolean }): Promise<I18nAnswer> {
     const index = state.index;
     if (query.op === 'key') return { op: 'key', result: index.lookupKey(query.key, { fromFile: query.fromFile, limit: query.limit }) };
     if (query.op === 'diagnostics') return { op: 'diagnostics', result: index.diagnostics(query.file, query.text) };
