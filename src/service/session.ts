@@ -245,9 +245,13 @@ export class FolderSession {
    * 10 s while embedding, and at the end — also when `signal` stops it (what was done is
    * kept; missing vectors are then computed in the background).
    */
-  async *index(options: { signal?: AbortSignal; selection?: FileSelection; embed?: boolean } = {}): AsyncGenerator<IndexProgress> {
+  async *index(options: { signal?: AbortSignal; selection?: FileSelection; embed?: boolean; i18n?: I18nConfig } = {}): AsyncGenerator<IndexProgress> {
     this.assertOpen();
     if ('selection' in options) this.selection = options.selection;
+    // the run feeds the i18n index too (one read of each file for both): the UI text of the code
+    // is searchable when it is done, not only after a first i18n question
+    const i18n = options.i18n ?? this.i18nState?.config ?? {};
+    if (!this.i18nState || configKey(this.i18nState.config) !== configKey(i18n)) this.i18nState = { index: newI18nIndex(i18n), config: { localeGlobs: i18n.localeGlobs, functions: i18n.functions }, catalog: new Map(), ready: undefined };
     await this.stopEmbedding();
     this.indexing++;
     const stop = new AbortController();
