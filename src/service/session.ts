@@ -376,11 +376,10 @@ export class FolderSession {
   }
 
   /**
-   * An i18n question (see `I18nQuery`). The i18n index is built on the first one (from the
-   * source, with the folder's selection; requests with other `localeGlobs` rebuild it) and kept
-   * current by `index` and `apply` from then on.
+   * An i18n question (see `I18nQuery`), the answer typed by its `op`. The i18n index is built by
+   * the first `index` run or the first question (from the source, with the folder's selection;
+   * requests with other `localeGlobs` rebuild it) and kept current by `index` and `apply`.
    */
-  /** The answer to `query`, typed by its `op`. */
   async i18n<Q extends I18nQuery>(query: Q, options: I18nConfig & { signal?: AbortSignal; embedder?: Embedder; lexicalOnly?: boolean } = {}): Promise<I18nAnswerOf<Q['op']>> {
     return (await this.answerI18n(query, options)) as I18nAnswerOf<Q['op']>;
   }
@@ -391,13 +390,13 @@ export class FolderSession {
     await state.ready;
     if (this.i18nDirty) this.scheduleSave();
     options.signal?.throwIfAborted();
-    const answer = await this.answerI18n(state, query, options);
+    const answer = await this.answerFrom(state, query, options);
     // the lookup tables the answer built are kept with the store
     if (this.i18nDirty) this.scheduleSave();
     return answer;
   }
 
-  private async answerI18n(state: I18nState, query: I18nQuery, options: I18nConfig & { signal?: AbortSignal; embedder?: Embedder; lexicalOnly?: boolean }): Promise<I18nAnswer> {
+  private async answerFrom(state: I18nState, query: I18nQuery, options: I18nConfig & { signal?: AbortSignal; embedder?: Embedder; lexicalOnly?: boolean }): Promise<I18nAnswer> {
     const index = state.index;
     if (query.op === 'key') return { op: 'key', result: index.lookupKey(query.key, { fromFile: query.fromFile, limit: query.limit }) };
     if (query.op === 'diagnostics') return { op: 'diagnostics', result: index.diagnostics(query.file, query.text) };
