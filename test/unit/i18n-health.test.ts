@@ -68,6 +68,7 @@ describe('i18n key health: the text report', () => {
     assert.equal(lines.length, report.findings.length + 1, text);
     assert.ok(lines.some((l) => l.startsWith('undefined ') && l.includes('bad\\nkey\\t\\u001b[31m')), text);
     assert.ok(lines.some((l) => l.startsWith('missing ') && l.includes('two\\nlines')), text);
+    // eslint-disable-next-line no-control-regex
     assert.ok(!/[\u0000-\u0008\u000b-\u001f]/.test(text), 'no control character but the line ends');
     // --json keeps the key as it is (JSON escapes it)
     const json = formatHealth(report, true).trimEnd().split('\n').map((l) => JSON.parse(l) as { key?: string });
