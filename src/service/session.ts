@@ -459,7 +459,7 @@ export class FolderSession {
     const t0 = performance.now();
     let slice = t0;
     let read = 0;
-    const files = this.source.walk(this.selection);
+    const files = await this.source.walkAsync(this.selection, [], signal);
     const listed = new Set(files.map((f) => f.rel));
     for (const rel of [...state.catalog.keys(), ...state.index.knownFiles()]) if (!listed.has(rel)) this.i18nDrop(state, rel);
     for (const f of files) {
