@@ -48,9 +48,15 @@ export function chunkJavaScript(ctx: ChunkContext): ChunkerOutput {
   });
 }
 
-/** Babel options that accept any script a bundler would: recovery on, every placement rule off. */
+/**
+ * Babel options that accept any script a bundler would: recovery on, every placement rule off.
+ * Comment attachment off: it cost more than half of the parse (leading/trailing/inner comments
+ * on every node), and neither the chunker (see leadingComments) nor the i18n scan uses it;
+ * `ast.comments` is there all the same.
+ */
 export const LENIENT_PARSE = {
   sourceType: 'unambiguous',
+  attachComment: false,
   errorRecovery: true,
   allowReturnOutsideFunction: true,
   allowImportExportEverywhere: true,
@@ -70,12 +76,8 @@ function parseScript(code: string, o: ScriptOptions): { ast: t.File; warnings: s
   let lastError: unknown;
   for (const plugins of attempts) {
     try {
-      // attachComment off: Babel's comment attachment (leading/trailing/inner on every node)
-      // cost more than half of the parse on the dev corpus; the chunker only needs the comments
-      // right before a list item, found from `ast.comments` (leadingCommentStart below)
       const ast = parse(code, {
         ...LENIENT_PARSE,
-        attachComment: false,
         plugins,
       });
       const errors = (ast as t.File & { errors?: Array<{ message: string }> }).errors ?? [];
