@@ -34,6 +34,7 @@ import type { ToolRequest, ToolResult } from './protocol';
 import type { IndexProgress } from '../index/engine';
 import { sessionAgentFolder } from '../mcp/folder';
 import { runTool, ToolError } from '../mcp/tools';
+import { sharedChunkPool } from './chunk-pool';
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -245,6 +246,8 @@ export class WorkerState {
     const s = await FolderSession.open(root, {
       storeDir,
       chunk: this.options.chunk,
+      // cores − 1 threads chunk a cold index; this thread reads and indexes (the host stays free)
+      chunkPool: sharedChunkPool({ log: (level, message) => this.log(level, message) }),
       embedder: this.embedder,
       noEmbedderReason: this.keywordOnlyReason,
       saveDelayMs: this.options.saveDelayMs,
