@@ -1,4 +1,5 @@
-// Bundles the extension entry, the worker entry, the CLI and media/ into dist/.
+// Bundles the extension entry, the worker entry, the chunk pool's thread (chunk-worker.js), the CLI
+// and media/ into dist/.
 // `vscode` stays external (the editor provides it); everything else is bundled, so the VSIX
 // and the CLI need no node_modules at run time.
 import * as esbuild from 'esbuild';
@@ -36,7 +37,7 @@ const cliEager = ['jsonc-parser', 'ignore', '@vscode/tree-sitter-wasm'];
 const cliTogether = [['zod', '@modelcontextprotocol/sdk/server/mcp.js', '@modelcontextprotocol/sdk/server/stdio.js']];
 
 const builds = [
-  { entryPoints: { extension: 'src/extension.ts', worker: 'src/service/worker.ts' }, outdir: 'dist', ...common },
+  { entryPoints: { extension: 'src/extension.ts', worker: 'src/service/worker.ts', 'chunk-worker': 'src/service/chunk-worker.ts' }, outdir: 'dist', ...common },
   { entryPoints: { cli: 'src/cli.ts' }, outdir: 'dist', ...common, plugins: [lazyPackages('dist', cliEager, cliTogether)] },
   // the sidebar's webview script: runs in the browser page of the webview, not in Node
   { entryPoints: { view: 'media/view.ts' }, outdir: 'dist/media', bundle: true, platform: 'browser', target: 'es2022', format: 'iife', sourcemap: !production, minify: production, logLevel: 'info' },
