@@ -22,10 +22,12 @@ import { VectorStore } from './vectors';
 
 export const STORE_FORMAT = 'fathom-index';
 /**
+ * 4: vectors file as the float rows first, then the presence flags (read in place into one
+ *    Float32Array, no copy); the keyword index is imported without rebuilding FlexSearch;
  * 3: catalog and chunks as JSON lines (one string per chunk, not one for the whole store);
  * 2: Python, Go, Rust and Java chunked by tree-sitter (version 1 holds text chunks for them).
  */
-export const STORE_VERSION = 3;
+export const STORE_VERSION = 4;
 
 interface FileEntry {
   name: string;
@@ -285,7 +287,8 @@ export function saveStore(dir: string, engine: Engine, options: { write?: WriteF
     const keyword = put(`keyword.${g}.json`, [JSON.stringify(meta)]);
     const keywordData = put(`keyword.${g}.bin`, [data]);
     const vx = engine.vectors?.export();
-    const vectors = put(`vectors.${g}.bin`, vx ? [vx.present, new Uint8Array(vx.data.buffer, vx.data.byteOffset, vx.data.byteLength)] : []);
+    // the rows first: read back into memory aligned for a Float32Array view, no copy
+    const vectors = put(`vectors.${g}.bin`, vx ? [new Uint8Array(vx.data.buffer, vx.data.byteOffset, vx.data.byteLength), vx.present] : []);
     const manifest: Manifest = {
       format: STORE_FORMAT,
       version: STORE_VERSION,
@@ -386,14 +389,17 @@ export function loadStore(dir: string, engine: Engine): LoadResult {
     const kmeta = JSON.parse(read(m.files.keyword).toString('utf8')) as Omit<KeywordSnapshot, 'data'>;
     const kdata = read(m.files.keywordData);
     const vbuf = read(m.files.vectors);
-    engine.keyword.import({ ...kmeta, data: new Uint8Array(kdata.buffer, kdata.byteOffset, kdata.byteLength) });
+    engine.keyword.import({ ...kmeta, data: new Uint8Array(kdata.buffer, kdata.byteOffset, kdata.byteLength) }, { adopt: true });
     engine.restore(catalog, chunks);
     if (m.model && engine.vectors && vbuf.byteLength) {
       const rows = vbuf.byteLength / (1 + 4 * m.model.dims);
       if (!Number.isInteger(rows)) throw new Error('vectors file has a size that is not a whole number of rows');
-      const present = new Uint8Array(vbuf.subarray(0, rows));
-      const data = new Float32Array(vbuf.buffer.slice(vbuf.byteOffset + rows, vbuf.byteOffset + vbuf.byteLength));
-      engine.restoreVectors(VectorStore.import(m.model.dims, rows, present, data));
+      const floats = rows * m.model.dims;
+      // a Buffer this large is not from the pool: its own ArrayBuffer, aligned (else copied)
+      const aligned = vbuf.byteOffset % 4 === 0 ? vbuf : Buffer.from(vbuf);
+      const data = new Float32Array(aligned.buffer, aligned.byteOffset, floats);
+      const present = new Uint8Array(aligned.buffer, aligned.byteOffset + 4 * floats, rows);
+      engine.restoreVectors(VectorStore.adopt(m.model.dims, rows, present, data));
     }
     return { ok: true };
   } catch (err) {
