@@ -40,6 +40,7 @@ interface Args {
   baseFiles: number;
   queries: number;
   only?: string;
+  from?: string;
   child?: string;
   src?: string;
   dir?: string;
@@ -62,6 +63,7 @@ function parseArgs(argv: string[]): Args {
     else if (x === '--base-files') a.baseFiles = Number(v());
     else if (x === '--queries') a.queries = Number(v());
     else if (x === '--only') a.only = v();
+    else if (x === '--from') a.from = v();
     else if (x === '--child') a.child = v();
     else if (x === '--src') a.src = v();
     else if (x === '--dir') a.dir = v();
@@ -139,8 +141,20 @@ function* scaled(base: BaseChunk[], n: number): Generator<{ chunk: BaseChunk & {
 /** Child: builds the engine of `src` from the scaled chunks and saves it into `dir`. */
 async function childBuild(a: Args): Promise<void> {
   const { engine: E, store: S } = await modules(a.src!);
-  const base = await baseChunks(a.baseFiles);
   const engine = new E.Engine({ noEmbedderReason: 'store benchmark' });
+  if (a.from) {
+    // the base side's store of the same chunks, read by this side (it reads the older format): saved again
+    const r = S.loadStore(a.from, engine);
+    if (r.ok) {
+      const s0 = performance.now();
+      S.saveStore(a.dir!, engine);
+      const saveS = (performance.now() - s0) / 1000;
+      process.stdout.write(`${JSON.stringify({ buildS: 0, saveS, buildRssMB: rssMB(), rssMB: rssMB(), chunks: engine.chunkCount, from: 'base store' })}\n`);
+      return;
+    }
+    log(`  cannot read ${a.from} (${r.reason}): building`);
+  }
+  const base = await baseChunks(a.baseFiles);
   const t0 = performance.now();
   const chunks: unknown[] = [];
   const catalog = new Map<string, { path: string; size: number; mtimeMs: number; hash: string; language: string; docIds: number[]; warnings: string[] }>();
@@ -200,10 +214,17 @@ async function childLoad(a: Args): Promise<void> {
   );
 }
 
-function child(mode: string, src: string, dir: string, a: Args, scale: number): Record<string, number | string> {
+function child(mode: string, src: string, dir: string, a: Args, scale: number, from?: string): Record<string, number | string> {
   const r = spawnSync(
     process.execPath,
-    ['--max-old-space-size=16000', '--import', 'tsx', __filename, '--child', mode, '--src', src, '--dir', dir, '--scale', String(scale), '--base-files', String(a.baseFiles), '--queries', String(a.queries)],
+    [
+      '--max-old-space-size=16000',
+      '--import',
+      'tsx',
+      __filename,
+      ...['--child', mode, '--src', src, '--dir', dir, '--scale', String(scale), '--base-files', String(a.baseFiles), '--queries', String(a.queries)],
+      ...(from ? ['--from', from] : []),
+    ],
     { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 },
   );
   if (r.status !== 0) throw new Error(`${mode} ${src} ${scale}: exit ${r.status} ${r.signal ?? ''}`);
@@ -256,7 +277,9 @@ async function main(): Promise<void> {
       if (a.fresh || !fs.existsSync(path.join(dir, 'manifest.json'))) {
         fs.rmSync(dir, { recursive: true, force: true });
         log(`${s.name}: building ${scale} chunks`);
-        built = child('build', s.src, dir, a, scale);
+        // this tree saves what it read from the base's store of the same scale, when there is one (no second build)
+        const from = sides[0] !== s ? path.join(CACHE, `${sides[0].key}-${scale}-${a.baseFiles}`) : undefined;
+        built = child('build', s.src, dir, a, scale, from && fs.existsSync(path.join(from, 'manifest.json')) ? from : undefined);
         fs.writeFileSync(path.join(dir, 'build.json'), JSON.stringify(built));
       } else built = JSON.parse(fs.readFileSync(path.join(dir, 'build.json'), 'utf8')) as Record<string, number | string>;
       log(`${s.name}: loading ${scale}`);

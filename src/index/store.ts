@@ -28,6 +28,8 @@ export const STORE_FORMAT = 'fathom-index';
  * 2: Python, Go, Rust and Java chunked by tree-sitter (version 1 holds text chunks for them).
  */
 export const STORE_VERSION = 4;
+/** The oldest version this one reads (3 differs only in the vectors file's layout: migrated on load, written as 4 on the next save). */
+const OLDEST_READ = 3;
 
 interface FileEntry {
   name: string;
@@ -366,7 +368,7 @@ export function loadStore(dir: string, engine: Engine): LoadResult {
   if (!isObject(raw) || raw.format !== STORE_FORMAT) return { ok: false, reason: 'the stored manifest is unreadable or of another format' };
   if (typeof raw.version !== 'number') return { ok: false, reason: 'the stored manifest is damaged: its "version" is missing or not a number' };
   if (raw.version > STORE_VERSION) return { ok: false, reason: `the stored index is version ${raw.version}, newer than this Fathom's ${STORE_VERSION}` };
-  if (raw.version < STORE_VERSION) return { ok: false, reason: `the stored index is version ${raw.version}, older than ${STORE_VERSION}` };
+  if (raw.version < OLDEST_READ) return { ok: false, reason: `the stored index is version ${raw.version}, older than ${OLDEST_READ}` };
   const problem = manifestProblem(raw);
   if (problem) return { ok: false, reason: `the stored manifest is damaged: ${problem}` };
   const m = raw as unknown as Manifest;
@@ -395,11 +397,18 @@ export function loadStore(dir: string, engine: Engine): LoadResult {
       const rows = vbuf.byteLength / (1 + 4 * m.model.dims);
       if (!Number.isInteger(rows)) throw new Error('vectors file has a size that is not a whole number of rows');
       const floats = rows * m.model.dims;
-      // a Buffer this large is not from the pool: its own ArrayBuffer, aligned (else copied)
-      const aligned = vbuf.byteOffset % 4 === 0 ? vbuf : Buffer.from(vbuf);
-      const data = new Float32Array(aligned.buffer, aligned.byteOffset, floats);
-      const present = new Uint8Array(aligned.buffer, aligned.byteOffset + 4 * floats, rows);
-      engine.restoreVectors(VectorStore.adopt(m.model.dims, rows, present, data));
+      if (m.version === 3) {
+        // presence flags first, then the rows (unaligned): copied out
+        const present = new Uint8Array(vbuf.subarray(0, rows));
+        const data = new Float32Array(vbuf.buffer.slice(vbuf.byteOffset + rows, vbuf.byteOffset + vbuf.byteLength));
+        engine.restoreVectors(VectorStore.adopt(m.model.dims, rows, present, data));
+      } else {
+        // a Buffer this large is not from the pool: its own ArrayBuffer, aligned (else copied)
+        const aligned = vbuf.byteOffset % 4 === 0 ? vbuf : Buffer.from(vbuf);
+        const data = new Float32Array(aligned.buffer, aligned.byteOffset, floats);
+        const present = new Uint8Array(aligned.buffer, aligned.byteOffset + 4 * floats, rows);
+        engine.restoreVectors(VectorStore.adopt(m.model.dims, rows, present, data));
+      }
     }
     return { ok: true };
   } catch (err) {
