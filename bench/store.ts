@@ -1,6 +1,7 @@
 /**
  * Store benchmark: save and load of the local index at 100k and 1M chunks, the store of a base
- * commit (by default `main`'s merge base: the format before this branch) next to this tree's, in one run.
+ * commit (by default `v3`: the commit before the store's format 4, the JSON-era loader that
+ * rebuilt FlexSearch) next to this tree's, in one run.
  *
  *   nice -n 5 node --import tsx bench/store.ts                           # 100k and 1M
  *   node --import tsx bench/store.ts --scales 100000 --base HEAD~3       # smaller, another base
@@ -48,7 +49,7 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { scales: [100_000, 1_000_000], base: 'merge-base', fresh: false, baseFiles: 3000, queries: 60 };
+  const a: Args = { scales: [100_000, 1_000_000], base: 'v3', fresh: false, baseFiles: 3000, queries: 60 };
   for (let i = 0; i < argv.length; i++) {
     const x = argv[i];
     const v = () => {
@@ -263,7 +264,7 @@ async function main(): Promise<void> {
   log(`${base.length} real chunks from ${a.baseFiles} npm package files`);
   const sides: Array<{ name: string; src: string; key: string }> = [];
   if (a.base) {
-    const ref = a.base === 'merge-base' ? execFileSync('git', ['merge-base', 'HEAD', 'main'], { cwd: ROOT, encoding: 'utf8' }).trim() : a.base;
+    const ref = a.base === 'v3' ? `${execFileSync('git', ['log', '-S', 'STORE_VERSION = 4;', '--format=%H', '--', 'src/index/store.ts'], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').pop()}^` : a.base;
     const b = baseSource(ref);
     sides.push({ name: `base ${b.commit.slice(0, 8)}`, src: b.src, key: b.commit.slice(0, 12) });
   }

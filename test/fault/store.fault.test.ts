@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine } from '../../src/index/engine';
 import type { Embedder } from '../../src/index/embedder';
-import { loadStore, lockStore, processStartTime, saveStore, StoreLockedError } from '../../src/index/store';
+import { loadStore, lockStore, processStartTime, readJsonLines, saveStore, StoreLockedError } from '../../src/index/store';
 
 const ROOT = path.join(__dirname, '..', '..');
 const BIN = path.join(ROOT, 'bin', 'fathom.js');
@@ -409,6 +409,30 @@ import { saveStore } from ${JSON.stringify(path.join(ROOT, 'src/index/store'))};
       assert.deepEqual(loadStore(store, new Engine()), { ok: true });
     } finally {
       unmount(mnt);
+    }
+  });
+});
+
+describe('the store reads JSON lines in blocks', () => {
+  it('lines across block boundaries, long lines, a last line without a newline: the same values as a whole-file parse; damage is refused', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-lines-'));
+    try {
+      const values: unknown[] = [null, { a: 1 }, 'é'.repeat(40), { text: 'x'.repeat(3000), nested: { b: [1, 2, 3] } }, 42, { u: '日本語 ✓' }];
+      for (let i = 0; i < 200; i++) values.push({ i, s: 'y'.repeat(i % 37), emoji: '🙂'.repeat(i % 5) });
+      for (const lastNewline of [true, false]) {
+        const text = values.map((v) => JSON.stringify(v)).join('\n') + (lastNewline ? '\n' : '');
+        const file = path.join(dir, 'lines.jsonl');
+        fs.writeFileSync(file, text);
+        const entry = { name: 'lines.jsonl', bytes: Buffer.byteLength(text), sha1: createHash('sha1').update(text).digest('hex') };
+        for (const block of [1, 2, 3, 7, 64, 4096, 1 << 20]) assert.deepEqual(readJsonLines(file, entry, block), values, `block ${block}, last newline ${lastNewline}`);
+        assert.throws(() => readJsonLines(file, { ...entry, bytes: entry.bytes + 1 }, 64), /truncated/);
+        assert.throws(() => readJsonLines(file, { ...entry, bytes: entry.bytes - 1 }, 64), /has \d+ bytes, not/);
+        assert.throws(() => readJsonLines(file, { ...entry, sha1: '0'.repeat(40) }, 64), /checksum/);
+        fs.writeFileSync(file, text.replace('{"a":1}', '{"a":1'));
+        assert.throws(() => readJsonLines(file, { ...entry, bytes: entry.bytes - 1 }, 5), /line 2 is not JSON/);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });
