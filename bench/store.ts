@@ -19,7 +19,7 @@
  * keyword search p50 over the same queries, and a digest of the result lists (equal digests:
  * the two stores answer the same). Save seconds come from the building process.
  *
- * The base's source is `git archive <base> src` extracted into bench/.base/<commit> (git-ignored).
+ * The base's source is `git archive <base> src resources` extracted into $TMPDIR/fathom-bench-store/src-<commit>.
  * Timings on a shared 2-core machine move by ±20%; compare the two columns of one run.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -238,12 +238,13 @@ function dirBytes(d: string): number {
   return n;
 }
 
-/** `git archive <ref> src` into bench/.base/<commit>/src (once). */
+/** `git archive <ref> src resources` into $TMPDIR/fathom-bench-store/src-<commit> (once), its node_modules a link to ours. */
 function baseSource(ref: string): { src: string; commit: string } {
   const commit = execFileSync('git', ['rev-parse', ref], { cwd: ROOT, encoding: 'utf8' }).trim();
-  const out = path.join(ROOT, 'bench', '.base', commit.slice(0, 12));
+  const out = path.join(CACHE, `src-${commit.slice(0, 12)}`);
   if (!fs.existsSync(path.join(out, 'resources'))) {
     fs.mkdirSync(out, { recursive: true });
+    fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(out, 'node_modules'));
     execFileSync('sh', ['-c', `git archive ${commit} src resources | tar -x -C ${JSON.stringify(out)}`], { cwd: ROOT });
   }
   return { src: path.join(out, 'src'), commit };
