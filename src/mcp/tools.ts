@@ -19,6 +19,7 @@ import { defaultTokenCounter, type TokenCounter } from '../tokenizer/wordpiece';
 import { analyzeQuery } from './agent-query';
 import { bestLines, rankFiles, type RankedFile } from './file-rank';
 import type { AgentFolder, FolderState } from './folder';
+import { relativeIn } from '../util/paths';
 
 export const DEFAULT_MAX_TOKENS = 2000;
 /** Files of a `detail: "files"` answer when k is not given (the budget usually cuts first). */
@@ -499,10 +500,7 @@ async function searchFiles(a: SearchArgs, folders: AgentFolder[], counter: Token
 /** The folder and folder-relative path of `p` (relative to a folder, or absolute); a ToolError outside every folder. */
 export function resolvePath(folders: AgentFolder[], p: string): { folder: AgentFolder; rel: string } {
   const clean = p.trim().replace(/\\/g, '/');
-  const inside = (root: string, abs: string) => {
-    const rel = path.relative(root, abs);
-    return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : undefined;
-  };
+  const inside = relativeIn;
   if (path.isAbsolute(clean)) {
     for (const f of folders) {
       const rel = inside(f.root, path.resolve(clean));
