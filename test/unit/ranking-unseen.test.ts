@@ -49,6 +49,39 @@ describe('keyword scoring: coverage, compounds, code synonyms', () => {
   });
 });
 
+describe('keyword scoring: near-namesakes', () => {
+  /** Three namesakes; the longer names' texts say a little more of the query (`store`, `session` once more). */
+  const namesakes = (namesake?: number) => {
+    const ix = new KeywordIndex({ namesake });
+    ix.add(1, { path: 'src/store/slice.js', symbol: 'getUserSlice', text: 'export function getUserSlice(store) { return store.state.session.user || store.session }' });
+    ix.add(2, { path: 'src/store/list.js', symbol: 'getUserList', text: 'export function getUserList(store) { return store.state.session.user || store.session }' });
+    ix.add(3, { path: 'src/store/one.js', symbol: 'getUser', text: 'export function getUser(state) { return state.session.user }' });
+    for (let i = 0; i < 30; i++) ix.add(10 + i, { path: `src/other${i}.js`, symbol: `f${i}`, text: `// the first of ${i} from the current list\nfunction f${i}() { return ${i} }` });
+    return ix;
+  };
+  const doc = 'Gets the user of the current session from the store state.';
+
+  it('the identifier whose parts the query names outranks its near-namesakes (getUser over getUserSlice, getUserList)', () => {
+    assert.equal(namesakes().search(doc, { k: 3 })[0]?.docId, 3);
+    assert.notEqual(namesakes(0).search(doc, { k: 3 })[0]?.docId, 3, 'without the tie-break a longer namesake wins (what the test guards against)');
+    assert.notEqual(namesakes().search(doc, { k: 3, namesake: 0 })[0]?.docId, 3, 'the per-query override turns it off too');
+  });
+
+  it('a longer identifier wins when the query names all of its parts', () => {
+    assert.equal(namesakes().search('get the user slice of the store state', { k: 3 })[0]?.docId, 1);
+    assert.equal(namesakes().search('get the user list of the store state', { k: 3 })[0]?.docId, 2);
+  });
+
+  it('a symbol named by none of the query words gets nothing from it', () => {
+    const ix = new KeywordIndex();
+    ix.add(1, { path: 'a.js', symbol: 'alphaBeta', text: 'the user state' });
+    ix.add(2, { path: 'b.js', text: 'the user state' });
+    const on = ix.search('user state', { k: 2 });
+    const off = ix.search('user state', { k: 2, namesake: 0 });
+    assert.deepEqual(on, off);
+  });
+});
+
 describe('diversify: locale folding, code first, per-file cap', () => {
   it('folds one key section across locales, puts the other locale results after the code', () => {
     const list: Ranked[] = [
