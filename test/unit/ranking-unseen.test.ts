@@ -5,6 +5,7 @@ import { Engine, withoutTwinCodeBlocks } from '../../src/index/engine';
 import { i18nFeed, sourceLocale } from '../../src/index/i18n-feed';
 import { KeywordIndex } from '../../src/index/keyword';
 import { I18nIndex } from '../../src/i18n/index';
+import { mineGold } from '../../src/eval/mine';
 
 /** Issue 12's classes of ranking failures on unseen workspaces, one behaviour each. */
 
@@ -151,6 +152,15 @@ describe('i18n text searchable with the code that uses the key', () => {
     // searchable, not displayed: the chunk's text and header are what the file holds
     assert.ok(!hits[0].chunk.text.includes('Sign out'));
     assert.ok(!hits[0].chunk.header.includes('Sign out'));
+  });
+
+  it('fathom eval mines the words a user sees → the component as its own route, next to the i18n route', () => {
+    const { engine, index } = setup();
+    assert.ok(!mineGold(engine).some((g) => g.route === 'ui'), 'no feed, no ui query');
+    engine.setI18n(i18nFeed(index));
+    const gold = mineGold(engine);
+    assert.ok(gold.some((g) => g.route === 'ui' && g.query === 'Sign out of your account' && g.file === 'src/components/UserMenu.vue'), JSON.stringify(gold));
+    assert.ok(gold.some((g) => g.route === 'i18n' && g.query === 'Sign out of your account' && g.file === 'src/locales/en.json'), 'the same text still asks for its locale file on the i18n route');
   });
 
   it('a key held as a string literal counts, a leading $namespace segment tried without it', async () => {
