@@ -23,6 +23,7 @@ import { formatHealth, healthExitCode } from './i18n/health';
 import { loadI18nIndex } from './i18n/workspace';
 import { runMcp } from './mcp/run';
 import { version as fathomVersion } from '../package.json';
+import { relativeIn } from './util/paths';
 
 const USAGE = `Usage:
   fathom chunk <dir|file> [--json] [--stats] [--max-tokens N] [--max-file-kb N] [--json-categories a,b]
@@ -253,9 +254,7 @@ async function chunkCommand(args: Args): Promise<number> {
   const problems: WalkProblem[] = [];
   if (stat.isDirectory()) files = walkFiles(target, problems);
   else {
-    const rel = path.relative(process.cwd(), path.resolve(target));
-    const shown = rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : path.basename(target);
-    files = [{ rel: shown.split(path.sep).join('/'), abs: path.resolve(target), size: stat.size }];
+    files = [{ rel: relativeIn(process.cwd(), target) ?? path.basename(target), abs: path.resolve(target), size: stat.size }];
   }
 
   const out = process.stdout;
@@ -355,6 +354,19 @@ function progressPrinter(): (p: IndexProgress) => void {
 }
 
 /** A usage error unless `dir` is an existing folder. */
+/**
+ * A file named on the command line as a path of folder `dir`: relative to the current folder
+ * when it exists there, else relative to `dir` (`fathom similar src/a.ts:3 --dir app` means
+ * app/src/a.ts when there is no ./src/a.ts); a usage error when it lies outside `dir`.
+ */
+function fileInFolder(dir: string, file: string): string {
+  const candidates = path.isAbsolute(file) ? [file] : [path.resolve(file), path.resolve(dir, file)];
+  const existing = candidates.find((c) => fs.existsSync(c)) ?? candidates[candidates.length - 1];
+  const rel = relativeIn(dir, existing);
+  if (rel === undefined) throw new UsageError(`${file} is not inside ${dir}`);
+  return rel;
+}
+
 function requireFolder(dir: string): void {
   let st: fs.Stats;
   try {
@@ -530,7 +542,7 @@ async function similarCommand(args: Args): Promise<number> {
   const m = target ? /^(.*):(\d+)$/.exec(target) : null;
   if (!m) throw new UsageError('fathom similar: give <file>:<line>');
   const dir = strFlag(args, '--dir') ?? '.';
-  const rel = path.relative(path.resolve(dir), path.resolve(m[1])).split(path.sep).join('/');
+  const rel = fileInFolder(dir, m[1]);
   const { engine } = await openEngine(dir, args, args.flags.has('--json'));
   if (!engine.files.has(rel)) throw new UsageError(`${rel} is not indexed in ${dir}`);
   if (!engine.chunkAt(rel, Number(m[2]))) throw new UsageError(`no chunk of ${rel} holds line ${m[2]}`);
@@ -657,7 +669,7 @@ async function i18nCommand(args: Args): Promise<number> {
   requireFolder(dir);
   const limit = intFlag(args, '--k') ?? 10;
   const from = strFlag(args, '--from');
-  const fromFile = from !== undefined ? path.relative(path.resolve(dir), path.resolve(from)).split(path.sep).join('/') : undefined;
+  const fromFile = from !== undefined ? fileInFolder(dir, from) : undefined;
   const localeGlobs = args.lists.get('--locales');
   // the i18n index is kept in the store folder (only what changed since is read again); the
   // search index is not loaded for a lookup
@@ -672,9 +684,9 @@ async function i18nCommand(args: Args): Promise<number> {
   }
   let result: LookupResult;
   try {
-    if (key !== undefined) result = (await session.i18n({ op: 'key', key, fromFile, limit }, { localeGlobs, functions })).result as LookupResult;
+    if (key !== undefined) result = (await session.i18n({ op: 'key', key, fromFile, limit }, { localeGlobs, functions })).result;
     else {
-      result = (await session.i18n({ op: 'string', text: text!, fromFile, limit }, { localeGlobs, functions, lexicalOnly: true })).result as LookupResult;
+      result = (await session.i18n({ op: 'string', text: text!, fromFile, limit }, { localeGlobs, functions, lexicalOnly: true })).result;
       // semantic is the last resort: the model is loaded only when nothing else matched
       if (!result.candidates.length && text!.trim()) {
         let embedder: Embedder | undefined;
@@ -684,7 +696,7 @@ async function i18nCommand(args: Args): Promise<number> {
           if ('embedder' in r) embedder = r.embedder;
           else why = r.error;
         }
-        result = embedder ? ((await session.i18n({ op: 'string', text: text!, fromFile, limit }, { localeGlobs, functions, embedder })).result as LookupResult) : { ...result, semanticUnavailable: why };
+        result = embedder ? ((await session.i18n({ op: 'string', text: text!, fromFile, limit }, { localeGlobs, functions, embedder })).result) : { ...result, semanticUnavailable: why };
         await embedder?.dispose();
       }
     }

@@ -25,10 +25,11 @@ import { SearchController } from './ui/searchController';
 import { IndexTracker, throttle } from './ui/tracker';
 import { SearchViewProvider, SEARCH_VIEW_ID } from './views/searchView';
 import { StatusBar } from './views/statusBar';
+import { errText } from './util/errors';
+import { relativeIn } from './util/paths';
 
 let client: IndexClient | undefined;
 
-const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 export function activate(context: vscode.ExtensionContext): void {
   const timings = new HostTimings();
@@ -167,7 +168,7 @@ async function chunkActiveFile(c: IndexClient, log: vscode.LogOutputChannel): Pr
   }
   const doc = editor.document;
   const folder = vscode.workspace.getWorkspaceFolder(doc.uri);
-  const rel = folder ? path.relative(folder.uri.fsPath, doc.uri.fsPath).split(path.sep).join('/') : path.basename(doc.uri.fsPath);
+  const rel = folder ? (relativeIn(folder.uri.fsPath, doc.uri.fsPath) ?? path.basename(doc.uri.fsPath)) : path.basename(doc.uri.fsPath);
   const config = vscode.workspace.getConfiguration('fathom.chunking', doc.uri);
   try {
     const result = await c.chunk(rel, doc.getText(), {

@@ -22,7 +22,7 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
 import { FallbackError, type ChunkerOutput, type ResolvedOptions } from './chunker';
 import { firstLine, type ChunkContext } from './context';
-import type { Range } from './source';
+import type { Range } from '../parse/source';
 import { commentHeader } from './text';
 import { grammar, grammarProblem } from './treesitter';
 import type { ChunkKind } from './types';

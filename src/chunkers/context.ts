@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { TokenCounter } from '../tokenizer/wordpiece';
-import { isBlank, isWs, SourceText, trimRange, type Range } from './source';
+import { isBlank, isWs, SourceText, trimRange, type Range } from '../parse/source';
 import type { Chunk, ChunkKind, SplitInfo } from './types';
 
 export interface ChunkSpec {

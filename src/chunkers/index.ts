@@ -21,9 +21,10 @@ import {
   type SkipReason,
 } from './types';
 import { chunkVue } from './vue';
+import { errText } from '../util/errors';
 
 export * from './types';
-export { decodeBytes, type Decoded } from './decode';
+export { decodeBytes, type Decoded } from '../parse/decode';
 export { prepareLanguagesFor, treeSitterLanguageOf } from './treesitter';
 
 export { FallbackError, type Chunker, type ChunkerOutput, type ResolvedOptions } from './chunker';
@@ -145,7 +146,7 @@ export function chunkFile(path: string, text: string, options: ChunkOptions | Re
       if (out.skipped) result.skipped = out.skipped;
       return result;
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errText(err);
       result.fallback = err instanceof FallbackError ? message : `internal error in the ${language} chunker: ${message}`;
       result.warnings.push(`${language} chunker gave way to the text chunker: ${result.fallback}`);
     }
@@ -155,7 +156,7 @@ export function chunkFile(path: string, text: string, options: ChunkOptions | Re
   } catch (err) {
     // Only a bug can bring us here; the file is reported, never lost silently.
     result.chunks = [];
-    result.skipped = { reason: 'unsupported', detail: `text chunker failed: ${err instanceof Error ? err.message : String(err)}` };
+    result.skipped = { reason: 'unsupported', detail: `text chunker failed: ${errText(err)}` };
   }
   return result;
 }

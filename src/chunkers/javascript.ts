@@ -9,12 +9,12 @@
  * shared with the tree-sitter chunkers, in units.ts.
  * The same code chunks Vue `<script>` blocks, by offset range inside the `.vue` file.
  */
-import { parse, type ParserPlugin } from '@babel/parser';
 import type * as t from '@babel/types';
 import { FallbackError, type ChunkerOutput } from './chunker';
 import { firstLine, type ChunkContext } from './context';
-import type { Range } from './source';
+import type { Range } from '../parse/source';
 import { emitUnits, type Unit } from './units';
+import { parseScript, ScriptSyntaxError } from '../parse/script';
 
 export interface ScriptOptions {
   /** Offsets of the script inside ctx.text. */
@@ -48,45 +48,20 @@ export function chunkJavaScript(ctx: ChunkContext): ChunkerOutput {
   });
 }
 
-/** Babel options that accept any script a bundler would: recovery on, every placement rule off. */
-export const LENIENT_PARSE = {
-  sourceType: 'unambiguous',
-  errorRecovery: true,
-  allowReturnOutsideFunction: true,
-  allowImportExportEverywhere: true,
-  allowAwaitOutsideFunction: true,
-  allowSuperOutsideMethod: true,
-  allowUndeclaredExports: true,
-} as const;
-
-/** The syntax plugins every attempt enables (JSX, TypeScript or Flow are added per attempt). */
-export const BASE_PLUGINS: readonly ParserPlugin[] = ['decorators-legacy', 'classProperties', 'classPrivateProperties', 'classPrivateMethods', 'importAttributes', 'explicitResourceManagement'];
-
-function parseScript(code: string, o: ScriptOptions): { ast: t.File; warnings: string[] } {
-  const base = BASE_PLUGINS;
-  const attempts: ParserPlugin[][] = o.typescript
-    ? [[...base, 'typescript', ...(o.jsx ? (['jsx'] as ParserPlugin[]) : [])], [...base, 'typescript']]
-    : [[...base, 'jsx'], [...base, 'jsx', 'flow'], [...base, 'typescript']];
-  let lastError: unknown;
-  for (const plugins of attempts) {
-    try {
-      const ast = parse(code, {
-        ...LENIENT_PARSE,
-        plugins,
-      });
-      const errors = (ast as t.File & { errors?: Array<{ message: string }> }).errors ?? [];
-      const warnings = errors.length ? [`recovered ${errors.length} syntax error(s): ${errors[0].message}`] : [];
-      return { ast, warnings };
-    } catch (err) {
-      lastError = err;
-    }
+function parseScriptUnit(code: string, o: ScriptOptions): { ast: t.File; warnings: string[] } {
+  try {
+    const { ast, recovered } = parseScript(code, o);
+    const warnings = recovered.length ? [`recovered ${recovered.length} syntax error(s): ${recovered[0].message}`] : [];
+    return { ast, warnings };
+  } catch (err) {
+    if (err instanceof ScriptSyntaxError) throw new FallbackError(`syntax error: ${err.message}`);
+    throw err;
   }
-  throw new FallbackError(`syntax error: ${lastError instanceof Error ? lastError.message : String(lastError)}`);
 }
 
 export function chunkScript(ctx: ChunkContext, o: ScriptOptions): ChunkerOutput {
   const code = ctx.text.slice(o.start, o.end);
-  const { ast, warnings } = parseScript(code, o);
+  const { ast, warnings } = parseScriptUnit(code, o);
   const off = o.start;
   const text = ctx.text;
   const R = (n: { start?: number | null; end?: number | null }): Range => ({ start: off + (n.start ?? 0), end: off + (n.end ?? 0) });

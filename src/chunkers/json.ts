@@ -34,17 +34,15 @@
 import * as jsonc from 'jsonc-parser';
 import { FallbackError, type ChunkerOutput, type ResolvedOptions } from './chunker';
 import type { ChunkContext } from './context';
-import { classifyJson, classifyJsonPath, JSON_CATEGORY_LABELS, type JsonCategory } from './json-classify';
-import { parseJsonTree, scanDepth, type JItem, type JValue, type JsonTree } from './json-tree';
-import type { Range } from './source';
+import { classifyJson, classifyJsonPath, JSON_CATEGORY_LABELS, type JsonCategory } from '../parse/json-classify';
+import { MAX_JSON_DEPTH, parseJsonTree, scanDepth, type JItem, type JValue, type JsonTree } from '../parse/json-tree';
+import type { Range } from '../parse/source';
 import type { Chunk, ChunkKind, SplitInfo } from './types';
 
-export { classifyJson, classifyJsonPath, isLocaleName, isNaturalLanguage, looksLikeSchema, type JsonCategory } from './json-classify';
+export { classifyJson, classifyJsonPath, isLocaleName, isNaturalLanguage, looksLikeSchema, type JsonCategory } from '../parse/json-classify';
 
 export const DEFAULT_JSON_CATEGORIES = ['schema', 'i18n', 'docs-meta', 'config', 'other'] as const;
 
-/** Deeper bracket nesting than this goes to the text chunker (jsonc-parser recurses per level). */
-export const MAX_JSON_DEPTH = 500;
 /** A run of members is not left smaller than this share of the budget when it can be merged. */
 export const JSON_MIN_CHUNK_RATIO = 0.25;
 /** Recovered syntax errors may lose at most this share of the file's non-blank characters. */

@@ -43,8 +43,9 @@
 import MarkdownIt from 'markdown-it';
 import { FallbackError, type ChunkerOutput, type ResolvedOptions } from './chunker';
 import type { ChunkContext } from './context';
-import { isWs, type Range } from './source';
+import { isWs, type Range } from '../parse/source';
 import type { Chunk } from './types';
+import { errText } from '../util/errors';
 
 type Token = MarkdownIt.Token;
 type RuleBlock = MarkdownIt.ParserBlock.RuleBlock;
@@ -254,7 +255,7 @@ export function chunkMarkdown(ctx: ChunkContext, _opts: ResolvedOptions): Chunke
   try {
     tokens = env.tokens = md.parse(firstLine ? text.slice(src.lineStarts[firstLine] ?? text.length) : text, env);
   } catch (err) {
-    throw new FallbackError(`Markdown parse failed: ${err instanceof Error ? err.message : String(err)}`);
+    throw new FallbackError(`Markdown parse failed: ${errText(err)}`);
   }
 
   const base: { depth: number; text: string }[] = [];

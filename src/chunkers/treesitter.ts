@@ -18,6 +18,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Language, Parser as ParserType } from '@vscode/tree-sitter-wasm';
+import { errText } from '../util/errors';
 
 /** Fathom language id → grammar file name (`tree-sitter-<name>.wasm`). */
 export const TREE_SITTER_GRAMMARS: Readonly<Record<string, string>> = {
@@ -91,7 +92,7 @@ export function prepareLanguage(language: string): Promise<void> {
         loaded.set(language, { language: lang, parser });
         problems.delete(language);
       } catch (err) {
-        problems.set(language, `the ${language} grammar failed to load: ${err instanceof Error ? err.message : String(err)}`);
+        problems.set(language, `the ${language} grammar failed to load: ${errText(err)}`);
       }
     })();
     pending.set(language, p);

@@ -3,12 +3,9 @@
  * protocol and the CLI. See ARCHITECTURE.md for the invariants every chunk obeys.
  */
 
-/** A place in a file: UTF-16 offset into the text (BOM removed), 1-based line, 0-based column. */
-export interface Position {
-  offset: number;
-  line: number;
-  column: number;
-}
+import type { Position } from '../parse/source';
+
+export type { Position };
 
 export type ChunkKind =
   | 'function'

@@ -13,9 +13,10 @@ import { FallbackError, type ChunkerOutput, type ResolvedOptions } from './chunk
 import type { ChunkContext } from './context';
 import { chunkScript } from './javascript';
 import { chunkJsonRange } from './json';
-import { trimRange, type Range } from './source';
+import { trimRange, type Range } from '../parse/source';
 import { paragraphStarts } from './text';
 import type { Chunk } from './types';
+import { errText } from '../util/errors';
 
 /** `KZoomControl` → `zoom control`; `k-zoom-control` → `k zoom control`; `XMLParser` → `xml parser`. */
 export function nameToWords(name: string): string {
@@ -122,7 +123,7 @@ export function chunkVue(ctx: ChunkContext, opts: ResolvedOptions): ChunkerOutpu
   const warnings: string[] = [];
   if (errors.length) {
     const first = errors[0];
-    const msg = first instanceof Error ? first.message : String(first);
+    const msg = errText(first);
     const blocks = [descriptor.template, descriptor.script, descriptor.scriptSetup, ...descriptor.styles].filter(Boolean);
     if (!blocks.length) throw new FallbackError(`Vue SFC does not parse: ${msg}`);
     // An unclosed block (a file mid-edit: `<script setup>` never closed) comes back empty, its

@@ -3,10 +3,11 @@
  * folder go first (`prioritize`), so search by meaning helps where the user works while the
  * first index is still being embedded. Debounced; the logic is src/ui/hints.ts.
  */
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { IndexClient } from '../service/client';
 import { EmbedHints } from '../ui/hints';
+import { errText } from '../util/errors';
+import { relativeIn } from '../util/paths';
 
 export function watchEmbedHints(env: {
   client: IndexClient;
@@ -20,8 +21,8 @@ export function watchEmbedHints(env: {
     if (u.scheme !== 'file') return undefined;
     const f = env.folderOf(u);
     if (!f) return undefined;
-    const rel = path.relative(f.root, u.fsPath).split(path.sep).join('/');
-    return rel && !rel.startsWith('..') ? { root: f.root, rel } : undefined;
+    const rel = relativeIn(f.root, u.fsPath);
+    return rel === undefined ? undefined : { root: f.root, rel };
   };
   const send = () => {
     timer = undefined;
@@ -29,7 +30,7 @@ export function watchEmbedHints(env: {
     const editors = [...(active ? [active] : []), ...vscode.window.visibleTextEditors.map((e) => e.document.uri)];
     const visible = editors.map(relOf).filter((v): v is { root: string; rel: string } => !!v);
     for (const c of hints.changes(env.roots(), visible)) {
-      env.client.prioritize(c.root, c.paths).catch((e: unknown) => env.log(`could not send the embedding hint: ${e instanceof Error ? e.message : String(e)}`));
+      env.client.prioritize(c.root, c.paths).catch((e: unknown) => env.log(`could not send the embedding hint: ${errText(e)}`));
     }
   };
   const schedule = () => {

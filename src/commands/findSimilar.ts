@@ -2,10 +2,11 @@
  * "Fathom: Find Similar": chunks like the selection, or like the chunk under the cursor;
  * results in the sidebar. Also in the editor's context menu.
  */
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { IndexClient } from '../service/client';
 import type { WorkerHit } from '../service/protocol';
+import { errText } from '../util/errors';
+import { relativeIn } from '../util/paths';
 
 export interface FindSimilarDeps {
   client: IndexClient;
@@ -25,7 +26,11 @@ export async function findSimilar(deps: FindSimilarDeps): Promise<void> {
     void vscode.window.showInformationMessage('Fathom: this file is not in an indexed workspace folder.');
     return;
   }
-  const rel = path.relative(f.root, editor.document.uri.fsPath).split(path.sep).join('/');
+  const rel = relativeIn(f.root, editor.document.uri.fsPath);
+  if (rel === undefined) {
+    void vscode.window.showInformationMessage('Fathom: this file is not in an indexed workspace folder.');
+    return;
+  }
   const sel = editor.selection;
   const text = sel.isEmpty ? '' : editor.document.getText(sel);
   // a selection: its own lines are left out of the results (the chunk it came from is no answer)
@@ -36,7 +41,7 @@ export async function findSimilar(deps: FindSimilarDeps): Promise<void> {
     deps.log.info(`find similar to ${where}: ${hits.length} result(s)`);
     await deps.show(`Similar to ${where}`, hits);
   } catch (e) {
-    deps.log.error(`find similar failed: ${e instanceof Error ? e.message : String(e)}`);
-    void vscode.window.showErrorMessage(`Fathom could not find similar code: ${e instanceof Error ? e.message : String(e)}`);
+    deps.log.error(`find similar failed: ${errText(e)}`);
+    void vscode.window.showErrorMessage(`Fathom could not find similar code: ${errText(e)}`);
   }
 }

@@ -27,6 +27,8 @@ import {
   validateLookupInput,
   type JumpTarget,
 } from '../ui/i18n';
+import { errText } from '../util/errors';
+import { relativeIn, toPosix } from '../util/paths';
 
 export const WHERE_DEFINED_COMMAND = 'fathom.whereDefined';
 export const FIND_KEY_COMMAND = 'fathom.findI18nKey';
@@ -41,7 +43,6 @@ export interface I18nDeps {
   command(id: string, fn: (...args: never[]) => unknown): vscode.Disposable;
 }
 
-const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** Candidates asked of the worker per lookup. */
 const LIMIT = 10;
@@ -66,12 +67,12 @@ function rootOf(deps: I18nDeps, uri: vscode.Uri): string | undefined {
   return folder?.uri.scheme === 'file' ? folder.uri.fsPath : undefined;
 }
 
-const relOf = (root: string, uri: vscode.Uri) => path.relative(root, uri.fsPath).split(path.sep).join('/');
+const relOf = (root: string, uri: vscode.Uri) => relativeIn(root, uri.fsPath) ?? toPosix(path.relative(root, uri.fsPath));
 
 /** Opens a target of `root` with its exact range selected and revealed; logs the range. */
 export async function openTarget(root: string, t: JumpTarget, log: vscode.LogOutputChannel): Promise<void> {
   const abs = path.resolve(root, ...t.file.split('/'));
-  if (path.relative(root, abs).startsWith('..') || path.isAbsolute(path.relative(root, abs))) throw new Error(`${t.file} is outside ${root}`);
+  if (relativeIn(root, abs) === undefined) throw new Error(`${t.file} is outside ${root}`);
   const uri = vscode.Uri.file(abs);
   const doc = await vscode.workspace.openTextDocument(uri);
   const r = editorRange(t.range);
@@ -144,8 +145,7 @@ function failed(what: string, e: unknown, log: vscode.LogOutputChannel): void {
 
 /** One key (or the keys under a prefix), at most `LIMIT` of them. */
 async function keyLookup(client: IndexClient, root: string, key: string, fromFile: string | undefined): Promise<LookupResult> {
-  const a = await client.i18n(root, { op: 'key', key: key.trim(), fromFile, limit: LIMIT });
-  return (a as { result: LookupResult }).result;
+  return (await client.i18n(root, { op: 'key', key: key.trim(), fromFile, limit: LIMIT })).result;
 }
 
 /** "Where is this string defined?": the selection, else the string under the cursor. */

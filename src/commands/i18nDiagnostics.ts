@@ -5,11 +5,12 @@
  * worker computes them (the `i18n` request's `diagnostics` op, from the document's text when
  * unsaved); this file asks on open, edit (debounced) and save, and shows.
  */
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { CancelledError } from '../service/client';
 import { diagnosticView, wantsDiagnostics, type DiagnosticView } from '../ui/i18nDiagnostics';
 import { OPEN_TARGET_COMMAND, type I18nDeps } from './i18n';
+import { errText } from '../util/errors';
+import { relativeIn } from '../util/paths';
 
 const DEBOUNCE_MS = 500;
 
@@ -27,11 +28,11 @@ export function registerI18nDiagnostics(deps: I18nDeps): vscode.Disposable {
     if (doc.uri.scheme !== 'file') return;
     const root = rootOf(doc.uri);
     const text = doc.getText();
-    if (!root || !wantsDiagnostics(doc.fileName, text)) {
+    const rel = root === undefined ? undefined : relativeIn(root, doc.uri.fsPath);
+    if (!root || rel === undefined || !wantsDiagnostics(doc.fileName, text)) {
       collection.delete(doc.uri);
       return;
     }
-    const rel = path.relative(root, doc.uri.fsPath).split(path.sep).join('/');
     try {
       const a = await deps.client.i18n(root, { op: 'diagnostics', file: rel, text: doc.isDirty ? text : undefined });
       if (a.op !== 'diagnostics') return;
@@ -47,7 +48,7 @@ export function registerI18nDiagnostics(deps: I18nDeps): vscode.Disposable {
       collection.set(doc.uri, list);
     } catch (e) {
       if (e instanceof CancelledError) return;
-      deps.log.warn(`i18n diagnostics of ${rel}: ${e instanceof Error ? e.message : String(e)}`);
+      deps.log.warn(`i18n diagnostics of ${rel}: ${errText(e)}`);
     }
   };
   const later = (doc: vscode.TextDocument) => {

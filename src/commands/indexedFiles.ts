@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { IndexClient } from '../service/client';
 import { filesReport } from '../ui/filesReport';
+import { errText } from '../util/errors';
 
 export const FILES_SCHEME = 'fathom-files';
 
@@ -27,7 +28,7 @@ export async function showIndexedFiles(client: IndexClient, folders: Array<{ roo
       try {
         return { ...f, files: await client.files(f.root) };
       } catch (e) {
-        return { ...f, error: e instanceof Error ? e.message : String(e) };
+        return { ...f, error: errText(e) };
       }
     }),
   );

@@ -11,6 +11,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { IndexClient } from '../service/client';
+import { errText } from '../util/errors';
 
 export interface LmToolsDeps {
   client: IndexClient;
@@ -115,7 +116,7 @@ function registerMcpDefinition(deps: LmToolsDeps): vscode.Disposable {
     });
   } catch (err) {
     // never let an editor's API change break activation
-    deps.log.warn(`MCP server definition: not offered: ${err instanceof Error ? err.message : String(err)}`);
+    deps.log.warn(`MCP server definition: not offered: ${errText(err)}`);
     sub.dispose();
     changed.dispose();
     return new vscode.Disposable(() => undefined);

@@ -17,6 +17,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { KeywordOnlyAdvice, ModelChoice } from '../ui/settings';
 import type { WorkspaceIndex } from './workspaceIndex';
+import { errText } from '../util/errors';
 
 export const MODEL_CHOICE_KEY = 'fathom.modelChoice';
 export const PROMPT_TEXT = 'Search by meaning needs a 23 MB model. Download it?';
@@ -33,7 +34,7 @@ export async function openModelSettings(log?: vscode.LogOutputChannel): Promise<
       await vscode.commands.executeCommand('workbench.action.openRemoteSettings', { query: 'fathom.model' });
       return;
     } catch (e) {
-      log?.warn(`could not open the remote settings (${e instanceof Error ? e.message : String(e)}); opening the user settings`);
+      log?.warn(`could not open the remote settings (${errText(e)}); opening the user settings`);
     }
   }
   await vscode.commands.executeCommand('workbench.action.openSettings', 'fathom.model');
@@ -80,7 +81,7 @@ export class ModelPrompt {
         else if (action === 'download') await this.download();
         else await this.useLocalFolder();
       } catch (e) {
-        this.log.error(`model ${action} failed: ${e instanceof Error ? e.message : String(e)}`);
+        this.log.error(`model ${action} failed: ${errText(e)}`);
       }
     };
     const p = (this.busy ?? Promise.resolve()).then(go).finally(() => {

@@ -8,6 +8,7 @@ import { CancelledError, type IndexClient } from '../service/client';
 import type { WorkerHit } from '../service/protocol';
 import { paletteRow, queryNote, queryTerms } from '../ui/results';
 import { openHit } from './open';
+import { errText } from '../util/errors';
 
 interface HitItem extends vscode.QuickPickItem {
   hit?: WorkerHit;
@@ -63,7 +64,7 @@ export async function quickSearch(deps: QuickSearchDeps, initial = ''): Promise<
       qp.items = items;
     } catch (e) {
       if (e instanceof CancelledError || mine !== seq) return;
-      deps.log.error(`search failed: ${e instanceof Error ? e.message : String(e)}`);
+      deps.log.error(`search failed: ${errText(e)}`);
       qp.items = [];
     } finally {
       if (mine === seq) qp.busy = false;
@@ -76,14 +77,14 @@ export async function quickSearch(deps: QuickSearchDeps, initial = ''): Promise<
   });
   qp.onDidChangeActive((items) => {
     const h = items[0]?.hit;
-    if (h) openHit(h, { preview: true, preserveFocus: true }).catch((e: unknown) => deps.log.warn(`preview failed: ${e instanceof Error ? e.message : String(e)}`));
+    if (h) openHit(h, { preview: true, preserveFocus: true }).catch((e: unknown) => deps.log.warn(`preview failed: ${errText(e)}`));
   });
   qp.onDidAccept(() => {
     const h = qp.activeItems[0]?.hit;
     if (!h) return;
     accepted = true;
     qp.hide();
-    openHit(h, { preview: false }).catch((e: unknown) => deps.log.error(`could not open ${h.chunk.path}: ${e instanceof Error ? e.message : String(e)}`));
+    openHit(h, { preview: false }).catch((e: unknown) => deps.log.error(`could not open ${h.chunk.path}: ${errText(e)}`));
   });
   qp.onDidHide(() => {
     if (timer) clearTimeout(timer);

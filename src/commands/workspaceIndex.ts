@@ -18,6 +18,8 @@ import type { HostTimings } from '../ui/perf';
 import { i18nConfigOf, initOptionsOf, keywordOnlyAdvice, localModelPathOf, needsReinit, remoteUrlOf, type FathomSettings, type KeywordOnlyAdvice, type ModelChoice } from '../ui/settings';
 import type { IndexTracker } from '../ui/tracker';
 import { folderSelection, readFathomSettings } from './settings';
+import { errText } from '../util/errors';
+import { relativeIn } from '../util/paths';
 
 /** A batch bigger than this is cheaper as a re-walk (unchanged files are only stat'ed). */
 const REWALK_OVER = 2000;
@@ -39,7 +41,6 @@ export interface IndexEnv {
   onModelState?: (advice: KeywordOnlyAdvice | undefined) => void;
 }
 
-const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 class FolderIndexer {
   private run: { abort: AbortController; done: Promise<IndexResult | undefined> } | undefined;
@@ -247,8 +248,8 @@ export class WorkspaceIndex implements vscode.Disposable {
   private watch(f: vscode.WorkspaceFolder, root: string): void {
     const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(f, '**/*'));
     const add = (kind: 'create' | 'change' | 'delete') => (uri: vscode.Uri) => {
-      const rel = path.relative(root, uri.fsPath);
-      this.batcher.add(root, rel.split(path.sep).join('/'), kind);
+      const rel = relativeIn(root, uri.fsPath);
+      if (rel !== undefined) this.batcher.add(root, rel, kind);
     };
     this.watchers.set(root, vscode.Disposable.from(w, w.onDidCreate(add('create')), w.onDidChange(add('change')), w.onDidDelete(add('delete'))));
   }

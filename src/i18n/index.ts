@@ -21,7 +21,7 @@
  * `deleteFile`; the lookup structures are rebuilt lazily at the next query after a locale file
  * changed (usages alone are cheaper: only their table is rebuilt).
  */
-import { SourceText } from '../chunkers/source';
+import { SourceText } from '../parse/source';
 import type { Embedder } from '../index/embedder';
 import { formatOf, readLocaleFormat, readLocaleJson, readLocaleScript, readSfcLocales, toLocaleValue, type LocaleEntry, type LocaleFile } from './locales';
 import { boundedDistance, deletions, hasPlaceholder, normalize, PLACEHOLDER, placeholderPattern, tokens, typoBudget } from './normalize';

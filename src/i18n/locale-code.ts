@@ -8,7 +8,7 @@
  * `ca-valencia`, `de-CH-1996`. Variants come from a short list of registered ones (a 4-character
  * one starting with a digit is always a variant): `es-module` is no locale.
  */
-import { isLocaleTag } from '../chunkers/json-classify';
+import { isLocaleTag } from '../parse/json-classify';
 
 export interface LocaleIdentity {
   locale: string;

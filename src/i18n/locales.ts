@@ -31,10 +31,9 @@
 import type * as t from '@babel/types';
 import { parse as parseSfc } from '@vue/compiler-sfc';
 import * as jsonc from 'jsonc-parser';
-import { classifyJson, classifyJsonPath, isLocaleName } from '../chunkers/json-classify';
-import { MAX_JSON_DEPTH } from '../chunkers/json';
-import { scanDepth } from '../chunkers/json-tree';
-import { SourceText } from '../chunkers/source';
+import { classifyJson, classifyJsonPath, isLocaleName } from '../parse/json-classify';
+import { MAX_JSON_DEPTH, scanDepth } from '../parse/json-tree';
+import { SourceText } from '../parse/source';
 import { chromeFormat } from './formats/chrome';
 import { json5Leaves } from './formats/json5';
 import { yamlLeaves } from './formats/yaml';

@@ -18,7 +18,7 @@
  * Positions: offsets in UTF-16 code units of the file's text (BOM removed), lines 1-based,
  * columns 0-based, as everywhere in Fathom.
  */
-import type { Position } from '../chunkers/types';
+import type { Position } from '../parse/source';
 
 export interface TextRange {
   start: Position;

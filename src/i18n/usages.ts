@@ -18,11 +18,11 @@
  * reported with their static prefix (`x.`); a key with no static prefix at all is not a usage.
  * A file whose text names no translation function at all is not parsed.
  */
-import { parse, parseExpression, type ParserPlugin } from '@babel/parser';
+import { parse, parseExpression } from '@babel/parser';
 import type * as t from '@babel/types';
 import { parse as parseSfc } from '@vue/compiler-sfc';
-import { BASE_PLUGINS, LENIENT_PARSE } from '../chunkers/javascript';
-import { SourceText } from '../chunkers/source';
+import { parseScript } from '../parse/script';
+import { SourceText } from '../parse/source';
 import { frameworkOf } from './frameworks/index';
 import type { Usage } from './types';
 
@@ -124,21 +124,13 @@ export function walkAst(root: unknown, visit: (n: t.Node) => void): void {
   }
 }
 
-/** Babel options for a script of this kind (the same recovery as the JS chunker). */
+/** The script's AST with the same recovery as the JS chunker, or undefined when it does not parse. */
 export function parseScriptAst(code: string, typescript: boolean, jsx: boolean): t.File | undefined {
-  const base = BASE_PLUGINS;
-  const attempts: ParserPlugin[][] = typescript ? [[...base, 'typescript', ...(jsx ? (['jsx'] as ParserPlugin[]) : [])], [...base, 'typescript']] : [[...base, 'jsx'], [...base, 'typescript']];
-  for (const plugins of attempts) {
-    try {
-      return parse(code, {
-        ...LENIENT_PARSE,
-        plugins,
-      });
-    } catch {
-      continue;
-    }
+  try {
+    return parseScript(code, { typescript, jsx }).ast;
+  } catch {
+    return undefined;
   }
-  return undefined;
 }
 
 /** A template expression (`$t('a')`, or `@click` statements) parsed as an expression, else as statements. */

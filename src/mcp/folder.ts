@@ -17,6 +17,8 @@ import { StoreLockedError } from '../index/store';
 import type { LookupResult } from '../i18n/types';
 import { FolderSession } from '../service/session';
 import type { FileSelection } from '../workspace/files';
+import { errText } from '../util/errors';
+import { relativeIn, toRel } from '../util/paths';
 
 /** What a folder is doing and holds, for the `status` tool and the "still indexing" notes. */
 export interface FolderState {
@@ -83,7 +85,6 @@ export interface LocalFolderOptions {
 }
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
-const errText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /**
  * A folder held open by the MCP server. `start` opens its session (after one turn of the event
@@ -197,14 +198,14 @@ export class LocalFolder implements AgentFolder {
   // --- watching ---------------------------------------------------------------------------
 
   private startWatching(): void {
-    const storeRel = path.relative(this.root, this.storeDir).split(path.sep).join('/');
+    const storeRel = relativeIn(this.root, this.storeDir) ?? '';
     try {
       this.watcher = fs.watch(this.root, { recursive: true }, (_event, filename) => {
         if (!filename) {
           this.queue(''); // the OS dropped the name: rescan
           return;
         }
-        const rel = filename.toString().split(path.sep).join('/');
+        const rel = toRel(filename.toString());
         if (rel === storeRel || rel.startsWith(`${storeRel}/`) || /(^|\/)(\.git|node_modules)(\/|$)/.test(rel)) return;
         this.queue(rel);
       });
@@ -322,7 +323,7 @@ export class LocalFolder implements AgentFolder {
     await this.fresh();
     if (!this.session) return { candidates: [], problems: [] };
     const a = await this.session.i18n(ask, { signal: this.abort.signal });
-    return a.op === 'string' || a.op === 'key' ? a.result : { candidates: [], problems: [] };
+    return a.result;
   }
 
   state(): FolderState {

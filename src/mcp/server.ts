@@ -9,6 +9,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentFolder } from './folder';
 import { descriptions, inputShapes, outputShapes, runTool, TOOL_NAMES, ToolError } from './tools';
+import { errText } from '../util/errors';
 
 export const SERVER_NAME = 'fathom';
 
@@ -30,7 +31,7 @@ export function createMcpServer(folders: AgentFolder[], options: { version: stri
         log(`${name}: answered in ${Math.round(performance.now() - t0)} ms`);
         return { content: [{ type: 'text', text: answer.text }], structuredContent: answer.structured };
       } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
+        const message = errText(err);
         // bad input is the agent's to fix; anything else is logged with its stack, never fatal
         if (!(err instanceof ToolError)) log(`${name} failed: ${err instanceof Error ? (err.stack ?? message) : message}`);
         return { content: [{ type: 'text', text: err instanceof ToolError ? message : `Fathom failed: ${message}` }], isError: true };

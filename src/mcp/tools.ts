@@ -17,6 +17,7 @@ import type { SearchHit } from '../index/engine';
 import type { Candidate, LookupResult } from '../i18n/types';
 import { defaultTokenCounter, type TokenCounter } from '../tokenizer/wordpiece';
 import type { AgentFolder, FolderState } from './folder';
+import { relativeIn } from '../util/paths';
 
 export const DEFAULT_MAX_TOKENS = 2000;
 /** The deepest a cursor may page into a ranking. */
@@ -414,10 +415,7 @@ async function search(a: SearchArgs, folders: AgentFolder[], counter: TokenCount
 /** The folder and folder-relative path of `p` (relative to a folder, or absolute); a ToolError outside every folder. */
 export function resolvePath(folders: AgentFolder[], p: string): { folder: AgentFolder; rel: string } {
   const clean = p.trim().replace(/\\/g, '/');
-  const inside = (root: string, abs: string) => {
-    const rel = path.relative(root, abs);
-    return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : undefined;
-  };
+  const inside = relativeIn;
   if (path.isAbsolute(clean)) {
     for (const f of folders) {
       const rel = inside(f.root, path.resolve(clean));

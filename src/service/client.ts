@@ -23,7 +23,7 @@ import type { FileSelection } from '../workspace/files';
 import type {
   FileInfo,
   FileUpdate,
-  I18nAnswer,
+  I18nAnswerOf,
   I18nQuery,
   IndexResult,
   LogEvent,
@@ -39,14 +39,9 @@ import type {
   WorkerMessage,
   WorkerStatus,
 } from './protocol';
+import { CancelledError } from '../util/errors';
 
-export class CancelledError extends Error {
-  readonly cancelled = true;
-  constructor(message = 'cancelled') {
-    super(message);
-    this.name = 'CancelledError';
-  }
-}
+export { CancelledError };
 
 export class WorkerCrashedError extends Error {
   constructor(message: string) {
@@ -354,9 +349,11 @@ export class IndexClient {
   }
 
   /** Any i18n query (see `I18nQuery`); the helpers below are typed per kind. */
-  i18n(root: string, query: I18nQuery, options: { localeGlobs?: string[]; signal?: AbortSignal } = {}): Promise<I18nAnswer> {
+  async i18n<Q extends I18nQuery>(root: string, query: Q, options: { localeGlobs?: string[]; signal?: AbortSignal } = {}): Promise<I18nAnswerOf<Q['op']>> {
     const config = this.i18nConfig;
-    return this.request('i18n', { root, query, localeGlobs: options.localeGlobs ?? config.localeGlobs, functions: config.functions }, options.signal);
+    const a = await this.request('i18n', { root, query, localeGlobs: options.localeGlobs ?? config.localeGlobs, functions: config.functions }, options.signal);
+    if (a.op !== query.op) throw new Error(`i18n: asked ${query.op}, the worker answered ${a.op}`);
+    return a as I18nAnswerOf<Q['op']>;
   }
 
   /** The i18n options (locale globs, the project's translate functions) every later i18n request carries. */
@@ -369,13 +366,13 @@ export class IndexClient {
   /** "Where is this string defined?": candidate keys, best first, with every locale value and usage. */
   async i18nLookup(root: string, text: string, options: { fromFile?: string; limit?: number; localeGlobs?: string[]; signal?: AbortSignal } = {}): Promise<LookupResult> {
     const a = await this.i18n(root, { op: 'string', text, fromFile: options.fromFile, limit: options.limit }, options);
-    return (a as { result: LookupResult }).result;
+    return a.result;
   }
 
   /** One key (`a.b.c`, `ns:a.b`) in every locale, with its usages. */
   async i18nKey(root: string, key: string, options: { fromFile?: string; localeGlobs?: string[]; signal?: AbortSignal } = {}): Promise<LookupResult> {
     const a = await this.i18n(root, { op: 'key', key, fromFile: options.fromFile }, options);
-    return (a as { result: LookupResult }).result;
+    return a.result;
   }
 
   /**
@@ -388,14 +385,13 @@ export class IndexClient {
     options: { limit?: number; localeGlobs?: string[]; signal?: AbortSignal } = {},
   ): Promise<{ string: StringAtResult | null; result: LookupResult }> {
     const a = await this.i18n(root, { op: 'at', ...doc, limit: options.limit }, options);
-    const at = a as { string: StringAtResult | null; result: LookupResult };
-    return { string: at.string, result: at.result };
+    return { string: a.string, result: a.result };
   }
 
   /** The translations of the `$t('key')` under `offset` of `file` (`text`: the unsaved document), or null. */
   async i18nHover(root: string, file: string, offset: number, options: { text?: string; localeGlobs?: string[]; signal?: AbortSignal } = {}): Promise<HoverResult | null> {
     const a = await this.i18n(root, { op: 'hover', file, offset, text: options.text }, options);
-    return (a as { result: HoverResult | null }).result;
+    return a.result;
   }
 
   pause(): Promise<WorkerStatus> {

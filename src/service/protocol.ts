@@ -293,10 +293,14 @@ export interface I18nRequest {
  * `result` has no candidates).
  */
 export type I18nAnswer =
-  | { op: 'string' | 'key'; result: LookupResult }
+  | { op: 'string'; result: LookupResult }
+  | { op: 'key'; result: LookupResult }
   | { op: 'hover'; result: HoverResult | null }
   | { op: 'at'; string: StringAtResult | null; result: LookupResult }
   | { op: 'diagnostics'; result: I18nDiagnostic[] };
+
+/** The answer to a query of kind `Op` (what `i18n(query)` resolves to, typed by the query). */
+export type I18nAnswerOf<Op extends I18nQuery['op']> = Extract<I18nAnswer, { op: Op }>;
 
 /**
  * Client → worker: one of Fathom's agent tools (src/mcp/tools.ts: `search`, `similar`,

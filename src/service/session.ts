@@ -23,7 +23,7 @@ import type { RemoteIndex } from '../index/pgstore';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ChunkOptions } from '../chunkers/types';
-import { decodeBytes } from '../chunkers/decode';
+import { decodeBytes } from '../parse/decode';
 import type { Embedder } from '../index/embedder';
 import { Engine, type IndexHook, type IndexProgress, type SearchHit, type SearchOptions } from '../index/engine';
 import { i18nFeed } from '../index/i18n-feed';
@@ -31,8 +31,10 @@ import { loadStore, lockStore, saveStore, StoreWriteError } from '../index/store
 import { I18N_SNAPSHOT_VERSION, stringAt, type I18nIndex, type I18nSnapshot, type LookupResult } from '../i18n/index';
 import { feedI18n, i18nCap, newI18nIndex, wantsFile } from '../i18n/workspace';
 import type { FileSelection } from '../workspace/files';
-import { hashBytes, NodeFileSource, toRel, type FileSource, type FileStat, type ReadResult } from '../workspace/source';
-import type { FileInfo, FileUpdate, FolderStatus, I18nAnswer, I18nQuery, SimilarTarget, UpdateResult } from './protocol';
+import { hashBytes, NodeFileSource, type FileSource, type FileStat, type ReadResult } from '../workspace/source';
+import type { FileInfo, FileUpdate, FolderStatus, I18nAnswer, I18nAnswerOf, I18nQuery, SimilarTarget, UpdateResult } from './protocol';
+import { CancelledError, errText } from '../util/errors';
+import { toRel } from '../util/paths';
 
 export type LogLevel = 'info' | 'warn' | 'error';
 
@@ -63,14 +65,7 @@ export interface FolderSessionOptions {
   remote?: RemoteIndex;
 }
 
-/** The error a stopped operation throws (an aborted index run, a stopped background embedding). */
-export class CancelledError extends Error {
-  readonly cancelled = true;
-  constructor(message = 'cancelled') {
-    super(message);
-    this.name = 'CancelledError';
-  }
-}
+export { CancelledError };
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -389,7 +384,12 @@ export class FolderSession {
    * source, with the folder's selection; requests with other `localeGlobs` rebuild it) and kept
    * current by `index` and `apply` from then on.
    */
-  async i18n(query: I18nQuery, options: I18nConfig & { signal?: AbortSignal; embedder?: Embedder; lexicalOnly?: boolean } = {}): Promise<I18nAnswer> {
+  /** The answer to `query`, typed by its `op`. */
+  async i18n<Q extends I18nQuery>(query: Q, options: I18nConfig & { signal?: AbortSignal; embedder?: Embedder; lexicalOnly?: boolean } = {}): Promise<I18nAnswerOf<Q['op']>> {
+    return (await this.answerI18n(query, options)) as I18nAnswerOf<Q['op']>;
+  }
+
+  private async answerI18n(query: I18nQuery, options: I18nConfig & { signal?: AbortSignal; embedder?: Embedder; lexicalOnly?: boolean }): Promise<I18nAnswer> {
     this.assertOpen();
     const state = this.i18nFor(options, options.signal);
     await state.ready;
@@ -556,7 +556,7 @@ export class FolderSession {
       } catch (err) {
         if (options.throwOnError) throw err;
         if (err instanceof StoreWriteError) this.noSave(err.message);
-        else this.options.log?.('error', err instanceof Error ? err.message : String(err));
+        else this.options.log?.('error', errText(err));
         return;
       }
     }
@@ -577,7 +577,7 @@ export class FolderSession {
     try {
       snap = JSON.parse(fs.readFileSync(file, 'utf8')) as StoredI18n;
     } catch (err) {
-      this.options.log?.('warn', `the stored i18n index is unreadable, it is rebuilt: ${err instanceof Error ? err.message : String(err)}`);
+      this.options.log?.('warn', `the stored i18n index is unreadable, it is rebuilt: ${errText(err)}`);
       return;
     }
     if (snap?.format !== 'fathom-i18n' || snap.version !== I18N_SNAPSHOT_VERSION || !Array.isArray(snap.catalog) || !snap.state) {
@@ -589,7 +589,7 @@ export class FolderSession {
     try {
       index.importState(snap.state);
     } catch (err) {
-      this.options.log?.('warn', `the stored i18n index is damaged, it is rebuilt: ${err instanceof Error ? err.message : String(err)}`);
+      this.options.log?.('warn', `the stored i18n index is damaged, it is rebuilt: ${errText(err)}`);
       return;
     }
     const catalog = new Map<string, FileStat>(snap.catalog.map(([rel, size, mtimeMs]) => [rel, { size, mtimeMs }]));
@@ -618,7 +618,7 @@ export class FolderSession {
       this.savedI18nRevision = rev;
     } catch (err) {
       fs.rmSync(tmp, { force: true });
-      this.options.log?.('error', `could not save the i18n index in ${this.storeDir}: ${err instanceof Error ? err.message : String(err)}`);
+      this.options.log?.('error', `could not save the i18n index in ${this.storeDir}: ${errText(err)}`);
     }
   }
 
@@ -650,7 +650,7 @@ export class FolderSession {
     };
     const done = run()
       .catch((err) => {
-        if (!abort.signal.aborted) this.options.log?.('error', `embedding failed: ${err instanceof Error ? err.message : String(err)}`);
+        if (!abort.signal.aborted) this.options.log?.('error', `embedding failed: ${errText(err)}`);
       })
       .finally(() => {
         if (this.embedding?.abort === abort) this.embedding = undefined;
@@ -684,7 +684,7 @@ export class FolderSession {
     try {
       this.release();
     } catch (err) {
-      this.options.log?.('warn', `could not release the lock of ${this.storeDir}: ${err instanceof Error ? err.message : String(err)}`);
+      this.options.log?.('warn', `could not release the lock of ${this.storeDir}: ${errText(err)}`);
     }
   }
 

@@ -35,6 +35,7 @@ import type { ToolRequest, ToolResult } from './protocol';
 import type { IndexProgress } from '../index/engine';
 import { sessionAgentFolder } from '../mcp/folder';
 import { runTool, ToolError } from '../mcp/tools';
+import { errText } from '../util/errors';
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -85,7 +86,7 @@ export class WorkerState {
         await this.dispose();
         this.answer(req.id, null);
       } catch (err) {
-        this.post({ type: 'error', id: req.id, message: errorMessage(err) });
+        this.post({ type: 'error', id: req.id, message: errText(err) });
       }
       process.exit(0);
     }
@@ -97,7 +98,7 @@ export class WorkerState {
       this.answer(req.id, result);
     } catch (err) {
       const cancelled = ac.signal.aborted || err instanceof CancelledError;
-      this.post({ type: 'error', id: req.id, message: cancelled ? `${req.type} ${req.id} was cancelled` : errorMessage(err), cancelled: cancelled || undefined });
+      this.post({ type: 'error', id: req.id, message: cancelled ? `${req.type} ${req.id} was cancelled` : errText(err), cancelled: cancelled || undefined });
     } finally {
       this.running.delete(req.id);
     }
@@ -382,7 +383,7 @@ export class WorkerState {
         progress: () => this.progressOf.get(s.root),
         i18n: async (ask) => {
           const a = await s.i18n(ask, { signal, embedder: this.embedder });
-          return a.op === 'string' || a.op === 'key' ? a.result : { candidates: [], problems: [] };
+          return a.result;
         },
         keywordOnlyReason: this.embedder ? undefined : this.keywordOnlyReason,
         watching: "the editor's file watcher",
@@ -427,9 +428,6 @@ export class WorkerState {
   }
 }
 
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 if (parentPort) {
   const port = parentPort;

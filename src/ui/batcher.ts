@@ -5,6 +5,7 @@
  * flushed once no event came for `quietMs`, or at the latest `maxWaitMs` after the first one
  * of the batch (a stream that never pauses still gets indexed). Pure: timers are injected.
  */
+import { toRel } from '../util/paths';
 
 export type FileEventKind = 'create' | 'change' | 'delete';
 
@@ -57,7 +58,7 @@ export class EventBatcher {
   }
 
   add(root: string, relIn: string, kind: FileEventKind): void {
-    const rel = relIn.replace(/\\/g, '/').replace(/^\/+|\/+$/g, '');
+    const rel = toRel(relIn.replace(/\\/g, '/'));
     if (!rel || rel.startsWith('../') || (this.options.keep && !this.options.keep(rel))) return;
     let m = this.pending.get(root);
     if (!m) this.pending.set(root, (m = new Map()));

@@ -13,6 +13,7 @@ import type { SearchOptions } from '../index/engine';
 import type { WorkerHit } from '../service/protocol';
 import { parseViewMessage, type HostToView, type ViewFilters, type ViewIndexState } from './messages';
 import { filterSpecOf, groupHits, hitKey, queryNote } from './results';
+import { errText, isCancelled } from '../util/errors';
 
 export interface SearchControllerDeps {
   search(query: string, options: SearchOptions): Promise<WorkerHit[]>;
@@ -40,7 +41,6 @@ export interface SearchControllerDeps {
   onFirstResults?(ms: number, query: string): void;
 }
 
-const isCancelled = (e: unknown) => typeof e === 'object' && e !== null && (e as { cancelled?: unknown }).cancelled === true;
 
 export class SearchController {
   private newestSeq = -1;
@@ -79,7 +79,7 @@ export class SearchController {
         try {
           await (m.type === 'open' ? this.deps.open(hit, m.preview) : this.deps.similar(hit));
         } catch (e) {
-          this.deps.log('error', `could not ${m.type === 'open' ? 'open' : 'find chunks similar to'} ${hit.chunk.path}: ${e instanceof Error ? e.message : String(e)}`);
+          this.deps.log('error', `could not ${m.type === 'open' ? 'open' : 'find chunks similar to'} ${hit.chunk.path}: ${errText(e)}`);
         }
         return;
       }
@@ -134,7 +134,7 @@ export class SearchController {
       hits = await this.deps.search(query, { ...this.deps.options?.(), filters: filterSpecOf(filters) });
     } catch (e) {
       if (isCancelled(e) || seq < this.newestSeq) return;
-      this.deps.post({ type: 'error', seq, message: e instanceof Error ? e.message : String(e) });
+      this.deps.post({ type: 'error', seq, message: errText(e) });
       return;
     }
     if (seq < this.newestSeq) return; // a newer query was asked for meanwhile

@@ -8,6 +8,7 @@ import type { WorkerHit } from '../service/protocol';
 import { makeNonce, renderShell } from '../ui/html';
 import type { HostToView } from '../ui/messages';
 import type { SearchController } from '../ui/searchController';
+import { errText } from '../util/errors';
 
 export const SEARCH_VIEW_ID = 'fathom.search';
 
@@ -24,7 +25,7 @@ export class SearchViewProvider implements vscode.WebviewViewProvider, vscode.Di
 
   /** What the controller posts; dropped while the view is not resolved (it replays on `ready`). */
   post(m: HostToView): void {
-    this.view?.webview.postMessage(m).then(undefined, (e: unknown) => this.onError(`search view: could not post ${m.type}: ${e instanceof Error ? e.message : String(e)}`));
+    this.view?.webview.postMessage(m).then(undefined, (e: unknown) => this.onError(`search view: could not post ${m.type}: ${errText(e)}`));
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {

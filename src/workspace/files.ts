@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { compileGlobs } from './glob';
+import { toRel } from '../util/paths';
 
 const ALWAYS_SKIPPED = new Set(['.git', '.hg', '.svn', 'node_modules', '.fathom']);
 
@@ -150,7 +151,7 @@ export function createPathFilter(root: string, selection?: FileSelection, readTe
     return rules;
   };
   return (relIn: string) => {
-    const rel = relIn.split(path.sep).join('/').replace(/^\/+|\/+$/g, '');
+    const rel = toRel(relIn);
     if (!rel || rel.startsWith('../')) return false;
     const parts = rel.split('/');
     let dir = '';

@@ -15,7 +15,8 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { decodeBytes, type Decoded } from '../chunkers/decode';
+import { decodeBytes, type Decoded } from '../parse/decode';
+import { toRel } from '../util/paths';
 import { createPathFilter, walkFiles, type FileSelection, type WalkProblem } from './files';
 
 export interface FileStat {
@@ -61,10 +62,6 @@ export interface FileSource {
 
 export const hashBytes = (b: Uint8Array | string): string => createHash('sha1').update(b).digest('hex');
 
-/** `rel` as a folder-relative path with `/` (no leading `./` or `/`, no trailing `/`). */
-export function toRel(p: string): string {
-  return p.split(path.sep).join('/').replace(/^(?:\.\/)+/, '').replace(/^\/+|\/+$/g, '');
-}
 
 /** The one read policy over a stat and a byte reader (both implementations use it). */
 function readWith(rel: string, stat: FileStat | undefined, maxBytes: number | undefined, readBytes: () => Uint8Array): ReadResult {

@@ -17,8 +17,8 @@ import {
   isLocaleName,
   isNaturalLanguage,
   jsonPathSymbol,
-  MAX_JSON_DEPTH,
 } from '../../src/chunkers/json';
+import { MAX_JSON_DEPTH } from '../../src/parse/json-tree';
 import { checkAll, checkBudget, checkCoverage, checkNoOverlap, checkPositions } from '../helpers/invariants';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'json');

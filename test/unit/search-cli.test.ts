@@ -51,6 +51,16 @@ describe('index, search, batch, eval (CLI and evaluation)', () => {
     assert.equal(hits[0].why.keyword, 1);
   });
 
+  it('finds similar chunks for a <file>:<line> given relative to --dir, and refuses a file outside it', () => {
+    // the process runs in the project's root, which has no src/map/zoom.js: the path is the folder's
+    const r = fathom(['similar', 'src/map/zoom.js:7', '--dir', dir, '--json', '--no-embed']);
+    assert.equal(r.code, 0, r.err);
+    const outside = fathom(['similar', `${path.join(ROOT, 'package.json')}:1`, '--dir', dir, '--no-embed']);
+    assert.notEqual(outside.code, 0);
+    assert.match(outside.err, /is not inside/);
+    assert.doesNotMatch(outside.err, /\n\s+at /, 'no stack trace');
+  });
+
   it('answers a batch of queries in the documented format', () => {
     const io = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-batch-'));
     const q = path.join(io, 'q.jsonl');

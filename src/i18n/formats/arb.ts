@@ -5,7 +5,7 @@
  * reported with its line.
  */
 import * as jsonc from 'jsonc-parser';
-import { SourceText } from '../../chunkers/source';
+import { SourceText } from '../../parse/source';
 import { canonicalLocale, identifyStem, isLocaleCode } from '../locale-code';
 import type { I18nProblem } from '../types';
 import { buildEntries, unreadable, type Leaf, type LocaleFormat } from './common';

@@ -4,7 +4,7 @@
  * Code names them with `chrome.i18n.getMessage('name')` and manifests with `__MSG_name__`.
  */
 import * as jsonc from 'jsonc-parser';
-import { SourceText } from '../../chunkers/source';
+import { SourceText } from '../../parse/source';
 import { canonicalLocale, isLocaleCode } from '../locale-code';
 import type { I18nProblem } from '../types';
 import { buildEntries, unreadable, type Leaf, type LocaleFormat } from './common';

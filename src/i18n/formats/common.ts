@@ -2,7 +2,7 @@
  * What every locale format reader shares: the reader interface, leaves → entries (a key defined
  * twice reported once, the last one wins), and the file a reader gives back when it cannot read.
  */
-import { SourceText } from '../../chunkers/source';
+import { SourceText } from '../../parse/source';
 import type { LocaleEntry, LocaleFile } from '../locales';
 import type { I18nProblem } from '../types';
 
@@ -73,7 +73,4 @@ export function unreadable(file: string, text: string, kind: I18nProblem['kind']
   return { file, lines: new SourceText(text), entries: [], problems: [{ kind, file, line, message }] };
 }
 
-/** The error text of anything thrown. */
-export function errText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
+export { errText } from '../../util/errors';

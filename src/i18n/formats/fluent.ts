@@ -7,7 +7,7 @@
  * line and the parser's message, the rest of the file is read.
  */
 import { parse, type Pattern, type PatternElement } from '@fluent/syntax';
-import { SourceText } from '../../chunkers/source';
+import { SourceText } from '../../parse/source';
 import { identifyStem } from '../locale-code';
 import type { I18nProblem } from '../types';
 import { buildEntries, errText, unreadable, type Leaf, type LocaleFormat } from './common';

@@ -3,7 +3,7 @@
  * one module each, registered here. `formatOf` picks the reader of a path; `readLocaleFormat`
  * runs it and turns a failure into a problem, never an exception or a silent skip.
  */
-import { SourceText } from '../../chunkers/source';
+import { SourceText } from '../../parse/source';
 import type { LocaleFile } from '../locales';
 import { identifyStem } from '../locale-code';
 import { arbFormat } from './arb';

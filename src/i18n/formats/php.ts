@@ -7,7 +7,7 @@
  * interpolation or concatenation are not messages of their own (counted, not read).
  */
 import { Engine } from 'php-parser';
-import { SourceText } from '../../chunkers/source';
+import { SourceText } from '../../parse/source';
 import { canonicalLocale, I18N_DIRS, isLocaleCode } from '../locale-code';
 import type { I18nProblem } from '../types';
 import { buildEntries, errText, unreadable, type Leaf, type LocaleFormat } from './common';

@@ -11,7 +11,7 @@
  * `application.properties` are no locale files. A malformed `\u` escape is reported (with its
  * line) and kept as written.
  */
-import { SourceText } from '../../chunkers/source';
+import { SourceText } from '../../parse/source';
 import { canonicalLocale, inI18nDir, isLocaleCode } from '../locale-code';
 import type { I18nProblem } from '../types';
 import { buildEntries, type Leaf, type LocaleFormat } from './common';

@@ -12,7 +12,7 @@
  * a file with no `<xliff>` root, or units without an id, is reported.
  */
 import { parseDocument } from 'htmlparser2';
-import { SourceText } from '../../chunkers/source';
+import { SourceText } from '../../parse/source';
 import { canonicalLocale, identifyStem, isLocaleCode } from '../locale-code';
 import type { I18nProblem } from '../types';
 import { buildEntries, errText, unreadable, type Leaf, type LocaleFormat } from './common';

@@ -10,7 +10,7 @@
  * A document that does not parse is reported (`malformed`, with its line) and skipped whole.
  */
 import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node as YNode } from 'yaml';
-import { SourceText } from '../../chunkers/source';
+import { SourceText } from '../../parse/source';
 import type { LocaleFile } from '../locales';
 import { canonicalLocale, identifyStem, inI18nDir, isLocaleCode } from '../locale-code';
 import type { I18nProblem } from '../types';

@@ -5,7 +5,13 @@
  * Line breaks are `\r\n`, `\n` and a lone `\r`, as in VS Code's TextDocument, so a position
  * computed here lands on the same character in the editor.
  */
-import type { Position } from './types';
+
+/** A place in a file: UTF-16 offset into the text (BOM removed), 1-based line, 0-based column. */
+export interface Position {
+  offset: number;
+  line: number;
+  column: number;
+}
 
 export class SourceText {
   readonly text: string;

@@ -11,6 +11,9 @@
 import * as jsonc from 'jsonc-parser';
 import { isWs } from './source';
 
+/** Deeper bracket nesting than this is refused before jsonc-parser (it recurses per level). */
+export const MAX_JSON_DEPTH = 500;
+
 export type JType = 'object' | 'array' | 'string' | 'number' | 'boolean' | 'null';
 
 export interface JValue {

@@ -1,0 +1,58 @@
+/**
+ * JavaScript/TypeScript → Babel AST with the same recovery for every reader (the JS chunker,
+ * the i18n usage finder): error recovery on, every placement rule off, and a ladder of plugin
+ * sets tried in order, because a `.js` file may hold JSX, Flow or TypeScript.
+ */
+import { parse, type ParserPlugin } from '@babel/parser';
+import type * as t from '@babel/types';
+import { errText } from '../util/errors';
+
+/** Babel options that accept any script a bundler would: recovery on, every placement rule off. */
+export const LENIENT_PARSE = {
+  sourceType: 'unambiguous',
+  errorRecovery: true,
+  allowReturnOutsideFunction: true,
+  allowImportExportEverywhere: true,
+  allowAwaitOutsideFunction: true,
+  allowSuperOutsideMethod: true,
+  allowUndeclaredExports: true,
+} as const;
+
+/** The syntax plugins every attempt enables (JSX, TypeScript or Flow are added per attempt). */
+export const BASE_PLUGINS: readonly ParserPlugin[] = ['decorators-legacy', 'classProperties', 'classPrivateProperties', 'classPrivateMethods', 'importAttributes', 'explicitResourceManagement'];
+
+export interface ScriptSyntax {
+  typescript: boolean;
+  jsx: boolean;
+}
+
+/** The plugin sets to try, in order, for a script of this kind. */
+export function pluginAttempts(o: ScriptSyntax): ParserPlugin[][] {
+  const base = BASE_PLUGINS;
+  return o.typescript
+    ? [[...base, 'typescript', ...(o.jsx ? (['jsx'] as ParserPlugin[]) : [])], [...base, 'typescript']]
+    : [[...base, 'jsx'], [...base, 'jsx', 'flow'], [...base, 'typescript']];
+}
+
+export interface ParsedScript {
+  ast: t.File;
+  /** Syntax errors Babel recovered from (the AST is still complete). */
+  recovered: Array<{ message: string }>;
+}
+
+/** Thrown when no plugin set parses the script; `message` is the last attempt's error. */
+export class ScriptSyntaxError extends Error {}
+
+/** Parses with the first plugin set that works; throws ScriptSyntaxError when none does. */
+export function parseScript(code: string, o: ScriptSyntax): ParsedScript {
+  let lastError: unknown;
+  for (const plugins of pluginAttempts(o)) {
+    try {
+      const ast = parse(code, { ...LENIENT_PARSE, plugins });
+      return { ast, recovered: (ast as t.File & { errors?: Array<{ message: string }> }).errors ?? [] };
+    } catch (err) {
+      lastError = err;
+    }
+  }
+  throw new ScriptSyntaxError(errText(lastError));
+}

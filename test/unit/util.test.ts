@@ -1,0 +1,42 @@
+/** The shared helpers every layer uses: error text, the cancellation error, workspace-relative paths. */
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { CancelledError, errText, isCancelled } from '../../src/util/errors';
+import { relativeIn, toRel } from '../../src/util/paths';
+import { CancelledError as ClientCancelled } from '../../src/service/client';
+import { CancelledError as SessionCancelled } from '../../src/service/session';
+
+describe('util: errors', () => {
+  it('gives the message of an Error and the text of anything else', () => {
+    assert.equal(errText(new TypeError('bad')), 'bad');
+    assert.equal(errText('plain'), 'plain');
+    assert.equal(errText(42), '42');
+    assert.equal(errText(undefined), 'undefined');
+  });
+  it('has one cancellation error for the session and the client, recognised after cloning', () => {
+    assert.equal(ClientCancelled, CancelledError);
+    assert.equal(SessionCancelled, CancelledError);
+    const e = new CancelledError('search 3 superseded');
+    assert.ok(isCancelled(e));
+    assert.ok(isCancelled(structuredClone({ message: e.message, cancelled: e.cancelled })));
+    assert.ok(!isCancelled(new Error('cancelled')));
+    assert.ok(!isCancelled(null));
+  });
+});
+
+describe('util: paths', () => {
+  const root = path.resolve('/ws/app');
+  it('makes folder-relative paths with / and no leading ./ or /', () => {
+    assert.equal(toRel('./src/a.ts'), 'src/a.ts');
+    assert.equal(toRel('/src/a/'), 'src/a');
+    assert.equal(toRel(['src', 'b.ts'].join(path.sep)), 'src/b.ts');
+  });
+  it('says undefined for the folder itself and anything outside it', () => {
+    assert.equal(relativeIn(root, path.join(root, 'src', 'a.ts')), 'src/a.ts');
+    assert.equal(relativeIn(root, root), undefined);
+    assert.equal(relativeIn(root, path.resolve('/ws/other/a.ts')), undefined);
+    assert.equal(relativeIn(root, path.resolve('/ws/app-two/a.ts')), undefined);
+    // a name that merely starts with two dots is inside
+    assert.equal(relativeIn(root, path.join(root, '..hidden', 'a.ts')), '..hidden/a.ts');
+  });
+});
