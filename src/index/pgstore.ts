@@ -39,6 +39,7 @@ import { embedText, type Embedder } from './embedder';
 import { Engine, hashText, type SearchHit, type SearchMode } from './engine';
 import { compileFilter, DEFAULT_RRF_K, rrf, type FilterSpec } from './fusion';
 import { terms, queryTerms } from './terms';
+import { errText } from '../util/errors';
 
 /** What Fathom needs of a PostgreSQL connection: `pg`'s Client and PGlite both have it. */
 export interface Sql {
@@ -147,7 +148,7 @@ export async function connectPg(url: string, options: { timeoutMs?: number } = {
     await client.connect();
   } catch (err) {
     await client.end().catch(() => undefined);
-    throw new PgStoreError(`cannot connect to ${redact(url)}: ${(err as Error).message || String(err)}`);
+    throw new PgStoreError(`cannot connect to ${redact(url)}: ${errText(err)}`);
   }
   return client as unknown as PgConnection;
 }
@@ -687,7 +688,7 @@ export class RemoteIndex {
       this.conn = undefined; // a new connection next time
       this.hashes = undefined;
       void conn?.then((c) => c.end()).catch(() => undefined);
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errText(err);
       this.setState({ url: redact(this.url), ok: false, problem: message.replace(this.url, redact(this.url)) });
       return undefined;
     }
