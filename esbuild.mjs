@@ -1,4 +1,5 @@
-// Bundles the extension entry, the worker entry, the CLI and media/ into dist/.
+// Bundles the extension entry, the worker entry, the chunk pool's thread (chunk-worker.js), the CLI
+// and media/ into dist/.
 // `vscode` stays external (the editor provides it); everything else is bundled, so the VSIX
 // and the CLI need no node_modules at run time.
 import * as esbuild from 'esbuild';
@@ -26,7 +27,7 @@ const common = {
 };
 
 const builds = [
-  { entryPoints: { extension: 'src/extension.ts', worker: 'src/service/worker.ts', cli: 'src/cli.ts' }, outdir: 'dist', ...common },
+  { entryPoints: { extension: 'src/extension.ts', worker: 'src/service/worker.ts', 'chunk-worker': 'src/service/chunk-worker.ts', cli: 'src/cli.ts' }, outdir: 'dist', ...common },
   // the sidebar's webview script: runs in the browser page of the webview, not in Node
   { entryPoints: { view: 'media/view.ts' }, outdir: 'dist/media', bundle: true, platform: 'browser', target: 'es2022', format: 'iife', sourcemap: !production, minify: production, logLevel: 'info' },
 ];

@@ -22,6 +22,7 @@ import type { Candidate, LookupResult } from './i18n/index';
 import { formatHealth, healthExitCode } from './i18n/health';
 import { loadI18nIndex } from './i18n/workspace';
 import { runMcp } from './mcp/run';
+import { sharedChunkPool } from './service/chunk-pool';
 import { version as fathomVersion } from '../package.json';
 import { relativeIn } from './util/paths';
 
@@ -345,7 +346,7 @@ function progressPrinter(): (p: IndexProgress) => void {
       p.phase === 'embed'
         ? `embedding ${p.chunksEmbedded}/${p.chunksToEmbed} chunks (${p.rate.toFixed(1)}/s${eta})`
         : p.phase === 'chunk'
-          ? `indexing ${p.filesDone}/${p.filesTotal} files (${p.rate.toFixed(0)}/s${eta})`
+          ? `indexing ${p.filesDone}/${p.filesTotal} files (${p.rate.toFixed(0)}/s${eta}${p.threads ? `, chunked on ${p.threads} thread${p.threads > 1 ? 's' : ''}` : ''})`
           : `done: ${p.filesTotal} files`;
     if (tty) process.stderr.write(`\r\x1b[K${line}${p.phase === 'done' ? '\n' : ''}`);
     else if (p.phase !== lastPhase || p.phase === 'done') process.stderr.write(`${line}\n`);
@@ -413,7 +414,7 @@ async function openEngine(dir: string, args: Args, quiet = false, mustSave = fal
   }
   // A store that cannot be written (read-only mount, full disk) still loads: a command that
   // only reads answers from memory and says once that the index could not be saved.
-  const session = await FolderSession.open(dir, { storeDir, embedder, noEmbedderReason, mustSave,
+  const session = await FolderSession.open(dir, { storeDir, embedder, noEmbedderReason, mustSave, chunkPool: sharedChunkPool({ log: (level, m) => level !== 'info' && say(m) }),
     // the could-not-save warning is said once, below
     log: (level, m) => (level === 'info' || m.startsWith('the index could not be saved') ? undefined : say(m.replace(/^rebuilding the index of .*?: /, 'rebuilding the index: '))),
   });

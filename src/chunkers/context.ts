@@ -67,11 +67,17 @@ export class ChunkContext {
     const fullTail = isBlank(src.text, end, src.lineEnd(last));
     if (first === last) {
       if (fullHead && fullTail) return prefix[first + 1] - prefix[first];
-      return this.counter.count(src.text.slice(start, end));
+      return this.countText(start, end);
     }
-    const head = fullHead ? prefix[first + 1] - prefix[first] : this.counter.count(src.text.slice(start, src.lineEnd(first)));
-    const tail = fullTail ? prefix[last + 1] - prefix[last] : this.counter.count(src.text.slice(src.lineStarts[last], end));
+    const head = fullHead ? prefix[first + 1] - prefix[first] : this.countText(start, src.lineEnd(first));
+    const tail = fullTail ? prefix[last + 1] - prefix[last] : this.countText(src.lineStarts[last], end);
     return head + (prefix[last] - prefix[first + 1]) + tail;
+  }
+
+  /** Tokens of `text.slice(start, end)`, without the slice when the counter can. */
+  private countText(start: number, end: number): number {
+    const c = this.counter;
+    return c.countIn ? c.countIn(this.src.text, start, end) : c.count(this.src.text.slice(start, end));
   }
 
   /** What a chunk with this header and range costs: header + "\n" + text, with [CLS]/[SEP]. */
@@ -88,7 +94,7 @@ export class ChunkContext {
       const src = this.src;
       const n = src.lineCount;
       const p = new Int32Array(n + 1);
-      for (let i = 0; i < n; i++) p[i + 1] = p[i] + this.counter.count(src.text.slice(src.lineStarts[i], src.lineEnd(i)));
+      for (let i = 0; i < n; i++) p[i + 1] = p[i] + this.countText(src.lineStarts[i], src.lineEnd(i));
       this.lineTokenPrefix = p;
     }
     return this.lineTokenPrefix;

@@ -59,6 +59,37 @@ function parseScriptUnit(code: string, o: ScriptOptions): { ast: t.File; warning
   }
 }
 
+/** Babel's whitespace (isWhitespace and isNewLine of @babel/parser): what may lie between comments. */
+function isJsSpace(c: number): boolean {
+  return (
+    c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x0b || c === 0x0c || c === 0xa0 || c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+  );
+}
+
+/**
+ * What Babel's `leadingComments` gave, without its attachment pass: the comments of a node are
+ * the run of comments (only whitespace between them) that ends where the node starts, i.e.
+ * every comment between the previous token and the node. Returns, for a node starting at
+ * `start`, the start of the earliest comment of that run at or after `floor` (offsets in `code`).
+ */
+function leadingComments(code: string, comments: ReadonlyArray<{ start?: number | null; end?: number | null }>): (start: number, floor: number) => number | undefined {
+  const byEnd = new Map<number, number>();
+  for (const c of comments) if (c.start != null && c.end != null) byEnd.set(c.end, c.start);
+  if (!byEnd.size) return () => undefined;
+  return (start, floor) => {
+    let found: number | undefined;
+    let i = start;
+    for (;;) {
+      while (i > 0 && isJsSpace(code.charCodeAt(i - 1))) i--;
+      const cs = byEnd.get(i);
+      if (cs === undefined) return found;
+      if (cs >= floor) found = cs;
+      i = cs;
+    }
+  };
+}
+
 export function chunkScript(ctx: ChunkContext, o: ScriptOptions): ChunkerOutput {
   const code = ctx.text.slice(o.start, o.end);
   const { ast, warnings } = parseScriptUnit(code, o);
@@ -66,16 +97,13 @@ export function chunkScript(ctx: ChunkContext, o: ScriptOptions): ChunkerOutput 
   const text = ctx.text;
   const R = (n: { start?: number | null; end?: number | null }): Range => ({ start: off + (n.start ?? 0), end: off + (n.end ?? 0) });
 
+  const leading = leadingComments(code, ast.comments ?? []);
+
   /** A node's range with its own leading comments (those after `floor`). */
   const withComments = (n: t.Node, floor: number): Range => {
     const r = R(n);
-    for (const c of n.leadingComments ?? []) {
-      const cs = off + c.start!;
-      if (cs >= floor && cs < r.start) {
-        r.start = cs;
-        break;
-      }
-    }
+    const cs = leading(n.start!, floor - off);
+    if (cs !== undefined) r.start = off + cs;
     return r;
   };
 

@@ -9,11 +9,11 @@
  */
 import { createHash } from 'node:crypto';
 import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type ResolvedOptions } from '../chunkers/index';
-import type { Chunk, ChunkOptions } from '../chunkers/types';
+import type { Chunk, ChunkOptions, FileChunks } from '../chunkers/types';
 import { embedText, type Embedder } from './embedder';
 import { EmbedQueue, embedTier, HINTED_TIER } from './embedOrder';
 import type { FileSelection, WalkProblem } from '../workspace/files';
-import { NodeFileSource, type FileContent, type FileNotRead, type FileSource, type FileStat, type SourceFile } from '../workspace/source';
+import { NodeFileSource, type FileContent, type FileNotRead, type FileSource, type FileStat, type ReadResult, type SourceFile } from '../workspace/source';
 import { diversify, type DiversifyOptions } from './diversify';
 import { compileFilter, DEFAULT_RRF_K, rrf, type FilterSpec } from './fusion';
 import type { I18nFeed } from './i18n-feed';
@@ -69,6 +69,8 @@ export interface IndexProgress {
   rate: number;
   etaSeconds?: number;
   message?: string;
+  /** Chunk phase: the files are chunked on this many pool threads (absent: on the indexing thread). */
+  threads?: number;
 }
 
 /**
@@ -86,6 +88,25 @@ export interface IndexHook {
   /** A file was read (or could not be). */
   read?(file: ({ ok: true } & FileContent) | ({ ok: false } & FileNotRead)): void;
 }
+
+/**
+ * Chunks files off the indexing thread (src/service/chunk-pool.ts): `indexFolder` hands it the
+ * changed files of a run and applies what comes back in walk order.
+ */
+export interface FileChunker {
+  /** False: no thread to run on (chunk in-thread). */
+  readonly available: boolean;
+  /** Threads: how many files to keep in flight. */
+  readonly size: number;
+  /** A run with fewer changed files or bytes chunks in-thread (defaults POOL_MIN_FILES, POOL_MIN_BYTES). */
+  readonly minFiles?: number;
+  readonly minBytes?: number;
+  chunk(rel: string, text: string, options: ChunkOptions, signal?: AbortSignal): Promise<FileChunks>;
+}
+
+/** Below this many changed files or bytes an index run chunks in-thread: starting a thread costs more. */
+export const POOL_MIN_FILES = 16;
+export const POOL_MIN_BYTES = 256 * 1024;
 
 export interface EngineOptions {
   chunk?: ChunkOptions;
@@ -197,7 +218,11 @@ export class Engine {
   /** Bumped by every change to chunks, files or vectors: what tells a caller to save. */
   revision = 0;
 
+  /** The chunk options as given (plain data: what a chunk pool's thread is sent). */
+  private readonly chunkSpec: ChunkOptions;
+
   constructor(options: EngineOptions = {}) {
+    this.chunkSpec = { ...options.chunk };
     this.chunkOptions = resolveOptions(options.chunk ?? {});
     this.embedder = options.embedder;
     this.walkOrder = options.embedOrder === 'walk';
@@ -406,7 +431,7 @@ export class Engine {
    * The same as `updateFile` for a file the FileSource read (hash and decoded text given: the
    * session hands the same content to the i18n index).
    */
-  updateContent(content: FileContent): boolean {
+  updateContent(content: FileContent, chunked?: FileChunks): boolean {
     const { rel, stat, hash } = content;
     const old = this.files.get(rel);
     if (old && old.hash === hash) {
@@ -421,7 +446,8 @@ export class Engine {
     if (decoded.text === undefined) {
       rec.skipped = { reason: 'binary', detail: decoded.binary ?? 'binary content' };
     } else {
-      const result = chunkFile(rel, decoded.text, this.chunkOptions);
+      // `chunked`: what a chunk pool's thread made of the same text
+      const result = chunked ?? chunkFile(rel, decoded.text, this.chunkOptions);
       rec.language = result.language;
       if (result.category) rec.category = result.category;
       if (result.skipped) rec.skipped = result.skipped;
@@ -450,12 +476,12 @@ export class Engine {
    */
   async *indexFolder(
     source: FileSource | string,
-    options: { signal?: AbortSignal; embed?: boolean; selection?: FileSelection; hook?: IndexHook } = {},
+    options: { signal?: AbortSignal; embed?: boolean; selection?: FileSelection; hook?: IndexHook; pool?: FileChunker } = {},
   ): AsyncGenerator<IndexProgress> {
     const src = typeof source === 'string' ? new NodeFileSource(source) : source;
     const hook = options.hook;
     const problems: WalkProblem[] = [];
-    const files = src.walk(options.selection, problems, options.signal);
+    const files = await src.walkAsync(options.selection, problems, options.signal);
     hook?.listed?.(files);
     const seen = new Set(files.map((f) => f.rel));
     for (const rel of [...this.files.keys()]) if (!seen.has(rel)) this.removeFile(rel);
@@ -465,28 +491,70 @@ export class Engine {
       if (rec?.skipped && rec.skipped.reason === kind && rec.skipped.detail === p.reason) continue; // known: no new revision, no save
       this.skipFile(p.rel, { size: 0, mtimeMs: 0 }, kind, p.reason);
     }
-    await prepareLanguagesFor(files.map((f) => f.rel)); // tree-sitter grammars, only those needed
-    const t0 = Date.now();
     const cap = this.chunkOptions.maxFileBytes;
+    // an unreadable file is retried every time: fixing permissions does not change its mtime
+    const isStale = (f: SourceFile): boolean => {
+      const rec = this.files.get(f.rel);
+      return !(rec && rec.size === f.size && rec.mtimeMs === f.mtimeMs && rec.skipped?.reason !== 'unreadable');
+    };
+    // a chunk pool only for a real job: a few changed files are chunked here, at once
+    let staleFiles = 0;
+    let staleBytes = 0;
+    for (const f of files) {
+      if (!isStale(f)) continue;
+      staleFiles++;
+      staleBytes += f.size;
+    }
+    const p = options.pool;
+    const pool = p?.available && staleFiles >= (p.minFiles ?? POOL_MIN_FILES) && staleBytes >= (p.minBytes ?? POOL_MIN_BYTES) ? p : undefined;
+    if (!pool) await prepareLanguagesFor(files.map((f) => f.rel)); // tree-sitter grammars, only those needed (the pool's threads load their own)
+    const signal = options.signal;
+    // files read and handed to the pool, applied in walk order (the index is the same as in-thread)
+    const window = pool ? pool.size * 8 : 0;
+    const inFlight: Array<{ r: ReadResult; chunked?: Promise<FileChunks> }> = [];
+    const apply = async (e: { r: ReadResult; chunked?: Promise<FileChunks> }): Promise<void> => {
+      let chunked: FileChunks | undefined;
+      if (e.chunked) {
+        try {
+          chunked = await e.chunked;
+        } catch {
+          signal?.throwIfAborted();
+          chunked = undefined; // the pool went away: chunk here
+          await prepareLanguagesFor([e.r.rel]);
+        }
+      }
+      signal?.throwIfAborted();
+      if (e.r.ok && chunked && e.r.stat.size <= cap) this.updateContent(e.r, chunked);
+      else this.applyRead(e.r);
+    };
+    const t0 = Date.now();
     let done = 0;
     let lastYield = 0;
-    for (const f of files) {
-      options.signal?.throwIfAborted();
-      const rec = this.files.get(f.rel);
-      // an unreadable file is retried every time: fixing permissions does not change its mtime
-      const stale = !(rec && rec.size === f.size && rec.mtimeMs === f.mtimeMs && rec.skipped?.reason !== 'unreadable');
+    for (let i = 0; i < files.length; i++) {
+      const f = files[i];
+      signal?.throwIfAborted();
+      const stale = isStale(f);
       const hookWants = hook?.wants?.(f) ?? false;
       if (stale || hookWants) {
         const r = src.read(f.rel, Math.max(cap, hook?.maxBytes?.(f.rel) ?? 0));
         hook?.read?.(r);
-        if (stale) this.applyRead(r);
+        if (stale && pool) {
+          const old = this.files.get(f.rel);
+          const send = r.ok && r.stat.size <= cap && r.decoded.text !== undefined && !(old && old.hash === r.hash);
+          const chunked = send ? pool.chunk(r.rel, r.decoded.text!, this.chunkSpec, signal) : undefined;
+          chunked?.catch(() => undefined); // awaited in order below; a run stopped meanwhile leaves some unawaited
+          inFlight.push({ r, chunked });
+        } else if (stale) this.applyRead(r);
       }
-      done++;
+      while (inFlight.length > window || (i === files.length - 1 && inFlight.length)) await apply(inFlight.shift()!);
+      done = i + 1 - inFlight.length;
       const now = Date.now();
       if (now - lastYield > 100 || done === files.length) {
         lastYield = now;
         const rate = done / Math.max(0.001, (now - t0) / 1000);
-        yield { phase: 'chunk', filesDone: done, filesTotal: files.length, chunksEmbedded: 0, chunksToEmbed: this.pendingEmbed.size, rate, etaSeconds: (files.length - done) / rate };
+        const progress: IndexProgress = { phase: 'chunk', filesDone: done, filesTotal: files.length, chunksEmbedded: 0, chunksToEmbed: this.pendingEmbed.size, rate, etaSeconds: (files.length - done) / rate };
+        if (pool) progress.threads = pool.size;
+        yield progress;
       }
     }
     if (options.embed !== false) yield* this.embedPending(options.signal, files.length);

@@ -25,7 +25,7 @@ import * as path from 'node:path';
 import type { ChunkOptions } from '../chunkers/types';
 import { decodeBytes } from '../parse/decode';
 import type { Embedder } from '../index/embedder';
-import { Engine, type IndexHook, type IndexProgress, type SearchHit, type SearchOptions } from '../index/engine';
+import { Engine, type FileChunker, type IndexHook, type IndexProgress, type SearchHit, type SearchOptions } from '../index/engine';
 import { i18nFeed } from '../index/i18n-feed';
 import { loadStore, lockStore, saveStore, StoreWriteError } from '../index/store';
 import { I18N_SNAPSHOT_VERSION, stringAt, type I18nIndex, type I18nSnapshot, type LookupResult } from '../i18n/index';
@@ -44,6 +44,8 @@ export interface FolderSessionOptions {
   /** The store folder (locked while the session is open); none: nothing is persisted. */
   storeDir?: string;
   chunk?: ChunkOptions;
+  /** Chunks an index run's files on other threads (src/service/chunk-pool.ts); none: in this thread. */
+  chunkPool?: FileChunker;
   embedder?: Embedder;
   /** Why there is no embedder (the session is keyword-only). */
   noEmbedderReason?: string;
@@ -253,7 +255,7 @@ export class FolderSession {
     let lastSave = Date.now();
     try {
       let phase: IndexProgress['phase'] | undefined;
-      const run = this.engine.indexFolder(this.source, { signal, selection: this.selection, embed: options.embed, hook: this.i18nHook() });
+      const run = this.engine.indexFolder(this.source, { signal, selection: this.selection, embed: options.embed, hook: this.i18nHook(), pool: this.options.chunkPool });
       for await (const p of run) {
         if ((phase === 'chunk' && p.phase !== 'chunk') || (p.phase === 'embed' && Date.now() - lastSave > 10_000)) {
           this.save();
@@ -468,7 +470,7 @@ export class FolderSession {
     const t0 = performance.now();
     let slice = t0;
     let read = 0;
-    const files = this.source.walk(this.selection);
+    const files = await this.source.walkAsync(this.selection, [], signal);
     const listed = new Set(files.map((f) => f.rel));
     for (const rel of [...state.catalog.keys(), ...state.index.knownFiles()]) if (!listed.has(rel)) this.i18nDrop(state, rel);
     for (const f of files) {

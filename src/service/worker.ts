@@ -36,6 +36,7 @@ import type { IndexProgress } from '../index/engine';
 import { sessionAgentFolder } from '../mcp/folder';
 import { runTool, ToolError } from '../mcp/tools';
 import { errText } from '../util/errors';
+import { sharedChunkPool } from './chunk-pool';
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -261,6 +262,8 @@ export class WorkerState {
     const s = await FolderSession.open(root, {
       storeDir,
       chunk: this.options.chunk,
+      // cores − 1 threads chunk a cold index; this thread reads and indexes (the host stays free)
+      chunkPool: sharedChunkPool({ log: (level, message) => this.log(level, message) }),
       embedder: this.embedder,
       noEmbedderReason: this.keywordOnlyReason,
       saveDelayMs: this.options.saveDelayMs,

@@ -22,7 +22,16 @@ export interface TokenCounter {
   count(text: string): number;
   /** Tokens the model sees for `text`: count + [CLS] + [SEP]. */
   countWithSpecials(text: string): number;
+  /** `count(text.slice(from, to))` without making the slice (optional: the chunkers fall back to slicing). */
+  countIn?(text: string, from: number, to: number): number;
   readonly name: string;
+}
+
+/** An ASCII word seen before, found by a hash of its characters without slicing it out of the text. */
+interface WordEntry {
+  w: string;
+  n: number;
+  next: WordEntry | undefined;
 }
 
 interface TokenizerJson {
@@ -55,6 +64,9 @@ export class WordPieceCounter implements TokenCounter {
   private readonly specialList: string[];
   private cache = new Map<string, number>();
   private static readonly CACHE_LIMIT = 500_000;
+  /** rawWord's counts by a hash of the word's characters (chained): no slice, no string hashing per word. */
+  private byHash = new Map<number, WordEntry>();
+  private byHashSize = 0;
 
   constructor(json: TokenizerJson, name = 'wordpiece') {
     if (json.model.type !== 'WordPiece') {
@@ -86,9 +98,14 @@ export class WordPieceCounter implements TokenCounter {
    * goes through the full normalization pipeline.
    */
   count(text: string): number {
+    return this.countIn(text, 0, text.length);
+  }
+
+  /** `count(text.slice(from, to))`, without the slice. */
+  countIn(text: string, from: number, to: number): number {
     let total = 0;
-    const n = text.length;
-    let i = 0;
+    const n = Math.min(to, text.length);
+    let i = Math.max(0, from);
     while (i < n) {
       let c = text.charCodeAt(i);
       if (c === 32 || c === 10 || c === 9 || c === 13) {
@@ -128,14 +145,19 @@ export class WordPieceCounter implements TokenCounter {
   private countAsciiSegment(text: string, from: number, to: number): number {
     let total = 0;
     let wordStart = -1;
+    let h = 0;
     for (let i = from; i < to; i++) {
       const c = text.charCodeAt(i);
       if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57)) {
-        if (wordStart < 0) wordStart = i;
+        if (wordStart < 0) {
+          wordStart = i;
+          h = 0;
+        }
+        h = (Math.imul(h, 31) + c) | 0;
         continue;
       }
       if (wordStart >= 0) {
-        total += this.rawWord(text.slice(wordStart, i));
+        total += this.hashedWord(text, wordStart, i, h);
         wordStart = -1;
       }
       if (c === 91 && this.specials) {
@@ -148,8 +170,25 @@ export class WordPieceCounter implements TokenCounter {
       }
       total += 1; // every printable non-alphanumeric ASCII char is BERT punctuation
     }
-    if (wordStart >= 0) total += this.rawWord(text.slice(wordStart, to));
+    if (wordStart >= 0) total += this.hashedWord(text, wordStart, to, h);
     return total;
+  }
+
+  /** rawWord of `text.slice(from, to)` (an ASCII alphanumeric word whose character hash is `h`), slicing only on a miss. */
+  private hashedWord(text: string, from: number, to: number, h: number): number {
+    const key = h & 0x3fffffff; // a small integer: a fast Map key
+    const len = to - from;
+    const head = this.byHash.get(key);
+    for (let e = head; e; e = e.next) if (e.w.length === len && text.startsWith(e.w, from)) return e.n;
+    const w = text.slice(from, to);
+    const n = this.rawWord(w);
+    if (this.byHashSize >= WordPieceCounter.CACHE_LIMIT) {
+      this.byHash.clear();
+      this.byHashSize = 0;
+      this.byHash.set(key, { w, n, next: undefined });
+    } else this.byHash.set(key, { w, n, next: head });
+    this.byHashSize++;
+    return n;
   }
 
   /** Length of the special token ([CLS], [SEP] …) starting at i, or 0. */

@@ -1,6 +1,6 @@
 /**
  * The worker tests run the CURRENT source, never a stale dist/ bundle: the first test that
- * asks builds src/service/worker.ts with esbuild (the options of esbuild.mjs) into a temp
+ * asks builds src/service/worker.ts (and the chunk pool's thread, chunk-worker.ts) with esbuild (the options of esbuild.mjs) into a temp
  * folder, once per test process (about 2 s). The tree-sitter wasm files are found through
  * node_modules (src/chunkers/treesitter.ts looks there when dist/tree-sitter/ is not next to
  * the bundle).
@@ -27,9 +27,10 @@ export function currentWorker(): string {
   fs.mkdirSync(cache, { recursive: true });
   const dir = fs.mkdtempSync(path.join(cache, 'fathom-test-worker-'));
   const out = path.join(dir, 'worker.js');
+  // the chunk pool's thread beside it, as esbuild.mjs puts dist/chunk-worker.js beside dist/worker.js
   esbuild.buildSync({
-    entryPoints: [path.join(__dirname, '../../src/service/worker.ts')],
-    outfile: out,
+    entryPoints: { worker: path.join(__dirname, '../../src/service/worker.ts'), 'chunk-worker': path.join(__dirname, '../../src/service/chunk-worker.ts') },
+    outdir: dir,
     bundle: true,
     platform: 'node',
     target: 'node20',

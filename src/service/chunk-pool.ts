@@ -1,0 +1,238 @@
+/**
+ * A pool of worker threads that chunk (and count tokens for) files, so that a cold index uses
+ * every core: the indexing thread reads files and builds the index while the pool's threads
+ * parse. `Engine.indexFolder` hands it the files of a run and applies the results in walk order,
+ * so the index is the same as a single-threaded run's (same chunks, same doc ids).
+ *
+ *   size        threads (default `defaultPoolSize()`: cores − 1, at least 1)
+ *   chunk(...)  one file → its FileChunks; queued while every thread is busy
+ *   signal      a job whose signal aborts is dropped from the queue, or its thread is
+ *               terminated at once (replaced on the next job): cancelling never waits for a
+ *               long parse
+ *   crash       a thread that dies on a file (out of memory, native crash) gives that file a
+ *               visible skip (`unsupported`, the reason logged) and is replaced
+ *
+ * Threads start on the first job and are unref'd while idle: an idle pool keeps no process alive.
+ * The thread's script is chunk-worker.js next to the bundle (esbuild.mjs builds it beside
+ * dist/worker.js and dist/cli.js); running from source (tsx: tests, benches), chunk-worker.ts
+ * is loaded through tsx's require hook.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { languageOf } from '../chunkers/index';
+import type { ChunkOptions, FileChunks } from '../chunkers/types';
+
+export interface ChunkJobMessage {
+  id: number;
+  rel: string;
+  text: string;
+  options: ChunkOptions;
+}
+
+export type ChunkReplyMessage = { id: number; result: FileChunks; error?: undefined } | { id: number; error: string; result?: undefined };
+
+export interface ChunkPoolOptions {
+  /** Threads; default `defaultPoolSize()`; 0: none (`available` is false, callers chunk in-thread). */
+  size?: number;
+  /** The thread's script (default: chunk-worker.js beside this bundle, or the .ts source under tsx). */
+  script?: string;
+  log?: (level: 'info' | 'warn' | 'error', message: string) => void;
+  /** Fault injection (tests): the thread exits, as on a crash, when it is given this path. */
+  exitOn?: string;
+  /** An index run with fewer changed files or bytes chunks in-thread (defaults: the engine's POOL_MIN_FILES, POOL_MIN_BYTES). */
+  minFiles?: number;
+  minBytes?: number;
+}
+
+/**
+ * Threads for chunking: one fewer than the cores, at least one. In the extension the Fathom
+ * worker thread (reading files, building the index) is the remaining core's and the extension
+ * host stays free; the CLI's main thread does the same job. Measured on 2 cores (bench/cold.ts):
+ * a second chunk thread on top of the indexing thread gained nothing, the two threads fought
+ * for the cores.
+ */
+export function defaultPoolSize(): number {
+  // FATHOM_CHUNK_THREADS: an explicit count (0: chunk in the indexing thread), for measuring
+  const env = process.env.FATHOM_CHUNK_THREADS;
+  if (env !== undefined && /^\d+$/.test(env.trim())) return Number(env.trim());
+  const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+  return Math.max(1, cores - 1);
+}
+
+interface Job {
+  id: number;
+  rel: string;
+  text: string;
+  options: ChunkOptions;
+  resolve: (r: FileChunks) => void;
+  reject: (err: unknown) => void;
+  signal?: AbortSignal;
+  onAbort?: () => void;
+}
+
+interface Slot {
+  worker?: Worker;
+  job?: Job;
+}
+
+/** What the pool's thread would be run from, or undefined when there is none (chunk in-thread). */
+function defaultScript(): { file: string; eval?: string } | undefined {
+  const bundled = path.join(__dirname, 'chunk-worker.js');
+  if (fs.existsSync(bundled)) return { file: bundled };
+  const source = path.join(__dirname, 'chunk-worker.ts');
+  if (__filename.endsWith('.ts') && fs.existsSync(source)) {
+    return { file: source, eval: `require('tsx/cjs/api').register(); require(${JSON.stringify(source)});` };
+  }
+  return undefined;
+}
+
+export class ChunkPool {
+  readonly size: number;
+  private readonly slots: Slot[];
+  private readonly queue: Job[] = [];
+  private readonly script: { file: string; eval?: string } | undefined;
+  private nextId = 1;
+  private closed = false;
+  /** Threads started so far (replacements included), files sent: what the tests look at. */
+  started = 0;
+  jobs = 0;
+  readonly minFiles: number | undefined;
+  readonly minBytes: number | undefined;
+
+  constructor(private readonly options: ChunkPoolOptions = {}) {
+    const size = Math.max(0, Math.floor(options.size ?? defaultPoolSize()));
+    this.size = Math.max(1, size);
+    this.slots = Array.from({ length: this.size }, () => ({}));
+    // size 0: no threads, every file is chunked in the indexing thread
+    this.script = size === 0 ? undefined : options.script ? { file: options.script } : defaultScript();
+    if (size > 0 && !this.script) options.log?.('warn', `no chunk thread script beside ${__dirname}: files are chunked on the indexing thread`);
+    this.minFiles = options.minFiles;
+    this.minBytes = options.minBytes;
+  }
+
+  /** Files queued or being chunked. */
+  get busy(): number {
+    return this.queue.length + this.slots.filter((s) => s.job).length;
+  }
+
+  /** False when there is no thread script to run (chunk in-thread instead). */
+  get available(): boolean {
+    return !!this.script && !this.closed;
+  }
+
+  /** Chunks one file in a pool thread. Rejects with the signal's reason when it aborts. */
+  chunk(rel: string, text: string, options: ChunkOptions, signal?: AbortSignal): Promise<FileChunks> {
+    if (!this.available) return Promise.reject(new Error(this.closed ? 'the chunk pool is closed' : 'the chunk pool has no worker script'));
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<FileChunks>((resolve, reject) => {
+      const job: Job = { id: this.nextId++, rel, text, options, resolve, reject, signal };
+      this.jobs++;
+      if (signal) {
+        job.onAbort = () => this.abortJob(job);
+        signal.addEventListener('abort', job.onAbort, { once: true });
+      }
+      this.queue.push(job);
+      this.dispatch();
+    });
+  }
+
+  /** Terminates the threads; queued jobs reject. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) this.settle(job, undefined, new Error('the chunk pool was closed'));
+    const stops: Array<Promise<number>> = [];
+    for (const slot of this.slots) {
+      const w = slot.worker;
+      const job = slot.job;
+      slot.worker = slot.job = undefined;
+      if (job) this.settle(job, undefined, new Error('the chunk pool was closed'));
+      if (w) stops.push(w.terminate());
+    }
+    await Promise.all(stops);
+  }
+
+  private settle(job: Job, result: FileChunks | undefined, err?: unknown): void {
+    if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
+    if (result) job.resolve(result);
+    else job.reject(err);
+  }
+
+  private abortJob(job: Job): void {
+    const q = this.queue.indexOf(job);
+    if (q >= 0) {
+      this.queue.splice(q, 1);
+      this.settle(job, undefined, job.signal?.reason);
+      return;
+    }
+    const slot = this.slots.find((s) => s.job === job);
+    if (!slot) return;
+    // the thread may be deep in a long parse: stop it now, a fresh one takes the next job
+    const w = slot.worker;
+    slot.worker = slot.job = undefined;
+    void w?.terminate();
+    this.settle(job, undefined, job.signal?.reason);
+    this.dispatch();
+  }
+
+  private spawn(slot: Slot): Worker {
+    const s = this.script!;
+    const data = { exitOn: this.options.exitOn };
+    const w = s.eval ? new Worker(s.eval, { eval: true, workerData: data }) : new Worker(s.file, { workerData: data });
+    this.started++;
+    w.on('message', (reply: ChunkReplyMessage) => {
+      if (slot.worker !== w) return;
+      const job = slot.job;
+      slot.job = undefined;
+      if (job && job.id === reply.id) {
+        if (reply.result) this.settle(job, reply.result);
+        else this.settle(job, this.crashed(job, `the chunker failed: ${reply.error}`));
+      }
+      this.dispatch();
+    });
+    const died = (why: string) => {
+      if (slot.worker !== w) return; // terminated on purpose, or already handled
+      const job = slot.job;
+      slot.worker = slot.job = undefined;
+      this.options.log?.('warn', `a chunk thread died (${why}): it is replaced`);
+      if (job) this.settle(job, this.crashed(job, `the chunk thread died on this file (${why})`));
+      this.dispatch();
+    };
+    w.on('error', (err) => died(err instanceof Error ? err.message : String(err)));
+    w.on('exit', (code) => died(`exit code ${code}`));
+    return w;
+  }
+
+  /** A file the chunker could not do: a visible skip with the reason, logged. */
+  private crashed(job: Job, detail: string): FileChunks {
+    this.options.log?.('warn', `${job.rel}: skipped: ${detail}`);
+    return { path: job.rel, language: languageOf(job.rel), chunks: [], warnings: [], skipped: { reason: 'unsupported', detail } };
+  }
+
+  private dispatch(): void {
+    for (const slot of this.slots) {
+      if (!this.queue.length || this.closed) break;
+      if (slot.job) continue;
+      const job = this.queue.shift()!;
+      if (!slot.worker) slot.worker = this.spawn(slot);
+      slot.job = job;
+      const msg: ChunkJobMessage = { id: job.id, rel: job.rel, text: job.text, options: job.options };
+      slot.worker.postMessage(msg);
+    }
+    // busy threads keep the process alive (a CLI awaiting results), idle ones do not
+    for (const slot of this.slots) {
+      if (!slot.worker) continue;
+      if (slot.job) slot.worker.ref();
+      else slot.worker.unref();
+    }
+  }
+}
+
+let shared: ChunkPool | undefined;
+
+/** The process's pool (one per process: every folder session shares it). */
+export function sharedChunkPool(options: ChunkPoolOptions = {}): ChunkPool {
+  if (!shared) shared = new ChunkPool(options);
+  return shared;
+}

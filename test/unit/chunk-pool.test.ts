@@ -1,0 +1,144 @@
+/**
+ * The chunk pool (src/service/chunk-pool.ts) under Engine.indexFolder: the same index as
+ * chunking in-thread, cancellation that stops the pool's threads, a thread that dies on one
+ * file (a logged skip, the thread replaced), and the bundled thread script (esbuild.mjs's
+ * chunk-worker entry) run by the Fathom worker bundle built from the current source.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Engine, type IndexProgress } from '../../src/index/engine';
+import { ChunkPool } from '../../src/service/chunk-pool';
+import { CancelledError, IndexClient } from '../../src/service/client';
+import type { ProgressEvent } from '../../src/service/protocol';
+import { currentWorker } from '../helpers/worker-build';
+
+const FIXTURES = path.join(__dirname, '../fixtures');
+const SAMPLE = path.join(__dirname, '../../sample-workspace');
+
+/** Every file of the index in walk order: record and chunks (ids, positions, text, tokens), by doc id. */
+function snapshot(e: Engine): unknown {
+  const files = [...e.files.values()].map((r) => ({ ...r }));
+  const chunks = files.map((r) => r.docIds.map((id) => e.chunks[id]));
+  return { files, chunks };
+}
+
+async function indexWith(dir: string, pool?: ChunkPool, signal?: AbortSignal): Promise<{ engine: Engine; progress: IndexProgress[] }> {
+  const engine = new Engine();
+  const progress: IndexProgress[] = [];
+  for await (const p of engine.indexFolder(dir, { pool, signal, embed: false })) progress.push(p);
+  return { engine, progress };
+}
+
+/** A folder of generated JS files: enough work for several files in flight. */
+function makeFolder(dir: string, files: number, fnsPerFile = 8): void {
+  fs.mkdirSync(dir, { recursive: true });
+  for (let i = 0; i < files; i++) {
+    const fns = Array.from({ length: fnsPerFile }, (_, j) => `/** handler ${j} of file ${i} */\nexport function handler${i}_${j}(input) {\n  const value = input * ${j} + ${i};\n  if (value > 10) return compute${j}(value);\n  return value - ${i};\n}\n`).join('\n');
+    fs.writeFileSync(path.join(dir, `file${String(i).padStart(3, '0')}.js`), `// generated file ${i}\n${fns}`);
+  }
+}
+
+describe('chunk pool (worker threads chunking for Engine.indexFolder)', function () {
+  let tmp: string;
+  const pools: ChunkPool[] = [];
+  const newPool = (o: ConstructorParameters<typeof ChunkPool>[0] = {}) => {
+    const p = new ChunkPool({ size: 2, minFiles: 1, minBytes: 0, ...o });
+    pools.push(p);
+    return p;
+  };
+
+  before(function () {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-chunk-pool-'));
+  });
+
+  after(async function () {
+    for (const p of pools) await p.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  for (const [name, dir] of [['the test fixtures (every chunker: JS/TS, Vue, JSON, Markdown, Python, Go, Rust, Java, text)', FIXTURES], ['the sample workspace', SAMPLE]] as const) {
+    it(`gives the same index as in-thread chunking on ${name}`, async function () {
+      const pool = newPool();
+      const alone = await indexWith(dir);
+      const pooled = await indexWith(dir, pool);
+      assert.ok(pool.jobs >= 10, `the pool chunked ${pool.jobs} files`);
+      assert.ok(pooled.progress.some((p) => p.threads === 2), 'progress says the files were chunked on 2 threads');
+      assert.ok(!alone.progress.some((p) => p.threads), 'in-thread progress names no threads');
+      assert.ok(alone.engine.chunkCount > 20);
+      assert.deepEqual(snapshot(pooled.engine), snapshot(alone.engine));
+    });
+  }
+
+  it('chunks a small run in-thread (under the default thresholds): no thread is started', async function () {
+    const dir = path.join(tmp, 'small');
+    makeFolder(dir, 3);
+    const pool = new ChunkPool({ size: 1 }); // default thresholds
+    pools.push(pool);
+    await indexWith(dir, pool);
+    assert.equal(pool.jobs, 0);
+    assert.equal(pool.started, 0, 'no thread started for 3 files');
+  });
+
+  it('an aborted run stops: queued files are dropped, busy threads are terminated, the pool works after', async function () {
+    const dir = path.join(tmp, 'big');
+    makeFolder(dir, 300, 40);
+    const pool = newPool({ size: 1 });
+    const ac = new AbortController();
+    const engine = new Engine();
+    let seen = 0;
+    await assert.rejects(
+      (async () => {
+        for await (const p of engine.indexFolder(dir, { pool, signal: ac.signal, embed: false })) {
+          if (p.phase === 'chunk' && p.filesDone > 0 && !seen++) ac.abort(new CancelledError('stopped by the test'));
+        }
+      })(),
+      (err: unknown) => err instanceof CancelledError,
+    );
+    assert.equal(pool.busy, 0, 'nothing left queued or running in the pool');
+    assert.ok(engine.files.size < 300, `stopped before the end (${engine.files.size} files indexed)`);
+    // the next run (a fresh thread if one was terminated) finishes the folder, and matches in-thread chunking
+    const again = await indexWith(dir, pool);
+    assert.equal(again.engine.files.size, 300);
+    assert.deepEqual(snapshot(again.engine), snapshot((await indexWith(dir)).engine));
+  });
+
+  it('a thread that dies on one file: that file is a logged skip, the thread is replaced, the rest is indexed as in-thread', async function () {
+    const dir = path.join(tmp, 'crash');
+    makeFolder(dir, 30);
+    const logs: string[] = [];
+    const pool = newPool({ size: 1, exitOn: 'file007.js', log: (level, m) => logs.push(`${level}: ${m}`) });
+    const { engine } = await indexWith(dir, pool);
+    const rec = engine.files.get('file007.js');
+    assert.equal(rec?.skipped?.reason, 'unsupported');
+    assert.match(rec?.skipped?.detail ?? '', /chunk thread died on this file/);
+    assert.ok(logs.some((l) => /^warn: file007\.js: skipped/.test(l)), logs.join('\n'));
+    assert.ok(pool.started >= 2, 'the dead thread was replaced');
+    const alone = (await indexWith(dir)).engine;
+    for (const [rel, r] of alone.files) {
+      if (rel === 'file007.js') continue;
+      assert.deepEqual(engine.files.get(rel)?.docIds.map((id) => engine.chunks[id]?.id), r.docIds.map((id) => alone.chunks[id]?.id), rel);
+    }
+  });
+
+  it('the Fathom worker bundle (current source) chunks a cold index on its pool thread (chunk-worker.js beside it)', async function () {
+    const worker = currentWorker();
+    assert.ok(fs.existsSync(path.join(path.dirname(worker), 'chunk-worker.js')), 'chunk-worker.js is built beside worker.js');
+    const ws = path.join(tmp, 'bundle-ws');
+    makeFolder(ws, 40, 50); // over the default thresholds (16 files, 256 KB)
+    const client = new IndexClient(worker);
+    const progress: ProgressEvent[] = [];
+    client.onProgress((e) => progress.push(e));
+    try {
+      await client.init({});
+      const r = await client.index(ws, path.join(tmp, 'bundle-store'));
+      assert.equal(r.files, 40);
+      assert.ok(progress.some((e) => e.progress.phase === 'chunk' && (e.progress.threads ?? 0) >= 1), 'the worker chunked on its pool');
+      const hits = await client.search('handler7_3', { roots: [ws], k: 3, mode: 'keyword' });
+      assert.equal(hits[0]?.chunk.symbol, 'handler7_3');
+    } finally {
+      await client.dispose();
+    }
+  });
+});
