@@ -21,7 +21,6 @@ import { mineGold, type GoldQuery } from './eval/mine';
 import type { Candidate, LookupResult } from './i18n/index';
 import { formatHealth, healthExitCode } from './i18n/health';
 import { loadI18nIndex } from './i18n/workspace';
-import { runMcp } from './mcp/run';
 import { sharedChunkPool } from './service/chunk-pool';
 import { version as fathomVersion } from '../package.json';
 import { relativeIn } from './util/paths';
@@ -727,6 +726,8 @@ async function mcpCommand(args: Args): Promise<number> {
       process.stderr.write(`fathom mcp: keyword-only: ${r.error}\n`);
     }
   }
+  // loaded here: the agent server's tool schemas (zod, the MCP SDK) cost every other command nothing
+  const { runMcp } = await import('./mcp/run');
   return runMcp({ dirs, storeDir: store, embedder, noEmbedderReason, version: fathomVersion });
 }
 
