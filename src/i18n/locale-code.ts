@@ -10,7 +10,7 @@
  * variant): `es-module` is no locale. gettext's POSIX modifiers are read too: `sr@latin` is
  * `sr-Latn`, `ca@valencia` is `ca-valencia`.
  */
-import { isLocaleTag } from '../parse/json-classify';
+import { isLocaleTag, isScript } from '../parse/json-classify';
 
 export interface LocaleIdentity {
   locale: string;
@@ -26,12 +26,7 @@ const VARIANTS = new Set([
   'solba', 'lipaw', 'luna1918', 'petr1708', 'scouse', 'alalc97', 'basiceng', 'oxendict', 'aluku', 'emodeng', 'metelko',
 ]);
 
-/** ISO 15924 script codes (lowercase) that locale codes carry (CLDR's), and gettext's script modifiers. */
-const SCRIPTS = new Set(
-  'adlm aghb arab aran armn bali bamu bass batk beng bopo brah brai bugi buhd cakm cans cari cham cher copt cprt cyrl deva dsrt dupl egyp elba ethi geor glag goth gran grek gujr guru hanb hang hani hano hans hant hebr hira hluw hmng hrkt hung ital jamo java jpan kali kana khar khmr khoj knda kore kthi lana laoo latf latg latn lepc limb lina linb lisu lyci lydi mahj mand mani mend merc mero mlym modi mong mroo mtei mult mymr narb nbat nkoo nshu ogam olck orkh orya osge osma palm pauc perm phag phli phlp phnx plrd prti qaag rjng rohg runr samr sarb saur sgnw shaw shrd sidd sind sinh sora sund sylo syrc tagb takr tale talu taml tang tavt telu tfng tglg thaa thai tibt tirh ugar vaii wara wcho xpeo xsux yiii zinh zmth zsye zsym zxxx zyyy'.split(' '),
-);
 const MODIFIER_SCRIPTS: Record<string, string> = { latin: 'Latn', cyrillic: 'Cyrl', devanagari: 'Deva', arabic: 'Arab', hebrew: 'Hebr', javanese: 'Java', iqtelif: 'Latn' };
-const isScript = (p: string) => p.length === 4 && SCRIPTS.has(p.toLowerCase());
 
 /** `sr@latin` → `sr-Latn`, `ca_ES@valencia` → `ca-ES-valencia` (gettext's POSIX modifier), else as given. */
 function fromPosix(s: string): string {

@@ -96,11 +96,20 @@ const LANGS = new Set(
 );
 
 /** `en`, `en-US`, `pt_BR`, `zh-Hans`, `zh_Hant_TW`, `es-419`: a locale tag on its own. */
-const LOCALE_TAG = /^([a-z]{2,3})(?:[-_](?:[a-z]{4}|[a-z]{2}|\d{3}))?(?:[-_](?:[a-z]{2}|\d{3}))?$/i;
+/** ISO 15924 script codes (lowercase) that locale codes carry (CLDR's), and gettext's script modifiers. */
+export const SCRIPTS = new Set(
+  'adlm aghb arab aran armn bali bamu bass batk beng bopo brah brai bugi buhd cakm cans cari cham cher copt cprt cyrl deva dsrt dupl egyp elba ethi geor glag goth gran grek gujr guru hanb hang hani hano hans hant hebr hira hluw hmng hrkt hung ital jamo java jpan kali kana khar khmr khoj knda kore kthi lana laoo latf latg latn lepc limb lina linb lisu lyci lydi mahj mand mani mend merc mero mlym modi mong mroo mtei mult mymr narb nbat nkoo nshu ogam olck orkh orya osge osma palm pauc perm phag phli phlp phnx plrd prti qaag rjng rohg runr samr sarb saur sgnw shaw shrd sidd sind sinh sora sund sylo syrc tagb takr tale talu taml tang tavt telu tfng tglg thaa thai tibt tirh ugar vaii wara wcho xpeo xsux yiii zinh zmth zsye zsym zxxx zyyy'.split(' '),
+);
 
+/** A four-letter ISO 15924 script code (`Latn`, `hans`), any case. */
+export const isScript = (p: string): boolean => p.length === 4 && SCRIPTS.has(p.toLowerCase());
+
+const LOCALE_TAG = /^([a-z]{2,3})(?:[-_]([a-z]{4}|[a-z]{2}|\d{3}))?(?:[-_](?:[a-z]{2}|\d{3}))?$/i;
+
+/** `en`, `pt_BR`, `zh-Hant-TW`: a known language, then a script only when it is a real ISO 15924 code (`my_conf` is no locale). */
 export function isLocaleTag(s: string): boolean {
   const m = LOCALE_TAG.exec(s);
-  return !!m && LANGS.has(m[1].toLowerCase());
+  return !!m && LANGS.has(m[1].toLowerCase()) && (m[2] === undefined || m[2].length !== 4 || isScript(m[2]));
 }
 
 /** A basename (no extension) that names a locale: `en`, `en-US`, `core_fr`, `messages.de`, `package.nls.ja`. */

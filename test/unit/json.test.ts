@@ -174,8 +174,8 @@ describe('JSON chunker', () => {
     });
 
     it('knows locale names and natural language', () => {
-      for (const s of ['en', 'en-US', 'pt_BR', 'zh-Hans', 'zh_Hant_TW', 'es-419', 'core_fr', 'messages.de', 'app-en']) assert.ok(isLocaleName(s), s);
-      for (const s of ['index', 'data', 'config', 'db', 'tsconfig', 'main', 'core_xx', 'schema']) assert.ok(!isLocaleName(s), s);
+      for (const s of ['en', 'en-US', 'pt_BR', 'zh-Hans', 'zh_Hant_TW', 'es-419', 'core_fr', 'messages.de', 'app-en', 'sr_Latn', 'sr-Cyrl-RS', 'core_zh_Hans']) assert.ok(isLocaleName(s), s);
+      for (const s of ['index', 'data', 'config', 'db', 'tsconfig', 'main', 'core_xx', 'schema', 'my_conf', 'my_data', 'en_core', 'de_test']) assert.ok(!isLocaleName(s), s);
       for (const s of ['Save', 'Nothing to show yet', 'Événements', 'Annuler', '保存']) assert.ok(isNaturalLanguage(s), s);
       for (const s of ['string', 'KTextField', 'https://example.org', './src/*', '1.0.0', 'onClick', 'las la-fire']) {
         assert.equal(isNaturalLanguage(s), s === 'las la-fire', s);
