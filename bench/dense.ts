@@ -54,6 +54,7 @@ interface Args {
   probes: number[];
   model: string | undefined;
   int8: boolean;
+  binary: boolean;
   json: boolean;
 }
 
@@ -67,6 +68,7 @@ function parseArgs(argv: string[]): Args {
     probes: [0, 32],
     model: process.env.FATHOM_COST_MODEL ?? COST_MODELS.find((m) => fs.existsSync(path.join(m, 'config.json'))),
     int8: true,
+    binary: true,
     json: false,
   };
   const list = (v: string) => v.split(',').map((x) => Number(x.replace(/_/g, '')));
@@ -85,6 +87,7 @@ function parseArgs(argv: string[]): Args {
     else if (x === '--probes') a.probes = list(v());
     else if (x === '--model') a.model = v();
     else if (x === '--no-int8') a.int8 = false;
+    else if (x === '--no-binary') a.binary = false;
     else if (x === '--json') a.json = true;
     else throw new Error(`unknown argument ${x}`);
   }
@@ -286,13 +289,17 @@ async function main(): Promise<void> {
         }
         push('exact ONNX MatMul', { recall10: 1, p50: pct(ms.slice(3), 50), p95: pct(ms.slice(3), 95) });
       }
-      const t0 = performance.now();
-      const codes = new BinaryCodes(store);
-      const buildS = (performance.now() - t0) / 1000;
-      for (const c of args.candidates) push(`binary + re-score ${c}`, measure(qs, exact, (q) => codes.search(q, 10, c)), { buildS, extraMB: codes.bytes / 1e6 });
+      if (args.binary) {
+        const t0 = performance.now();
+        const codes = new BinaryCodes(store);
+        const buildS = (performance.now() - t0) / 1000;
+        for (const c of args.candidates) push(`binary + re-score ${c}`, measure(qs, exact, (q) => codes.search(q, 10, c)), { buildS, extraMB: codes.bytes / 1e6 });
+      }
+      const rss0 = process.memoryUsage().rss;
       const t2 = performance.now();
       const ivf = await store.buildAnn({ matmul: kernel ? kernel.matmul.bind(kernel) : undefined });
       const ivfS = (performance.now() - t2) / 1000;
+      log(`${set.name.padEnd(10)} ${String(n).padStart(8)}  IVF build ${ivfS.toFixed(1)} s, ${ivf.lists} lists, index ${(ivf.bytes / 1e6).toFixed(0)} MB, RSS ${(rss0 / 1e6).toFixed(0)} → ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB (peak so far ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB)`);
       for (let probe of args.probes) {
         if (probe === 0) probe = probeFor(ivf.lists);
         const ms: number[] = [];

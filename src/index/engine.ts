@@ -481,7 +481,7 @@ export class Engine {
     const src = typeof source === 'string' ? new NodeFileSource(source) : source;
     const hook = options.hook;
     const problems: WalkProblem[] = [];
-    const files = src.walk(options.selection, problems, options.signal);
+    const files = await src.walkAsync(options.selection, problems, options.signal);
     hook?.listed?.(files);
     const seen = new Set(files.map((f) => f.rel));
     for (const rel of [...this.files.keys()]) if (!seen.has(rel)) this.removeFile(rel);

@@ -44,7 +44,12 @@
  * FlexSearch runs with `fastupdate` so that `remove` does not scan the whole index. Its own
  * export/import is not used: in 0.8 it exports the postings but no configuration, and import
  * switches `fastupdate` off (importing into a `fastupdate` index throws). `export()` writes the
- * records instead, and `import()` rebuilds FlexSearch from them — same postings, same order.
+ * records instead. `import()` does not feed them back to FlexSearch (bench/store.ts: 87% of a
+ * 100k-chunk store's load time, and most of its memory): it lays the imported documents'
+ * postings out in two typed arrays (`BasePostings`: per term and slot, the internal ids in
+ * insertion order — what FlexSearch would hold), read next to FlexSearch, which only holds the
+ * documents added after the import. A removed imported document is dropped from them by a flag.
+ * FlexSearch's own multi-term search (`scoring: 'flexsearch'`) first moves them into FlexSearch.
  */
 import { Index } from 'flexsearch';
 import type { DocFilter, FacetFilter } from './fusion';
@@ -109,6 +114,8 @@ export interface KeywordIndexOptions {
   compounds?: boolean;
   /** Query words also match their code synonyms (`CODE_SYNONYMS`). Default true. */
   synonyms?: boolean;
+  /** Namesake weight (see `NAMESAKE`): 0 turns the identifier-level tie-break off. */
+  namesake?: number;
 }
 
 /**
@@ -134,6 +141,20 @@ const SYNONYM_WEIGHT = 0.6;
 /** Own entries only: a query word `constructor` or `__proto__` is no synonym. */
 const synonymsOf = (w: string): readonly string[] => (Object.hasOwn(CODE_SYNONYMS, w) ? CODE_SYNONYMS[w] : []);
 export const DEFAULT_COVERAGE = 1;
+/**
+ * Identifier-level tie-break between near-namesakes: a chunk's score is multiplied by
+ * 1 + namesake × q, q = (symbol terms the query matched) − ½ (symbol terms it did not), in
+ * occurrences, clamped to [0, 4]. `getUser` (both parts named) then outranks `getUserSlice`
+ * and `getUserList` (one part unnamed) for a query about getting the user, and `hash`
+ * outranks `hashGet` for one about a hash, even when their texts match the words alike. For
+ * a query short enough for coverage (`COVERAGE_MAX_CONCEPTS`) it applies only among the
+ * chunks covering the most of the query, so that a named symbol never beats a chunk holding
+ * more of the query's words (`field title with component TextField`: the schema property, not
+ * TextField's own file). Chosen on the tuning half of bench/ranking.ts (doc sentences →
+ * function): hit@1 and hit@5 rose at 0.1 and 0.2 on JS, Python and Go alike and flattened
+ * past 0.2; a larger symbol boost instead (5 → 8 or 12) left them where they were.
+ */
+export const DEFAULT_NAMESAKE = 0.2;
 export const COVERAGE_MAX_CONCEPTS = 6;
 
 /**
@@ -164,6 +185,8 @@ export interface KeywordSearchOptions {
   candidates?: number;
   /** Overrides the index's `maxPostings` for this query. */
   maxPostings?: number;
+  /** Overrides the index's `namesake` weight for this query (0: no identifier-level tie-break). */
+  namesake?: number;
 }
 
 export interface KeywordHit {
@@ -215,6 +238,7 @@ export class KeywordIndex {
   readonly singleDigits: boolean;
   readonly weakHalf: WeakHalf;
   readonly coverage: number;
+  readonly namesake: number;
   readonly compounds: boolean;
   readonly synonyms: boolean;
 
@@ -248,6 +272,8 @@ export class KeywordIndex {
   private pending: Uint8Array = new Uint8Array(0);
   private emptied = 0;
   private pathVerdicts = new WeakMap<FacetFilter, Int8Array>();
+  /** Postings of the imported documents (not in FlexSearch), see `BasePostings`. */
+  private base: BasePostings | undefined;
 
   constructor(options: KeywordIndexOptions = {}) {
     this.boosts = { ...DEFAULT_BOOSTS, ...definedOnly(options.boosts ?? {}) };
@@ -260,6 +286,7 @@ export class KeywordIndex {
     this.singleDigits = options.singleDigits ?? false;
     this.weakHalf = options.weakHalf ?? 'stems';
     this.coverage = options.coverage ?? DEFAULT_COVERAGE;
+    this.namesake = options.namesake ?? DEFAULT_NAMESAKE;
     this.compounds = options.compounds ?? true;
     this.synonyms = options.synonyms ?? true;
     this.fx = this.newFx();
@@ -345,8 +372,8 @@ export class KeywordIndex {
     this.insert(docId, rec);
   }
 
-  /** Stores a record under a new internal id and gives it to FlexSearch. */
-  private insert(docId: number, rec: Uint32Array): void {
+  /** Stores a record under a new internal id and gives it to FlexSearch (unless imported: `BasePostings`). */
+  private insert(docId: number, rec: Uint32Array, toFx = true): void {
     const i = this.freeInt.length > 0 ? (this.freeInt.pop() as number) : this.records.length;
     this.records[i] = rec;
     this.extOf[i] = docId;
@@ -365,7 +392,7 @@ export class KeywordIndex {
     }
     this.docPath[i] = rec[0];
     this.docLK[i] = rec[1];
-    this.addToFx(i, rec);
+    if (toFx) this.addToFx(i, rec);
   }
 
   /** Removes a document; false when it was not there. */
@@ -373,7 +400,8 @@ export class KeywordIndex {
     const i = this.intOf.get(docId);
     const rec = i === undefined ? undefined : this.records[i];
     if (i === undefined || !rec) return false;
-    this.fx.remove(i);
+    if (this.base && i < this.base.live.length && this.base.live[i]) this.base.live[i] = 0;
+    else this.fx.remove(i);
     this.intOf.delete(docId);
     this.records[i] = undefined;
     this.freeInt.push(i);
@@ -397,6 +425,7 @@ export class KeywordIndex {
 
   clear(): void {
     this.fx = this.newFx();
+    this.base = undefined;
     this.records = [];
     this.extOf = [];
     this.intOf.clear();
@@ -433,7 +462,7 @@ export class KeywordIndex {
     if (scoring === 'flexsearch') return this.flexsearchOrder(ids.map((id) => this.vocabStr[id]), k, pass);
     const want = Math.max(k, Math.floor(options.candidates ?? this.candidates));
     const cands = this.candidatesOf(ids, want, options.maxPostings ?? this.maxPostings, pass, filter?.facets !== undefined);
-    return this.bm25(cands, plan, k);
+    return this.bm25(cands, plan, k, options.namesake ?? this.namesake);
   }
 
   /**
@@ -556,6 +585,7 @@ export class KeywordIndex {
 
   /** FlexSearch's own multi-term search (`suggest`), filtered lazily; score = 1 / rank. */
   private flexsearchOrder(known: string[], k: number, filter?: (i: number) => boolean): KeywordHit[] {
+    if (this.base) this.baseToFx();
     const N = this.records.length;
     const out: KeywordHit[] = [];
     const push = (i: number) => out.push({ docId: this.extOf[i], score: 1 / (out.length + 1), rank: out.length + 1 });
@@ -599,6 +629,15 @@ export class KeywordIndex {
     const readTerm = (q: number) => {
       const df = this.df[ids[q]];
       const idf = Math.log(1 + (N - df + 0.5) / (df + 0.5));
+      const base = this.base;
+      if (base && ids[q] < base.terms) {
+        const at = ids[q] * RESOLUTION;
+        for (let s = 0; s < RESOLUTION; s++) {
+          const from = base.offsets[at + s];
+          const to = base.offsets[at + s + 1];
+          if (to > from) scan.addBase(base.ids, from, to, base.live, idf * slotWeight[s]);
+        }
+      }
       const raw = this.fx.search([this.vocabStr[ids[q]]] as unknown as string, { resolve: false }) as unknown as { result?: unknown };
       const slots = Array.isArray(raw?.result) ? (raw.result as Array<number[] | undefined>) : [];
       for (let s = 0; s < slots.length; s++) {
@@ -648,7 +687,7 @@ export class KeywordIndex {
     return out.concat(rest.sort(byScore));
   }
 
-  private bm25(cands: number[], plan: QueryPlan, k: number): KeywordHit[] {
+  private bm25(cands: number[], plan: QueryPlan, k: number, nameW: number): KeywordHit[] {
     const { ids, weight, covers, conceptIdf } = plan;
     const N = this.intOf.size;
     const idf = new Float64Array(ids.length);
@@ -669,10 +708,14 @@ export class KeywordIndex {
     for (let f = 0; f < NFIELDS; f++) inv[f] = this.sumLen[f] > 0 ? N / this.sumLen[f] : 0;
     const norm = new Float64Array(NFIELDS);
     const scored: Array<{ docId: number; score: number; order: number }> = new Array(cands.length);
+    const share = new Float64Array(cands.length);
+    const named = new Float64Array(cands.length);
+    let best = 0;
     for (let c = 0; c < cands.length; c++) {
       const rec = this.records[cands[c]];
       let score = 0;
       let covered = 0;
+      let symHalves = 0;
       if (rec) {
         // The packed frequencies count half occurrences.
         for (let f = 0; f < NFIELDS; f++) norm[f] = w[f] / (2 * (1 - b + b * rec[2 + f] * inv[f]));
@@ -683,14 +726,26 @@ export class KeywordIndex {
           const W = (p & 255) * norm[0] + ((p >>> 8) & 255) * norm[1] + ((p >>> 16) & 255) * norm[2] + (p >>> 24) * norm[3];
           score += (idf[q - 1] * W * (k1 + 1)) / (k1 + W);
           covered |= covers[q - 1];
+          symHalves += p & 255;
+        }
+        if (rec[2] > 0 && symHalves > 0) {
+          const m = symHalves / 2;
+          named[c] = Math.max(0, Math.min(4, m - (rec[2] - m) / 2));
         }
       }
-      if (alpha > 0 && score > 0) {
+      if (score > 0 && totalIdf > 0) {
         let got = 0;
         for (let m = covered, x = 0; m !== 0 && x < 31; x++, m >>>= 1) if (m & 1) got += conceptIdf[x];
-        score *= (got / totalIdf) ** alpha;
+        share[c] = got / totalIdf;
+        if (share[c] > best) best = share[c];
+        if (alpha > 0) score *= share[c] ** alpha;
       }
       scored[c] = { docId: this.extOf[cands[c]], score, order: c };
+    }
+    if (nameW > 0) {
+      // With coverage on (a short query), only among the chunks that cover the most of it: a
+      // named symbol must not beat a chunk that holds more of the query's words.
+      for (let c = 0; c < cands.length; c++) if (named[c] > 0 && (alpha === 0 || share[c] >= best - 1e-9)) scored[c].score *= 1 + nameW * named[c];
     }
     for (const id of ids) this.mark[id] = 0;
     scored.sort((x, y) => y.score - x.score || x.order - y.order);
@@ -766,18 +821,20 @@ export class KeywordIndex {
   /**
    * Replaces the contents with a snapshot's. Throws (and leaves the index empty) when the
    * snapshot is not one this version can read or fails its checks: the caller rebuilds.
+   * With `adopt`, the records are kept in `snapshot.data` itself (which is then changed) rather
+   * than in a copy: for a caller that read the snapshot only to import it (the store).
    */
-  import(snapshot: KeywordSnapshot): void {
+  import(snapshot: KeywordSnapshot, options: { adopt?: boolean } = {}): void {
     this.clear();
     try {
-      this.load(snapshot);
+      this.load(snapshot, options.adopt === true);
     } catch (err) {
       this.clear();
       throw err;
     }
   }
 
-  private load(s: KeywordSnapshot): void {
+  private load(s: KeywordSnapshot, adopt: boolean): void {
     const bad = (why: string): never => {
       throw new Error(`keyword index snapshot rejected: ${why}`);
     };
@@ -793,11 +850,13 @@ export class KeywordIndex {
     if (!Number.isSafeInteger(D) || D < 0 || s.data.byteLength < 12 * D || s.data.byteLength % 4 !== 0) bad('bad sizes');
     // Typed views need aligned memory; Buffers from a pool may not be.
     const bytes = s.data.byteOffset % 8 === 0 ? s.data : s.data.slice();
+    const own = adopt || bytes !== s.data;
     if (checksum(bytes) !== s.checksum) bad('checksum mismatch');
     const docIds = new Float64Array(bytes.buffer, bytes.byteOffset, D);
     const counts = new Uint32Array(bytes.buffer, bytes.byteOffset + 8 * D, D);
     const words = (bytes.byteLength - 12 * D) / 4;
-    const body = new Uint32Array(bytes.buffer, bytes.byteOffset + 12 * D, words);
+    // the records are views of one block (1M small copies cost ~100 bytes each in V8 besides their data)
+    const body = own ? new Uint32Array(bytes.buffer, bytes.byteOffset + 12 * D, words) : new Uint32Array(bytes.buffer, bytes.byteOffset + 12 * D, words).slice();
     let expected = 0;
     for (let d = 0; d < D; d++) expected += HEADER + 2 * counts[d];
     if (expected !== words) bad('record sizes do not add up');
@@ -817,7 +876,7 @@ export class KeywordIndex {
       const docId = docIds[d];
       if (!Number.isSafeInteger(docId) || docId < 0 || this.intOf.has(docId)) bad(`bad or repeated docId ${docId}`);
       const len = HEADER + 2 * counts[d];
-      const rec = body.slice(o, o + len);
+      const rec = body.subarray(o, o + len);
       o += len;
       const pathId = paths[rec[0]];
       const lang = languages[rec[1] >>> 16];
@@ -834,9 +893,46 @@ export class KeywordIndex {
         this.df[id]++;
       }
       for (let j = HEADER; j < len; j += 2) this.mark[rec[j]] = 0;
-      this.insert(docId, rec);
+      this.insert(docId, rec, false);
     }
     for (let i = 0; i < V; i++) if (this.df[i] === 0) bad('vocabulary entry used by no document');
+    this.base = this.postingsOf(D, V);
+  }
+
+  /**
+   * The postings of the `D` documents just imported (internal ids 0‥D−1), in two passes over
+   * their records: per term and slot a count, then the ids, in insertion order.
+   */
+  private postingsOf(D: number, V: number): BasePostings {
+    const offsets = new Uint32Array(V * RESOLUTION + 1);
+    const slots = new Uint8Array(256);
+    const slotsOf = (rec: Uint32Array): Uint8Array => {
+      const U = (rec.length - HEADER) / 2;
+      const out = U <= slots.length ? slots : new Uint8Array(U);
+      slotsInto(rec, out);
+      return out;
+    };
+    for (let i = 0; i < D; i++) {
+      const rec = this.records[i] as Uint32Array;
+      const sl = slotsOf(rec);
+      for (let u = 0, j = HEADER; j < rec.length; u++, j += 2) offsets[rec[j] * RESOLUTION + sl[u] + 1]++;
+    }
+    for (let x = 1; x < offsets.length; x++) offsets[x] += offsets[x - 1];
+    const ids = new Int32Array(offsets[offsets.length - 1]);
+    const fill = offsets.slice(0, offsets.length - 1);
+    for (let i = 0; i < D; i++) {
+      const rec = this.records[i] as Uint32Array;
+      const sl = slotsOf(rec);
+      for (let u = 0, j = HEADER; j < rec.length; u++, j += 2) ids[fill[rec[j] * RESOLUTION + sl[u]]++] = i;
+    }
+    return { terms: V, offsets, ids, live: new Uint8Array(D).fill(1) };
+  }
+
+  /** Moves the imported documents into FlexSearch (for its own multi-term search), in insertion order. */
+  private baseToFx(): void {
+    this.base = undefined;
+    this.fx = this.newFx();
+    for (const i of this.intOf.values()) this.addToFx(i, this.records[i] as Uint32Array);
   }
 
   private addToFx(internal: number, rec: Uint32Array): void {
@@ -844,17 +940,8 @@ export class KeywordIndex {
     if (U === 0) return;
     const content: string[] = new Array(U);
     const slots = new Uint8Array(U);
-    let textTerms = 0;
-    for (let j = HEADER + 1; j < rec.length; j += 2) if ((rec[j] & 0xffffff) === 0) textTerms++;
-    let t = 0;
-    for (let u = 0; u < U; u++) {
-      const j = HEADER + 2 * u;
-      content[u] = this.vocabStr[rec[j]];
-      const p = rec[j + 1];
-      if (p & 255) slots[u] = 0;
-      else if (p & 0xffff00) slots[u] = 1;
-      else slots[u] = 2 + Math.min(RESOLUTION - 3, Math.floor(((RESOLUTION - 2) * t++) / textTerms));
-    }
+    slotsInto(rec, slots);
+    for (let u = 0; u < U; u++) content[u] = this.vocabStr[rec[HEADER + 2 * u]];
     this.pending = slots;
     this.fx.add(internal, content as unknown as string);
     this.pending = EMPTY;
@@ -885,6 +972,34 @@ export class KeywordIndex {
 const EMPTY = new Uint8Array(0);
 
 /**
+ * The FlexSearch slot of each of a record's terms (into `out`): 0 for a term in the symbol, 1
+ * in the path or header, 2–8 for a text term by its position among the text's terms.
+ */
+function slotsInto(rec: Uint32Array, out: Uint8Array): void {
+  let textTerms = 0;
+  for (let j = HEADER + 1; j < rec.length; j += 2) if ((rec[j] & 0xffffff) === 0) textTerms++;
+  let t = 0;
+  for (let u = 0, j = HEADER; j < rec.length; u++, j += 2) {
+    const p = rec[j + 1];
+    if (p & 255) out[u] = 0;
+    else if (p & 0xffff00) out[u] = 1;
+    else out[u] = 2 + Math.min(RESOLUTION - 3, Math.floor(((RESOLUTION - 2) * t++) / textTerms));
+  }
+}
+
+/**
+ * Postings of imported documents: for term t and slot s, `ids[offsets[t·9 + s] ‥ offsets[t·9 + s + 1])`
+ * are internal ids in insertion order; `live[i]` is cleared when imported document i is removed
+ * (its internal id may then be reused by a document that FlexSearch holds).
+ */
+interface BasePostings {
+  terms: number;
+  offsets: Uint32Array;
+  ids: Int32Array;
+  live: Uint8Array;
+}
+
+/**
  * One query's candidate accumulation: `acc[i]` sums the weights of document i (0 = not seen,
  * −1 = refused by the early filter); `touched` and `refused` list the ids to reset.
  */
@@ -903,6 +1018,29 @@ class Scan {
     const early = this.early;
     for (let x = 0; x < ids.length; x++) {
       const i = ids[x];
+      const a = acc[i];
+      if (a > 0) acc[i] = a + w;
+      else if (a === 0) {
+        if (early !== undefined && !early(i)) {
+          acc[i] = -1;
+          if (this.nr === this.refused.length) this.refused = grow(this.refused);
+          this.refused[this.nr++] = i;
+        } else {
+          if (this.nt === this.touched.length) this.touched = grow(this.touched);
+          this.touched[this.nt++] = i;
+          acc[i] = w;
+        }
+      }
+    }
+  }
+
+  /** `add` for imported postings `ids[from‥to)`, skipping removed documents. */
+  addBase(ids: Int32Array, from: number, to: number, live: Uint8Array, w: number): void {
+    const acc = this.acc;
+    const early = this.early;
+    for (let x = from; x < to; x++) {
+      const i = ids[x];
+      if (live[i] === 0) continue;
       const a = acc[i];
       if (a > 0) acc[i] = a + w;
       else if (a === 0) {

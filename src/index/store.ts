@@ -22,12 +22,16 @@ import { VectorStore } from './vectors';
 
 export const STORE_FORMAT = 'fathom-index';
 /**
+ * 4: vectors file as the float rows first, then the presence flags (read in place into one
+ *    Float32Array, no copy); the keyword index is imported without rebuilding FlexSearch;
  * 3: catalog and chunks as JSON lines (one string per chunk, not one for the whole store);
  * 2: Python, Go, Rust and Java chunked by tree-sitter (version 1 holds text chunks for them).
  */
-export const STORE_VERSION = 3;
+export const STORE_VERSION = 4;
+/** The oldest version this one reads (3 differs only in the vectors file's layout: migrated on load, written as 4 on the next save). */
+const OLDEST_READ = 3;
 
-interface FileEntry {
+export interface FileEntry {
   name: string;
   bytes: number;
   sha1: string;
@@ -113,20 +117,63 @@ function* jsonLines(items: Iterable<unknown>): Generator<string> {
   for (const x of items) yield `${JSON.stringify(x ?? null)}\n`;
 }
 
-function parseJsonLines<T>(buf: Buffer, name: string): T[] {
+function sizeProblem(e: FileEntry, bytes: number): string {
+  return bytes < e.bytes ? `${e.name} is truncated (${bytes} of ${e.bytes} bytes)` : `${e.name} has ${bytes} bytes, not the ${e.bytes} its manifest says`;
+}
+
+/**
+ * The JSON lines of `file`, read in blocks (never the whole file in memory: 1M chunks are ~850
+ * MB of JSON), checked against the manifest's size and sha1 as they stream. Throws on a line
+ * that is not JSON and, after the last line, on a wrong size or checksum.
+ */
+export function readJsonLines<T>(file: string, e: FileEntry, blockBytes = 8 << 20): T[] {
   const out: T[] = [];
-  let start = 0;
-  while (start < buf.byteLength) {
-    let end = buf.indexOf(10, start);
-    if (end < 0) end = buf.byteLength;
-    if (end > start) {
+  const sha = createHash('sha1');
+  const fd = fs.openSync(file, 'r');
+  let bytes = 0;
+  try {
+    const block = Buffer.allocUnsafe(blockBytes);
+    let carry: Buffer | undefined;
+    const line = (buf: Buffer, from: number, to: number) => {
+      if (to <= from) return;
       try {
-        out.push(JSON.parse(buf.toString('utf8', start, end)) as T);
+        out.push(JSON.parse(buf.toString('utf8', from, to)) as T);
       } catch {
-        throw new Error(`${name}: line ${out.length + 1} is not JSON`);
+        throw new Error(`${e.name}: line ${out.length + 1} is not JSON`);
       }
+    };
+    for (;;) {
+      const n = fs.readSync(fd, block, 0, block.byteLength, null);
+      if (n === 0) break;
+      bytes += n;
+      sha.update(block.subarray(0, n));
+      const buf = block.subarray(0, n);
+      let start = 0;
+      if (carry) {
+        // a line begun in the previous block: joined with its end
+        const nl = buf.indexOf(10);
+        if (nl < 0) {
+          carry = Buffer.concat([carry, buf]);
+          continue;
+        }
+        const whole = Buffer.concat([carry, buf.subarray(0, nl)]);
+        carry = undefined;
+        line(whole, 0, whole.byteLength);
+        start = nl + 1;
+      }
+      for (;;) {
+        const nl = buf.indexOf(10, start);
+        if (nl < 0) break;
+        line(buf, start, nl);
+        start = nl + 1;
+      }
+      if (start < buf.byteLength) carry = Buffer.from(buf.subarray(start));
     }
-    start = end + 1;
+    if (bytes !== e.bytes) throw new Error(sizeProblem(e, bytes));
+    if (sha.digest('hex') !== e.sha1) throw new Error(`${e.name} fails its checksum`);
+    if (carry) line(carry, 0, carry.byteLength);
+  } finally {
+    fs.closeSync(fd);
   }
   return out;
 }
@@ -285,7 +332,8 @@ export function saveStore(dir: string, engine: Engine, options: { write?: WriteF
     const keyword = put(`keyword.${g}.json`, [JSON.stringify(meta)]);
     const keywordData = put(`keyword.${g}.bin`, [data]);
     const vx = engine.vectors?.export();
-    const vectors = put(`vectors.${g}.bin`, vx ? [vx.present, new Uint8Array(vx.data.buffer, vx.data.byteOffset, vx.data.byteLength)] : []);
+    // the rows first: read back into memory aligned for a Float32Array view, no copy
+    const vectors = put(`vectors.${g}.bin`, vx ? [new Uint8Array(vx.data.buffer, vx.data.byteOffset, vx.data.byteLength), vx.present] : []);
     const manifest: Manifest = {
       format: STORE_FORMAT,
       version: STORE_VERSION,
@@ -363,7 +411,7 @@ export function loadStore(dir: string, engine: Engine): LoadResult {
   if (!isObject(raw) || raw.format !== STORE_FORMAT) return { ok: false, reason: 'the stored manifest is unreadable or of another format' };
   if (typeof raw.version !== 'number') return { ok: false, reason: 'the stored manifest is damaged: its "version" is missing or not a number' };
   if (raw.version > STORE_VERSION) return { ok: false, reason: `the stored index is version ${raw.version}, newer than this Fathom's ${STORE_VERSION}` };
-  if (raw.version < STORE_VERSION) return { ok: false, reason: `the stored index is version ${raw.version}, older than ${STORE_VERSION}` };
+  if (raw.version < OLDEST_READ) return { ok: false, reason: `the stored index is version ${raw.version}, older than ${OLDEST_READ}` };
   const problem = manifestProblem(raw);
   if (problem) return { ok: false, reason: `the stored manifest is damaged: ${problem}` };
   const m = raw as unknown as Manifest;
@@ -376,24 +424,34 @@ export function loadStore(dir: string, engine: Engine): LoadResult {
   }
   const read = (e: FileEntry): Buffer => {
     const buf = fs.readFileSync(path.join(dir, e.name));
-    if (buf.byteLength !== e.bytes) throw new Error(`${e.name} is truncated (${buf.byteLength} of ${e.bytes} bytes)`);
+    if (buf.byteLength !== e.bytes) throw new Error(sizeProblem(e, buf.byteLength));
     if (hashText(buf) !== e.sha1) throw new Error(`${e.name} fails its checksum`);
     return buf;
   };
   try {
-    const catalog = parseJsonLines<FileRecord>(read(m.files.catalog), m.files.catalog.name);
-    const chunks = parseJsonLines<Chunk | null>(read(m.files.chunks), m.files.chunks.name);
+    const catalog = readJsonLines<FileRecord>(path.join(dir, m.files.catalog.name), m.files.catalog);
+    const chunks = readJsonLines<Chunk | null>(path.join(dir, m.files.chunks.name), m.files.chunks);
     const kmeta = JSON.parse(read(m.files.keyword).toString('utf8')) as Omit<KeywordSnapshot, 'data'>;
     const kdata = read(m.files.keywordData);
     const vbuf = read(m.files.vectors);
-    engine.keyword.import({ ...kmeta, data: new Uint8Array(kdata.buffer, kdata.byteOffset, kdata.byteLength) });
+    engine.keyword.import({ ...kmeta, data: new Uint8Array(kdata.buffer, kdata.byteOffset, kdata.byteLength) }, { adopt: true });
     engine.restore(catalog, chunks);
     if (m.model && engine.vectors && vbuf.byteLength) {
       const rows = vbuf.byteLength / (1 + 4 * m.model.dims);
       if (!Number.isInteger(rows)) throw new Error('vectors file has a size that is not a whole number of rows');
-      const present = new Uint8Array(vbuf.subarray(0, rows));
-      const data = new Float32Array(vbuf.buffer.slice(vbuf.byteOffset + rows, vbuf.byteOffset + vbuf.byteLength));
-      engine.restoreVectors(VectorStore.import(m.model.dims, rows, present, data));
+      const floats = rows * m.model.dims;
+      if (m.version === 3) {
+        // presence flags first, then the rows (unaligned): copied out
+        const present = new Uint8Array(vbuf.subarray(0, rows));
+        const data = new Float32Array(vbuf.buffer.slice(vbuf.byteOffset + rows, vbuf.byteOffset + vbuf.byteLength));
+        engine.restoreVectors(VectorStore.adopt(m.model.dims, rows, present, data));
+      } else {
+        // a Buffer this large is not from the pool: its own ArrayBuffer, aligned (else copied)
+        const aligned = vbuf.byteOffset % 4 === 0 ? vbuf : Buffer.from(vbuf);
+        const data = new Float32Array(aligned.buffer, aligned.byteOffset, floats);
+        const present = new Uint8Array(aligned.buffer, aligned.byteOffset + 4 * floats, rows);
+        engine.restoreVectors(VectorStore.adopt(m.model.dims, rows, present, data));
+      }
     }
     return { ok: true };
   } catch (err) {

@@ -62,7 +62,7 @@ export class VectorStore {
   }
 
   private grow(min: number): void {
-    let cap = this.present.length;
+    let cap = Math.max(1, this.present.length);
     while (cap < min) cap *= 2;
     if (cap === this.present.length) return;
     const data = new Float32Array(this.dims * cap);
@@ -209,6 +209,20 @@ export class VectorStore {
   /** The raw rows for persistence: [present flags, vectors]. */
   export(): { rows: number; present: Uint8Array; data: Float32Array } {
     return { rows: this.rows, present: this.present.slice(0, this.rows), data: this.data.slice(0, this.rows * this.dims) };
+  }
+
+  /**
+   * A store over `data` and `present` themselves (no copy: 1.5 GB at 1M rows × 384), for a
+   * caller that hands them over (the store's loader). A later `set` past `rows` grows into a copy.
+   */
+  static adopt(dims: number, rows: number, present: Uint8Array, data: Float32Array): VectorStore {
+    if (present.length !== rows || data.length !== rows * dims) throw new Error('vector store: sizes do not match');
+    const s = new VectorStore(dims, 1);
+    s.data = data;
+    s.present = present;
+    s.rows = rows;
+    for (let i = 0; i < rows; i++) if (present[i]) s.present1++;
+    return s;
   }
 
   static import(dims: number, rows: number, present: Uint8Array, data: Float32Array): VectorStore {

@@ -122,6 +122,8 @@ export interface IndexRequest {
    * and applied to its later `update`s too — a file it leaves out is removed, not indexed.
    */
   selection?: FileSelection;
+  /** What the folder's i18n index, fed by the same run, is built with (the editor's i18n settings). */
+  i18n?: { localeGlobs?: string[]; functions?: string[] };
 }
 
 /**

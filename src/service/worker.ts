@@ -29,7 +29,7 @@ import type {
   WorkerMessage,
   WorkerStatus,
 } from './protocol';
-import { CancelledError, FolderSession } from './session';
+import { CancelledError, FolderSession, type I18nConfig } from './session';
 import type { ToolRequest, ToolResult } from './protocol';
 import type { IndexProgress } from '../index/engine';
 import { sessionAgentFolder } from '../mcp/folder';
@@ -116,7 +116,7 @@ export class WorkerState {
         await this.initializing;
         return this.status();
       case 'index':
-        return this.index(req.id, req.root, req.storeDir, signal, req.selection);
+        return this.index(req.id, req.root, req.storeDir, signal, req.selection, req.i18n);
       case 'update':
         return this.update(req.root, req.files);
       case 'remove': {
@@ -263,7 +263,7 @@ export class WorkerState {
 
   // --- index / update / close -----------------------------------------------------------------
 
-  private async index(id: number, rootIn: string, storeDir: string, signal: AbortSignal, selection?: FileSelection): Promise<IndexResult> {
+  private async index(id: number, rootIn: string, storeDir: string, signal: AbortSignal, selection?: FileSelection, i18n?: I18nConfig): Promise<IndexResult> {
     let opened!: () => void;
     const open = new Promise<void>((resolve) => (opened = resolve));
     this.opening.add(open);
@@ -284,14 +284,14 @@ export class WorkerState {
       }
       let loaded = false;
       let rebuilt: string | undefined;
+      let i18nConfig = i18n;
       if (!s) {
         // an i18n-only session of this root (asked before it was indexed) gives way to the full one
         const i18nOnly = this.i18nOnly.get(root);
         this.i18nOnly.delete(root);
         await i18nOnly?.close();
         s = await this.openSession(root, storeDir);
-        const config = i18nOnly?.i18nConfig;
-        if (config) s.prepareI18n(config);
+        i18nConfig ??= i18nOnly?.i18nConfig;
         this.sessions.set(root, s);
         loaded = s.loaded;
         rebuilt = s.rebuilt;
@@ -300,7 +300,7 @@ export class WorkerState {
       const session = s;
       done();
       try {
-        for await (const p of session.index({ signal, selection })) {
+        for await (const p of session.index({ signal, selection, i18n: i18nConfig })) {
           this.progressOf.set(root, p);
           this.post({ type: 'progress', root, id, progress: p });
           this.pushStatus();

@@ -51,7 +51,7 @@ export const DEFAULTS: FathomSettings = {
   include: [],
   exclude: [],
   useEditorExcludes: true,
-  maxFileSizeKB: 200,
+  maxFileSizeKB: 512,
   maxTokens: 256,
   jsonCategories: ['schema', 'i18n', 'docs-meta', 'config', 'other'],
   modelId: DEFAULT_MODEL,

@@ -71,21 +71,22 @@ export function compileSelection(sel: FileSelection = {}): CompiledSelection {
   };
 }
 
+type Rules = Array<{ base: string; ig: Ignore }>;
+
 /**
- * Lists the files under `root`, in a stable (sorted) order. `signal` is checked between
- * entries: an aborted walk throws its reason.
+ * The walk itself, depth first in sorted order, without recursion (a folder tree as deep as
+ * the OS allows is fine): yields after each folder it lists, so a driver can give the event
+ * loop a turn there (`walkFilesAsync`). `signal` is checked between entries.
  */
-export function walkFiles(root: string, problems: WalkProblem[] = [], selection?: FileSelection, signal?: AbortSignal): WalkedFile[] {
-  const out: WalkedFile[] = [];
-  const rootAbs = path.resolve(root);
+function* walkSteps(root: string, out: WalkedFile[], problems: WalkProblem[], selection?: FileSelection, signal?: AbortSignal): Generator<void, void> {
   const sel = compileSelection(selection);
-  const visit = (dirAbs: string, dirRel: string, rules: Array<{ base: string; ig: Ignore }>) => {
+  const list = (dirAbs: string, dirRel: string, rules: Rules): { entries: fs.Dirent[]; rules: Rules } => {
     let entries: fs.Dirent[];
     try {
       entries = fs.readdirSync(dirAbs, { withFileTypes: true });
     } catch (err) {
       problems.push({ rel: dirRel || '.', reason: `unreadable folder: ${(err as Error).message}` });
-      return;
+      return { entries: [], rules };
     }
     const here = entries.find((e) => e.name === '.gitignore' && e.isFile());
     if (here) {
@@ -96,28 +97,68 @@ export function walkFiles(root: string, problems: WalkProblem[] = [], selection?
       }
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const e of entries) {
-      signal?.throwIfAborted();
-      if (ALWAYS_SKIPPED.has(e.name)) continue;
-      const rel = dirRel ? `${dirRel}/${e.name}` : e.name;
-      const isDir = e.isDirectory();
-      if (ignored(rules, rel, isDir) || !sel.allowed(rel, isDir)) continue;
-      const abs = path.join(dirAbs, e.name);
-      if (isDir) visit(abs, rel, rules);
-      else if (e.isFile()) {
-        try {
-          out.push({ rel, abs, size: fs.statSync(abs).size });
-        } catch (err) {
-          problems.push({ rel, reason: `unreadable: ${(err as Error).message}` });
-        }
-      } else problems.push({ rel, reason: notRegularReason(e), kind: 'not-regular' }); // a visible skip, never read
-    }
+    return { entries, rules };
   };
-  visit(rootAbs, '', []);
+  const stack: Array<{ dirAbs: string; dirRel: string; rules: Rules; entries: fs.Dirent[]; next: number }> = [];
+  const open = (dirAbs: string, dirRel: string, rules: Rules) => stack.push({ dirAbs, dirRel, ...list(dirAbs, dirRel, rules), next: 0 });
+  open(path.resolve(root), '', []);
+  yield;
+  while (stack.length) {
+    const top = stack[stack.length - 1];
+    if (top.next >= top.entries.length) {
+      stack.pop();
+      continue;
+    }
+    const e = top.entries[top.next++];
+    signal?.throwIfAborted();
+    if (ALWAYS_SKIPPED.has(e.name)) continue;
+    const rel = top.dirRel ? `${top.dirRel}/${e.name}` : e.name;
+    const isDir = e.isDirectory();
+    if (ignored(top.rules, rel, isDir) || !sel.allowed(rel, isDir)) continue;
+    const abs = path.join(top.dirAbs, e.name);
+    if (isDir) {
+      open(abs, rel, top.rules);
+      yield;
+    } else if (e.isFile()) {
+      try {
+        out.push({ rel, abs, size: fs.statSync(abs).size });
+      } catch (err) {
+        problems.push({ rel, reason: `unreadable: ${(err as Error).message}` });
+      }
+    } else problems.push({ rel, reason: notRegularReason(e), kind: 'not-regular' }); // a visible skip, never read
+  }
+}
+
+/**
+ * Lists the files under `root`, in a stable (sorted) order. `signal` is checked between
+ * entries: an aborted walk throws its reason (in one synchronous run it can only be aborted
+ * from this thread: use `walkFilesAsync` where a message must be able to cancel it).
+ */
+export function walkFiles(root: string, problems: WalkProblem[] = [], selection?: FileSelection, signal?: AbortSignal): WalkedFile[] {
+  const out: WalkedFile[] = [];
+  for (const _ of walkSteps(root, out, problems, selection, signal)) void _;
   return out;
 }
 
-function ignored(rules: Array<{ base: string; ig: Ignore }>, rel: string, isDir: boolean): boolean {
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * `walkFiles`, giving the event loop a turn every `everyMs` of listing (between folders), so a
+ * cancel message reaches the thread and aborts `signal` while a huge tree is listed.
+ */
+export async function walkFilesAsync(root: string, problems: WalkProblem[] = [], selection?: FileSelection, signal?: AbortSignal, everyMs = 20): Promise<WalkedFile[]> {
+  const out: WalkedFile[] = [];
+  let slice = performance.now();
+  for (const _ of walkSteps(root, out, problems, selection, signal)) {
+    if (performance.now() - slice < everyMs) continue;
+    await turn();
+    signal?.throwIfAborted();
+    slice = performance.now();
+  }
+  return out;
+}
+
+function ignored(rules: Rules, rel: string, isDir: boolean): boolean {
   for (const r of rules) {
     const sub = r.base ? rel.slice(r.base.length + 1) : rel;
     if (r.ig.ignores(isDir ? `${sub}/` : sub)) return true;

@@ -17,7 +17,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { decodeBytes, type Decoded } from '../parse/decode';
 import { toRel } from '../util/paths';
-import { createPathFilter, walkFiles, type FileSelection, type WalkProblem } from './files';
+import { createPathFilter, walkFiles, walkFilesAsync, type FileSelection, type WalkedFile, type WalkProblem } from './files';
 
 export interface FileStat {
   size: number;
@@ -53,6 +53,8 @@ export interface FileSource {
   readonly root: string;
   /** The folder's files in a stable (sorted) order; folders and files it could not read go to `problems`. */
   walk(selection?: FileSelection, problems?: WalkProblem[], signal?: AbortSignal): SourceFile[];
+  /** `walk`, giving the event loop turns while it lists, so that `signal` can abort it from a message. */
+  walkAsync(selection?: FileSelection, problems?: WalkProblem[], signal?: AbortSignal): Promise<SourceFile[]>;
   /** The walk's rules for single paths (a new filter per batch of changes: an edited `.gitignore` is seen). */
   filter(selection?: FileSelection): (rel: string) => boolean;
   stat(rel: string): FileStat | undefined;
@@ -93,8 +95,16 @@ export class NodeFileSource implements FileSource {
   }
 
   walk(selection?: FileSelection, problems: WalkProblem[] = [], signal?: AbortSignal): SourceFile[] {
+    return this.withStats(walkFiles(this.root, problems, selection, signal), problems);
+  }
+
+  async walkAsync(selection?: FileSelection, problems: WalkProblem[] = [], signal?: AbortSignal): Promise<SourceFile[]> {
+    return this.withStats(await walkFilesAsync(this.root, problems, selection, signal), problems);
+  }
+
+  private withStats(files: WalkedFile[], problems: WalkProblem[]): SourceFile[] {
     const out: SourceFile[] = [];
-    for (const f of walkFiles(this.root, problems, selection, signal)) {
+    for (const f of files) {
       const st = this.stat(f.rel);
       if (st) out.push({ rel: f.rel, ...st });
       else problems.push({ rel: f.rel, reason: 'unreadable: vanished while the folder was listed' });
@@ -154,12 +164,20 @@ export class MemoryFileSource implements FileSource {
     return this.files.delete(toRel(rel));
   }
 
-  walk(selection?: FileSelection): SourceFile[] {
+  walk(selection?: FileSelection, _problems?: WalkProblem[], signal?: AbortSignal): SourceFile[] {
     const wanted = this.filter(selection);
-    return [...this.files.entries()]
-      .filter(([rel]) => wanted(rel))
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([rel, f]) => ({ rel, size: f.bytes.byteLength, mtimeMs: f.mtimeMs }));
+    const out: SourceFile[] = [];
+    for (const [rel, f] of this.files) {
+      signal?.throwIfAborted();
+      if (wanted(rel)) out.push({ rel, size: f.bytes.byteLength, mtimeMs: f.mtimeMs });
+    }
+    return out.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+  }
+
+  async walkAsync(selection?: FileSelection, problems?: WalkProblem[], signal?: AbortSignal): Promise<SourceFile[]> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    signal?.throwIfAborted();
+    return this.walk(selection, problems, signal);
   }
 
   filter(selection?: FileSelection): (rel: string) => boolean {

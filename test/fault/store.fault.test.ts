@@ -5,12 +5,13 @@
  */
 import { strict as assert } from 'node:assert';
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine } from '../../src/index/engine';
 import type { Embedder } from '../../src/index/embedder';
-import { loadStore, lockStore, processStartTime, saveStore, StoreLockedError } from '../../src/index/store';
+import { loadStore, lockStore, processStartTime, readJsonLines, saveStore, StoreLockedError } from '../../src/index/store';
 
 const ROOT = path.join(__dirname, '..', '..');
 const BIN = path.join(ROOT, 'bin', 'fathom.js');
@@ -136,6 +137,123 @@ describe('fault injection: the store and its lock', function () {
       const again = fathom(['search', 'zoom', '--dir', dir, '--no-embed']);
       assert.doesNotMatch(again.err, /rebuilding/, 'the rebuilt store loads');
     }
+  });
+
+  it('round trip: every search mode answers the same after save and load, and after edits on both sides', async () => {
+    const store = path.join(dir, '.fathom');
+    // annMinRows 1: the loaded vectors (read in place) also serve the IVF path
+    for (const dense of [undefined, { annMinRows: 1 }]) {
+      const a = new Engine({ embedder: fakeEmbedder(), dense });
+      for await (const _ of a.indexFolder(dir)) void _;
+      saveStore(store, a);
+      const b = new Engine({ embedder: fakeEmbedder(), dense });
+      assert.deepEqual(loadStore(store, b), { ok: true });
+      assert.equal(b.pendingVectors, 0);
+      const same = async (why: string) => {
+        for (const q of ['zoom control', 'getZoomControl', 'locale messages', 'schema name', 'readme']) {
+          for (const mode of ['keyword', 'dense', 'hybrid'] as const) {
+            const got = (await b.search(q, { k: 8, mode })).map((h) => `${h.chunk.id} ${h.score.toFixed(9)} ${h.chunk.text.length}`);
+            const want = (await a.search(q, { k: 8, mode })).map((h) => `${h.chunk.id} ${h.score.toFixed(9)} ${h.chunk.text.length}`);
+            assert.deepEqual(got, want, `${why}: ${mode} "${q}" (dense ${JSON.stringify(dense)})`);
+          }
+        }
+      };
+      await same('after load');
+      // removals of loaded chunks, then adds that reuse their ids, on both engines
+      fs.rmSync(path.join(dir, 'src', 'map', 'zoom.js'));
+      fs.writeFileSync(path.join(dir, 'docs', 'added.md'), '# Zoom levels\n\nThe zoom control clamps levels.\n');
+      fs.writeFileSync(path.join(dir, 'src', 'late.js'), 'export function getZoomControlLate(map) {\n  return map.zoom;\n}\n');
+      for (const e of [a, b]) for await (const _ of e.indexFolder(dir)) void _;
+      await same('after edits');
+      // and what the edited engine saves loads to the same again
+      saveStore(store, b);
+      const c = new Engine({ embedder: fakeEmbedder(), dense });
+      assert.deepEqual(loadStore(store, c), { ok: true });
+      for (const mode of ['keyword', 'dense', 'hybrid'] as const) {
+        assert.deepEqual((await c.search('zoom control', { k: 8, mode })).map((h) => h.chunk.id), (await a.search('zoom control', { k: 8, mode })).map((h) => h.chunk.id), mode);
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+      dir = copySample();
+    }
+  });
+
+  it('every data section damaged (truncated, a byte flipped, emptied, deleted): a rebuild with the reason naming it, the engine left empty', async () => {
+    const store = path.join(dir, '.fathom');
+    const a = await indexed(dir, fakeEmbedder());
+    saveStore(store, a);
+    const m = JSON.parse(fs.readFileSync(path.join(store, 'manifest.json'), 'utf8')) as { files: Record<string, { name: string; bytes: number }> };
+    assert.deepEqual(Object.keys(m.files).sort(), ['catalog', 'chunks', 'keyword', 'keywordData', 'vectors']);
+    const damages: Array<[string, (file: string) => void]> = [
+      ['truncated', (f) => fs.truncateSync(f, Math.max(0, fs.statSync(f).size - 1))],
+      [
+        'a byte flipped',
+        (f) => {
+          const buf = fs.readFileSync(f);
+          buf[buf.length >> 1] ^= 0x20;
+          fs.writeFileSync(f, buf);
+        },
+      ],
+      ['emptied', (f) => fs.writeFileSync(f, '')],
+      ['deleted', (f) => fs.rmSync(f)],
+    ];
+    for (const [key, e] of Object.entries(m.files)) {
+      const file = path.join(store, e.name);
+      const good = fs.readFileSync(file);
+      assert.ok(good.byteLength > 0, `${key} has data`);
+      for (const [what, damage] of damages) {
+        damage(file);
+        const b = new Engine({ embedder: fakeEmbedder() });
+        const r = loadStore(store, b);
+        assert.equal(r.ok, false, `${key} ${what} was trusted`);
+        assert.match((r as { reason: string }).reason, new RegExp(`damaged.*${e.name.replace(/\./g, '\\.')}`), `${key} ${what}`);
+        assert.equal(b.chunkCount, 0);
+        assert.equal(b.keyword.size, 0);
+        assert.equal(b.vectors?.count ?? 0, 0);
+        fs.writeFileSync(file, good);
+      }
+    }
+    assert.deepEqual(loadStore(store, new Engine({ embedder: fakeEmbedder() })), { ok: true }, 'the repaired store loads');
+    // the CLI on a damaged section: rebuilds with the reason, answers, and the rebuilt store loads
+    assert.equal(fathom(['index', dir, '--no-embed']).code, 0);
+    const m2 = JSON.parse(fs.readFileSync(path.join(store, 'manifest.json'), 'utf8')) as { files: Record<string, { name: string }> };
+    fs.truncateSync(path.join(store, m2.files.keywordData.name), 8);
+    const r = fathom(['search', 'zoom', '--dir', dir, '--no-embed']);
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.err, /rebuilding the index: the stored index is damaged: keyword\.\d+\.bin is truncated/);
+    assert.match(r.out, /zoom/);
+    assert.doesNotMatch(fathom(['search', 'zoom', '--dir', dir, '--no-embed']).err, /rebuilding/);
+  });
+
+  it('a store of the previous format (version 3: presence flags before the rows) loads as it was and is saved as version 4; version 2 is rebuilt with the reason', async () => {
+    const store = path.join(dir, '.fathom');
+    const a = await indexed(dir, fakeEmbedder());
+    saveStore(store, a);
+    // rewrite it as version 3 wrote it
+    const file = path.join(store, 'manifest.json');
+    const m = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const vfile = path.join(store, m.files.vectors.name);
+    const v4 = fs.readFileSync(vfile);
+    const rows = v4.byteLength / (1 + 4 * m.model.dims);
+    const v3 = Buffer.concat([v4.subarray(4 * rows * m.model.dims), v4.subarray(0, 4 * rows * m.model.dims)]);
+    fs.writeFileSync(vfile, v3);
+    m.files.vectors.sha1 = createHash('sha1').update(v3).digest('hex');
+    fs.writeFileSync(file, JSON.stringify({ ...m, version: 3 }));
+    const b = new Engine({ embedder: fakeEmbedder() });
+    assert.deepEqual(loadStore(store, b), { ok: true });
+    assert.equal(b.pendingVectors, 0);
+    for (const mode of ['dense', 'hybrid', 'keyword'] as const) {
+      assert.deepEqual((await b.search('zoom control', { k: 8, mode })).map((h) => `${h.chunk.id} ${h.score}`), (await a.search('zoom control', { k: 8, mode })).map((h) => `${h.chunk.id} ${h.score}`), mode);
+    }
+    saveStore(store, b);
+    assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).version, 4);
+    assert.deepEqual(loadStore(store, new Engine({ embedder: fakeEmbedder() })), { ok: true });
+    // older than 3: the CLI rebuilds, saying why
+    assert.equal(fathom(['index', dir, '--no-embed']).code, 0);
+    fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), version: 2 }));
+    const r = fathom(['search', 'zoom', '--dir', dir, '--no-embed']);
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.err, /rebuilding the index: the stored index is version 2, older than 3/);
+    assert.doesNotMatch(fathom(['search', 'zoom', '--dir', dir, '--no-embed']).err, /rebuilding/);
   });
 
   it('a stale lock naming our own pid (a container restart: pid 1 again) does not wedge the store', function () {
@@ -291,6 +409,30 @@ import { saveStore } from ${JSON.stringify(path.join(ROOT, 'src/index/store'))};
       assert.deepEqual(loadStore(store, new Engine()), { ok: true });
     } finally {
       unmount(mnt);
+    }
+  });
+});
+
+describe('the store reads JSON lines in blocks', () => {
+  it('lines across block boundaries, long lines, a last line without a newline: the same values as a whole-file parse; damage is refused', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-lines-'));
+    try {
+      const values: unknown[] = [null, { a: 1 }, 'é'.repeat(40), { text: 'x'.repeat(3000), nested: { b: [1, 2, 3] } }, 42, { u: '日本語 ✓' }];
+      for (let i = 0; i < 200; i++) values.push({ i, s: 'y'.repeat(i % 37), emoji: '🙂'.repeat(i % 5) });
+      for (const lastNewline of [true, false]) {
+        const text = values.map((v) => JSON.stringify(v)).join('\n') + (lastNewline ? '\n' : '');
+        const file = path.join(dir, 'lines.jsonl');
+        fs.writeFileSync(file, text);
+        const entry = { name: 'lines.jsonl', bytes: Buffer.byteLength(text), sha1: createHash('sha1').update(text).digest('hex') };
+        for (const block of [1, 2, 3, 7, 64, 4096, 1 << 20]) assert.deepEqual(readJsonLines(file, entry, block), values, `block ${block}, last newline ${lastNewline}`);
+        assert.throws(() => readJsonLines(file, { ...entry, bytes: entry.bytes + 1 }, 64), /truncated/);
+        assert.throws(() => readJsonLines(file, { ...entry, bytes: entry.bytes - 1 }, 64), /has \d+ bytes, not/);
+        assert.throws(() => readJsonLines(file, { ...entry, sha1: '0'.repeat(40) }, 64), /checksum/);
+        fs.writeFileSync(file, text.replace('{"a":1}', '{"a":1'));
+        assert.throws(() => readJsonLines(file, { ...entry, bytes: entry.bytes - 1 }, 5), /line 2 is not JSON/);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

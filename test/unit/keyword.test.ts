@@ -293,6 +293,34 @@ describe('KeywordIndex: updates and persistence', () => {
     );
   });
 
+  it('an imported index (its postings outside FlexSearch) answers as the original through later adds and removals', () => {
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 1, maxLength: 40 }), fc.array(op, { minLength: 0, maxLength: 40 }), (before, after) => {
+        const index = new KeywordIndex();
+        const apply = (x: KeywordIndex, ops: typeof before) => {
+          for (const o of ops) {
+            if (o.t === 'add') x.add(o.id, toFields(o.d, o.id));
+            else x.remove(o.id);
+          }
+        };
+        apply(index, before);
+        const snap = index.export();
+        const copy = new KeywordIndex();
+        copy.import({ ...snap, data: Buffer.from(snap.data) }, { adopt: true });
+        // removals of imported documents and adds that reuse their internal ids, on both
+        apply(index, after);
+        apply(copy, after);
+        assert.equal(copy.size, index.size);
+        const queries = [...words, 'zoom control getZoomControl', 'src f1'];
+        for (const q of queries) assert.deepEqual(copy.search(q, { k: 20 }), index.search(q, { k: 20 }), `bm25 ${q}`);
+        // FlexSearch's own order: the imported documents move into FlexSearch first, in their order
+        for (const q of queries) assert.deepEqual(copy.search(q, { k: 20, scoring: 'flexsearch' }), index.search(q, { k: 20, scoring: 'flexsearch' }), `flexsearch ${q}`);
+        for (const q of queries) assert.deepEqual(copy.search(q, { k: 20 }), index.search(q, { k: 20 }), `bm25 after the move ${q}`);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it('import refuses a damaged or foreign snapshot and stays empty', () => {
     const index = new KeywordIndex();
     for (const c of sampleChunks().slice(0, 10)) index.add(index.size, fieldsOf(c));

@@ -25,6 +25,7 @@ function counting(inner: FileSource): FileSource & { reads: Map<string, number> 
     root: inner.root,
     reads,
     walk: (sel, problems) => inner.walk(sel, problems),
+    walkAsync: (sel, problems, signal) => inner.walkAsync(sel, problems, signal),
     filter: (sel) => inner.filter(sel),
     stat: (rel) => inner.stat(rel),
     read: (rel, max): ReadResult => {
