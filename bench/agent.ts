@@ -5,7 +5,9 @@
  * output cut to the same 2,000 tokens). Then `fathom mcp` through the protocol: server start to
  * first answer, and warm search latency.
  *
- *   node bench/agent-setup.mjs && node --import tsx bench/agent.ts [--json] [--protocol-only] [--no-protocol]
+ *   node bench/agent-setup.mjs && node --import tsx bench/agent.ts [--json] [--protocol-only] [--no-protocol] [--dev-only]
+ *
+ * (--dev-only: the tuning half alone, for trying changes without seeing the held-out half.)
  *
  * Tasks: every patch in debian/patches of the Debian source packages that bench/agent-setup.mjs
  * unpacked without their patches (the state before the changes; a patch applied after others in
@@ -15,7 +17,8 @@
  * a subject or without such a file is no task (counted). Half the tasks, by a hash of
  * package/patch, are held out: both halves are reported, neither was looked at to tune.
  *
- * Fathom runs keyword-only (no real model weights can be had here: quality of the dense half
+ * debian/ (the patches themselves, with their subjects and diffs) is searched by neither
+ * retriever. Fathom runs keyword-only (no real model weights can be had here: quality of the dense half
  * is not measured). Metrics per task, averaged: `hit` (a gold file is in the answer), `recall`
  * (share of the gold files in the answer), `top5` (a gold file among the first 5 distinct files).
  */
@@ -155,12 +158,6 @@ function ripgrepAnswer(tree: string, task: Task, perFile = Number.POSITIVE_INFIN
   return { answer, ranked: ranked.map(([f]) => f) };
 }
 
-/** `rg -n -m 3`: the same ranking with at most 3 matching lines per file, cut to the budget. */
-function ripgrepCappedAnswer(tree: string, task: Task): Answer {
-  const full = ripgrepAnswer(tree, task, 3);
-  return full;
-}
-
 /** The same ranking given as a bare list of paths (`rg -c` style), as many as fit the budget. */
 function ripgrepFilesAnswer(full: Answer): Answer {
   const counter = defaultTokenCounter();
@@ -290,7 +287,7 @@ async function main(): Promise<void> {
       fathom.set(t, await fathomAnswer(folder, t, 'files'));
       before.set(t, await fathomAnswer(folder, t, 'chunks'));
       rg.set(t, ripgrepAnswer(tree, t));
-      rgCapped.set(t, ripgrepCappedAnswer(tree, t));
+      rgCapped.set(t, ripgrepAnswer(tree, t, 3)); // as `rg -m 3`: at most 3 lines per file
       rgFiles.set(t, ripgrepFilesAnswer(rg.get(t)!));
     }
     await folder.close();

@@ -44,6 +44,10 @@ const DECAY = 0.5;
 const IDENT_WEIGHT = 1;
 /** A path term as rare as can be is worth this share of a rank-1 chunk. */
 const PATH_WEIGHT = 0.6;
+/** Path bonus (in idf shares) below which a file no ranking reached is not brought in. */
+const MIN_PATH_ONLY = 0.1;
+/** Files ranked at most (the deepest a cursor pages). */
+export const MAX_FILES = 500;
 
 export interface RankedFile {
   path: string;
@@ -72,7 +76,7 @@ function pathTermsOf(p: string): string[] {
 }
 
 /** The file ranking of one folder for an analysed query. */
-export async function rankFiles(folder: AgentFolder, q: AgentQuery, options: { mode: SearchMode; filters: FilterSpec; depth?: number }): Promise<RankedFile[]> {
+export async function rankFiles(folder: AgentFolder, q: AgentQuery, options: { mode: SearchMode; filters: FilterSpec; depth?: number; limit?: number }): Promise<RankedFile[]> {
   const { mode, filters } = options;
   const byFile = new Map<string, { score: number; hits: Map<number, SearchHit>; pathTerms: string[] }>();
   const entry = (p: string) => {
@@ -120,24 +124,27 @@ export async function rankFiles(folder: AgentFolder, q: AgentQuery, options: { m
       for (const c of concepts) bonus += ((wanted.get(c) ?? 0) * Math.log(1 + n / (df.get(c) ?? n))) / maxIdf;
       const e = byFile.get(p);
       if (!e && filtered) continue; // a filter's verdict on a file is the engine's: only its hits pass
+      if (!e && bonus < MIN_PATH_ONLY) continue; // a word most paths hold brings no file in
       const x = e ?? entry(p);
       x.score += unit * bonus;
       x.pathTerms = [...concepts];
     }
   }
+  const sorted = [...byFile].sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : 1));
   const out: RankedFile[] = [];
-  for (const [p, e] of byFile) {
+  for (const [p, e] of sorted) {
+    if (out.length >= (options.limit ?? MAX_FILES)) break;
     let hits = [...e.hits.values()];
     if (!hits.length) {
-      // reached by its path only: its first chunk that holds a query term, else its first
+      // reached by its path only: its chunk that holds the most query terms (found only for
+      // files that make the list: a common path word matches thousands)
       const chunks = folder.chunksOf(p) ?? [];
       if (!chunks.length) continue;
-      const best = bestChunk(chunks, q);
-      hits = [{ chunk: best, docId: -1, score: 0, why: { fused: 0 } }];
+      hits = [{ chunk: bestChunk(chunks, q), docId: -1, score: 0, why: { fused: 0 } }];
     }
     out.push({ path: p, score: e.score, hits, pathTerms: e.pathTerms });
   }
-  return out.sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : 1));
+  return out;
 }
 
 interface TermWeights {

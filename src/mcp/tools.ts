@@ -442,7 +442,9 @@ async function searchFiles(a: SearchArgs, folders: AgentFolder[], counter: Token
   const fp = fingerprint(['search-files', a.query, filters, mode]);
   const offset = decodeCursor(a.cursor, fp);
   const ranked: Array<{ root: string; file: RankedFile }> = [];
-  for (const f of folders) for (const file of await rankFiles(f, q, { mode, filters })) ranked.push({ root: f.root, file });
+  // one file past the page: whether there are more
+  const limit = Math.min(MAX_DEPTH, offset + k) + 1;
+  for (const f of folders) for (const file of await rankFiles(f, q, { mode, filters, limit })) ranked.push({ root: f.root, file });
   if (folders.length > 1) ranked.sort((x, y) => y.file.score - x.file.score);
   const notes = [stateNote(folders)];
   if (mode === 'hybrid') {

@@ -19,6 +19,7 @@
  * The i18n index is built on the first i18n question (or when the store holds one), then kept
  * current by `index` and `apply`, which feed it from the same reads as the engine.
  */
+import type { RemoteIndex } from '../index/pgstore';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ChunkOptions } from '../chunkers/types';
@@ -62,6 +63,8 @@ export interface FolderSessionOptions {
   onProgress?: (p: IndexProgress) => void;
   /** Something the status shows changed (throttle on the host's side). */
   onChange?: () => void;
+  /** A team index searches go to, with this folder's unpushed files overlaid (pgstore.ts). */
+  remote?: RemoteIndex;
 }
 
 export { CancelledError };
@@ -363,6 +366,12 @@ export class FolderSession {
 
   async search(query: string, options?: SearchOptions): Promise<SearchHit[]> {
     this.assertOpen();
+    const remote = this.options.remote;
+    if (remote) {
+      const o = options ?? {};
+      const hits = await remote.search(this.root, this.engine, query, { k: o.k, mode: o.mode, filters: o.filters, rrfK: o.rrfK, embedder: this.options.embedder, localSearch: (k) => this.engine.search(query, { ...o, k, diversify: false }) });
+      if (hits) return hits; // undefined: the team index cannot answer now, the local one does
+    }
     // the editor's results view groups locale files itself (a Translations group): they reach it unfolded
     return this.engine.search(query, { ...options, diversify: options?.diversify ?? { foldLocales: false } });
   }

@@ -30,6 +30,7 @@ import type {
   WorkerStatus,
 } from './protocol';
 import { CancelledError, FolderSession, type I18nConfig } from './session';
+import { RemoteIndex } from '../index/pgstore';
 import type { ToolRequest, ToolResult } from './protocol';
 import type { IndexProgress } from '../index/engine';
 import { sessionAgentFolder } from '../mcp/folder';
@@ -51,6 +52,8 @@ export class WorkerState {
   /** Folders asked about by `i18n` without being indexed: storeless sessions (nothing persisted, no lock). */
   private readonly i18nOnly = new Map<string, FolderSession>();
   private paused = false;
+  /** The team index of `init.remote`, shared by every folder. */
+  private remote: RemoteIndex | undefined;
   private resumeWaiters: Array<() => void> = [];
   private readonly running = new Map<number, AbortController>();
   private lastStatusPush = 0;
@@ -170,6 +173,7 @@ export class WorkerState {
       model: this.embedder?.id,
       paused: this.paused,
       folders,
+      ...(this.remote ? { remote: this.remote.state } : {}),
     };
   }
 
@@ -200,6 +204,17 @@ export class WorkerState {
     this.embedder = undefined;
     this.options = options;
     this.initialized = true;
+    await this.remote?.close();
+    this.remote = options.remote
+      ? new RemoteIndex(options.remote, {
+          // said once per change (not per search), in the log and the status
+          onState: (st) => {
+            if (st.ok) this.log('info', `searching the team index ${st.url}`);
+            else this.log('warn', `the team index ${st.url} cannot answer (${st.problem}): searching the local index, trying again in a minute`);
+            this.pushStatus(true);
+          },
+        })
+      : undefined;
     if (!options.embedder) {
       this.keywordOnlyReason = 'no embedding model configured';
     } else {
@@ -256,6 +271,7 @@ export class WorkerState {
       checkpoint: this.checkpoint,
       onProgress: (progress) => this.post({ type: 'progress', root, progress }),
       onChange: () => this.pushStatus(),
+      remote: this.remote,
     });
     s.engine.setPriority(this.hints.get(path.resolve(root)) ?? []);
     return s;
@@ -411,6 +427,7 @@ export class WorkerState {
     for (const root of [...this.sessions.keys(), ...this.i18nOnly.keys()]) await this.closeFolder(root);
     if (this.statusTimer) clearTimeout(this.statusTimer);
     await this.embedder?.dispose();
+    await this.remote?.close();
   }
 }
 
