@@ -106,6 +106,31 @@ describe('diversify: locale folding, code first, per-file cap', () => {
     );
   });
 
+  it('the best locale result keeps its place only when one of its values is the query', () => {
+    const list = (verbatim: boolean): Ranked[] => [
+      { docId: 1, path: 'locales/de.json', symbol: 'pager', locale: true, verbatim },
+      { docId: 2, path: 'src/Pager.vue', locale: false },
+      { docId: 3, path: 'src/pages.js', locale: false },
+    ];
+    assert.deepEqual(diversify(list(true)).map((d) => d.docId), [1, 2, 3]);
+    assert.deepEqual(diversify(list(false)).map((d) => d.docId), [2, 3, 1], 'only shared words: the code first');
+  });
+
+  it('search: words a translation shares put the code first, the whole value pasted keeps its locale file first', async () => {
+    const engine = new Engine({ noEmbedderReason: 'test' });
+    const files: Record<string, string> = {
+      'package.json': '{"name":"app"}',
+      'src/locales/en.json': '{"pager": {"next": "Go to the next page", "prev": "Go to the previous page"}}',
+      'src/locales/de.json': '{"pager": {"next": "Zur nächsten Seite", "prev": "Zur vorherigen Seite"}}',
+      'src/pager.js': 'export function nextPage(pager) { return pager.go(pager.page + 1) }\n',
+    };
+    for (const [rel, text] of Object.entries(files)) engine.updateFile(rel, bytes(text), stat);
+    const shared = await engine.search('next page', { mode: 'keyword' });
+    assert.equal(shared[0]?.chunk.path, 'src/pager.js', shared.map((h) => h.chunk.path).join(', '));
+    const pasted = await engine.search('Go to the next page', { mode: 'keyword' });
+    assert.equal(pasted[0]?.chunk.path, 'src/locales/en.json', pasted.map((h) => h.chunk.path).join(', '));
+  });
+
   it('keeps at most 3 chunks of one file, the rest reachable from its best one', () => {
     const list: Ranked[] = [1, 2, 3, 4, 5].map((i) => ({ docId: i, path: 'src/Settings.vue', locale: false }));
     list.splice(2, 0, { docId: 9, path: 'src/b.js', locale: false });
