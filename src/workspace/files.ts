@@ -148,7 +148,7 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
  */
 export async function walkFilesAsync(root: string, problems: WalkProblem[] = [], selection?: FileSelection, signal?: AbortSignal, everyMs = 20): Promise<WalkedFile[]> {
   const out: WalkedFile[] = [];
-  let slice = performance.now();
+  let slice = -Infinity; // a first turn right away: a cancel already on its way is seen before any listing
   for (const _ of walkSteps(root, out, problems, selection, signal)) {
     if (performance.now() - slice < everyMs) continue;
     await turn();
