@@ -4,6 +4,8 @@
 // and the CLI need no node_modules at run time.
 import * as esbuild from 'esbuild';
 import * as fs from 'node:fs';
+import { builtinModules, createRequire } from 'node:module';
+import * as path from 'node:path';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -26,11 +28,76 @@ const common = {
   logLevel: 'info',
 };
 
+// The CLI loads the packages it imports (parsers, the MCP SDK, pg…) on first use, each from its
+// own file dist/lazy-<package>.js: a process answering `fathom i18n` from the stored index then
+// compiles a few hundred KB instead of the whole 7 MB (see `lazyPackages` below).
+// Small packages on every path stay in cli.js; tree-sitter's runtime finds its files beside it.
+const cliEager = ['jsonc-parser', 'ignore', '@vscode/tree-sitter-wasm'];
+// Packages whose objects meet (the MCP SDK checks the zod schemas the sources give it) share one file.
+const cliTogether = [['zod', '@modelcontextprotocol/sdk/server/mcp.js', '@modelcontextprotocol/sdk/server/stdio.js']];
+
 const builds = [
-  { entryPoints: { extension: 'src/extension.ts', worker: 'src/service/worker.ts', 'chunk-worker': 'src/service/chunk-worker.ts', cli: 'src/cli.ts' }, outdir: 'dist', ...common },
+  { entryPoints: { extension: 'src/extension.ts', worker: 'src/service/worker.ts', 'chunk-worker': 'src/service/chunk-worker.ts' }, outdir: 'dist', ...common },
+  { entryPoints: { cli: 'src/cli.ts' }, outdir: 'dist', ...common, plugins: [lazyPackages('dist', cliEager, cliTogether)] },
   // the sidebar's webview script: runs in the browser page of the webview, not in Node
   { entryPoints: { view: 'media/view.ts' }, outdir: 'dist/media', bundle: true, platform: 'browser', target: 'es2022', format: 'iife', sourcemap: !production, minify: production, logLevel: 'info' },
 ];
+
+/**
+ * An esbuild plugin: every package the sources import (not the packages' own imports, not Node
+ * built-ins, not `external`, not `eager`) is bundled into its own file `<outdir>/lazy-<name>.js`,
+ * and the importer gets a stand-in that loads that file on first use: on the first access to
+ * one of its exports (the names are listed at build time by loading the bundle once), or the
+ * first call of a package whose export is a function or class. Same code, loaded later.
+ */
+function lazyPackages(outdir, eager, together = []) {
+  const requireBuilt = createRequire(import.meta.url);
+  const builtins = new Set(builtinModules);
+  const pkgOf = (p) => p.split('/').slice(0, p.startsWith('@') ? 2 : 1).join('/');
+  const skip = new Set([...common.external, ...eager]);
+  const made = new Map();
+  /** One file per group of specifiers: it exports an object, specifier → that package's exports. */
+  const groupFile = (specs) => {
+    const name = specs[0];
+    if (!made.has(name)) {
+      const file = `lazy-${name.replace(/^@/, '').replace(/[^a-zA-Z0-9]+/g, '-')}.js`;
+      const contents = `module.exports = {\n${specs.map((s) => `  ${JSON.stringify(s)}: require(${JSON.stringify(s)}),\n`).join('')}};\n`;
+      made.set(
+        name,
+        esbuild.build({ ...common, logLevel: 'warning', stdin: { contents, resolveDir: process.cwd(), loader: 'js' }, outfile: path.join(outdir, file) }).then(() => {
+          const abs = path.resolve(outdir, file);
+          delete requireBuilt.cache[abs];
+          return { file, exports: requireBuilt(abs) };
+        }),
+      );
+    }
+    return made.get(name);
+  };
+  const bundleOf = async (spec) => {
+    const { file, exports } = await groupFile(together.find((g) => g.includes(spec)) ?? [spec]);
+    const m = exports[spec];
+    const fn = typeof m === 'function';
+    return { file, fn, esModule: !!m.__esModule, keys: Object.keys(m).filter((k) => k !== 'default' || !fn) };
+  };
+  return {
+    name: 'lazy-packages',
+    setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.namespace !== 'file' || !args.importer || args.importer.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
+        if (args.path.startsWith('node:') || builtins.has(args.path) || skip.has(args.path) || skip.has(pkgOf(args.path))) return undefined;
+        return { path: args.path, namespace: 'lazy-package' };
+      });
+      build.onLoad({ filter: /.*/, namespace: 'lazy-package' }, async (args) => {
+        const { file, fn, esModule, keys } = await bundleOf(args.path);
+        const load = `let m;\nconst load = () => m || (m = require(require('node:path').join(__dirname, ${JSON.stringify(file)}))[${JSON.stringify(args.path)}]);\n`;
+        const contents = fn
+          ? `${load}const esModule = ${esModule};\nconst stub = new Proxy(function () {}, {\n  apply: (_, self, a) => Reflect.apply(load(), self, a),\n  construct: (_, a, nt) => Reflect.construct(load(), a, nt === stub ? load() : nt),\n  get: (_, k) => (k === '__esModule' ? esModule : load()[k]),\n  has: (_, k) => k in load(),\n});\nmodule.exports = stub;\n`
+          : `${load}${esModule ? "Object.defineProperty(exports, '__esModule', { value: true });\n" : ''}for (const k of ${JSON.stringify(keys)}) Object.defineProperty(exports, k, { enumerable: true, get: () => load()[k] });\n`;
+        return { contents, loader: 'js' };
+      });
+    },
+  };
+}
 
 // media/ assets (the view's CSS, icons) as they are; its TypeScript is built above.
 fs.mkdirSync('dist/media', { recursive: true });

@@ -5,7 +5,9 @@
  * output cut to the same 2,000 tokens). Then `fathom mcp` through the protocol: server start to
  * first answer, and warm search latency.
  *
- *   node bench/agent-setup.mjs && node --import tsx bench/agent.ts [--json] [--protocol-only] [--no-protocol]
+ *   node bench/agent-setup.mjs && node --import tsx bench/agent.ts [--json] [--protocol-only] [--no-protocol] [--dev-only]
+ *
+ * (--dev-only: the tuning half alone, for trying changes without seeing the held-out half.)
  *
  * Tasks: every patch in debian/patches of the Debian source packages that bench/agent-setup.mjs
  * unpacked without their patches (the state before the changes; a patch applied after others in
@@ -15,7 +17,8 @@
  * a subject or without such a file is no task (counted). Half the tasks, by a hash of
  * package/patch, are held out: both halves are reported, neither was looked at to tune.
  *
- * Fathom runs keyword-only (no real model weights can be had here: quality of the dense half
+ * debian/ (the patches themselves, with their subjects and diffs) is searched by neither
+ * retriever. Fathom runs keyword-only (no real model weights can be had here: quality of the dense half
  * is not measured). Metrics per task, averaged: `hit` (a gold file is in the answer), `recall`
  * (share of the gold files in the answer), `top5` (a gold file among the first 5 distinct files).
  */
@@ -112,18 +115,24 @@ interface Answer {
   ranked: string[];
 }
 
-async function fathomAnswer(folder: LocalFolder, task: Task): Promise<Answer> {
-  const a = await runTool('search', { query: task.subject, k: 50 }, { folders: [folder] });
-  const deep = await runTool('search', { query: task.subject, k: 50, maxTokens: 100_000 }, { folders: [folder] });
+/**
+ * The search tool as an agent calls it: `{ query }` alone (the defaults: detail "files", the
+ * 2,000-token budget); `before` is the chunk answer the tool gave by default until detail
+ * "files" came (k 50, whole chunks). `ranked`: the same call with a 100,000-token budget.
+ */
+async function fathomAnswer(folder: LocalFolder, task: Task, detail: 'files' | 'chunks'): Promise<Answer> {
+  const args = detail === 'files' ? { query: task.subject } : { query: task.subject, k: 50, detail };
+  const a = await runTool('search', args, { folders: [folder] });
+  const deep = await runTool('search', { ...args, k: 50, maxTokens: 100_000 }, { folders: [folder] });
   const files = (s: Record<string, unknown>) => [...new Set((s.hits as Array<{ path: string }>).map((h) => h.path))];
   return { answer: files(a.structured), ranked: files(deep.structured) };
 }
 
 /** ripgrep as an agent would run it: the task's words, case-insensitive, output cut to the budget. */
-function ripgrepAnswer(tree: string, task: Task): Answer {
+function ripgrepAnswer(tree: string, task: Task, perFile = Number.POSITIVE_INFINITY): Answer {
   const words = [...new Set(task.subject.toLowerCase().match(/[a-z0-9_]+/g) ?? [])].filter((w) => w.length >= 3 && !STOP.has(w));
   if (!words.length) return { answer: [], ranked: [] };
-  const args = ['-n', '-i', '-F', '--no-messages', '--no-heading', '--with-filename', '--max-columns', '300', ...words.flatMap((w) => ['-e', w]), '.'];
+  const args = ['-n', '-i', '-F', '--no-messages', '-g', '!debian/', '--no-heading', '--with-filename', '--max-columns', '300', ...words.flatMap((w) => ['-e', w]), '.'];
   const r = spawnSync('rg', args, { cwd: tree, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
   const byFile = new Map<string, string[]>();
   for (const line of (r.stdout ?? '').split('\n')) {
@@ -139,7 +148,7 @@ function ripgrepAnswer(tree: string, task: Task): Answer {
   let used = 0;
   const answer: string[] = [];
   outer: for (const [file, lines] of ranked) {
-    for (const l of lines) {
+    for (const l of lines.slice(0, perFile)) {
       const t = counter.count(l) + 1;
       if (used + t > DEFAULT_MAX_TOKENS) break outer;
       used += t;
@@ -213,14 +222,19 @@ async function protocol(tree: string, queries: string[]): Promise<Record<string,
       await new Promise((r) => setTimeout(r, 100));
     }
     const ready = performance.now() - t0;
+    // interleaved, the same queries: the default answer (detail "files") and the former one (chunks, k 10)
     const lat: number[] = [];
+    const latChunks: number[] = [];
     for (const q of [...queries, ...queries].slice(0, Math.max(40, queries.length))) {
-      const s = performance.now();
+      let s = performance.now();
       await client.callTool({ name: 'search', arguments: { query: q } });
       lat.push(performance.now() - s);
+      s = performance.now();
+      await client.callTool({ name: 'search', arguments: { query: q, detail: 'chunks' } });
+      latChunks.push(performance.now() - s);
     }
     await client.close();
-    return { connected, firstAnswer, partial: partial ? 1 : 0, ready, p50: pct(lat, 50), p95: pct(lat, 95), n: lat.length };
+    return { connected, firstAnswer, partial: partial ? 1 : 0, ready, p50: pct(lat, 50), p95: pct(lat, 95), chunksP50: pct(latChunks, 50), chunksP95: pct(latChunks, 95), n: lat.length };
   };
   const cold = await run(true);
   const warm = await run(false);
@@ -234,6 +248,8 @@ async function protocol(tree: string, queries: string[]): Promise<Record<string,
     warmStartIndexedMs: warm.ready,
     searchP50Ms: warm.p50,
     searchP95Ms: warm.p95,
+    chunksSearchP50Ms: warm.chunksP50,
+    chunksSearchP95Ms: warm.chunksP95,
     searches: warm.n,
   };
 }
@@ -248,7 +264,9 @@ async function main(): Promise<void> {
   const { tasks, dropped } = loadTasks(status);
   say(`${tasks.length} tasks from ${Object.keys(status.trees).length} packages (${Object.entries(dropped).map(([k, v]) => `${v} patches: ${k}`).join(', ')}); unreachable: ${Object.keys(status.unreachable).join(', ') || 'none'}`);
   const fathom = new Map<Task, Answer>();
+  const before = new Map<Task, Answer>();
   const rg = new Map<Task, Answer>();
+  const rgCapped = new Map<Task, Answer>();
   const rgFiles = new Map<Task, Answer>();
   const index: Record<string, { files: number; chunks: number; ms: number }> = {};
   const protocolOnly = process.argv.includes('--protocol-only');
@@ -257,15 +275,19 @@ async function main(): Promise<void> {
     if (!mine.length) continue;
     const tree = path.join(CACHE, status.trees[pkg].dir);
     const t0 = performance.now();
-    const folder = LocalFolder.open(tree, { storeDir: path.join(CACHE, 'index', pkg), watch: false });
+    // debian/ holds the patches themselves (their subjects, their diffs): not the code an agent
+    // searches before the change, so neither retriever sees it
+    const folder = LocalFolder.open(tree, { storeDir: path.join(CACHE, 'index', pkg), watch: false, selection: { exclude: ['debian'] } });
     folder.start();
     await folder.indexed;
     const st = folder.state();
     index[pkg] = { files: st.files, chunks: st.chunks, ms: performance.now() - t0 };
     say(`${pkg}: ${st.files} files, ${st.chunks} chunks (${Math.round(index[pkg].ms)} ms to load and bring up to date; loaded machine)`);
     for (const t of mine) {
-      fathom.set(t, await fathomAnswer(folder, t));
+      fathom.set(t, await fathomAnswer(folder, t, 'files'));
+      before.set(t, await fathomAnswer(folder, t, 'chunks'));
       rg.set(t, ripgrepAnswer(tree, t));
+      rgCapped.set(t, ripgrepAnswer(tree, t, 3)); // as `rg -m 3`: at most 3 lines per file
       rgFiles.set(t, ripgrepFilesAnswer(rg.get(t)!));
     }
     await folder.close();
@@ -276,7 +298,9 @@ async function main(): Promise<void> {
     ['held-out', tasks.filter((t) => t.split === 'held-out')],
     ...Object.keys(status.trees).map((p): [string, Task[]] => [p, tasks.filter((t) => t.pkg === p)]).filter(([, ts]) => ts.length),
   ];
-  const rows = protocolOnly ? [] : groups.map(([name, ts]) => ({ name, fathom: score(ts, fathom), ripgrep: score(ts, rg), ripgrepFiles: score(ts, rgFiles) }));
+  const devOnly = process.argv.includes('--dev-only');
+  const shownGroups = devOnly ? groups.filter(([name]) => name === 'dev') : groups;
+  const rows = protocolOnly ? [] : shownGroups.map(([name, ts]) => ({ name, fathom: score(ts, fathom), before: score(ts, before), ripgrep: score(ts, rg), ripgrepCapped: score(ts, rgCapped), ripgrepFiles: score(ts, rgFiles) }));
   let proto: Record<string, number> | undefined;
   if (!process.argv.includes('--no-protocol')) {
     // the protocol on the largest JavaScript tree, else the first one
@@ -295,11 +319,11 @@ async function main(): Promise<void> {
     `unreachable: ${Object.entries(status.unreachable).map(([k, v]) => `${k} (${v})`).join('; ') || 'none'}`,
     `tasks: ${tasks.length}; not tasks: ${Object.entries(dropped).map(([k, v]) => `${v} ${k}`).join(', ')}`,
     '',
-    'fathom: the search tool\'s answer; rg lines: `rg -n` output (path:line:text) in file-rank order; rg files: the ranked paths alone',
-    `${'group'.padEnd(16)} ${'n'.padStart(4)}  ${'fathom hit/recall/top5'.padEnd(24)} ${'rg lines hit/recall'.padEnd(20)} ${'rg files hit/recall'.padEnd(20)} ${'rg top5'.padEnd(8)}`,
+    'fathom: the search tool\'s answer to { query } (detail "files"); before: detail "chunks", k 50 (the former default answer); rg lines: `rg -n` output (path:line:text) in file-rank order; rg -m3: at most 3 lines per file; rg files: the ranked paths alone',
+    `${'group'.padEnd(14)} ${'n'.padStart(3)}  ${'fathom hit/recall/top5'.padEnd(23)} ${'before hit/recall/top5'.padEnd(23)} ${'rg lines h/r'.padEnd(12)} ${'rg -m3 h/r'.padEnd(12)} ${'rg files h/r'.padEnd(12)} ${'rg top5'.padEnd(7)}`,
     ...rows.map(
       (r) =>
-        `${r.name.padEnd(16)} ${String(r.fathom.tasks).padStart(4)}  ${`${f(r.fathom.hit)} / ${f(r.fathom.recall)} / ${f(r.fathom.top5)}`.padEnd(24)} ${`${f(r.ripgrep.hit)} / ${f(r.ripgrep.recall)}`.padEnd(20)} ${`${f(r.ripgrepFiles.hit)} / ${f(r.ripgrepFiles.recall)}`.padEnd(20)} ${f(r.ripgrep.top5)}`,
+        `${r.name.padEnd(14)} ${String(r.fathom.tasks).padStart(3)}  ${`${f(r.fathom.hit)} / ${f(r.fathom.recall)} / ${f(r.fathom.top5)}`.padEnd(23)} ${`${f(r.before.hit)} / ${f(r.before.recall)} / ${f(r.before.top5)}`.padEnd(23)} ${`${f(r.ripgrep.hit)}/${f(r.ripgrep.recall)}`.padEnd(12)} ${`${f(r.ripgrepCapped.hit)}/${f(r.ripgrepCapped.recall)}`.padEnd(12)} ${`${f(r.ripgrepFiles.hit)}/${f(r.ripgrepFiles.recall)}`.padEnd(12)} ${f(r.ripgrep.top5)}`,
     ),
   ];
   if (proto) {
@@ -307,7 +331,7 @@ async function main(): Promise<void> {
       '',
       `fathom mcp over stdio (loaded machine): cold (no store): connected ${Math.round(proto.coldConnectMs)} ms, first answer ${Math.round(proto.coldFirstAnswerMs)} ms${proto.coldFirstAnswerWhileIndexing ? ' (while indexing, said so)' : ''}, indexed ${Math.round(proto.coldIndexedMs)} ms`,
       `  warm start (stored index): connected ${Math.round(proto.warmStartConnectMs)} ms, first answer ${Math.round(proto.warmStartFirstAnswerMs)} ms, up to date ${Math.round(proto.warmStartIndexedMs)} ms`,
-      `  warm search through the protocol: p50 ${proto.searchP50Ms.toFixed(1)} ms, p95 ${proto.searchP95Ms.toFixed(1)} ms (${proto.searches} searches)`,
+      `  warm search through the protocol: p50 ${proto.searchP50Ms.toFixed(1)} ms, p95 ${proto.searchP95Ms.toFixed(1)} ms (${proto.searches} searches, default detail "files"); detail "chunks" interleaved: p50 ${proto.chunksSearchP50Ms.toFixed(1)} ms, p95 ${proto.chunksSearchP95Ms.toFixed(1)} ms`,
     );
   }
   process.stdout.write(`${lines.join('\n')}\n`);

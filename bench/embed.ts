@@ -2,7 +2,7 @@
  * Embedding benchmark: the Embedder (`src/index/embedder.ts`, transformers.js) against the raw
  * ONNX Runtime session it wraps, on the same batches of real chunk texts.
  *
- *   node --import tsx bench/embed.ts [modelDir] [--n 256] [--batch-size 32] [--threads T]
+ *   node --import tsx bench/embed.ts [modelDir] [--n 256] [--batch-size 2] [--threads T]
  *                                    [--dtype q8|fp32] [--passes 3] [--min-tokens 150] [--max-tokens 200] [--json]
  *
  * modelDir is one model folder in transformers.js's layout (config.json, tokenizer files,
@@ -32,6 +32,7 @@ import * as path from 'node:path';
 import { chunkFile } from '../src/chunkers/index';
 import {
   createEmbedder,
+  DEFAULT_BATCH_SIZE,
   defaultThreads,
   embedText,
   rawSessionEmbed,
@@ -51,7 +52,7 @@ interface Args {
 }
 
 const USAGE =
-  'usage: node --import tsx bench/embed.ts [modelDir] [--n 256] [--batch-size 32] [--threads T] [--dtype q8|fp32] [--passes 3] [--min-tokens 150] [--max-tokens 200] [--json]';
+  'usage: node --import tsx bench/embed.ts [modelDir] [--n 256] [--batch-size 2] [--threads T] [--dtype q8|fp32] [--passes 3] [--min-tokens 150] [--max-tokens 200] [--json]';
 const COST_MODEL = path.join(__dirname, '..', '..', 'shared', 'models', 'minilm-l6-costmodel');
 const TINY_MODEL = path.join(__dirname, '..', 'test', 'fixtures', 'models', 'fathom-tiny-bert');
 
@@ -61,7 +62,7 @@ function parseArgs(argv: string[]): Args {
   const args: Args = {
     modelDir: fs.existsSync(COST_MODEL) ? COST_MODEL : TINY_MODEL,
     n: 256,
-    batchSize: 32,
+    batchSize: DEFAULT_BATCH_SIZE,
     threads: defaultThreads(),
     dtype: 'q8',
     passes: 3,

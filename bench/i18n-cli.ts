@@ -6,10 +6,13 @@
  * Prints p50/p95/max of the wall time per lookup (and of a `fathom help` run: the floor of
  * process start and bundle load).
  *
- *   node --import tsx bench/i18n-cli.ts [--files 1000] [--runs 20] [--cli path/to/bin/fathom.js] [--json]
+ *   node --import tsx bench/i18n-cli.ts [--files 1000] [--runs 20] [--cli path/to/bin/fathom.js]… [--json]
  *
- * `--cli` runs another build (e.g. an older checkout) on the same generated app, for a
- * before/after comparison. Generation is seeded: every run builds the same app.
+ * `--cli` runs another build (e.g. an older checkout) on the same generated app; given twice or
+ * more, each build indexes into its own store and the lookups alternate between them, so a
+ * before/after comparison shares one machine load (the last line gives the ratios). `node -e 0`
+ * is timed too: process start alone on this machine. Generation is seeded: every run builds the
+ * same app.
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -20,13 +23,13 @@ import { rng } from './rng';
 interface Args {
   files: number;
   runs: number;
-  cli: string;
+  clis: string[];
   json: boolean;
   keep: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { files: 1000, runs: 20, cli: path.join(__dirname, '..', 'bin', 'fathom.js'), json: false, keep: false };
+  const a: Args = { files: 1000, runs: 20, clis: [], json: false, keep: false };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
     const num = () => {
@@ -36,11 +39,12 @@ function parseArgs(argv: string[]): Args {
     };
     if (k === '--files') a.files = num();
     else if (k === '--runs') a.runs = num();
-    else if (k === '--cli') a.cli = path.resolve(argv[++i] ?? '');
+    else if (k === '--cli') a.clis.push(path.resolve(argv[++i] ?? ''));
     else if (k === '--json') a.json = true;
     else if (k === '--keep') a.keep = true;
     else throw new Error(`unknown argument ${k}`);
   }
+  if (!a.clis.length) a.clis.push(path.join(__dirname, '..', 'bin', 'fathom.js'));
   return a;
 }
 
@@ -100,55 +104,78 @@ function generate(dir: string, files: number, rand: () => number): string[] {
   return out;
 }
 
-function stats(ms: number[]): { p50: number; p95: number; max: number } {
+function stats(ms: number[]): Stats {
   const s = [...ms].sort((a, b) => a - b);
   const at = (q: number) => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)];
   return { p50: at(0.5), p95: at(0.95), max: s[s.length - 1] };
 }
 
-function run(cli: string, args: string[]): { ms: number; status: number | null; stdout: string; stderr: string } {
+function run(cli: string | undefined, args: string[]): { ms: number; status: number | null; stdout: string; stderr: string } {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const r = spawnSync(process.execPath, cli ? [cli, ...args] : args, { encoding: 'utf8', maxBuffer: 64 << 20 });
   return { ms: Number(process.hrtime.bigint() - t0) / 1e6, status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+interface Stats {
+  p50: number;
+  p95: number;
+  max: number;
 }
 
 function main(): void {
   const a = parseArgs(process.argv.slice(2));
-  if (!fs.existsSync(a.cli)) throw new Error(`${a.cli} is missing (npm run build first)`);
+  for (const cli of a.clis) if (!fs.existsSync(cli)) throw new Error(`${cli} is missing (npm run build first)`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-i18n-cli-'));
+  const stores = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-i18n-cli-stores-'));
   try {
     const queries = generate(dir, a.files, rng(20261201));
     const count = (d: string): number => fs.readdirSync(d, { withFileTypes: true }).reduce((n, e) => n + (e.isDirectory() ? count(path.join(d, e.name)) : 1), 0);
     const nFiles = count(dir);
-    const idx = run(a.cli, ['index', dir, '--no-embed']);
-    if (idx.status !== 0) throw new Error(`fathom index failed: ${idx.stderr}`);
-    // the first lookup may build what the index run did not (then it is kept): reported apart
-    const first = run(a.cli, ['i18n', queries[0], '--dir', dir, '--no-embed', '--json']);
-    if (first.status !== 0) throw new Error(`fathom i18n failed: ${first.stderr}`);
-    const help = [] as number[];
-    const look = [] as number[];
-    let found = 0;
+    const per = a.clis.map((cli, i) => {
+      // one store per build: each reads what it wrote
+      const store = path.join(stores, String(i));
+      const idx = run(cli, ['index', dir, '--no-embed', '--store', store]);
+      if (idx.status !== 0) throw new Error(`fathom index failed: ${idx.stderr}`);
+      // the first lookup may build what the index run did not (then it is kept): reported apart
+      const first = run(cli, ['i18n', queries[0], '--dir', dir, '--store', store, '--no-embed', '--json']);
+      if (first.status !== 0) throw new Error(`fathom i18n failed: ${first.stderr}`);
+      return { cli, store, indexMs: Math.round(idx.ms), firstLookupMs: Math.round(first.ms), look: [] as number[], help: [] as number[], found: 0 };
+    });
+    const bare: number[] = [];
     for (let i = 0; i < a.runs; i++) {
-      help.push(run(a.cli, ['help']).ms);
-      const r = run(a.cli, ['i18n', queries[(i + 1) % queries.length], '--dir', dir, '--no-embed', '--json']);
-      if (r.status !== 0) throw new Error(`fathom i18n failed: ${r.stderr}`);
-      if (r.stdout.trim()) found++;
-      look.push(r.ms);
+      bare.push(run(undefined, ['-e', '0']).ms);
+      for (const p of per) {
+        p.help.push(run(p.cli, ['help']).ms);
+        const r = run(p.cli, ['i18n', queries[(i + 1) % queries.length], '--dir', dir, '--store', p.store, '--no-embed', '--json']);
+        if (r.status !== 0) throw new Error(`fathom i18n failed: ${r.stderr}`);
+        if (r.stdout.trim()) p.found++;
+        p.look.push(r.ms);
+      }
     }
-    const res = { cli: a.cli, files: nFiles, runs: a.runs, indexMs: Math.round(idx.ms), firstLookupMs: Math.round(first.ms), found, lookup: stats(look), help: stats(help) };
-    if (a.json) process.stdout.write(`${JSON.stringify(res)}\n`);
-    else {
-      const f = (s: { p50: number; p95: number; max: number }) => `p50 ${s.p50.toFixed(0)} ms  p95 ${s.p95.toFixed(0)} ms  max ${s.max.toFixed(0)} ms`;
+    const res = per.map((p) => ({ cli: p.cli, files: nFiles, runs: a.runs, indexMs: p.indexMs, firstLookupMs: p.firstLookupMs, found: p.found, lookup: stats(p.look), help: stats(p.help) }));
+    const node = stats(bare);
+    if (a.json) {
+      for (const r of res) process.stdout.write(`${JSON.stringify({ ...r, node })}\n`);
+      return;
+    }
+    const f = (s: Stats) => `p50 ${s.p50.toFixed(0)} ms  p95 ${s.p95.toFixed(0)} ms  max ${s.max.toFixed(0)} ms`;
+    process.stdout.write(`fathom i18n on a generated ${nFiles}-file app (${LOCALES.length} locales × 600 keys), ${a.runs} runs, process start included\n`);
+    process.stdout.write(`  node -e 0      ${f(node)}  (process start alone)\n`);
+    for (const r of res) {
       process.stdout.write(
-        `fathom i18n on a generated ${nFiles}-file app (${LOCALES.length} locales × 600 keys), ${a.runs} runs, process start included\n` +
-          `  cli            ${a.cli}\n` +
-          `  index (once)   ${res.indexMs} ms\n` +
-          `  first lookup   ${res.firstLookupMs} ms\n` +
-          `  lookup         ${f(res.lookup)}  (${found}/${a.runs} found a key)\n` +
-          `  fathom help    ${f(res.help)}  (process start + bundle load: the floor)\n`,
+        `  cli            ${r.cli}\n` +
+          `    index (once)   ${r.indexMs} ms\n` +
+          `    first lookup   ${r.firstLookupMs} ms\n` +
+          `    lookup         ${f(r.lookup)}  (${r.found}/${a.runs} found a key)\n` +
+          `    fathom help    ${f(r.help)}  (process start + bundle load: the floor)\n`,
       );
     }
+    if (res.length > 1) {
+      const [b, ...rest] = res;
+      for (const r of rest) process.stdout.write(`  ${path.relative(process.cwd(), r.cli) || r.cli} / ${path.relative(process.cwd(), b.cli) || b.cli}: lookup p50 ×${(r.lookup.p50 / b.lookup.p50).toFixed(2)}, p95 ×${(r.lookup.p95 / b.lookup.p95).toFixed(2)}\n`);
+    }
   } finally {
+    fs.rmSync(stores, { recursive: true, force: true });
     if (!a.keep) fs.rmSync(dir, { recursive: true, force: true });
     else process.stderr.write(`kept ${dir}\n`);
   }

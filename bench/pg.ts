@@ -11,8 +11,15 @@
  * text; the cost model would take hours for 100k chunks), the same for both sides, so dense
  * agreement compares pgvector's HNSW with the local exact scan on identical vectors.
  *
- * Prints: index time (local indexFolder vs pushFolder), search p50/p95 per mode, and agreement on
- * mined queries: overlap@10 of the result lists and the share with the same first hit.
+ * `--baseline DIR`: also push the same folder with DIR's src/index/pgstore.ts (another checkout,
+ * e.g. the main branch before a change) into a second database, timed in the same run.
+ *
+ * Prints: index time (local indexFolder vs pushFolder, and an incremental re-push after editing 1%
+ * of the files), search p50/p95 per mode, and agreement on mined queries: overlap@10 of the result
+ * lists (the local side undiversified, as the remote answer is) and the share with the same first
+ * hit. The row `keyword-v1` is the previous keyword query (one OR-ed tsquery ranked by ts_rank, no
+ * idf) on the same database, for a same-run comparison. The mined queries are split in two halves
+ * (even/odd): nothing here is tuned on them, both halves are printed to show the spread.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -23,7 +30,9 @@ import { hash } from './rng';
 import { mineGold } from '../src/eval/mine';
 import type { Embedder } from '../src/index/embedder';
 import { Engine, type SearchHit, type SearchMode } from '../src/index/engine';
-import { pgSearch, pushFolder } from '../src/index/pgstore';
+import { pgSearch, pushFolder, type Sql } from '../src/index/pgstore';
+import { queryTerms } from '../src/index/terms';
+import type { Chunk } from '../src/chunkers/types';
 import { walkFiles } from '../src/workspace/files';
 
 const ROOT = path.join(__dirname, '..');
@@ -47,6 +56,18 @@ function trigramEmbedder(dims = 384): Embedder {
     },
     async dispose() {},
   };
+}
+
+/** The keyword query before idf ranking (schema 1), kept here only to compare with. */
+async function keywordV1(db: Sql, query: string, k: number): Promise<SearchHit[]> {
+  const qt = queryTerms(query).join(' ');
+  if (!qt) return [];
+  const r = await db.query<{ chunk: Chunk | string }>(
+    `with q as (select replace(plainto_tsquery('simple', $1)::text, '&', '|')::tsquery as q)
+     select chunk, ord from fathom_chunks, q where tsv @@ q.q order by ts_rank('{0.2, 0.2, 0.6, 1.0}', tsv, q.q) desc, path, ord limit $2`,
+    [qt, k],
+  );
+  return r.rows.map((row, i) => ({ chunk: typeof row.chunk === 'string' ? (JSON.parse(row.chunk) as Chunk) : row.chunk, docId: i, score: 0, why: { fused: 0 } }));
 }
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
@@ -87,26 +108,52 @@ async function main(): Promise<void> {
     const pushed = await pushFolder(db, dir, { embedder });
     const pgS = (performance.now() - t0) / 1000;
     log(`  pushed in ${pgS.toFixed(1)} s: ${JSON.stringify(pushed)}`);
+    let baseS: number | undefined;
+    const baseline = at('--baseline');
+    if (baseline) {
+      const old = (await import(path.resolve(baseline, 'src/index/pgstore.ts'))) as { pushFolder: typeof pushFolder };
+      const db0 = await PGlite.create({ extensions: { vector } });
+      t0 = performance.now();
+      await old.pushFolder(db0, dir, { embedder });
+      baseS = (performance.now() - t0) / 1000;
+      log(`  baseline push (${baseline}) ${baseS.toFixed(1)} s`);
+      await db0.close();
+    }
+    // incremental: 1% of the files edited, pushed again
+    const edited = walkFiles(dir).filter((_, i) => i % 100 === 7);
+    for (const f of edited) fs.appendFileSync(f.abs, '\n// edited for the incremental push\n');
+    t0 = performance.now();
+    const again = await pushFolder(db, dir, { embedder });
+    const pgIncS = (performance.now() - t0) / 1000;
+    log(`  re-pushed ${edited.length} edited files in ${pgIncS.toFixed(1)} s: ${JSON.stringify(again)}`);
+    for (const f of edited) fresh.updateFile(f.rel, fs.readFileSync(f.abs), { size: fs.statSync(f.abs).size, mtimeMs: 0 });
+    for await (const _ of fresh.embedPending()) void _;
     const gold = mineGold(fresh).slice(0, nq);
-    const modes: SearchMode[] = dense ? ['keyword', 'dense', 'hybrid'] : ['keyword'];
+    const modes: Array<SearchMode | 'keyword-v1'> = dense ? ['keyword', 'keyword-v1', 'dense', 'hybrid'] : ['keyword', 'keyword-v1'];
+    rows.push(`${String(fresh.chunkCount).padEnd(8)} index: local ${localS.toFixed(1)} s, pg push ${pgS.toFixed(1)} s (${(pgS / localS).toFixed(1)}x local), ${pushed.batches} transactions${baseS === undefined ? '' : `; baseline push ${baseS.toFixed(1)} s (new/baseline ${(pgS / baseS).toFixed(2)})`}; re-push of ${edited.length} edited files ${pgIncS.toFixed(1)} s (${again.written} written, ${again.unchanged} unchanged)`);
     for (const mode of modes) {
       const lt: number[] = [];
       const rt: number[] = [];
-      let overlap = 0;
-      let top1 = 0;
-      for (const g of gold) {
+      const overlap = [0, 0];
+      const top1 = [0, 0];
+      const half = [0, 0];
+      for (const [qi, g] of gold.entries()) {
+        const localMode = mode === 'keyword-v1' ? 'keyword' : mode;
         let t = performance.now();
-        const a = await fresh.search(g.query, { k: 10, mode });
+        const a = await fresh.search(g.query, { k: 10, mode: localMode, diversify: false });
         lt.push(performance.now() - t);
         t = performance.now();
-        const b = await pgSearch(db, g.query, { k: 10, mode, embedder });
+        const b = mode === 'keyword-v1' ? await keywordV1(db, g.query, 10) : await pgSearch(db, g.query, { k: 10, mode, embedder });
         rt.push(performance.now() - t);
         const la = new Set(a.map(key));
-        overlap += b.filter((h) => la.has(key(h))).length / Math.max(1, a.length);
-        if (a[0] && b[0] && key(a[0]) === key(b[0])) top1++;
+        const hh = qi % 2;
+        half[hh]++;
+        overlap[hh] += b.filter((h) => la.has(key(h))).length / Math.max(1, a.length);
+        if (a[0] && b[0] && key(a[0]) === key(b[0])) top1[hh]++;
       }
+      const both = (xs: number[]) => `${((xs[0] + xs[1]) / gold.length).toFixed(3)} (halves ${(xs[0] / Math.max(1, half[0])).toFixed(3)} / ${(xs[1] / Math.max(1, half[1])).toFixed(3)})`;
       rows.push(
-        `${String(fresh.chunkCount).padEnd(8)} ${mode.padEnd(8)} local ${localS.toFixed(1).padStart(6)} s  pg ${pgS.toFixed(1).padStart(6)} s   local p50/p95 ${pct(lt, 50).toFixed(2)} / ${pct(lt, 95).toFixed(2)} ms   pg p50/p95 ${pct(rt, 50).toFixed(2)} / ${pct(rt, 95).toFixed(2)} ms   overlap@10 ${(overlap / gold.length).toFixed(3)}  same top-1 ${(top1 / gold.length).toFixed(3)}  (${gold.length} queries)`,
+        `${String(fresh.chunkCount).padEnd(8)} ${mode.padEnd(10)} local p50/p95 ${pct(lt, 50).toFixed(2)} / ${pct(lt, 95).toFixed(2)} ms   pg p50/p95 ${pct(rt, 50).toFixed(2)} / ${pct(rt, 95).toFixed(2)} ms   overlap@10 ${both(overlap)}  same top-1 ${both(top1)}  (${gold.length} queries)`,
       );
       log(rows[rows.length - 1]);
     }

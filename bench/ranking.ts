@@ -360,6 +360,8 @@ function runCli(cli: Cli, b: Bench, queries: Gold[]): { answers: Answer[]; cost:
   const qFile = path.join(work, 'stores', tag, `${b.name}.queries.jsonl`);
   const rFile = path.join(work, 'stores', tag, `${b.name}.results.jsonl`);
   fs.writeFileSync(qFile, queries.map((g, i) => JSON.stringify({ id: i, query: g.query })).join('\n') + '\n');
+  // the gold with its half, for looking at the tuning half by hand
+  fs.writeFileSync(path.join(work, 'stores', tag, `${b.name}.gold.jsonl`), queries.map((g, i) => JSON.stringify({ id: i, query: g.query, files: g.files, half: half(b.name, g.query) })).join('\n') + '\n');
   run('node', [cli.bin, 'batch', '--dir', b.dir, '--store', store, '--no-embed', '--queries', qFile, '--out', rFile, '--k', '10', '--mode', 'keyword']);
   const answers: Answer[] = queries.map(() => ({ files: [] }));
   for (const line of fs.readFileSync(rFile, 'utf8').split('\n')) {

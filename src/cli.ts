@@ -21,7 +21,6 @@ import { mineGold, type GoldQuery } from './eval/mine';
 import type { Candidate, LookupResult } from './i18n/index';
 import { formatHealth, healthExitCode } from './i18n/health';
 import { loadI18nIndex } from './i18n/workspace';
-import { runMcp } from './mcp/run';
 import { sharedChunkPool } from './service/chunk-pool';
 import { version as fathomVersion } from '../package.json';
 import { relativeIn } from './util/paths';
@@ -505,7 +504,10 @@ function hitLine(h: SearchHit): Record<string, unknown> {
 function printHits(hits: SearchHit[], json: boolean): void {
   for (const [i, h] of hits.entries()) {
     if (json) {
-      process.stdout.write(`${JSON.stringify({ ...hitLine(h), symbol: h.chunk.symbol ?? null, kind: h.chunk.kind, header: h.chunk.header, why: h.why })}\n`);
+      const where = (cs: SearchHit['alsoIn']) => cs?.map((c) => ({ file: c.path, startLine: c.start.line, endLine: c.end.line }));
+      // the same key in other locales, and this file's chunks past the per-file cap (diversify.ts)
+      const folded = { ...(h.alsoIn?.length ? { alsoIn: where(h.alsoIn) } : {}), ...(h.moreInFile?.length ? { moreInFile: where(h.moreInFile) } : {}) };
+      process.stdout.write(`${JSON.stringify({ ...hitLine(h), symbol: h.chunk.symbol ?? null, kind: h.chunk.kind, header: h.chunk.header, why: h.why, ...folded })}\n`);
     } else {
       const why = [h.why.keyword ? `keyword #${h.why.keyword}` : '', h.why.dense ? `dense #${h.why.dense}` : ''].filter(Boolean).join(', ');
       process.stdout.write(`${String(i + 1).padStart(2)}. ${esc(h.chunk.path)}:${h.chunk.start.line}-${h.chunk.end.line}  ${h.chunk.kind}${h.chunk.symbol ? ` ${esc(h.chunk.symbol)}` : ''}  (${h.score.toFixed(4)}; ${why})\n`);
@@ -727,6 +729,8 @@ async function mcpCommand(args: Args): Promise<number> {
       process.stderr.write(`fathom mcp: keyword-only: ${r.error}\n`);
     }
   }
+  // loaded here: the agent server's tool schemas (zod, the MCP SDK) cost every other command nothing
+  const { runMcp } = await import('./mcp/run');
   return runMcp({ dirs, storeDir: store, embedder, noEmbedderReason, version: fathomVersion });
 }
 

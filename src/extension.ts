@@ -173,7 +173,7 @@ async function chunkActiveFile(c: IndexClient, log: vscode.LogOutputChannel): Pr
   try {
     const result = await c.chunk(rel, doc.getText(), {
       maxTokens: config.get<number>('maxTokens'),
-      maxFileBytes: (config.get<number>('maxFileSizeKB') ?? 200) * 1024,
+      maxFileBytes: (config.get<number>('maxFileSizeKB') ?? 512) * 1024,
     });
     log.info(`${rel}: ${result.chunks.length} chunk(s)${result.skipped ? `, skipped: ${result.skipped.reason} (${result.skipped.detail})` : ''}${result.fallback ? `, text fallback: ${result.fallback}` : ''}`);
     for (const w of result.warnings) log.warn(`${rel}: ${w}`);

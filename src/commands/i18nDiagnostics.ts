@@ -3,11 +3,12 @@
  * (`$t('missing.key')`), a hint (faded) on a locale entry no code uses; each with a quick fix
  * that opens the source locale (the key's value there, or where the missing key belongs). The
  * worker computes them (the `i18n` request's `diagnostics` op, from the document's text when
- * unsaved); this file asks on open, edit (debounced) and save, and shows.
+ * unsaved); this file asks on open, edit (debounced) and save, and shows — unless
+ * `fathom.i18n.diagnostics.enabled` is off for the document's folder (turning it off clears them).
  */
 import * as vscode from 'vscode';
 import { CancelledError } from '../service/client';
-import { diagnosticView, wantsDiagnostics, type DiagnosticView } from '../ui/i18nDiagnostics';
+import { DIAGNOSTICS_SETTING, diagnosticsEnabled, diagnosticView, wantsDiagnostics, type DiagnosticView } from '../ui/i18nDiagnostics';
 import { OPEN_TARGET_COMMAND, type I18nDeps } from './i18n';
 import { errText } from '../util/errors';
 import { relativeIn } from '../util/paths';
@@ -29,13 +30,16 @@ export function registerI18nDiagnostics(deps: I18nDeps): vscode.Disposable {
     const root = rootOf(doc.uri);
     const text = doc.getText();
     const rel = root === undefined ? undefined : relativeIn(root, doc.uri.fsPath);
-    if (!root || rel === undefined || !wantsDiagnostics(doc.fileName, text)) {
+    const enabled = diagnosticsEnabled(vscode.workspace.getConfiguration('fathom', doc.uri).get(DIAGNOSTICS_SETTING));
+    if (!enabled || !root || rel === undefined || !wantsDiagnostics(doc.fileName, text)) {
       collection.delete(doc.uri);
       return;
     }
     try {
       const a = await deps.client.i18n(root, { op: 'diagnostics', file: rel, text: doc.isDirty ? text : undefined });
       if (a.op !== 'diagnostics') return;
+      // turned off while the worker answered
+      if (!diagnosticsEnabled(vscode.workspace.getConfiguration('fathom', doc.uri).get(DIAGNOSTICS_SETTING))) return;
       const list = a.result.map((d) => {
         const v = diagnosticView(d);
         const diag = new vscode.Diagnostic(new vscode.Range(v.startLine, v.startCharacter, v.endLine, v.endCharacter), v.message, v.severity === 'warning' ? vscode.DiagnosticSeverity.Warning : vscode.DiagnosticSeverity.Hint);
@@ -82,6 +86,10 @@ export function registerI18nDiagnostics(deps: I18nDeps): vscode.Disposable {
     vscode.workspace.onDidOpenTextDocument(later),
     vscode.workspace.onDidChangeTextDocument((e) => later(e.document)),
     vscode.workspace.onDidSaveTextDocument(later),
+    // the setting changed: every open document is asked again (or cleared)
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration(`fathom.${DIAGNOSTICS_SETTING}`)) for (const doc of vscode.workspace.textDocuments) void refresh(doc);
+    }),
     vscode.workspace.onDidCloseTextDocument((doc) => {
       clearTimeout(timers.get(doc.uri.toString()));
       collection.delete(doc.uri);

@@ -15,7 +15,7 @@ import { CancelledError, type IndexClient } from '../service/client';
 import type { IndexResult } from '../service/protocol';
 import { EventBatcher, mergeBatch, notNoise, type FolderBatch } from '../ui/batcher';
 import type { HostTimings } from '../ui/perf';
-import { i18nConfigOf, initOptionsOf, keywordOnlyAdvice, localModelPathOf, needsReinit, type FathomSettings, type KeywordOnlyAdvice, type ModelChoice } from '../ui/settings';
+import { i18nConfigOf, initOptionsOf, keywordOnlyAdvice, localModelPathOf, needsReinit, remoteUrlOf, type FathomSettings, type KeywordOnlyAdvice, type ModelChoice } from '../ui/settings';
 import type { IndexTracker } from '../ui/tracker';
 import { folderSelection, readFathomSettings } from './settings';
 import { errText } from '../util/errors';
@@ -196,6 +196,8 @@ export class WorkspaceIndex implements vscode.Disposable {
     const pathEnv = { localPathBase: first?.uri.scheme === 'file' ? first.uri.fsPath : undefined, trusted: vscode.workspace.isTrusted };
     const modelPath = localModelPathOf(this.settings, pathEnv);
     if (modelPath.note) this.env.log.warn(modelPath.note);
+    const remote = remoteUrlOf(this.settings);
+    if (remote.note) this.env.log.warn(remote.note);
     const downloadChosen = this.env.modelChoice?.() === 'download';
     const options = initOptionsOf(this.settings, { cacheDir: this.env.cacheDir, ...pathEnv, bundledModelPath: this.env.bundledModelPath, downloadChosen });
     const bundled = !!options.embedder && !!this.env.bundledModelPath && options.embedder.localModelPath === this.env.bundledModelPath;

@@ -5,15 +5,17 @@
  *             names registered with `Vue.component('k-panel', …)`;
  *   i18n:     an i18n value → the file that defines it;
  *   schema:   `field X with component Y` → the schema defining it;
- *   markdown: a heading → its file.
+ *   markdown: a heading → its file;
+ *   ui:       the words a user sees (a source-locale value of an i18n key the code uses, as the
+ *             engine's i18n feed attached it to the chunk) → the code file that shows them.
  * A query whose answer is ambiguous (the same symbol, value or heading in several files) is
  * left out, so every gold query has exactly one right file.
  */
 import type { Chunk } from '../chunkers/types';
 import { nameToWords } from '../chunkers/vue';
-import type { Engine } from '../index/engine';
+import { I18N_TEXT_META, type Engine } from '../index/engine';
 
-export type Route = 'js' | 'vue' | 'i18n' | 'schema' | 'markdown';
+export type Route = 'js' | 'vue' | 'i18n' | 'schema' | 'markdown' | 'ui';
 
 export interface GoldQuery {
   query: string;
@@ -87,6 +89,14 @@ function mineChunk(c: Chunk, offer: (q: GoldQuery, key?: string) => void): void 
     const comp = /"component"\s*:\s*"([^"]+)"/.exec(c.text);
     const field = c.symbol.split('.').pop()!;
     if (comp) offer({ query: `field ${field} with component ${comp[1].split('/').pop()}`, file, symbol: `"${field}"`, route: 'schema' });
+  }
+  const shown = c.meta?.[I18N_TEXT_META];
+  if (typeof shown === 'string') {
+    // its own key space: the same text is also an i18n query (→ its locale file)
+    for (const value of shown.split('\n')) {
+      const v = value.replace(/\{[^}]*\}/g, ' ').replace(/\s+/g, ' ').trim();
+      if (v.length >= 6 && v.length <= 120 && /\p{L}{2}/u.test(v) && !/[<>]|https?:/.test(v)) offer({ query: v, file, route: 'ui' }, `ui\0${v.toLowerCase()}`);
+    }
   }
   if (c.language === 'markdown' && c.kind === 'section' && c.symbol && (!c.split || c.split.index === 0)) {
     const heading = c.symbol.split(' > ').pop()!.trim();

@@ -111,6 +111,12 @@ export function checkHealth(input: HealthInput): HealthReport {
  * The report as the CLI prints it: one line per finding, then a summary. `--json`: one object
  * per finding per line (`{"kind","key","file","line","column",…}`), then a `{"summary":…}` line.
  */
+/** Control characters (newlines, tabs, ESC) as escapes: text from the workspace stays on its line. */
+function visible(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => (c === '\n' ? '\\n' : c === '\r' ? '\\r' : c === '\t' ? '\\t' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+}
+
 export function formatHealth(r: HealthReport, json: boolean): string {
   const out: string[] = [];
   for (const f of r.findings) {
@@ -118,11 +124,13 @@ export function formatHealth(r: HealthReport, json: boolean): string {
       out.push(JSON.stringify({ kind: f.kind, key: f.key, file: f.file, line: f.line, column: f.column, ...(f.app ? { app: f.app } : {}), ...(f.component ? { component: f.component } : {}), ...(f.via ? { via: f.via } : {}), ...(f.locales ? { locales: f.locales } : {}), ...(f.value !== undefined ? { value: f.value } : {}) }));
       continue;
     }
-    const where = `${f.file}:${f.line}:${f.column}`;
-    if (f.kind === 'undefined') out.push(`undefined  ${where}  ${f.key}  (${f.via}: no locale defines it)`);
-    else if (f.kind === 'missing') out.push(`missing    ${where}  ${f.key}  (not in ${f.locales!.join(', ')})`);
-    else if (f.kind === 'unused') out.push(`unused     ${where}  ${f.key}`);
-    else out.push(`identical  ${where}  ${f.key}  (${f.locales![0]} = source: ${JSON.stringify(f.value)})`);
+    // one finding, one line: a key, file or name holding a newline (`$t('a\nb')`) shows it escaped
+    const where = `${visible(f.file)}:${f.line}:${f.column}`;
+    const key = visible(f.key);
+    if (f.kind === 'undefined') out.push(`undefined  ${where}  ${key}  (${visible(f.via ?? '')}: no locale defines it)`);
+    else if (f.kind === 'missing') out.push(`missing    ${where}  ${key}  (not in ${f.locales!.map(visible).join(', ')})`);
+    else if (f.kind === 'unused') out.push(`unused     ${where}  ${key}`);
+    else out.push(`identical  ${where}  ${key}  (${visible(f.locales![0])} = source: ${visible(JSON.stringify(f.value))})`);
   }
   const c = r.counts;
   const src = [...new Set(Object.values(r.sourceLocales))].filter(Boolean).join(', ') || 'none';

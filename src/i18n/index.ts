@@ -62,8 +62,8 @@ interface Built {
   /** Values with placeholders (their normal form), for the wildcard match. */
   vNorm: string[];
   vPattern: Array<RegExp | undefined | null>;
-  /** One-character deletions of vocabulary tokens → tokens. */
-  deletes: Map<string, string[]>;
+  /** One-character deletions of vocabulary tokens → tokens: built on the first query token not in the vocabulary. */
+  deletes?: Map<string, string[]>;
   /** `ns\0path` (ns '' for none) → groups; `\0path` also holds every namespaced group of that path. */
   byCanon: Map<string, number[]>;
   namespaces: Set<string>;
@@ -99,6 +99,27 @@ export interface I18nSnapshot {
   locales: Array<Omit<LocaleFile, 'lines'> & { lineStarts: number[] }>;
   usages: Array<[string, Usage[]]>;
   problems: Array<[string, I18nProblem[]]>;
+  /** The lookup tables, when they were built from exactly this content (see `I18nTables`). */
+  tables?: I18nTables;
+}
+
+/**
+ * The built lookup tables as plain data: what costs most to build (grouping by key, the normal
+ * form and tokens of every value), so that a process answering one question from the store (the
+ * CLI) does not rebuild them. Locale entries are referred to by their number over `locales` in
+ * order, each file's entries in order. What is quick to derive (the normal-form map, idf
+ * weights, key map) is derived on import; the typo index is built when a query needs it.
+ */
+export interface I18nTables {
+  /** app, component file or null, namespace or null, key path, the group's entries. */
+  groups: Array<[string, string | null, string | null, string, number[]]>;
+  /** The normal form of each value, values numbered over the groups in order. */
+  vNorm: string[];
+  /** A value's other texts (linked message resolved, plural forms) with their normal forms. */
+  also: Array<[number, string[], string[]]>;
+  /** Token → the values holding it. */
+  postings: [string[], number[][]];
+  problems: I18nProblem[];
 }
 
 export interface I18nIndexOptions {
@@ -113,6 +134,152 @@ export interface I18nIndexOptions {
   functions?: string[];
 }
 
+/** Precomputed parts of the tables (from a stored `I18nTables`). */
+interface TablesPre {
+  vNorm: string[];
+  also: Map<number, string[]>;
+  alsoNorm: Map<number, string[]>;
+  postings: Map<string, number[]>;
+}
+
+/** The lookup tables of `groups` (their values sorted): computed, or completed from `pre`. */
+function tablesOf(groups: Group[], problems: I18nProblem[], pre?: TablesPre): Built {
+  let nValues = 0;
+  for (const g of groups) nValues += g.values.length;
+  const vGroup = new Int32Array(nValues);
+  const vValue: LocaleEntry[] = new Array(nValues);
+  const vNorm: string[] = new Array(nValues);
+  const norm = new Map<string, number | number[]>();
+  const vAlso = new Map<number, string[]>();
+  /** A value whose normal form is empty (`!!!`, `%s`) is found by its text alone. */
+  const normKey = (raw: string, n: string) => n || `\u0002${raw}`;
+  const put = (m: Map<string, number | number[]>, k: string, v: number) => {
+    const l = m.get(k);
+    if (l === undefined) m.set(k, v);
+    else if (typeof l === 'number') {
+      if (l !== v) m.set(k, [l, v]);
+    } else if (l[l.length - 1] !== v) l.push(v);
+  };
+  const postings = pre?.postings ?? new Map<string, number[]>();
+  const push = (m: Map<string, number[]>, k: string, v: number) => {
+    const l = m.get(k);
+    if (!l) m.set(k, [v]);
+    else if (l[l.length - 1] !== v) l.push(v);
+  };
+  // vue-i18n linked messages (`@:events.create.TITLE`, `@.lower:key`): the text shown is the
+  // target's value in the same locale and app, so that text finds the linking key too
+  const linkTarget = new Map<string, string>();
+  if (!pre && groups.some((g) => g.values.some((v) => v.value.includes('@')))) {
+    for (const g of groups) for (const v of g.values) if (!g.component) linkTarget.set(`${g.app}\0${v.locale}\0${g.path}`, v.value);
+  }
+  const resolveLinks = (g: Group, v: LocaleEntry): string | undefined => {
+    if (!linkTarget.size || !v.value.includes('@')) return undefined;
+    let changed = false;
+    const out = v.value.replace(/@(?:\.(\w+))?:(?:\{'([^']*)'\}|\(?([\w.-]*\w)\)?)/g, (m, mod: string | undefined, quoted: string | undefined, bare: string | undefined) => {
+      const target = linkTarget.get(`${g.app}\0${v.locale}\0${quoted ?? bare ?? ''}`);
+      if (target === undefined || target.includes('@')) return m;
+      changed = true;
+      return mod === 'lower' ? target.toLowerCase() : mod === 'upper' ? target.toUpperCase() : mod === 'capitalize' ? target.charAt(0).toUpperCase() + target.slice(1) : target;
+    });
+    return changed ? out.trim() : undefined;
+  };
+  let vid = 0;
+  for (const g of groups) {
+    for (const v of g.values) {
+      vGroup[vid] = g.id;
+      vValue[vid] = v;
+      const raw = v.value.trim();
+      if (pre) {
+        vNorm[vid] = pre.vNorm[vid];
+        put(norm, normKey(raw, vNorm[vid]), vid);
+        const also = pre.also.get(vid);
+        if (also) {
+          vAlso.set(vid, also);
+          const an = pre.alsoNorm.get(vid)!;
+          for (let i = 0; i < also.length; i++) put(norm, normKey(also[i], an[i]), vid);
+        }
+        vid++;
+        continue;
+      }
+      const n = normalize(raw);
+      vNorm[vid] = n;
+      put(norm, normKey(raw, n), vid);
+      const also: string[] = [];
+      const linked = resolveLinks(g, v);
+      if (linked) also.push(linked);
+      if (v.also) also.push(...v.also);
+      // vue-i18n plurals: "no apples | one apple | {count} apples"
+      if (raw.includes('|')) for (const form of raw.split(/\s*\|\s*/)) if (form) also.push(form);
+      if (also.length) {
+        vAlso.set(vid, also);
+        for (const a of also) put(norm, normKey(a, normalize(a)), vid);
+      }
+      // push() skips a token already posted for this value: the postings stay unique
+      for (const t of tokens(n)) push(postings, t, vid);
+      vid++;
+    }
+  }
+  const N = Math.max(1, nValues);
+  const vWeight = new Float64Array(nValues);
+  for (const list of postings.values()) {
+    const idf = Math.log(1 + N / list.length);
+    for (const v of list) vWeight[v] += idf;
+  }
+  const byCanon = new Map<string, number[]>();
+  const namespaces = new Set<string>();
+  const appsWithKeys = new Set<string>();
+  for (const g of groups) {
+    if (g.namespace) namespaces.add(g.namespace);
+    appsWithKeys.add(g.app);
+    push(byCanon, canon(g.namespace, g.path), g.id);
+    if (g.namespace) push(byCanon, canon(undefined, g.path), g.id);
+  }
+  return {
+    groups,
+    vGroup,
+    vValue,
+    norm,
+    vAlso,
+    postings,
+    vWeight,
+    vNorm,
+    vPattern: new Array(nValues).fill(null),
+    byCanon,
+    namespaces,
+    appsWithKeys,
+    problems,
+  };
+}
+
+/** The one-deletion typo index of a vocabulary. */
+function typoIndex(vocabulary: Iterable<string>): Map<string, string[]> {
+  const deletes = new Map<string, string[]>();
+  for (const t of vocabulary) {
+    if (typoBudget(t.length) === 0) continue;
+    for (const d of deletions(t)) {
+      const l = deletes.get(d);
+      if (l) l.push(t);
+      else deletes.set(d, [t]);
+    }
+  }
+  return deletes;
+}
+
+/** `b` as plain data (see `I18nTables`); `locales` in the order `exportState` writes them. */
+function exportTables(b: Built, locales: LocaleFile[]): I18nTables {
+  const num = new Map<LocaleEntry, number>();
+  for (const lf of locales) for (const e of lf.entries) num.set(e, num.size);
+  const also: I18nTables['also'] = [];
+  for (const [vid, texts] of b.vAlso) also.push([vid, texts, texts.map(normalize)]);
+  return {
+    groups: b.groups.map((g) => [g.app, g.component ?? null, g.namespace ?? null, g.path, g.values.map((e) => num.get(e)!)]),
+    vNorm: b.vNorm,
+    also,
+    postings: [[...b.postings.keys()], [...b.postings.values()]],
+    problems: b.problems,
+  };
+}
+
 export class I18nIndex {
   private readonly locales = new Map<string, LocaleFile>();
   private readonly usages = new Map<string, Usage[]>();
@@ -120,6 +287,8 @@ export class I18nIndex {
   /** App folders (of package.json files), deepest first. */
   private apps: string[] = [];
   private built: Built | undefined;
+  /** The built tables were exported (or imported) since they were built: `tablesUnsaved` is false. */
+  private builtSaved = false;
   private usageTable: UsageTable | undefined;
   /** Scratch accumulator of fuzzy scores, one slot per value (zeroed after each query). */
   private acc: Float64Array | undefined;
@@ -190,14 +359,25 @@ export class I18nIndex {
     }
   }
 
-  /** Every file's extracted content, as plain data (no texts kept: line tables only). */
+  /** Every file's extracted content, as plain data (no texts kept: line tables only), and the lookup tables when they are built. */
   exportState(): I18nSnapshot {
-    return {
+    const locales = [...this.locales.values()];
+    const snap: I18nSnapshot = {
       apps: [...this.apps],
-      locales: [...this.locales.values()].map((lf) => ({ file: lf.file, entries: lf.entries, problems: lf.problems, component: lf.component, lineStarts: lf.lines.lineStarts })),
+      locales: locales.map((lf) => ({ file: lf.file, entries: lf.entries, problems: lf.problems, component: lf.component, lineStarts: lf.lines.lineStarts })),
       usages: [...this.usages.entries()],
       problems: [...this.fileProblems.entries()],
     };
+    if (this.built) {
+      snap.tables = exportTables(this.built, locales);
+      this.builtSaved = true;
+    }
+    return snap;
+  }
+
+  /** Lookup tables were built that no `exportState` has carried yet (a store would want them). */
+  get tablesUnsaved(): boolean {
+    return !!this.built && !this.builtSaved;
   }
 
   /** Replaces the content with a snapshot of `exportState` (lookup structures rebuilt lazily). */
@@ -224,6 +404,50 @@ export class I18nIndex {
     this.built = undefined;
     this.usageTable = undefined;
     this.vectors = undefined;
+    if (s.tables) {
+      try {
+        this.built = this.importTables(s.tables);
+        this.builtSaved = true;
+      } catch {
+        this.built = undefined; // tables that do not fit the content are rebuilt at the first question
+      }
+    }
+  }
+
+  /** Restores `exportTables`' output (throws when it does not fit the locale files now held). */
+  private importTables(t: I18nTables): Built {
+    const arr = Array.isArray;
+    if (!t || !arr(t.groups) || !arr(t.vNorm) || !arr(t.also) || !arr(t.postings) || !arr(t.postings[0]) || !arr(t.postings[1]) || !arr(t.problems)) throw new Error('damaged i18n tables');
+    const entries: LocaleEntry[] = [];
+    for (const lf of this.locales.values()) for (const e of lf.entries) entries.push(e);
+    const groups: Group[] = [];
+    let nValues = 0;
+    for (const g of t.groups) {
+      if (!arr(g) || typeof g[0] !== 'string' || typeof g[3] !== 'string' || !arr(g[4])) throw new Error('damaged i18n group');
+      const values = g[4].map((i) => {
+        const e = entries[i];
+        if (!e) throw new Error('i18n tables of other locale files');
+        return e;
+      });
+      groups.push({ id: groups.length, app: g[0], component: g[1] ?? undefined, namespace: g[2] ?? undefined, path: g[3], values });
+      nValues += values.length;
+    }
+    if (t.vNorm.length !== nValues || t.postings[0].length !== t.postings[1].length) throw new Error('i18n tables of other locale files');
+    const postings = new Map<string, number[]>();
+    for (let i = 0; i < t.postings[0].length; i++) {
+      const list = t.postings[1][i];
+      if (!arr(list)) throw new Error('damaged i18n postings');
+      for (let j = 0; j < list.length; j++) if (!(list[j] >= 0 && list[j] < nValues)) throw new Error('damaged i18n postings');
+      postings.set(t.postings[0][i], list);
+    }
+    const also = new Map<number, string[]>();
+    const alsoNorm = new Map<number, string[]>();
+    for (const a of t.also) {
+      if (!arr(a) || !(a[0] >= 0 && a[0] < nValues) || !arr(a[1]) || !arr(a[2]) || a[1].length !== a[2].length) throw new Error('damaged i18n tables');
+      also.set(a[0], a[1]);
+      alsoNorm.set(a[0], a[2]);
+    }
+    return tablesOf(groups, t.problems, { vNorm: t.vNorm, also, alsoNorm, postings });
   }
 
   /** The app (folder of the nearest package.json) of a file; `''` at the root. */
@@ -261,17 +485,13 @@ export class I18nIndex {
     const groupIds = new Map<string, Map<string, number>>();
     const problems: I18nProblem[] = [];
     for (const ps of this.fileProblems.values()) problems.push(...ps);
-    const namespaces = new Set<string>();
-    const appsWithKeys = new Set<string>();
     const files = [...this.locales.values()].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
     for (const lf of files) {
       // Lingui's compiled `messages.js` next to its `messages.po` is a build output, not a locale
       if (/\.[cm]?[jt]s$/i.test(lf.file) && this.locales.has(lf.file.replace(/\.[cm]?[jt]s$/i, '.po'))) continue;
       const app = this.appOf(lf.file);
-      appsWithKeys.add(app);
       const component = lf.component ? lf.file : undefined;
       for (const e of lf.entries) {
-        if (e.namespace) namespaces.add(e.namespace);
         const sk = `${app}\0${component ?? ''}\0${e.namespace ?? ''}`;
         let scope = groupIds.get(sk);
         if (!scope) groupIds.set(sk, (scope = new Map()));
@@ -304,105 +524,8 @@ export class I18nIndex {
         }
       }
     }
-    let nValues = 0;
-    for (const g of groups) nValues += g.values.length;
-    const vGroup = new Int32Array(nValues);
-    const vValue: LocaleEntry[] = new Array(nValues);
-    const vNorm: string[] = new Array(nValues);
-    const norm = new Map<string, number | number[]>();
-    const vAlso = new Map<number, string[]>();
-    /** A value whose normal form is empty (`!!!`, `%s`) is found by its text alone. */
-    const normKey = (raw: string, n: string) => n || `\u0002${raw}`;
-    const put = (m: Map<string, number | number[]>, k: string, v: number) => {
-      const l = m.get(k);
-      if (l === undefined) m.set(k, v);
-      else if (typeof l === 'number') {
-        if (l !== v) m.set(k, [l, v]);
-      } else if (l[l.length - 1] !== v) l.push(v);
-    };
-    const postings = new Map<string, number[]>();
-    const push = (m: Map<string, number[]>, k: string, v: number) => {
-      const l = m.get(k);
-      if (!l) m.set(k, [v]);
-      else if (l[l.length - 1] !== v) l.push(v);
-    };
-    // vue-i18n linked messages (`@:events.create.TITLE`, `@.lower:key`): the text shown is the
-    // target's value in the same locale and app, so that text finds the linking key too
-    const linkTarget = new Map<string, string>();
-    if (groups.some((g) => g.values.some((v) => v.value.includes('@')))) {
-      for (const g of groups) for (const v of g.values) if (!g.component) linkTarget.set(`${g.app}\0${v.locale}\0${g.path}`, v.value);
-    }
-    const resolveLinks = (g: Group, v: LocaleEntry): string | undefined => {
-      if (!linkTarget.size || !v.value.includes('@')) return undefined;
-      let changed = false;
-      const out = v.value.replace(/@(?:\.(\w+))?:(?:\{'([^']*)'\}|\(?([\w.-]*\w)\)?)/g, (m, mod: string | undefined, quoted: string | undefined, bare: string | undefined) => {
-        const target = linkTarget.get(`${g.app}\0${v.locale}\0${quoted ?? bare ?? ''}`);
-        if (target === undefined || target.includes('@')) return m;
-        changed = true;
-        return mod === 'lower' ? target.toLowerCase() : mod === 'upper' ? target.toUpperCase() : mod === 'capitalize' ? target.charAt(0).toUpperCase() + target.slice(1) : target;
-      });
-      return changed ? out.trim() : undefined;
-    };
-    let vid = 0;
-    for (const g of groups) {
-      for (const v of g.values) {
-        vGroup[vid] = g.id;
-        vValue[vid] = v;
-        const raw = v.value.trim();
-        const n = normalize(raw);
-        vNorm[vid] = n;
-        put(norm, normKey(raw, n), vid);
-        const also: string[] = [];
-        const linked = resolveLinks(g, v);
-        if (linked) also.push(linked);
-        if (v.also) also.push(...v.also);
-        // vue-i18n plurals: "no apples | one apple | {count} apples"
-        if (raw.includes('|')) for (const form of raw.split(/\s*\|\s*/)) if (form) also.push(form);
-        if (also.length) {
-          vAlso.set(vid, also);
-          for (const a of also) put(norm, normKey(a, normalize(a)), vid);
-        }
-        // push() skips a token already posted for this value: the postings stay unique
-        for (const t of tokens(n)) push(postings, t, vid);
-        vid++;
-      }
-    }
-    const N = Math.max(1, nValues);
-    const vWeight = new Float64Array(nValues);
-    for (const list of postings.values()) {
-      const idf = Math.log(1 + N / list.length);
-      for (const v of list) vWeight[v] += idf;
-    }
-    const deletes = new Map<string, string[]>();
-    for (const t of postings.keys()) {
-      if (typoBudget(t.length) === 0) continue;
-      for (const d of deletions(t)) {
-        const l = deletes.get(d);
-        if (l) l.push(t);
-        else deletes.set(d, [t]);
-      }
-    }
-    const byCanon = new Map<string, number[]>();
-    for (const g of groups) {
-      push(byCanon, canon(g.namespace, g.path), g.id);
-      if (g.namespace) push(byCanon, canon(undefined, g.path), g.id);
-    }
-    this.built = {
-      groups,
-      vGroup,
-      vValue,
-      norm,
-      vAlso,
-      postings,
-      vWeight,
-      vNorm,
-      vPattern: new Array(nValues).fill(null),
-      deletes,
-      byCanon,
-      namespaces,
-      appsWithKeys,
-      problems,
-    };
+    this.built = tablesOf(groups, problems);
+    this.builtSaved = false;
     this.vectors = undefined;
     return this.built;
   }
@@ -566,7 +689,7 @@ export class I18nIndex {
           };
           for (const p of probe) {
             if (p !== t && b.postings.has(p) && typoBudget(p.length) > 0) close(p); // the query has one extra character
-            for (const cand of b.deletes.get(p) ?? []) close(cand);
+            for (const cand of (b.deletes ??= typoIndex(b.postings.keys())).get(p) ?? []) close(cand);
           }
         }
       }

@@ -437,12 +437,25 @@ function exportedObject(ast: t.File): t.ObjectExpression | undefined {
   const consts = new Map<string, t.Node>();
   let exported: t.Node | undefined;
   for (const st of ast.program.body) {
-    if (st.type === 'VariableDeclaration') {
-      for (const d of st.declarations) if (d.id.type === 'Identifier' && d.init) consts.set(d.id.name, d.init);
+    const decl = st.type === 'ExportNamedDeclaration' && st.declaration?.type === 'VariableDeclaration' ? st.declaration : st;
+    if (decl.type === 'VariableDeclaration') {
+      // `const en = {…}` or `export const en = {…}`, then `export default en`
+      for (const d of decl.declarations) if (d.id.type === 'Identifier' && d.init) consts.set(d.id.name, d.init);
     } else if (st.type === 'ExportDefaultDeclaration') exported = st.declaration;
-    else if (st.type === 'ExpressionStatement' && st.expression.type === 'AssignmentExpression') {
+    else if (st.type === 'ExportNamedDeclaration' && !st.source) {
+      // a bundler's output (element-plus `es/locale/lang/en.mjs`): `var English = {…}; export { English as default };`
+      for (const sp of st.specifiers) {
+        if (sp.type === 'ExportSpecifier' && (sp.exported.type === 'Identifier' ? sp.exported.name : sp.exported.value) === 'default') exported = sp.local;
+      }
+    } else if (st.type === 'ExpressionStatement' && st.expression.type === 'AssignmentExpression') {
+      // module.exports = …, and the CommonJS build's exports.default / exports["default"] / module.exports.default = …
       const l = st.expression.left;
-      if (l.type === 'MemberExpression' && l.object.type === 'Identifier' && l.object.name === 'module' && l.property.type === 'Identifier' && l.property.name === 'exports') exported = st.expression.right;
+      if (l.type !== 'MemberExpression') continue;
+      const name = (n: t.Node, computed: boolean): string | undefined => (!computed && n.type === 'Identifier' ? n.name : n.type === 'StringLiteral' ? n.value : undefined);
+      const prop = name(l.property, l.computed);
+      const isModuleExports = (n: t.Node) => n.type === 'MemberExpression' && n.object.type === 'Identifier' && n.object.name === 'module' && name(n.property, n.computed) === 'exports';
+      if (l.object.type === 'Identifier' && l.object.name === 'module' && prop === 'exports') exported = st.expression.right;
+      else if (prop === 'default' && ((l.object.type === 'Identifier' && l.object.name === 'exports') || isModuleExports(l.object))) exported = st.expression.right;
     }
   }
   let n: t.Node | undefined = exported;

@@ -7,9 +7,10 @@
  *   attached to it (`folded`). With 40 locales, one key no longer fills the page.
  * - **Code first for a query in words.** Translations are natural language, so they match
  *   words better than the code that shows them; for a query of words the other locale results
- *   follow all the code results, and only the best locale result keeps its place, so that a
- *   value typed verbatim still finds its locale file first, and locale files take at most one
- *   of the top places while there is code to show.
+ *   follow all the code results, and only the best locale result keeps its place — when one
+ *   of its values is the query (`verbatim`) — so that a value typed verbatim still finds its
+ *   locale file first, and locale files take at most one of the top places while there is code
+ *   to show (none when the query is only words that a translation shares).
  * - **At most `perFile` chunks of one file** (default 3) among the results; the rest are attached
  *   to that file's best result (`moreInFile`), reachable as "more in this file".
  */
@@ -21,6 +22,11 @@ export interface Ranked {
   symbol?: string;
   /** The chunk belongs to a locale file. */
   locale: boolean;
+  /**
+   * One of a locale chunk's values is the query (a value pasted in). Only then does the best
+   * locale result keep its place ahead of code; `undefined` counts as true.
+   */
+  verbatim?: boolean;
 }
 
 export interface Diversified {
@@ -86,9 +92,9 @@ export function diversify(list: Ranked[], options: DiversifyOptions = {}): Diver
   const code = capped.filter((x) => !x.r.locale);
   const locale = capped.filter((x) => x.r.locale);
   if (code.length === 0 || locale.length === 0) return capped.map((x) => x.d);
-  const slot = capped.indexOf(locale[0]);
   const out = code.map((x) => x.d);
-  out.splice(Math.min(slot, out.length), 0, locale[0].d);
-  for (const x of locale.slice(1)) out.push(x.d);
+  const keeps = locale[0].r.verbatim !== false;
+  if (keeps) out.splice(Math.min(capped.indexOf(locale[0]), out.length), 0, locale[0].d);
+  for (const x of keeps ? locale.slice(1) : locale) out.push(x.d);
   return out;
 }

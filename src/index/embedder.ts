@@ -18,7 +18,8 @@
  *   `embed` runs the pipeline's steps itself on batches it builds — the pipeline's tokenizer,
  *   the pipeline's `model(inputs)`, then mean pooling + L2 normalization (`meanPoolNormalize`,
  *   checked against the pipeline's own `{ pooling: 'mean', normalize: true }` in the tests).
- * - Batches: texts are sorted by token length (stable) and cut into batches of `batchSize`, so
+ * - Batches: texts are sorted by token length (stable) and cut into batches of at most
+ *   `batchTokens` tokens (rows × padded length; fewer rows for long texts) and `batchSize` rows, so
  *   padding is small; results come back in the caller's order. Note that with `q8` the
  *   activations are quantized per batch (dynamic quantization, as in the published model), so
  *   a vector can differ in the 4th decimal with the company it was embedded in; fp32 does not.
@@ -81,8 +82,13 @@ export interface EmbedderOptions {
   cacheDir?: string;
   /** ONNX Runtime intra-op threads. Default half the cores, at least 1. */
   threads?: number;
-  /** Texts per model call. Default 32. */
+  /** Texts per model call at most. Default DEFAULT_BATCH_SIZE (2). */
   batchSize?: number;
+  /**
+   * Model tokens per call at most (rows × padded length): a batch of long texts has fewer rows
+   * than one of short texts. Default DEFAULT_BATCH_TOKENS (bench/embed-batch.ts).
+   */
+  batchTokens?: number;
   /** The model's window in tokens, [CLS] and [SEP] included; longer texts are cut. Default 256. */
   maxTokens?: number;
 }
@@ -91,7 +97,18 @@ export type CreateEmbedderResult = { embedder: TransformersEmbedder } | { error:
 
 export const DEFAULT_MODEL = 'Xenova/all-MiniLM-L6-v2';
 export const DEFAULT_DTYPE: EmbedderDtype = 'q8';
-export const DEFAULT_BATCH_SIZE = 32;
+/**
+ * Rows per model call, and the token budget of one call (rows × padded length): a batch has
+ * min(DEFAULT_BATCH_SIZE, DEFAULT_BATCH_TOKENS / L) rows, at least one. Measured with the
+ * all-MiniLM-L6-v2 cost model (q8, one intra-op thread, 2 cores; bench/embed-batch.ts, one
+ * model call per trial, the fastest of 12): at every length L from 32 to 256 tokens, 2 rows
+ * per call embedded the most chunks per second — 1 row 0.65–0.76 of that, 8 rows 0.16–0.80,
+ * 32 rows 0.08–0.44 (the old default) — so the rule is two rows, not a fixed token count (the
+ * winner's tokens grew with L); the budget (2 × the 256-token window) keeps a model with a
+ * longer window at one row per call for its longest texts.
+ */
+export const DEFAULT_BATCH_SIZE = 2;
+export const DEFAULT_BATCH_TOKENS = 512;
 export const DEFAULT_MAX_TOKENS = 256;
 
 /** Half the cores, at least 1: embedding never takes the whole machine. */
@@ -173,6 +190,8 @@ export class TransformersEmbedder implements Embedder {
     readonly batchSize: number,
     readonly maxTokens: number,
     source: string,
+    /** Tokens (rows × padded length) per model call at most. */
+    readonly batchTokens: number = DEFAULT_BATCH_TOKENS,
   ) {
     this.id = `${model}:${dtype}:${maxTokens}`;
     this.source = source;
@@ -201,9 +220,10 @@ export class TransformersEmbedder implements Embedder {
 
   /**
    * Tokenizes `texts` once with the model's tokenizer, cuts each to the window (keeping the
-   * final [SEP]), sorts them by length (longest first, stable) and packs padded batches.
+   * final [SEP]), sorts them by length (longest first, stable) and packs padded batches: each
+   * of at most `batchSize` rows and `batchTokens` tokens (rows × its longest row), one row at least.
    */
-  prepareBatches(texts: string[], batchSize = this.batchSize): PreparedBatches {
+  prepareBatches(texts: string[], batchSize = this.batchSize, batchTokens = this.batchTokens): PreparedBatches {
     const pad = this.pipeline.tokenizer.pad_token_id ?? 0;
     let truncated = 0;
     const sep = this.pipeline.tokenizer.sep_token_id;
@@ -216,8 +236,11 @@ export class TransformersEmbedder implements Embedder {
     });
     const order = ids.map((_, i) => i).sort((a, b) => ids[b].length - ids[a].length || a - b);
     const batches: Batch[] = [];
-    for (let start = 0; start < order.length; start += batchSize) {
-      const indices = order.slice(start, start + batchSize);
+    for (let start = 0; start < order.length; ) {
+      // longest first: the batch's first row is its padded length
+      const rows = Math.max(1, Math.min(batchSize, Math.floor(batchTokens / Math.max(1, ids[order[start]].length))));
+      const indices = order.slice(start, start + rows);
+      start += rows;
       const length = Math.max(...indices.map((i) => ids[i].length));
       const inputIds = new BigInt64Array(indices.length * length).fill(BigInt(pad));
       const attentionMask = new BigInt64Array(indices.length * length);
@@ -444,8 +467,9 @@ export async function createEmbedder(options: EmbedderOptions = {}): Promise<Cre
   if (!(dtype in DTYPE_FILE)) return { error: `Unknown embedding dtype "${dtype}" (one of ${Object.keys(DTYPE_FILE).join(', ')}).` };
   const threads = positiveInt('threads', options.threads, defaultThreads());
   const batchSize = positiveInt('batchSize', options.batchSize, DEFAULT_BATCH_SIZE);
+  const batchTokens = positiveInt('batchTokens', options.batchTokens, DEFAULT_BATCH_TOKENS);
   const maxTokens = positiveInt('maxTokens', options.maxTokens, DEFAULT_MAX_TOKENS, 4);
-  for (const v of [threads, batchSize, maxTokens]) if (typeof v === 'string') return { error: `Embedder: ${v}.` };
+  for (const v of [threads, batchSize, batchTokens, maxTokens]) if (typeof v === 'string') return { error: `Embedder: ${v}.` };
   const modelFile = `onnx/${DTYPE_FILE[dtype]}`;
   const cacheDir = options.cacheDir ? path.resolve(options.cacheDir) : undefined;
 
@@ -527,7 +551,7 @@ export async function createEmbedder(options: EmbedderOptions = {}): Promise<Cre
   const config = pipe.model.config as unknown as { max_position_embeddings?: number };
   const window = Math.min(maxTokens as number, config.max_position_embeddings ?? Infinity, pipe.tokenizer.model_max_length ?? Infinity);
   const source = root ? path.join(root, id) : id;
-  const embedder = new TransformersEmbedder(lib, pipe, id, dtype, threads as number, batchSize as number, window, source);
+  const embedder = new TransformersEmbedder(lib, pipe, id, dtype, threads as number, batchSize as number, window, source, batchTokens as number);
   try {
     await embedder.probe();
   } catch (err) {

@@ -129,6 +129,18 @@ export interface EngineOptions {
 /** Below this many vectors the exact scan answers (about 10 ms at 100k on 2 cores with MatMul). */
 export const ANN_MIN_ROWS = 200_000;
 
+/**
+ * A test for a locale text holding `query` as one whole value (case and runs of spaces aside):
+ * quoted (`"Next page"`, `'Next page'`, a template's `>Next page<`) or ending a `key: value` /
+ * `key = value` line. Undefined for a query too long to be one.
+ */
+function wholeValue(query: string): RegExp | undefined {
+  const words = query.trim().split(/\s+/);
+  if (!words[0] || query.length > 300) return undefined;
+  const body = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('\\s+');
+  return new RegExp(`["'\`>]\\s*${body}\\s*["'\`<]|[:=][ \\t]*${body}[ \\t]*$`, 'im');
+}
+
 /** `needle` occurs in `hay` with no letter or digit right before or after it. */
 function containsWord(hay: string, needle: string): boolean {
   for (let at = hay.indexOf(needle); at >= 0; at = hay.indexOf(needle, at + 1)) {
@@ -631,9 +643,12 @@ export class Engine {
     const byId = new Map(fused.map((h) => [h.docId, h]));
     // a key or a path (`user.sign_out`, `src/a.js`) asks for itself: no code-first order then
     const inWords = !/^[\w$@-]+(?:[./:][\w$@-]+)+$/.test(q.trim());
+    const whole = inWords ? wholeValue(q) : undefined;
     const ranked = fused.map((h) => {
       const c = this.chunks[h.docId]!;
-      return { docId: h.docId, path: c.path, symbol: c.symbol, locale: this.isLocaleChunk(c) };
+      const locale = this.isLocaleChunk(c);
+      // a locale result keeps its place ahead of code only when one of its values is the query
+      return { docId: h.docId, path: c.path, symbol: c.symbol, locale, verbatim: locale && whole ? whole.test(c.text) : undefined };
     });
     const chunk = (id: number) => this.chunks[id]!;
     return diversify(ranked, { codeFirst: inWords, ...options.diversify })

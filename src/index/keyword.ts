@@ -114,6 +114,8 @@ export interface KeywordIndexOptions {
   compounds?: boolean;
   /** Query words also match their code synonyms (`CODE_SYNONYMS`). Default true. */
   synonyms?: boolean;
+  /** Namesake weight (see `NAMESAKE`): 0 turns the identifier-level tie-break off. */
+  namesake?: number;
 }
 
 /**
@@ -139,6 +141,20 @@ const SYNONYM_WEIGHT = 0.6;
 /** Own entries only: a query word `constructor` or `__proto__` is no synonym. */
 const synonymsOf = (w: string): readonly string[] => (Object.hasOwn(CODE_SYNONYMS, w) ? CODE_SYNONYMS[w] : []);
 export const DEFAULT_COVERAGE = 1;
+/**
+ * Identifier-level tie-break between near-namesakes: a chunk's score is multiplied by
+ * 1 + namesake × q, q = (symbol terms the query matched) − ½ (symbol terms it did not), in
+ * occurrences, clamped to [0, 4]. `getUser` (both parts named) then outranks `getUserSlice`
+ * and `getUserList` (one part unnamed) for a query about getting the user, and `hash`
+ * outranks `hashGet` for one about a hash, even when their texts match the words alike. For
+ * a query short enough for coverage (`COVERAGE_MAX_CONCEPTS`) it applies only among the
+ * chunks covering the most of the query, so that a named symbol never beats a chunk holding
+ * more of the query's words (`field title with component TextField`: the schema property, not
+ * TextField's own file). Chosen on the tuning half of bench/ranking.ts (doc sentences →
+ * function): hit@1 and hit@5 rose at 0.1 and 0.2 on JS, Python and Go alike and flattened
+ * past 0.2; a larger symbol boost instead (5 → 8 or 12) left them where they were.
+ */
+export const DEFAULT_NAMESAKE = 0.2;
 export const COVERAGE_MAX_CONCEPTS = 6;
 
 /**
@@ -169,6 +185,8 @@ export interface KeywordSearchOptions {
   candidates?: number;
   /** Overrides the index's `maxPostings` for this query. */
   maxPostings?: number;
+  /** Overrides the index's `namesake` weight for this query (0: no identifier-level tie-break). */
+  namesake?: number;
 }
 
 export interface KeywordHit {
@@ -220,6 +238,7 @@ export class KeywordIndex {
   readonly singleDigits: boolean;
   readonly weakHalf: WeakHalf;
   readonly coverage: number;
+  readonly namesake: number;
   readonly compounds: boolean;
   readonly synonyms: boolean;
 
@@ -267,6 +286,7 @@ export class KeywordIndex {
     this.singleDigits = options.singleDigits ?? false;
     this.weakHalf = options.weakHalf ?? 'stems';
     this.coverage = options.coverage ?? DEFAULT_COVERAGE;
+    this.namesake = options.namesake ?? DEFAULT_NAMESAKE;
     this.compounds = options.compounds ?? true;
     this.synonyms = options.synonyms ?? true;
     this.fx = this.newFx();
@@ -442,7 +462,7 @@ export class KeywordIndex {
     if (scoring === 'flexsearch') return this.flexsearchOrder(ids.map((id) => this.vocabStr[id]), k, pass);
     const want = Math.max(k, Math.floor(options.candidates ?? this.candidates));
     const cands = this.candidatesOf(ids, want, options.maxPostings ?? this.maxPostings, pass, filter?.facets !== undefined);
-    return this.bm25(cands, plan, k);
+    return this.bm25(cands, plan, k, options.namesake ?? this.namesake);
   }
 
   /**
@@ -667,7 +687,7 @@ export class KeywordIndex {
     return out.concat(rest.sort(byScore));
   }
 
-  private bm25(cands: number[], plan: QueryPlan, k: number): KeywordHit[] {
+  private bm25(cands: number[], plan: QueryPlan, k: number, nameW: number): KeywordHit[] {
     const { ids, weight, covers, conceptIdf } = plan;
     const N = this.intOf.size;
     const idf = new Float64Array(ids.length);
@@ -688,10 +708,14 @@ export class KeywordIndex {
     for (let f = 0; f < NFIELDS; f++) inv[f] = this.sumLen[f] > 0 ? N / this.sumLen[f] : 0;
     const norm = new Float64Array(NFIELDS);
     const scored: Array<{ docId: number; score: number; order: number }> = new Array(cands.length);
+    const share = new Float64Array(cands.length);
+    const named = new Float64Array(cands.length);
+    let best = 0;
     for (let c = 0; c < cands.length; c++) {
       const rec = this.records[cands[c]];
       let score = 0;
       let covered = 0;
+      let symHalves = 0;
       if (rec) {
         // The packed frequencies count half occurrences.
         for (let f = 0; f < NFIELDS; f++) norm[f] = w[f] / (2 * (1 - b + b * rec[2 + f] * inv[f]));
@@ -702,14 +726,26 @@ export class KeywordIndex {
           const W = (p & 255) * norm[0] + ((p >>> 8) & 255) * norm[1] + ((p >>> 16) & 255) * norm[2] + (p >>> 24) * norm[3];
           score += (idf[q - 1] * W * (k1 + 1)) / (k1 + W);
           covered |= covers[q - 1];
+          symHalves += p & 255;
+        }
+        if (rec[2] > 0 && symHalves > 0) {
+          const m = symHalves / 2;
+          named[c] = Math.max(0, Math.min(4, m - (rec[2] - m) / 2));
         }
       }
-      if (alpha > 0 && score > 0) {
+      if (score > 0 && totalIdf > 0) {
         let got = 0;
         for (let m = covered, x = 0; m !== 0 && x < 31; x++, m >>>= 1) if (m & 1) got += conceptIdf[x];
-        score *= (got / totalIdf) ** alpha;
+        share[c] = got / totalIdf;
+        if (share[c] > best) best = share[c];
+        if (alpha > 0) score *= share[c] ** alpha;
       }
       scored[c] = { docId: this.extOf[cands[c]], score, order: c };
+    }
+    if (nameW > 0) {
+      // With coverage on (a short query), only among the chunks that cover the most of it: a
+      // named symbol must not beat a chunk that holds more of the query's words.
+      for (let c = 0; c < cands.length; c++) if (named[c] > 0 && (alpha === 0 || share[c] >= best - 1e-9)) scored[c].score *= 1 + nameW * named[c];
     }
     for (const id of ids) this.mark[id] = 0;
     scored.sort((x, y) => y.score - x.score || x.order - y.order);

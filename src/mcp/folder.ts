@@ -51,10 +51,17 @@ export interface AgentFolder {
   similar(target: { path: string; line: number }, options: { k: number }): Promise<SearchHit[]>;
   /** The file's chunks in order of start offset; undefined when the folder has no such file. */
   chunksOf(rel: string): Chunk[] | undefined;
+  /** The folder's indexed files (not skipped ones), for matching query terms against paths. */
+  paths?(): Iterable<string>;
   /** Why a file holds no chunks (skipped: binary, too large …), when it is known. */
   skipOf(rel: string): { reason: string; detail: string } | undefined;
   i18n(ask: I18nAsk): Promise<LookupResult>;
   state(): FolderState;
+}
+
+/** The indexed (not skipped) files of `engine`. */
+export function* enginePaths(engine: Engine): Iterable<string> {
+  for (const [p, rec] of engine.files) if (!rec.skipped && rec.docIds.length) yield p;
 }
 
 /** Chunks of one file of `engine`, ordered by start offset. */
@@ -315,6 +322,10 @@ export class LocalFolder implements AgentFolder {
     return this.session ? engineChunksOf(this.session.engine, rel) : undefined;
   }
 
+  paths(): Iterable<string> {
+    return this.session ? enginePaths(this.session.engine) : [];
+  }
+
   skipOf(rel: string): { reason: string; detail: string } | undefined {
     return this.session?.engine.files.get(rel)?.skipped;
   }
@@ -360,6 +371,7 @@ export function sessionAgentFolder(
     search: (query, options) => session.search(query, options),
     similar: (target, options) => session.similar(target, options),
     chunksOf: (rel) => engineChunksOf(session.engine, rel),
+    paths: () => enginePaths(session.engine),
     skipOf: (rel) => session.engine.files.get(rel)?.skipped,
     i18n: host.i18n,
     state: () => {

@@ -16,10 +16,16 @@ import type { Chunk } from '../chunkers/types';
 import type { SearchHit } from '../index/engine';
 import type { Candidate, LookupResult } from '../i18n/types';
 import { defaultTokenCounter, type TokenCounter } from '../tokenizer/wordpiece';
+import { analyzeQuery } from './agent-query';
+import { bestLines, rankFiles, type RankedFile } from './file-rank';
 import type { AgentFolder, FolderState } from './folder';
 import { relativeIn } from '../util/paths';
 
 export const DEFAULT_MAX_TOKENS = 2000;
+/** Files of a `detail: "files"` answer when k is not given (the budget usually cuts first). */
+export const DEFAULT_FILES = 50;
+/** Files of a files answer that get excerpt lines under them (the rest: their line only). */
+export const EXCERPT_FILES = 15;
 /** The deepest a cursor may page into a ranking. */
 const MAX_DEPTH = 500;
 
@@ -35,11 +41,15 @@ const maxTokens = z.number().int().min(100).max(100_000).optional().describe(`To
 export const inputShapes = {
   search: {
     query: z.string().min(1).max(4000).describe('What to find: words, an identifier, a question, or a displayed string.'),
-    k: z.number().int().min(1).max(50).optional().describe('Most hits in this answer (default 10, at most 50); the token budget may cut earlier.'),
+    k: z.number().int().min(1).max(50).optional().describe(`Most hits in this answer (files: default ${DEFAULT_FILES}; chunks: default 10; at most 50); the token budget may cut earlier.`),
     glob: stringOrList('Path globs relative to the folder, e.g. "src/**" or ["*.ts", "!**/*.test.ts"]; a glob without "/" matches file names anywhere.'),
     language: stringOrList('Languages, e.g. "typescript", "python", "vue", "markdown", "json".'),
     kind: stringOrList('Chunk kinds, e.g. "function", "class", "method", "section", "schema-property", "i18n-section".'),
     mode: z.enum(['hybrid', 'keyword', 'dense']).optional().describe('hybrid (default: keyword and meaning fused), keyword, or dense (meaning only; needs the embedding model).'),
+    detail: z
+      .enum(['files', 'chunks'])
+      .optional()
+      .describe(`files (default): one line per file (path:start-end, kind and symbol of its best place) with its best line(s), many files per answer, k files (default ${DEFAULT_FILES}); chunks: one block per hit with the whole chunk, k chunks (default 10).`),
     maxTokens,
     cursor: z.string().max(2000).optional().describe('The nextCursor of a previous answer to the same query: the hits after it.'),
   },
@@ -75,7 +85,7 @@ export const descriptions: Record<ToolName, { title: string; description: string
   search: {
     title: 'Search the workspace',
     description:
-      'Find code, docs, schemas and i18n strings in the workspace by meaning and by name at once (hybrid keyword + embedding search over structure-aware chunks: functions, classes, methods, Markdown sections, JSON schema properties, i18n sections). Returns one block per hit: path:startLine-endLine, kind and symbol, why it ranked, and the chunk itself, cut to a token budget; nextCursor pages on. Use it before reading files.',
+      'Find code, docs, schemas and i18n strings in the workspace by meaning and by name at once (hybrid keyword + embedding search over structure-aware chunks: functions, classes, methods, Markdown sections, JSON schema properties, i18n sections). A task or commit-style sentence works as a query: its identifiers and content words are searched, and files rank by all their matching chunks and their path. Default detail "files": one line per file (path:startLine-endLine, kind and symbol of its best place) with its best line(s) and other places, many files in one answer; detail "chunks": one block per hit with the whole chunk and why it ranked. Cut to a token budget; nextCursor pages on. Use it before reading files, then `context` on a line for its enclosing unit.',
   },
   similar: {
     title: 'Find similar code',
@@ -113,6 +123,10 @@ const hit = z.object({
   score: z.number(),
   why,
   truncated: z.boolean().optional(),
+  /** detail "files": the best lines of the file's best place (also in `text`), its other places, the query terms in its path. */
+  lines: z.array(z.object({ line: z.number(), text: z.string() })).optional(),
+  more: z.array(z.object({ startLine: z.number(), endLine: z.number(), kind: z.string(), symbol: z.string().nullable() })).optional(),
+  pathMatch: z.array(z.string()).optional(),
 });
 const folderState = z.object({
   root: z.string(),
@@ -395,6 +409,7 @@ async function search(a: SearchArgs, folders: AgentFolder[], counter: TokenCount
     if (without) throw new ToolError(`mode "dense" needs the embedding model, and ${without.root} has none (${without.keywordOnlyReason}): use hybrid or keyword`);
   }
   const filters = { pathGlob: list(a.glob), language: list(a.language), kind: list(a.kind) };
+  if ((a.detail ?? 'files') === 'files') return searchFiles(a, folders, counter, mode, filters);
   const k = a.k ?? 10;
   const maxTokens = a.maxTokens ?? DEFAULT_MAX_TOKENS;
   const fp = fingerprint(['search', a.query, filters, mode]);
@@ -408,6 +423,78 @@ async function search(a: SearchArgs, folders: AgentFolder[], counter: TokenCount
   }
   const answer = hitsAnswer(folders, ranked, offset, k, depth, maxTokens, notes.filter(Boolean).join('\n'), fp, counter);
   return { text: answer.text, structured: answer.structured };
+}
+
+/** Excerpt lines under each of the first files: 2 for the first few, then 1. */
+const excerptLines = (rank: number) => (rank <= 5 ? 2 : rank <= EXCERPT_FILES ? 1 : 0);
+/** Other places of a file listed on its "also" line (files with excerpts only). */
+const MORE_PLACES = 3;
+
+/**
+ * `detail: "files"`: the files the query points at (file-rank.ts), one line each —
+ * `N. path:start-end · kind symbol` of its best place — with that place's best line(s) and the
+ * file's other places under the first `EXCERPT_FILES` files, as many files as the budget holds.
+ */
+async function searchFiles(a: SearchArgs, folders: AgentFolder[], counter: TokenCounter, mode: 'hybrid' | 'keyword' | 'dense', filters: { pathGlob?: string[]; language?: string[]; kind?: string[] }): Promise<ToolAnswer> {
+  const q = analyzeQuery(a.query);
+  const k = a.k ?? DEFAULT_FILES;
+  const maxTokens = a.maxTokens ?? DEFAULT_MAX_TOKENS;
+  const fp = fingerprint(['search-files', a.query, filters, mode]);
+  const offset = decodeCursor(a.cursor, fp);
+  const ranked: Array<{ root: string; file: RankedFile }> = [];
+  // one file past the page: whether there are more
+  const limit = Math.min(MAX_DEPTH, offset + k) + 1;
+  for (const f of folders) for (const file of await rankFiles(f, q, { mode, filters, limit })) ranked.push({ root: f.root, file });
+  if (folders.length > 1) ranked.sort((x, y) => y.file.score - x.file.score);
+  const notes = [stateNote(folders)];
+  if (mode === 'hybrid') {
+    const kw = folders.map((f) => f.state()).find((s) => s.keywordOnlyReason);
+    if (kw) notes.push(`keyword-only (${kw.keywordOnlyReason}).`);
+  }
+  if (!q.passThrough) notes.push(`searched: ${q.text || q.raw}`);
+  const head = notes.filter(Boolean).join('\n');
+  const page = ranked.slice(offset, offset + k);
+  const reserve = counter.count(`(more files: call again with cursor "${encodeCursor(fp, MAX_DEPTH)}")`) + 2;
+  const room = Math.max(0, maxTokens - reserve);
+  const parts: string[] = head ? [head, ''] : [];
+  let tokens = head ? counter.count(head) : 0;
+  const hits: Array<z.infer<typeof hit>> = [];
+  for (let i = 0; i < page.length; i++) {
+    const { root, file } = page[i];
+    const rank = offset + i + 1;
+    const best = file.hits[0];
+    const c = best.chunk;
+    const lines = excerptLines(rank) ? bestLines(c, q, excerptLines(rank)) : [];
+    const more = excerptLines(rank) ? file.hits.slice(1, 1 + MORE_PLACES).map((h) => h.chunk) : [];
+    const block = [
+      `${rank}. ${shownPath(folders, root, c.path)}:${c.start.line}-${c.end.line} · ${c.kind}${c.symbol ? ` ${c.symbol}` : ''}${file.pathTerms.length && !best.why.fused ? ' (path)' : ''}`,
+      ...lines.map((l) => `   ${l.line}: ${l.text}`),
+      ...(more.length ? [`   also: ${more.map((m) => `${m.start.line}-${m.end.line}${m.symbol ? ` ${m.symbol}` : ''}`).join(', ')}`] : []),
+    ].join('\n');
+    const t = counter.count(block);
+    if (tokens + t > room) break;
+    tokens += t;
+    parts.push(block);
+    hits.push({
+      ...hitData(root, best, false, lines.map((l) => l.text).join('\n')),
+      score: file.score,
+      lines,
+      ...(more.length ? { more: more.map((m) => ({ startLine: m.start.line, endLine: m.end.line, kind: m.kind, symbol: m.symbol ?? null })) } : {}),
+      ...(file.pathTerms.length ? { pathMatch: file.pathTerms } : {}),
+    });
+  }
+  const next = offset + hits.length;
+  const nextCursor = hits.length && next < ranked.length && next < MAX_DEPTH ? encodeCursor(fp, next) : undefined;
+  let text = parts.join('\n');
+  let note: string | undefined;
+  if (!hits.length) {
+    note = page.length ? 'the first file does not fit the token budget: raise maxTokens' : offset ? 'no more files' : 'no hits';
+    text = [head, note].filter(Boolean).join('\n\n');
+  } else if (nextCursor) {
+    note = `more files: call again with cursor "${nextCursor}"`;
+    text = `${text}\n\n(${note})`;
+  }
+  return { text, structured: { hits, nextCursor, tokens: counter.count(text), maxTokens, ...(note ? { note } : {}) } };
 }
 
 // --- paths -------------------------------------------------------------------------------------

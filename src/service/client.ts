@@ -223,7 +223,7 @@ export class IndexClient {
     this.start();
     if (this.initOptions) this.send('init', { options: this.initOptions }).catch((e: Error) => this.logEmitter.fire({ type: 'log', level: 'error', message: `re-init after a crash failed: ${e.message}` }));
     for (const [root, { storeDir, selection }] of this.openFolders) {
-      this.send('index', { root, storeDir, selection }).catch((e: Error) => {
+      this.send('index', { root, storeDir, selection, i18n: this.i18nConfig }).catch((e: Error) => {
         if (!(e instanceof WorkerCrashedError)) this.logEmitter.fire({ type: 'log', level: 'error', message: `re-index after a crash failed: ${e.message}`, root });
       });
     }
@@ -289,7 +289,7 @@ export class IndexClient {
   /** Opens and indexes `root` (store in `storeDir`); remembered and re-sent after a crash. */
   index(root: string, storeDir: string, options: { signal?: AbortSignal; selection?: FileSelection } = {}): Promise<IndexResult> {
     this.openFolders.set(path.resolve(root), { storeDir: path.resolve(storeDir), selection: options.selection });
-    return this.request('index', { root, storeDir, selection: options.selection }, options.signal);
+    return this.request('index', { root, storeDir, selection: options.selection, i18n: this.i18nConfig }, options.signal);
   }
 
   /** The files of an open folder as indexed, skipped ones with their reason. */

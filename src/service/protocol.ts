@@ -20,6 +20,7 @@ import type { EmbedderOptions } from '../index/embedder';
 import type { FileSelection } from '../workspace/files';
 import type { IndexProgress, SearchHit, SearchOptions, SimilarTarget } from '../index/engine';
 import type { HoverResult, I18nDiagnostic, LookupResult, StringAtResult } from '../i18n/types';
+import type { RemoteState } from '../index/pgstore';
 
 // ---------------------------------------------------------------------------------------------
 // Shared data
@@ -36,6 +37,12 @@ export interface WorkerInitOptions {
   embedder?: EmbedderOptions | false;
   /** Debounce of saves after `update`/`remove` and during background embedding, ms. Default 2000. */
   saveDelayMs?: number;
+  /**
+   * A team index (`postgres://…`, `fathom.index.remote`): searches go to it, with the files that
+   * differ locally from the pushed ones answered from the local index; while it cannot be
+   * reached, searches are local (and `status.remote` says why).
+   */
+  remote?: string;
 }
 
 /** One folder's state, as in `status`. */
@@ -66,6 +73,8 @@ export interface WorkerStatus {
   model?: string;
   paused: boolean;
   folders: FolderStatus[];
+  /** The team index, when `init` gave one. */
+  remote?: RemoteState;
 }
 
 /** A search hit with the folder it comes from. */
@@ -122,6 +131,8 @@ export interface IndexRequest {
    * and applied to its later `update`s too — a file it leaves out is removed, not indexed.
    */
   selection?: FileSelection;
+  /** What the folder's i18n index, fed by the same run, is built with (the editor's i18n settings). */
+  i18n?: { localeGlobs?: string[]; functions?: string[] };
 }
 
 /**

@@ -19,6 +19,7 @@
  * The i18n index is built on the first i18n question (or when the store holds one), then kept
  * current by `index` and `apply`, which feed it from the same reads as the engine.
  */
+import type { RemoteIndex } from '../index/pgstore';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ChunkOptions } from '../chunkers/types';
@@ -62,6 +63,8 @@ export interface FolderSessionOptions {
   onProgress?: (p: IndexProgress) => void;
   /** Something the status shows changed (throttle on the host's side). */
   onChange?: () => void;
+  /** A team index searches go to, with this folder's unpushed files overlaid (pgstore.ts). */
+  remote?: RemoteIndex;
 }
 
 export { CancelledError };
@@ -203,7 +206,8 @@ export class FolderSession {
   }
 
   private get i18nDirty(): boolean {
-    return !!this.i18nState && this.i18nState.index.revision !== this.savedI18nRevision;
+    // built lookup tables are stored too: the next process answers without building them
+    return !!this.i18nState && (this.i18nState.index.revision !== this.savedI18nRevision || this.i18nState.index.tablesUnsaved);
   }
 
   get isIndexing(): boolean {
@@ -241,9 +245,13 @@ export class FolderSession {
    * 10 s while embedding, and at the end — also when `signal` stops it (what was done is
    * kept; missing vectors are then computed in the background).
    */
-  async *index(options: { signal?: AbortSignal; selection?: FileSelection; embed?: boolean } = {}): AsyncGenerator<IndexProgress> {
+  async *index(options: { signal?: AbortSignal; selection?: FileSelection; embed?: boolean; i18n?: I18nConfig } = {}): AsyncGenerator<IndexProgress> {
     this.assertOpen();
     if ('selection' in options) this.selection = options.selection;
+    // the run feeds the i18n index too (one read of each file for both): the UI text of the code
+    // is searchable when it is done, not only after a first i18n question
+    const i18n = options.i18n ?? this.i18nState?.config ?? {};
+    if (!this.i18nState || configKey(this.i18nState.config) !== configKey(i18n)) this.i18nState = { index: newI18nIndex(i18n), config: { localeGlobs: i18n.localeGlobs, functions: i18n.functions }, catalog: new Map(), ready: undefined };
     await this.stopEmbedding();
     this.indexing++;
     const stop = new AbortController();
@@ -358,6 +366,12 @@ export class FolderSession {
 
   async search(query: string, options?: SearchOptions): Promise<SearchHit[]> {
     this.assertOpen();
+    const remote = this.options.remote;
+    if (remote) {
+      const o = options ?? {};
+      const hits = await remote.search(this.root, this.engine, query, { k: o.k, mode: o.mode, filters: o.filters, rrfK: o.rrfK, embedder: this.options.embedder, localSearch: (k) => this.engine.search(query, { ...o, k, diversify: false }) });
+      if (hits) return hits; // undefined: the team index cannot answer now, the local one does
+    }
     // the editor's results view groups locale files itself (a Translations group): they reach it unfolded
     return this.engine.search(query, { ...options, diversify: options?.diversify ?? { foldLocales: false } });
   }
@@ -373,11 +387,10 @@ export class FolderSession {
   }
 
   /**
-   * An i18n question (see `I18nQuery`). The i18n index is built on the first one (from the
-   * source, with the folder's selection; requests with other `localeGlobs` rebuild it) and kept
-   * current by `index` and `apply` from then on.
+   * An i18n question (see `I18nQuery`), the answer typed by its `op`. The i18n index is built by
+   * the first `index` run or the first question (from the source, with the folder's selection;
+   * requests with other `localeGlobs` rebuild it) and kept current by `index` and `apply`.
    */
-  /** The answer to `query`, typed by its `op`. */
   async i18n<Q extends I18nQuery>(query: Q, options: I18nConfig & { signal?: AbortSignal; embedder?: Embedder; lexicalOnly?: boolean } = {}): Promise<I18nAnswerOf<Q['op']>> {
     return (await this.answerI18n(query, options)) as I18nAnswerOf<Q['op']>;
   }
@@ -388,6 +401,13 @@ export class FolderSession {
     await state.ready;
     if (this.i18nDirty) this.scheduleSave();
     options.signal?.throwIfAborted();
+    const answer = await this.answerFrom(state, query, options);
+    // the lookup tables the answer built are kept with the store
+    if (this.i18nDirty) this.scheduleSave();
+    return answer;
+  }
+
+  private async answerFrom(state: I18nState, query: I18nQuery, options: I18nConfig & { signal?: AbortSignal; embedder?: Embedder; lexicalOnly?: boolean }): Promise<I18nAnswer> {
     const index = state.index;
     if (query.op === 'key') return { op: 'key', result: index.lookupKey(query.key, { fromFile: query.fromFile, limit: query.limit }) };
     if (query.op === 'diagnostics') return { op: 'diagnostics', result: index.diagnostics(query.file, query.text) };

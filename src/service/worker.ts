@@ -29,7 +29,8 @@ import type {
   WorkerMessage,
   WorkerStatus,
 } from './protocol';
-import { CancelledError, FolderSession } from './session';
+import { CancelledError, FolderSession, type I18nConfig } from './session';
+import { RemoteIndex } from '../index/pgstore';
 import type { ToolRequest, ToolResult } from './protocol';
 import type { IndexProgress } from '../index/engine';
 import { sessionAgentFolder } from '../mcp/folder';
@@ -51,6 +52,8 @@ export class WorkerState {
   /** Folders asked about by `i18n` without being indexed: storeless sessions (nothing persisted, no lock). */
   private readonly i18nOnly = new Map<string, FolderSession>();
   private paused = false;
+  /** The team index of `init.remote`, shared by every folder. */
+  private remote: RemoteIndex | undefined;
   private resumeWaiters: Array<() => void> = [];
   private readonly running = new Map<number, AbortController>();
   private lastStatusPush = 0;
@@ -116,7 +119,7 @@ export class WorkerState {
         await this.initializing;
         return this.status();
       case 'index':
-        return this.index(req.id, req.root, req.storeDir, signal, req.selection);
+        return this.index(req.id, req.root, req.storeDir, signal, req.selection, req.i18n);
       case 'update':
         return this.update(req.root, req.files);
       case 'remove': {
@@ -170,6 +173,7 @@ export class WorkerState {
       model: this.embedder?.id,
       paused: this.paused,
       folders,
+      ...(this.remote ? { remote: this.remote.state } : {}),
     };
   }
 
@@ -200,6 +204,17 @@ export class WorkerState {
     this.embedder = undefined;
     this.options = options;
     this.initialized = true;
+    await this.remote?.close();
+    this.remote = options.remote
+      ? new RemoteIndex(options.remote, {
+          // said once per change (not per search), in the log and the status
+          onState: (st) => {
+            if (st.ok) this.log('info', `searching the team index ${st.url}`);
+            else this.log('warn', `the team index ${st.url} cannot answer (${st.problem}): searching the local index, trying again in a minute`);
+            this.pushStatus(true);
+          },
+        })
+      : undefined;
     if (!options.embedder) {
       this.keywordOnlyReason = 'no embedding model configured';
     } else {
@@ -256,6 +271,7 @@ export class WorkerState {
       checkpoint: this.checkpoint,
       onProgress: (progress) => this.post({ type: 'progress', root, progress }),
       onChange: () => this.pushStatus(),
+      remote: this.remote,
     });
     s.engine.setPriority(this.hints.get(path.resolve(root)) ?? []);
     return s;
@@ -263,7 +279,7 @@ export class WorkerState {
 
   // --- index / update / close -----------------------------------------------------------------
 
-  private async index(id: number, rootIn: string, storeDir: string, signal: AbortSignal, selection?: FileSelection): Promise<IndexResult> {
+  private async index(id: number, rootIn: string, storeDir: string, signal: AbortSignal, selection?: FileSelection, i18n?: I18nConfig): Promise<IndexResult> {
     let opened!: () => void;
     const open = new Promise<void>((resolve) => (opened = resolve));
     this.opening.add(open);
@@ -284,14 +300,14 @@ export class WorkerState {
       }
       let loaded = false;
       let rebuilt: string | undefined;
+      let i18nConfig = i18n;
       if (!s) {
         // an i18n-only session of this root (asked before it was indexed) gives way to the full one
         const i18nOnly = this.i18nOnly.get(root);
         this.i18nOnly.delete(root);
         await i18nOnly?.close();
         s = await this.openSession(root, storeDir);
-        const config = i18nOnly?.i18nConfig;
-        if (config) s.prepareI18n(config);
+        i18nConfig ??= i18nOnly?.i18nConfig;
         this.sessions.set(root, s);
         loaded = s.loaded;
         rebuilt = s.rebuilt;
@@ -300,7 +316,7 @@ export class WorkerState {
       const session = s;
       done();
       try {
-        for await (const p of session.index({ signal, selection })) {
+        for await (const p of session.index({ signal, selection, i18n: i18nConfig })) {
           this.progressOf.set(root, p);
           this.post({ type: 'progress', root, id, progress: p });
           this.pushStatus();
@@ -411,6 +427,7 @@ export class WorkerState {
     for (const root of [...this.sessions.keys(), ...this.i18nOnly.keys()]) await this.closeFolder(root);
     if (this.statusTimer) clearTimeout(this.statusTimer);
     await this.embedder?.dispose();
+    await this.remote?.close();
   }
 }
 

@@ -12,6 +12,14 @@ const LOCALE = /\.(?:json5?|jsonc|ya?ml|pot?|properties|xlf|xliff|ftl|arb)$/i;
 /** A cheap look at the text: no translation-looking call, no usage to check (the worker parses). */
 const MAYBE_USAGE = /\bt\s*\(|\$[_t]\b|translat|__\(|i18n|l10n|\.tr\b|\btr\s*\(|getMessage|keypath|i18nKey|\{\{\s*t\s/;
 
+/** The setting that turns the diagnostics off (`fathom.i18n.diagnostics.enabled`, default on), as `getConfiguration('fathom')` reads it. */
+export const DIAGNOSTICS_SETTING = 'i18n.diagnostics.enabled';
+
+/** The setting's value: on unless it is `false` (an ill-typed value keeps the default). */
+export function diagnosticsEnabled(value: unknown): boolean {
+  return value !== false;
+}
+
 export function wantsDiagnostics(fileName: string, text: string): boolean {
   if (LOCALE.test(fileName)) return true;
   return CODE.test(fileName) && MAYBE_USAGE.test(text);

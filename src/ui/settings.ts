@@ -25,7 +25,7 @@ export interface Inspected<T> {
 export type Inspect = <T>(key: string) => Inspected<T> | undefined;
 
 /** The settings taken from user settings only in an untrusted workspace. */
-export const RESTRICTED_SETTINGS = ['model.id', 'model.localPath', 'model.allowDownload', 'model.threads'] as const;
+export const RESTRICTED_SETTINGS = ['model.id', 'model.localPath', 'model.allowDownload', 'model.threads', 'index.remote'] as const;
 
 export interface FathomSettings {
   include: string[];
@@ -45,13 +45,15 @@ export interface FathomSettings {
   i18nFunctions: string[];
   /** Globs of the locale files (`fathom.i18n.localeGlobs`), overriding discovery; empty: discover. */
   i18nLocaleGlobs: string[];
+  /** A team index (`fathom.index.remote`, a postgres:// URL); empty: none. */
+  remote: string;
 }
 
 export const DEFAULTS: FathomSettings = {
   include: [],
   exclude: [],
   useEditorExcludes: true,
-  maxFileSizeKB: 200,
+  maxFileSizeKB: 512,
   maxTokens: 256,
   jsonCategories: ['schema', 'i18n', 'docs-meta', 'config', 'other'],
   modelId: DEFAULT_MODEL,
@@ -63,6 +65,7 @@ export const DEFAULTS: FathomSettings = {
   maxResults: 50,
   i18nFunctions: [],
   i18nLocaleGlobs: [],
+  remote: '',
 };
 
 /** The effective value: folder over workspace over user over default, user-only when restricted. */
@@ -99,6 +102,7 @@ export function readSettings(inspect: Inspect, trusted: boolean): FathomSettings
     maxResults: Math.round(num(get('search.maxResults', 'maxResults'), DEFAULTS.maxResults, 1, 500)),
     i18nFunctions: strings(get('i18n.functions', 'i18nFunctions')).map((f) => f.trim()).filter((f) => /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/.test(f)),
     i18nLocaleGlobs: strings(get('i18n.localeGlobs', 'i18nLocaleGlobs')).map((g) => g.trim()).filter(Boolean),
+    remote: String(get('index.remote', 'remote') ?? '').trim(),
   };
 }
 
@@ -157,7 +161,15 @@ export function initOptionsOf(s: FathomSettings, env: ModelEnv): WorkerInitOptio
           threads: s.threads > 0 ? s.threads : undefined,
         }
       : false,
+    ...(remoteUrlOf(s).url ? { remote: remoteUrlOf(s).url } : {}),
   };
+}
+
+/** The team index URL of `fathom.index.remote`, or why it is not used (`note`: not a postgres:// URL). */
+export function remoteUrlOf(s: FathomSettings): { url?: string; note?: string } {
+  if (!s.remote) return {};
+  if (/^postgres(ql)?:\/\/\S+$/i.test(s.remote)) return { url: s.remote };
+  return { note: 'fathom.index.remote is not a postgres:// URL: it is left out, searches are local' };
 }
 
 /**

@@ -46,6 +46,16 @@ export function indexState(
   if (status?.model) lines.push(`Model: ${status.model}`);
   if (warning) lines.push(warning, ...(opts.adviceDetail ? [opts.adviceDetail] : []));
   if (paused) lines.push('Indexing is paused.');
+  const remote = status?.remote;
+  if (remote) {
+    lines.push(
+      remote.pending
+        ? `Team index: ${remote.url} (connects on the first search)`
+        : remote.ok
+          ? `Team index: ${remote.url}${remote.dirty ? ` · ${fmt(remote.dirty)} locally changed files searched locally` : ''}`
+          : `Team index ${remote.url} cannot answer (${remote.problem ?? 'unknown error'}): searching the local index`,
+    );
+  }
   lines.push('Click for pause/resume, rebuild, indexed files and the log.');
   if (!status) {
     return { text: 'Starting…', indexing: true, paused, barText: '$(sync~spin) Fathom', tooltip: 'Fathom is starting', warning, ...warningInfo };

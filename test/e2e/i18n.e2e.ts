@@ -4,7 +4,8 @@
  * English, then the French value → the locale file opens with exactly the value selected
  * (checked in the status bar and in Fathom's log line of the revealed range); "Fathom: Find
  * i18n Key" from the palette; hovering a `$t('key')` shows the translations, and its locale link
- * opens that locale's line.
+ * opens that locale's line; a `$t('…')` of a key no locale defines is underlined as a warning,
+ * and `fathom.i18n.diagnostics.enabled: false` takes the warning away (true brings it back).
  *
  * Fixture: test/fixtures/e2e-workspace (src/components/EmptyNotes.vue, locales/{en,de,fr}.json).
  */
@@ -168,5 +169,23 @@ describe('Fathom in code-server: i18n lookup, context menu and hover', function 
     const v = valueAt(s, 'locales/fr.json', 'Carnet de randonnée');
     assert.deepEqual(await selectionStatus(s), { line: v.line, col: v.end + 1, selected: 'Carnet de randonnée'.length });
     await s.waitForLog('Fathom', new RegExp(`i18n: opened locales/fr\\.json ${v.line}:${v.start}-${v.line}:${v.end} \\(fr value of app\\.title\\)`));
+  });
+
+  it('a key no locale defines is a warning; fathom.i18n.diagnostics.enabled off clears it, on brings it back', async () => {
+    const s = fathom();
+    const rel = 'src/components/Undefined.vue';
+    fs.writeFileSync(path.join(s.workspace, rel), "<template>\n  <p>{{ $t('nowhere.defined') }}</p>\n</template>\n");
+    await s.openFile(rel);
+    const squiggles = s.page.locator('.editor-instance .squiggly-warning');
+    const count = () => squiggles.count();
+    await waitFor('the warning on the undefined key', async () => ((await count()) > 0 ? true : undefined), 30_000);
+    await s.screenshot('diagnostic-warning');
+    await s.updateSettings({ 'fathom.i18n.diagnostics.enabled': false });
+    await activate(s, rel);
+    await waitFor('the warning to go', async () => ((await count()) === 0 ? true : undefined), 30_000);
+    await s.screenshot('diagnostics-off');
+    await s.updateSettings({ 'fathom.i18n.diagnostics.enabled': true });
+    await activate(s, rel);
+    await waitFor('the warning to come back', async () => ((await count()) > 0 ? true : undefined), 30_000);
   });
 });

@@ -23,7 +23,7 @@ describe('chunkFile: dispatch and bad input', () => {
   });
 
   it('skips files over the size cap, and the cap is configurable', () => {
-    const big = `${'const a = 1;\n'.repeat(20_000)}`;
+    const big = `${'const a = 1;\n'.repeat(50_000)}`;
     assert.equal(chunkFile('big.js', big).skipped?.reason, 'too-large');
     const r = chunkFile('big.js', big, { maxFileBytes: 1024 * 1024 });
     assert.equal(r.skipped, undefined);

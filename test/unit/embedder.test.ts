@@ -65,7 +65,7 @@ describe('Embedder (transformers.js, tiny fixture model)', function () {
     assert.equal(q8.dims, 32);
     assert.equal(q8.dtype, 'q8');
     assert.equal(q8.maxTokens, 256);
-    assert.equal(q8.batchSize, 32);
+    assert.equal(q8.batchSize, 2);
     assert.equal(q8.threads, defaultThreads());
     assert.ok(q8.threads >= 1);
     assert.equal(q8.id, 'fathom-tiny-bert:q8:256');
@@ -115,6 +115,25 @@ describe('Embedder (transformers.js, tiny fixture model)', function () {
     } finally {
       await small.dispose();
       await one.dispose();
+    }
+  });
+
+  it('packs batches by a token budget: fewer rows when the texts are long, the same vectors', async () => {
+    const budget = await load({ dtype: 'fp32', batchTokens: 64 });
+    try {
+      assert.equal(fp32.batchTokens, 512, 'the default budget');
+      const long = Array.from({ length: 6 }, (_, i) => `${'zoom map control layer '.repeat(8)} ${i}`);
+      const texts = [...TEXTS, ...long];
+      const p = budget.prepareBatches(texts);
+      assert.deepEqual(p.batches.flatMap((b) => b.indices).sort((x, y) => x - y), texts.map((_, i) => i), 'every text in one batch');
+      for (const b of p.batches) assert.ok(b.indices.length === 1 || b.indices.length * b.length <= 64, `${b.indices.length} rows of ${b.length} tokens`);
+      assert.ok(p.batches.some((b) => b.indices.length === 1 && b.length > 32), 'a text of over half the budget is a batch alone');
+      assert.ok(p.batches.some((b) => b.indices.length > 1), 'short texts share a batch');
+      // the count cap still holds with a large budget
+      assert.ok(fp32.prepareBatches(texts, 2, 1 << 20).batches.every((b) => b.indices.length <= 2));
+      assert.ok(maxDiff(await fp32.embed(texts), await budget.embed(texts)) < 1e-5);
+    } finally {
+      await budget.dispose();
     }
   });
 
@@ -180,19 +199,26 @@ describe('Embedder (transformers.js, tiny fixture model)', function () {
 
   it('agrees with transformers.js\'s own feature-extraction pipeline (mean pooling, normalized)', async () => {
     const short = TEXTS.filter((t) => t.length < 200); // within the window: no truncation involved
-    for (const e of [q8, fp32]) {
-      const ref = await e.pipeline(short, { pooling: 'mean', normalize: true });
-      assert.deepEqual(ref.dims, [short.length, e.dims]);
-      const data = ref.data as Float32Array;
-      const expected = short.map((_, i) => data.slice(i * e.dims, (i + 1) * e.dims));
-      assert.ok(maxDiff(await e.embed(short), expected) < 1e-5, e.dtype);
+    // one batch for all, as the pipeline's call makes (q8 quantizes activations per batch)
+    for (const dtype of ['q8', 'fp32'] as const) {
+      const e = await load({ dtype, batchSize: 64, batchTokens: 1 << 20 });
+      try {
+        const ref = await e.pipeline(short, { pooling: 'mean', normalize: true });
+        assert.deepEqual(ref.dims, [short.length, e.dims]);
+        const data = ref.data as Float32Array;
+        const expected = short.map((_, i) => data.slice(i * e.dims, (i + 1) * e.dims));
+        assert.ok(maxDiff(await e.embed(short), expected) < 1e-5, e.dtype);
+      } finally {
+        await e.dispose();
+      }
     }
   });
 
   it('pads batches without changing vectors: the raw session agrees', async () => {
     for (const e of [q8, fp32]) {
       const prepared = e.prepareBatches(TEXTS);
-      assert.equal(prepared.batches.length, 1);
+      // (the batches embed makes: a batch holding rows shorter than its padded length)
+      assert.ok(prepared.batches.some((b) => b.indices.length > 1 && b.indices.some((i) => prepared.tokens[i] < b.length)), 'some row is padded');
       const raw = await rawSessionEmbed(e, prepared);
       assert.ok(maxDiff(await e.embed(TEXTS), raw) < 1e-5);
     }
@@ -308,6 +334,7 @@ describe('Embedder (transformers.js, tiny fixture model)', function () {
     it('bad options', async () => {
       assert.match(errorOf(await createEmbedder({ localModelPath: MODELS, model: TINY, threads: 0 })), /threads must be an integer of at least 1, got 0/);
       assert.match(errorOf(await createEmbedder({ localModelPath: MODELS, model: TINY, batchSize: 1.5 })), /batchSize/);
+      assert.match(errorOf(await createEmbedder({ localModelPath: MODELS, model: TINY, batchTokens: 0 })), /batchTokens/);
       assert.match(errorOf(await createEmbedder({ localModelPath: MODELS, model: TINY, maxTokens: 2 })), /maxTokens must be an integer of at least 4/);
       assert.match(errorOf(await createEmbedder({ localModelPath: MODELS, model: TINY, dtype: 'fp64' as never })), /Unknown embedding dtype "fp64"/);
     });

@@ -7,7 +7,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Candidate, I18nIndex, TextRange } from '../../src/i18n/index';
+import { I18nIndex, type Candidate, type TextRange } from '../../src/i18n/index';
 import { canonicalLocale, identifyLocale, isLocaleCode } from '../../src/i18n/locales';
 import { parseProperties } from '../../src/i18n/formats/properties';
 import { loadI18nIndex } from '../../src/i18n/workspace';
@@ -51,6 +51,43 @@ describe('i18n formats: locale codes (BCP-47)', () => {
     assert.equal(canonicalLocale('es-419'), 'es-419');
     // the longest code wins in a prefixed name: zh-Hant-TW, not Twi (`tw`)
     assert.deepEqual(identifyLocale('i18n/app_zh_Hant_TW.json'), { locale: 'zh-Hant-TW', from: 'name' });
+  });
+
+  it('tells the locale from a path in every usual spelling (prefix_ll_CC, ll-CC, ll_Script_CC, folders, gettext modifiers)', () => {
+    const cases: Record<string, [string, string?] | undefined> = {
+      'core_pt_BR.json': ['pt-BR'],
+      'locales/core_pt_BR.json': ['pt-BR'],
+      'i18n/messages.pt-BR.json': ['pt-BR'],
+      'pt-BR.json': ['pt-BR'],
+      'pt_br.json': ['pt-BR'],
+      'zh_Hans_CN.json': ['zh-Hans-CN'],
+      'app_sr_Latn_RS.json': ['sr-Latn-RS'],
+      'az-Cyrl-AZ.json': ['az-Cyrl-AZ'],
+      'locales/pt-BR/common.json': ['pt-BR', 'common'],
+      'locales/pt_BR/admin/users.json': ['pt-BR', 'admin/users'],
+      'public/locales/zh-Hant-TW/app.json': ['zh-Hant-TW', 'app'],
+      'sr@latin.json': ['sr-Latn'],
+      'ca@valencia.json': ['ca-valencia'],
+      'pt-BR.messages.json': ['pt-BR'],
+      'en_US_core.json': ['en-US'],
+      // code then a word, a lone language: only inside an i18n folder
+      'locales/en_core.json': ['en'],
+      // four letters after a language are a script only when they are one (not en-Core, fr-Main)
+      'en_core.json': undefined,
+      'fr_main.json': undefined,
+      'es-module.json': undefined,
+      'my_test.json': undefined,
+      'id_rsa.json': undefined,
+      'common.json': undefined,
+    };
+    for (const [file, want] of Object.entries(cases)) {
+      const got = identifyLocale(file);
+      assert.deepEqual(got && [got.locale, got.namespace].filter((x) => x !== undefined), want && want.filter((x) => x !== undefined), file);
+    }
+    for (const no of ['en-core', 'fr_Main', 'de-user']) assert.ok(!isLocaleCode(no), no);
+    assert.equal(canonicalLocale('sr@latin'), 'sr-Latn');
+    assert.equal(canonicalLocale('sr_RS@latin'), 'sr-Latn-RS');
+    assert.equal(canonicalLocale('uz_cyrl'), 'uz-Cyrl');
   });
 
   it('reads ca-valencia.json, sr-Latn.json, zh-Hant-TW.json, es-419.json as locales', () => {
@@ -152,6 +189,16 @@ describe('i18n formats: XLIFF, Fluent, PHP, ARB, WebExtension', () => {
     assert.equal(textAt('angular', c.locales[1].file, c.locales[1].keyRange), 'heroTitle');
     finds('angular', 'Encontrados {{ count }} héroes', 'heroCount', { 'en-US': 'Found {{ count }} heroes', es: 'Encontrados {{ count }} héroes' });
     assert.deepEqual(problems('angular'), ['malformed src/locale/messages.es.xlf:13']);
+  });
+
+  it('XLIFF with an element never closed: reported with its line and column, the file not read (not partly, silently)', () => {
+    const ok = '<?xml version="1.0"?>\n<xliff version="1.2">\n  <file source-language="en" target-language="de">\n    <body>\n      <trans-unit id="a">\n        <source>Save</source>\n        <target>Speichern</target>\n      </trans-unit>\n';
+    const ix = new I18nIndex();
+    ix.setFile('locale/messages.de.xlf', `${ok}      <trans-unit id="b">\n        <source>Open</source>\n        <target>Öffnen\n      </trans-unit>\n    </body>\n  </file>\n</xliff>\n`);
+    ix.setFile('locale/messages.fr.xlf', ok.replace('target-language="de"', 'target-language="fr"').replace('Speichern', 'Enregistrer') + '    </body>\n  </file>\n</xliff>\n');
+    assert.deepEqual(ix.problems.map((p) => `${p.kind} ${p.file}:${p.line} ${p.message}`), ['malformed locale/messages.de.xlf:11 XLIFF is not well-formed: <target> at line 11, column 9 is never closed: not read']);
+    assert.deepEqual(ix.localeFiles, ['locale/messages.fr.xlf']);
+    assert.deepEqual(byLocale(ix.lookupKey('a').candidates[0]), { en: 'Save', fr: 'Enregistrer' });
   });
 
   it('Fluent: ids, attributes, terms, select variants (each variant finds its message), junk reported', () => {

@@ -7,6 +7,8 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { formatHealth } from '../../src/i18n/health';
+import { I18nIndex } from '../../src/i18n/index';
 import { loadI18nIndex } from '../../src/i18n/workspace';
 import { diagnosticView, wantsDiagnostics } from '../../src/ui/i18nDiagnostics';
 
@@ -51,6 +53,26 @@ describe('i18n key health', () => {
     assert.match(good.stdout, /0 undefined, 0 missing, 0 unused/);
     const usage = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'fathom.js'), 'i18n', '--check', 'x', '--dir', WS], { encoding: 'utf8' });
     assert.equal(usage.status, 2);
+  });
+});
+
+describe('i18n key health: the text report', () => {
+  it('keeps each finding on one line: a key or value with a newline, tab or ESC shows them escaped', () => {
+    const ix = new I18nIndex();
+    ix.setFile('locales/en.json', JSON.stringify({ 'two\nlines': 'A\nB', same: 'Same' }));
+    ix.setFile('locales/fr.json', JSON.stringify({ same: 'Same' }));
+    ix.setFile('src/a.js', "export const x = () => [i18n.t('bad\\nkey\\t\\u001b[31m'), i18n.t('same')]\n");
+    const report = ix.health();
+    const text = formatHealth(report, false);
+    const lines = text.trimEnd().split('\n').filter(Boolean);
+    assert.equal(lines.length, report.findings.length + 1, text);
+    assert.ok(lines.some((l) => l.startsWith('undefined ') && l.includes('bad\\nkey\\t\\u001b[31m')), text);
+    assert.ok(lines.some((l) => l.startsWith('missing ') && l.includes('two\\nlines')), text);
+    // eslint-disable-next-line no-control-regex
+    assert.ok(!/[\u0000-\u0008\u000b-\u001f]/.test(text), 'no control character but the line ends');
+    // --json keeps the key as it is (JSON escapes it)
+    const json = formatHealth(report, true).trimEnd().split('\n').map((l) => JSON.parse(l) as { key?: string });
+    assert.ok(json.some((f) => f.key === 'bad\nkey\t\u001b[31m'));
   });
 });
 

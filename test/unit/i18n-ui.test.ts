@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Candidate, HoverResult, LookupResult } from '../../src/i18n/types';
 import { IndexClient } from '../../src/service/client';
+import { DIAGNOSTICS_SETTING, diagnosticsEnabled } from '../../src/ui/i18nDiagnostics';
 import {
   answerEntries,
   answerTitle,
@@ -260,5 +261,21 @@ describe('i18n answer UI logic', function () {
     const uri = commandUri('fathom.openI18nTarget', ['/w s/x', t]);
     assert.match(uri, /^command:fathom\.openI18nTarget\?[^\s()"]+$/);
     assert.deepEqual(JSON.parse(decodeURIComponent(uri.slice(uri.indexOf('?') + 1))), ['/w s/x', t]);
+  });
+});
+
+describe('i18n diagnostics setting (fathom.i18n.diagnostics.enabled)', () => {
+  it('is contributed as a resource-scoped boolean, on by default, under the key the command reads', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, { type: string; default: unknown; scope: string }> } } };
+    const s = pkg.contributes.configuration.properties[`fathom.${DIAGNOSTICS_SETTING}`];
+    assert.ok(s, `fathom.${DIAGNOSTICS_SETTING} is contributed`);
+    assert.deepEqual([s.type, s.default, s.scope], ['boolean', true, 'resource']);
+    const cmd = fs.readFileSync(path.join(__dirname, '..', '..', 'src', 'commands', 'i18nDiagnostics.ts'), 'utf8');
+    assert.ok(/getConfiguration\('fathom', doc\.uri\)\.get\(DIAGNOSTICS_SETTING\)/.test(cmd), 'the command reads it per document folder');
+  });
+
+  it('only false turns them off (unset or ill-typed keeps the default)', () => {
+    assert.equal(diagnosticsEnabled(false), false);
+    for (const v of [true, undefined, null, 'false', 0]) assert.equal(diagnosticsEnabled(v), true, String(v));
   });
 });

@@ -420,3 +420,29 @@ describe('i18n: ties between templates', () => {
     assert.deepEqual(ix.lookupLexical('Blocca dominio Mastodon', { limit: 1 }).candidates.map((c) => c.key), ['lockDomain']);
   });
 });
+
+describe('i18n: locale modules as bundlers and compilers write them', () => {
+  const MODULES: Record<string, string> = {
+    // element-plus es/ build: a var, then an export list naming it default
+    'es/locale/lang/en.mjs': 'var English = {\n  name: "en",\n  el: { colorpicker: { confirm: "OK", clear: "Clear" } }\n};\n\nexport { English as default };\n',
+    // its CommonJS build
+    'lib/locale/lang/fr.js': '"use strict";\nObject.defineProperty(exports, "__esModule", { value: true });\nvar French = {\n  name: "fr",\n  el: { colorpicker: { confirm: "Confirmer", clear: "Effacer" } }\n};\nexports["default"] = French;\n',
+    'src/locales/de.js': 'const de = { el: { colorpicker: { confirm: "Bestätigen", clear: "Leeren" } } };\nmodule.exports.default = de;\n',
+    'src/locales/nl.ts': 'export const nl = {\n  el: { colorpicker: { confirm: "Bevestigen", clear: "Wissen" } },\n};\nexport default nl;\n',
+    'src/locales/it.ts': 'const it = { el: { colorpicker: { confirm: "Conferma", clear: "Pulisci" } } } as const;\nexport default it;\n',
+    // not messages: an export list without default, a re-export
+    'src/locales/index.ts': 'const all = { a: "x", b: "y" };\nexport { all };\nexport { default as en } from "./en";\n',
+  };
+  it('reads `var X = {…}; export { X as default }`, exports["default"] = X, and an exported const exported as default', () => {
+    const ix = new I18nIndex();
+    for (const [f, t] of Object.entries(MODULES)) ix.setFile(f, t);
+    assert.deepEqual(ix.localeFiles, ['es/locale/lang/en.mjs', 'lib/locale/lang/fr.js', 'src/locales/de.js', 'src/locales/it.ts', 'src/locales/nl.ts']);
+    const [c] = ix.lookupLexical('Effacer').candidates;
+    assert.equal(c.key, 'el.colorpicker.clear');
+    assert.deepEqual(byLocale(c), { de: 'Leeren', en: 'Clear', fr: 'Effacer', it: 'Pulisci', nl: 'Wissen' });
+    for (const l of c.locales) {
+      const lines = MODULES[l.file].split('\n');
+      assert.equal(lines[l.range.start.line - 1].slice(l.range.start.column, l.range.end.column), l.value, `${l.file}: the range is the value`);
+    }
+  });
+});

@@ -60,11 +60,16 @@ describe('agent tools in the editor', () => {
     it('search, context and status answer as the MCP server does; bad input is isError', async () => {
       const ws = path.join(tmp, 'ws');
       await client.index(ws, path.join(tmp, 'store'));
-      const r = await client.tool('search', { query: 'zoom control (getZoomControl)', k: 2, maxTokens: 400 }, { roots: [ws] });
+      const r = await client.tool('search', { query: 'zoom control (getZoomControl)', k: 2, maxTokens: 400, detail: 'chunks' }, { roots: [ws] });
       assert.ok(!r.isError, r.text);
       assert.match(r.text, /## 1\. src\/map\/zoom\.js:3-11 · function getZoomControl/);
       assert.equal((r.structured.hits as Array<{ path: string }>)[0].path, 'src/map/zoom.js');
       assert.ok((r.structured.tokens as number) <= 400);
+      // the default answer (files) from the worker's session: the same as the MCP server's
+      const files = await client.tool('search', { query: 'getZoomControl' });
+      assert.match(files.text, /^1\. src\/map\/zoom\.js:3-11 · function getZoomControl\n(?: {3}\d+: .*\n)? {3}6: export function getZoomControl/m);
+      const paths = (files.structured.hits as Array<{ path: string; pathMatch?: string[] }>).map((h) => h.path);
+      assert.equal(new Set(paths).size, paths.length, 'each file once');
       const c = await client.tool('context', { path: 'docs/i18n.md', line: 15 });
       assert.match(c.text, /## unit: docs\/i18n\.md:9-16 · section Translations > Adding a language/);
       const s = await client.tool('status', {});

@@ -65,12 +65,12 @@ describe('fathom mcp over stdio (SDK client)', function () {
       assert.ok(t.description && t.description.length > 40, t.name);
     }
     const search = tools.find((t) => t.name === 'search')!;
-    assert.deepEqual(Object.keys(search.inputSchema.properties!).sort(), ['cursor', 'glob', 'k', 'kind', 'language', 'maxTokens', 'mode', 'query']);
+    assert.deepEqual(Object.keys(search.inputSchema.properties!).sort(), ['cursor', 'detail', 'glob', 'k', 'kind', 'language', 'maxTokens', 'mode', 'query']);
     assert.deepEqual(search.inputSchema.required, ['query']);
   });
 
-  it('search: one block per hit with path:start-end, kind, symbol, why and the chunk; structured hits alike', async () => {
-    const r = await call('search', { query: 'zoom control (getZoomControl)', k: 3 });
+  it('search detail "chunks": one block per hit with path:start-end, kind, symbol, why and the chunk; structured hits alike', async () => {
+    const r = await call('search', { query: 'zoom control (getZoomControl)', k: 3, detail: 'chunks' });
     assert.ok(!r.isError, r.content[0]?.text);
     const text = r.content[0].text;
     assert.match(text, /## 1\. src\/map\/zoom\.js:3-11 · function getZoomControl\nwhy: keyword #1/);
@@ -83,12 +83,56 @@ describe('fathom mcp over stdio (SDK client)', function () {
     assert.match(text, /keyword-only/);
   });
 
+  it('search (default detail "files"): one line per file with its best place and best line(s), each file once', async () => {
+    const r = await call('search', { query: 'getZoomControl' });
+    assert.ok(!r.isError, r.content[0]?.text);
+    const text = r.content[0].text;
+    assert.match(text, /^1\. src\/map\/zoom\.js:3-11 · function getZoomControl\n(?: {3}\d+: .*\n)? {3}6: export function getZoomControl \(map, options = \{\}\) \{$/m);
+    const hits = r.structuredContent!.hits as Array<{ path: string; startLine: number; symbol: string; lines: Array<{ line: number; text: string }>; more?: unknown[] }>;
+    assert.ok(hits.length >= 3, `${hits.length} files`);
+    assert.equal(new Set(hits.map((h) => h.path)).size, hits.length, 'each file once');
+    assert.deepEqual([hits[0].path, hits[0].startLine, hits[0].symbol], ['src/map/zoom.js', 3, 'getZoomControl']);
+    assert.ok(hits[0].lines.some((l) => l.line === 6 && l.text === 'export function getZoomControl (map, options = {}) {'), JSON.stringify(hits[0].lines));
+    assert.equal((text.match(/^\d+\. /gm) ?? []).length, hits.length, 'one numbered line per file');
+    assert.doesNotMatch(text, /```/, 'no chunk text');
+    assert.equal(r.structuredContent!.tokens, defaultTokenCounter().count(text));
+  });
+
+  it('search "files": a commit-style sentence is searched by its identifiers and content words, tracker references and change-log words dropped', async () => {
+    const r = await call('search', { query: 'Fixed #4711 -- Made getZoomControl() reuse the registered instance instead of creating it again.' });
+    assert.ok(!r.isError, r.content[0]?.text);
+    const searched = /^searched: (.*)$/m.exec(r.content[0].text)?.[1];
+    assert.equal(searched, 'getZoomControl reuse registered instance creating');
+    const hits = r.structuredContent!.hits as Array<{ path: string; symbol: string }>;
+    assert.equal(hits[0].path, 'src/map/zoom.js');
+  });
+
+  it('search "files": cut to maxTokens, nextCursor gives the following files', async () => {
+    const counter = defaultTokenCounter();
+    const full = await call('search', { query: 'zoom', maxTokens: 100_000 });
+    const all = (full.structuredContent!.hits as Array<{ path: string }>).map((h) => h.path);
+    assert.ok(all.length >= 3, `${all.length} files`);
+    const small = await call('search', { query: 'zoom', maxTokens: 250 });
+    assert.ok(counter.count(small.content[0].text) <= 250);
+    const first = (small.structuredContent!.hits as Array<{ path: string }>).map((h) => h.path);
+    assert.ok(first.length >= 1 && first.length < all.length, `${first.length} of ${all.length}`);
+    assert.deepEqual(first, all.slice(0, first.length));
+    const cursor = small.structuredContent!.nextCursor as string;
+    assert.match(small.content[0].text, /more files: call again with cursor/);
+    const next = await call('search', { query: 'zoom', maxTokens: 250, cursor });
+    const second = (next.structuredContent!.hits as Array<{ path: string }>).map((h) => h.path);
+    assert.deepEqual(second, all.slice(first.length, first.length + second.length));
+    assert.match(next.content[0].text, new RegExp(`^${first.length + 1}\\. `, 'm'), 'ranks go on');
+    const chunkCursor = await call('search', { query: 'zoom', cursor, detail: 'chunks' });
+    assert.equal(chunkCursor.isError, true, 'a files cursor is not a chunks cursor');
+  });
+
   it('search: cut to maxTokens (counted with the WordPiece tokenizer), nextCursor gives the following hits', async () => {
     const counter = defaultTokenCounter();
-    const full = await call('search', { query: 'zoom', k: 10, maxTokens: 100_000 });
+    const full = await call('search', { query: 'zoom', k: 10, maxTokens: 100_000, detail: 'chunks' });
     const all = (full.structuredContent!.hits as Array<{ path: string; startLine: number }>).map((h) => `${h.path}:${h.startLine}`);
     assert.ok(all.length >= 4, `${all.length} hits`);
-    const small = await call('search', { query: 'zoom', k: 10, maxTokens: 300 });
+    const small = await call('search', { query: 'zoom', k: 10, maxTokens: 300, detail: 'chunks' });
     const text = small.content[0].text;
     assert.ok(counter.count(text) <= 300, `${counter.count(text)} tokens`);
     assert.equal(small.structuredContent!.tokens, counter.count(text));
@@ -98,21 +142,21 @@ describe('fathom mcp over stdio (SDK client)', function () {
     const cursor = small.structuredContent!.nextCursor as string;
     assert.ok(cursor, 'a nextCursor');
     assert.match(text, /cursor/);
-    const next = await call('search', { query: 'zoom', k: 10, maxTokens: 300, cursor });
+    const next = await call('search', { query: 'zoom', k: 10, maxTokens: 300, cursor, detail: 'chunks' });
     const second = (next.structuredContent!.hits as Array<{ path: string; startLine: number }>).map((h) => `${h.path}:${h.startLine}`);
     assert.deepEqual(second, all.slice(first.length, first.length + second.length));
     assert.match(next.content[0].text, new RegExp(`## ${first.length + 1}\\. `), 'ranks go on');
     // a cursor is for its own query
-    const other = await call('search', { query: 'layers', cursor });
+    const other = await call('search', { query: 'layers', cursor, detail: 'chunks' });
     assert.equal(other.isError, true);
     assert.match(other.content[0].text, /cursor belongs to another request/);
-    const junk = await call('search', { query: 'zoom', cursor: 'not-a-cursor' });
+    const junk = await call('search', { query: 'zoom', cursor: 'not-a-cursor', detail: 'chunks' });
     assert.equal(junk.isError, true);
     assert.match(junk.content[0].text, /cursor is not one Fathom gave/);
   });
 
   it('search: a tiny budget still shows the best hit, cut to whole lines and marked', async () => {
-    const r = await call('search', { query: 'zoom control (getZoomControl)', k: 1, maxTokens: 130 });
+    const r = await call('search', { query: 'zoom control (getZoomControl)', k: 1, maxTokens: 130, detail: 'chunks' });
     assert.ok(!r.isError, r.content[0].text);
     const hit = (r.structuredContent!.hits as Array<{ text: string; truncated?: boolean }>)[0];
     assert.equal(hit.truncated, true);

@@ -7,11 +7,20 @@ import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { Engine } from '../../src/index/engine';
-import { connectPg, migrate, pgSearch, PG_SCHEMA_VERSION, pushFolder, searchWithOverlay } from '../../src/index/pgstore';
+import { connectPg, migrate, overlayHits, pgSearch, PG_SCHEMA_VERSION, pushFolder, RemoteIndex, searchWithOverlay, type RemoteState, type Sql } from '../../src/index/pgstore';
 import { mineGold } from '../../src/eval/mine';
 import { fakeEmbedder } from '../helpers/fake-embedder';
+import { WorkerState } from '../../src/service/worker';
 
-/** A deterministic fake embedder (bag of character trigrams), as in engine.test.ts. */
+/** Every lexeme's document frequency, counted from the chunks (what `fathom_terms` must hold). */
+async function countedTerms(db: Sql): Promise<Map<string, number>> {
+  const r = await db.query<{ lexeme: string; n: number }>('select lexeme, count(*)::int as n from fathom_chunks, unnest(tsv) as u(lexeme) group by lexeme');
+  return new Map(r.rows.map((x) => [x.lexeme, x.n]));
+}
+async function storedTerms(db: Sql): Promise<Map<string, number>> {
+  const r = await db.query<{ term: string; df: number }>('select term, df from fathom_terms');
+  return new Map(r.rows.map((x) => [x.term, x.df]));
+}
 
 const REPO = path.join(__dirname, '..', '..');
 
@@ -24,6 +33,24 @@ const key = (h: { chunk: { path: string; start: { line: number } } }) => `${h.ch
 async function freshDb(): Promise<PGlite> {
   const db = await PGlite.create({ extensions: { vector } });
   return db;
+}
+
+let schemas = 0;
+/**
+ * An empty index inside the file's one database (starting PGlite takes seconds): a schema of its
+ * own first on the search path (pgvector's types stay found in `public`), dropped afterwards.
+ * PGlite has one session, so this holds for its socket server's clients too.
+ */
+async function scratchIndex<T>(db: PGlite, body: () => Promise<T>): Promise<T> {
+  const name = `scratch_${++schemas}`;
+  await db.query(`create schema ${name}`);
+  await db.query(`set search_path = ${name}, public`);
+  try {
+    return await body();
+  } finally {
+    await db.query('set search_path = public');
+    await db.query(`drop schema ${name} cascade`);
+  }
 }
 
 describe('PostgreSQL team index (PGlite with pgvector)', function () {
@@ -45,17 +72,37 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
   });
 
   it('migrates a fresh database to the current schema once, and refuses a newer schema', async () => {
-    const scratch = await freshDb();
-    try {
+    const scratch = db;
+    await scratchIndex(db, async () => {
       assert.deepEqual(await migrate(scratch), { from: 0, to: PG_SCHEMA_VERSION });
       assert.deepEqual(await migrate(scratch), { from: PG_SCHEMA_VERSION, to: PG_SCHEMA_VERSION });
       await scratch.query("update fathom_meta set value = '99' where key = 'schema_version'");
       await assert.rejects(migrate(scratch), /schema version 99, newer than this Fathom's/);
       await scratch.query("update fathom_meta set value = 'x' where key = 'schema_version'");
       await assert.rejects(migrate(scratch), /unreadable schema version/);
-    } finally {
-      await scratch.close();
-    }
+    });
+  });
+
+  it('migrates an index of the previous schema (1) with its data: document frequencies counted, answers the same', async () => {
+    const scratch = db;
+    await scratchIndex(db, async () => {
+      assert.deepEqual(await migrate(scratch, 1), { from: 0, to: 1 });
+      assert.equal((await scratch.query<{ t: string | null }>("select to_regclass('fathom_terms')::text as t")).rows[0].t, null, 'schema 1 has no term table');
+      // a schema-1 index holding data: pushed now, then brought back to what schema 1 stored
+      const ws = path.join(work, 'ws', 'sample');
+      await migrate(scratch);
+      await pushFolder(scratch, ws);
+      const answer = async () => (await pgSearch(scratch, 'zoom control', { k: 10, mode: 'keyword' })).map(key);
+      const before = await answer();
+      await scratch.query('drop table fathom_terms');
+      await scratch.query("delete from fathom_meta where key in ('chunks', 'generation')");
+      await scratch.query("update fathom_meta set value = '1' where key = 'schema_version'");
+      assert.deepEqual(await migrate(scratch), { from: 1, to: PG_SCHEMA_VERSION });
+      assert.deepEqual(await storedTerms(scratch), await countedTerms(scratch));
+      assert.deepEqual(await answer(), before);
+      const again = await pushFolder(scratch, ws);
+      assert.equal(again.written, 0, 'the migrated index is still current: nothing re-pushed');
+    });
   });
 
   it('pushes a folder, then pushes only what changed (by content hash), and gives the local store’s results', async () => {
@@ -132,7 +179,14 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
     assert.ok(!over2.hits.some((h) => h.chunk.path === 'sample/docs/i18n.md'));
 
     const before = emb.embedded;
+    // xmin: the transaction that wrote a row; only the edited file's rows may get a new one
+    const rowsBefore = new Map((await db.query<{ k: string; x: string }>("select path || ':' || ord as k, xmin::text as x from fathom_chunks")).rows.map((r) => [r.k, r.x]));
     const s = await pushFolder(db, ws, { embedder: emb });
+    const rowsAfter = (await db.query<{ k: string; x: string; path: string }>("select path || ':' || ord as k, xmin::text as x, path from fathom_chunks")).rows;
+    const rewritten = new Set(rowsAfter.filter((r) => rowsBefore.get(r.k) !== r.x).map((r) => r.path));
+    assert.deepEqual([...rewritten], ['sample/src/map/zoom.js'], 'only the edited file\'s rows are written again');
+    assert.ok(rowsAfter.length > 100 && ![...rowsBefore.keys()].some((k) => k.startsWith('sample/docs/i18n.md:') && rowsAfter.some((r) => r.k === k)));
+    assert.deepEqual(await storedTerms(db), await countedTerms(db), 'document frequencies follow the edit and the removal');
     assert.equal(s.written, 1);
     assert.equal(s.removed, 1);
     assert.ok(s.reused > 0 && s.embedded < s.chunks, `only the changed chunks are embedded: ${JSON.stringify(s)}`);
@@ -172,6 +226,7 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
       assert.equal(files, local.files.size);
       const chunks = (await a.query<{ n: number }>('select count(*)::int as n from fathom_chunks')).rows[0].n;
       assert.equal(chunks, local.chunkCount, 'no file written twice or half');
+      assert.deepEqual(await storedTerms(a), await countedTerms(a), 'document frequencies counted once per chunk');
       for (const w of ['writerAlphaMarker', 'writerBetaMarker']) assert.equal((await pgSearch(b, w, { k: 1, mode: 'keyword' }))[0]?.chunk.path.startsWith('index/'), true, w);
     } finally {
       await a.end();
@@ -180,11 +235,78 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
     }
   });
 
+  it('the editor\'s remote index: answers from the server, a locally edited file from the local index, local again when the server is gone', async () => {
+    const ws = path.join(work, 'ws');
+    const emb = fakeEmbedder();
+    await pushFolder(db, ws, { embedder: emb });
+    const local = new Engine({ embedder: emb });
+    for await (const _ of local.indexFolder(ws)) void _;
+    const states: RemoteState[] = [];
+    let connects = 0;
+    let up = true;
+    const remote = new RemoteIndex('postgres://me:secret@db.example/team', {
+      connect: async () => {
+        connects++;
+        if (!up) throw new Error('connect ECONNREFUSED 10.0.0.1:5432');
+        return { query: (t: string, p?: unknown[]) => (up ? db.query(t, p as never[]) : Promise.reject(new Error('Connection terminated unexpectedly'))), end: async () => undefined } as never;
+      },
+      retryMs: 0,
+      onState: (st) => states.push(st),
+    });
+    const search = (q: string, mode: 'keyword' | 'hybrid' = 'keyword') => remote.search(ws, local, q, { k: 10, mode, embedder: emb, localSearch: (k) => local.search(q, { k, mode, diversify: false }) });
+    // nothing edited: the remote answer, as pgSearch gives it
+    const plain = await search('rrf fusion', 'hybrid');
+    assert.deepEqual(plain?.map(key), (await pgSearch(db, 'rrf fusion', { k: 10, embedder: emb })).map(key));
+    assert.deepEqual(states.map((s) => [s.ok, s.dirty]), [[true, 0]]);
+    assert.ok(!JSON.stringify(states).includes('secret'), 'no password in the state');
+    // edited locally, not pushed: the word is only in the local index, and the file's stale
+    // remote chunks are left out
+    const file = path.join(ws, 'index', 'diversify.ts');
+    const text = fs.readFileSync(file, 'utf8');
+    try {
+      fs.writeFileSync(file, `${text}\nexport function zorbquux() { return 'zorbquux'; }\n`);
+      local.updateFile('index/diversify.ts', fs.readFileSync(file), { size: 1, mtimeMs: 1 });
+      assert.equal((await pgSearch(db, 'zorbquux', { k: 5, mode: 'keyword' })).length, 0, 'not pushed');
+      const hits = await search('zorbquux');
+      assert.equal(hits?.[0]?.chunk.path, 'index/diversify.ts');
+      assert.ok(hits[0].chunk.text.includes('zorbquux'), 'the local chunk, not the stale remote one');
+      assert.equal(remote.state.dirty, 1);
+      const byName = await search('diversify');
+      const fromFile = byName!.filter((h) => h.chunk.path === 'index/diversify.ts');
+      assert.ok(fromFile.length > 0);
+      const localIds = new Set((await local.search('diversify', { k: 200, mode: 'keyword', diversify: false })).map(key));
+      assert.ok(fromFile.every((h) => localIds.has(key(h))), 'the edited file\'s hits all come from the local index');
+      // the server goes away: undefined (search locally), said once in the state, tried again later
+      up = false;
+      assert.equal(await search('rrf fusion'), undefined, 'the connection broke');
+      assert.equal(await search('rrf fusion'), undefined, 'a new one is refused');
+      const down = states.filter((s) => !s.ok);
+      assert.equal(down.length, 1, 'one state change for two failed searches');
+      assert.match(down[0].problem ?? '', /Connection terminated/);
+      assert.match(remote.state.problem ?? '', /ECONNREFUSED/);
+      assert.equal(down[0].url, 'postgres://me:***@db.example/team');
+      up = true;
+      assert.ok((await search('rrf fusion'))?.length, 'back once the server is');
+      assert.equal(states[states.length - 1].ok, true);
+      assert.ok(connects >= 3);
+    } finally {
+      fs.writeFileSync(file, text);
+    }
+  });
+
+  it('overlayHits: a dirty file\'s local hits take their local rank, the remote ones keep theirs', () => {
+    const hit = (p: string, line: number) => ({ chunk: { path: p, start: { line } } as never, docId: 0, score: 0, why: { fused: 0 } });
+    const remote = [hit('a', 1), hit('b', 1), hit('c', 1)];
+    const local = [hit('a', 1), hit('d', 5), hit('b', 1), hit('x', 1)];
+    assert.deepEqual(overlayHits(remote, local, new Set(['d']), 10).map(key), ['a:1', 'd:5', 'b:1', 'c:1']);
+    assert.deepEqual(overlayHits(remote, local, new Set(['d']), 2).map(key), ['a:1', 'd:5']);
+    assert.deepEqual(overlayHits(remote, [], new Set(), 10).map(key), ['a:1', 'b:1', 'c:1']);
+  });
+
   it('the CLI: `index <dir> --store postgres://…` pushes, `search --store postgres://…` answers from it', async () => {
     const bin = path.join(REPO, 'bin', 'fathom.js');
     assert.ok(fs.existsSync(path.join(REPO, 'dist', 'cli.js')), 'dist/cli.js is built (npm test builds it)');
-    const scratch = await freshDb();
-    const server = new PGLiteSocketServer({ db: scratch, port: 0, host: '127.0.0.1', maxConnections: 2 });
+    const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections: 2 });
     await server.start();
     const url = `postgres://postgres:pw@${server.getServerConn()}/postgres`;
     const cli = (...args: string[]) =>
@@ -192,6 +314,8 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
         execFile(process.execPath, [bin, ...args], { env: { ...process.env, FATHOM_MODEL_PATH: '' } }, (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
       });
     try {
+      // an empty database again (the CLI's connection is a session of its own: no scratch schema)
+      await db.query('drop table if exists fathom_chunks, fathom_files, fathom_terms, fathom_meta cascade');
       const ws = path.join(work, 'ws', 'sample');
       const pushed = await cli('index', ws, '--store', url, '--no-embed');
       assert.equal(pushed.code, 0, pushed.stderr);
@@ -207,7 +331,37 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
       assert.equal(empty.code, 0, 'a folder searched against another folder\'s index still answers (all its files are local edits)');
     } finally {
       await server.stop();
-      await scratch.close();
+    }
+  });
+
+  it('the worker with init.remote: searches answer from the team index, and from the local index once the server is gone, said once', async () => {
+    // the database holds the pushed sample folder (the CLI test above)
+    const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections: 2 });
+    await server.start();
+    const posted: Array<{ type: string; id?: number; result?: unknown; level?: string; message?: string }> = [];
+    const state = new WorkerState((m) => posted.push(m as never));
+    const ws = path.join(work, 'ws', 'sample');
+    const storeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-pg-store-'));
+    let stopped = false;
+    try {
+      await state.handle({ type: 'init', id: 1, options: { remote: `postgres://postgres@${server.getServerConn()}/postgres` } });
+      await state.handle({ type: 'index', id: 2, root: ws, storeDir });
+      await state.handle({ type: 'search', id: 3, query: 'zoom control', options: { k: 10, mode: 'keyword' } });
+      const remoteHits = posted.find((m) => m.id === 3)?.result as Array<{ chunk: { path: string; start: { line: number } } }>;
+      assert.deepEqual(remoteHits.map(key), (await pgSearch(db, 'zoom control', { k: 10, mode: 'keyword' })).map(key), 'the team index answered');
+      assert.deepEqual(state.status().remote, { url: `postgres://postgres@${server.getServerConn()}/postgres`, ok: true, dirty: 0 });
+      await server.stop();
+      stopped = true;
+      for (const id of [4, 5]) await state.handle({ type: 'search', id, query: 'zoom control', options: { k: 10, mode: 'keyword' } });
+      for (const id of [4, 5]) assert.ok((posted.find((m) => m.id === id)?.result as unknown[]).length > 0, 'answered locally');
+      const warned = posted.filter((m) => m.type === 'log' && m.level === 'warn' && /team index .* cannot answer/.test(m.message ?? ''));
+      assert.equal(warned.length, 1, 'said once');
+      assert.match(warned[0].message ?? '', /searching the local index/);
+      assert.equal(state.status().remote?.ok, false);
+    } finally {
+      await (state as unknown as { dispose(): Promise<void> }).dispose();
+      if (!stopped) await server.stop();
+      fs.rmSync(storeDir, { recursive: true, force: true });
     }
   });
 

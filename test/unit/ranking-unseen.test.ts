@@ -5,6 +5,7 @@ import { Engine, withoutTwinCodeBlocks } from '../../src/index/engine';
 import { i18nFeed, sourceLocale } from '../../src/index/i18n-feed';
 import { KeywordIndex } from '../../src/index/keyword';
 import { I18nIndex } from '../../src/i18n/index';
+import { mineGold } from '../../src/eval/mine';
 
 /** Issue 12's classes of ranking failures on unseen workspaces, one behaviour each. */
 
@@ -49,6 +50,39 @@ describe('keyword scoring: coverage, compounds, code synonyms', () => {
   });
 });
 
+describe('keyword scoring: near-namesakes', () => {
+  /** Three namesakes; the longer names' texts say a little more of the query (`store`, `session` once more). */
+  const namesakes = (namesake?: number) => {
+    const ix = new KeywordIndex({ namesake });
+    ix.add(1, { path: 'src/store/slice.js', symbol: 'getUserSlice', text: 'export function getUserSlice(store) { return store.state.session.user || store.session }' });
+    ix.add(2, { path: 'src/store/list.js', symbol: 'getUserList', text: 'export function getUserList(store) { return store.state.session.user || store.session }' });
+    ix.add(3, { path: 'src/store/one.js', symbol: 'getUser', text: 'export function getUser(state) { return state.session.user }' });
+    for (let i = 0; i < 30; i++) ix.add(10 + i, { path: `src/other${i}.js`, symbol: `f${i}`, text: `// the first of ${i} from the current list\nfunction f${i}() { return ${i} }` });
+    return ix;
+  };
+  const doc = 'Gets the user of the current session from the store state.';
+
+  it('the identifier whose parts the query names outranks its near-namesakes (getUser over getUserSlice, getUserList)', () => {
+    assert.equal(namesakes().search(doc, { k: 3 })[0]?.docId, 3);
+    assert.notEqual(namesakes(0).search(doc, { k: 3 })[0]?.docId, 3, 'without the tie-break a longer namesake wins (what the test guards against)');
+    assert.notEqual(namesakes().search(doc, { k: 3, namesake: 0 })[0]?.docId, 3, 'the per-query override turns it off too');
+  });
+
+  it('a longer identifier wins when the query names all of its parts', () => {
+    assert.equal(namesakes().search('get the user slice of the store state', { k: 3 })[0]?.docId, 1);
+    assert.equal(namesakes().search('get the user list of the store state', { k: 3 })[0]?.docId, 2);
+  });
+
+  it('a symbol named by none of the query words gets nothing from it', () => {
+    const ix = new KeywordIndex();
+    ix.add(1, { path: 'a.js', symbol: 'alphaBeta', text: 'the user state' });
+    ix.add(2, { path: 'b.js', text: 'the user state' });
+    const on = ix.search('user state', { k: 2 });
+    const off = ix.search('user state', { k: 2, namesake: 0 });
+    assert.deepEqual(on, off);
+  });
+});
+
 describe('diversify: locale folding, code first, per-file cap', () => {
   it('folds one key section across locales, puts the other locale results after the code', () => {
     const list: Ranked[] = [
@@ -70,6 +104,31 @@ describe('diversify: locale folding, code first, per-file cap', () => {
       diversify(list, { codeFirst: false }).map((d) => d.docId),
       [1, 4, 5, 6, 7],
     );
+  });
+
+  it('the best locale result keeps its place only when one of its values is the query', () => {
+    const list = (verbatim: boolean): Ranked[] => [
+      { docId: 1, path: 'locales/de.json', symbol: 'pager', locale: true, verbatim },
+      { docId: 2, path: 'src/Pager.vue', locale: false },
+      { docId: 3, path: 'src/pages.js', locale: false },
+    ];
+    assert.deepEqual(diversify(list(true)).map((d) => d.docId), [1, 2, 3]);
+    assert.deepEqual(diversify(list(false)).map((d) => d.docId), [2, 3, 1], 'only shared words: the code first');
+  });
+
+  it('search: words a translation shares put the code first, the whole value pasted keeps its locale file first', async () => {
+    const engine = new Engine({ noEmbedderReason: 'test' });
+    const files: Record<string, string> = {
+      'package.json': '{"name":"app"}',
+      'src/locales/en.json': '{"pager": {"next": "Go to the next page", "prev": "Go to the previous page"}}',
+      'src/locales/de.json': '{"pager": {"next": "Zur nächsten Seite", "prev": "Zur vorherigen Seite"}}',
+      'src/pager.js': 'export function nextPage(pager) { return pager.go(pager.page + 1) }\n',
+    };
+    for (const [rel, text] of Object.entries(files)) engine.updateFile(rel, bytes(text), stat);
+    const shared = await engine.search('next page', { mode: 'keyword' });
+    assert.equal(shared[0]?.chunk.path, 'src/pager.js', shared.map((h) => h.chunk.path).join(', '));
+    const pasted = await engine.search('Go to the next page', { mode: 'keyword' });
+    assert.equal(pasted[0]?.chunk.path, 'src/locales/en.json', pasted.map((h) => h.chunk.path).join(', '));
   });
 
   it('keeps at most 3 chunks of one file, the rest reachable from its best one', () => {
@@ -118,6 +177,15 @@ describe('i18n text searchable with the code that uses the key', () => {
     // searchable, not displayed: the chunk's text and header are what the file holds
     assert.ok(!hits[0].chunk.text.includes('Sign out'));
     assert.ok(!hits[0].chunk.header.includes('Sign out'));
+  });
+
+  it('fathom eval mines the words a user sees → the component as its own route, next to the i18n route', () => {
+    const { engine, index } = setup();
+    assert.ok(!mineGold(engine).some((g) => g.route === 'ui'), 'no feed, no ui query');
+    engine.setI18n(i18nFeed(index));
+    const gold = mineGold(engine);
+    assert.ok(gold.some((g) => g.route === 'ui' && g.query === 'Sign out of your account' && g.file === 'src/components/UserMenu.vue'), JSON.stringify(gold));
+    assert.ok(gold.some((g) => g.route === 'i18n' && g.query === 'Sign out of your account' && g.file === 'src/locales/en.json'), 'the same text still asks for its locale file on the i18n route');
   });
 
   it('a key held as a string literal counts, a leading $namespace segment tried without it', async () => {

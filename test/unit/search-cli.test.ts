@@ -51,6 +51,19 @@ describe('index, search, batch, eval (CLI and evaluation)', () => {
     assert.equal(hits[0].why.keyword, 1);
   });
 
+  it('search --json shows what a result stands for: the same key in other locales (alsoIn), its file past the per-file cap (moreInFile)', () => {
+    assert.equal(fathom(['index', dir, '--no-embed']).code, 0);
+    const search = (q: string) => fathom(['search', q, '--dir', dir, '--json', '--k', '5', '--no-embed']).out.trim().split('\n').map((l) => JSON.parse(l));
+    const zoom = search('zoom')[0];
+    assert.ok(zoom.moreInFile?.length > 0, JSON.stringify(zoom));
+    for (const m of zoom.moreInFile) assert.equal(m.file, zoom.file);
+    assert.deepEqual(Object.keys(zoom.moreInFile[0]), ['file', 'startLine', 'endLine']);
+    const layers = search('Search layers');
+    const en = layers.find((h) => h.file === 'locales/core_en.json');
+    assert.ok(en?.alsoIn?.some((x: { file: string }) => x.file === 'locales/core_fr.json'), JSON.stringify(layers));
+    assert.ok(!layers.some((h) => h.file === 'locales/core_fr.json'), 'the other locale is folded, not a result of its own');
+  });
+
   it('finds similar chunks for a <file>:<line> given relative to --dir, and refuses a file outside it', () => {
     // the process runs in the project's root, which has no src/map/zoom.js: the path is the folder's
     const r = fathom(['similar', 'src/map/zoom.js:7', '--dir', dir, '--json', '--no-embed']);

@@ -1,5 +1,7 @@
 import { strict as assert } from 'node:assert';
-import { initOptionsOf, localModelPathOf, readSettings, type Inspected } from '../../src/ui/settings';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { initOptionsOf, localModelPathOf, readSettings, remoteUrlOf, type Inspected } from '../../src/ui/settings';
 
 const inspectOf = (values: Record<string, Inspected<unknown>>) => <T>(key: string) => values[key] as Inspected<T> | undefined;
 
@@ -23,5 +25,32 @@ describe('Restricted Mode: a relative model path never resolves inside an untrus
     assert.equal((initOptionsOf(user, { cacheDir: '/g', localPathBase: '/ws', trusted: true }).embedder as { localModelPath?: string }).localModelPath, '/ws/models/minilm');
     const abs = readSettings(inspectOf({ 'model.localPath': { defaultValue: '', globalValue: '/opt/models/minilm' } }), false);
     assert.equal((initOptionsOf(abs, { cacheDir: '/g', localPathBase: '/ws', trusted: false }).embedder as { localModelPath?: string }).localModelPath, '/opt/models/minilm');
+  });
+});
+
+describe('fathom.index.remote: a connection string, from the user only in Restricted Mode', () => {
+  const both = inspectOf({ 'index.remote': { defaultValue: '', globalValue: 'postgres://me@team-db/fathom', workspaceValue: 'postgres://evil@attacker/x' } });
+
+  it('untrusted: the workspace cannot point searches at its own server', () => {
+    assert.equal(initOptionsOf(readSettings(both, false), { cacheDir: '/g' }).remote, 'postgres://me@team-db/fathom');
+    assert.equal(initOptionsOf(readSettings(both, true), { cacheDir: '/g' }).remote, 'postgres://evil@attacker/x');
+  });
+
+  it('anything but a postgres:// URL is left out, and says why; empty is no team index', () => {
+    const bad = readSettings(inspectOf({ 'index.remote': { defaultValue: '', globalValue: 'mysql://x' } }), true);
+    assert.equal(initOptionsOf(bad, { cacheDir: '/g' }).remote, undefined);
+    assert.match(remoteUrlOf(bad).note ?? '', /not a postgres:\/\/ URL/);
+    assert.equal('remote' in initOptionsOf(readSettings(inspectOf({}), true), { cacheDir: '/g' }), false);
+  });
+
+  it('the package declares it machine-scoped and restricted', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+      capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } };
+      contributes: { configuration: { properties: Record<string, { scope?: string }> } | Array<{ properties: Record<string, { scope?: string }> }> };
+    };
+    assert.ok(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations.includes('fathom.index.remote'));
+    const conf = pkg.contributes.configuration;
+    const props = Array.isArray(conf) ? Object.assign({}, ...conf.map((c) => c.properties)) : conf.properties;
+    assert.equal(props['fathom.index.remote']?.scope, 'machine');
   });
 });

@@ -313,7 +313,7 @@ describe('settings', function () {
     const s = readSettings(inspectOf({}), true);
     const on = initOptionsOf(s, { cacheDir: '/global/models' });
     assert.deepEqual(on.embedder, { model: 'Xenova/all-MiniLM-L6-v2', localModelPath: undefined, allowDownload: false, cacheDir: '/global/models', threads: undefined });
-    assert.equal(on.chunk?.maxFileBytes, 200 * 1024);
+    assert.equal(on.chunk?.maxFileBytes, 512 * 1024);
     assert.equal(initOptionsOf({ ...s, dense: false }, { cacheDir: '/c' }).embedder, false);
     assert.equal((initOptionsOf({ ...s, localModelPath: 'models' }, { cacheDir: '/c', localPathBase: '/ws', trusted: true }).embedder as { localModelPath: string }).localModelPath, '/ws/models');
     assert.equal(needsReinit(s, { ...s, rrfK: 5 }), false);

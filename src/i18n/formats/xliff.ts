@@ -9,9 +9,11 @@
  * other file gives that key in the source locale (Angular's `messages.xlf`). Inline markup is
  * shown as written in the app: `<x equiv-text="{{ n }}">` as `{{ n }}`, else `{id}`; `<g>`/`<pc>`
  * by their content. Parsed with htmlparser2 in XML mode (start and end offsets on every node);
- * a file with no `<xliff>` root, or units without an id, is reported.
+ * a file with no `<xliff>` root, or units without an id, is reported; so is an element never
+ * closed (htmlparser2 would close it silently, giving a unit the rest of the file): with its
+ * line and column, and the file is not read.
  */
-import { parseDocument } from 'htmlparser2';
+import { Parser, parseDocument } from 'htmlparser2';
 import { SourceText } from '../../parse/source';
 import { canonicalLocale, identifyStem, isLocaleCode } from '../locale-code';
 import type { I18nProblem } from '../types';
@@ -58,6 +60,27 @@ function inner(text: string, n: XNode): [number, number] {
   return e >= s ? [s, e] : [s, s];
 }
 
+/** The first element that is never closed (its close implied by a parent's or the end of the file): its name and offset. */
+function unclosed(text: string): { name: string; at: number } | undefined {
+  const open: Array<{ name: string; at: number; selfClosing: boolean }> = [];
+  let found: { name: string; at: number } | undefined;
+  const parser = new Parser(
+    {
+      onopentag(name) {
+        // a self-closing `<x …/>` is closed "implied" too: told by its `/>` (endIndex is its `>`)
+        open.push({ name, at: parser.startIndex, selfClosing: text[parser.endIndex - 1] === '/' });
+      },
+      onclosetag(_name, isImplied) {
+        const el = open.pop();
+        if (isImplied && el && !el.selfClosing && (!found || el.at < found.at)) found = { name: el.name, at: el.at };
+      },
+    },
+    { xmlMode: true },
+  );
+  parser.end(text);
+  return found;
+}
+
 export const xliffFormat: LocaleFormat = {
   name: 'XLIFF',
   claims(rel, ctx) {
@@ -73,6 +96,11 @@ export const xliffFormat: LocaleFormat = {
     const root = [...tags(doc, 'xliff')][0];
     if (!root) return unreadable(rel, text, 'malformed', 'no <xliff> root element: not read');
     const src = new SourceText(text);
+    const open = unclosed(text);
+    if (open) {
+      const at = src.position(open.at);
+      return unreadable(rel, text, 'malformed', `XLIFF is not well-formed: <${open.name}> at line ${at.line}, column ${at.column + 1} is never closed: not read`, at.line);
+    }
     const problems: I18nProblem[] = [];
     const v2 = (root.attribs?.version ?? '').startsWith('2');
     const parts = rel.split('/');

@@ -1,0 +1,109 @@
+/**
+ * What an agent's query asks for, when it is a sentence: a commit subject, an issue title, a
+ * task ("Fixed #33282 -- Fixed a crash when OR'ing subquery and aggregation lookups."). The
+ * keyword engine scores every word of a query; in such a sentence most words say nothing about
+ * where the code is (fixed, crash, when, some, edge, cases) and the few that do are the
+ * identifiers (`Query.clear_ordering()`, `URLValidator`, `log_response`) and the domain words
+ * that also name files (archive, storage, serializer). `analyzeQuery` splits the sentence into:
+ *
+ * - `words`: the content words (stop words and change-log verbs dropped, tracker references
+ *   like `#33282`, `CVE-2024-39330`, `Refs`, URLs dropped) — the main query;
+ * - `identifiers`: tokens written like code (snake_case, camelCase, dotted names, a call `f()`,
+ *   `backticked`), each searched on its own as well, since one of them usually names the place;
+ * - `pathTerms`: lowercased terms of both with a weight, matched against the terms of file
+ *   paths (file-rank.ts): a content word and a segment of an identifier (`clear_ordering` →
+ *   clear, ordering; `django.utils.text` → django, utils, text) weigh 1, a camel-case part
+ *   (`URLValidator` → url, validator) weighs `PART_WEIGHT`: `KZoomControl.vue` is no file
+ *   of `getZoomControl`.
+ *
+ * A short query (an identifier, a few words, a path) is left as it is: it already says what it
+ * wants, and `passThrough` is true.
+ */
+import { sStem, terms } from '../index/terms';
+
+/**
+ * Words that say what kind of change or sentence it is, not where: English function words and
+ * the verbs and nouns of change logs. Kept small and generic (no word of a benchmark's tasks
+ * that names code).
+ */
+const STOP = new Set(
+  (
+    'a an and are as at be been but by can could do does did for from had has have how i if in into is it its me my no not of on or our should so some such than that the their them then there these this those to too was we were what when where which while who why will with would you your ' +
+    'also again all any both each every more most much other same very only just even still yet already always never sometimes ' +
+    'add added adding adds allow allowed allows avoid avoided avoids change changed changes correct corrected corrects ensure ensured ensures fix fixed fixes fixing handle handled handles improve improved improves make made makes making prevent prevented prevents remove removed removes support supported supports update updated updates use used uses using work works properly correctly possible potential potentially issue issues problem problems bug bugs case cases edge crash crashes crashed error errors wrong instead new old now refs ref see closes close closed regression hack workaround via about after before like don doesn didn isn t s'
+  ).split(' '),
+);
+
+/** A token written like code: `snake_case`, `camelCase`/`URLValidator`, `a.b`, `f()`, `$x`, `--flag`. */
+function looksLikeIdentifier(raw: string, called: boolean, quoted: boolean): boolean {
+  if (quoted || called) return /[A-Za-z_$]/.test(raw);
+  if (/^[\d.]+$/.test(raw) || raw.length < 4) return false; // 3.9, 1.2.3, DoS
+  return /[a-z][A-Z]|[A-Z]{2,}[a-z]|[A-Za-z0-9]_|_[A-Za-z0-9]|^\$|[A-Za-z_$][\w$]*\.[A-Za-z_$]/.test(raw);
+}
+
+export interface AgentQuery {
+  /** The query as typed. */
+  raw: string;
+  /** True when the query is short or code-like: search it as it is. */
+  passThrough: boolean;
+  /** Content words (lowercased, in order, once each). */
+  words: string[];
+  /** Tokens written like code, as typed (call parentheses and quotes dropped), once each. */
+  identifiers: string[];
+  /** The main query text: identifiers and content words. */
+  text: string;
+  /** Lowercased terms (and their s-stems) to match against path terms, with their weight. */
+  pathTerms: Map<string, number>;
+}
+
+const MAX_IDENTIFIERS = 6;
+/** Path weight of a camel-case part of an identifier, relative to a word's. */
+export const PART_WEIGHT = 0.5;
+
+export function analyzeQuery(query: string): AgentQuery {
+  const raw = query.trim();
+  const tokens = raw.split(/\s+/).filter(Boolean);
+  const words: string[] = [];
+  const identifiers: string[] = [];
+  const seenW = new Set<string>();
+  const seenI = new Set<string>();
+  for (let tok of tokens) {
+    if (/^(?:https?|ftp):\/\//i.test(tok)) continue; // a link: its words are a host's
+    if (/^\(?#\d+\)?[.,:;]?$/.test(tok) || /^CVE-\d{4}-\d+/i.test(tok)) continue; // tracker references
+    const quoted = /^[`'"].*[`'"][.,:;)]*$/.test(tok) && tok.length > 2;
+    tok = tok.replace(/^[`'"([{<]+|[`'">\]}),.:;!?]+$/g, '');
+    const called = /\([^)]*\)?$/.test(tok);
+    tok = tok.replace(/\(.*$/, '');
+    if (!tok) continue;
+    if (looksLikeIdentifier(tok, called, quoted)) {
+      const id = tok.replace(/^[^\w$]+|[^\w$]+$/g, '');
+      if (id && !seenI.has(id) && identifiers.length < MAX_IDENTIFIERS) {
+        seenI.add(id);
+        identifiers.push(id);
+      }
+      continue;
+    }
+    for (const w of tok.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+      if (STOP.has(w) || /^\d+$/.test(w) || w.length < 2 || seenW.has(w)) continue;
+      seenW.add(w);
+      words.push(w);
+    }
+  }
+  const wordCount = tokens.length;
+  // short queries (an identifier, a few words, a path) ask for exactly what they say
+  const passThrough = wordCount <= 3 || (!words.length && !identifiers.length);
+  const text = passThrough ? raw : [...identifiers, ...words].join(' ');
+  const pt = new Map<string, number>();
+  const put = (t: string, w: number) => {
+    if (t.length < 3 || STOP.has(t)) return;
+    for (const x of [t, sStem(t)]) pt.set(x, Math.max(pt.get(x) ?? 0, w));
+  };
+  for (const w of words) put(w, 1);
+  for (const id of identifiers) {
+    for (const seg of id.split(/[._\-/:$]+/).filter(Boolean)) {
+      put(seg.toLowerCase(), 1);
+      for (const part of terms(seg)) put(part, PART_WEIGHT);
+    }
+  }
+  return { raw, passThrough, words, identifiers, text, pathTerms: pt };
+}

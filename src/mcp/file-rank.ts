@@ -1,0 +1,216 @@
+/**
+ * Files, not chunks, for an agent: which files of a folder a task points at, each with the
+ * place and line(s) that made it rank. An agent given 2,000 tokens is better served by thirty
+ * candidate files with their best line than by the whole text of two chunks: it opens the
+ * files it picks (the `context` tool, or its own reader).
+ *
+ * `rankFiles` fuses several chunk rankings into one file ranking:
+ * - the main query (agent-query.ts: content words and identifiers), deep (`MAIN_DEPTH` chunks);
+ * - each identifier of the query on its own (`IDENT_DEPTH` chunks), since one of them usually
+ *   names the place that changes;
+ * - path terms: a query term that is (a part of) a file's path — `archive` for
+ *   django/utils/archive.py — scores by how rare it is among the folder's paths (idf), and can
+ *   bring in a file that no chunk ranking reached.
+ * A file's score from one ranking adds its chunks' reciprocal ranks with a decay (the best
+ * chunk counts whole, the next half, …), so a file with several good chunks beats a file with
+ * one, but not a file with a much better one.
+ *
+ * `bestLines` picks the lines of a chunk that hold the most of the query's terms (identifier
+ * terms weigh more than words), the excerpt shown under the file.
+ */
+import type { Chunk } from '../chunkers/types';
+import type { FilterSpec } from '../index/fusion';
+import type { SearchHit, SearchMode } from '../index/engine';
+import { sStem, terms } from '../index/terms';
+import type { AgentQuery } from './agent-query';
+import type { AgentFolder } from './folder';
+
+/** Chunks of the main ranking that count towards file scores. */
+export const MAIN_DEPTH = 200;
+/** Chunks of each identifier's own ranking. */
+export const IDENT_DEPTH = 40;
+/**
+ * A chunk at rank r adds U · (K + 1) / (K + r) to its file (U: the worth of a rank-1 chunk,
+ * whatever K). The first ten ranks of a many-word query say little about which is better, so
+ * they stay close (K 10) and a file's other chunks decide; an identifier's own ranking, and a
+ * short query (an identifier, two words), mean their first ranks: K 1, steep.
+ */
+const SENTENCE_RANK_K = 10;
+const SHORT_RANK_K = 1;
+const U = 1 / (SENTENCE_RANK_K + 1);
+/** Weight of a file's j-th best chunk within one ranking: DECAY^j. */
+const DECAY = 0.5;
+/** Weight of one ranking by an identifier, relative to the main query's. */
+const IDENT_WEIGHT = 1;
+/** A path term as rare as can be is worth this share of a rank-1 chunk. */
+const PATH_WEIGHT = 0.6;
+/** Path bonus (in idf shares) below which a file no ranking reached is not brought in. */
+const MIN_PATH_ONLY = 0.1;
+/** Files ranked at most (the deepest a cursor pages). */
+export const MAX_FILES = 500;
+
+export interface RankedFile {
+  path: string;
+  score: number;
+  /** The file's chunks that ranked, best first (at least one: the excerpt's). */
+  hits: SearchHit[];
+  /** Query terms found in the path. */
+  pathTerms: string[];
+}
+
+const pathTermCache = new Map<string, string[]>();
+
+function pathTermsOf(p: string): string[] {
+  let t = pathTermCache.get(p);
+  if (!t) {
+    if (pathTermCache.size > 500_000) pathTermCache.clear();
+    const set = new Set<string>();
+    for (const x of terms(p.replace(/\.[A-Za-z0-9]+$/, ''))) {
+      set.add(x);
+      set.add(sStem(x));
+    }
+    t = [...set];
+    pathTermCache.set(p, t);
+  }
+  return t;
+}
+
+/** The file ranking of one folder for an analysed query. */
+export async function rankFiles(folder: AgentFolder, q: AgentQuery, options: { mode: SearchMode; filters: FilterSpec; depth?: number; limit?: number }): Promise<RankedFile[]> {
+  const { mode, filters } = options;
+  const byFile = new Map<string, { score: number; hits: Map<number, SearchHit>; pathTerms: string[] }>();
+  const entry = (p: string) => {
+    let e = byFile.get(p);
+    if (!e) byFile.set(p, (e = { score: 0, hits: new Map(), pathTerms: [] }));
+    return e;
+  };
+  const addRanking = (hits: SearchHit[], weight: number, K: number) => {
+    const seen = new Map<string, number>();
+    hits.forEach((h, i) => {
+      const j = seen.get(h.chunk.path) ?? 0;
+      seen.set(h.chunk.path, j + 1);
+      const e = entry(h.chunk.path);
+      e.score += (weight * U * (K + 1) * DECAY ** j) / (K + i + 1);
+      if (!e.hits.has(h.docId)) e.hits.set(h.docId, h);
+    });
+  };
+  const text = q.passThrough ? q.raw : q.text || q.raw;
+  addRanking(await folder.search(text, { k: options.depth ?? MAIN_DEPTH, mode, filters, diversify: false }), 1, q.passThrough ? SHORT_RANK_K : SENTENCE_RANK_K);
+  if (!q.passThrough) {
+    for (const id of q.identifiers) addRanking(await folder.search(id, { k: IDENT_DEPTH, mode, filters, diversify: false }), IDENT_WEIGHT / Math.max(1, q.identifiers.length / 2), SHORT_RANK_K);
+  }
+  // path terms, weighted by their rarity among the folder's paths
+  const paths = folder.paths?.();
+  if (paths && q.pathTerms.size) {
+    const wanted = q.pathTerms;
+    const df = new Map<string, number>();
+    const matched: Array<[string, string[]]> = [];
+    let n = 0;
+    for (const p of paths) {
+      n++;
+      const mine = pathTermsOf(p).filter((t) => wanted.has(t));
+      if (!mine.length) continue;
+      matched.push([p, mine]);
+      for (const t of mine) df.set(t, (df.get(t) ?? 0) + 1);
+    }
+    const maxIdf = Math.log(1 + n);
+    // in units of a sentence's rank-1 chunk, whatever the query's K
+    const unit = PATH_WEIGHT * U;
+    const filtered = !!(filters.pathGlob || filters.language?.length || filters.kind?.length);
+    for (const [p, mine] of matched) {
+      // s-stems of a term are the same concept: count a term and its stem once
+      const concepts = new Set(mine.map(sStem));
+      let bonus = 0;
+      for (const c of concepts) bonus += ((wanted.get(c) ?? 0) * Math.log(1 + n / (df.get(c) ?? n))) / maxIdf;
+      const e = byFile.get(p);
+      if (!e && filtered) continue; // a filter's verdict on a file is the engine's: only its hits pass
+      if (!e && bonus < MIN_PATH_ONLY) continue; // a word most paths hold brings no file in
+      const x = e ?? entry(p);
+      x.score += unit * bonus;
+      x.pathTerms = [...concepts];
+    }
+  }
+  const sorted = [...byFile].sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : 1));
+  const out: RankedFile[] = [];
+  for (const [p, e] of sorted) {
+    if (out.length >= (options.limit ?? MAX_FILES)) break;
+    let hits = [...e.hits.values()];
+    if (!hits.length) {
+      // reached by its path only: its chunk that holds the most query terms (found only for
+      // files that make the list: a common path word matches thousands)
+      const chunks = folder.chunksOf(p) ?? [];
+      if (!chunks.length) continue;
+      hits = [{ chunk: bestChunk(chunks, q), docId: -1, score: 0, why: { fused: 0 } }];
+    }
+    out.push({ path: p, score: e.score, hits, pathTerms: e.pathTerms });
+  }
+  return out;
+}
+
+interface TermWeights {
+  weight: Map<string, number>;
+}
+
+function termWeights(q: AgentQuery): TermWeights {
+  const weight = new Map<string, number>();
+  const put = (t: string, w: number) => weight.set(t, Math.max(weight.get(t) ?? 0, w));
+  for (const id of q.identifiers) {
+    const ts = terms(id);
+    ts.forEach((t, i) => put(t, i === 0 && ts.length > 1 ? 3 : 1.5));
+  }
+  for (const w of q.passThrough ? terms(q.raw) : q.words) for (const t of terms(w)) put(t, 1);
+  return { weight };
+}
+
+function lineScore(line: string, tw: TermWeights): number {
+  let s = 0;
+  const seen = new Set<string>();
+  for (const t of terms(line)) {
+    if (seen.has(t)) continue;
+    seen.add(t);
+    s += tw.weight.get(t) ?? tw.weight.get(sStem(t)) ?? 0;
+  }
+  return s;
+}
+
+function bestChunk(chunks: Chunk[], q: AgentQuery): Chunk {
+  const tw = termWeights(q);
+  let best = chunks[0];
+  let bestScore = -1;
+  for (const c of chunks) {
+    const s = lineScore(`${c.symbol ?? ''} ${c.text.slice(0, 4000)}`, tw);
+    if (s > bestScore) {
+      best = c;
+      bestScore = s;
+    }
+  }
+  return best;
+}
+
+export interface Excerpt {
+  line: number;
+  text: string;
+}
+
+/** The `n` lines of `chunk` holding the most query terms (in line order), or its first line. */
+export function bestLines(chunk: Chunk, q: AgentQuery, n: number, maxChars = 160): Excerpt[] {
+  const tw = termWeights(q);
+  const lines = chunk.text.split('\n');
+  const scored: Array<{ i: number; s: number }> = [];
+  for (let i = 0; i < lines.length && i < 400; i++) {
+    if (!lines[i].trim()) continue;
+    const s = lineScore(lines[i], tw);
+    if (s > 0) scored.push({ i, s });
+  }
+  scored.sort((a, b) => b.s - a.s || a.i - b.i);
+  let pick = scored.slice(0, n).map((x) => x.i);
+  if (!pick.length) {
+    const first = lines.findIndex((l) => l.trim());
+    pick = first >= 0 ? [first] : [];
+  }
+  const cut = (s: string) => {
+    const t = s.trim();
+    return t.length > maxChars ? `${t.slice(0, maxChars - 1)}…` : t;
+  };
+  return pick.sort((a, b) => a - b).map((i) => ({ line: chunk.start.line + i, text: cut(lines[i]) }));
+}

@@ -1,0 +1,69 @@
+/**
+ * The folder session's i18n index is fed by the index run itself: the UI text the code shows
+ * through its keys is searchable once the run is done (no i18n question needed first), and the
+ * first i18n question reads no file again.
+ */
+import * as assert from 'node:assert/strict';
+import type { LookupResult } from '../../src/i18n/types';
+import { FolderSession } from '../../src/service/session';
+import { MemoryFileSource, type FileSource, type ReadResult } from '../../src/workspace/source';
+
+const drain = async <T>(gen: AsyncGenerator<T>): Promise<void> => {
+  for await (const _ of gen) void _;
+};
+
+function counting(inner: FileSource): FileSource & { reads: Map<string, number> } {
+  const reads = new Map<string, number>();
+  return {
+    root: inner.root,
+    reads,
+    walk: (sel, problems) => inner.walk(sel, problems),
+    walkAsync: (sel, problems, signal) => inner.walkAsync(sel, problems, signal),
+    filter: (sel) => inner.filter(sel),
+    stat: (rel) => inner.stat(rel),
+    read: (rel, max): ReadResult => {
+      reads.set(rel, (reads.get(rel) ?? 0) + 1);
+      return inner.read(rel, max);
+    },
+  };
+}
+
+const FILES = {
+  'package.json': '{"name":"app"}',
+  'locales/en.json': JSON.stringify({ space: { go: 'Launch the rocket', stop: 'Abort the countdown' } }),
+  'locales/fr.json': JSON.stringify({ space: { go: 'Lancer la fusée', stop: 'Annuler le compte à rebours' } }),
+  'src/launch.js': "export function onPress() { return i18n.t('space.go') }\n",
+  'src/halt.js': "export function onHalt() { return i18n.t('space.stop') }\n",
+  'my-locales/es.json': JSON.stringify({ space: { go: 'Lanzar el cohete' } }),
+};
+
+describe('FolderSession: the i18n index is built by the index run', function () {
+  it('code is found by the UI text of its keys right after indexing, and the first lookup reads nothing again', async function () {
+    const src = counting(new MemoryFileSource(FILES));
+    const s = await FolderSession.open('/memory', { source: src });
+    await drain(s.index({ embed: false }));
+    const hits = await s.search('rocket');
+    assert.ok(hits.some((h) => h.chunk.path === 'src/launch.js'), hits.map((h) => h.chunk.path).join(', '));
+    const before = Object.fromEntries(src.reads);
+    assert.ok(Object.values(before).every((n) => n === 1), JSON.stringify(before));
+    const r = (await s.i18n({ op: 'string', text: 'Lancer la fusée' })).result as LookupResult;
+    assert.equal(r.candidates[0]?.key, 'space.go');
+    assert.deepEqual(r.candidates[0].usages.map((u) => u.file), ['src/launch.js']);
+    assert.deepEqual(Object.fromEntries(src.reads), before, 'the lookup read no file');
+    await s.close();
+  });
+
+  it('the i18n settings given to the run (locale globs, functions) are the ones the index is built with', async function () {
+    const src = counting(new MemoryFileSource({ ...FILES, 'src/t.js': "export const x = () => tr('space.stop')\n" }));
+    const s = await FolderSession.open('/memory', { source: src });
+    const config = { localeGlobs: ['my-locales/*.json', 'locales/*.json'], functions: ['tr'] };
+    await drain(s.index({ embed: false, i18n: config }));
+    const reads = Object.fromEntries(src.reads);
+    const r = (await s.i18n({ op: 'key', key: 'space.go' }, config)).result as LookupResult;
+    assert.deepEqual(r.candidates[0]?.locales.map((l) => l.locale), ['en', 'es', 'fr']);
+    const stop = (await s.i18n({ op: 'key', key: 'space.stop' }, config)).result as LookupResult;
+    assert.deepEqual(stop.candidates[0]?.usages.map((u) => u.file), ['src/halt.js', 'src/t.js']);
+    assert.deepEqual(Object.fromEntries(src.reads), reads, 'same settings: nothing read again');
+    await s.close();
+  });
+});
