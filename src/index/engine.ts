@@ -768,7 +768,10 @@ export class Engine {
         .map((h, i) => ({ chunk: this.chunks[h.docId]!, docId: h.docId, score: h.score, why: { dense: i + 1, fused: h.score } }));
     }
     const q = text.length > 10_000 ? text.slice(0, 10_000) : text;
-    const hits = this.keyword.search(q, { k: k * 2 + 8 });
+    // no identifier-level tie-break: the query is the source's own text, which names its own
+    // symbol fully, so the tie-break would lift the source far above every other chunk and the
+    // floor (a share of the source's score) would let nothing through
+    const hits = this.keyword.search(q, { k: k * 2 + 8, namesake: 0 });
     const self = (sourceId !== undefined ? hits.find((h) => h.docId === sourceId)?.score : undefined) ?? hits[0]?.score ?? 0;
     const floor = (options.minShare ?? SIMILAR_MIN_KEYWORD_SHARE) * self;
     return hits

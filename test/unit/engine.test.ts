@@ -60,6 +60,16 @@ describe('Engine: incremental index, hybrid search, persistence', () => {
     assert.ok(fr.every((h) => h.chunk.path !== 'locales/core_fr.json'), 'deleted files vanish from results');
   });
 
+  it('keyword-only Find Similar lists the functions that share words with the source (the name tie-break does not lift the source over its floor)', async () => {
+    const ws = path.join(__dirname, '..', 'fixtures', 'e2e-workspace');
+    const engine = new Engine();
+    await drain(engine.indexFolder(ws));
+    const similar = await engine.similar({ path: 'src/utils/format.js', line: 11 }, { k: 5 });
+    assert.ok(similar.length >= 2, JSON.stringify(similar.map((h) => [h.chunk.path, h.chunk.symbol, h.score])));
+    assert.ok(similar.some((h) => h.chunk.symbol === 'formatDistance'));
+    assert.ok(similar.every((h) => h.chunk.symbol !== 'formatElevation'), 'the source is excluded');
+  });
+
   it('fuses dense and keyword rankings, says why, and never re-embeds an unchanged chunk', async () => {
     const emb = fakeEmbedder();
     const engine = new Engine({ embedder: emb });
