@@ -17,12 +17,9 @@
  *   term first seen in the symbol in slot 0, in the path or header in slot 1, and a text term
  *   in slots 2–8 by its position among the text's terms: the field boost, FlexSearch's way.
  *
- * Scoring (`search(…, {scoring})`), compared by bench/keyword.ts on 300 mined queries:
- * - `'flexsearch'`: FlexSearch's own multi-term search (`suggest: true`: documents matching
- *   more query terms first, then the better slot, then the earlier added). No term weighting:
- *   `get` counts as much as `getzoomcontrol`; ties follow insertion order, so the same corpus
- *   added in another order ranks differently (hit@1 0.94 → 0.88). `score` is 1 / rank.
- * - `'bm25'` (the default: hit@1 0.94 in any order, 0.99 on symbols): BM25F (Robertson &
+ * Scoring: BM25F (bench/keyword.ts compares it on 300 mined queries with FlexSearch's own
+ * multi-term order, kept in bench/flexsearch-order.ts as the baseline: hit@1 0.94 in any
+ * insertion order against 0.94 → 0.88, 0.99 on symbols) — BM25F (Robertson &
  *   Zaragoza's simple BM25F) over the best `candidates` (default 200) documents: for each query
  *   term, W = Σ_field boost × tf / (1 − b + b × len / avglen), score += idf × W × (k1 + 1) /
  *   (k1 + W), idf = ln(1 + (N − df + 0.5) / (df + 0.5)), k1 = 1.2, b = 0.75, df counting
@@ -49,13 +46,12 @@
  * postings out in two typed arrays (`BasePostings`: per term and slot, the internal ids in
  * insertion order — what FlexSearch would hold), read next to FlexSearch, which only holds the
  * documents added after the import. A removed imported document is dropped from them by a flag.
- * FlexSearch's own multi-term search (`scoring: 'flexsearch'`) first moves them into FlexSearch.
+ * (bench/flexsearch-order.ts, the benchmarks' baseline, first moves them into FlexSearch.)
  */
 import { Index } from 'flexsearch';
 import type { DocFilter, FacetFilter } from './fusion';
 import { fold, queryTerms, termsWithWeakness, TOKENIZER_VERSION } from './terms';
 
-export type Scoring = 'flexsearch' | 'bm25';
 export type WeakHalf = 'none' | 'stems' | 'all';
 
 export interface KeywordFields {
@@ -88,8 +84,6 @@ export interface KeywordIndexOptions {
    * there are fewer than `candidates`) ranks the mined queries the same.
    */
   maxPostings?: number;
-  /** Default scoring of `search`. */
-  scoring?: Scoring;
   /** S-stemming of terms (see terms.ts); part of the persisted format. */
   stem?: boolean | 'add';
   /** Keep one-digit terms (see terms.ts); part of the persisted format. Default false. */
@@ -162,7 +156,7 @@ export const COVERAGE_MAX_CONCEPTS = 6;
  * words) it covers. A concept is a word of the query with its stem; an adjacent pair's compound
  * covers both words; a synonym covers its word.
  */
-interface QueryPlan {
+export interface QueryPlan {
   ids: number[];
   weight: number[];
   /** Per term: bit mask of the concepts it covers (at most 31 concepts; later ones are not counted). */
@@ -180,7 +174,6 @@ export interface KeywordSearchOptions {
    * calling its lookup: the same answer when the index got the same facts in `add`.
    */
   filter?: DocFilter;
-  scoring?: Scoring;
   /** Overrides the index's `candidates` for this query. */
   candidates?: number;
   /** Overrides the index's `maxPostings` for this query. */
@@ -213,7 +206,6 @@ export interface KeywordSnapshot {
 }
 
 export const DEFAULT_BOOSTS: Readonly<FieldBoosts> = { symbol: 5, path: 1, header: 3, text: 1 };
-export const DEFAULT_SCORING: Scoring = 'bm25';
 export const DEFAULT_CANDIDATES = 200;
 export const DEFAULT_MAX_POSTINGS = 300_000;
 /** Terms keep their form and add their S-stem (terms.ts); measured in bench/keyword.ts. */
@@ -233,7 +225,6 @@ export class KeywordIndex {
   readonly b: number;
   readonly candidates: number;
   readonly maxPostings: number;
-  readonly scoring: Scoring;
   readonly stem: boolean | 'add';
   readonly singleDigits: boolean;
   readonly weakHalf: WeakHalf;
@@ -242,11 +233,11 @@ export class KeywordIndex {
   readonly compounds: boolean;
   readonly synonyms: boolean;
 
-  private fx!: Fx;
+  protected fx!: Fx;
   // Documents have a dense internal id (FlexSearch's id, the index of the typed arrays):
   // `records[i]`, `extOf[i]` = the caller's docId; `intOf` the other way, in insertion order.
-  private records: Array<Uint32Array | undefined> = [];
-  private extOf: number[] = [];
+  protected records: Array<Uint32Array | undefined> = [];
+  protected extOf: number[] = [];
   private intOf = new Map<number, number>();
   private freeInt: number[] = [];
   /** Candidate scores, per internal id (scratch, all zero between queries). */
@@ -259,7 +250,7 @@ export class KeywordIndex {
   /** The internal ids a cheap filter refused during a query (scratch). */
   private refused: Int32Array = new Int32Array(1024);
   private vocab = new Map<string, number>();
-  private vocabStr: string[] = [];
+  protected vocabStr: string[] = [];
   private free: number[] = [];
   private df = new Uint32Array(1024);
   /** Per term id: 1 + its index among the current query's terms, 0 otherwise. */
@@ -273,7 +264,7 @@ export class KeywordIndex {
   private emptied = 0;
   private pathVerdicts = new WeakMap<FacetFilter, Int8Array>();
   /** Postings of the imported documents (not in FlexSearch), see `BasePostings`. */
-  private base: BasePostings | undefined;
+  protected base: BasePostings | undefined;
 
   constructor(options: KeywordIndexOptions = {}) {
     this.boosts = { ...DEFAULT_BOOSTS, ...definedOnly(options.boosts ?? {}) };
@@ -281,7 +272,6 @@ export class KeywordIndex {
     this.b = options.b ?? 0.75;
     this.candidates = Math.max(1, options.candidates ?? DEFAULT_CANDIDATES);
     this.maxPostings = Math.max(1, options.maxPostings ?? DEFAULT_MAX_POSTINGS);
-    this.scoring = options.scoring ?? DEFAULT_SCORING;
     this.stem = options.stem ?? DEFAULT_STEM;
     this.singleDigits = options.singleDigits ?? false;
     this.weakHalf = options.weakHalf ?? 'stems';
@@ -453,13 +443,18 @@ export class KeywordIndex {
   search(query: string, options: KeywordSearchOptions = {}): KeywordHit[] {
     const k = Math.floor(options.k ?? 10);
     if (!(k > 0) || this.intOf.size === 0 || typeof query !== 'string') return [];
-    const scoring = options.scoring ?? this.scoring;
     const filter = options.filter;
     const plan = this.plan(query);
     const ids = plan.ids;
     if (ids.length === 0) return [];
     const pass = filter ? this.internalFilter(filter) : undefined;
-    if (scoring === 'flexsearch') return this.flexsearchOrder(ids.map((id) => this.vocabStr[id]), k, pass);
+    return this.rank(plan, k, pass, options);
+  }
+
+  /** Ranks a query's known terms (BM25F over the candidates); a benchmark's baseline overrides it. */
+  protected rank(plan: QueryPlan, k: number, pass: ((i: number) => boolean) | undefined, options: KeywordSearchOptions): KeywordHit[] {
+    const ids = plan.ids;
+    const filter = options.filter;
     const want = Math.max(k, Math.floor(options.candidates ?? this.candidates));
     const cands = this.candidatesOf(ids, want, options.maxPostings ?? this.maxPostings, pass, filter?.facets !== undefined);
     return this.bm25(cands, plan, k, options.namesake ?? this.namesake);
@@ -581,25 +576,6 @@ export class KeywordIndex {
       }
       return true;
     };
-  }
-
-  /** FlexSearch's own multi-term search (`suggest`), filtered lazily; score = 1 / rank. */
-  private flexsearchOrder(known: string[], k: number, filter?: (i: number) => boolean): KeywordHit[] {
-    if (this.base) this.baseToFx();
-    const N = this.records.length;
-    const out: KeywordHit[] = [];
-    const push = (i: number) => out.push({ docId: this.extOf[i], score: 1 / (out.length + 1), rank: out.length + 1 });
-    if (!filter) {
-      for (const i of this.fx.search(known as unknown as string, { limit: k, suggest: true }) as number[]) push(i);
-      return out;
-    }
-    // 4× what is wanted first; when too few pass, everything that matches.
-    let checked = 0;
-    for (let limit = Math.min(N, k * 4); ; limit = N) {
-      const got = this.fx.search(known as unknown as string, { limit, suggest: true }) as number[];
-      for (; checked < got.length && out.length < k; checked++) if (filter(got[checked])) push(got[checked]);
-      if (out.length >= k || got.length < limit || limit >= N) return out;
-    }
   }
 
   /**
@@ -929,7 +905,7 @@ export class KeywordIndex {
   }
 
   /** Moves the imported documents into FlexSearch (for its own multi-term search), in insertion order. */
-  private baseToFx(): void {
+  protected baseToFx(): void {
     this.base = undefined;
     this.fx = this.newFx();
     for (const i of this.intOf.values()) this.addToFx(i, this.records[i] as Uint32Array);
