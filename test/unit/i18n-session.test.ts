@@ -6,27 +6,12 @@
 import * as assert from 'node:assert/strict';
 import type { LookupResult } from '../../src/i18n/types';
 import { FolderSession } from '../../src/service/session';
-import { MemoryFileSource, type FileSource, type ReadResult } from '../../src/workspace/source';
+import { MemoryFileSource } from '../../src/workspace/source';
+import { counting } from '../helpers/counting-source';
 
 const drain = async <T>(gen: AsyncGenerator<T>): Promise<void> => {
   for await (const _ of gen) void _;
 };
-
-function counting(inner: FileSource): FileSource & { reads: Map<string, number> } {
-  const reads = new Map<string, number>();
-  return {
-    root: inner.root,
-    reads,
-    walk: (sel, problems) => inner.walk(sel, problems),
-    walkAsync: (sel, problems, signal) => inner.walkAsync(sel, problems, signal),
-    filter: (sel) => inner.filter(sel),
-    stat: (rel) => inner.stat(rel),
-    read: (rel, max): ReadResult => {
-      reads.set(rel, (reads.get(rel) ?? 0) + 1);
-      return inner.read(rel, max);
-    },
-  };
-}
 
 const FILES = {
   'package.json': '{"name":"app"}',

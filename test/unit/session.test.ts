@@ -10,30 +10,14 @@ import { chunkFile } from '../../src/chunkers/index';
 import { StoreLockedError } from '../../src/index/store';
 import type { LookupResult } from '../../src/i18n/types';
 import { FolderSession } from '../../src/service/session';
-import { MemoryFileSource, NodeFileSource, type FileSource, type ReadResult } from '../../src/workspace/source';
+import { MemoryFileSource, NodeFileSource } from '../../src/workspace/source';
+import { counting } from '../helpers/counting-source';
 
 const drain = async <T>(gen: AsyncGenerator<T>): Promise<T[]> => {
   const out: T[] = [];
   for await (const x of gen) out.push(x);
   return out;
 };
-
-/** A source that counts the reads of each path. */
-function counting(inner: FileSource): FileSource & { reads: Map<string, number> } {
-  const reads = new Map<string, number>();
-  return {
-    root: inner.root,
-    reads,
-    walk: (sel, problems) => inner.walk(sel, problems),
-    walkAsync: (sel, problems, signal) => inner.walkAsync(sel, problems, signal),
-    filter: (sel) => inner.filter(sel),
-    stat: (rel) => inner.stat(rel),
-    read: (rel, max): ReadResult => {
-      reads.set(rel, (reads.get(rel) ?? 0) + 1);
-      return inner.read(rel, max);
-    },
-  };
-}
 
 const app = (): Record<string, string> => ({
   'package.json': '{"name":"app"}',
