@@ -13,6 +13,7 @@ import type * as t from '@babel/types';
 import { FallbackError, type ChunkerOutput } from './chunker';
 import { firstLine, type ChunkContext } from './context';
 import type { Range } from '../parse/source';
+import { SEARCH_TERMS_META, type Chunk } from './types';
 import { emitUnits, type Unit } from './units';
 import { parseScript, ScriptSyntaxError } from '../parse/script';
 
@@ -322,6 +323,49 @@ export function chunkScript(ctx: ChunkContext, o: ScriptOptions): ChunkerOutput 
 
   const program = ast.program;
   const { units, starts } = statementUnits(program.body, off, '');
-  const chunks = emitUnits(ctx, units, { start: o.start, end: o.end, header: o.header, meta: o.meta, moduleSymbol: o.moduleSymbol, moduleBoundaries: starts });
+  const chunks = emitUnits(ctx, units, { start: o.start, end: o.end, header: o.header, meta: o.meta, moduleSymbol: o.moduleSymbol, moduleBoundaries: starts }).map(withRegistrations);
   return { chunks, warnings };
+}
+
+export interface Registration {
+  /** The registered name (`k-panel`, `RouterLink`, `ElButton`). */
+  name: string;
+  /** The component registered under it (an identifier or member path). */
+  component: string;
+  /** Offset of the call in the text searched. */
+  at: number;
+  /** The text that registers it (`.component('k-panel', KPanel)`). */
+  call: string;
+  /** The name is a string literal (`'k-panel'`), not read off the component (`Button.name`). */
+  literal: boolean;
+}
+
+/**
+ * Global registrations of components in code: `app.component('<name>', <Component>)`,
+ * `Vue.component(…)` (any receiver, chained calls too), `app.component(Button.name, Button)`, and
+ * component libraries' install wrappers `const ElButton = withInstall(Button, …)`. Found in the
+ * text, not the syntax tree, so that the client code a build step writes into a template string
+ * counts too. A registration with an inline definition (`Vue.component('x', { … })`) names no
+ * component and is not listed.
+ */
+export function findRegistrations(text: string): Registration[] {
+  const out: Registration[] = [];
+  for (const m of text.matchAll(/\.\s*component\(\s*(?:(['"`])([\w$-]+)\1|([\w$]+)\.name)\s*,\s*([\w$]+(?:\.[\w$]+)*)\s*[,)]/g)) {
+    if (m[3] !== undefined && m[3] !== m[4]) continue;
+    out.push({ name: m[2] ?? m[3], component: m[4], at: m.index, call: m[0].replace(/[,)]$/, ''), literal: m[2] !== undefined });
+  }
+  for (const m of text.matchAll(/\b(?:const|let|var)\s+([\w$]+)\s*=\s*withInstall\(\s*([\w$]+)/g)) {
+    out.push({ name: m[1], component: m[2], at: m.index, call: m[0], literal: true });
+  }
+  return out.sort((a, b) => a.at - b.at);
+}
+
+/** A chunk that registers components carries `global registration <name> <Component>` as search terms. */
+function withRegistrations(c: Chunk): Chunk {
+  if (!c.text.includes('component(') && !c.text.includes('withInstall(')) return c;
+  const regs = findRegistrations(c.text);
+  if (!regs.length) return c;
+  const terms = [...new Set(regs.map((r) => `global registration ${r.name} ${r.component}`))].join('\n');
+  const had = c.meta?.[SEARCH_TERMS_META];
+  return { ...c, meta: { ...c.meta, [SEARCH_TERMS_META]: typeof had === 'string' ? `${had}\n${terms}` : terms } };
 }

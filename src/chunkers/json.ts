@@ -37,7 +37,7 @@ import type { ChunkContext } from './context';
 import { classifyJson, classifyJsonPath, JSON_CATEGORY_LABELS, type JsonCategory } from '../parse/json-classify';
 import { MAX_JSON_DEPTH, parseJsonTree, scanDepth, type JItem, type JValue, type JsonTree } from '../parse/json-tree';
 import type { Range } from '../parse/source';
-import type { Chunk, ChunkKind, SplitInfo } from './types';
+import { SEARCH_TERMS_META, type Chunk, type ChunkKind, type SplitInfo } from './types';
 
 export { classifyJson, classifyJsonPath, isLocaleName, isNaturalLanguage, looksLikeSchema, type JsonCategory } from '../parse/json-classify';
 
@@ -81,6 +81,8 @@ interface Piece {
   keys?: string[];
   unbreakable?: boolean;
   component?: string;
+  /** A schema property's own key (its piece's search terms: `field <key>`); not for definitions. */
+  field?: string;
   /** The unit (cut top-level member, cut schema property) this piece belongs to; 0 = none. */
   owner: number;
 }
@@ -524,8 +526,10 @@ class Cutter {
     const v = it.value;
     const symbol = jsonPathSymbol([...segs, c.type === 'object' ? it.key! : k]);
     const component = fieldComponent(v);
+    const field = c.type === 'object' && segs[segs.length - 1] === 'properties' ? it.key! : undefined;
     const mark = (p: Piece): Piece => {
       if (component) p.component = component;
+      if (field !== undefined) p.field = field;
       return p;
     };
     // A whole property is its own unit, never a piece of the property it is nested in.
@@ -560,11 +564,22 @@ function hasNested(v: JValue): boolean {
   return false;
 }
 
-/** The form-field extension's `field: { component: "KTextField" }`, or `component` / `widget` directly. */
+/**
+ * The keys a schema property names its UI component with, first found wins: `component`,
+ * Formily's `x-component`, ui-schema's and form-render's `widget`, react-jsonschema-form's
+ * `ui:widget` / `ui:field` written inline. Not `x-decorator`: Formily's wrapper (`FormItem`) of
+ * every field.
+ */
+const COMPONENT_KEYS = ['component', 'x-component', 'widget', 'ui:widget', 'ui:field'];
+
+/** The form-field extension's `field: { component: "KTextField" }`, or one of COMPONENT_KEYS directly. */
 function fieldComponent(v: JValue): string | undefined {
   if (v.type !== 'object') return undefined;
+  for (const key of COMPONENT_KEYS) {
+    const it = v.items.find((x) => x.key === key && x.value.type === 'string');
+    if (it) return String(it.value.value);
+  }
   for (const it of v.items) {
-    if ((it.key === 'component' || it.key === 'widget' || it.key === 'ui:widget') && it.value.type === 'string') return String(it.value.value);
     if ((it.key === 'field' || it.key === 'ui') && it.value.type === 'object') {
       const inner = fieldComponent(it.value);
       if (inner) return inner;
@@ -664,6 +679,7 @@ function cutJson(ctx: ChunkContext, opts: ResolvedOptions, req: CutRequest): Chu
     if (p.keys) meta.keys = p.keys;
     if (p.unbreakable) meta.unbreakable = true;
     if (p.component) meta.component = p.component;
+    if (p.kind === 'schema-property' && p.field !== undefined) meta[SEARCH_TERMS_META] = p.component ? `field ${p.field} component ${p.component}` : `field ${p.field}`;
     return ctx.make({
       kind: p.kind,
       start: p.start,

@@ -77,6 +77,14 @@ export interface Chunk {
   meta?: Record<string, unknown>;
 }
 
+/**
+ * `meta[SEARCH_TERMS_META]`: words naming what a chunk *is* that its text does not hold, one
+ * line a fact: `global registration KPanel KPanelView` for the chunk that registers a component,
+ * `field title component TextField` for a schema property. The keyword index reads them as
+ * header words; they are never displayed or embedded (the header and text are).
+ */
+export const SEARCH_TERMS_META = 'searchTerms';
+
 export type SkipReason =
   | 'empty'
   | 'too-large'

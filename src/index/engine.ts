@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type ResolvedOptions } from '../chunkers/index';
-import type { Chunk, ChunkOptions, FileChunks } from '../chunkers/types';
+import { SEARCH_TERMS_META, type Chunk, type ChunkOptions, type FileChunks } from '../chunkers/types';
 import { embedText, type Embedder } from './embedder';
 import { EmbedQueue, embedTier, HINTED_TIER } from './embedOrder';
 import type { FileSelection, WalkProblem } from '../workspace/files';
@@ -354,8 +354,10 @@ export class Engine {
 
   private addKeyword(docId: number, chunk: Chunk): void {
     const extra = chunk.meta?.[I18N_TEXT_META];
-    // the i18n text counts as header words: searchable, never displayed (the header shown is chunk.header)
-    const header = typeof extra === 'string' ? `${chunk.header}\n${extra}` : chunk.header;
+    const terms = chunk.meta?.[SEARCH_TERMS_META];
+    // the i18n text and the chunker's search terms count as header words: searchable, never displayed (the header shown is chunk.header)
+    let header = typeof extra === 'string' ? `${chunk.header}\n${extra}` : chunk.header;
+    if (typeof terms === 'string') header = `${header}\n${terms}`;
     this.keyword.add(docId, { path: chunk.path, header, symbol: chunk.symbol, text: chunk.text, language: chunk.language, kind: chunk.kind });
   }
 

@@ -226,7 +226,9 @@ describe('JSON chunker', () => {
       assert.equal(email.text, '"email": { "type": "string", "field": { "component": "KTextField" } }');
       assert.equal(email.header, '// schemas/events/create.json :: properties.email');
       assert.equal(email.complete, true);
-      assert.deepEqual(email.meta, { category: 'schema', jsonWrap: '{}', component: 'KTextField' });
+      assert.deepEqual(email.meta, { category: 'schema', jsonWrap: '{}', component: 'KTextField', searchTerms: 'field email component KTextField' });
+      // a definition is no field: no search terms
+      assert.equal(bySymbol(r, 'definitions.contact')[0].meta?.searchTerms, undefined);
       assert.deepEqual(
         r.chunks.filter((c) => c.meta?.component).map((c) => `${c.symbol}=${String(c.meta?.component)}`),
         [
