@@ -1,21 +1,27 @@
 /**
  * Gold queries mined from an indexed workspace, the way the prior art built its evaluations:
  *   js:       exported JS/TS symbols, as `words (identifier)` — `zoom control (getZoomControl)`;
- *   vue:      component names `zoom control (KZoomControl)`, composables `use layers (useLayers)`,
- *             names registered with `Vue.component('k-panel', …)`;
+ *   vue:      component names `zoom control (KZoomControl)`, composables `use layers (useLayers)`;
+ *   registration: `global registration of k-panel (KPanel)` → the file that registers the
+ *             component under that name (`app.component('k-panel', KPanel)`, `Vue.component(…)`,
+ *             `const ElButton = withInstall(Button)`: javascript.ts's findRegistrations, literal
+ *             names only), its call text as the symbol;
  *   i18n:     an i18n value → the file that defines it;
- *   schema:   `field X with component Y` → the schema defining it;
+ *   schema:   `field X with component Y` → the schema defining it, Y as the JSON chunker reads it
+ *             (`component`, Formily's `x-component`, `widget`, inline `ui:widget` / `ui:field`,
+ *             `field.component`: meta.component of a schema-property chunk);
  *   markdown: a heading → its file;
  *   ui:       the words a user sees (a source-locale value of an i18n key the code uses, as the
  *             engine's i18n feed attached it to the chunk) → the code file that shows them.
  * A query whose answer is ambiguous (the same symbol, value or heading in several files) is
  * left out, so every gold query has exactly one right file.
  */
+import { findRegistrations } from '../chunkers/javascript';
 import type { Chunk } from '../chunkers/types';
 import { nameToWords } from '../chunkers/vue';
 import { I18N_TEXT_META, type Engine } from '../index/engine';
 
-export type Route = 'js' | 'vue' | 'i18n' | 'schema' | 'markdown' | 'ui';
+export type Route = 'js' | 'vue' | 'registration' | 'i18n' | 'schema' | 'markdown' | 'ui';
 
 export interface GoldQuery {
   query: string;
@@ -77,7 +83,9 @@ function mineChunk(c: Chunk, offer: (q: GoldQuery, key?: string) => void): void 
     offer({ query: `${words(c.symbol)} (${c.symbol})`, file, symbol: c.symbol, route: 'vue' });
   }
   if (c.language.startsWith('vue') || c.language === 'javascript' || c.language === 'typescript') {
-    for (const m of c.text.matchAll(/Vue\.component\(\s*['"]([\w-]+)['"]/g)) offer({ query: `${m[1].replace(/-/g, ' ')} (${m[1]})`, file, symbol: m[1], route: 'vue' });
+    for (const r of findRegistrations(c.text)) {
+      if (r.literal) offer({ query: `global registration of ${r.name} (${r.component})`, file, symbol: r.call, route: 'registration' });
+    }
   }
   if ((c.kind === 'i18n-section' || c.kind === 'i18n-labels') && c.language === 'json') {
     for (const m of c.text.matchAll(/"(?:[^"\\]|\\.)*"\s*:\s*"((?:[^"\\]|\\.){12,120})"/g)) {
@@ -85,10 +93,10 @@ function mineChunk(c: Chunk, offer: (q: GoldQuery, key?: string) => void): void 
       if (/\s/.test(value) && !/[{}<>]|https?:/.test(value)) offer({ query: value, file, symbol: value, route: 'i18n' });
     }
   }
-  if (c.kind === 'schema-property' && c.symbol) {
-    const comp = /"component"\s*:\s*"([^"]+)"/.exec(c.text);
+  const component = c.meta?.component;
+  if (c.kind === 'schema-property' && c.symbol && typeof component === 'string' && (!c.split || c.split.index === 0)) {
     const field = c.symbol.split('.').pop()!;
-    if (comp) offer({ query: `field ${field} with component ${comp[1].split('/').pop()}`, file, symbol: `"${field}"`, route: 'schema' });
+    offer({ query: `field ${field} with component ${component.split('/').pop()}`, file, symbol: `"${field}"`, route: 'schema' });
   }
   const shown = c.meta?.[I18N_TEXT_META];
   if (typeof shown === 'string') {

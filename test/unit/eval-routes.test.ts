@@ -1,0 +1,140 @@
+import { strict as assert } from 'node:assert';
+import { findRegistrations } from '../../src/chunkers/javascript';
+import { SEARCH_TERMS_META } from '../../src/chunkers/types';
+import { Engine } from '../../src/index/engine';
+import { mineGold } from '../../src/eval/mine';
+import { evaluate } from '../../src/eval/evaluate';
+
+/**
+ * `fathom eval`'s registration route (`global registration of <name> (<Component>)` → the file
+ * that registers it) and its schema route on real schema conventions (Formily's `x-component`,
+ * inline `ui:widget`), and the chunk metadata that lets keyword search find both.
+ */
+
+// a plugin whose install function registers many components: the registration lines sit in the middle of a long function
+const install = [
+  "import { KPanel } from './components/KPanel';",
+  "import { KLegend } from './components/KLegend';",
+  'export function install(app, options = {}) {',
+  ...Array.from({ length: 60 }, (_, i) => `  options.step${i} = options.step${i} ?? computeDefault(${i}, app.version); // setting ${i}`),
+  "  app.component('k-panel', KPanel);",
+  '  app.component("KLegend", KLegend).component(`KLegendItem`, KLegend.Item);',
+  '  app.component(KMap.name, KMap);',
+  "  app.component('k-inline', { render: () => null });",
+  ...Array.from({ length: 60 }, (_, i) => `  app.provide('key${i}', options.step${i});`),
+  '  return app;',
+  '}',
+].join('\n');
+
+const files: Record<string, string> = {
+  'src/plugin.js': install,
+  'src/components/KPanel.js':
+    "import { defineComponent, h } from 'vue';\n/** The panel beside the map. */\nexport const KPanel = defineComponent({\n  name: 'KPanel',\n  props: { title: String },\n  setup(props, { slots }) {\n    return () => h('section', { class: 'k-panel' }, [h('h2', props.title), slots.default?.()]);\n  },\n});\n",
+  'src/components/KLegend.js': "export const KLegend = { name: 'KLegend', props: { items: Array } };\nKLegend.Item = { name: 'KLegendItem' };\n",
+  'src/components/Switch.js': "/** A switch: on or off. */\nexport function Switch(props) {\n  return { type: 'switch', enabled: props.enabled, size: props.size };\n}\n",
+  // the component the query names: its file names it in symbol, path and header, but holds no "field"
+  'src/components/NumberPicker.js': "/** A number input that steps up and down. */\nexport function NumberPicker(props) {\n  return { type: 'number', size: props.size, step: props.step };\n}\n",
+  // the other components and schemas of a small form app: they name sizes, fields and components too, and
+  // their docs use the query's little words ("with"), as real docs do: no word of the query is rare by accident
+  ...Object.fromEntries(
+    ['Input', 'Select', 'Slider', 'Radio', 'DatePicker', 'Upload'].map((name) => [
+      `src/components/${name}.js`,
+      `/** The ${name.toLowerCase()} field component, with a label and a help text. */\nexport function ${name}(props) {\n  return { type: '${name.toLowerCase()}', size: props.size, disabled: props.disabled, value: props.value };\n}\n`,
+    ]),
+  ),
+  ...Object.fromEntries(
+    ['marker', 'legend', 'basemap'].map((name) => [
+      `schemas/${name}.json`,
+      JSON.stringify(
+        {
+          type: 'object',
+          properties: {
+            title: { type: 'string', title: 'Title', 'x-decorator': 'FormItem', 'x-component': 'Input' },
+            visible: { type: 'boolean', title: 'Visible', 'x-decorator': 'FormItem', 'x-component': 'Switch' },
+            [`${name}Size`]: { type: 'number', title: 'Size', 'x-decorator': 'FormItem', 'x-component': 'Slider' },
+          },
+        },
+        null,
+        2,
+      ),
+    ]),
+  ),
+  'schemas/layer.json': JSON.stringify(
+    {
+      type: 'object',
+      properties: {
+        enabled: { type: 'boolean', title: 'Enabled', 'x-decorator': 'FormItem', 'x-component': 'Switch' },
+        size: { type: 'number', title: 'Size', 'x-decorator': 'FormItem', 'x-component': 'NumberPicker', 'x-component-props': { min: 0 } },
+        note: { type: 'string', 'ui:widget': 'textarea' },
+        label: { type: 'string' },
+      },
+    },
+    null,
+    2,
+  ),
+};
+
+async function workspace(): Promise<Engine> {
+  const e = new Engine({ noEmbedderReason: 'keyword-only test' });
+  for (const [rel, text] of Object.entries(files)) await e.updateFile(rel, Buffer.from(text), { size: text.length, mtimeMs: 1 });
+  return e;
+}
+
+describe('eval routes: registration and schema', () => {
+  it('finds literal, chained, name-of and install-wrapper registrations, and no component in an inline definition', () => {
+    const regs = findRegistrations(install).map((r) => [r.name, r.component, r.literal]);
+    assert.deepEqual(regs, [
+      ['k-panel', 'KPanel', true],
+      ['KLegend', 'KLegend', true],
+      ['KLegendItem', 'KLegend.Item', true],
+      ['KMap', 'KMap', false],
+    ]);
+    assert.deepEqual(
+      findRegistrations('export const ElButton = withInstall(Button, { ButtonGroup });\nVue.component("v-select", VueSelect)').map((r) => `${r.name} ${r.component}`),
+      ['ElButton Button', 'v-select VueSelect'],
+    );
+    assert.deepEqual(findRegistrations('this.component("x")\nregisterComponent(app, Button)'), []);
+  });
+
+  it('the chunk holding a registration line carries the registration as search terms; a schema property its field and component', async () => {
+    const e = await workspace();
+    const reg = e.chunks.filter((c) => c?.path === 'src/plugin.js' && c.text.includes("app.component('k-panel', KPanel)"));
+    assert.equal(reg.length, 1);
+    assert.match(String(reg[0]!.meta?.[SEARCH_TERMS_META]), /^global registration k-panel KPanel$/m);
+    const size = e.chunks.find((c) => c?.path === 'schemas/layer.json' && c.symbol === 'properties.size');
+    assert.equal(size?.meta?.component, 'NumberPicker');
+    assert.equal(size?.meta?.[SEARCH_TERMS_META], 'field size component NumberPicker');
+    const note = e.chunks.find((c) => c?.path === 'schemas/layer.json' && c.symbol === 'properties.note');
+    assert.equal(note?.meta?.component, 'textarea', 'an inline ui:widget names the component too');
+    assert.equal(e.chunks.find((c) => c?.symbol === 'properties.label')?.meta?.[SEARCH_TERMS_META], 'field label');
+  });
+
+  it('mines registration queries (literal names only) into their own route, and schema queries from x-component and ui:widget', async () => {
+    const e = await workspace();
+    const gold = mineGold(e);
+    const reg = gold.filter((g) => g.route === 'registration');
+    assert.deepEqual(reg.map((g) => g.query).sort(), ['global registration of k-panel (KPanel)', 'global registration of KLegend (KLegend)', 'global registration of KLegendItem (KLegend.Item)'].sort());
+    for (const g of reg) assert.equal(g.file, 'src/plugin.js');
+    assert.ok(!gold.some((g) => g.route === 'vue' && /k.panel \(k-panel\)/.test(g.query)), 'registrations are no longer mined into the vue route');
+    const schema = gold.filter((g) => g.route === 'schema' && g.file === 'schemas/layer.json').map((g) => g.query).sort();
+    assert.deepEqual(schema, ['field enabled with component Switch', 'field note with component textarea', 'field size with component NumberPicker']);
+    assert.ok(gold.some((g) => g.query === 'field markerSize with component Slider' && g.file === 'schemas/marker.json'));
+    assert.ok(!gold.some((g) => g.query === 'field title with component Input'), 'in three schemas: no gold query');
+  });
+
+  it('keyword search puts the registering chunk first, over the component file the query names', async () => {
+    const e = await workspace();
+    const hits = await e.search('global registration of k-panel (KPanel)', { k: 5, mode: 'keyword' });
+    assert.equal(hits[0]?.chunk.path, 'src/plugin.js', hits.map((h) => `${h.chunk.path}:${h.chunk.start.line}`).join(', '));
+    assert.ok(hits[0].chunk.text.includes("app.component('k-panel', KPanel)"), 'the chunk holding the line');
+    const field = await e.search('field size with component NumberPicker', { k: 5, mode: 'keyword' });
+    assert.equal(field[0]?.chunk.path, 'schemas/layer.json');
+    assert.equal(field[0]?.chunk.symbol, 'properties.size');
+    const report = await evaluate(e, mineGold(e), ['keyword']);
+    assert.equal(report.keyword!.registration.hit5, 1);
+    assert.equal(report.keyword!.schema.hit5, 1);
+    // a wrong gold file scores 0: the route can fail
+    const wrong = await evaluate(e, [{ query: 'global registration of k-panel (KPanel)', file: 'src/components/Upload.js', route: 'registration' }], ['keyword']);
+    assert.equal(wrong.keyword!.registration.hit10, 0);
+  });
+});
