@@ -154,8 +154,7 @@ export const COVERAGE_MAX_CONCEPTS = 6;
 /**
  * What a query is scored with: its known term ids, each term's weight and the concepts (typed
  * words) it covers. A concept is a word of the query with its stem; an adjacent pair's compound
- * covers both words; a synonym covers its word; the parts of a typed identifier (`number`,
- * `picker` of `NumberPicker`) are scored but cover nothing: the identifier is one concept.
+ * covers both words; a synonym covers its word.
  */
 export interface QueryPlan {
   ids: number[];
@@ -463,8 +462,7 @@ export class KeywordIndex {
 
   /**
    * The query's terms known to the index, with the concepts they cover: each term of
-   * `queryTerms` is a concept, except an added stem, which joins its term's, and a part of an
-   * identifier, which is none (measured: bench/ranking.ts, every benchmark); two adjacent
+   * `queryTerms` is a concept, except an added stem, which joins its term's; two adjacent
    * words also match as their compound (`dark mode` → `darkmode`, `dark-mode`) and a word as
    * its code synonyms, when the index knows them.
    */
@@ -496,30 +494,15 @@ export class KeywordIndex {
       covers.push(mask);
       for (let c = 0; c < 31; c++) if (mask & (1 << c) && conceptIdf[c] === 0) conceptIdf[c] = idfOf(id);
     };
-    // the concept of the previous term; PART: it was a part of an identifier (no concept of its own)
-    const PART = -2;
     let last = -1;
-    let ident = '';
     for (let x = 0; x < all.length; x++) {
       const t = all[x];
       let c: number;
-      if (weak[x] === 2 && last === PART) {
-        addTerm(t, 1, 0);
-        continue;
-      }
       if (weak[x] === 2 && last >= 0) c = last;
       else {
         const seen = conceptOf.get(t);
         if (seen !== undefined) {
           last = seen;
-          continue;
-        }
-        if (weak[x] === 0) ident = t;
-        else if (weak[x] === 1 && ident.length > t.length && ident.includes(t) && /^[a-z0-9]+$/.test(t)) {
-          // `number` of `NumberPicker`: scored, but not a concept the query typed (coverage counts
-          // the identifier once; its parts made `field size with component NumberPicker` 7 concepts)
-          addTerm(t, 1, 0);
-          last = PART;
           continue;
         }
         c = conceptIdf.length;
