@@ -31,8 +31,8 @@ const files: Record<string, string> = {
   'src/components/KPanel.js':
     "import { defineComponent, h } from 'vue';\n/** The panel beside the map. */\nexport const KPanel = defineComponent({\n  name: 'KPanel',\n  props: { title: String },\n  setup(props, { slots }) {\n    return () => h('section', { class: 'k-panel' }, [h('h2', props.title), slots.default?.()]);\n  },\n});\n",
   'src/components/KLegend.js': "export const KLegend = { name: 'KLegend', props: { items: Array } };\nKLegend.Item = { name: 'KLegendItem' };\n",
-  'src/components/Switch.js': "/** A switch: on or off. */\nexport function Switch(props) {\n  return { type: 'switch', enabled: props.enabled, size: props.size };\n}\n",
   // the component the query names: its file names it in symbol, path and header, but holds no "field"
+  'src/components/Switch.js': "/** A switch: on or off. */\nexport function Switch(props) {\n  return { type: 'switch', enabled: props.enabled, size: props.size };\n}\n",
   'src/components/NumberPicker.js': "/** A number input that steps up and down. */\nexport function NumberPicker(props) {\n  return { type: 'number', size: props.size, step: props.step };\n}\n",
   // the other components and schemas of a small form app: they name sizes, fields and components too, and
   // their docs use the query's little words ("with"), as real docs do: no word of the query is rare by accident
@@ -122,14 +122,14 @@ describe('eval routes: registration and schema', () => {
     assert.ok(!gold.some((g) => g.query === 'field title with component Input'), 'in three schemas: no gold query');
   });
 
-  it('keyword search puts the registering chunk first, over the component file the query names', async () => {
+  it('keyword search puts the registering chunk and the schema property first, over the component file the query names', async () => {
     const e = await workspace();
     const hits = await e.search('global registration of k-panel (KPanel)', { k: 5, mode: 'keyword' });
     assert.equal(hits[0]?.chunk.path, 'src/plugin.js', hits.map((h) => `${h.chunk.path}:${h.chunk.start.line}`).join(', '));
     assert.ok(hits[0].chunk.text.includes("app.component('k-panel', KPanel)"), 'the chunk holding the line');
-    const field = await e.search('field size with component NumberPicker', { k: 5, mode: 'keyword' });
-    assert.equal(field[0]?.chunk.path, 'schemas/layer.json');
-    assert.equal(field[0]?.chunk.symbol, 'properties.size');
+    const field = await e.search('field enabled with component Switch', { k: 5, mode: 'keyword' });
+    assert.equal(field[0]?.chunk.path, 'schemas/layer.json', field.map((h) => `${h.chunk.path} ${h.chunk.symbol}`).join(', '));
+    assert.equal(field[0]?.chunk.symbol, 'properties.enabled');
     const report = await evaluate(e, mineGold(e), ['keyword']);
     assert.equal(report.keyword!.registration.hit5, 1);
     assert.equal(report.keyword!.schema.hit5, 1);
