@@ -152,6 +152,27 @@ function containsWord(hay: string, needle: string): boolean {
 }
 
 /**
+ * A query of several words that a chunk contains as written ranks that chunk first (see
+ * `Engine.phraseFirst`); `textOf` gives a result's text. Shared with the team index (pgstore.ts).
+ */
+export function phraseFirst(query: string, ids: number[], textOf: (id: number) => string | undefined): number[] {
+  const phrase = query.trim().replace(/\s+/g, ' ');
+  if (!/\s/.test(phrase) || phrase.length > 200 || ids.length < 2) return ids;
+  const lower = phrase.toLowerCase();
+  const tiers: number[][] = [[], [], []];
+  for (const id of ids) {
+    const text = textOf(id);
+    if (!text) {
+      tiers[2].push(id);
+      continue;
+    }
+    const flat = text.includes('\n') || text.includes('  ') || text.includes('\t') ? text.replace(/\s+/g, ' ') : text;
+    tiers[containsWord(flat, phrase) ? 0 : containsWord(flat.toLowerCase(), lower) ? 1 : 2].push(id);
+  }
+  return tiers[0].length || tiers[1].length ? tiers.flat() : ids;
+}
+
+/**
  * Find Similar with vectors: the least cosine similarity a result needs. A judgement from
  * all-MiniLM-L6-v2's usual range (related code well above it, unrelated well below), not a
  * measured optimum; callers may pass their own `minScore`.
@@ -670,20 +691,7 @@ export class Engine {
    * from "Antigua" once accents are folded. Measured by `fathom eval` (i18n route).
    */
   private phraseFirst(query: string, ids: number[]): number[] {
-    const phrase = query.trim().replace(/\s+/g, ' ');
-    if (!/\s/.test(phrase) || phrase.length > 200 || ids.length < 2) return ids;
-    const lower = phrase.toLowerCase();
-    const tiers: number[][] = [[], [], []];
-    for (const id of ids) {
-      const text = this.chunks[id]?.text;
-      if (!text) {
-        tiers[2].push(id);
-        continue;
-      }
-      const flat = text.includes('\n') || text.includes('  ') || text.includes('\t') ? text.replace(/\s+/g, ' ') : text;
-      tiers[containsWord(flat, phrase) ? 0 : containsWord(flat.toLowerCase(), lower) ? 1 : 2].push(id);
-    }
-    return tiers[0].length || tiers[1].length ? tiers.flat() : ids;
+    return phraseFirst(query, ids, (id) => this.chunks[id]?.text);
   }
 
   /** Exact dense top-k: the embedder's BLAS kernel when it has one (and it works), else the JS scan. */

@@ -219,6 +219,150 @@ const RESOLUTION = 9;
 
 type Fx = Index<false, false, true>;
 
+/** The tokenizer settings a record is made with (a `KeywordIndex` has them). */
+export interface RecordConfig {
+  stem: boolean | 'add';
+  singleDigits: boolean;
+  weakHalf: WeakHalf;
+}
+
+/** The query settings a plan is made with (a `KeywordIndex` has them). */
+export interface PlanConfig {
+  stem: boolean | 'add';
+  singleDigits: boolean;
+  synonyms: boolean;
+  compounds: boolean;
+}
+
+/**
+ * A document's keyword record, as `add` stores it: each field's length in terms (symbol, path,
+ * header, text) and each distinct term (in order of first occurrence, symbol first) with its
+ * frequency per field packed one byte a field (symbol in the low byte), in half occurrences.
+ * Also what the PostgreSQL team index stores per chunk (pgstore.ts).
+ */
+export function keywordRecord(fields: KeywordFields, config: RecordConfig): { lens: [number, number, number, number]; terms: Map<string, number> } {
+  const opts = { stem: config.stem, singleDigits: config.singleDigits };
+  const weak: number[][] = [[], [], [], []];
+  const perField = [
+    termsWithWeakness(str(fields.symbol), opts, weak[0]),
+    termsWithWeakness(str(fields.path), opts, weak[1]),
+    termsWithWeakness(str(fields.header), opts, weak[2]),
+    termsWithWeakness(str(fields.text), opts, weak[3]),
+  ];
+  // Term frequencies in half occurrences: 2 for a term, 1 for a weak one.
+  const weakFrom = config.weakHalf === 'all' ? 1 : config.weakHalf === 'stems' ? 2 : 3;
+  const local = new Map<string, number>();
+  for (let f = 0; f < NFIELDS; f++) {
+    const shift = 8 * f;
+    const ts = perField[f];
+    const ws = weak[f];
+    for (let x = 0; x < ts.length; x++) {
+      const add = ws[x] >= weakFrom ? 1 : 2;
+      const p = local.get(ts[x]);
+      if (p === undefined) local.set(ts[x], add * 2 ** shift);
+      else {
+        const cur = (p >>> shift) & 255;
+        if (cur < 255) local.set(ts[x], p + Math.min(add, 255 - cur) * 2 ** shift);
+      }
+    }
+  }
+  return { lens: [perField[0].length, perField[1].length, perField[2].length, perField[3].length], terms: local };
+}
+
+/** A query plan by term (see `QueryPlan`): `terms[i]` instead of a term id. */
+export interface TermPlan {
+  terms: string[];
+  weight: number[];
+  covers: number[];
+  conceptIdf: number[];
+}
+
+/**
+ * The query's terms known to an index, with the concepts they cover: each term of
+ * `queryTerms` is a concept, except an added stem, which joins its term's; two adjacent
+ * words also match as their compound (`dark mode` → `darkmode`, `dark-mode`) and a word as
+ * its code synonyms, when the index knows them. `dfOf` gives a term's document frequency
+ * (undefined: not in the index), `N` the number of documents. Every term the plan may ask
+ * about is in `planTerms(query, config)`.
+ */
+export function planQuery(query: string, config: PlanConfig, dfOf: (term: string) => number | undefined, N: number): TermPlan {
+  const opts = { stem: config.stem, singleDigits: config.singleDigits };
+  const weak: number[] = [];
+  const all = termsWithWeakness(query, opts, weak);
+  const ts: string[] = [];
+  const weight: number[] = [];
+  const covers: number[] = [];
+  const conceptIdf: number[] = [];
+  const conceptOf = new Map<string, number>();
+  const idfOf = (df: number) => Math.log(1 + (N - df + 0.5) / (df + 0.5));
+  const at = new Map<string, number>();
+  const addTerm = (t: string, w: number, mask: number): void => {
+    const df = dfOf(t);
+    if (df === undefined) return;
+    const j = at.get(t);
+    if (j !== undefined) {
+      covers[j] |= mask;
+      weight[j] = Math.max(weight[j], w);
+      return;
+    }
+    if (ts.length >= 64) return;
+    at.set(t, ts.length);
+    ts.push(t);
+    weight.push(w);
+    covers.push(mask);
+    for (let c = 0; c < 31; c++) if (mask & (1 << c) && conceptIdf[c] === 0) conceptIdf[c] = idfOf(df);
+  };
+  let last = -1;
+  for (let x = 0; x < all.length; x++) {
+    const t = all[x];
+    let c: number;
+    if (weak[x] === 2 && last >= 0) c = last;
+    else {
+      const seen = conceptOf.get(t);
+      if (seen !== undefined) {
+        last = seen;
+        continue;
+      }
+      c = conceptIdf.length;
+      conceptOf.set(t, c);
+      conceptIdf.push(0);
+    }
+    last = c;
+    addTerm(t, 1, c < 31 ? 1 << c : 0);
+  }
+  // the typed words, in order (identifier parts and punctuation left aside)
+  const words = fold(query).match(/[\p{L}\p{N}]+/gu) ?? [];
+  const maskOf = (w: string) => {
+    const c = conceptOf.get(w);
+    return c !== undefined && c < 31 ? 1 << c : 0;
+  };
+  if (config.synonyms) {
+    for (const w of words) for (const syn of synonymsOf(w)) addTerm(syn, SYNONYM_WEIGHT, maskOf(w));
+  }
+  if (config.compounds) {
+    for (let i = 0; i + 1 < words.length && i < 32; i++) {
+      const a = words[i];
+      const b = words[i + 1];
+      if (a.length + b.length < 4) continue;
+      const mask = maskOf(a) | maskOf(b);
+      addTerm(a + b, 1, mask);
+      addTerm(`${a}-${b}`, 1, mask);
+      if (config.synonyms) for (const syn of synonymsOf(a + b)) addTerm(syn, SYNONYM_WEIGHT, mask);
+    }
+  }
+  return { terms: ts, weight, covers, conceptIdf };
+}
+
+/** Every term `planQuery` may look up for `query` (known or not), each once. */
+export function planTerms(query: string, config: PlanConfig): string[] {
+  const asked = new Set<string>();
+  planQuery(query, config, (t) => {
+    asked.add(t);
+    return undefined;
+  }, 0);
+  return [...asked];
+}
+
 export class KeywordIndex {
   readonly boosts: Readonly<FieldBoosts>;
   readonly k1: number;
@@ -318,38 +462,14 @@ export class KeywordIndex {
   add(docId: number, fields: KeywordFields): void {
     if (!Number.isSafeInteger(docId) || docId < 0) throw new RangeError(`docId must be a non-negative integer, got ${docId}`);
     if (this.intOf.has(docId)) this.remove(docId);
-    const opts = { stem: this.stem, singleDigits: this.singleDigits };
-    const weak: number[][] = [[], [], [], []];
-    const perField = [
-      termsWithWeakness(str(fields.symbol), opts, weak[0]),
-      termsWithWeakness(str(fields.path), opts, weak[1]),
-      termsWithWeakness(str(fields.header), opts, weak[2]),
-      termsWithWeakness(str(fields.text), opts, weak[3]),
-    ];
-    // Term frequencies in half occurrences: 2 for a term, 1 for a weak one.
-    const weakFrom = this.weakHalf === 'all' ? 1 : this.weakHalf === 'stems' ? 2 : 3;
-    const local = new Map<string, number>();
-    for (let f = 0; f < NFIELDS; f++) {
-      const shift = 8 * f;
-      const ts = perField[f];
-      const ws = weak[f];
-      for (let x = 0; x < ts.length; x++) {
-        const add = ws[x] >= weakFrom ? 1 : 2;
-        const p = local.get(ts[x]);
-        if (p === undefined) local.set(ts[x], add * 2 ** shift);
-        else {
-          const cur = (p >>> shift) & 255;
-          if (cur < 255) local.set(ts[x], p + Math.min(add, 255 - cur) * 2 ** shift);
-        }
-      }
-    }
+    const { lens, terms: local } = keywordRecord(fields, this);
     const rec = new Uint32Array(HEADER + 2 * local.size);
     rec[0] = this.paths.id(str(fields.path));
     // 16 bits each; past 65,535 distinct names the last id is shared (filters then over-match).
     rec[1] = (Math.min(this.languages.id(str(fields.language)), 0xffff) << 16) | Math.min(this.kinds.id(str(fields.kind)), 0xffff);
     for (let f = 0; f < NFIELDS; f++) {
-      rec[2 + f] = perField[f].length;
-      this.sumLen[f] += perField[f].length;
+      rec[2 + f] = lens[f];
+      this.sumLen[f] += lens[f];
     }
     let j = HEADER;
     for (const [t, packed] of local) {
@@ -467,72 +587,12 @@ export class KeywordIndex {
    * its code synonyms, when the index knows them.
    */
   private plan(query: string): QueryPlan {
-    const opts = { stem: this.stem, singleDigits: this.singleDigits };
-    const weak: number[] = [];
-    const all = termsWithWeakness(query, opts, weak);
-    const ids: number[] = [];
-    const weight: number[] = [];
-    const covers: number[] = [];
-    const conceptIdf: number[] = [];
-    const conceptOf = new Map<string, number>();
     const N = this.intOf.size;
-    const idfOf = (id: number) => Math.log(1 + (N - this.df[id] + 0.5) / (this.df[id] + 0.5));
-    const at = new Map<number, number>();
-    const addTerm = (t: string, w: number, mask: number): void => {
+    const p = planQuery(query, this, (t) => {
       const id = this.vocab.get(t);
-      if (id === undefined) return;
-      const j = at.get(id);
-      if (j !== undefined) {
-        covers[j] |= mask;
-        weight[j] = Math.max(weight[j], w);
-        return;
-      }
-      if (ids.length >= 64) return;
-      at.set(id, ids.length);
-      ids.push(id);
-      weight.push(w);
-      covers.push(mask);
-      for (let c = 0; c < 31; c++) if (mask & (1 << c) && conceptIdf[c] === 0) conceptIdf[c] = idfOf(id);
-    };
-    let last = -1;
-    for (let x = 0; x < all.length; x++) {
-      const t = all[x];
-      let c: number;
-      if (weak[x] === 2 && last >= 0) c = last;
-      else {
-        const seen = conceptOf.get(t);
-        if (seen !== undefined) {
-          last = seen;
-          continue;
-        }
-        c = conceptIdf.length;
-        conceptOf.set(t, c);
-        conceptIdf.push(0);
-      }
-      last = c;
-      addTerm(t, 1, c < 31 ? 1 << c : 0);
-    }
-    // the typed words, in order (identifier parts and punctuation left aside)
-    const words = fold(query).match(/[\p{L}\p{N}]+/gu) ?? [];
-    const maskOf = (w: string) => {
-      const c = conceptOf.get(w);
-      return c !== undefined && c < 31 ? 1 << c : 0;
-    };
-    if (this.synonyms) {
-      for (const w of words) for (const syn of synonymsOf(w)) addTerm(syn, SYNONYM_WEIGHT, maskOf(w));
-    }
-    if (this.compounds) {
-      for (let i = 0; i + 1 < words.length && i < 32; i++) {
-        const a = words[i];
-        const b = words[i + 1];
-        if (a.length + b.length < 4) continue;
-        const mask = maskOf(a) | maskOf(b);
-        addTerm(a + b, 1, mask);
-        addTerm(`${a}-${b}`, 1, mask);
-        if (this.synonyms) for (const syn of synonymsOf(a + b)) addTerm(syn, SYNONYM_WEIGHT, mask);
-      }
-    }
-    return { ids, weight, covers, conceptIdf };
+      return id === undefined ? undefined : this.df[id];
+    }, N);
+    return { ids: p.terms.map((t) => this.vocab.get(t)!), weight: p.weight, covers: p.covers, conceptIdf: p.conceptIdf };
   }
 
   /** A filter over internal ids; facets are tested on the records (undefined: accept all). */
