@@ -159,7 +159,8 @@ const MIGRATIONS: Array<(sql: Sql) => Promise<void>> = [
     await sql.query('create unique index if not exists fathom_chunks_id on fathom_chunks (id)');
     await sql.query('alter table fathom_chunks add column if not exists lens int[], add column if not exists rec_terms text[], add column if not exists rec_tf int[]');
     // a posting carries what BM25F needs (the packed frequencies, the chunk's field lengths): scoring reads the index alone
-    await sql.query('create table if not exists fathom_postings (term text not null, id int not null, tf int not null, l0 int2 not null, l1 int2 not null, l2 int2 not null, l3 int2 not null, primary key (term, id) include (tf, l0, l1, l2, l3))');
+    await sql.query('create table if not exists fathom_postings (term text not null, id int not null, tf int not null, l0 int2 not null, l1 int2 not null, l2 int2 not null, l3 int2 not null)');
+    await sql.query(POSTINGS_INDEX);
     await sql.query('delete from fathom_postings');
     await sql.query('delete from fathom_terms');
     const lens = [0, 0, 0, 0];
@@ -311,6 +312,9 @@ function settingsKey(o: ResolvedOptions): string {
   return JSON.stringify({ maxTokens: o.maxTokens, maxFileBytes: o.maxFileBytes, overlap: o.overlap, json: [...o.jsonCategories].sort() });
 }
 
+/** The postings' key, covering what scoring reads; a push into an empty index builds it once at the end (sorted, several times cheaper than growing it). */
+const POSTINGS_INDEX = 'create unique index if not exists fathom_postings_key on fathom_postings (term, id) include (tf, l0, l1, l2, l3)';
+
 const HNSW_INDEX = 'create index if not exists fathom_chunks_embedding on fathom_chunks using hnsw (embedding vector_ip_ops)';
 
 /** Adds the vector column and its HNSW index for `dims` if missing; refuses another model's vectors. */
@@ -414,6 +418,9 @@ export async function pushFolder(sql: Sql, dir: string, options: PushOptions = {
   }
   // an empty index gets its HNSW graph built once at the end, not grown row by row
   const bulk = !!embedder && remote.size === 0;
+  const bulkKeyword = remote.size === 0;
+  if (bulkKeyword) await tx(sql, () => sql.query('drop index if exists fathom_postings_key'));
+  else await sql.query(POSTINGS_INDEX); // (a push that died while bulk loading left it out)
   if (embedder) {
     if (bulk) await tx(sql, () => sql.query('drop index if exists fathom_chunks_embedding'));
     else await sql.query(HNSW_INDEX); // (a push that died while bulk loading left it out)
@@ -457,10 +464,9 @@ export async function pushFolder(sql: Sql, dir: string, options: PushOptions = {
     await flush();
   } finally {
     finishFrom = performance.now();
-    if (bulk) {
-      await sql.query("set maintenance_work_mem = '512MB'").catch(() => undefined);
-      await sql.query(HNSW_INDEX);
-    }
+    if (bulk || bulkKeyword) await sql.query("set maintenance_work_mem = '512MB'").catch(() => undefined);
+    if (bulkKeyword) await sql.query(POSTINGS_INDEX);
+    if (bulk) await sql.query(HNSW_INDEX);
   }
   // a large write: the planner's statistics, and the visibility map that lets the keyword
   // candidates be read from the postings index alone (no autovacuum in PGlite)

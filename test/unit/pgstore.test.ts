@@ -128,6 +128,32 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
     });
   });
 
+  it('a first push builds the postings key once at the end; one that died midway leaves it out and the next push puts it back', async () => {
+    const scratch = db;
+    const ws = path.join(work, 'ws');
+    const hasKey = async () => (await scratch.query<{ n: number }>("select count(*)::int as n from pg_indexes where indexname = 'fathom_postings_key' and schemaname = current_schema()")).rows[0].n === 1;
+    await scratchIndex(db, async () => {
+      // the push dies when it comes to build the key (after loading every batch)
+      let loaded = false;
+      const dying: Sql = {
+        query: (t: string, p?: unknown[]) => {
+          if (/insert into fathom_postings/.test(t)) loaded = true;
+          if (loaded && /create unique index if not exists fathom_postings_key/.test(t)) return Promise.reject(new Error('connection lost'));
+          return scratch.query(t, p as never[]) as never;
+        },
+      };
+      await assert.rejects(pushFolder(dying, ws), /connection lost/);
+      assert.ok((await scratch.query<{ n: number }>('select count(*)::int as n from fathom_files')).rows[0].n > 0, 'a first batch was written');
+      assert.equal(await hasKey(), false, 'left out while bulk loading');
+      const s = await pushFolder(scratch, ws);
+      assert.ok(s.unchanged > 0 && s.written === 0, JSON.stringify(s));
+      assert.equal(await hasKey(), true);
+      await assertConsistent(scratch, 'after a resumed push');
+      const plan = (await scratch.query<Record<string, string>>("explain select id from fathom_postings where term = 'zoom'")).rows.map((r) => Object.values(r)[0]).join('\n');
+      assert.match(plan, /fathom_postings_key/, plan);
+    });
+  });
+
   it('pushes a folder, then pushes only what changed (by content hash), and gives the local store’s results', async () => {
     const ws = path.join(work, 'ws');
     const emb = fakeEmbedder();
