@@ -503,6 +503,8 @@ export class Engine {
       if (rec?.skipped && rec.skipped.reason === kind && rec.skipped.detail === p.reason) continue; // known: no new revision, no save
       this.skipFile(p.rel, { size: 0, mtimeMs: 0 }, kind, p.reason);
     }
+    // an index built from nothing lays its keyword postings out at once, at the first search (keyword.ts beginBulk)
+    this.keyword.beginBulk();
     const cap = this.chunkOptions.maxFileBytes;
     // an unreadable file is retried every time: fixing permissions does not change its mtime
     const isStale = (f: SourceFile): boolean => {

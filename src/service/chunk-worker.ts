@@ -1,5 +1,5 @@
 /**
- * A chunk pool's worker thread (see chunk-pool.ts): chunks the files it is sent, one at a time,
+ * A chunk pool's worker thread (see chunk-pool.ts): chunks the files it is sent, one at a time in order,
  * with the token counter of its own thread, and posts the `FileChunks` back. Tree-sitter
  * grammars are loaded in this thread on the first file that needs them.
  *
@@ -32,7 +32,10 @@ async function handle(job: ChunkJobMessage): Promise<ChunkReplyMessage> {
 
 if (parentPort) {
   const port = parentPort;
+  // the pool sends a few jobs ahead: they are done one after the other, in the order sent
+  // (the pool takes the first unanswered one for the file a crash happened on)
+  let last: Promise<void> = Promise.resolve();
   port.on('message', (job: ChunkJobMessage) => {
-    void handle(job).then((reply) => port.postMessage(reply));
+    last = last.then(() => handle(job)).then((reply) => port.postMessage(reply));
   });
 }

@@ -122,6 +122,35 @@ describe('chunk pool (worker threads chunking for Engine.indexFolder)', function
     }
   });
 
+  it('a thread sent several files ahead that dies on one: only that file is skipped, the files after it are chunked by its replacement, in order', async function () {
+    const logs: string[] = [];
+    const pool = newPool({ size: 1, depth: 4, exitOn: 'f2.js', log: (level, m) => logs.push(`${level}: ${m}`) });
+    const rels = Array.from({ length: 8 }, (_, i) => `f${i}.js`);
+    const sent = rels.map((rel) => pool.chunk(rel, `export function fn${rel[1]}(a) {\n  return a + 1;\n}\n`, {}));
+    assert.equal(pool.busy, 8);
+    assert.equal(pool.queued, 4, 'four were sent to the thread ahead, four wait');
+    const results = await Promise.all(sent);
+    assert.deepEqual(results.map((r) => r.path), rels);
+    assert.deepEqual(results.filter((r) => r.skipped).map((r) => r.path), ['f2.js']);
+    for (const r of results) if (r.path !== 'f2.js') assert.equal(r.chunks[0]?.symbol, `fn${r.path[1]}`, r.path);
+    assert.equal(pool.started, 2, 'one replacement thread');
+    assert.equal(pool.busy, 0);
+  });
+
+  it('an aborted file a thread has not started yet is dropped without stopping the thread', async function () {
+    const pool = newPool({ size: 1, depth: 4 });
+    const ac = new AbortController();
+    const text = (i: number) => `export function g${i}(a) {\n  return a * ${i};\n}\n`;
+    const first = pool.chunk('a.js', text(1), {});
+    const second = pool.chunk('b.js', text(2), {}, ac.signal);
+    const third = pool.chunk('c.js', text(3), {});
+    ac.abort(new CancelledError('dropped'));
+    await assert.rejects(second, (err: unknown) => err instanceof CancelledError);
+    assert.equal((await first).chunks[0]?.symbol, 'g1');
+    assert.equal((await third).chunks[0]?.symbol, 'g3');
+    assert.equal(pool.started, 1, 'the thread was not replaced');
+  });
+
   it('the Fathom worker bundle (current source) chunks a cold index on its pool thread (chunk-worker.js beside it)', async function () {
     const worker = currentWorker();
     assert.ok(fs.existsSync(path.join(path.dirname(worker), 'chunk-worker.js')), 'chunk-worker.js is built beside worker.js');
