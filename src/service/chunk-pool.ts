@@ -25,15 +25,27 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { languageOf } from '../chunkers/index';
 import type { ChunkOptions, FileChunks } from '../chunkers/types';
+import type { Usage } from '../i18n/types';
+import type { UsageOptions } from '../i18n/usages';
 
 export interface ChunkJobMessage {
   id: number;
   rel: string;
   text: string;
   options: ChunkOptions;
+  /** Also find the file's i18n key usages (findUsages, from the chunker's own parse). */
+  usages?: UsageOptions;
 }
 
-export type ChunkReplyMessage = { id: number; result: FileChunks; error?: undefined } | { id: number; error: string; result?: undefined };
+/** Sent to a thread by `warm`: load the parsers, answer nothing. */
+export interface WarmMessage {
+  warm: true;
+}
+
+/** A file's chunks, with its i18n usages when they were asked for. */
+export type PooledChunks = FileChunks & { usages?: Usage[] };
+
+export type ChunkReplyMessage = { id: number; result: FileChunks; usages?: Usage[]; error?: undefined } | { id: number; error: string; result?: undefined; usages?: undefined };
 
 export interface ChunkPoolOptions {
   /** Threads; default `defaultPoolSize()`; 0: none (`available` is false, callers chunk in-thread). */
@@ -79,7 +91,8 @@ interface Job {
   rel: string;
   text: string;
   options: ChunkOptions;
-  resolve: (r: FileChunks) => void;
+  usages?: UsageOptions;
+  resolve: (r: PooledChunks) => void;
   reject: (err: unknown) => void;
   signal?: AbortSignal;
   onAbort?: () => void;
@@ -147,12 +160,17 @@ export class ChunkPool {
     return !!this.script && !this.closed;
   }
 
-  /** Chunks one file in a pool thread. Rejects with the signal's reason when it aborts. */
-  chunk(rel: string, text: string, options: ChunkOptions, signal?: AbortSignal): Promise<FileChunks> {
+  /**
+   * Chunks one file in a pool thread; with `usages`, the thread also finds the file's i18n key
+   * usages (the same as `findUsages` on the indexing thread, from the chunker's parse: the
+   * index run's i18n feed does not parse the file again). Rejects with the signal's reason
+   * when it aborts.
+   */
+  chunk(rel: string, text: string, options: ChunkOptions, signal?: AbortSignal, usages?: UsageOptions): Promise<PooledChunks> {
     if (!this.available) return Promise.reject(new Error(this.closed ? 'the chunk pool is closed' : 'the chunk pool has no worker script'));
     if (signal?.aborted) return Promise.reject(signal.reason);
-    return new Promise<FileChunks>((resolve, reject) => {
-      const job: Job = { id: this.nextId++, rel, text, options, resolve, reject, signal };
+    return new Promise<PooledChunks>((resolve, reject) => {
+      const job: Job = { id: this.nextId++, rel, text, options, usages, resolve, reject, signal };
       this.jobs++;
       if (signal) {
         job.onAbort = () => this.abortJob(job);
@@ -161,6 +179,21 @@ export class ChunkPool {
       this.queue.push(job);
       this.dispatch();
     });
+  }
+
+  /**
+   * Starts the threads now, and has each load its JS/TS parser, so that a cold index run
+   * finds them ready when its walk is done (a thread's start is otherwise on the critical
+   * path: its first file waits for it). Idle threads keep no process alive.
+   */
+  warm(): void {
+    if (!this.available) return;
+    for (const slot of this.slots) {
+      if (slot.worker) continue;
+      slot.worker = this.spawn(slot);
+      slot.worker.postMessage({ warm: true } satisfies WarmMessage);
+      slot.worker.unref();
+    }
   }
 
   /** Terminates the threads; queued jobs reject. */
@@ -178,7 +211,7 @@ export class ChunkPool {
     await Promise.all(stops);
   }
 
-  private settle(job: Job, result: FileChunks | undefined, err?: unknown): void {
+  private settle(job: Job, result: PooledChunks | undefined, err?: unknown): void {
     job.done = true;
     if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
     if (result) job.resolve(result);
@@ -221,7 +254,7 @@ export class ChunkPool {
       if (at >= 0) {
         const job = slot.jobs.splice(at, 1)[0];
         if (!job.done) {
-          if (reply.result) this.settle(job, reply.result);
+          if (reply.result) this.settle(job, reply.usages ? Object.assign(reply.result, { usages: reply.usages }) : reply.result);
           else this.settle(job, this.crashed(job, `the chunker failed: ${reply.error}`));
         }
       }
@@ -257,7 +290,7 @@ export class ChunkPool {
         const job = this.queue.shift()!;
         if (!slot.worker) slot.worker = this.spawn(slot);
         slot.jobs.push(job);
-        const msg: ChunkJobMessage = { id: job.id, rel: job.rel, text: job.text, options: job.options };
+        const msg: ChunkJobMessage = { id: job.id, rel: job.rel, text: job.text, options: job.options, usages: job.usages };
         slot.worker.postMessage(msg);
       }
     }

@@ -7,7 +7,9 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { chunkFile, prepareLanguagesFor, resolveOptions, type ChunkOptions, type ResolvedOptions } from '../chunkers/index';
-import type { ChunkJobMessage, ChunkReplyMessage } from './chunk-pool';
+import { findUsages } from '../i18n/usages';
+import { withParseReuse } from '../parse/script';
+import type { ChunkJobMessage, ChunkReplyMessage, WarmMessage } from './chunk-pool';
 
 /** Fault injection for the pool's tests: the thread dies (as on a native crash) on this path. */
 const exitOn: string | undefined = (workerData as { exitOn?: string } | undefined)?.exitOn;
@@ -20,11 +22,29 @@ function optionsFor(o: ChunkOptions): ResolvedOptions {
   return r;
 }
 
+/** `warm` (chunk-pool.ts): the JS/TS parser (Babel, loaded on first use) and the chunker's code, ready before the first file. */
+function warm(): void {
+  try {
+    chunkFile('warm.ts', 'export function warm(a: number): number {\n  return a + 1;\n}\n', optionsFor({}));
+  } catch {
+    // only a head start: the first file loads whatever this did not
+  }
+}
+
 async function handle(job: ChunkJobMessage): Promise<ChunkReplyMessage> {
   try {
     if (exitOn !== undefined && job.rel === exitOn) process.exit(3);
     await prepareLanguagesFor([job.rel]);
-    return { id: job.id, result: chunkFile(job.rel, job.text, optionsFor(job.options)) };
+    // the i18n usages, when asked, from the chunker's own Babel parse (one parse per file)
+    return withParseReuse(() => {
+      const result = chunkFile(job.rel, job.text, optionsFor(job.options));
+      if (!job.usages) return { id: job.id, result };
+      try {
+        return { id: job.id, result, usages: findUsages(job.rel, job.text, job.usages) };
+      } catch {
+        return { id: job.id, result }; // none sent: the indexing thread finds them itself
+      }
+    });
   } catch (err) {
     return { id: job.id, error: err instanceof Error ? err.message : String(err) };
   }
@@ -35,7 +55,8 @@ if (parentPort) {
   // the pool sends a few jobs ahead: they are done one after the other, in the order sent
   // (the pool takes the first unanswered one for the file a crash happened on)
   let last: Promise<void> = Promise.resolve();
-  port.on('message', (job: ChunkJobMessage) => {
-    last = last.then(() => handle(job)).then((reply) => port.postMessage(reply));
+  port.on('message', (job: ChunkJobMessage | WarmMessage) => {
+    if ('warm' in job) last = last.then(warm);
+    else last = last.then(() => handle(job)).then((reply) => port.postMessage(reply));
   });
 }

@@ -11,6 +11,9 @@ import * as path from 'node:path';
 import { Engine, type IndexProgress } from '../../src/index/engine';
 import { ChunkPool } from '../../src/service/chunk-pool';
 import { CancelledError, IndexClient } from '../../src/service/client';
+import { FolderSession } from '../../src/service/session';
+import type { Usage } from '../../src/i18n/types';
+import { MemoryFileSource } from '../../src/workspace/source';
 import type { ProgressEvent } from '../../src/service/protocol';
 import { currentWorker } from '../helpers/worker-build';
 
@@ -149,6 +152,55 @@ describe('chunk pool (worker threads chunking for Engine.indexFolder)', function
     assert.equal((await first).chunks[0]?.symbol, 'g1');
     assert.equal((await third).chunks[0]?.symbol, 'g3');
     assert.equal(pool.started, 1, 'the thread was not replaced');
+  });
+
+  it('a session run on the pool: the chunk threads find the i18n usages from their own parse, and the session ends with the same i18n index and search index as in-thread', async function () {
+    // the sample workspace's Vue files and generated JS files that use keys, some through a project function
+    const files: Record<string, string> = {};
+    for (const rel of ['package.json', 'locales/core_en.json', 'locales/core_fr.json', 'src/components/LayerPanel.vue', 'src/components/KZoomControl.vue']) files[rel] = fs.readFileSync(path.join(SAMPLE, rel), 'utf8');
+    for (let i = 0; i < 24; i++) files[`src/gen/f${i}.${i % 3 ? 'js' : 'ts'}`] = `export function show${i}(x${i % 3 ? '' : ': number'}) {\n  return i18n.t('layers.title') + tr('zoom.in') + $t(\`dyn.\${x}\`) + ${i};\n}\n`;
+    files['src/gen/broken.js'] = "export function broken( { return i18n.t('layers.title')\n";
+    const run = async (chunkPool?: ChunkPool) => {
+      const s = await FolderSession.open('/memory', { source: new MemoryFileSource(files), chunkPool });
+      for await (const _ of s.index({ embed: false, i18n: { functions: ['tr'] } })) void _;
+      const state = (s as unknown as { i18nState: { index: { usages: Map<string, Usage[]> } } }).i18nState;
+      const usages = [...state.index.usages].sort(([a], [b]) => a.localeCompare(b));
+      const out = { usages, index: snapshot(s.engine), hits: (await s.search('layers title')).map((h) => h.chunk.id) };
+      await s.close();
+      return out;
+    };
+    const pool = newPool({ size: 1 });
+    const asked: Array<string | undefined> = [];
+    const found: string[] = [];
+    const chunk = pool.chunk.bind(pool);
+    pool.chunk = (rel, text, options, signal, usages) => {
+      asked.push(usages ? rel : undefined);
+      return chunk(rel, text, options, signal, usages).then((r) => {
+        if (r.usages?.length) found.push(rel);
+        return r;
+      });
+    };
+    const pooled = await run(pool);
+    const alone = await run();
+    assert.ok(asked.filter(Boolean).length >= 26, `usages asked of the pool for ${asked.filter(Boolean).length} files`);
+    assert.ok(found.includes('src/gen/f1.js') && found.includes('src/gen/f0.ts') && found.some((r) => r.endsWith('.vue')), found.join(', '));
+    assert.ok(alone.usages.length >= 26, `${alone.usages.length} files with usages`);
+    assert.ok(alone.usages.some(([, u]) => u.some((x) => x.via === 'tr')), 'the project function counts');
+    assert.deepEqual(pooled.usages, alone.usages);
+    assert.deepEqual(pooled.index, alone.index);
+    assert.deepEqual(pooled.hits, alone.hits);
+  });
+
+  it('warm starts the threads before any file (a cold run finds them ready); the first files run on them', async function () {
+    const pool = newPool({ size: 2 });
+    pool.warm();
+    assert.equal(pool.started, 2);
+    assert.equal(pool.busy, 0, 'warming is no job');
+    const [a, b] = await Promise.all([pool.chunk('a.ts', 'export const a = (x: number) => x;\n', {}), pool.chunk('b.js', 'export function b() {}\n', {})]);
+    assert.equal(a.chunks[0]?.symbol, 'a');
+    assert.equal(b.chunks[0]?.symbol, 'b');
+    pool.warm();
+    assert.equal(pool.started, 2, 'no thread started twice');
   });
 
   it('the Fathom worker bundle (current source) chunks a cold index on its pool thread (chunk-worker.js beside it)', async function () {
