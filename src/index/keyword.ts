@@ -255,6 +255,10 @@ export class KeywordIndex {
   private df = new Uint32Array(1024);
   /** Per term id: 1 + its index among the current query's terms, 0 otherwise. */
   private mark = new Uint8Array(1024);
+  /** Per term id: 1 + its place among the distinct terms of the document being added, 0 otherwise (scratch of `add`). */
+  private docSlot = new Uint32Array(1024);
+  /** The document being added: its distinct term ids and packed frequencies (scratch of `add`). */
+  private docTerms = new Uint32Array(1024);
   private sumLen = new Float64Array(NFIELDS);
   private paths = new Interner();
   private languages = new Interner();
@@ -328,24 +332,36 @@ export class KeywordIndex {
       termsWithWeakness(str(fields.header), opts, weak[2]),
       termsWithWeakness(str(fields.text), opts, weak[3]),
     ];
-    // Term frequencies in half occurrences: 2 for a term, 1 for a weak one.
+    // Term frequencies in half occurrences: 2 for a term, 1 for a weak one. The distinct terms
+    // in order of first occurrence: their ids in `docTerms`, `docSlot[id]` = 1 + their place
+    // (one vocabulary lookup per occurrence, no per-document map).
     const weakFrom = this.weakHalf === 'all' ? 1 : this.weakHalf === 'stems' ? 2 : 3;
-    const local = new Map<string, number>();
+    let total = 0;
+    for (let f = 0; f < NFIELDS; f++) total += perField[f].length;
+    if (this.docTerms.length < 2 * total) this.docTerms = new Uint32Array(2 * total);
+    const dt = this.docTerms;
+    let U = 0;
     for (let f = 0; f < NFIELDS; f++) {
       const shift = 8 * f;
       const ts = perField[f];
       const ws = weak[f];
       for (let x = 0; x < ts.length; x++) {
         const add = ws[x] >= weakFrom ? 1 : 2;
-        const p = local.get(ts[x]);
-        if (p === undefined) local.set(ts[x], add * 2 ** shift);
-        else {
+        let id = this.vocab.get(ts[x]);
+        if (id === undefined) id = this.newTerm(ts[x]);
+        const at = this.docSlot[id];
+        if (at === 0) {
+          this.docSlot[id] = ++U;
+          dt[2 * U - 2] = id;
+          dt[2 * U - 1] = add * 2 ** shift;
+        } else {
+          const p = dt[2 * at - 1];
           const cur = (p >>> shift) & 255;
-          if (cur < 255) local.set(ts[x], p + Math.min(add, 255 - cur) * 2 ** shift);
+          if (cur < 255) dt[2 * at - 1] = p + Math.min(add, 255 - cur) * 2 ** shift;
         }
       }
     }
-    const rec = new Uint32Array(HEADER + 2 * local.size);
+    const rec = new Uint32Array(HEADER + 2 * U);
     rec[0] = this.paths.id(str(fields.path));
     // 16 bits each; past 65,535 distinct names the last id is shared (filters then over-match).
     rec[1] = (Math.min(this.languages.id(str(fields.language)), 0xffff) << 16) | Math.min(this.kinds.id(str(fields.kind)), 0xffff);
@@ -353,14 +369,12 @@ export class KeywordIndex {
       rec[2 + f] = perField[f].length;
       this.sumLen[f] += perField[f].length;
     }
-    let j = HEADER;
-    for (const [t, packed] of local) {
-      let id = this.vocab.get(t);
-      if (id === undefined) id = this.newTerm(t);
+    for (let u = 0; u < U; u++) {
+      const id = dt[2 * u];
+      this.docSlot[id] = 0;
       this.df[id]++;
-      rec[j++] = id;
-      rec[j++] = packed;
     }
+    rec.set(dt.subarray(0, 2 * U), HEADER);
     this.insert(docId, rec);
   }
 
@@ -453,6 +467,7 @@ export class KeywordIndex {
     this.free = [];
     this.df = new Uint32Array(1024);
     this.mark = new Uint8Array(1024);
+    this.docSlot = new Uint32Array(1024);
     this.sumLen.fill(0);
     this.paths = new Interner();
     this.languages = new Interner();
@@ -974,6 +989,9 @@ export class KeywordIndex {
     const mark = new Uint8Array(cap);
     mark.set(this.mark);
     this.mark = mark;
+    const slot = new Uint32Array(cap);
+    slot.set(this.docSlot);
+    this.docSlot = slot;
   }
 }
 
