@@ -9,7 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { chunkFile, prepareLanguagesFor, resolveOptions, type ChunkOptions, type ResolvedOptions } from '../chunkers/index';
 import { findUsages } from '../i18n/usages';
 import { withParseReuse } from '../parse/script';
-import type { ChunkJobMessage, ChunkReplyMessage, WarmMessage } from './chunk-pool';
+import { elideTexts, type ChunkJobMessage, type ChunkReplyMessage, type WarmMessage } from './chunk-pool';
 
 /** Fault injection for the pool's tests: the thread dies (as on a native crash) on this path. */
 const exitOn: string | undefined = (workerData as { exitOn?: string } | undefined)?.exitOn;
@@ -38,12 +38,15 @@ async function handle(job: ChunkJobMessage): Promise<ChunkReplyMessage> {
     // the i18n usages, when asked, from the chunker's own Babel parse (one parse per file)
     return withParseReuse(() => {
       const result = chunkFile(job.rel, job.text, optionsFor(job.options));
-      if (!job.usages) return { id: job.id, result };
+      let usages: ChunkReplyMessage['usages'];
       try {
-        return { id: job.id, result, usages: findUsages(job.rel, job.text, job.usages) };
+        if (job.usages) usages = findUsages(job.rel, job.text, job.usages);
       } catch {
-        return { id: job.id, result }; // none sent: the indexing thread finds them itself
+        usages = undefined; // none sent: the indexing thread finds them itself
       }
+      // the chunk texts are slices of the text the pool sent: it puts them back (no copy back)
+      const elided = elideTexts(result, job.text);
+      return { id: job.id, result, ...(usages ? { usages } : {}), ...(elided ? { elided } : {}) };
     });
   } catch (err) {
     return { id: job.id, error: err instanceof Error ? err.message : String(err) };

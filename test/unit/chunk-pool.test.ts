@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine, type IndexProgress } from '../../src/index/engine';
-import { ChunkPool } from '../../src/service/chunk-pool';
+import { ChunkPool, elideTexts, restoreTexts } from '../../src/service/chunk-pool';
 import { CancelledError, IndexClient } from '../../src/service/client';
 import { FolderSession } from '../../src/service/session';
 import type { Usage } from '../../src/i18n/types';
@@ -201,6 +201,18 @@ describe('chunk pool (worker threads chunking for Engine.indexFolder)', function
     assert.equal(b.chunks[0]?.symbol, 'b');
     pool.warm();
     assert.equal(pool.started, 2, 'no thread started twice');
+  });
+
+  it('a reply leaves out the chunk texts that are slices of the file sent, and the pool puts exactly those back', function () {
+    const text = 'const a = 1;\nfunction b() {\n  return 2;\n}\n';
+    const pos = (offset: number) => ({ line: 0, character: offset, offset });
+    const chunk = (from: number, to: number, t: string) => ({ id: String(from), path: 'x.js', language: 'javascript', kind: 'function' as const, header: '// x.js', text: t, start: pos(from), end: pos(to), tokens: 3, complete: true });
+    const result = { path: 'x.js', language: 'javascript', warnings: [], chunks: [chunk(0, 12, 'const a = 1;'), chunk(13, 41, 'function b() {\n  return 2;\n}'), chunk(13, 41, 'function b() { return 2; }'), chunk(0, 0, '')] };
+    const original = JSON.parse(JSON.stringify(result));
+    const elided = elideTexts(result, text);
+    assert.deepEqual(elided, [0, 1]);
+    assert.deepEqual(result.chunks.map((c) => c.text), ['', '', 'function b() { return 2; }', '']);
+    assert.deepEqual(restoreTexts(result, text, elided), original);
   });
 
   it('the Fathom worker bundle (current source) chunks a cold index on its pool thread (chunk-worker.js beside it)', async function () {
