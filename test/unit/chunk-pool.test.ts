@@ -205,7 +205,7 @@ describe('chunk pool (worker threads chunking for Engine.indexFolder)', function
 
   it('a reply leaves out the chunk texts that are slices of the file sent, and the pool puts exactly those back', function () {
     const text = 'const a = 1;\nfunction b() {\n  return 2;\n}\n';
-    const pos = (offset: number) => ({ line: 0, character: offset, offset });
+    const pos = (offset: number) => ({ line: 0, column: offset, offset });
     const chunk = (from: number, to: number, t: string) => ({ id: String(from), path: 'x.js', language: 'javascript', kind: 'function' as const, header: '// x.js', text: t, start: pos(from), end: pos(to), tokens: 3, complete: true });
     const result = { path: 'x.js', language: 'javascript', warnings: [], chunks: [chunk(0, 12, 'const a = 1;'), chunk(13, 41, 'function b() {\n  return 2;\n}'), chunk(13, 41, 'function b() { return 2; }'), chunk(0, 0, '')] };
     const original = JSON.parse(JSON.stringify(result));
