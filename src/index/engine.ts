@@ -16,6 +16,8 @@ import type { FileSelection, WalkProblem } from '../workspace/files';
 import { NodeFileSource, type FileContent, type FileNotRead, type FileSource, type FileStat, type ReadResult, type SourceFile } from '../workspace/source';
 import { diversify, type DiversifyOptions } from './diversify';
 import { compileFilter, DEFAULT_RRF_K, rrf, type FilterSpec } from './fusion';
+import type { Usage } from '../i18n/types';
+import type { UsageOptions } from '../i18n/usages';
 import type { I18nFeed } from './i18n-feed';
 import { ChunkTable, type ChunkHead, type StoredChunks } from './chunks';
 import { KeywordIndex } from './keyword';
@@ -86,8 +88,13 @@ export interface IndexHook {
   wants?(file: SourceFile): boolean;
   /** The read cap the hook needs for this file, in bytes, when over the engine's. */
   maxBytes?(rel: string): number | undefined;
-  /** A file was read (or could not be). */
-  read?(file: ({ ok: true } & FileContent) | ({ ok: false } & FileNotRead)): void;
+  /**
+   * The i18n usages the hook will find in this file's text (their options), or undefined: a
+   * pool thread that chunks the file finds them too, from the same parse, and `read` gets them.
+   */
+  usages?(rel: string): UsageOptions | undefined;
+  /** A file was read (or could not be); `found`: its usages, from the pool thread that chunked it. */
+  read?(file: ({ ok: true } & FileContent) | ({ ok: false } & FileNotRead), found?: { usages: Usage[] }): void;
 }
 
 /**
@@ -102,7 +109,7 @@ export interface FileChunker {
   /** A run with fewer changed files or bytes chunks in-thread (defaults POOL_MIN_FILES, POOL_MIN_BYTES). */
   readonly minFiles?: number;
   readonly minBytes?: number;
-  chunk(rel: string, text: string, options: ChunkOptions, signal?: AbortSignal): Promise<FileChunks>;
+  chunk(rel: string, text: string, options: ChunkOptions, signal?: AbortSignal, usages?: UsageOptions): Promise<FileChunks & { usages?: Usage[] }>;
 }
 
 /** Below this many changed files or bytes an index run chunks in-thread: starting a thread costs more. */
@@ -550,6 +557,8 @@ export class Engine {
       if (rec?.skipped && rec.skipped.reason === kind && rec.skipped.detail === p.reason) continue; // known: no new revision, no save
       this.skipFile(p.rel, { size: 0, mtimeMs: 0 }, kind, p.reason);
     }
+    // an index built from nothing lays its keyword postings out at once, at the first search (keyword.ts beginBulk)
+    this.keyword.beginBulk();
     const cap = this.chunkOptions.maxFileBytes;
     // an unreadable file is retried every time: fixing permissions does not change its mtime
     const isStale = (f: SourceFile): boolean => {
@@ -568,11 +577,13 @@ export class Engine {
     const pool = p?.available && staleFiles >= (p.minFiles ?? POOL_MIN_FILES) && staleBytes >= (p.minBytes ?? POOL_MIN_BYTES) ? p : undefined;
     if (!pool) await prepareLanguagesFor(files.map((f) => f.rel)); // tree-sitter grammars, only those needed (the pool's threads load their own)
     const signal = options.signal;
-    // files read and handed to the pool, applied in walk order (the index is the same as in-thread)
+    // files read and handed to the pool, applied (and given to the hook) in walk order: the
+    // index, and what the hook sees when, are the same as in-thread
     const window = pool ? pool.size * 8 : 0;
-    const inFlight: Array<{ r: ReadResult; chunked?: Promise<FileChunks> }> = [];
-    const apply = async (e: { r: ReadResult; chunked?: Promise<FileChunks> }): Promise<void> => {
-      let chunked: FileChunks | undefined;
+    type Read = { r: ReadResult; stale: boolean; chunked?: Promise<FileChunks & { usages?: Usage[] }> };
+    const inFlight: Read[] = [];
+    const apply = async (e: Read): Promise<void> => {
+      let chunked: (FileChunks & { usages?: Usage[] }) | undefined;
       if (e.chunked) {
         try {
           chunked = await e.chunked;
@@ -583,6 +594,8 @@ export class Engine {
         }
       }
       signal?.throwIfAborted();
+      hook?.read?.(e.r, chunked?.usages ? { usages: chunked.usages } : undefined);
+      if (!e.stale) return;
       if (e.r.ok && chunked && e.r.stat.size <= cap) this.updateContent(e.r, chunked);
       else this.applyRead(e.r);
     };
@@ -596,14 +609,16 @@ export class Engine {
       const hookWants = hook?.wants?.(f) ?? false;
       if (stale || hookWants) {
         const r = src.read(f.rel, Math.max(cap, hook?.maxBytes?.(f.rel) ?? 0));
-        hook?.read?.(r);
+        let chunked: Read['chunked'];
         if (stale && pool) {
           const old = this.files.get(f.rel);
           const send = r.ok && r.stat.size <= cap && r.decoded.text !== undefined && !(old && old.hash === r.hash);
-          const chunked = send ? pool.chunk(r.rel, r.decoded.text!, this.chunkSpec, signal) : undefined;
+          chunked = send ? pool.chunk(r.rel, r.decoded.text!, this.chunkSpec, signal, hookWants ? hook?.usages?.(r.rel) : undefined) : undefined;
           chunked?.catch(() => undefined); // awaited in order below; a run stopped meanwhile leaves some unawaited
-          inFlight.push({ r, chunked });
-        } else if (stale) this.applyRead(r);
+        }
+        const e: Read = { r, stale, chunked };
+        if (pool) inFlight.push(e);
+        else await apply(e);
       }
       while (inFlight.length > window || (i === files.length - 1 && inFlight.length)) await apply(inFlight.shift()!);
       done = i + 1 - inFlight.length;
