@@ -23,7 +23,7 @@ const SAMPLE = path.join(__dirname, '../../sample-workspace');
 /** Every file of the index in walk order: record and chunks (ids, positions, text, tokens), by doc id. */
 function snapshot(e: Engine): unknown {
   const files = [...e.files.values()].map((r) => ({ ...r }));
-  const chunks = files.map((r) => r.docIds.map((id) => e.chunks[id]));
+  const chunks = files.map((r) => r.docIds.map((id) => e.chunks.get(id)));
   return { files, chunks };
 }
 
@@ -121,7 +121,7 @@ describe('chunk pool (worker threads chunking for Engine.indexFolder)', function
     const alone = (await indexWith(dir)).engine;
     for (const [rel, r] of alone.files) {
       if (rel === 'file007.js') continue;
-      assert.deepEqual(engine.files.get(rel)?.docIds.map((id) => engine.chunks[id]?.id), r.docIds.map((id) => alone.chunks[id]?.id), rel);
+      assert.deepEqual(engine.files.get(rel)?.docIds.map((id) => engine.chunks.get(id)?.id), r.docIds.map((id) => alone.chunks.get(id)?.id), rel);
     }
   });
 

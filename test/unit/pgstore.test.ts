@@ -229,9 +229,9 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
       // as the local index does with the same budget
       const remote1 = (await pgSearch(db, g.query, { k: 10, mode: 'keyword', maxPostings: 1 })).map(key);
       const ids = local.keyword.search(g.query, { k: 50, maxPostings: 1 }).map((h) => h.docId);
-      const local1 = phraseFirst(g.query, ids, (id) => local.chunks[id]?.text)
+      const local1 = phraseFirst(g.query, ids, (id) => local.chunks.text(id))
         .slice(0, 10)
-        .map((id) => key({ chunk: local.chunks[id]! }));
+        .map((id) => key({ chunk: local.chunks.get(id)! }));
       assert.deepEqual(remote1, local1, `${g.query} with a budget of 1 posting`);
     }
     assert.ok(compared > 200, `${compared} filtered results compared`);
