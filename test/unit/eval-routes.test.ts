@@ -98,15 +98,15 @@ describe('eval routes: registration and schema', () => {
 
   it('the chunk holding a registration line carries the registration as search terms; a schema property its field and component', async () => {
     const e = await workspace();
-    const reg = e.chunks.filter((c) => c?.path === 'src/plugin.js' && c.text.includes("app.component('k-panel', KPanel)"));
+    const reg = [...e.chunks].filter((c) => c?.path === 'src/plugin.js' && c.text.includes("app.component('k-panel', KPanel)"));
     assert.equal(reg.length, 1);
     assert.match(String(reg[0]!.meta?.[SEARCH_TERMS_META]), /^global registration k-panel KPanel$/m);
-    const size = e.chunks.find((c) => c?.path === 'schemas/layer.json' && c.symbol === 'properties.size');
+    const size = [...e.chunks].find((c) => c?.path === 'schemas/layer.json' && c.symbol === 'properties.size');
     assert.equal(size?.meta?.component, 'NumberPicker');
     assert.equal(size?.meta?.[SEARCH_TERMS_META], 'field size component NumberPicker');
-    const note = e.chunks.find((c) => c?.path === 'schemas/layer.json' && c.symbol === 'properties.note');
+    const note = [...e.chunks].find((c) => c?.path === 'schemas/layer.json' && c.symbol === 'properties.note');
     assert.equal(note?.meta?.component, 'textarea', 'an inline ui:widget names the component too');
-    assert.equal(e.chunks.find((c) => c?.symbol === 'properties.label')?.meta?.[SEARCH_TERMS_META], 'field label');
+    assert.equal([...e.chunks].find((c) => c?.symbol === 'properties.label')?.meta?.[SEARCH_TERMS_META], 'field label');
   });
 
   it('mines registration queries (literal names only) into their own route, and schema queries from x-component and ui:widget', async () => {
