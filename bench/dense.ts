@@ -17,13 +17,23 @@
  * - `uniform`: uniform random directions — the case where any code collapses; shown so that no
  *   one takes a recall figure from it.
  *
- * Candidates: the exact JS scan (VectorStore.search), the exact ONNX Runtime MatMul (the
- * embedder's `scoreRows`, what the engine uses below the ANN size), sign-bit codes with a float
- * re-score of the N closest (VectorStore.approxSearch, N from `--candidates`), int8 codes (per-row
- * scale) with a float re-score of the top 200, and the IVF index the engine uses past exact scan
- * (src/index/ivf.ts: k-means lists, `--probes` lists opened (0: the default, a sixteenth), their
- * rows scored exactly; the share of rows scored is printed, a cost that load does not change). recall@10 is against the exact float top-10.
- * Build: the time to make the codes from the float rows; memory: the codes' bytes.
+ * Candidates, all on the same vectors in one run:
+ * - the exact JS scan (VectorStore.search) and the exact ONNX Runtime MatMul (the embedder's
+ *   `scoreRows`, what the engine uses below `ANN_MIN_ROWS`);
+ * - sign-bit codes with a float re-score of the N closest (`--candidates`);
+ * - the product's IVF (src/index/ivf.ts): k-means lists, `--probes` lists opened (0: the default,
+ *   `probeFor`), each list's int8 codes read as one block by the WebAssembly SIMD scan (`simd`) or
+ *   the JS loop (`js`, same codes), the best `--rescores` re-scored with the float rows;
+ * - on the same lists: `IVF float gather` (the first IVF: the opened lists' float rows gathered
+ *   from the docId-ordered matrix, then the MatMul) and `IVF float lists` (a float copy in list
+ *   order, each opened list one block for the MatMul; as much memory again as the vectors;
+ *   `--no-float-lists` leaves it out);
+ * - int8 codes of every row with a re-score of 200 (`--no-int8` leaves it out).
+ * `(s%)`: the share of rows read, a cost that load does not change. recall@10 is against the exact
+ * float top-10 (from the MatMul when there is a model, else the JS scan). Build: the time to make
+ * the codes or lists from the float rows; extra MB: what they hold besides the float rows.
+ *
+ *   node --max-old-space-size=8000 --import tsx bench/dense.ts --scales 1000000 --sets code,python,clustered --probes 0,125,250 --candidates 200 --no-int8
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
