@@ -11,7 +11,10 @@
  * for that build (`--cli new1=dist/cli.js:1 --cli new0=dist/cli.js:0` compares pool sizes; 0 is
  * in-thread chunking). Prints per build and dir the median wall, CPU, the main thread's own CPU
  * (Linux /proc; the critical path once chunking runs elsewhere, and a number the other load of a
- * shared machine barely moves), CPU/wall (cores busy), peak RSS and the wall ratio to the first build.
+ * shared machine barely moves), the busiest other thread's CPU (the chunk thread, when the pool
+ * ran) and the rest (V8's compiler and GC helpers), CPU/wall (cores busy), peak RSS, the wall
+ * ratio to the first build, and the last run's time line (bench/cold-probe.cjs: walk done and
+ * first file sent, the chunk thread's first and last reply, save, exit; ms).
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -56,25 +59,28 @@ interface Sample {
   cpu: number;
   /** CPU time of the main thread alone. */
   mainCpu: number;
+  /** CPU time of the busiest other thread (the chunk thread when the pool ran), and of the rest. */
+  topCpu: number;
+  restCpu: number;
   rssMB: number;
+  timeline: string;
 }
 
 function runOnce(b: Build, dir: string): Sample {
   const store = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-cold-'));
   try {
-    // at exit, the main thread's own CPU time (Linux: /proc/self/task/<pid>/stat, utime + stime in
-    // clock ticks): with chunking on other threads it is the critical path a quiet machine's wall
-    // time tends to; it does not depend on how busy the other agents keep the cores
-    const probe = `process.on('exit',()=>{try{const f=require('fs').readFileSync('/proc/self/task/'+process.pid+'/stat','utf8').split(') ')[1].split(' ');process.stderr.write('@@main '+((+f[11])+(+f[12]))/100+'\\n')}catch{}});`;
-    const script = `${probe}require(${JSON.stringify(b.cli)}).run(process.argv.slice(1))`;
+    // at exit, each thread's CPU time (Linux: /proc/self/task/<tid>/stat) and the run's time line
+    const script = `require(${JSON.stringify(path.join(__dirname, 'cold-probe.cjs'))});require(${JSON.stringify(b.cli)}).run(process.argv.slice(1))`;
     const env = { ...process.env };
     if (b.threads !== undefined) env.FATHOM_CHUNK_THREADS = b.threads;
     else delete env.FATHOM_CHUNK_THREADS;
     const r = spawnSync('/usr/bin/time', ['-f', '@@%e %U %S %M', process.execPath, '-e', script, 'index', dir, '--store', store, '--no-embed'], { env, encoding: 'utf8', maxBuffer: 64 << 20 });
     const m = /@@([\d.]+) ([\d.]+) ([\d.]+) (\d+)/.exec(r.stderr ?? '');
     if (r.status !== 0 || !m) throw new Error(`${b.name} on ${dir} failed (${r.status}): ${(r.stderr ?? '').slice(-800)}`);
-    const mm = /@@main ([\d.]+)/.exec(r.stderr ?? '');
-    return { wall: Number(m[1]), cpu: Number(m[2]) + Number(m[3]), mainCpu: mm ? Number(mm[1]) : NaN, rssMB: Number(m[4]) / 1024 };
+    const th = (/@@threads ([\d. ]+)/.exec(r.stderr ?? '')?.[1] ?? '').trim().split(' ').map(Number);
+    const tl = /@@timeline (.*)/.exec(r.stderr ?? '')?.[1] ?? '';
+    const rest = th.slice(2).reduce((a, x) => a + x, 0);
+    return { wall: Number(m[1]), cpu: Number(m[2]) + Number(m[3]), mainCpu: th[0] ?? NaN, topCpu: th[1] ?? NaN, restCpu: rest, rssMB: Number(m[4]) / 1024, timeline: tl };
   } finally {
     fs.rmSync(store, { recursive: true, force: true });
   }
@@ -87,7 +93,7 @@ const median = (xs: number[]): number => {
 
 function main(): void {
   const { dirs, runs, builds, json } = parseArgs(process.argv.slice(2));
-  const out: Array<{ dir: string; build: string; wall: number; cpu: number; mainCpu: number; cores: number; rssMB: number; wallRatio: number; walls: number[] }> = [];
+  const out: Array<{ dir: string; build: string; wall: number; cpu: number; mainCpu: number; topCpu: number; restCpu: number; cores: number; rssMB: number; wallRatio: number; walls: number[]; timeline: string }> = [];
   for (const dir of dirs) {
     const samples = new Map<string, Sample[]>(builds.map((b) => [b.name, []]));
     for (let r = 0; r < runs; r++) {
@@ -100,7 +106,7 @@ function main(): void {
       const ss = samples.get(b.name)!;
       const wall = median(ss.map((s) => s.wall));
       const cpu = median(ss.map((s) => s.cpu));
-      out.push({ dir: path.relative(process.cwd(), dir) || dir, build: b.name, wall, cpu, mainCpu: median(ss.map((s) => s.mainCpu)), cores: cpu / wall, rssMB: median(ss.map((s) => s.rssMB)), wallRatio: wall / base, walls: ss.map((s) => s.wall) });
+      out.push({ dir: path.relative(process.cwd(), dir) || dir, build: b.name, wall, cpu, mainCpu: median(ss.map((s) => s.mainCpu)), topCpu: median(ss.map((s) => s.topCpu)), restCpu: median(ss.map((s) => s.restCpu)), cores: cpu / wall, rssMB: median(ss.map((s) => s.rssMB)), wallRatio: wall / base, walls: ss.map((s) => s.wall), timeline: ss[ss.length - 1].timeline });
     }
   }
   if (json) {
@@ -108,8 +114,10 @@ function main(): void {
     return;
   }
   console.log(`cold keyword-only index (fathom index --no-embed), median of ${runs}, ${os.availableParallelism()} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-  console.log(['dir', 'build', 'wall s', 'cpu s', 'main-thread cpu s', 'cpu/wall', 'rss MB', `wall / ${builds[0].name}`, 'walls'].join('\t'));
-  for (const o of out) console.log([o.dir, o.build, o.wall.toFixed(2), o.cpu.toFixed(2), o.mainCpu.toFixed(2), o.cores.toFixed(2), o.rssMB.toFixed(0), o.wallRatio.toFixed(3), o.walls.join(' ')].join('\t'));
+  console.log(['dir', 'build', 'wall s', 'cpu s', 'main-thread cpu s', 'top other thread cpu s', 'rest cpu s', 'cpu/wall', 'rss MB', `wall / ${builds[0].name}`, 'walls'].join('\t'));
+  for (const o of out) console.log([o.dir, o.build, o.wall.toFixed(2), o.cpu.toFixed(2), o.mainCpu.toFixed(2), o.topCpu.toFixed(2), o.restCpu.toFixed(2), o.cores.toFixed(2), o.rssMB.toFixed(0), o.wallRatio.toFixed(3), o.walls.join(' ')].join('\t'));
+  console.log('time line of the last run (ms):');
+  for (const o of out) console.log(`  ${o.dir} ${o.build}: ${o.timeline}`);
 }
 
 main();

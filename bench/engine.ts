@@ -236,7 +236,7 @@ function updateLatency(engine: Engine, root: string, n = 20): { p50: number; p95
     engine.updateFile(rec.path, edited, { size: edited.byteLength, mtimeMs: Date.now() });
     const hit = engine.keyword.search(word, { k: 1 });
     ms.push(performance.now() - t0);
-    if (!hit.length || engine.chunks[hit[0].docId]?.path !== rec.path) throw new Error(`update of ${rec.path}: the new word is not found`);
+    if (!hit.length || engine.chunks.get(hit[0].docId)?.path !== rec.path) throw new Error(`update of ${rec.path}: the new word is not found`);
     engine.updateFile(rec.path, original, { size: original.byteLength, mtimeMs: rec.mtimeMs });
   });
   return { p50: pct(ms, 50), p95: pct(ms, 95), max: Math.max(...ms), n: ms.length };
@@ -262,7 +262,7 @@ function fillVectors(engine: Engine, embedder: Embedder, pool: Float32Array[]): 
   const v = new Float32Array(d);
   const sigma = 0.5 / Math.sqrt(d); // noise of norm ~0.5 around a unit vector
   for (let id = 0; id < rows; id++) {
-    const c = engine.chunks[id];
+    const c = engine.chunks.get(id);
     if (!c) continue;
     const base = pool[hash(c.id) % pool.length];
     let n = 0;
@@ -354,7 +354,7 @@ async function main(): Promise<void> {
       report.modelError = created.error;
     } else {
       embedder = created.embedder;
-      const chunks = dev.engine.chunks.filter((c): c is NonNullable<typeof c> => !!c);
+      const chunks = [...dev.engine.chunks].filter((c): c is NonNullable<typeof c> => !!c);
       const sample = Array.from({ length: Math.min(args.embedSample, chunks.length) }, (_, i) => embedText(chunks[Math.floor((i * chunks.length) / args.embedSample)]));
       await embedder.embed(sample.slice(0, 8));
       log(`embedding ${sample.length} dev chunks with ${args.model} …`);

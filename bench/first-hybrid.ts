@@ -117,10 +117,10 @@ async function run(order: 'walk' | 'tiered', dir: string, embedder: Embedder, op
   const chunkMs = performance.now() - t0;
   if (order === 'tiered') engine.setPriority(open);
   const isCode = (id: number) => {
-    const c = engine.chunks[id]!;
+    const c = engine.chunks.get(id)!;
     return embedTier(c.path, c.language, engine.files.get(c.path)?.category) === 1;
   };
-  const live = engine.chunks.map((c, id) => (c ? id : -1)).filter((id) => id >= 0);
+  const live = [...engine.chunks.keys()].filter((id) => engine.chunks.has(id));
   const codeIds = live.filter(isCode);
   const openIds = open.flatMap((p) => engine.files.get(p)?.docIds ?? []);
   const r: RunResult = { order, chunks: live.length, codeChunks: codeIds.length, chunkMs, allEmbeddedMs: 0, curve: [] };

@@ -12,14 +12,16 @@
  * agreement compares pgvector's HNSW with the local exact scan on identical vectors.
  *
  * `--baseline DIR`: also push the same folder with DIR's src/index/pgstore.ts (another checkout,
- * e.g. the main branch before a change) into a second database, timed in the same run.
+ * e.g. the main branch before a change) into a second database, timed in the same run, and search
+ * it with DIR's pgSearch (rows marked `base`), interleaved query by query with the new code.
+ * `--max-postings A,B`: extra keyword rows with these candidate budgets (PG_MAX_POSTINGS is the default row).
+ * `--queries N` mined queries (default 100).
  *
- * Prints: index time (local indexFolder vs pushFolder, and an incremental re-push after editing 1%
- * of the files), search p50/p95 per mode, and agreement on mined queries: overlap@10 of the result
- * lists (the local side undiversified, as the remote answer is) and the share with the same first
- * hit. The row `keyword-v1` is the previous keyword query (one OR-ed tsquery ranked by ts_rank, no
- * idf) on the same database, for a same-run comparison. The mined queries are split in two halves
- * (even/odd): nothing here is tuned on them, both halves are printed to show the spread.
+ * Prints: index time (local indexFolder vs pushFolder, where the push's time went, and an
+ * incremental re-push after editing 1% of the files), search p50/p95 per mode, and agreement on
+ * mined queries: overlap@10 of the result lists (the local side undiversified, as the remote answer
+ * is) and the share with the same first hit. The mined queries are split in two halves (even/odd):
+ * nothing here is tuned on them, both halves are printed to show the spread.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -30,9 +32,7 @@ import { hash } from './rng';
 import { mineGold } from '../src/eval/mine';
 import type { Embedder } from '../src/index/embedder';
 import { Engine, type SearchHit, type SearchMode } from '../src/index/engine';
-import { pgSearch, pushFolder, type Sql } from '../src/index/pgstore';
-import { queryTerms } from '../src/index/terms';
-import type { Chunk } from '../src/chunkers/types';
+import { PG_MAX_POSTINGS, pgSearch, pushFolder } from '../src/index/pgstore';
 import { walkFiles } from '../src/workspace/files';
 
 const ROOT = path.join(__dirname, '..');
@@ -56,18 +56,6 @@ function trigramEmbedder(dims = 384): Embedder {
     },
     async dispose() {},
   };
-}
-
-/** The keyword query before idf ranking (schema 1), kept here only to compare with. */
-async function keywordV1(db: Sql, query: string, k: number): Promise<SearchHit[]> {
-  const qt = queryTerms(query).join(' ');
-  if (!qt) return [];
-  const r = await db.query<{ chunk: Chunk | string }>(
-    `with q as (select replace(plainto_tsquery('simple', $1)::text, '&', '|')::tsquery as q)
-     select chunk, ord from fathom_chunks, q where tsv @@ q.q order by ts_rank('{0.2, 0.2, 0.6, 1.0}', tsv, q.q) desc, path, ord limit $2`,
-    [qt, k],
-  );
-  return r.rows.map((row, i) => ({ chunk: typeof row.chunk === 'string' ? (JSON.parse(row.chunk) as Chunk) : row.chunk, docId: i, score: 0, why: { fused: 0 } }));
 }
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
@@ -110,14 +98,15 @@ async function main(): Promise<void> {
     log(`  pushed in ${pgS.toFixed(1)} s: ${JSON.stringify(pushed)}`);
     let baseS: number | undefined;
     const baseline = at('--baseline');
+    let db0: PGlite | undefined;
+    let old: { pushFolder: typeof pushFolder; pgSearch: typeof pgSearch } | undefined;
     if (baseline) {
-      const old = (await import(path.resolve(baseline, 'src/index/pgstore.ts'))) as { pushFolder: typeof pushFolder };
-      const db0 = await PGlite.create({ extensions: { vector } });
+      old = (await import(path.resolve(baseline, 'src/index/pgstore.ts'))) as { pushFolder: typeof pushFolder; pgSearch: typeof pgSearch };
+      db0 = await PGlite.create({ extensions: { vector } });
       t0 = performance.now();
       await old.pushFolder(db0, dir, { embedder });
       baseS = (performance.now() - t0) / 1000;
       log(`  baseline push (${baseline}) ${baseS.toFixed(1)} s`);
-      await db0.close();
     }
     // incremental: 1% of the files edited, pushed again
     const edited = walkFiles(dir).filter((_, i) => i % 100 === 7);
@@ -125,42 +114,59 @@ async function main(): Promise<void> {
     t0 = performance.now();
     const again = await pushFolder(db, dir, { embedder });
     const pgIncS = (performance.now() - t0) / 1000;
+    if (old && db0) await old.pushFolder(db0, dir, { embedder });
     log(`  re-pushed ${edited.length} edited files in ${pgIncS.toFixed(1)} s: ${JSON.stringify(again)}`);
     for (const f of edited) fresh.updateFile(f.rel, fs.readFileSync(f.abs), { size: fs.statSync(f.abs).size, mtimeMs: 0 });
     for await (const _ of fresh.embedPending()) void _;
     const gold = mineGold(fresh).slice(0, nq);
-    const modes: Array<SearchMode | 'keyword-v1'> = dense ? ['keyword', 'keyword-v1', 'dense', 'hybrid'] : ['keyword', 'keyword-v1'];
-    rows.push(`${String(fresh.chunkCount).padEnd(8)} index: local ${localS.toFixed(1)} s, pg push ${pgS.toFixed(1)} s (${(pgS / localS).toFixed(1)}x local), ${pushed.batches} transactions${baseS === undefined ? '' : `; baseline push ${baseS.toFixed(1)} s (new/baseline ${(pgS / baseS).toFixed(2)})`}; re-push of ${edited.length} edited files ${pgIncS.toFixed(1)} s (${again.written} written, ${again.unchanged} unchanged)`);
-    for (const mode of modes) {
-      const lt: number[] = [];
-      const rt: number[] = [];
-      const overlap = [0, 0];
-      const top1 = [0, 0];
-      const half = [0, 0];
-      for (const [qi, g] of gold.entries()) {
-        const localMode = mode === 'keyword-v1' ? 'keyword' : mode;
-        let t = performance.now();
-        const a = await fresh.search(g.query, { k: 10, mode: localMode, diversify: false });
-        lt.push(performance.now() - t);
-        t = performance.now();
-        const b = mode === 'keyword-v1' ? await keywordV1(db, g.query, 10) : await pgSearch(db, g.query, { k: 10, mode, embedder });
-        rt.push(performance.now() - t);
-        const la = new Set(a.map(key));
+    const budgets = (at('--max-postings') ?? '').split(',').filter(Boolean).map(Number);
+    type Row = { mode: SearchMode; label: string; search: (q: string) => Promise<SearchHit[]> };
+    const runs: Row[] = [];
+    for (const mode of (dense ? ['keyword', 'dense', 'hybrid'] : ['keyword']) as SearchMode[]) {
+      runs.push({ mode, label: mode, search: (q) => pgSearch(db, q, { k: 10, mode, embedder }) });
+      if (old && db0) runs.push({ mode, label: `${mode} base`, search: (q) => old.pgSearch(db0, q, { k: 10, mode, embedder }) });
+      if (mode === 'keyword') for (const mp of budgets) runs.push({ mode, label: `keyword@${mp}`, search: (q) => pgSearch(db, q, { k: 10, mode, embedder, maxPostings: mp }) });
+    }
+    const ms = (x: number) => `${(x / 1000).toFixed(1)} s`;
+    rows.push(`${String(fresh.chunkCount).padEnd(8)} index: local ${localS.toFixed(1)} s, pg push ${pgS.toFixed(1)} s (${(pgS / localS).toFixed(1)}x local; chunk ${ms(pushed.ms?.chunk ?? 0)}, embed ${ms(pushed.ms?.embed ?? 0)}, write ${ms(pushed.ms?.write ?? 0)}, index build + vacuum ${ms(pushed.ms?.finish ?? 0)}), ${pushed.batches} transactions${baseS === undefined ? '' : `; baseline push ${baseS.toFixed(1)} s (new/baseline ${(pgS / baseS).toFixed(2)})`}; re-push of ${edited.length} edited files ${pgIncS.toFixed(1)} s (${again.written} written, ${again.unchanged} unchanged)`);
+    log(rows[rows.length - 1]);
+    // all rows query by query, interleaved, so that load on the machine falls on each alike
+    const stat = runs.map(() => ({ lt: [] as number[], rt: [] as number[], overlap: [0, 0], top1: [0, 0], half: [0, 0] }));
+    for (const [qi, g] of gold.entries()) {
+      const localAns = new Map<SearchMode, { hits: SearchHit[]; ms: number }>();
+      for (const [ri, run] of runs.entries()) {
+        let a = localAns.get(run.mode);
+        if (!a) {
+          const t = performance.now();
+          const hits = await fresh.search(g.query, { k: 10, mode: run.mode, diversify: false });
+          a = { hits, ms: performance.now() - t };
+          localAns.set(run.mode, a);
+        }
+        const st = stat[ri];
+        st.lt.push(a.ms);
+        const t = performance.now();
+        const b = await run.search(g.query);
+        st.rt.push(performance.now() - t);
+        const la = new Set(a.hits.map(key));
         const hh = qi % 2;
-        half[hh]++;
-        overlap[hh] += b.filter((h) => la.has(key(h))).length / Math.max(1, a.length);
-        if (a[0] && b[0] && key(a[0]) === key(b[0])) top1[hh]++;
+        st.half[hh]++;
+        st.overlap[hh] += b.filter((h) => la.has(key(h))).length / Math.max(1, a.hits.length);
+        if (a.hits[0] && b[0] && key(a.hits[0]) === key(b[0])) st.top1[hh]++;
       }
+    }
+    for (const [ri, run] of runs.entries()) {
+      const { lt, rt, overlap, top1, half } = stat[ri];
       const both = (xs: number[]) => `${((xs[0] + xs[1]) / gold.length).toFixed(3)} (halves ${(xs[0] / Math.max(1, half[0])).toFixed(3)} / ${(xs[1] / Math.max(1, half[1])).toFixed(3)})`;
       rows.push(
-        `${String(fresh.chunkCount).padEnd(8)} ${mode.padEnd(10)} local p50/p95 ${pct(lt, 50).toFixed(2)} / ${pct(lt, 95).toFixed(2)} ms   pg p50/p95 ${pct(rt, 50).toFixed(2)} / ${pct(rt, 95).toFixed(2)} ms   overlap@10 ${both(overlap)}  same top-1 ${both(top1)}  (${gold.length} queries)`,
+        `${String(fresh.chunkCount).padEnd(8)} ${run.label.padEnd(14)} local p50/p95 ${pct(lt, 50).toFixed(2)} / ${pct(lt, 95).toFixed(2)} ms   pg p50/p95 ${pct(rt, 50).toFixed(2)} / ${pct(rt, 95).toFixed(2)} ms   overlap@10 ${both(overlap)}  same top-1 ${both(top1)}  (${gold.length} queries)`,
       );
       log(rows[rows.length - 1]);
     }
     await db.close();
+    await db0?.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  process.stdout.write(`\nPOSTGRESQL (PGlite in-process) vs LOCAL, same folder and vectors\n${rows.join('\n')}\npeak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB\n`);
+  process.stdout.write(`\nPOSTGRESQL (PGlite in-process) vs LOCAL, same folder and vectors (keyword candidate budget ${PG_MAX_POSTINGS} postings)\n${rows.join('\n')}\npeak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB\n`);
 }
 
 main().catch((err: unknown) => {

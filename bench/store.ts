@@ -1,9 +1,9 @@
 /**
  * Store benchmark: save and load of the local index at 100k and 1M chunks, the store of a base
- * commit (by default `v3`: the commit before the store's format 4, the JSON-era loader that
- * rebuilt FlexSearch) next to this tree's, in one run.
+ * commit (by default `v4`: the commit before the store's format 5, chunks as JSON lines; `v3`:
+ * before format 4, the loader that rebuilt FlexSearch) next to this tree's, in one run.
  *
- *   nice -n 5 node --import tsx bench/store.ts                           # 100k and 1M
+ *   nice -n 10 node --max-old-space-size=16000 --import tsx bench/store.ts      # 100k and 1M
  *   node --import tsx bench/store.ts --scales 100000 --base HEAD~3       # smaller, another base
  *   node --import tsx bench/store.ts --no-base                           # this tree only
  *   node --import tsx bench/store.ts --only base                         # the base only
@@ -15,7 +15,8 @@
  * Each side (base, this tree) builds its engine in its own process from the same chunks (the
  * keyword index fed as the engine feeds it), saves it into a temp folder once (cached under
  * $TMPDIR/fathom-bench-store/, keyed by commit and scale; `--fresh` rebuilds), and then each
- * store is loaded in a fresh process: load seconds, peak RSS of that process (`maxRSS`),
+ * store is loaded in a fresh process: load seconds (wall, and CPU: on a shared machine the CPU
+ * seconds move less than the wall time), peak RSS of that process (`maxRSS`),
  * keyword search p50 over the same queries, and a digest of the result lists (equal digests:
  * the two stores answer the same). Save seconds come from the building process.
  *
@@ -49,7 +50,7 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { scales: [100_000, 1_000_000], base: 'v3', fresh: false, baseFiles: 3000, queries: 60 };
+  const a: Args = { scales: [100_000, 1_000_000], base: 'v4', fresh: false, baseFiles: 3000, queries: 60 };
   for (let i = 0; i < argv.length; i++) {
     const x = argv[i];
     const v = () => {
@@ -186,8 +187,11 @@ async function childLoad(a: Args): Promise<void> {
   const { engine: E, store: S } = await modules(a.src!);
   const engine = new E.Engine({ noEmbedderReason: 'store benchmark' });
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   const r = S.loadStore(a.dir!, engine);
   const loadS = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(c0);
+  const loadCpuS = (cpu.user + cpu.system) / 1e6;
   if (!r.ok) throw new Error(`the store does not load: ${r.reason}`);
   const loadRss = rssMB();
   const heapMB = process.memoryUsage().heapUsed / 1e6;
@@ -208,10 +212,19 @@ async function childLoad(a: Args): Promise<void> {
     digest.update(`${q}\n${hits.map((h) => `${h.chunk.id}:${h.score.toFixed(6)}`).join(',')}\n`);
   }
   // a chunk far into the store, read in full (what a lazy text section must give back)
-  const probe = engine.chunks[Math.floor(engine.chunks.length / 2)] as { text: string; id: string } | undefined;
+  const table = engine.chunks as { length: number; get?: (id: number) => unknown } & Record<number, unknown>;
+  const mid = Math.floor(table.length / 2);
+  const probe = (typeof table.get === 'function' ? table.get(mid) : table[mid]) as { text: string; id: string } | undefined;
   ms.sort((x, y) => x - y);
+  // and saved again as loaded (what a session does after its first edit)
+  const again = `${a.dir!}-resave`;
+  fs.rmSync(again, { recursive: true, force: true });
+  const s0 = performance.now();
+  S.saveStore(again, engine);
+  const resaveS = (performance.now() - s0) / 1000;
+  fs.rmSync(again, { recursive: true, force: true });
   process.stdout.write(
-    `${JSON.stringify({ loadS, loadRssMB: loadRss, heapMB, rssMB: rssMB(), p50: ms[Math.floor(ms.length / 2)], chunks: engine.chunkCount, digest: digest.digest('hex').slice(0, 12), probe: probe ? createHash('sha1').update(probe.text).digest('hex').slice(0, 8) : '-' })}\n`,
+    `${JSON.stringify({ loadS, loadCpuS, resaveS, loadRssMB: loadRss, heapMB, rssMB: rssMB(), p50: ms[Math.floor(ms.length / 2)], chunks: engine.chunkCount, digest: digest.digest('hex').slice(0, 12), probe: probe ? createHash('sha1').update(probe.text).digest('hex').slice(0, 8) : '-' })}\n`,
   );
 }
 
@@ -265,7 +278,9 @@ async function main(): Promise<void> {
   log(`${base.length} real chunks from ${a.baseFiles} npm package files`);
   const sides: Array<{ name: string; src: string; key: string }> = [];
   if (a.base) {
-    const ref = a.base === 'v3' ? `${execFileSync('git', ['log', '-S', 'STORE_VERSION = 4;', '--format=%H', '--', 'src/index/store.ts'], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').pop()}^` : a.base;
+    // vN: the commit before format N+1 came in
+    const v = /^v(\d+)$/.exec(a.base);
+    const ref = v ? `${execFileSync('git', ['log', '-S', `STORE_VERSION = ${Number(v[1]) + 1};`, '--format=%H', '--', 'src/index/store.ts'], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').pop()}^` : a.base;
     const b = baseSource(ref);
     sides.push({ name: `base ${b.commit.slice(0, 8)}`, src: b.src, key: b.commit.slice(0, 12) });
   }
@@ -290,7 +305,7 @@ async function main(): Promise<void> {
       rows.push(row);
       const f = (x: unknown, d = 1) => (typeof x === 'number' ? x.toFixed(d) : String(x));
       log(
-        `${String(scale).padStart(8)} ${s.name.padEnd(14)} load ${f(row.loadS, 2)} s  load RSS ${f(row.loadRssMB, 0)} MB  RSS after search ${f(row.rssMB, 0)} MB  save ${f(row.saveS, 2)} s  store ${f(row.storeMB, 0)} MB  keyword p50 ${f(row.p50, 2)} ms  results ${row.digest}  probe ${row.probe}  (build ${f(row.buildS, 0)} s, build RSS ${f(row.buildRssMB, 0)} MB)`,
+        `${String(scale).padStart(8)} ${s.name.padEnd(14)} load ${f(row.loadS, 2)} s (CPU ${f(row.loadCpuS, 2)} s)  load RSS ${f(row.loadRssMB, 0)} MB  RSS after search ${f(row.rssMB, 0)} MB  save ${f(row.saveS, 2)} s  save after load ${f(row.resaveS, 2)} s  store ${f(row.storeMB, 0)} MB  keyword p50 ${f(row.p50, 2)} ms  results ${row.digest}  probe ${row.probe}  (build ${f(row.buildS, 0)} s, build RSS ${f(row.buildRssMB, 0)} MB)`,
       );
     }
   }

@@ -401,6 +401,9 @@ async function openEngine(dir: string, args: Args, quiet = false, mustSave = fal
   const say = (m: string) => {
     if (!quiet) process.stderr.write(`${m}\n`);
   };
+  const chunkPool = sharedChunkPool({ log: (level, m) => level !== 'info' && say(m) });
+  // no store yet: a cold index, whose chunk threads start now, while the store, model and walk get ready
+  if (!fs.existsSync(storeDir) || fs.readdirSync(storeDir).length === 0) chunkPool.warm();
   let embedder: Embedder | undefined;
   let noEmbedderReason: string | undefined = 'embedding is off (--no-embed)';
   if (!args.flags.has('--no-embed')) {
@@ -413,7 +416,7 @@ async function openEngine(dir: string, args: Args, quiet = false, mustSave = fal
   }
   // A store that cannot be written (read-only mount, full disk) still loads: a command that
   // only reads answers from memory and says once that the index could not be saved.
-  const session = await FolderSession.open(dir, { storeDir, embedder, noEmbedderReason, mustSave, chunkPool: sharedChunkPool({ log: (level, m) => level !== 'info' && say(m) }),
+  const session = await FolderSession.open(dir, { storeDir, embedder, noEmbedderReason, mustSave, chunkPool,
     // the could-not-save warning is said once, below
     log: (level, m) => (level === 'info' || m.startsWith('the index could not be saved') ? undefined : say(m.replace(/^rebuilding the index of .*?: /, 'rebuilding the index: '))),
   });

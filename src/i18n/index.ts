@@ -300,8 +300,12 @@ export class I18nIndex {
 
   // --- content ------------------------------------------------------------------------------
 
-  /** Adds or replaces one file (workspace-relative path with `/`). Never throws. */
-  setFile(rel: string, text: string): void {
+  /**
+   * Adds or replaces one file (workspace-relative path with `/`). Never throws. `usages`: what
+   * `findUsages` gives for this text with this index's `functions`, found already (by the chunk
+   * pool thread that parsed the file).
+   */
+  setFile(rel: string, text: string, usages?: Usage[]): void {
     this.revision++;
     const lower = rel.toLowerCase();
     if (lower === 'package.json' || lower.endsWith('/package.json')) this.addApp(rel);
@@ -323,7 +327,7 @@ export class I18nIndex {
     }
     if (hadLocale || lf) this.built = undefined;
     const had = this.usages.delete(rel);
-    const u = findUsages(rel, text, { functions: this.options.functions });
+    const u = usages ?? findUsages(rel, text, { functions: this.options.functions });
     if (u.length) this.usages.set(rel, u);
     if (had || u.length) this.usageTable = undefined;
   }

@@ -16,7 +16,10 @@ import type { FileSelection, WalkProblem } from '../workspace/files';
 import { NodeFileSource, type FileContent, type FileNotRead, type FileSource, type FileStat, type ReadResult, type SourceFile } from '../workspace/source';
 import { diversify, type DiversifyOptions } from './diversify';
 import { compileFilter, DEFAULT_RRF_K, rrf, type FilterSpec } from './fusion';
+import type { Usage } from '../i18n/types';
+import type { UsageOptions } from '../i18n/usages';
 import type { I18nFeed } from './i18n-feed';
+import { ChunkTable, type ChunkHead, type StoredChunks } from './chunks';
 import { KeywordIndex } from './keyword';
 import { VectorStore } from './vectors';
 
@@ -85,8 +88,13 @@ export interface IndexHook {
   wants?(file: SourceFile): boolean;
   /** The read cap the hook needs for this file, in bytes, when over the engine's. */
   maxBytes?(rel: string): number | undefined;
-  /** A file was read (or could not be). */
-  read?(file: ({ ok: true } & FileContent) | ({ ok: false } & FileNotRead)): void;
+  /**
+   * The i18n usages the hook will find in this file's text (their options), or undefined: a
+   * pool thread that chunks the file finds them too, from the same parse, and `read` gets them.
+   */
+  usages?(rel: string): UsageOptions | undefined;
+  /** A file was read (or could not be); `found`: its usages, from the pool thread that chunked it. */
+  read?(file: ({ ok: true } & FileContent) | ({ ok: false } & FileNotRead), found?: { usages: Usage[] }): void;
 }
 
 /**
@@ -101,7 +109,7 @@ export interface FileChunker {
   /** A run with fewer changed files or bytes chunks in-thread (defaults POOL_MIN_FILES, POOL_MIN_BYTES). */
   readonly minFiles?: number;
   readonly minBytes?: number;
-  chunk(rel: string, text: string, options: ChunkOptions, signal?: AbortSignal): Promise<FileChunks>;
+  chunk(rel: string, text: string, options: ChunkOptions, signal?: AbortSignal, usages?: UsageOptions): Promise<FileChunks & { usages?: Usage[] }>;
 }
 
 /** Below this many changed files or bytes an index run chunks in-thread: starting a thread costs more. */
@@ -152,6 +160,27 @@ function containsWord(hay: string, needle: string): boolean {
 }
 
 /**
+ * A query of several words that a chunk contains as written ranks that chunk first (see
+ * `Engine.phraseFirst`); `textOf` gives a result's text. Shared with the team index (pgstore.ts).
+ */
+export function phraseFirst(query: string, ids: number[], textOf: (id: number) => string | undefined): number[] {
+  const phrase = query.trim().replace(/\s+/g, ' ');
+  if (!/\s/.test(phrase) || phrase.length > 200 || ids.length < 2) return ids;
+  const lower = phrase.toLowerCase();
+  const tiers: number[][] = [[], [], []];
+  for (const id of ids) {
+    const text = textOf(id);
+    if (!text) {
+      tiers[2].push(id);
+      continue;
+    }
+    const flat = text.includes('\n') || text.includes('  ') || text.includes('\t') ? text.replace(/\s+/g, ' ') : text;
+    tiers[containsWord(flat, phrase) ? 0 : containsWord(flat.toLowerCase(), lower) ? 1 : 2].push(id);
+  }
+  return tiers[0].length || tiers[1].length ? tiers.flat() : ids;
+}
+
+/**
  * Find Similar with vectors: the least cosine similarity a result needs. A judgement from
  * all-MiniLM-L6-v2's usual range (related code well above it, unrelated well below), not a
  * measured optimum; callers may pass their own `minScore`.
@@ -188,7 +217,8 @@ export function withoutTwinCodeBlocks(chunks: Chunk[]): Chunk[] {
 export const hashText = (s: string | Uint8Array): string => createHash('sha1').update(s).digest('hex');
 
 export class Engine {
-  readonly chunks: Array<Chunk | undefined> = [];
+  /** The chunks by docId (a loaded store's are read from it in place: see chunks.ts). */
+  readonly chunks = new ChunkTable();
   readonly files = new Map<string, FileRecord>();
   readonly keyword = new KeywordIndex();
   vectors: VectorStore | undefined;
@@ -202,16 +232,16 @@ export class Engine {
    * first out past `cacheLimit` entries.
    */
   readonly vectorCache = new Map<string, Float32Array>();
-  /** A live chunk with a vector, by hash of its embedded text: the same text elsewhere reuses it. */
-  private readonly liveByHash = new Map<string, number>();
-  /** Hash of each live chunk's embedded text, by docId. */
+  /** A live chunk with a vector, by hash of its embedded text: the same text elsewhere reuses it (built on first use after a load). */
+  private liveByHashMap: Map<string, number> | undefined = new Map();
+  /** Hash of each live chunk's embedded text, by docId (a loaded store's: in the store, `storedHashes`). */
   private readonly textHash: string[] = [];
+  private storedHashes: StoredChunks | undefined;
   /** Chunks waiting for a vector, in embedding order (src/index/embedOrder.ts). */
   private readonly pendingEmbed = new EmbedQueue();
   /** Files the editor wants embedded first (open, visible, recently edited), most wanted first. */
   private hinted: string[] = [];
   private readonly hintedSet = new Set<string>();
-  private readonly byChunkId = new Map<string, number>();
   private free: number[] = [];
   /** What the folder's i18n index told (setI18n). */
   private i18n: I18nFeed | undefined;
@@ -219,7 +249,7 @@ export class Engine {
   kernelFailed: string | undefined;
   /** How many removed chunks' vectors are kept: half the live chunks, at least 4,096. */
   get cacheLimit(): number {
-    return Math.max(4096, this.byChunkId.size >> 1);
+    return Math.max(4096, this.chunks.count >> 1);
   }
 
   readonly annMinRows: number;
@@ -245,7 +275,7 @@ export class Engine {
   }
 
   get chunkCount(): number {
-    return this.byChunkId.size;
+    return this.chunks.count;
   }
 
   get pendingVectors(): number {
@@ -253,40 +283,85 @@ export class Engine {
   }
 
   docIdOf(chunkId: string): number | undefined {
-    return this.byChunkId.get(chunkId);
+    return this.chunks.docIdOf(chunkId);
   }
 
   /** Forgets everything (a store that failed to load leaves the engine empty, not half-filled). */
   reset(): void {
-    this.chunks.length = 0;
+    this.chunks.clear();
     this.files.clear();
     this.keyword.clear();
-    this.byChunkId.clear();
     this.pendingEmbed.clear();
-    this.liveByHash.clear();
+    this.liveByHashMap = new Map();
     this.textHash.length = 0;
+    this.storedHashes = undefined;
     this.free = [];
     if (this.vectors) this.vectors = new VectorStore(this.vectors.dims);
   }
 
-  /** Restores stored chunks and catalog (the keyword index is imported separately). */
-  restore(catalog: FileRecord[], chunks: Array<Chunk | null>): void {
-    this.chunks.length = 0;
-    this.byChunkId.clear();
+  /**
+   * Restores stored chunks and catalog (the keyword index is imported separately): chunk objects,
+   * or a store's columnar chunks (read in place, see chunks.ts). With `vectors`, the chunks
+   * without a vector wait for one; the hashes of the embedded texts come from the store when it
+   * has them (else they are computed).
+   */
+  restore(catalog: FileRecord[], chunks: Array<Chunk | null> | StoredChunks, vectors?: VectorStore): void {
+    this.chunks.clear();
     this.free = [];
     this.files.clear();
+    this.pendingEmbed.clear();
+    this.textHash.length = 0;
+    this.storedHashes = undefined;
+    this.liveByHashMap = undefined; // built on first use
+    if (this.vectors) this.vectors = vectors && vectors.dims === this.vectors.dims ? vectors : new VectorStore(this.vectors.dims);
+    const v = this.vectors;
     for (const rec of catalog) this.files.set(rec.path, rec);
-    chunks.forEach((c, docId) => {
-      this.chunks[docId] = c ?? undefined;
-      if (c) {
-        this.byChunkId.set(c.id, docId);
-        if (this.vectors) this.pendingEmbed.add(docId, this.tierOf(c));
-      } else this.free.push(docId);
-    });
+    if (Array.isArray(chunks)) {
+      chunks.forEach((c, docId) => {
+        if (!c) {
+          this.free.push(docId);
+          return;
+        }
+        this.chunks.set(docId, c);
+        if (v?.has(docId)) this.textHash[docId] = hashText(embedText(c));
+        else if (v) this.pendingEmbed.add(docId, this.tierOf(c));
+      });
+      return;
+    }
+    this.chunks.adopt(chunks);
+    this.storedHashes = chunks;
+    for (let docId = 0; docId < chunks.rows; docId++) {
+      if (!chunks.alive(docId)) this.free.push(docId);
+      else if (v?.has(docId)) {
+        if (!chunks.hasHash(docId)) this.textHash[docId] = hashText(embedText(chunks.chunk(docId)));
+      } else if (v) this.pendingEmbed.add(docId, this.tierOf(chunks.facts(docId)));
+    }
+  }
+
+  /** Hash of a live chunk's embedded text (set when it got its vector, or kept in the store it was loaded from). */
+  textHashOf(docId: number): string | undefined {
+    return this.textHash[docId] ?? this.storedHashes?.hash(docId);
+  }
+
+  /** `liveByHashMap`, built from the live chunks' vectors and hashes when a load left it out. */
+  private get liveByHash(): Map<string, number> {
+    if (!this.liveByHashMap) {
+      const m = new Map<string, number>();
+      const v = this.vectors;
+      if (v) {
+        for (let id = 0; id < this.chunks.length; id++) {
+          if (!v.has(id) || !this.chunks.has(id)) continue;
+          const h = this.textHashOf(id);
+          if (h) m.set(h, id);
+        }
+      }
+      this.liveByHashMap = m;
+    }
+    return this.liveByHashMap;
   }
 
   /** Where a chunk goes in the embedding queue: hinted files first, locale files and fixtures last. */
-  private tierOf(c: Chunk, category = this.files.get(c.path)?.category): number {
+  private tierOf(c: { path: string; language: string }, category = this.files.get(c.path)?.category): number {
     if (this.walkOrder) return 1;
     return this.hintedSet.has(c.path) ? HINTED_TIER : embedTier(c.path, c.language, category);
   }
@@ -305,7 +380,10 @@ export class Engine {
     for (const p of next) this.hintedSet.add(p);
     for (const p of old) {
       if (this.hintedSet.has(p)) continue;
-      for (const id of this.files.get(p)?.docIds ?? []) if (this.chunks[id]) this.pendingEmbed.move(id, this.tierOf(this.chunks[id]!));
+      for (const id of this.files.get(p)?.docIds ?? []) {
+        const c = this.chunks.facts(id);
+        if (c) this.pendingEmbed.move(id, this.tierOf(c));
+      }
     }
     for (const p of next) for (const id of this.files.get(p)?.docIds ?? []) this.pendingEmbed.move(id, HINTED_TIER);
   }
@@ -320,25 +398,24 @@ export class Engine {
     return this.pendingEmbed.counts();
   }
 
-  /** Restores stored vectors; chunks without one stay pending. */
+  /** Restores stored vectors after `restore`; chunks without one stay pending. */
   restoreVectors(store: VectorStore): void {
     if (!this.vectors || store.dims !== this.vectors.dims) return;
     this.vectors = store;
+    this.liveByHashMap = undefined;
     for (const id of [...this.pendingEmbed]) {
       if (!store.has(id)) continue;
       this.pendingEmbed.delete(id);
-      const h = (this.textHash[id] = hashText(embedText(this.chunks[id]!)));
-      this.liveByHash.set(h, id);
+      if (this.textHashOf(id) === undefined) this.textHash[id] = hashText(embedText(this.chunks.get(id)!));
     }
   }
 
   private addChunk(chunk: Chunk, category?: string): number {
     this.revision++;
     const docId = this.free.length ? this.free.pop()! : this.chunks.length;
-    this.byChunkId.set(chunk.id, docId);
     const extra = this.i18n?.textFor(chunk);
     if (extra !== undefined) chunk = { ...chunk, meta: { ...chunk.meta, [I18N_TEXT_META]: extra } };
-    this.chunks[docId] = chunk;
+    this.chunks.set(docId, chunk);
     this.addKeyword(docId, chunk);
     if (this.vectors) {
       const h = (this.textHash[docId] = hashText(embedText(chunk)));
@@ -371,7 +448,7 @@ export class Engine {
     // only these files' chunks (an update that changed no locale file), else every chunk
     const ids = paths ? [...paths].flatMap((p) => this.files.get(p)?.docIds ?? []) : this.chunks.keys();
     for (const docId of ids) {
-      const c = this.chunks[docId];
+      const c = this.chunks.get(docId);
       if (!c) continue;
       const want = feed?.textFor(c);
       const have = c.meta?.[I18N_TEXT_META];
@@ -381,7 +458,7 @@ export class Engine {
       else meta[I18N_TEXT_META] = want;
       const next: Chunk = { ...c, meta };
       if (Object.keys(meta).length === 0) delete next.meta;
-      this.chunks[docId] = next;
+      this.chunks.set(docId, next);
       this.addKeyword(docId, next);
       changed++;
     }
@@ -390,20 +467,18 @@ export class Engine {
   }
 
   /** Is this chunk in a locale file (a JSON i18n dictionary, or a locale file the i18n feed names)? */
-  isLocaleChunk(c: Chunk): boolean {
+  isLocaleChunk(c: Pick<Chunk, 'kind' | 'path'>): boolean {
     if (c.kind === 'i18n-section' || c.kind === 'i18n-labels') return true;
     return this.i18n?.localeFiles.has(c.path) ?? this.files.get(c.path)?.category === 'i18n';
   }
 
   private removeDoc(docId: number): void {
-    const c = this.chunks[docId];
-    if (!c) return;
+    if (!this.chunks.has(docId)) return;
     this.revision++;
-    this.chunks[docId] = undefined;
-    this.byChunkId.delete(c.id);
+    this.chunks.delete(docId);
     this.keyword.remove(docId);
     const v = this.vectors?.get(docId);
-    const h = this.textHash[docId];
+    const h = this.textHashOf(docId);
     if (v && h) {
       this.vectorCache.delete(h);
       this.vectorCache.set(h, v.slice());
@@ -503,6 +578,8 @@ export class Engine {
       if (rec?.skipped && rec.skipped.reason === kind && rec.skipped.detail === p.reason) continue; // known: no new revision, no save
       this.skipFile(p.rel, { size: 0, mtimeMs: 0 }, kind, p.reason);
     }
+    // an index built from nothing lays its keyword postings out at once, at the first search (keyword.ts beginBulk)
+    this.keyword.beginBulk();
     const cap = this.chunkOptions.maxFileBytes;
     // an unreadable file is retried every time: fixing permissions does not change its mtime
     const isStale = (f: SourceFile): boolean => {
@@ -521,11 +598,13 @@ export class Engine {
     const pool = p?.available && staleFiles >= (p.minFiles ?? POOL_MIN_FILES) && staleBytes >= (p.minBytes ?? POOL_MIN_BYTES) ? p : undefined;
     if (!pool) await prepareLanguagesFor(files.map((f) => f.rel)); // tree-sitter grammars, only those needed (the pool's threads load their own)
     const signal = options.signal;
-    // files read and handed to the pool, applied in walk order (the index is the same as in-thread)
+    // files read and handed to the pool, applied (and given to the hook) in walk order: the
+    // index, and what the hook sees when, are the same as in-thread
     const window = pool ? pool.size * 8 : 0;
-    const inFlight: Array<{ r: ReadResult; chunked?: Promise<FileChunks> }> = [];
-    const apply = async (e: { r: ReadResult; chunked?: Promise<FileChunks> }): Promise<void> => {
-      let chunked: FileChunks | undefined;
+    type Read = { r: ReadResult; stale: boolean; chunked?: Promise<FileChunks & { usages?: Usage[] }> };
+    const inFlight: Read[] = [];
+    const apply = async (e: Read): Promise<void> => {
+      let chunked: (FileChunks & { usages?: Usage[] }) | undefined;
       if (e.chunked) {
         try {
           chunked = await e.chunked;
@@ -536,6 +615,8 @@ export class Engine {
         }
       }
       signal?.throwIfAborted();
+      hook?.read?.(e.r, chunked?.usages ? { usages: chunked.usages } : undefined);
+      if (!e.stale) return;
       if (e.r.ok && chunked && e.r.stat.size <= cap) this.updateContent(e.r, chunked);
       else this.applyRead(e.r);
     };
@@ -549,14 +630,16 @@ export class Engine {
       const hookWants = hook?.wants?.(f) ?? false;
       if (stale || hookWants) {
         const r = src.read(f.rel, Math.max(cap, hook?.maxBytes?.(f.rel) ?? 0));
-        hook?.read?.(r);
+        let chunked: Read['chunked'];
         if (stale && pool) {
           const old = this.files.get(f.rel);
           const send = r.ok && r.stat.size <= cap && r.decoded.text !== undefined && !(old && old.hash === r.hash);
-          const chunked = send ? pool.chunk(r.rel, r.decoded.text!, this.chunkSpec, signal) : undefined;
+          chunked = send ? pool.chunk(r.rel, r.decoded.text!, this.chunkSpec, signal, hookWants ? hook?.usages?.(r.rel) : undefined) : undefined;
           chunked?.catch(() => undefined); // awaited in order below; a run stopped meanwhile leaves some unawaited
-          inFlight.push({ r, chunked });
-        } else if (stale) this.applyRead(r);
+        }
+        const e: Read = { r, stale, chunked };
+        if (pool) inFlight.push(e);
+        else await apply(e);
       }
       while (inFlight.length > window || (i === files.length - 1 && inFlight.length)) await apply(inFlight.shift()!);
       done = i + 1 - inFlight.length;
@@ -604,10 +687,10 @@ export class Engine {
     while (this.pendingEmbed.size) {
       signal?.throwIfAborted();
       const ids = this.pendingEmbed.take(batch);
-      const texts = ids.map((id) => embedText(this.chunks[id]!));
+      const texts = ids.map((id) => embedText(this.chunks.get(id)!));
       const vecs = await embedder.embed(texts, signal);
       ids.forEach((id, i) => {
-        if (!this.chunks[id] || !this.pendingEmbed.has(id)) return; // removed meanwhile
+        if (!this.chunks.has(id) || !this.pendingEmbed.has(id)) return; // removed meanwhile
         vectors.set(id, vecs[i]);
         this.revision++;
         this.liveByHash.set((this.textHash[id] = hashText(texts[i])), id);
@@ -621,7 +704,7 @@ export class Engine {
 
   private filterFor(spec: FilterSpec | undefined): ((docId: number) => boolean) | undefined {
     if (!spec || (!spec.pathGlob && !spec.language?.length && !spec.kind?.length)) return undefined;
-    return compileFilter(spec, (id) => this.chunks[id]);
+    return compileFilter(spec, (id) => this.chunks.facts(id));
   }
 
   /** Hybrid search: keyword and dense rankings fused with RRF; each hit says why it ranked. */
@@ -638,19 +721,19 @@ export class Engine {
       const [qv] = await this.embedder.embed([q], undefined, { urgent: true });
       lists.push({ name: 'dense', ids: (await this.denseTop(qv, depth, filter)).map((h) => h.docId) });
     }
-    const fused = rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: options.diversify === false ? k : depth }).filter((h) => this.chunks[h.docId]);
-    if (options.diversify === false) return fused.map((h) => ({ chunk: this.chunks[h.docId]!, docId: h.docId, score: h.score, why: h.why }));
+    const fused = rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: options.diversify === false ? k : depth }).filter((h) => this.chunks.has(h.docId));
+    if (options.diversify === false) return fused.map((h) => ({ chunk: this.chunks.get(h.docId)!, docId: h.docId, score: h.score, why: h.why }));
     const byId = new Map(fused.map((h) => [h.docId, h]));
     // a key or a path (`user.sign_out`, `src/a.js`) asks for itself: no code-first order then
     const inWords = !/^[\w$@-]+(?:[./:][\w$@-]+)+$/.test(q.trim());
     const whole = inWords ? wholeValue(q) : undefined;
     const ranked = fused.map((h) => {
-      const c = this.chunks[h.docId]!;
+      const c = this.chunks.head(h.docId)!;
       const locale = this.isLocaleChunk(c);
       // a locale result keeps its place ahead of code only when one of its values is the query
-      return { docId: h.docId, path: c.path, symbol: c.symbol, locale, verbatim: locale && whole ? whole.test(c.text) : undefined };
+      return { docId: h.docId, path: c.path, symbol: c.symbol, locale, verbatim: locale && whole ? whole.test(this.chunks.text(h.docId)!) : undefined };
     });
-    const chunk = (id: number) => this.chunks[id]!;
+    const chunk = (id: number) => this.chunks.get(id)!;
     return diversify(ranked, { codeFirst: inWords, ...options.diversify })
       .slice(0, k)
       .map((d) => {
@@ -670,20 +753,7 @@ export class Engine {
    * from "Antigua" once accents are folded. Measured by `fathom eval` (i18n route).
    */
   private phraseFirst(query: string, ids: number[]): number[] {
-    const phrase = query.trim().replace(/\s+/g, ' ');
-    if (!/\s/.test(phrase) || phrase.length > 200 || ids.length < 2) return ids;
-    const lower = phrase.toLowerCase();
-    const tiers: number[][] = [[], [], []];
-    for (const id of ids) {
-      const text = this.chunks[id]?.text;
-      if (!text) {
-        tiers[2].push(id);
-        continue;
-      }
-      const flat = text.includes('\n') || text.includes('  ') || text.includes('\t') ? text.replace(/\s+/g, ' ') : text;
-      tiers[containsWord(flat, phrase) ? 0 : containsWord(flat.toLowerCase(), lower) ? 1 : 2].push(id);
-    }
-    return tiers[0].length || tiers[1].length ? tiers.flat() : ids;
+    return phraseFirst(query, ids, (id) => this.chunks.text(id));
   }
 
   /** Exact dense top-k: the embedder's BLAS kernel when it has one (and it works), else the JS scan. */
@@ -726,12 +796,16 @@ export class Engine {
   /** The chunk of `path` that holds 1-based `line` (the innermost, for nested code blocks). */
   chunkAt(path: string, line: number): Chunk | undefined {
     const rec = this.files.get(path);
-    let best: Chunk | undefined;
+    let best: ChunkHead | undefined;
+    let bestId = -1;
     for (const id of rec?.docIds ?? []) {
-      const c = this.chunks[id];
-      if (c && c.start.line <= line && c.end.line >= line && (!best || c.end.offset - c.start.offset < best.end.offset - best.start.offset)) best = c;
+      const c = this.chunks.head(id);
+      if (c && c.start.line <= line && c.end.line >= line && (!best || c.end.offset - c.start.offset < best.end.offset - best.start.offset)) {
+        best = c;
+        bestId = id;
+      }
     }
-    return best;
+    return best && this.chunks.get(bestId);
   }
 
   /**
@@ -750,19 +824,19 @@ export class Engine {
   async similar(target: SimilarTarget, options: { k?: number; minScore?: number; minShare?: number } = {}): Promise<SearchHit[]> {
     const k = Math.max(1, options.k ?? 10);
     let source: Chunk | undefined;
-    if ('chunkId' in target) source = this.chunks[this.byChunkId.get(target.chunkId) ?? -1];
+    if ('chunkId' in target) source = this.chunks.get(this.chunks.docIdOf(target.chunkId) ?? -1);
     else if ('path' in target && !('text' in target)) source = this.chunkAt(target.path, target.line);
     const text = 'text' in target ? target.text : source ? embedText(source) : undefined;
     if (text === undefined || !text.trim()) return [];
-    const sourceId = source ? this.byChunkId.get(source.id) : undefined;
+    const sourceId = source ? this.chunks.docIdOf(source.id) : undefined;
     const own = this.ownPieces(source, 'text' in target ? target : undefined);
     let vec = sourceId !== undefined ? this.vectors?.get(sourceId) : undefined;
     if (!vec && this.embedder && this.vectors?.count) [vec] = await this.embedder.embed([text.length > 10_000 ? text.slice(0, 10_000) : text], undefined, { urgent: true });
     if (vec && this.vectors) {
       const floor = options.minScore ?? SIMILAR_MIN_COSINE;
       return (await this.denseTop(vec, k, (id) => !own(id)))
-        .filter((h) => h.score >= floor && this.chunks[h.docId])
-        .map((h, i) => ({ chunk: this.chunks[h.docId]!, docId: h.docId, score: h.score, why: { dense: i + 1, fused: h.score } }));
+        .filter((h) => h.score >= floor && this.chunks.has(h.docId))
+        .map((h, i) => ({ chunk: this.chunks.get(h.docId)!, docId: h.docId, score: h.score, why: { dense: i + 1, fused: h.score } }));
     }
     const q = text.length > 10_000 ? text.slice(0, 10_000) : text;
     // no identifier-level tie-break: the query is the source's own text, which names its own
@@ -772,9 +846,9 @@ export class Engine {
     const self = (sourceId !== undefined ? hits.find((h) => h.docId === sourceId)?.score : undefined) ?? hits[0]?.score ?? 0;
     const floor = (options.minShare ?? SIMILAR_MIN_KEYWORD_SHARE) * self;
     return hits
-      .filter((h) => !own(h.docId) && h.score >= floor && this.chunks[h.docId])
+      .filter((h) => !own(h.docId) && h.score >= floor && this.chunks.has(h.docId))
       .slice(0, k)
-      .map((h, i) => ({ chunk: this.chunks[h.docId]!, docId: h.docId, score: h.score, why: { keyword: i + 1, fused: h.score } }));
+      .map((h, i) => ({ chunk: this.chunks.get(h.docId)!, docId: h.docId, score: h.score, why: { keyword: i + 1, fused: h.score } }));
   }
 
   /** Whether a docId is the source of a Find Similar or one of its own pieces (see `similar`). */
@@ -782,10 +856,10 @@ export class Engine {
     const spans: Array<{ path: string; start: number; end: number }> = [];
     if (source) spans.push({ path: source.path, start: source.start.line, end: source.end.line });
     if (lines?.path !== undefined && lines.startLine !== undefined) spans.push({ path: lines.path, start: lines.startLine, end: lines.endLine ?? lines.startLine });
-    const sourceId = source ? this.byChunkId.get(source.id) : undefined;
+    const sourceId = source ? this.chunks.docIdOf(source.id) : undefined;
     return (docId) => {
       if (docId === sourceId) return true;
-      const c = this.chunks[docId];
+      const c = this.chunks.head(docId);
       if (!c) return true;
       if (source && c.path === source.path && c.split && source.split && c.symbol === source.symbol && c.kind === source.kind) return true;
       return spans.some((s) => s.path === c.path && c.start.line <= s.end && c.end.line >= s.start);
@@ -798,19 +872,21 @@ export class Engine {
    * blocks of a Markdown hit.
    */
   context(chunkId: string, options: { before?: number; after?: number } = {}): { before: Chunk[]; after: Chunk[]; linked: Chunk[] } {
-    const docId = this.byChunkId.get(chunkId);
-    const chunk = docId === undefined ? undefined : this.chunks[docId];
+    const docId = this.chunks.docIdOf(chunkId);
+    const chunk = docId === undefined ? undefined : this.chunks.head(docId);
     if (!chunk) return { before: [], after: [], linked: [] };
     const rec = this.files.get(chunk.path);
+    // the file's chunks without their texts, in order; only the window's are read in full
     const siblings = (rec?.docIds ?? [])
-      .map((id) => this.chunks[id]!)
-      .filter((c) => c && (c.kind === 'code-block') === (chunk.kind === 'code-block'))
-      .sort((a, b) => a.start.offset - b.start.offset);
-    const i = siblings.findIndex((c) => c.id === chunk.id);
-    const before = siblings.slice(Math.max(0, i - (options.before ?? 1)), i);
-    const after = siblings.slice(i + 1, i + 1 + (options.after ?? 1));
+      .map((id) => ({ id, c: this.chunks.head(id)! }))
+      .filter(({ c }) => c && (c.kind === 'code-block') === (chunk.kind === 'code-block'))
+      .sort((a, b) => a.c.start.offset - b.c.start.offset);
+    const i = siblings.findIndex(({ c }) => c.id === chunk.id);
+    const full = (s: Array<{ id: number }>) => s.map(({ id }) => this.chunks.get(id)!);
+    const before = full(siblings.slice(Math.max(0, i - (options.before ?? 1)), i));
+    const after = full(siblings.slice(i + 1, i + 1 + (options.after ?? 1)));
     const linkedIds = [...(chunk.links?.codeBlocks ?? []), ...(chunk.links?.section ? [chunk.links.section] : [])];
-    const linked = linkedIds.map((id) => this.chunks[this.byChunkId.get(id) ?? -1]).filter((c): c is Chunk => !!c);
+    const linked = linkedIds.map((id) => this.chunks.get(this.chunks.docIdOf(id) ?? -1)).filter((c): c is Chunk => !!c);
     return { before, after, linked };
   }
 }

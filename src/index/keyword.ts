@@ -219,6 +219,151 @@ const RESOLUTION = 9;
 
 type Fx = Index<false, false, true>;
 
+/** The tokenizer settings a record is made with (a `KeywordIndex` has them). */
+export interface RecordConfig {
+  stem: boolean | 'add';
+  singleDigits: boolean;
+  weakHalf: WeakHalf;
+}
+
+/** The query settings a plan is made with (a `KeywordIndex` has them). */
+export interface PlanConfig {
+  stem: boolean | 'add';
+  singleDigits: boolean;
+  synonyms: boolean;
+  compounds: boolean;
+}
+
+/**
+ * A document's keyword record, as `add` stores it: each field's length in terms (symbol, path,
+ * header, text) and each distinct term (in order of first occurrence, symbol first) with its
+ * frequency per field packed one byte a field (symbol in the low byte), in half occurrences.
+ * What the PostgreSQL team index stores per chunk (pgstore.ts); `add` computes the same in place
+ * (interning ids as it goes), so the two must change together.
+ */
+export function keywordRecord(fields: KeywordFields, config: RecordConfig): { lens: [number, number, number, number]; terms: Map<string, number> } {
+  const opts = { stem: config.stem, singleDigits: config.singleDigits };
+  const weak: number[][] = [[], [], [], []];
+  const perField = [
+    termsWithWeakness(str(fields.symbol), opts, weak[0]),
+    termsWithWeakness(str(fields.path), opts, weak[1]),
+    termsWithWeakness(str(fields.header), opts, weak[2]),
+    termsWithWeakness(str(fields.text), opts, weak[3]),
+  ];
+  // Term frequencies in half occurrences: 2 for a term, 1 for a weak one.
+  const weakFrom = config.weakHalf === 'all' ? 1 : config.weakHalf === 'stems' ? 2 : 3;
+  const local = new Map<string, number>();
+  for (let f = 0; f < NFIELDS; f++) {
+    const shift = 8 * f;
+    const ts = perField[f];
+    const ws = weak[f];
+    for (let x = 0; x < ts.length; x++) {
+      const add = ws[x] >= weakFrom ? 1 : 2;
+      const p = local.get(ts[x]);
+      if (p === undefined) local.set(ts[x], add * 2 ** shift);
+      else {
+        const cur = (p >>> shift) & 255;
+        if (cur < 255) local.set(ts[x], p + Math.min(add, 255 - cur) * 2 ** shift);
+      }
+    }
+  }
+  return { lens: [perField[0].length, perField[1].length, perField[2].length, perField[3].length], terms: local };
+}
+
+/** A query plan by term (see `QueryPlan`): `terms[i]` instead of a term id. */
+export interface TermPlan {
+  terms: string[];
+  weight: number[];
+  covers: number[];
+  conceptIdf: number[];
+}
+
+/**
+ * The query's terms known to an index, with the concepts they cover: each term of
+ * `queryTerms` is a concept, except an added stem, which joins its term's; two adjacent
+ * words also match as their compound (`dark mode` → `darkmode`, `dark-mode`) and a word as
+ * its code synonyms, when the index knows them. `dfOf` gives a term's document frequency
+ * (undefined: not in the index), `N` the number of documents. Every term the plan may ask
+ * about is in `planTerms(query, config)`.
+ */
+export function planQuery(query: string, config: PlanConfig, dfOf: (term: string) => number | undefined, N: number): TermPlan {
+  const opts = { stem: config.stem, singleDigits: config.singleDigits };
+  const weak: number[] = [];
+  const all = termsWithWeakness(query, opts, weak);
+  const ts: string[] = [];
+  const weight: number[] = [];
+  const covers: number[] = [];
+  const conceptIdf: number[] = [];
+  const conceptOf = new Map<string, number>();
+  const idfOf = (df: number) => Math.log(1 + (N - df + 0.5) / (df + 0.5));
+  const at = new Map<string, number>();
+  const addTerm = (t: string, w: number, mask: number): void => {
+    const df = dfOf(t);
+    if (df === undefined) return;
+    const j = at.get(t);
+    if (j !== undefined) {
+      covers[j] |= mask;
+      weight[j] = Math.max(weight[j], w);
+      return;
+    }
+    if (ts.length >= 64) return;
+    at.set(t, ts.length);
+    ts.push(t);
+    weight.push(w);
+    covers.push(mask);
+    for (let c = 0; c < 31; c++) if (mask & (1 << c) && conceptIdf[c] === 0) conceptIdf[c] = idfOf(df);
+  };
+  let last = -1;
+  for (let x = 0; x < all.length; x++) {
+    const t = all[x];
+    let c: number;
+    if (weak[x] === 2 && last >= 0) c = last;
+    else {
+      const seen = conceptOf.get(t);
+      if (seen !== undefined) {
+        last = seen;
+        continue;
+      }
+      c = conceptIdf.length;
+      conceptOf.set(t, c);
+      conceptIdf.push(0);
+    }
+    last = c;
+    addTerm(t, 1, c < 31 ? 1 << c : 0);
+  }
+  // the typed words, in order (identifier parts and punctuation left aside)
+  const words = fold(query).match(/[\p{L}\p{N}]+/gu) ?? [];
+  const maskOf = (w: string) => {
+    const c = conceptOf.get(w);
+    return c !== undefined && c < 31 ? 1 << c : 0;
+  };
+  if (config.synonyms) {
+    for (const w of words) for (const syn of synonymsOf(w)) addTerm(syn, SYNONYM_WEIGHT, maskOf(w));
+  }
+  if (config.compounds) {
+    for (let i = 0; i + 1 < words.length && i < 32; i++) {
+      const a = words[i];
+      const b = words[i + 1];
+      if (a.length + b.length < 4) continue;
+      const mask = maskOf(a) | maskOf(b);
+      addTerm(a + b, 1, mask);
+      addTerm(`${a}-${b}`, 1, mask);
+      if (config.synonyms) for (const syn of synonymsOf(a + b)) addTerm(syn, SYNONYM_WEIGHT, mask);
+    }
+  }
+  return { terms: ts, weight, covers, conceptIdf };
+}
+
+/** Every term `planQuery` may look up for `query` (known or not), each once. */
+export function planTerms(query: string, config: PlanConfig): string[] {
+  const asked = new Set<string>();
+  planQuery(query, config, (t) => {
+    asked.add(t);
+    return undefined;
+  }, 0);
+  return [...asked];
+}
+
 export class KeywordIndex {
   readonly boosts: Readonly<FieldBoosts>;
   readonly k1: number;
@@ -255,6 +400,10 @@ export class KeywordIndex {
   private df = new Uint32Array(1024);
   /** Per term id: 1 + its index among the current query's terms, 0 otherwise. */
   private mark = new Uint8Array(1024);
+  /** Per term id: 1 + its place among the distinct terms of the document being added, 0 otherwise (scratch of `add`). */
+  private docSlot = new Uint32Array(1024);
+  /** The document being added: its distinct term ids and packed frequencies (scratch of `add`). */
+  private docTerms = new Uint32Array(1024);
   private sumLen = new Float64Array(NFIELDS);
   private paths = new Interner();
   private languages = new Interner();
@@ -265,6 +414,8 @@ export class KeywordIndex {
   private pathVerdicts = new WeakMap<FacetFilter, Int8Array>();
   /** Postings of the imported documents (not in FlexSearch), see `BasePostings`. */
   protected base: BasePostings | undefined;
+  /** Bulk loading (`beginBulk`): documents added go to `base`, laid out by `endBulk`. */
+  private bulk = false;
 
   constructor(options: KeywordIndexOptions = {}) {
     this.boosts = { ...DEFAULT_BOOSTS, ...definedOnly(options.boosts ?? {}) };
@@ -326,24 +477,36 @@ export class KeywordIndex {
       termsWithWeakness(str(fields.header), opts, weak[2]),
       termsWithWeakness(str(fields.text), opts, weak[3]),
     ];
-    // Term frequencies in half occurrences: 2 for a term, 1 for a weak one.
+    // Term frequencies in half occurrences: 2 for a term, 1 for a weak one. The distinct terms
+    // in order of first occurrence: their ids in `docTerms`, `docSlot[id]` = 1 + their place
+    // (one vocabulary lookup per occurrence, no per-document map).
     const weakFrom = this.weakHalf === 'all' ? 1 : this.weakHalf === 'stems' ? 2 : 3;
-    const local = new Map<string, number>();
+    let total = 0;
+    for (let f = 0; f < NFIELDS; f++) total += perField[f].length;
+    if (this.docTerms.length < 2 * total) this.docTerms = new Uint32Array(2 * total);
+    const dt = this.docTerms;
+    let U = 0;
     for (let f = 0; f < NFIELDS; f++) {
       const shift = 8 * f;
       const ts = perField[f];
       const ws = weak[f];
       for (let x = 0; x < ts.length; x++) {
         const add = ws[x] >= weakFrom ? 1 : 2;
-        const p = local.get(ts[x]);
-        if (p === undefined) local.set(ts[x], add * 2 ** shift);
-        else {
+        let id = this.vocab.get(ts[x]);
+        if (id === undefined) id = this.newTerm(ts[x]);
+        const at = this.docSlot[id];
+        if (at === 0) {
+          this.docSlot[id] = ++U;
+          dt[2 * U - 2] = id;
+          dt[2 * U - 1] = add * 2 ** shift;
+        } else {
+          const p = dt[2 * at - 1];
           const cur = (p >>> shift) & 255;
-          if (cur < 255) local.set(ts[x], p + Math.min(add, 255 - cur) * 2 ** shift);
+          if (cur < 255) dt[2 * at - 1] = p + Math.min(add, 255 - cur) * 2 ** shift;
         }
       }
     }
-    const rec = new Uint32Array(HEADER + 2 * local.size);
+    const rec = new Uint32Array(HEADER + 2 * U);
     rec[0] = this.paths.id(str(fields.path));
     // 16 bits each; past 65,535 distinct names the last id is shared (filters then over-match).
     rec[1] = (Math.min(this.languages.id(str(fields.language)), 0xffff) << 16) | Math.min(this.kinds.id(str(fields.kind)), 0xffff);
@@ -351,19 +514,39 @@ export class KeywordIndex {
       rec[2 + f] = perField[f].length;
       this.sumLen[f] += perField[f].length;
     }
-    let j = HEADER;
-    for (const [t, packed] of local) {
-      let id = this.vocab.get(t);
-      if (id === undefined) id = this.newTerm(t);
+    for (let u = 0; u < U; u++) {
+      const id = dt[2 * u];
+      this.docSlot[id] = 0;
       this.df[id]++;
-      rec[j++] = id;
-      rec[j++] = packed;
     }
+    rec.set(dt.subarray(0, 2 * U), HEADER);
     this.insert(docId, rec);
   }
 
-  /** Stores a record under a new internal id and gives it to FlexSearch (unless imported: `BasePostings`). */
-  private insert(docId: number, rec: Uint32Array, toFx = true): void {
+  /**
+   * Bulk loading, for an index built from nothing (a cold index run): the documents added
+   * until `endBulk` are not given to FlexSearch one by one; `endBulk` lays their postings out
+   * in the typed arrays an import builds (`BasePostings`), in one pass over the records. On the
+   * dev corpus FlexSearch's add was half the keyword indexing time of a cold run. Searches
+   * answer the same (a search meanwhile ends the bulk first; later adds go to FlexSearch, as
+   * after an import). False (and nothing changes) when the index is not empty.
+   */
+  beginBulk(): boolean {
+    if (this.bulk) return true;
+    if (this.records.length || this.base) return false;
+    this.bulk = true;
+    return true;
+  }
+
+  /** Ends bulk loading (see `beginBulk`): the bulk documents' postings are built. */
+  endBulk(): void {
+    if (!this.bulk) return;
+    this.bulk = false;
+    if (this.records.length) this.base = this.postingsOf(this.records.length, this.vocabStr.length);
+  }
+
+  /** Stores a record under a new internal id and gives it to FlexSearch (unless imported or bulk: `BasePostings`). */
+  private insert(docId: number, rec: Uint32Array, toFx = !this.bulk): void {
     const i = this.freeInt.length > 0 ? (this.freeInt.pop() as number) : this.records.length;
     this.records[i] = rec;
     this.extOf[i] = docId;
@@ -416,6 +599,7 @@ export class KeywordIndex {
   clear(): void {
     this.fx = this.newFx();
     this.base = undefined;
+    this.bulk = false;
     this.records = [];
     this.extOf = [];
     this.intOf.clear();
@@ -428,6 +612,7 @@ export class KeywordIndex {
     this.free = [];
     this.df = new Uint32Array(1024);
     this.mark = new Uint8Array(1024);
+    this.docSlot = new Uint32Array(1024);
     this.sumLen.fill(0);
     this.paths = new Interner();
     this.languages = new Interner();
@@ -441,6 +626,7 @@ export class KeywordIndex {
    * one whose terms the index does not know, gives [].
    */
   search(query: string, options: KeywordSearchOptions = {}): KeywordHit[] {
+    this.endBulk();
     const k = Math.floor(options.k ?? 10);
     if (!(k > 0) || this.intOf.size === 0 || typeof query !== 'string') return [];
     const filter = options.filter;
@@ -467,72 +653,12 @@ export class KeywordIndex {
    * its code synonyms, when the index knows them.
    */
   private plan(query: string): QueryPlan {
-    const opts = { stem: this.stem, singleDigits: this.singleDigits };
-    const weak: number[] = [];
-    const all = termsWithWeakness(query, opts, weak);
-    const ids: number[] = [];
-    const weight: number[] = [];
-    const covers: number[] = [];
-    const conceptIdf: number[] = [];
-    const conceptOf = new Map<string, number>();
     const N = this.intOf.size;
-    const idfOf = (id: number) => Math.log(1 + (N - this.df[id] + 0.5) / (this.df[id] + 0.5));
-    const at = new Map<number, number>();
-    const addTerm = (t: string, w: number, mask: number): void => {
+    const p = planQuery(query, this, (t) => {
       const id = this.vocab.get(t);
-      if (id === undefined) return;
-      const j = at.get(id);
-      if (j !== undefined) {
-        covers[j] |= mask;
-        weight[j] = Math.max(weight[j], w);
-        return;
-      }
-      if (ids.length >= 64) return;
-      at.set(id, ids.length);
-      ids.push(id);
-      weight.push(w);
-      covers.push(mask);
-      for (let c = 0; c < 31; c++) if (mask & (1 << c) && conceptIdf[c] === 0) conceptIdf[c] = idfOf(id);
-    };
-    let last = -1;
-    for (let x = 0; x < all.length; x++) {
-      const t = all[x];
-      let c: number;
-      if (weak[x] === 2 && last >= 0) c = last;
-      else {
-        const seen = conceptOf.get(t);
-        if (seen !== undefined) {
-          last = seen;
-          continue;
-        }
-        c = conceptIdf.length;
-        conceptOf.set(t, c);
-        conceptIdf.push(0);
-      }
-      last = c;
-      addTerm(t, 1, c < 31 ? 1 << c : 0);
-    }
-    // the typed words, in order (identifier parts and punctuation left aside)
-    const words = fold(query).match(/[\p{L}\p{N}]+/gu) ?? [];
-    const maskOf = (w: string) => {
-      const c = conceptOf.get(w);
-      return c !== undefined && c < 31 ? 1 << c : 0;
-    };
-    if (this.synonyms) {
-      for (const w of words) for (const syn of synonymsOf(w)) addTerm(syn, SYNONYM_WEIGHT, maskOf(w));
-    }
-    if (this.compounds) {
-      for (let i = 0; i + 1 < words.length && i < 32; i++) {
-        const a = words[i];
-        const b = words[i + 1];
-        if (a.length + b.length < 4) continue;
-        const mask = maskOf(a) | maskOf(b);
-        addTerm(a + b, 1, mask);
-        addTerm(`${a}-${b}`, 1, mask);
-        if (this.synonyms) for (const syn of synonymsOf(a + b)) addTerm(syn, SYNONYM_WEIGHT, mask);
-      }
-    }
-    return { ids, weight, covers, conceptIdf };
+      return id === undefined ? undefined : this.df[id];
+    }, N);
+    return { ids: p.terms.map((t) => this.vocab.get(t)!), weight: p.weight, covers: p.covers, conceptIdf: p.conceptIdf };
   }
 
   /** A filter over internal ids; facets are tested on the records (undefined: accept all). */
@@ -876,7 +1002,8 @@ export class KeywordIndex {
   }
 
   /**
-   * The postings of the `D` documents just imported (internal ids 0‥D−1), in two passes over
+   * The postings of the `D` documents just imported or bulk-loaded (internal ids 0‥D−1; a
+   * removed one, not live), in two passes over
    * their records: per term and slot a count, then the ids, in insertion order.
    */
   private postingsOf(D: number, V: number): BasePostings {
@@ -888,8 +1015,11 @@ export class KeywordIndex {
       slotsInto(rec, out);
       return out;
     };
+    const live = new Uint8Array(D);
     for (let i = 0; i < D; i++) {
-      const rec = this.records[i] as Uint32Array;
+      const rec = this.records[i];
+      if (!rec) continue; // removed during a bulk load
+      live[i] = 1;
       const sl = slotsOf(rec);
       for (let u = 0, j = HEADER; j < rec.length; u++, j += 2) offsets[rec[j] * RESOLUTION + sl[u] + 1]++;
     }
@@ -897,15 +1027,17 @@ export class KeywordIndex {
     const ids = new Int32Array(offsets[offsets.length - 1]);
     const fill = offsets.slice(0, offsets.length - 1);
     for (let i = 0; i < D; i++) {
-      const rec = this.records[i] as Uint32Array;
+      const rec = this.records[i];
+      if (!rec) continue;
       const sl = slotsOf(rec);
       for (let u = 0, j = HEADER; j < rec.length; u++, j += 2) ids[fill[rec[j] * RESOLUTION + sl[u]]++] = i;
     }
-    return { terms: V, offsets, ids, live: new Uint8Array(D).fill(1) };
+    return { terms: V, offsets, ids, live };
   }
 
   /** Moves the imported documents into FlexSearch (for its own multi-term search), in insertion order. */
   protected baseToFx(): void {
+    this.bulk = false;
     this.base = undefined;
     this.fx = this.newFx();
     for (const i of this.intOf.values()) this.addToFx(i, this.records[i] as Uint32Array);
@@ -942,6 +1074,9 @@ export class KeywordIndex {
     const mark = new Uint8Array(cap);
     mark.set(this.mark);
     this.mark = mark;
+    const slot = new Uint32Array(cap);
+    slot.set(this.docSlot);
+    this.docSlot = slot;
   }
 }
 

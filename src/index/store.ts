@@ -2,14 +2,16 @@
  * Persistence of an Engine in a storage folder.
  *
  * Layout: `manifest.json` names one generation of data files (`catalog.<g>.jsonl`,
- * `chunks.<g>.jsonl` (one JSON value a line), `keyword.<g>.json` + `keyword.<g>.bin`, `vectors.<g>.bin`) with their
- * sizes and sha1 checksums. A save writes a new generation (each file to a temp name, then
- * renamed), then replaces the manifest atomically, then deletes the old generation: a crash
- * or a full disk at any point leaves the previous index loadable.
+ * `chunks.<g>.bin` + `texts.<g>.bin`, `keyword.<g>.json` + `keyword.<g>.bin`, `vectors.<g>.bin`)
+ * with their sizes and CRC-32 checksums. A save writes a new generation (each file to a temp
+ * name, then renamed), then replaces the manifest atomically, then deletes the old generation: a
+ * crash or a full disk at any point leaves the previous index loadable.
  *
  * Sections, and how each loads (bench/store.ts: the costs at 100k and 1M chunks):
- * - catalog and chunks: JSON lines, read in 8 MB blocks and hashed as they stream (never one
- *   string, nor the whole file in memory); the chunk objects are most of a loaded store's heap.
+ * - catalog: JSON lines, read in 8 MB blocks and checked as they stream (never one string).
+ * - chunks and texts: columnar (chunks.ts), read whole and kept as they are: the chunks are
+ *   made into objects only when asked for, so a load parses no JSON and allocates nothing per
+ *   chunk; the hashes of the embedded texts are stored, not recomputed.
  * - keyword: the KeywordIndex snapshot, names as JSON and the records as one binary block that
  *   the index adopts in place (records are views of it) and lays out as typed-array postings —
  *   FlexSearch is not rebuilt on load (that was 87% of the load time and most of its memory).
@@ -17,34 +19,44 @@
  *
  * Loading never re-chunks or re-embeds. A store that is corrupt, truncated, of another
  * format or of a newer version is not trusted: `load` says why and the caller rebuilds.
- * Version 3 (presence bytes before the rows) is read as well and written as 4 on the next save.
- * A lock file keeps two processes (two windows on one workspace) from writing at once.
+ * Versions 3 and 4 (chunks as JSON lines, sha1 checksums) are read as well and written as 5 on
+ * the next save. A lock file keeps two processes (two windows on one workspace) from writing at once.
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import * as zlib from 'node:zlib';
 import type { Chunk } from '../chunkers/types';
-import { Engine, hashText, type FileRecord } from './engine';
+import { chunkSections, StoredChunks } from './chunks';
+import { Engine, type FileRecord } from './engine';
 import type { KeywordSnapshot } from './keyword';
 import { VectorStore } from './vectors';
 
 export const STORE_FORMAT = 'fathom-index';
 /**
+ * 5: chunks columnar with their texts in a file of their own (chunks.ts), read in place; the
+ *    embedded texts' hashes stored; CRC-32 checksums (zlib's: several times sha1's speed, and
+ *    every byte of a 1M-chunk store, 1.1 GB, is checked on load);
  * 4: vectors file as the float rows first, then the presence flags (read in place into one
  *    Float32Array, no copy); the keyword index is imported without rebuilding FlexSearch;
  * 3: catalog and chunks as JSON lines (one string per chunk, not one for the whole store);
  * 2: Python, Go, Rust and Java chunked by tree-sitter (version 1 holds text chunks for them).
  */
-export const STORE_VERSION = 4;
-/** The oldest version this one reads (3 differs only in the vectors file's layout: migrated on load, written as 4 on the next save). */
+export const STORE_VERSION = 5;
+/** The oldest version this one reads (3 and 4: chunks as JSON lines, migrated on load, written as 5 on the next save). */
 const OLDEST_READ = 3;
 
 export interface FileEntry {
   name: string;
   bytes: number;
-  sha1: string;
+  /** Versions 3 and 4. */
+  sha1?: string;
+  /** Version 5: CRC-32 of the file, 8 hex digits. */
+  crc32?: string;
 }
+
+type FileKey = 'catalog' | 'chunks' | 'texts' | 'keyword' | 'keywordData' | 'vectors';
 
 interface Manifest {
   format: string;
@@ -53,7 +65,41 @@ interface Manifest {
   savedAt: string;
   model: { id: string; dims: number } | null;
   chunking: { maxTokens: number; maxFileBytes: number; overlap?: number };
-  files: Record<'catalog' | 'chunks' | 'keyword' | 'keywordData' | 'vectors', FileEntry>;
+  /** `texts` from version 5 on. */
+  files: Record<FileKey, FileEntry>;
+}
+
+/** CRC-32 (zlib's polynomial) of `data`, continuing from `crc`: zlib's own where Node has it (20.15+), else a table. */
+export const crc32: (data: Uint8Array, crc?: number) => number =
+  typeof (zlib as { crc32?: unknown }).crc32 === 'function' ? (data, crc = 0) => (zlib as unknown as { crc32(d: Uint8Array, c: number): number }).crc32(data, crc) : crc32Table;
+
+let CRC_TABLE: Int32Array | undefined;
+/** The same CRC-32 in JavaScript (for a Node without zlib.crc32; tested against it). */
+export function crc32Table(data: Uint8Array, crc = 0): number {
+  if (!CRC_TABLE) {
+    CRC_TABLE = new Int32Array(256);
+    for (let n = 0; n < 256; n++) {
+      let c = n;
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      CRC_TABLE[n] = c;
+    }
+  }
+  const t = CRC_TABLE;
+  let c = ~crc;
+  for (let i = 0; i < data.length; i++) c = t[(c ^ data[i]) & 0xff] ^ (c >>> 8);
+  return ~c >>> 0;
+}
+
+const hex8 = (n: number) => n.toString(16).padStart(8, '0');
+
+/** A running checksum of the kind a file entry names (crc32 from version 5, sha1 before). */
+function checker(e: FileEntry): { update(b: Uint8Array): void; ok(): boolean } {
+  if (e.crc32 !== undefined) {
+    let c = 0;
+    return { update: (b) => void (c = crc32(b, c)), ok: () => hex8(c) === e.crc32 };
+  }
+  const sha = createHash('sha1');
+  return { update: (b) => void sha.update(b), ok: () => sha.digest('hex') === e.sha1 };
 }
 
 export class StoreLockedError extends Error {}
@@ -80,30 +126,38 @@ const writeAll: WriteFn = (fd, data) => {
 };
 
 /**
- * Writes `parts` to `file` through a temp file (fsync, then rename), hashing and counting as it
- * goes, so that no part of the store has to exist as one string: 1M chunks make ~700 MB of
- * JSON, past V8's largest string. Parts are gathered into ~4 MB writes.
+ * Writes `parts` to `file` through a temp file (fsync, then rename), checksumming and counting
+ * as it goes, so that no part of the store has to exist as one string: 1M chunks make ~700 MB of
+ * JSON, past V8's largest string. Small parts are gathered into ~4 MB writes; large ones are
+ * written as they are (no copy).
  */
-function writeAtomic(file: string, parts: Iterable<string | Uint8Array>, write: WriteFn = writeAll): { bytes: number; sha1: string } {
+function writeAtomic(file: string, parts: Iterable<string | Uint8Array>, write: WriteFn = writeAll): { bytes: number; crc32: string } {
   const tmp = `${file}.tmp-${process.pid}`;
-  const sha = createHash('sha1');
+  let crc = 0;
   let bytes = 0;
   try {
     const fd = fs.openSync(tmp, 'w');
     try {
       let pending: Buffer[] = [];
       let pendingBytes = 0;
-      const flush = () => {
-        if (!pendingBytes) return;
-        const buf = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
-        sha.update(buf);
+      const out = (buf: Buffer) => {
+        crc = crc32(buf, crc);
         write(fd, buf);
         bytes += buf.byteLength;
+      };
+      const flush = () => {
+        if (!pendingBytes) return;
+        out(pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes));
         pending = [];
         pendingBytes = 0;
       };
       for (const part of parts) {
         const buf = typeof part === 'string' ? Buffer.from(part, 'utf8') : Buffer.from(part.buffer, part.byteOffset, part.byteLength);
+        if (buf.byteLength >= 1 << 20) {
+          flush();
+          out(buf);
+          continue;
+        }
         pending.push(buf);
         pendingBytes += buf.byteLength;
         if (pendingBytes >= 4 << 20) flush();
@@ -114,7 +168,7 @@ function writeAtomic(file: string, parts: Iterable<string | Uint8Array>, write: 
       fs.closeSync(fd);
     }
     fs.renameSync(tmp, file);
-    return { bytes, sha1: sha.digest('hex') };
+    return { bytes, crc32: hex8(crc) };
   } catch (err) {
     fs.rmSync(tmp, { force: true });
     throw err;
@@ -137,7 +191,7 @@ function sizeProblem(e: FileEntry, bytes: number): string {
  */
 export function readJsonLines<T>(file: string, e: FileEntry, blockBytes = 8 << 20): T[] {
   const out: T[] = [];
-  const sha = createHash('sha1');
+  const sha = checker(e);
   const fd = fs.openSync(file, 'r');
   let bytes = 0;
   try {
@@ -179,7 +233,7 @@ export function readJsonLines<T>(file: string, e: FileEntry, blockBytes = 8 << 2
       if (start < buf.byteLength) carry = Buffer.from(buf.subarray(start));
     }
     if (bytes !== e.bytes) throw new Error(sizeProblem(e, bytes));
-    if (sha.digest('hex') !== e.sha1) throw new Error(`${e.name} fails its checksum`);
+    if (!sha.ok()) throw new Error(`${e.name} fails its checksum`);
     if (carry) line(carry, 0, carry.byteLength);
   } finally {
     fs.closeSync(fd);
@@ -335,7 +389,10 @@ export function saveStore(dir: string, engine: Engine, options: { write?: WriteF
   };
   try {
     const catalog = put(`catalog.${g}.jsonl`, jsonLines(engine.files.values()));
-    const chunks = put(`chunks.${g}.jsonl`, jsonLines(engine.chunks));
+    // the texts first: the chunks section records where each one starts
+    const sections = chunkSections(engine.chunks, (id) => (engine.vectors?.has(id) ? engine.textHashOf(id) : undefined));
+    const texts = put(`texts.${g}.bin`, sections.texts());
+    const chunks = put(`chunks.${g}.bin`, sections.chunks());
     const snap = engine.keyword.export();
     const { data, ...meta } = snap;
     const keyword = put(`keyword.${g}.json`, [JSON.stringify(meta)]);
@@ -350,7 +407,7 @@ export function saveStore(dir: string, engine: Engine, options: { write?: WriteF
       savedAt: new Date().toISOString(),
       model: engine.embedder && engine.vectors ? { id: engine.embedder.id, dims: engine.vectors.dims } : null,
       chunking: { maxTokens: engine.chunkOptions.maxTokens, maxFileBytes: engine.chunkOptions.maxFileBytes, overlap: engine.chunkOptions.overlap },
-      files: { catalog, chunks, keyword, keywordData, vectors },
+      files: { catalog, chunks, texts, keyword, keywordData, vectors },
     };
     writeAtomic(path.join(dir, 'manifest.json'), [JSON.stringify(manifest, null, 2)], options.write);
   } catch (err) {
@@ -375,6 +432,8 @@ function readManifest(dir: string): Manifest | undefined {
 }
 
 const FILE_KEYS = ['catalog', 'chunks', 'keyword', 'keywordData', 'vectors'] as const;
+/** Version 5's files (the chunks' texts in a file of their own). */
+const FILE_KEYS_5 = [...FILE_KEYS, 'texts'] as const;
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 const isCount = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
@@ -385,6 +444,7 @@ const isCount = (x: unknown): x is number => typeof x === 'number' && Number.isS
  * TypeError later. Data file names must be plain names inside the store folder.
  */
 export function manifestProblem(m: Record<string, unknown>): string | undefined {
+  const v5 = m.version === 5;
   if (!isCount(m.generation)) return 'its "generation" is missing or not a whole number';
   if (typeof m.savedAt !== 'string') return 'its "savedAt" is missing or not a string';
   if (m.model !== null) {
@@ -398,12 +458,14 @@ export function manifestProblem(m: Record<string, unknown>): string | undefined 
   if (!isCount(c.maxFileBytes)) return 'its "chunking.maxFileBytes" is missing or not a whole number';
   if (c.overlap !== undefined && c.overlap !== null && !isCount(c.overlap)) return 'its "chunking.overlap" is not a whole number';
   if (!isObject(m.files)) return 'its "files" is missing or not an object';
-  for (const k of FILE_KEYS) {
+  for (const k of v5 ? FILE_KEYS_5 : FILE_KEYS) {
     const e = m.files[k];
     if (!isObject(e)) return `its "files.${k}" is missing or not an object`;
     if (typeof e.name !== 'string' || !/^[\w-][\w.-]*$/.test(e.name) || e.name.includes('..')) return `its "files.${k}.name" is missing or not a file name of the store`;
     if (!isCount(e.bytes)) return `its "files.${k}.bytes" is missing or not a whole number`;
-    if (typeof e.sha1 !== 'string' || !/^[0-9a-f]{40}$/.test(e.sha1)) return `its "files.${k}.sha1" is missing or not a sha1`;
+    if (v5) {
+      if (typeof e.crc32 !== 'string' || !/^[0-9a-f]{8}$/.test(e.crc32)) return `its "files.${k}.crc32" is missing or not a CRC-32`;
+    } else if (typeof e.sha1 !== 'string' || !/^[0-9a-f]{40}$/.test(e.sha1)) return `its "files.${k}.sha1" is missing or not a sha1`;
   }
   return undefined;
 }
@@ -434,17 +496,25 @@ export function loadStore(dir: string, engine: Engine): LoadResult {
   const read = (e: FileEntry): Buffer => {
     const buf = fs.readFileSync(path.join(dir, e.name));
     if (buf.byteLength !== e.bytes) throw new Error(sizeProblem(e, buf.byteLength));
-    if (hashText(buf) !== e.sha1) throw new Error(`${e.name} fails its checksum`);
-    return buf;
+    const sum = checker(e);
+    sum.update(buf);
+    if (!sum.ok()) throw new Error(`${e.name} fails its checksum`);
+    // typed views need aligned memory: a small file's Buffer may sit anywhere in a shared pool
+    if (buf.byteOffset % 8 === 0) return buf;
+    const copy = Buffer.from(new ArrayBuffer(buf.byteLength));
+    buf.copy(copy);
+    return copy;
   };
   try {
     const catalog = readJsonLines<FileRecord>(path.join(dir, m.files.catalog.name), m.files.catalog);
-    const chunks = readJsonLines<Chunk | null>(path.join(dir, m.files.chunks.name), m.files.chunks);
+    // version 5: the chunks read in place; 3 and 4: JSON lines, made into objects (saved as 5 next time)
+    const chunks =
+      m.version >= 5 ? new StoredChunks(read(m.files.chunks), read(m.files.texts), m.files.chunks.name) : readJsonLines<Chunk | null>(path.join(dir, m.files.chunks.name), m.files.chunks);
     const kmeta = JSON.parse(read(m.files.keyword).toString('utf8')) as Omit<KeywordSnapshot, 'data'>;
     const kdata = read(m.files.keywordData);
     const vbuf = read(m.files.vectors);
     engine.keyword.import({ ...kmeta, data: new Uint8Array(kdata.buffer, kdata.byteOffset, kdata.byteLength) }, { adopt: true });
-    engine.restore(catalog, chunks);
+    let vectors: VectorStore | undefined;
     if (m.model && engine.vectors && vbuf.byteLength) {
       const rows = vbuf.byteLength / (1 + 4 * m.model.dims);
       if (!Number.isInteger(rows)) throw new Error('vectors file has a size that is not a whole number of rows');
@@ -453,15 +523,14 @@ export function loadStore(dir: string, engine: Engine): LoadResult {
         // presence flags first, then the rows (unaligned): copied out
         const present = new Uint8Array(vbuf.subarray(0, rows));
         const data = new Float32Array(vbuf.buffer.slice(vbuf.byteOffset + rows, vbuf.byteOffset + vbuf.byteLength));
-        engine.restoreVectors(VectorStore.adopt(m.model.dims, rows, present, data));
+        vectors = VectorStore.adopt(m.model.dims, rows, present, data);
       } else {
-        // a Buffer this large is not from the pool: its own ArrayBuffer, aligned (else copied)
-        const aligned = vbuf.byteOffset % 4 === 0 ? vbuf : Buffer.from(vbuf);
-        const data = new Float32Array(aligned.buffer, aligned.byteOffset, floats);
-        const present = new Uint8Array(aligned.buffer, aligned.byteOffset + 4 * floats, rows);
-        engine.restoreVectors(VectorStore.adopt(m.model.dims, rows, present, data));
+        const data = new Float32Array(vbuf.buffer, vbuf.byteOffset, floats);
+        const present = new Uint8Array(vbuf.buffer, vbuf.byteOffset + 4 * floats, rows);
+        vectors = VectorStore.adopt(m.model.dims, rows, present, data);
       }
     }
+    engine.restore(catalog, chunks, vectors);
     return { ok: true };
   } catch (err) {
     engine.reset();

@@ -69,7 +69,7 @@ export function engineChunksOf(engine: Engine, rel: string): Chunk[] | undefined
   const rec = engine.files.get(rel);
   if (!rec) return undefined;
   return rec.docIds
-    .map((id) => engine.chunks[id])
+    .map((id) => engine.chunks.get(id))
     .filter((c): c is Chunk => !!c)
     .sort((a, b) => a.start.offset - b.start.offset || b.end.offset - a.end.offset);
 }

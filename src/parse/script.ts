@@ -51,14 +51,45 @@ export class ScriptSyntaxError extends Error {}
 
 /** Parses with the first plugin set that works; throws ScriptSyntaxError when none does. */
 export function parseScript(code: string, o: ScriptSyntax): ParsedScript {
+  const r = reuse;
+  if (r) {
+    const hit = r.find((p) => p.code === code && p.typescript === o.typescript && p.jsx === o.jsx);
+    if (hit) {
+      if (hit.error) throw hit.error;
+      return hit.parsed!;
+    }
+  }
   let lastError: unknown;
   for (const plugins of pluginAttempts(o)) {
     try {
       const ast = parse(code, { ...LENIENT_PARSE, plugins });
-      return { ast, recovered: (ast as t.File & { errors?: Array<{ message: string }> }).errors ?? [] };
+      const parsed = { ast, recovered: (ast as t.File & { errors?: Array<{ message: string }> }).errors ?? [] };
+      r?.push({ code, typescript: o.typescript, jsx: o.jsx, parsed });
+      return parsed;
     } catch (err) {
       lastError = err;
     }
   }
-  throw new ScriptSyntaxError(errText(lastError));
+  const error = new ScriptSyntaxError(errText(lastError));
+  r?.push({ code, typescript: o.typescript, jsx: o.jsx, error });
+  throw error;
+}
+
+/** The parses made inside `withParseReuse` (undefined outside it). */
+let reuse: Array<{ code: string; typescript: boolean; jsx: boolean; parsed?: ParsedScript; error?: ScriptSyntaxError }> | undefined;
+
+/**
+ * Runs `fn` with every script parse it makes remembered, so that a second reader of the same
+ * text (the i18n usage finder after the JS chunker, in a chunk pool thread) gets the same AST
+ * (or the same syntax error) without parsing again; forgotten when `fn` returns. The readers
+ * only read the AST.
+ */
+export function withParseReuse<T>(fn: () => T): T {
+  if (reuse) return fn();
+  reuse = [];
+  try {
+    return fn();
+  } finally {
+    reuse = undefined;
+  }
 }

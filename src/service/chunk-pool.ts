@@ -5,7 +5,9 @@
  * so the index is the same as a single-threaded run's (same chunks, same doc ids).
  *
  *   size        threads (default `defaultPoolSize()`: cores − 1, at least 1)
- *   chunk(...)  one file → its FileChunks; queued while every thread is busy
+ *   chunk(...)  one file → its FileChunks; each thread is sent up to `depth` files ahead (it
+ *               chunks them in order), so it never waits for the indexing thread to hand it the
+ *               next one while that thread is busy indexing; the rest wait in the pool's queue
  *   signal      a job whose signal aborts is dropped from the queue, or its thread is
  *               terminated at once (replaced on the next job): cancelling never waits for a
  *               long parse
@@ -23,15 +25,59 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { languageOf } from '../chunkers/index';
 import type { ChunkOptions, FileChunks } from '../chunkers/types';
+import type { Usage } from '../i18n/types';
+import type { UsageOptions } from '../i18n/usages';
 
 export interface ChunkJobMessage {
   id: number;
   rel: string;
   text: string;
   options: ChunkOptions;
+  /** Also find the file's i18n key usages (findUsages, from the chunker's own parse). */
+  usages?: UsageOptions;
 }
 
-export type ChunkReplyMessage = { id: number; result: FileChunks; error?: undefined } | { id: number; error: string; result?: undefined };
+/** Sent to a thread by `warm`: load the parsers, answer nothing. */
+export interface WarmMessage {
+  warm: true;
+}
+
+/** A file's chunks, with its i18n usages when they were asked for. */
+export type PooledChunks = FileChunks & { usages?: Usage[] };
+
+/**
+ * `elided`: the chunks (indexes) whose text the thread left out ('') because it is exactly
+ * the file's `text.slice(start.offset, end.offset)`: the pool puts it back from the text it
+ * sent. Copying the texts back was most of the reply's cost (dev corpus, 800 files:
+ * v8.serialize 273 ms with the texts, 34 ms without; deserializing them another 208 ms on the
+ * indexing thread).
+ */
+export type ChunkReplyMessage = { id: number; result: FileChunks; usages?: Usage[]; elided?: number[]; error?: undefined } | { id: number; error: string; result?: undefined; usages?: undefined; elided?: undefined };
+
+/** In the thread: leaves out the chunk texts that are slices of `text` (see ChunkReplyMessage), returning their indexes. */
+export function elideTexts(result: FileChunks, text: string): number[] | undefined {
+  let elided: number[] | undefined;
+  const cs = result.chunks;
+  for (let i = 0; i < cs.length; i++) {
+    const c = cs[i];
+    if (c.text.length > 0 && c.end.offset - c.start.offset === c.text.length && text.startsWith(c.text, c.start.offset)) {
+      c.text = '';
+      (elided ??= []).push(i);
+    }
+  }
+  return elided;
+}
+
+/** In the pool: puts back the texts `elideTexts` left out, from the text sent. */
+export function restoreTexts(result: FileChunks, text: string, elided: readonly number[] | undefined): FileChunks {
+  if (elided) {
+    for (const i of elided) {
+      const c = result.chunks[i];
+      c.text = text.slice(c.start.offset, c.end.offset);
+    }
+  }
+  return result;
+}
 
 export interface ChunkPoolOptions {
   /** Threads; default `defaultPoolSize()`; 0: none (`available` is false, callers chunk in-thread). */
@@ -44,7 +90,17 @@ export interface ChunkPoolOptions {
   /** An index run with fewer changed files or bytes chunks in-thread (defaults: the engine's POOL_MIN_FILES, POOL_MIN_BYTES). */
   minFiles?: number;
   minBytes?: number;
+  /** Files sent ahead to each thread (default `POOL_DEPTH`). */
+  depth?: number;
 }
+
+/**
+ * Files a thread is sent ahead of the one it chunks. With one at a time (as before), a thread
+ * finished its file and waited until the indexing thread, busy indexing the files before, got
+ * round to the reply and sent the next: on the dev corpus the chunk thread idled 47% of a cold
+ * index (its --cpu-prof). A few ahead keep it busy; more only hold more texts in memory.
+ */
+export const POOL_DEPTH = 4;
 
 /**
  * Threads for chunking: one fewer than the cores, at least one. In the extension the Fathom
@@ -67,15 +123,19 @@ interface Job {
   rel: string;
   text: string;
   options: ChunkOptions;
-  resolve: (r: FileChunks) => void;
+  usages?: UsageOptions;
+  resolve: (r: PooledChunks) => void;
   reject: (err: unknown) => void;
   signal?: AbortSignal;
   onAbort?: () => void;
+  /** Settled already (aborted while its thread had it): its reply is dropped. */
+  done?: boolean;
 }
 
 interface Slot {
   worker?: Worker;
-  job?: Job;
+  /** Sent to `worker`, in the order it chunks them (the first is the one it is on). */
+  jobs: Job[];
 }
 
 /** What the pool's thread would be run from, or undefined when there is none (chunk in-thread). */
@@ -91,6 +151,7 @@ function defaultScript(): { file: string; eval?: string } | undefined {
 
 export class ChunkPool {
   readonly size: number;
+  readonly depth: number;
   private readonly slots: Slot[];
   private readonly queue: Job[] = [];
   private readonly script: { file: string; eval?: string } | undefined;
@@ -105,7 +166,8 @@ export class ChunkPool {
   constructor(private readonly options: ChunkPoolOptions = {}) {
     const size = Math.max(0, Math.floor(options.size ?? defaultPoolSize()));
     this.size = Math.max(1, size);
-    this.slots = Array.from({ length: this.size }, () => ({}));
+    this.depth = Math.max(1, Math.floor(options.depth ?? POOL_DEPTH));
+    this.slots = Array.from({ length: this.size }, () => ({ jobs: [] }));
     // size 0: no threads, every file is chunked in the indexing thread
     this.script = size === 0 ? undefined : options.script ? { file: options.script } : defaultScript();
     if (size > 0 && !this.script) options.log?.('warn', `no chunk thread script beside ${__dirname}: files are chunked on the indexing thread`);
@@ -115,7 +177,14 @@ export class ChunkPool {
 
   /** Files queued or being chunked. */
   get busy(): number {
-    return this.queue.length + this.slots.filter((s) => s.job).length;
+    let n = this.queue.length;
+    for (const s of this.slots) for (const j of s.jobs) if (!j.done) n++;
+    return n;
+  }
+
+  /** Files waiting in the pool's queue, not yet sent to a thread. */
+  get queued(): number {
+    return this.queue.length;
   }
 
   /** False when there is no thread script to run (chunk in-thread instead). */
@@ -123,12 +192,17 @@ export class ChunkPool {
     return !!this.script && !this.closed;
   }
 
-  /** Chunks one file in a pool thread. Rejects with the signal's reason when it aborts. */
-  chunk(rel: string, text: string, options: ChunkOptions, signal?: AbortSignal): Promise<FileChunks> {
+  /**
+   * Chunks one file in a pool thread; with `usages`, the thread also finds the file's i18n key
+   * usages (the same as `findUsages` on the indexing thread, from the chunker's parse: the
+   * index run's i18n feed does not parse the file again). Rejects with the signal's reason
+   * when it aborts.
+   */
+  chunk(rel: string, text: string, options: ChunkOptions, signal?: AbortSignal, usages?: UsageOptions): Promise<PooledChunks> {
     if (!this.available) return Promise.reject(new Error(this.closed ? 'the chunk pool is closed' : 'the chunk pool has no worker script'));
     if (signal?.aborted) return Promise.reject(signal.reason);
-    return new Promise<FileChunks>((resolve, reject) => {
-      const job: Job = { id: this.nextId++, rel, text, options, resolve, reject, signal };
+    return new Promise<PooledChunks>((resolve, reject) => {
+      const job: Job = { id: this.nextId++, rel, text, options, usages, resolve, reject, signal };
       this.jobs++;
       if (signal) {
         job.onAbort = () => this.abortJob(job);
@@ -139,6 +213,21 @@ export class ChunkPool {
     });
   }
 
+  /**
+   * Starts the threads now, and has each load its JS/TS parser, so that a cold index run
+   * finds them ready when its walk is done (a thread's start is otherwise on the critical
+   * path: its first file waits for it). Idle threads keep no process alive.
+   */
+  warm(): void {
+    if (!this.available) return;
+    for (const slot of this.slots) {
+      if (slot.worker) continue;
+      slot.worker = this.spawn(slot);
+      slot.worker.postMessage({ warm: true } satisfies WarmMessage);
+      slot.worker.unref();
+    }
+  }
+
   /** Terminates the threads; queued jobs reject. */
   async close(): Promise<void> {
     this.closed = true;
@@ -146,15 +235,16 @@ export class ChunkPool {
     const stops: Array<Promise<number>> = [];
     for (const slot of this.slots) {
       const w = slot.worker;
-      const job = slot.job;
-      slot.worker = slot.job = undefined;
-      if (job) this.settle(job, undefined, new Error('the chunk pool was closed'));
+      const jobs = slot.jobs.splice(0);
+      slot.worker = undefined;
+      for (const job of jobs) if (!job.done) this.settle(job, undefined, new Error('the chunk pool was closed'));
       if (w) stops.push(w.terminate());
     }
     await Promise.all(stops);
   }
 
-  private settle(job: Job, result: FileChunks | undefined, err?: unknown): void {
+  private settle(job: Job, result: PooledChunks | undefined, err?: unknown): void {
+    job.done = true;
     if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
     if (result) job.resolve(result);
     else job.reject(err);
@@ -167,14 +257,21 @@ export class ChunkPool {
       this.settle(job, undefined, job.signal?.reason);
       return;
     }
-    const slot = this.slots.find((s) => s.job === job);
-    if (!slot) return;
-    // the thread may be deep in a long parse: stop it now, a fresh one takes the next job
-    const w = slot.worker;
-    slot.worker = slot.job = undefined;
-    void w?.terminate();
+    const slot = this.slots.find((s) => s.jobs.includes(job));
+    if (!slot || job.done) return;
     this.settle(job, undefined, job.signal?.reason);
+    if (slot.jobs[0] !== job) return; // not started: its reply, when it comes, is dropped
+    // the thread may be deep in a long parse: stop it now, a fresh one takes the jobs after it
+    const w = slot.worker;
+    slot.worker = undefined;
+    this.requeue(slot.jobs.splice(0).slice(1));
+    void w?.terminate();
     this.dispatch();
+  }
+
+  /** Jobs sent to a thread that is gone, not yet done: back to the front of the queue, in order. */
+  private requeue(jobs: Job[]): void {
+    this.queue.unshift(...jobs.filter((j) => !j.done));
   }
 
   private spawn(slot: Slot): Worker {
@@ -184,20 +281,28 @@ export class ChunkPool {
     this.started++;
     w.on('message', (reply: ChunkReplyMessage) => {
       if (slot.worker !== w) return;
-      const job = slot.job;
-      slot.job = undefined;
-      if (job && job.id === reply.id) {
-        if (reply.result) this.settle(job, reply.result);
-        else this.settle(job, this.crashed(job, `the chunker failed: ${reply.error}`));
+      // the thread answers in the order it was sent its jobs
+      const at = slot.jobs.findIndex((j) => j.id === reply.id);
+      if (at >= 0) {
+        const job = slot.jobs.splice(at, 1)[0];
+        if (!job.done) {
+          if (reply.result) {
+            const result = restoreTexts(reply.result, job.text, reply.elided);
+            this.settle(job, reply.usages ? Object.assign(result, { usages: reply.usages }) : result);
+          }
+          else this.settle(job, this.crashed(job, `the chunker failed: ${reply.error}`));
+        }
       }
       this.dispatch();
     });
     const died = (why: string) => {
       if (slot.worker !== w) return; // terminated on purpose, or already handled
-      const job = slot.job;
-      slot.worker = slot.job = undefined;
+      // the first job not answered is the one it died on; the ones after go to another thread
+      const [job, ...rest] = slot.jobs.splice(0);
+      slot.worker = undefined;
       this.options.log?.('warn', `a chunk thread died (${why}): it is replaced`);
-      if (job) this.settle(job, this.crashed(job, `the chunk thread died on this file (${why})`));
+      this.requeue(rest);
+      if (job && !job.done) this.settle(job, this.crashed(job, `the chunk thread died on this file (${why})`));
       this.dispatch();
     };
     w.on('error', (err) => died(err instanceof Error ? err.message : String(err)));
@@ -212,19 +317,22 @@ export class ChunkPool {
   }
 
   private dispatch(): void {
-    for (const slot of this.slots) {
-      if (!this.queue.length || this.closed) break;
-      if (slot.job) continue;
-      const job = this.queue.shift()!;
-      if (!slot.worker) slot.worker = this.spawn(slot);
-      slot.job = job;
-      const msg: ChunkJobMessage = { id: job.id, rel: job.rel, text: job.text, options: job.options };
-      slot.worker.postMessage(msg);
+    // round by round, so that each thread gets one before any gets a second
+    for (let round = 0; round < this.depth && this.queue.length && !this.closed; round++) {
+      for (const slot of this.slots) {
+        if (!this.queue.length) break;
+        if (slot.jobs.length > round) continue;
+        const job = this.queue.shift()!;
+        if (!slot.worker) slot.worker = this.spawn(slot);
+        slot.jobs.push(job);
+        const msg: ChunkJobMessage = { id: job.id, rel: job.rel, text: job.text, options: job.options, usages: job.usages };
+        slot.worker.postMessage(msg);
+      }
     }
     // busy threads keep the process alive (a CLI awaiting results), idle ones do not
     for (const slot of this.slots) {
       if (!slot.worker) continue;
-      if (slot.job) slot.worker.ref();
+      if (slot.jobs.length) slot.worker.ref();
       else slot.worker.unref();
     }
   }

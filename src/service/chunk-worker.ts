@@ -1,5 +1,5 @@
 /**
- * A chunk pool's worker thread (see chunk-pool.ts): chunks the files it is sent, one at a time,
+ * A chunk pool's worker thread (see chunk-pool.ts): chunks the files it is sent, one at a time in order,
  * with the token counter of its own thread, and posts the `FileChunks` back. Tree-sitter
  * grammars are loaded in this thread on the first file that needs them.
  *
@@ -7,7 +7,9 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { chunkFile, prepareLanguagesFor, resolveOptions, type ChunkOptions, type ResolvedOptions } from '../chunkers/index';
-import type { ChunkJobMessage, ChunkReplyMessage } from './chunk-pool';
+import { findUsages } from '../i18n/usages';
+import { withParseReuse } from '../parse/script';
+import { elideTexts, type ChunkJobMessage, type ChunkReplyMessage, type WarmMessage } from './chunk-pool';
 
 /** Fault injection for the pool's tests: the thread dies (as on a native crash) on this path. */
 const exitOn: string | undefined = (workerData as { exitOn?: string } | undefined)?.exitOn;
@@ -20,11 +22,32 @@ function optionsFor(o: ChunkOptions): ResolvedOptions {
   return r;
 }
 
+/** `warm` (chunk-pool.ts): the JS/TS parser (Babel, loaded on first use) and the chunker's code, ready before the first file. */
+function warm(): void {
+  try {
+    chunkFile('warm.ts', 'export function warm(a: number): number {\n  return a + 1;\n}\n', optionsFor({}));
+  } catch {
+    // only a head start: the first file loads whatever this did not
+  }
+}
+
 async function handle(job: ChunkJobMessage): Promise<ChunkReplyMessage> {
   try {
     if (exitOn !== undefined && job.rel === exitOn) process.exit(3);
     await prepareLanguagesFor([job.rel]);
-    return { id: job.id, result: chunkFile(job.rel, job.text, optionsFor(job.options)) };
+    // the i18n usages, when asked, from the chunker's own Babel parse (one parse per file)
+    return withParseReuse(() => {
+      const result = chunkFile(job.rel, job.text, optionsFor(job.options));
+      let usages: ChunkReplyMessage['usages'];
+      try {
+        if (job.usages) usages = findUsages(job.rel, job.text, job.usages);
+      } catch {
+        usages = undefined; // none sent: the indexing thread finds them itself
+      }
+      // the chunk texts are slices of the text the pool sent: it puts them back (no copy back)
+      const elided = elideTexts(result, job.text);
+      return { id: job.id, result, ...(usages ? { usages } : {}), ...(elided ? { elided } : {}) };
+    });
   } catch (err) {
     return { id: job.id, error: err instanceof Error ? err.message : String(err) };
   }
@@ -32,7 +55,11 @@ async function handle(job: ChunkJobMessage): Promise<ChunkReplyMessage> {
 
 if (parentPort) {
   const port = parentPort;
-  port.on('message', (job: ChunkJobMessage) => {
-    void handle(job).then((reply) => port.postMessage(reply));
+  // the pool sends a few jobs ahead: they are done one after the other, in the order sent
+  // (the pool takes the first unanswered one for the file a crash happened on)
+  let last: Promise<void> = Promise.resolve();
+  port.on('message', (job: ChunkJobMessage | WarmMessage) => {
+    if ('warm' in job) last = last.then(warm);
+    else last = last.then(() => handle(job)).then((reply) => port.postMessage(reply));
   });
 }

@@ -23,6 +23,7 @@ import type { RemoteIndex } from '../index/pgstore';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ChunkOptions } from '../chunkers/types';
+import type { Usage } from '../i18n/types';
 import { decodeBytes } from '../parse/decode';
 import type { Embedder } from '../index/embedder';
 import { Engine, type FileChunker, type IndexHook, type IndexProgress, type SearchHit, type SearchOptions } from '../index/engine';
@@ -500,8 +501,8 @@ export class FolderSession {
     this.options.log?.('info', `i18n index of ${this.root}: ${state.index.localeFiles.length} locale files, ${read} files read in ${Math.round(performance.now() - t0)} ms`);
   }
 
-  private i18nFeed(state: I18nState, r: ReadResult): void {
-    feedI18n(state.index, r);
+  private i18nFeed(state: I18nState, r: ReadResult, usages?: Usage[]): void {
+    feedI18n(state.index, r, {}, usages);
     if (r.ok) state.catalog.set(r.rel, r.stat);
     else if (r.reason === 'missing') state.catalog.delete(r.rel);
     else state.catalog.set(r.rel, r.stat ?? { size: -1, mtimeMs: -1 });
@@ -528,8 +529,10 @@ export class FolderSession {
         return !known || known.size !== f.size || known.mtimeMs !== f.mtimeMs;
       },
       maxBytes: (rel) => (wantsFile(rel, matches) ? i18nCap(rel, {}, matches) : undefined),
-      read: (r) => {
-        if (this.i18nState === state && wantsFile(r.rel, matches)) this.i18nFeed(state, r);
+      // a chunk thread finds a file's usages from its own parse (the feed then does not parse it again)
+      usages: (rel) => (wantsFile(rel, matches) ? { functions: state.index.options.functions } : undefined),
+      read: (r, found) => {
+        if (this.i18nState === state && wantsFile(r.rel, matches)) this.i18nFeed(state, r, found?.usages);
       },
     };
   }

@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { Engine } from '../../src/index/engine';
 import type { Embedder } from '../../src/index/embedder';
 import { loadStore, lockStore, processStartTime, readJsonLines, saveStore, StoreLockedError } from '../../src/index/store';
+import { writeLegacyStore } from '../helpers/legacy-store';
 
 const ROOT = path.join(__dirname, '..', '..');
 const BIN = path.join(ROOT, 'bin', 'fathom.js');
@@ -182,7 +183,7 @@ describe('fault injection: the store and its lock', function () {
     const a = await indexed(dir, fakeEmbedder());
     saveStore(store, a);
     const m = JSON.parse(fs.readFileSync(path.join(store, 'manifest.json'), 'utf8')) as { files: Record<string, { name: string; bytes: number }> };
-    assert.deepEqual(Object.keys(m.files).sort(), ['catalog', 'chunks', 'keyword', 'keywordData', 'vectors']);
+    assert.deepEqual(Object.keys(m.files).sort(), ['catalog', 'chunks', 'keyword', 'keywordData', 'texts', 'vectors']);
     const damages: Array<[string, (file: string) => void]> = [
       ['truncated', (f) => fs.truncateSync(f, Math.max(0, fs.statSync(f).size - 1))],
       [
@@ -224,29 +225,33 @@ describe('fault injection: the store and its lock', function () {
     assert.doesNotMatch(fathom(['search', 'zoom', '--dir', dir, '--no-embed']).err, /rebuilding/);
   });
 
-  it('a store of the previous format (version 3: presence flags before the rows) loads as it was and is saved as version 4; version 2 is rebuilt with the reason', async () => {
+  it('stores of versions 3 and 4 (chunks as JSON lines, sha1; 3 with the presence flags first) load as they were, take edits, and are saved as version 5; version 2 is rebuilt with the reason', async () => {
     const store = path.join(dir, '.fathom');
-    const a = await indexed(dir, fakeEmbedder());
-    saveStore(store, a);
-    // rewrite it as version 3 wrote it
     const file = path.join(store, 'manifest.json');
-    const m = JSON.parse(fs.readFileSync(file, 'utf8'));
-    const vfile = path.join(store, m.files.vectors.name);
-    const v4 = fs.readFileSync(vfile);
-    const rows = v4.byteLength / (1 + 4 * m.model.dims);
-    const v3 = Buffer.concat([v4.subarray(4 * rows * m.model.dims), v4.subarray(0, 4 * rows * m.model.dims)]);
-    fs.writeFileSync(vfile, v3);
-    m.files.vectors.sha1 = createHash('sha1').update(v3).digest('hex');
-    fs.writeFileSync(file, JSON.stringify({ ...m, version: 3 }));
-    const b = new Engine({ embedder: fakeEmbedder() });
-    assert.deepEqual(loadStore(store, b), { ok: true });
-    assert.equal(b.pendingVectors, 0);
-    for (const mode of ['dense', 'hybrid', 'keyword'] as const) {
-      assert.deepEqual((await b.search('zoom control', { k: 8, mode })).map((h) => `${h.chunk.id} ${h.score}`), (await a.search('zoom control', { k: 8, mode })).map((h) => `${h.chunk.id} ${h.score}`), mode);
+    const a = await indexed(dir, fakeEmbedder());
+    const ids = (e: Engine) => [...e.chunks].map((c) => c?.id ?? '-');
+    for (const version of [3, 4] as const) {
+      writeLegacyStore(store, a, version);
+      let embedded = 0;
+      const base = fakeEmbedder();
+      const emb: Embedder = { ...base, embed: (texts: string[]) => ((embedded += texts.length), base.embed(texts)) };
+      const b = new Engine({ embedder: emb });
+      assert.deepEqual(loadStore(store, b), { ok: true }, `version ${version}`);
+      assert.equal(b.pendingVectors, 0);
+      for await (const _ of b.embedPending()) void _;
+      assert.equal(embedded, 0, 'nothing embedded by the migration');
+      assert.deepEqual(ids(b), ids(a));
+      for (const mode of ['dense', 'hybrid', 'keyword'] as const) {
+        assert.deepEqual((await b.search('zoom control', { k: 8, mode })).map((h) => `${h.chunk.id} ${h.score}`), (await a.search('zoom control', { k: 8, mode })).map((h) => `${h.chunk.id} ${h.score}`), mode);
+      }
+      saveStore(store, b);
+      assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).version, 5);
+      assert.ok(!fs.readdirSync(store).some((f) => f.endsWith('.jsonl') && f.startsWith('chunks.')), 'the JSON lines chunks went with their generation');
+      const c = new Engine({ embedder: fakeEmbedder() });
+      assert.deepEqual(loadStore(store, c), { ok: true });
+      assert.deepEqual([...c.chunks], [...b.chunks], 'every chunk, field by field');
+      assert.equal(c.pendingVectors, 0);
     }
-    saveStore(store, b);
-    assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).version, 4);
-    assert.deepEqual(loadStore(store, new Engine({ embedder: fakeEmbedder() })), { ok: true });
     // older than 3: the CLI rebuilds, saying why
     assert.equal(fathom(['index', dir, '--no-embed']).code, 0);
     fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), version: 2 }));

@@ -9,8 +9,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine, type IndexProgress } from '../../src/index/engine';
-import { ChunkPool } from '../../src/service/chunk-pool';
+import { ChunkPool, elideTexts, restoreTexts } from '../../src/service/chunk-pool';
 import { CancelledError, IndexClient } from '../../src/service/client';
+import { FolderSession } from '../../src/service/session';
+import type { Usage } from '../../src/i18n/types';
+import { MemoryFileSource } from '../../src/workspace/source';
 import type { ProgressEvent } from '../../src/service/protocol';
 import { currentWorker } from '../helpers/worker-build';
 
@@ -20,7 +23,7 @@ const SAMPLE = path.join(__dirname, '../../sample-workspace');
 /** Every file of the index in walk order: record and chunks (ids, positions, text, tokens), by doc id. */
 function snapshot(e: Engine): unknown {
   const files = [...e.files.values()].map((r) => ({ ...r }));
-  const chunks = files.map((r) => r.docIds.map((id) => e.chunks[id]));
+  const chunks = files.map((r) => r.docIds.map((id) => e.chunks.get(id)));
   return { files, chunks };
 }
 
@@ -118,8 +121,98 @@ describe('chunk pool (worker threads chunking for Engine.indexFolder)', function
     const alone = (await indexWith(dir)).engine;
     for (const [rel, r] of alone.files) {
       if (rel === 'file007.js') continue;
-      assert.deepEqual(engine.files.get(rel)?.docIds.map((id) => engine.chunks[id]?.id), r.docIds.map((id) => alone.chunks[id]?.id), rel);
+      assert.deepEqual(engine.files.get(rel)?.docIds.map((id) => engine.chunks.get(id)?.id), r.docIds.map((id) => alone.chunks.get(id)?.id), rel);
     }
+  });
+
+  it('a thread sent several files ahead that dies on one: only that file is skipped, the files after it are chunked by its replacement, in order', async function () {
+    const logs: string[] = [];
+    const pool = newPool({ size: 1, depth: 4, exitOn: 'f2.js', log: (level, m) => logs.push(`${level}: ${m}`) });
+    const rels = Array.from({ length: 8 }, (_, i) => `f${i}.js`);
+    const sent = rels.map((rel) => pool.chunk(rel, `export function fn${rel[1]}(a) {\n  return a + 1;\n}\n`, {}));
+    assert.equal(pool.busy, 8);
+    assert.equal(pool.queued, 4, 'four were sent to the thread ahead, four wait');
+    const results = await Promise.all(sent);
+    assert.deepEqual(results.map((r) => r.path), rels);
+    assert.deepEqual(results.filter((r) => r.skipped).map((r) => r.path), ['f2.js']);
+    for (const r of results) if (r.path !== 'f2.js') assert.equal(r.chunks[0]?.symbol, `fn${r.path[1]}`, r.path);
+    assert.equal(pool.started, 2, 'one replacement thread');
+    assert.equal(pool.busy, 0);
+  });
+
+  it('an aborted file a thread has not started yet is dropped without stopping the thread', async function () {
+    const pool = newPool({ size: 1, depth: 4 });
+    const ac = new AbortController();
+    const text = (i: number) => `export function g${i}(a) {\n  return a * ${i};\n}\n`;
+    const first = pool.chunk('a.js', text(1), {});
+    const second = pool.chunk('b.js', text(2), {}, ac.signal);
+    const third = pool.chunk('c.js', text(3), {});
+    ac.abort(new CancelledError('dropped'));
+    await assert.rejects(second, (err: unknown) => err instanceof CancelledError);
+    assert.equal((await first).chunks[0]?.symbol, 'g1');
+    assert.equal((await third).chunks[0]?.symbol, 'g3');
+    assert.equal(pool.started, 1, 'the thread was not replaced');
+  });
+
+  it('a session run on the pool: the chunk threads find the i18n usages from their own parse, and the session ends with the same i18n index and search index as in-thread', async function () {
+    // the sample workspace's Vue files and generated JS files that use keys, some through a project function
+    const files: Record<string, string> = {};
+    for (const rel of ['package.json', 'locales/core_en.json', 'locales/core_fr.json', 'src/components/LayerPanel.vue', 'src/components/KZoomControl.vue']) files[rel] = fs.readFileSync(path.join(SAMPLE, rel), 'utf8');
+    for (let i = 0; i < 24; i++) files[`src/gen/f${i}.${i % 3 ? 'js' : 'ts'}`] = `export function show${i}(x${i % 3 ? '' : ': number'}) {\n  return i18n.t('layers.title') + tr('zoom.in') + $t(\`dyn.\${x}\`) + ${i};\n}\n`;
+    files['src/gen/broken.js'] = "export function broken( { return i18n.t('layers.title')\n";
+    const run = async (chunkPool?: ChunkPool) => {
+      const s = await FolderSession.open('/memory', { source: new MemoryFileSource(files), chunkPool });
+      for await (const _ of s.index({ embed: false, i18n: { functions: ['tr'] } })) void _;
+      const state = (s as unknown as { i18nState: { index: { usages: Map<string, Usage[]> } } }).i18nState;
+      const usages = [...state.index.usages].sort(([a], [b]) => a.localeCompare(b));
+      const out = { usages, index: snapshot(s.engine), hits: (await s.search('layers title')).map((h) => h.chunk.id) };
+      await s.close();
+      return out;
+    };
+    const pool = newPool({ size: 1 });
+    const asked: Array<string | undefined> = [];
+    const found: string[] = [];
+    const chunk = pool.chunk.bind(pool);
+    pool.chunk = (rel, text, options, signal, usages) => {
+      asked.push(usages ? rel : undefined);
+      return chunk(rel, text, options, signal, usages).then((r) => {
+        if (r.usages?.length) found.push(rel);
+        return r;
+      });
+    };
+    const pooled = await run(pool);
+    const alone = await run();
+    assert.ok(asked.filter(Boolean).length >= 26, `usages asked of the pool for ${asked.filter(Boolean).length} files`);
+    assert.ok(found.includes('src/gen/f1.js') && found.includes('src/gen/f0.ts') && found.some((r) => r.endsWith('.vue')), found.join(', '));
+    assert.ok(alone.usages.length >= 26, `${alone.usages.length} files with usages`);
+    assert.ok(alone.usages.some(([, u]) => u.some((x) => x.via === 'tr')), 'the project function counts');
+    assert.deepEqual(pooled.usages, alone.usages);
+    assert.deepEqual(pooled.index, alone.index);
+    assert.deepEqual(pooled.hits, alone.hits);
+  });
+
+  it('warm starts the threads before any file (a cold run finds them ready); the first files run on them', async function () {
+    const pool = newPool({ size: 2 });
+    pool.warm();
+    assert.equal(pool.started, 2);
+    assert.equal(pool.busy, 0, 'warming is no job');
+    const [a, b] = await Promise.all([pool.chunk('a.ts', 'export const a = (x: number) => x;\n', {}), pool.chunk('b.js', 'export function b() {}\n', {})]);
+    assert.equal(a.chunks[0]?.symbol, 'a');
+    assert.equal(b.chunks[0]?.symbol, 'b');
+    pool.warm();
+    assert.equal(pool.started, 2, 'no thread started twice');
+  });
+
+  it('a reply leaves out the chunk texts that are slices of the file sent, and the pool puts exactly those back', function () {
+    const text = 'const a = 1;\nfunction b() {\n  return 2;\n}\n';
+    const pos = (offset: number) => ({ line: 0, column: offset, offset });
+    const chunk = (from: number, to: number, t: string) => ({ id: String(from), path: 'x.js', language: 'javascript', kind: 'function' as const, header: '// x.js', text: t, start: pos(from), end: pos(to), tokens: 3, complete: true });
+    const result = { path: 'x.js', language: 'javascript', warnings: [], chunks: [chunk(0, 12, 'const a = 1;'), chunk(13, 41, 'function b() {\n  return 2;\n}'), chunk(13, 41, 'function b() { return 2; }'), chunk(0, 0, '')] };
+    const original = JSON.parse(JSON.stringify(result));
+    const elided = elideTexts(result, text);
+    assert.deepEqual(elided, [0, 1]);
+    assert.deepEqual(result.chunks.map((c) => c.text), ['', '', 'function b() { return 2; }', '']);
+    assert.deepEqual(restoreTexts(result, text, elided), original);
   });
 
   it('the Fathom worker bundle (current source) chunks a cold index on its pool thread (chunk-worker.js beside it)', async function () {

@@ -6,7 +6,6 @@ import * as path from 'node:path';
 import { Engine, type IndexProgress } from '../../src/index/engine';
 import type { Embedder } from '../../src/index/embedder';
 import { loadStore, lockStore, saveStore, StoreLockedError } from '../../src/index/store';
-import type { Chunk } from '../../src/chunkers/types';
 import { fakeEmbedder } from '../helpers/fake-embedder';
 
 const SAMPLE = path.join(__dirname, '..', '..', 'sample-workspace');
@@ -112,7 +111,7 @@ describe('Engine: incremental index, hybrid search, persistence', () => {
     await embedAll();
     assert.equal(emb.embedded, afterEdits, 'the undone edit got its vector back from the cache');
     const back = engine.vectors!.get(engine.files.get('b.js')!.docIds[0])!;
-    const fresh = (await emb.embed([`${engine.chunks[engine.files.get('b.js')!.docIds[0]]!.header}\n${original.trim()}`]))[0];
+    const fresh = (await emb.embed([`${engine.chunks.get(engine.files.get('b.js')!.docIds[0])!.header}\n${original.trim()}`]))[0];
     assert.ok(back.every((x, i) => Math.abs(x - fresh[i]) < 1e-6), 'and it is the right vector, though its old row was reused');
     // thousands of edits: the cache never holds more than its limit
     for (let i = 0; i < 5000; i++) {
@@ -168,7 +167,7 @@ describe('Engine: incremental index, hybrid search, persistence', () => {
     saveStore(store, a);
     // make the next generation's chunks file impossible to write (a folder in its place)
     const gen = JSON.parse(fs.readFileSync(path.join(store, 'manifest.json'), 'utf8')).generation + 1;
-    fs.mkdirSync(path.join(store, `chunks.${gen}.jsonl`));
+    fs.mkdirSync(path.join(store, `chunks.${gen}.bin`));
     assert.throws(() => saveStore(store, a), /previous index is kept/);
     const b = new Engine();
     assert.deepEqual(loadStore(store, b), { ok: true });
@@ -320,7 +319,7 @@ describe('Engine: Find Similar', () => {
   for (const mode of ['vectors', 'keyword-only'] as const) {
     it(`${mode}: never lists the source, its pieces or overlapping chunks; unrelated chunks stay under the floor`, async () => {
       const engine = await withFiles(mode === 'vectors' ? topicEmbedder : undefined);
-      const pieces = engine.files.get('src/long.js')!.docIds.map((id) => (engine as unknown as { chunks: Chunk[] }).chunks[id]).filter((c) => c.split);
+      const pieces = engine.files.get('src/long.js')!.docIds.map((id) => engine.chunks.get(id)!).filter((c) => c.split);
       assert.ok(pieces.length >= 2, 'the long function was cut');
       const fromPiece = await engine.similar({ chunkId: pieces[0].id }, { k: 20 });
       assert.ok(!fromPiece.some((h) => h.chunk.path === 'src/long.js'), `no piece of longZoom: ${fromPiece.map((h) => `${h.chunk.path}:${h.chunk.start.line}`).join(', ')}`);

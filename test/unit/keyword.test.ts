@@ -323,6 +323,43 @@ describe('KeywordIndex: updates and persistence', () => {
     );
   });
 
+  it('a bulk-loaded index (postings laid out at once, see beginBulk) answers and exports as one added to one by one, through removals, a search midway and later adds', () => {
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 1, maxLength: 40 }), fc.array(op, { minLength: 0, maxLength: 40 }), fc.boolean(), (first, then, searchMidway) => {
+        const plain = new KeywordIndex();
+        const bulk = new KeywordIndex();
+        assert.equal(bulk.beginBulk(), true);
+        const both = (ops: typeof first) => {
+          for (const o of ops) {
+            if (o.t === 'add') {
+              plain.add(o.id, toFields(o.d, o.id));
+              bulk.add(o.id, toFields(o.d, o.id));
+            } else assert.equal(bulk.remove(o.id), plain.remove(o.id));
+          }
+        };
+        both(first);
+        // a search ends the bulk load: what follows goes to FlexSearch (without one it stays in the bulk)
+        const q0 = words[first.length % words.length];
+        if (searchMidway) assert.deepEqual(bulk.search(q0, { k: 20 }), plain.search(q0, { k: 20 }), `midway ${q0}`);
+        both(then);
+        assert.equal(bulk.size, plain.size);
+        assert.deepEqual(bulk.export(), plain.export());
+        const queries = [...words, 'zoom control getZoomControl', 'src f1', 'é'];
+        for (const q of queries) assert.deepEqual(bulk.search(q, { k: 20 }), plain.search(q, { k: 20 }), `bm25 ${q}`);
+        for (const q of queries) assert.deepEqual(bulk.search(q, { k: 20, scoring: 'flexsearch' }), plain.search(q, { k: 20, scoring: 'flexsearch' }), `flexsearch ${q}`);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('beginBulk refuses an index that is not empty (its documents are in FlexSearch already)', () => {
+    const index = new KeywordIndex();
+    index.add(1, { path: 'a.js', text: 'alpha' });
+    assert.equal(index.beginBulk(), false);
+    index.add(2, { path: 'b.js', text: 'alpha beta' });
+    assert.deepEqual(index.search('alpha').map((h) => h.docId).sort(), [1, 2]);
+  });
+
   it('import refuses a damaged or foreign snapshot and stays empty', () => {
     const index = new KeywordIndex();
     for (const c of sampleChunks().slice(0, 10)) index.add(index.size, fieldsOf(c));

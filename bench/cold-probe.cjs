@@ -1,0 +1,53 @@
+// Preloaded (node -r) into each `fathom index` run of bench/cold.ts: at exit it writes to stderr
+//   @@threads <main thread CPU s> <CPU s of each other thread, largest first>   (Linux /proc)
+//   @@timeline first-send=… first-reply=… last-reply=… save=… exit=…          (ms since start)
+// first-send: the walk is done and the first file goes to a chunk thread; first/last-reply:
+// the chunk thread's first and last answer; save: the first write of the store's chunks, catalog
+// or keyword files.
+'use strict';
+const fs = require('node:fs');
+const wt = require('node:worker_threads');
+const { performance } = require('node:perf_hooks');
+const t0 = performance.now();
+const marks = {};
+const mark = (k, last = false) => {
+  if (last || !(k in marks)) marks[k] = Math.round(performance.now() - t0);
+};
+const store = process.argv[process.argv.indexOf('--store') + 1];
+for (const name of ['writeFileSync', 'openSync']) {
+  const f = fs[name];
+  fs[name] = function (file, ...rest) {
+    if (store && typeof file === 'string' && file.startsWith(store) && /^(chunks|keyword|catalog)/.test(file.slice(store.length + 1)) && (name === 'writeFileSync' || /w|a/.test(String(rest[0])))) mark('save');
+    return f.call(this, file, ...rest);
+  };
+}
+const W = wt.Worker;
+const post = W.prototype.postMessage;
+W.prototype.postMessage = function (msg, ...rest) {
+  if (msg && typeof msg === 'object' && 'rel' in msg) mark('first-send');
+  return post.call(this, msg, ...rest);
+};
+const on = W.prototype.on;
+W.prototype.on = function (ev, fn) {
+  if (ev !== 'message') return on.call(this, ev, fn);
+  return on.call(this, ev, function (...a) {
+    mark('first-reply');
+    mark('last-reply', true);
+    return fn.apply(this, a);
+  });
+};
+process.on('exit', () => {
+  mark('exit');
+  try {
+    const cpu = (tid) => {
+      const st = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+      return (Number(f[11]) + Number(f[12])) / 100;
+    };
+    const others = fs.readdirSync('/proc/self/task').filter((t) => Number(t) !== process.pid).map(cpu).sort((a, b) => b - a);
+    process.stderr.write(`@@threads ${cpu(process.pid)} ${others.join(' ')}\n`);
+  } catch {
+    // not Linux: no thread times
+  }
+  process.stderr.write(`@@timeline ${Object.entries(marks).sort((a, b) => a[1] - b[1]).map(([k, v]) => `${k}=${v}`).join(' ')}\n`);
+});

@@ -1,0 +1,43 @@
+/**
+ * Writes an engine as store versions 3 and 4 wrote it (chunks as JSON lines, sha1 checksums; 3
+ * with the vectors' presence flags before the rows): what the migration tests load. The layout
+ * is the one `src/index/store.ts` had at version 4 (git history), written out here so that the
+ * old format stays testable after the writer moved on.
+ */
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Engine } from '../../src/index/engine';
+
+const sha1 = (b: Uint8Array) => createHash('sha1').update(b).digest('hex');
+
+export function writeLegacyStore(dir: string, engine: Engine, version: 3 | 4): void {
+  fs.mkdirSync(dir, { recursive: true });
+  for (const f of fs.readdirSync(dir)) if (f !== 'lock') fs.rmSync(path.join(dir, f), { recursive: true, force: true });
+  const g = 7;
+  const files: Record<string, { name: string; bytes: number; sha1: string }> = {};
+  const put = (key: string, name: string, data: Uint8Array) => {
+    fs.writeFileSync(path.join(dir, name), data);
+    files[key] = { name, bytes: data.byteLength, sha1: sha1(data) };
+  };
+  const lines = (items: Iterable<unknown>) => Buffer.from([...items].map((x) => `${JSON.stringify(x ?? null)}\n`).join(''), 'utf8');
+  put('catalog', `catalog.${g}.jsonl`, lines(engine.files.values()));
+  put('chunks', `chunks.${g}.jsonl`, lines(engine.chunks));
+  const { data, ...meta } = engine.keyword.export();
+  put('keyword', `keyword.${g}.json`, Buffer.from(JSON.stringify(meta)));
+  put('keywordData', `keyword.${g}.bin`, data);
+  const vx = engine.vectors?.export();
+  const rows = vx ? Buffer.from(vx.data.buffer, vx.data.byteOffset, vx.data.byteLength) : Buffer.alloc(0);
+  const present = vx ? Buffer.from(vx.present) : Buffer.alloc(0);
+  put('vectors', `vectors.${g}.bin`, version === 3 ? Buffer.concat([present, rows]) : Buffer.concat([rows, present]));
+  const manifest = {
+    format: 'fathom-index',
+    version,
+    generation: g,
+    savedAt: new Date().toISOString(),
+    model: engine.embedder && engine.vectors ? { id: engine.embedder.id, dims: engine.vectors.dims } : null,
+    chunking: { maxTokens: engine.chunkOptions.maxTokens, maxFileBytes: engine.chunkOptions.maxFileBytes, overlap: engine.chunkOptions.overlap },
+    files,
+  };
+  fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));
+}
