@@ -17,13 +17,23 @@
  * - `uniform`: uniform random directions — the case where any code collapses; shown so that no
  *   one takes a recall figure from it.
  *
- * Candidates: the exact JS scan (VectorStore.search), the exact ONNX Runtime MatMul (the
- * embedder's `scoreRows`, what the engine uses below the ANN size), sign-bit codes with a float
- * re-score of the N closest (VectorStore.approxSearch, N from `--candidates`), int8 codes (per-row
- * scale) with a float re-score of the top 200, and the IVF index the engine uses past exact scan
- * (src/index/ivf.ts: k-means lists, `--probes` lists opened (0: the default, a sixteenth), their
- * rows scored exactly; the share of rows scored is printed, a cost that load does not change). recall@10 is against the exact float top-10.
- * Build: the time to make the codes from the float rows; memory: the codes' bytes.
+ * Candidates, all on the same vectors in one run:
+ * - the exact JS scan (VectorStore.search) and the exact ONNX Runtime MatMul (the embedder's
+ *   `scoreRows`, what the engine uses below `ANN_MIN_ROWS`);
+ * - sign-bit codes with a float re-score of the N closest (`--candidates`);
+ * - the product's IVF (src/index/ivf.ts): k-means lists, `--probes` lists opened (0: the default,
+ *   `probeFor`), each list's int8 codes read as one block by the WebAssembly SIMD scan (`simd`) or
+ *   the JS loop (`js`, same codes), the best `--rescores` re-scored with the float rows;
+ * - on the same lists: `IVF float gather` (the first IVF: the opened lists' float rows gathered
+ *   from the docId-ordered matrix, then the MatMul) and `IVF float lists` (a float copy in list
+ *   order, each opened list one block for the MatMul; as much memory again as the vectors;
+ *   `--no-float-lists` leaves it out);
+ * - int8 codes of every row with a re-score of 200 (`--no-int8` leaves it out).
+ * `(s%)`: the share of rows read, a cost that load does not change. recall@10 is against the exact
+ * float top-10 (from the MatMul when there is a model, else the JS scan). Build: the time to make
+ * the codes or lists from the float rows; extra MB: what they hold besides the float rows.
+ *
+ *   node --max-old-space-size=8000 --import tsx bench/dense.ts --scales 1000000 --sets code,python,clustered --probes 0,125,250 --candidates 200 --no-int8
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -52,6 +62,8 @@ interface Args {
   pool: number;
   candidates: number[];
   probes: number[];
+  rescores: number[];
+  floatLists: boolean;
   model: string | undefined;
   int8: boolean;
   binary: boolean;
@@ -66,6 +78,8 @@ function parseArgs(argv: string[]): Args {
     pool: 1024,
     candidates: [200, 1000],
     probes: [0, 32],
+    rescores: [200],
+    floatLists: true,
     model: process.env.FATHOM_COST_MODEL ?? COST_MODELS.find((m) => fs.existsSync(path.join(m, 'config.json'))),
     int8: true,
     binary: true,
@@ -85,13 +99,15 @@ function parseArgs(argv: string[]): Args {
     else if (x === '--pool') a.pool = Number(v());
     else if (x === '--candidates') a.candidates = list(v());
     else if (x === '--probes') a.probes = list(v());
+    else if (x === '--rescores') a.rescores = list(v());
+    else if (x === '--no-float-lists') a.floatLists = false;
     else if (x === '--model') a.model = v();
     else if (x === '--no-int8') a.int8 = false;
     else if (x === '--no-binary') a.binary = false;
     else if (x === '--json') a.json = true;
     else throw new Error(`unknown argument ${x}`);
   }
-  for (const n of [...a.scales, ...a.candidates, ...a.probes.map((p) => p || 1), a.queries, a.pool]) if (!Number.isInteger(n) || n < 1) throw new Error(`not a positive integer: ${n}`);
+  for (const n of [...a.scales, ...a.candidates, ...a.probes.map((p) => p || 1), ...a.rescores, a.queries, a.pool]) if (!Number.isInteger(n) || n < 1) throw new Error(`not a positive integer: ${n}`);
   return a;
 }
 
@@ -273,7 +289,12 @@ async function main(): Promise<void> {
         store.set(i, v);
       }
       const qs = set.queries;
-      const exact = qs.map((q) => new Set(store.search(q, 10).map((h) => h.docId)));
+      // the exact top-10 (through the MatMul when there is one: the JS scan of 100 queries at 1M takes minutes)
+      const exact: Set<number>[] = [];
+      for (const q of qs) {
+        const { data, rows: r } = store.matrix();
+        exact.push(new Set((kernel ? store.topK(await kernel.scoreRows(data, r, q), 10) : store.search(q, 10)).map((h) => h.docId)));
+      }
       const push = (method: string, m: { recall10: number; p50: number; p95: number }, extra: Partial<Row> = {}) => {
         rows.push({ set: set.name, rows: n, method, ...m, ...extra });
         log(`${set.name.padEnd(10)} ${String(n).padStart(8)}  ${method.padEnd(22)} recall@10 ${m.recall10.toFixed(3)}  p50 ${m.p50.toFixed(2)} ms  p95 ${m.p95.toFixed(2)} ms${extra.buildS !== undefined ? `  build ${extra.buildS.toFixed(2)} s` : ''}`);
@@ -300,19 +321,89 @@ async function main(): Promise<void> {
       const ivf = await store.buildAnn({ matmul: kernel ? kernel.matmul.bind(kernel) : undefined });
       const ivfS = (performance.now() - t2) / 1000;
       log(`${set.name.padEnd(10)} ${String(n).padStart(8)}  IVF build ${ivfS.toFixed(1)} s, ${ivf.lists} lists, index ${(ivf.bytes / 1e6).toFixed(0)} MB, RSS ${(rss0 / 1e6).toFixed(0)} → ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB (peak so far ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB)`);
-      for (let probe of args.probes) {
-        if (probe === 0) probe = probeFor(ivf.lists);
+      const probes = [...new Set(args.probes.map((p) => p || probeFor(ivf.lists)))];
+      const { data } = store.matrix();
+      const timed = async (method: string, qset: Float32Array[], run: (q: Float32Array) => Promise<{ hits: Array<{ docId: number }>; scanned: number }>, extra: Partial<Row>) => {
+        for (const q of qset.slice(0, 3)) await run(q);
         const ms: number[] = [];
         let recall = 0;
         let scanned = 0;
-        for (let i = 0; i < qs.length; i++) {
+        for (let i = 0; i < qset.length; i++) {
           const t3 = performance.now();
-          const got = await store.annSearch(qs[i], 10, { probe, kernel: kernel ? kernel.scoreRows.bind(kernel) : undefined });
-          scanned += store.lastScanned / n;
+          const got = await run(qset[i]);
           ms.push(performance.now() - t3);
-          recall += got.filter((h) => exact[i].has(h.docId)).length / 10;
+          scanned += got.scanned / n;
+          recall += got.hits.filter((h) => exact[i].has(h.docId)).length / 10;
         }
-        push(`IVF ${ivf.lists}/${probe} (${((100 * scanned) / qs.length).toFixed(1)}%)`, { recall10: recall / qs.length, p50: pct(ms, 50), p95: pct(ms, 95) }, { buildS: ivfS, extraMB: ivf.bytes / 1e6 });
+        push(`${method} (${((100 * scanned) / qset.length).toFixed(1)}%)`, { recall10: recall / qset.length, p50: pct(ms, 50), p95: pct(ms, 95) }, extra);
+      };
+      // the product's index: int8 codes in list order, the best `rescore` re-scored with the floats
+      for (const probe of probes) {
+        for (const rescore of args.rescores) {
+          await timed(`IVF int8 ${ivf.kernel} ${ivf.lists}/${probe} r${rescore}`, qs, async (q) => ({ hits: await store.annSearch(q, 10, { probe, rescore }), scanned: store.lastScanned }), { buildS: ivfS, extraMB: ivf.bytes / 1e6 });
+        }
+        if (ivf.kernel === 'simd') {
+          const rescore = args.rescores[0];
+          await timed(`IVF int8 js ${ivf.lists}/${probe} r${rescore}`, qs, async (q) => ({ hits: await store.annSearch(q, 10, { probe, rescore, js: true }), scanned: store.lastScanned }), { buildS: ivfS, extraMB: ivf.bytes / 1e6 });
+        }
+      }
+      // the first IVF (before list-ordered codes): the opened lists' float rows gathered from the
+      // docId-ordered matrix into one block, scored by the ONNX MatMul (JS loop without a model)
+      const gatherBuf = new Float32Array(0);
+      let scratch = gatherBuf;
+      for (const probe of probes) {
+        await timed(`IVF float gather ${probe}`, qs.slice(0, 30), async (q) => {
+          const lists = ivf.probeLists(q, probe);
+          let m = 0;
+          for (const c of lists) m += ivf.listRows(c).length;
+          if (scratch.length < m * D) scratch = new Float32Array(Math.ceil(m * D * 1.5));
+          const ids = new Int32Array(m);
+          let w = 0;
+          for (const c of lists) for (const id of ivf.listRows(c)) {
+            scratch.set(data.subarray(id * D, id * D + D), w * D);
+            ids[w++] = id;
+          }
+          const sc = kernel && m >= 4096 ? await kernel.scoreRows(scratch.subarray(0, m * D), m, q) : jsScores(scratch, m, q);
+          return { hits: topOf(ids, sc, 10), scanned: m };
+        }, { buildS: ivfS, extraMB: ivf.bytes / 1e6 });
+      }
+      scratch = gatherBuf;
+      if (args.floatLists) {
+        // a float copy in list order (as much memory again as the vectors): each opened list one
+        // contiguous block for the MatMul; how fast the float layout would be, without the codes
+        const t4 = performance.now();
+        const starts = new Int32Array(ivf.lists + 1);
+        for (let c = 0; c < ivf.lists; c++) starts[c + 1] = starts[c] + ivf.listRows(c).length;
+        const perm = new Float32Array(starts[ivf.lists] * D);
+        const permIds = new Int32Array(starts[ivf.lists]);
+        for (let c = 0; c < ivf.lists; c++) {
+          ivf.listRows(c).forEach((id, i) => {
+            perm.set(data.subarray(id * D, id * D + D), (starts[c] + i) * D);
+            permIds[starts[c] + i] = id;
+          });
+        }
+        const permS = (performance.now() - t4) / 1000 + ivfS;
+        for (const probe of probes) {
+          await timed(`IVF float lists ${probe}`, qs.slice(0, 30), async (q) => {
+            const parts: Array<{ ids: Int32Array; sc: ArrayLike<number> }> = [];
+            let m = 0;
+            for (const c of ivf.probeLists(q, probe)) {
+              const len = starts[c + 1] - starts[c];
+              const block = perm.subarray(starts[c] * D, starts[c + 1] * D);
+              parts.push({ ids: permIds.subarray(starts[c], starts[c + 1]), sc: kernel && len >= 256 ? await kernel.scoreRows(block, len, q) : jsScores(block, len, q) });
+              m += len;
+            }
+            const ids = new Int32Array(m);
+            const sc = new Float32Array(m);
+            let w = 0;
+            for (const p of parts) {
+              ids.set(p.ids, w);
+              sc.set(p.sc, w);
+              w += p.ids.length;
+            }
+            return { hits: topOf(ids, sc, 10), scanned: m };
+          }, { buildS: permS, extraMB: (perm.byteLength + ivf.bytes) / 1e6 });
+        }
       }
       if (args.int8) {
         const t1 = performance.now();
@@ -418,6 +509,28 @@ class BinaryCodes {
     for (let id = 0; id < this.rows; id++) if (dist[id] <= t) cand.push(id);
     return rescore(this.store, query, cand, k);
   }
+}
+
+function jsScores(block: Float32Array, m: number, q: Float32Array): Float32Array {
+  const out = new Float32Array(m);
+  for (let r = 0; r < m; r++) {
+    let s = 0;
+    for (let j = 0; j < D; j++) s += block[r * D + j] * q[j];
+    out[r] = s;
+  }
+  return out;
+}
+
+function topOf(ids: Int32Array, sc: ArrayLike<number>, k: number): Array<{ docId: number; score: number }> {
+  const best: Array<{ docId: number; score: number }> = [];
+  for (let i = 0; i < ids.length; i++) {
+    if (best.length === k && sc[i] <= best[k - 1].score) continue;
+    if (best.length === k) best.pop();
+    let j = best.length;
+    while (j > 0 && best[j - 1].score < sc[i]) j--;
+    best.splice(j, 0, { docId: ids[i], score: sc[i] });
+  }
+  return best;
 }
 
 function rescore(store: VectorStore, q: Float32Array, ids: number[], k = 10): Array<{ docId: number; score: number }> {

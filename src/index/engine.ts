@@ -764,10 +764,7 @@ export class Engine {
     if (vectors.count >= this.annMinRows) {
       // the build takes seconds to minutes at 1M rows: queries meanwhile get the exact scan
       if (!vectors.ann || vectors.ann.stale) void this.prepareAnn().catch(() => undefined);
-      else {
-        const kernel = this.embedder?.scoreRows && !this.kernelFailed ? this.embedder.scoreRows.bind(this.embedder) : undefined;
-        return vectors.annSearch(qv, k, { probe: this.annProbe, filter, kernel });
-      }
+      else return vectors.annSearch(qv, k, { probe: this.annProbe, filter });
     }
     if (this.embedder?.scoreRows && !this.kernelFailed) {
       const { data, rows } = vectors.matrix();

@@ -1,19 +1,25 @@
 /**
  * An inverted-file (IVF) index over a VectorStore: k-means centroids split the rows into lists; a
- * query scores the centroids, opens the `probe` closest lists and scores their rows exactly with
- * the float vectors. So the answer is exact within the lists opened, and the work is
- * probe/lists of an exact scan.
+ * query scores the centroids and opens the `probe` closest lists. Each list's rows are held as
+ * int8 codes (one scale per row) in one block, in list order, so a query reads the lists it opens
+ * sequentially (384 bytes a row at 384 dims, a quarter of the floats) instead of gathering rows
+ * scattered over the 1.5 GB float matrix, which is what made the first IVF no faster than the
+ * exact scan at 1M rows. The `rescore` best rows by the codes are then scored with the float
+ * rows, so every returned score is the exact one.
  *
- * Why this and not sign-bit codes (bench/dense.ts, on the cost model's vectors of real chunk
- * texts with near-copies): the top-10 among near-copies is decided by small differences that a
- * 1-bit code erases (recall@10 0.08–0.32 with a re-score of up to 1,000), while near-copies fall
- * into the same list, where IVF scores them in full.
+ * Why not sign-bit codes (bench/dense.ts, on the cost model's vectors of real chunk texts with
+ * near-copies): the top-10 among near-copies is decided by small differences that a 1-bit code
+ * erases (recall@10 0.08–0.32 with a re-score of up to 1,000), while near-copies fall into the
+ * same list, where the int8 codes keep them apart.
  *
  * Built in seconds with a matrix product (the embedder's ONNX Runtime MatMul when given, else a
- * JS loop); rows added later join their nearest list at once; deleted rows are skipped at query
- * time (a docId reused for another vector is checked against its current list). Rebuilt when the
- * rows grew by half since the build, so the centroids follow the data.
+ * JS loop). A row set after the build (new, or a docId given a new vector) joins its nearest
+ * list's overflow, scored with its float row; its old code is no longer read. Deleted rows are
+ * skipped at query time. `stale` once the overflow holds a quarter of the built rows: the owner
+ * rebuilds, so the centroids follow the data and the overflow folds back into the codes.
  */
+
+import { queryLimit, SimdScanner } from './int8-simd';
 
 /** [rowsA, d] × [d, colsB] → [rowsA, colsB], row-major. */
 export type MatMulFn = (a: Float32Array, rowsA: number, bT: Float32Array, colsB: number, d: number) => Promise<Float32Array>;
@@ -50,6 +56,8 @@ export interface IvfOptions {
   samplePerList?: number;
   seed?: number;
   matmul?: MatMulFn;
+  /** Scan the codes with WebAssembly SIMD when there is (default true; false: the JS loop). */
+  simd?: boolean;
 }
 
 /** Rows per block of the assignment product ([block, lists] floats at a time). */
@@ -68,31 +76,48 @@ function seededRandom(seed: number): () => number {
 
 export class IvfIndex {
   /** Centroids, [lists, dims] row-major, unit length. */
-  private centroids: Float32Array;
-  /** The list each docId was put in (-1: none). */
-  private assign: Int32Array;
-  private members: number[][];
+  private readonly centroids: Float32Array;
+  /** List `c` holds code rows offsets[c] .. offsets[c + 1]. */
+  private readonly offsets: Int32Array;
+  /** The docId of each code row. */
+  private readonly rowIds: Int32Array;
+  /** int8 codes, [code rows, dims], in list order; row r ≈ codes[r] * scales[r]. */
+  private readonly codes: Int8Array;
+  /** The SIMD scan whose memory holds `codes` (undefined: the JS loop reads them). */
+  private readonly simd: SimdScanner | undefined;
+  private readonly scales: Float32Array;
+  /** Per docId: its code row (≥ 0), OVERFLOW (its vector is in `overflow[list[docId]]`) or NONE. */
+  private where: Int32Array;
+  /** Per docId in the overflow: its list. */
+  private list: Int32Array;
+  private readonly overflow: number[][];
   /** Rows (with a vector) when the index was built. */
   readonly builtRows: number;
   private added = 0;
+  /** Rows the last `search` read (codes and overflow): its share of the rows is the work against an exact scan. */
+  lastScanned = 0;
 
   private constructor(
     readonly dims: number,
     readonly lists: number,
-    centroids: Float32Array,
-    assign: Int32Array,
-    members: number[][],
+    parts: { centroids: Float32Array; offsets: Int32Array; rowIds: Int32Array; codes: Int8Array; simd: SimdScanner | undefined; scales: Float32Array; where: Int32Array },
     builtRows: number,
   ) {
-    this.centroids = centroids;
-    this.assign = assign;
-    this.members = members;
+    this.centroids = parts.centroids;
+    this.offsets = parts.offsets;
+    this.rowIds = parts.rowIds;
+    this.codes = parts.codes;
+    this.simd = parts.simd;
+    this.scales = parts.scales;
+    this.where = parts.where;
+    this.list = new Int32Array(parts.where.length).fill(-1);
+    this.overflow = Array.from({ length: lists }, () => []);
     this.builtRows = builtRows;
   }
 
-  /** Rows added since the build: past half the built rows, the owner rebuilds. */
+  /** Rows added since the build: past a quarter of the built rows, the owner rebuilds. */
   get stale(): boolean {
-    return this.added > Math.max(1000, this.builtRows >> 1);
+    return this.added > Math.max(1000, this.builtRows >> 2);
   }
 
   static async build(src: IvfSource, options: IvfOptions = {}): Promise<IvfIndex> {
@@ -139,67 +164,257 @@ export class IvfIndex {
         for (let j = 0; j < d; j++) centroids[c * d + j] = sum[c * d + j] / norm;
       }
     }
-    // every row into its list
-    const assign = new Int32Array(Math.max(rows, 1)).fill(-1);
-    const members: number[][] = Array.from({ length: lists }, () => []);
+    // every row to its list
+    const rowList = new Int32Array(n);
     const block = new Float32Array(Math.min(BLOCK, n) * d);
     const blockAssign = new Int32Array(Math.min(BLOCK, n));
     for (let start = 0; start < n; start += BLOCK) {
       const m = Math.min(BLOCK, n - start);
       for (let i = 0; i < m; i++) block.set(data.subarray(ids[start + i] * d, ids[start + i] * d + d), i * d);
       await assignBlocks(block, m, centroids, lists, d, matmul, blockAssign);
-      for (let i = 0; i < m; i++) {
-        assign[ids[start + i]] = blockAssign[i];
-        members[blockAssign[i]].push(ids[start + i]);
-      }
+      rowList.set(blockAssign.subarray(0, m), start);
     }
-    return new IvfIndex(d, lists, centroids, assign, members, n);
+    // lists laid out one after another (a counting sort), each row quantized into its place
+    const offsets = new Int32Array(lists + 1);
+    for (let i = 0; i < n; i++) offsets[rowList[i] + 1]++;
+    for (let c = 0; c < lists; c++) offsets[c + 1] += offsets[c];
+    const fill = offsets.slice(0, lists);
+    const rowIds = new Int32Array(n);
+    let longest = 0;
+    for (let c = 0; c < lists; c++) longest = Math.max(longest, offsets[c + 1] - offsets[c]);
+    const simd = options.simd === false ? undefined : SimdScanner.create(d, n * d, longest);
+    const codes = simd ? simd.codes : new Int8Array(n * d);
+    const scales = new Float32Array(n);
+    const where = new Int32Array(Math.max(rows, 1)).fill(NONE);
+    for (let i = 0; i < n; i++) {
+      const r = fill[rowList[i]]++;
+      const id = ids[i];
+      rowIds[r] = id;
+      where[id] = r;
+      scales[r] = quantize(data, id * d, d, codes, r * d);
+    }
+    return new IvfIndex(d, lists, { centroids, offsets, rowIds, codes, simd, scales, where }, n);
   }
 
-  /** Whether `docId` is in a list. */
+  /** How the codes are scanned: `simd` (WebAssembly) or `js`. */
+  get kernel(): 'simd' | 'js' {
+    return this.simd ? 'simd' : 'js';
+  }
+
+  /** Whether `docId` is in the index (in the codes or in the overflow). */
   has(docId: number): boolean {
-    return docId < this.assign.length && this.assign[docId] >= 0;
+    return docId < this.where.length && this.where[docId] !== NONE;
   }
 
-  /** Puts (or moves) `docId` into the list of the centroid closest to `v`. */
+  /** Rows in list `c` (codes and overflow; a moved row may be counted in its old list too). */
+  listSize(c: number): number {
+    return this.offsets[c + 1] - this.offsets[c] + this.overflow[c].length;
+  }
+
+  /** The `probe` lists closest to `query`, best first. */
+  probeLists(query: Float32Array, probe: number): number[] {
+    return nearest(this.centroids, this.lists, this.dims, query, Math.min(probe, this.lists));
+  }
+
+  /** The docIds of list `c`'s code rows, in code order (a view; the benchmark's float layouts use it). */
+  listRows(c: number): Int32Array {
+    return this.rowIds.subarray(this.offsets[c], this.offsets[c + 1]);
+  }
+
+  /** `docId` now holds `v`: it joins the overflow of the list closest to `v` (its old code is no longer read). */
   add(docId: number, v: Float32Array): void {
     const c = nearest(this.centroids, this.lists, this.dims, v, 1)[0];
-    if (docId >= this.assign.length) {
-      const grown = new Int32Array(Math.max(docId + 1, this.assign.length * 2)).fill(-1);
-      grown.set(this.assign);
-      this.assign = grown;
+    if (docId >= this.where.length) {
+      const cap = Math.max(docId + 1, this.where.length * 2);
+      const where = new Int32Array(cap).fill(NONE);
+      where.set(this.where);
+      this.where = where;
+      const list = new Int32Array(cap).fill(-1);
+      list.set(this.list);
+      this.list = list;
     }
-    if (this.assign[docId] === c) return;
-    this.assign[docId] = c;
-    this.members[c].push(docId);
+    if (this.where[docId] === OVERFLOW && this.list[docId] === c) return; // already there (its float row is read at query time)
+    this.where[docId] = OVERFLOW;
+    this.list[docId] = c;
+    this.overflow[c].push(docId);
     this.added++;
   }
 
   /**
-   * The docIds of the `probe` lists closest to `query` that `keep` accepts (rows now in another
-   * list, or deleted, are not). Each docId at most once.
+   * The `k` best rows for `query` (dot product with the float rows in `data`, row-major by docId),
+   * best first, ties by docId: the `probe` closest lists are read, the `rescore` best rows by their
+   * int8 codes (and every overflow row, by its float row) are scored with the floats. Rows
+   * `keep` refuses (deleted, filtered) are never returned. `js`: read the codes with the JS loop
+   * even where the SIMD scan is there (the benchmark's and the tests' comparison).
    */
-  candidates(query: Float32Array, probe: number, keep: (docId: number) => boolean): number[] {
-    const out: number[] = [];
-    for (const c of nearest(this.centroids, this.lists, this.dims, query, Math.min(probe, this.lists))) {
-      const list = this.members[c];
-      let w = 0;
-      for (let i = 0; i < list.length; i++) {
-        const id = list[i];
-        if (this.assign[id] !== c) continue; // moved to another list (a reused docId): drop it here
-        list[w++] = id;
-        if (keep(id)) out.push(id);
-      }
-      list.length = w;
+  search(data: Float32Array, query: Float32Array, k: number, options: { probe: number; rescore?: number; keep: (docId: number) => boolean; js?: boolean }): Array<{ docId: number; score: number }> {
+    const d = this.dims;
+    const tail = d - (d % 4);
+    k = Math.max(1, k);
+    const want = Math.max(k, options.rescore ?? 200);
+    const keep = options.keep;
+    const heap = new TopHeap(want);
+    let scanned = 0;
+    const simd = options.js ? undefined : this.simd;
+    // the SIMD scan takes the query as int16 codes: score ≈ sum * scales[r] * qScale
+    let qScale = 1;
+    if (simd) {
+      let m = 0;
+      for (let j = 0; j < d; j++) m = Math.max(m, Math.abs(query[j]));
+      qScale = m / queryLimit(d) || 1;
+      const qi = new Int16Array(d);
+      for (let j = 0; j < d; j++) qi[j] = Math.round(query[j] / qScale);
+      simd.setQuery(qi);
     }
-    return out;
+    for (const c of this.probeLists(query, options.probe)) {
+      const start = this.offsets[c];
+      const end = this.offsets[c + 1];
+      scanned += end - start;
+      if (simd) {
+        const sums = simd.scan(start, end - start);
+        for (let i = 0; i < sums.length; i++) {
+          const r = start + i;
+          const s = sums[i] * this.scales[r] * qScale;
+          if (s <= heap.min) continue;
+          const id = this.rowIds[r];
+          if (this.where[id] === r && keep(id)) heap.push(id, s);
+        }
+      } else {
+        for (let r = start; r < end; r++) {
+          const s = dot8(this.codes, r * d, query, d, tail) * this.scales[r];
+          if (s <= heap.min) continue;
+          const id = this.rowIds[r];
+          if (this.where[id] === r && keep(id)) heap.push(id, s);
+        }
+      }
+      // overflow rows: scored with their floats, they compete for the re-score like the rest
+      const extra = this.overflow[c];
+      let w = 0;
+      for (let i = 0; i < extra.length; i++) {
+        const id = extra[i];
+        if (this.where[id] !== OVERFLOW || this.list[id] !== c) continue; // moved again: dropped here
+        extra[w++] = id;
+        if (keep(id)) heap.push(id, dot(data, id * d, query, d, tail));
+      }
+      scanned += w;
+      extra.length = w;
+    }
+    this.lastScanned = scanned;
+    const out: Array<{ docId: number; score: number }> = [];
+    const seen = new Set<number>(); // a row moved away from a list and back is in its overflow twice until the next read compacts it
+    for (let i = 0; i < heap.size; i++) {
+      const id = heap.ids[i];
+      if (seen.has(id)) continue;
+      seen.add(id);
+      out.push({ docId: id, score: Math.fround(dot(data, id * d, query, d, tail)) }); // as the exact scan stores it
+    }
+    out.sort((a, b) => b.score - a.score || a.docId - b.docId);
+    return out.slice(0, k);
   }
 
-  /** Bytes held besides the vectors (centroids, assignment, lists). */
+  /** Bytes held besides the float rows (codes, scales, ids, centroids, overflow). */
   get bytes(): number {
     let m = 0;
-    for (const l of this.members) m += l.length;
-    return this.centroids.byteLength + this.assign.byteLength + m * 8;
+    for (const l of this.overflow) m += l.length;
+    return this.centroids.byteLength + this.codes.byteLength + this.scales.byteLength + this.rowIds.byteLength + this.offsets.byteLength + this.where.byteLength + this.list.byteLength + m * 8;
+  }
+}
+
+const NONE = -1;
+const OVERFLOW = -2;
+
+/** int8 codes of row `data[off..off+d)` into `codes[to..to+d)`, scaled by its largest magnitude; returns the scale. */
+function quantize(data: Float32Array, off: number, d: number, codes: Int8Array, to: number): number {
+  let m = 0;
+  for (let j = 0; j < d; j++) {
+    const a = Math.abs(data[off + j]);
+    if (a > m) m = a;
+  }
+  const scale = m / 127 || 1;
+  const inv = 1 / scale;
+  for (let j = 0; j < d; j++) codes[to + j] = Math.round(data[off + j] * inv);
+  return scale;
+}
+
+/**
+ * Dot product of row `data[off..off+d)` with `query`, four accumulators (which V8 keeps in
+ * registers). The exact scan (vectors.ts) has the same loop, so both give the same float.
+ */
+export function dot(data: Float32Array, off: number, query: Float32Array, d: number, tail: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let j = 0;
+  for (; j < tail; j += 4) {
+    s0 += data[off + j] * query[j];
+    s1 += data[off + j + 1] * query[j + 1];
+    s2 += data[off + j + 2] * query[j + 2];
+    s3 += data[off + j + 3] * query[j + 3];
+  }
+  for (; j < d; j++) s0 += data[off + j] * query[j];
+  return s0 + s1 + s2 + s3;
+}
+
+function dot8(codes: Int8Array, off: number, query: Float32Array, d: number, tail: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let j = 0;
+  for (; j < tail; j += 4) {
+    s0 += codes[off + j] * query[j];
+    s1 += codes[off + j + 1] * query[j + 1];
+    s2 += codes[off + j + 2] * query[j + 2];
+    s3 += codes[off + j + 3] * query[j + 3];
+  }
+  for (; j < d; j++) s0 += codes[off + j] * query[j];
+  return s0 + s1 + s2 + s3;
+}
+
+/** The `cap` largest (score, id) pairs seen: a binary min-heap; `min` is the score to beat once full. */
+class TopHeap {
+  readonly ids: Int32Array;
+  private readonly scores: Float64Array;
+  size = 0;
+  min = -Infinity;
+  constructor(private readonly cap: number) {
+    this.ids = new Int32Array(cap);
+    this.scores = new Float64Array(cap);
+  }
+  push(id: number, s: number): void {
+    const { ids, scores } = this;
+    if (this.size < this.cap) {
+      let i = this.size++;
+      while (i > 0) {
+        const p = (i - 1) >> 1;
+        if (scores[p] <= s) break;
+        scores[i] = scores[p];
+        ids[i] = ids[p];
+        i = p;
+      }
+      scores[i] = s;
+      ids[i] = id;
+      if (this.size === this.cap) this.min = scores[0];
+      return;
+    }
+    if (s <= scores[0]) return;
+    // replace the root and sift down
+    let i = 0;
+    const n = this.size;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const r = l + 1;
+      const c = r < n && scores[r] < scores[l] ? r : l;
+      if (scores[c] >= s) break;
+      scores[i] = scores[c];
+      ids[i] = ids[c];
+      i = c;
+    }
+    scores[i] = s;
+    ids[i] = id;
+    this.min = scores[0];
   }
 }
 

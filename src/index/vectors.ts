@@ -1,4 +1,4 @@
-import { IvfIndex, type IvfOptions } from './ivf';
+import { dot, IvfIndex, type IvfOptions } from './ivf';
 
 /**
  * Dense vectors in one contiguous Float32Array (row = docId), exact top-k by dot product
@@ -8,32 +8,12 @@ import { IvfIndex, type IvfOptions } from './ivf';
  * ONNX Runtime MatMul over the same matrix ~10 ms, so search uses the latter when it exists.
  */
 /**
- * Dot product of row `data[off..off+d)` with `query`: four accumulators, which V8 keeps in
- * registers (about twice as fast as one). The exact scan and the re-score share it, so both give
- * the same float for the same row.
- */
-function dot(data: Float32Array, off: number, query: Float32Array, d: number, tail: number): number {
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  let j = 0;
-  for (; j < tail; j += 4) {
-    s0 += data[off + j] * query[j];
-    s1 += data[off + j + 1] * query[j + 1];
-    s2 += data[off + j + 2] * query[j + 2];
-    s3 += data[off + j + 3] * query[j + 3];
-  }
-  for (; j < d; j++) s0 += data[off + j] * query[j];
-  return s0 + s1 + s2 + s3;
-}
-
-/**
- * Lists opened per query: a sixteenth of them, at least 16 (bench/dense.ts: on the cost model's
- * vectors of real code chunks with near-copies, recall@10 0.97–0.98 at 100k and 1M rows).
+ * Lists opened per query: an eighth of them, at least 16. bench/dense.ts at 1M rows on the cost
+ * model's vectors of real code chunks with near-copies (the tuning set): a sixteenth gave
+ * recall@10 0.971, an eighth 0.998 (23% of the rows read, in 1/40 of the exact MatMul's time).
  */
 export function probeFor(lists: number): number {
-  return Math.min(lists, Math.max(16, Math.round(lists / 16)));
+  return Math.min(lists, Math.max(16, Math.round(lists / 8)));
 }
 
 export class VectorStore {
@@ -43,8 +23,9 @@ export class VectorStore {
   private present1 = 0;
   /** The IVF index, once built (`buildAnn`); kept current by `set`. */
   private ivf: IvfIndex | undefined;
-  private scratch = new Float32Array(0);
-  /** Rows the last `annSearch` scored (its share of `count` is the work against an exact scan). */
+  /** docIds set while an IVF build runs (it may have read their old vector): added to it when done. */
+  private setDuringBuild: number[] | undefined;
+  /** Rows the last `annSearch` read (its share of `count` is the work against an exact scan). */
   lastScanned = 0;
 
   constructor(readonly dims: number, capacity = 1024) {
@@ -78,6 +59,7 @@ export class VectorStore {
     this.grow(docId + 1);
     this.data.set(v, docId * this.dims);
     this.ivf?.add(docId, v);
+    this.setDuringBuild?.push(docId);
     if (!this.present[docId]) this.present1++;
     this.present[docId] = 1;
     this.rows = Math.max(this.rows, docId + 1);
@@ -149,11 +131,23 @@ export class VectorStore {
     return this.ivf;
   }
 
-  /** Builds (or rebuilds) the IVF index over the rows there are (seconds at 1M rows with a BLAS kernel). */
+  /**
+   * Builds (or rebuilds) the IVF index over the rows there are (seconds at 1M rows with a BLAS
+   * kernel). The old index is dropped first (so two sets of codes are never held at once); rows
+   * set while the build runs join the new index's overflow when it is done.
+   */
   async buildAnn(options: IvfOptions = {}): Promise<IvfIndex> {
-    this.ivf = undefined; // rows set while building are assigned by the build itself or missed: see below
-    const ivf = await IvfIndex.build(this, options);
-    // rows set during an awaited build: assign them now (a no-op for rows the build saw)
+    this.ivf = undefined;
+    const during: number[] = [];
+    this.setDuringBuild = during;
+    let ivf: IvfIndex;
+    try {
+      ivf = await IvfIndex.build(this, options);
+    } finally {
+      if (this.setDuringBuild === during) this.setDuringBuild = undefined;
+    }
+    for (const id of new Set(during)) if (this.has(id)) ivf.add(id, this.get(id)!);
+    // rows set past the matrix the build read
     for (let id = 0; id < this.rows; id++) if (this.present[id] && !ivf.has(id)) ivf.add(id, this.get(id)!);
     this.ivf = ivf;
     return ivf;
@@ -161,49 +155,23 @@ export class VectorStore {
 
   /**
    * Approximate top-k through the IVF index (built first if missing): the `probe` lists closest
-   * to the query, every row in them scored exactly. Absent rows and rows `filter` refuses are
+   * to the query are read by their int8 codes, the `rescore` best rows (default 200) scored with
+   * the float rows, so each score is the exact one. Absent rows and rows `filter` refuses are
    * never returned. Best first, ties by docId.
    */
-  async annSearch(
-    query: Float32Array,
-    k: number,
-    options: { probe?: number; filter?: (docId: number) => boolean; kernel?: (data: Float32Array, rows: number, query: Float32Array) => Promise<Float32Array> } = {},
-  ): Promise<Array<{ docId: number; score: number }>> {
+  async annSearch(query: Float32Array, k: number, options: { probe?: number; rescore?: number; filter?: (docId: number) => boolean; js?: boolean } = {}): Promise<Array<{ docId: number; score: number }>> {
     if (query.length !== this.dims) throw new Error(`query has ${query.length} dimensions, the store ${this.dims}`);
     const ivf = this.ivf ?? (await this.buildAnn());
     const filter = options.filter;
-    const ids = ivf.candidates(query, options.probe ?? probeFor(ivf.lists), (id) => this.present[id] === 1 && (!filter || filter(id)));
-    this.lastScanned = ids.length;
-    const d = this.dims;
-    let scores: ArrayLike<number>;
-    if (options.kernel && ids.length >= 4096) {
-      // gathered into one block (a native copy), then the BLAS kernel: ~4x the JS loop
-      if (this.scratch.length < ids.length * d) this.scratch = new Float32Array(ids.length * d * 1.5);
-      const buf = this.scratch;
-      for (let i = 0; i < ids.length; i++) buf.set(this.data.subarray(ids[i] * d, ids[i] * d + d), i * d);
-      scores = await options.kernel(buf.subarray(0, ids.length * d), ids.length, query);
-    } else {
-      const tail = d - (d % 4);
-      const out = new Float32Array(ids.length);
-      for (let i = 0; i < ids.length; i++) out[i] = dot(this.data, ids[i] * d, query, d, tail);
-      scores = out;
-    }
-    // the k best without sorting every candidate (tens of thousands at 1M rows)
-    k = Math.max(1, k);
-    const best: Array<{ docId: number; score: number }> = [];
-    for (let i = 0; i < ids.length; i++) {
-      const sc = scores[i];
-      const id = ids[i];
-      if (best.length === k) {
-        const last = best[k - 1];
-        if (sc < last.score || (sc === last.score && id > last.docId)) continue;
-        best.pop();
-      }
-      let j = best.length;
-      while (j > 0 && (best[j - 1].score < sc || (best[j - 1].score === sc && best[j - 1].docId > id))) j--;
-      best.splice(j, 0, { docId: id, score: sc });
-    }
-    return best;
+    const present = this.present;
+    const hits = ivf.search(this.data, query, k, {
+      probe: options.probe ?? probeFor(ivf.lists),
+      rescore: options.rescore,
+      js: options.js,
+      keep: filter ? (id) => present[id] === 1 && filter(id) : (id) => present[id] === 1,
+    });
+    this.lastScanned = ivf.lastScanned;
+    return hits;
   }
 
   /** The raw rows for persistence: [present flags, vectors]. */

@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as fc from 'fast-check';
 import { Engine } from '../../src/index/engine';
 import type { Embedder } from '../../src/index/embedder';
+import { queryLimit, SimdScanner } from '../../src/index/int8-simd';
 import { IvfIndex, jsMatMul } from '../../src/index/ivf';
 import { probeFor, VectorStore } from '../../src/index/vectors';
 
@@ -85,6 +86,104 @@ describe('ANN (IVF) dense index', () => {
     assert.equal(near7[0].docId, 5);
     const near0 = await store.annSearch(centres[0], 60);
     assert.ok(!ids(near0).includes(5), 'the old list no longer answers with the moved row');
+  });
+
+  it('rows added or overwritten after the build are found at their new vector, once, with their exact float score', async () => {
+    const { store, centres, near, rows } = clusteredSet(3, 32, 40, 40, 0.5);
+    const ivf = await store.buildAnn({ matmul: jsMatMul });
+    // a new cluster arrives after the build: its rows are in no code block, only in the overflow
+    const r = rng(99);
+    const fresh = unit(Float32Array.from({ length: 32 }, () => gauss(r)));
+    for (let i = 0; i < 30; i++) store.set(rows + i, near(fresh));
+    // rows of cluster 2 get new vectors near cluster 2 still (likely the same list): their old codes must not answer
+    for (let id = 80; id < 90; id++) store.set(id, near(centres[2]));
+    assert.equal(store.ann, ivf, 'no rebuild for a few rows');
+    assert.ok(!ivf.stale);
+    for (const q of [near(fresh), near(centres[2]), fresh, centres[2]]) {
+      const exact = store.search(q, 10);
+      const approx = await store.annSearch(q, 10);
+      assert.deepEqual(ids(approx), ids(exact));
+      assert.equal(new Set(ids(approx)).size, approx.length, 'each row once');
+      // the scores are the float dot products, not the codes' estimates
+      approx.forEach((h, i) => assert.equal(h.score, exact[i].score));
+    }
+    // deleting an added row takes it out
+    const top = (await store.annSearch(fresh, 1))[0].docId;
+    assert.ok(top >= rows);
+    store.delete(top);
+    assert.ok(!ids(await store.annSearch(fresh, 30)).includes(top));
+  });
+
+  it('turns stale once the rows set since the build pass a quarter of the built rows, and a rebuild folds them in', async () => {
+    const { store, near, centres, rows } = clusteredSet(4, 16, 20, 250, 0.5);
+    const ivf = await store.buildAnn({ matmul: jsMatMul });
+    assert.equal(ivf.builtRows, rows);
+    let id = rows;
+    while (!ivf.stale) store.set(id++, near(centres[id % centres.length]));
+    assert.equal(id - rows, Math.max(1000, rows >> 2) + 1);
+    const rebuilt = await store.buildAnn({ matmul: jsMatMul });
+    assert.equal(rebuilt.builtRows, id);
+    assert.ok(!rebuilt.stale);
+    let same = 0;
+    for (let c = 0; c < centres.length; c++) {
+      const q = near(centres[c]);
+      if (ids(await store.annSearch(q, 1))[0] === ids(store.search(q, 1))[0]) same++;
+    }
+    assert.equal(same, centres.length, 'the same top-1 as the exact scan on every cluster query');
+  });
+
+  it('recall@10 on a clustered set with more rows than one list holds is at least 0.98 at the default probe', async () => {
+    const { store, centres, near } = clusteredSet(5, 64, 400, 25, 0.6);
+    const ivf = await store.buildAnn({ matmul: jsMatMul });
+    const probe = probeFor(ivf.lists);
+    assert.ok(probe < ivf.lists / 2, `${probe} of ${ivf.lists} lists opened`);
+    let recall = 0;
+    const n = 100;
+    for (let i = 0; i < n; i++) {
+      const q = near(centres[(i * 37) % centres.length]);
+      const exact = new Set(ids(store.search(q, 10)));
+      recall += ids(await store.annSearch(q, 10)).filter((x) => exact.has(x)).length / 10;
+      assert.ok(store.lastScanned < store.count / 2, `read ${store.lastScanned} of ${store.count} rows`);
+    }
+    assert.ok(recall / n >= 0.98, `recall@10 ${(recall / n).toFixed(3)}`);
+  });
+
+  it('the SIMD int8 scan gives the integer dot products of the JS loop, at the extremes too', () => {
+    const d = 48;
+    const rows = 37;
+    const scan = SimdScanner.create(d, rows * d, rows);
+    assert.ok(scan, 'WebAssembly SIMD is there in Node');
+    const r = rng(11);
+    const limit = queryLimit(d);
+    for (let i = 0; i < rows * d; i++) scan.codes[i] = i < d ? 127 : i < 2 * d ? -127 : Math.round(r() * 254) - 127;
+    const q = Int16Array.from({ length: d }, (_, j) => (j % 5 === 0 ? limit : j % 5 === 1 ? -limit : Math.round((r() * 2 - 1) * limit)));
+    scan.setQuery(q);
+    const got = scan.scan(0, rows).slice();
+    for (let row = 0; row < rows; row++) {
+      let want = 0;
+      for (let j = 0; j < d; j++) want += scan.codes[row * d + j] * q[j];
+      assert.equal(got[row], want, `row ${row}`);
+    }
+    // a range from the middle, and room checked
+    assert.deepEqual([...scan.scan(5, 3)], [...got.subarray(5, 8)]);
+    assert.throws(() => scan.scan(0, rows + 1), /room/);
+    assert.equal(SimdScanner.create(40, 400, 10), undefined, 'dims not a multiple of 16: the JS loop scans');
+    // the largest sum stays in i32 at 384 and 1,024 dims
+    for (const dims of [384, 1024]) assert.ok(127 * queryLimit(dims) * dims <= 0x7fffffff);
+  });
+
+  it('the SIMD and the JS scan of the codes give the same answers', async () => {
+    const { store, centres, near } = clusteredSet(6, 32, 50, 40, 0.6);
+    const ivf = await store.buildAnn({ matmul: jsMatMul });
+    assert.equal(ivf.kernel, 'simd');
+    for (let c = 0; c < centres.length; c += 3) {
+      const q = near(centres[c]);
+      assert.deepEqual(await store.annSearch(q, 10, { js: true }), await store.annSearch(q, 10));
+    }
+    const plain = clusteredSet(6, 32, 50, 40, 0.6).store;
+    assert.equal((await plain.buildAnn({ matmul: jsMatMul, simd: false })).kernel, 'js');
+    const q = near(centres[4]);
+    assert.deepEqual(ids(await plain.annSearch(q, 10)), ids(store.search(q, 10)));
   });
 
   it('builds from the rows it has: lists never exceed the rows, an empty store gives nothing', async () => {
