@@ -4,7 +4,7 @@
  * scored by file, for today's ranking and for a baseline build side by side in one run.
  *
  *   npm run bench:ranking                                   # everything (a few minutes)
- *   node --import tsx bench/ranking.ts --only js-doc,vue-ui # some benchmarks
+ *   node --import tsx bench/ranking.ts --only js-doc,vue-ui # some benchmarks (js-doc py-doc go-doc vue-ui schema registration mined)
  *   node --import tsx bench/ranking.ts --baseline <git ref> # another baseline (default: BASELINE_REF)
  *   node --import tsx bench/ranking.ts --no-baseline --json # today's build only, one JSON object
  *   node --import tsx bench/ranking.ts --misses 10          # print some misses of the tuning half
@@ -12,7 +12,10 @@
  * Sources (installed, never copied into git; bench/.ranking/ holds the workspaces and stores):
  * - npm (bench/ranking-corpus/package.json, pinned; installed here on first run with
  *   `npm install --ignore-scripts`): lodash and date-fns (JSDoc), vuetify and element-plus
- *   (components that render locale strings, 40+ locales each), LangChain's splitter (the peer).
+ *   (components that render locale strings, 40+ locales each), @designable/formily-antd and
+ *   @formily/antd (Formily JSON Schemas, the components they name), vuepress-theme-hope with its
+ *   plugins, @vuepress/client, vue-router 3 and 4, @nuxt/vue-app, @inertiajs/vue3 (global
+ *   registrations), LangChain's splitter (the peer).
  * - Debian: Python sources under /usr/lib/python3/dist-packages (python3-oauthlib, -jwt,
  *   -httplib2, -pyparsing, -toml) and Go sources under /usr/share/gocode (golang-github-spf13-
  *   cobra-dev, -pflag-dev, -afero-dev, -viper-dev, golang-github-google-go-cmp-dev, -pkg-errors-dev,
@@ -30,14 +33,21 @@
  *   that key (`'$vuetify.<key>'`, `"el.<key>"`), placeholders (`{0}`, `{color}`) dropped; keys
  *   named by more than 4 files are left out. Also `locale@5`: the share of top-5 slots taken by
  *   locale files (goal ≤ 20%).
+ * - `schema`: `field <key> with component <Component>` → the JSON Schema file (see `schemaBench`).
+ * - `registration`: `global registration of <name> (<Component>)` → the file registering it, and
+ *   `line@5`: a top-5 chunk of that file whose line range holds the registration line (see
+ *   `registrationBench`); routes `registration` (`app.component('<name>', X)`) and `install`
+ *   (`const <Name> = withInstall(X)`).
  * - `mined`: `fathom eval --write-gold` on the js-doc and vue-ui workspaces (with the baseline
  *   CLI, so that both sides answer the same queries): routes `js`/`vue` (`<words> (<identifier>)`)
- *   and `i18n` (a locale value verbatim → its locale file).
+ *   and `i18n` (a locale value verbatim → its locale file); on the schema and registration
+ *   workspaces with this build (the baseline has no `registration` route).
  * Every query goes to the tuning or the held-out half by a seeded hash of benchmark and query
  * (`half`); only the tuning half was looked at while tuning. Both are printed.
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { hash } from './rng';
 import { queryTerms, terms } from '../src/index/terms';
@@ -82,6 +92,8 @@ interface Gold {
   query: string;
   files: string[];
   route: string;
+  /** The 1-based line a right chunk must hold (registration: the registration line; schema: the property's key), scored as line@5. */
+  line?: number;
 }
 
 interface Bench {
@@ -295,6 +307,176 @@ async function vueUiBench(): Promise<Bench> {
   return { name: 'vue-ui', dir, gold: gold.filter((g) => g.files.length <= 4), isLocale: (f) => /\/locale\//.test(f) };
 }
 
+/** 1-based line of a text offset. */
+const lineAt = (text: string, offset: number): number => {
+  let n = 1;
+  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+};
+
+/**
+ * The keys a schema property names its UI component with: Formily's `x-component` (the
+ * designable packages below), the product's `component` (and a form-field extension's
+ * `field.component`), ui-schema's / form-render's `widget`, and react-jsonschema-form's
+ * `ui:widget` / `ui:field` written inline. `x-decorator` (the FormItem wrapper) is no component.
+ */
+const COMPONENT_KEYS = ['x-component', 'component', 'widget', 'ui:widget', 'ui:field'];
+
+function componentOf(v: Record<string, unknown>): string | undefined {
+  for (const k of COMPONENT_KEYS) if (typeof v[k] === 'string') return v[k] as string;
+  const field = v.field;
+  if (field && typeof field === 'object' && typeof (field as Record<string, unknown>).component === 'string') return (field as Record<string, string>).component;
+  return undefined;
+}
+
+/** Every property below `properties` / `items` / combinators, with the component it names: [key, component]. */
+function* schemaFields(o: unknown): Generator<[string, string]> {
+  if (!o || typeof o !== 'object') return;
+  if (Array.isArray(o)) {
+    for (const x of o) yield* schemaFields(x);
+    return;
+  }
+  const obj = o as Record<string, unknown>;
+  const props = obj.properties;
+  if (props && typeof props === 'object' && !Array.isArray(props)) {
+    for (const [key, v] of Object.entries(props as Record<string, unknown>)) {
+      if (!v || typeof v !== 'object') continue;
+      const comp = componentOf(v as Record<string, unknown>);
+      if (comp) yield [key, comp];
+      yield* schemaFields(v);
+    }
+  }
+  for (const k of ['items', 'additionalProperties', 'allOf', 'anyOf', 'oneOf']) if (obj[k]) yield* schemaFields(obj[k]);
+}
+
+/**
+ * `schema`: `field <key> with component <Component>` → the JSON Schema file whose property
+ * `<key>` names that component. The sources are the property-panel schemas of
+ * @designable/formily-antd (Formily JSON Schemas with `x-component`, one module each in
+ * lib/schemas), written out as the JSON files a Formily designer stores
+ * (`designable/schemas/<Name>.json`; a sub-schema hung on an export, `DatePicker.RangePicker`,
+ * its own file); the designer's other modules (components, locales, setters) and
+ * @formily/antd's component sources (`Switch`, `Select`, `NumberPicker` … each in its own file:
+ * the files a query naming the component must not lose to) are indexed as they are. A query
+ * found for two files is left out. line@5: a top-5 chunk holds the property's key line.
+ */
+function schemaBench(): Bench {
+  const dir = freshDir('schema');
+  const designable = path.join(nm, '@designable/formily-antd');
+  const req = createRequire(path.join(designable, 'package.json'));
+  const schemaDir = path.join(designable, 'lib/schemas');
+  const byQuery = new Map<string, Gold>();
+  const seen = new Map<string, Set<string>>();
+  const offer = (g: Gold) => {
+    const k = g.query.toLowerCase();
+    const files = seen.get(k) ?? new Set();
+    files.add(g.files[0]);
+    seen.set(k, files);
+    if (!byQuery.has(k)) byQuery.set(k, g);
+  };
+  const writeSchema = (rel: string, schema: Record<string, unknown>) => {
+    const text = `${JSON.stringify(schema, null, 2)}\n`;
+    writeFile(dir, rel, text);
+    for (const [key, comp] of schemaFields(schema)) {
+      const at = text.search(new RegExp(`^\\s*${JSON.stringify(key).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: \\{\\n(?:(?!^\\s*"[^"]+": \\{\\n)[\\s\\S])*?"(?:${COMPONENT_KEYS.join('|')})": ${JSON.stringify(comp).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm'));
+      offer({ query: `field ${key} with component ${comp}`, files: [rel], route: 'schema', line: at >= 0 ? lineAt(text, at) : undefined });
+    }
+  };
+  for (const name of fs.readdirSync(schemaDir).sort()) {
+    if (!name.endsWith('.js') || name === 'index.js' || name === 'all.js') continue;
+    let mod: Record<string, unknown>;
+    try {
+      mod = req(path.join(schemaDir, name)) as Record<string, unknown>;
+    } catch (err) {
+      log(`schema: ${name} not loaded (${(err as Error).message.split('\n')[0]})`);
+      continue;
+    }
+    const done = new Set<unknown>();
+    // `DatePicker.RangePicker = {…}`: a sub-schema hung on the export goes to its own file (`Upload.Dragger = Upload`: once)
+    const split = (name: string, value: Record<string, unknown>) => {
+      if (done.has(value)) return;
+      done.add(value);
+      const schema = { ...value };
+      for (const [k, sub] of Object.entries(schema)) {
+        if (/^[A-Z]/.test(k) && sub && typeof sub === 'object' && 'properties' in sub) {
+          delete schema[k];
+          split(`${name}.${k}`, sub as Record<string, unknown>);
+        }
+      }
+      writeSchema(`designable/schemas/${name}.json`, schema);
+    };
+    for (const [exp, value] of Object.entries(mod)) {
+      if (value && typeof value === 'object' && 'properties' in value) split(exp, value as Record<string, unknown>);
+    }
+  }
+  const copyTree = (root: string, prefix: string, keep: (rel: string) => boolean) => {
+    for (const abs of walk(root)) {
+      const rel = path.relative(root, abs);
+      if (keep(rel)) writeFile(dir, `${prefix}/${rel}`, fs.readFileSync(abs, 'utf8'));
+    }
+  };
+  copyTree(path.join(designable, 'lib'), 'designable', (rel) => rel.endsWith('.js') && !rel.startsWith('schemas/'));
+  copyTree(path.join(nm, '@formily/antd/esm'), 'formily-antd', (rel) => /\.(?:js|d\.ts)$/.test(rel) && !rel.endsWith('.map'));
+  const gold = [...byQuery.values()].filter((g) => seen.get(g.query.toLowerCase())!.size === 1);
+  return { name: 'schema', dir, gold };
+}
+
+/** The packages of the registration benchmark: folder (under node_modules) → what of it is indexed. */
+const REGISTRATION_SOURCES: Array<{ pkg: string; keep: (rel: string) => boolean }> = [
+  // vuepress 2: client configs and install functions of the theme and its plugins
+  ...['vuepress-theme-hope', 'vuepress-plugin-components', 'vuepress-plugin-md-enhance', 'vuepress-shared'].map((pkg) => ({ pkg, keep: (rel: string) => rel.startsWith('lib/') && /\.(?:js|vue)$/.test(rel) })),
+  { pkg: '@vuepress', keep: (rel: string) => /^[\w-]+\/(?:lib|dist)\//.test(rel) && /\.(?:js|vue)$/.test(rel) && !/\.min\.js$|\/dist\/.*\.(?:cjs|umd|global)/.test(rel) },
+  // one build of each router: every build holds the same registration lines
+  { pkg: 'vue-router', keep: (rel: string) => rel === 'dist/vue-router.mjs' },
+  { pkg: 'vue-router3', keep: (rel: string) => rel === 'dist/vue-router.esm.js' },
+  { pkg: '@nuxt/vue-app', keep: (rel: string) => rel.startsWith('template/') && /\.(?:js|vue)$/.test(rel) },
+  { pkg: '@inertiajs/vue3', keep: (rel: string) => rel === 'dist/index.esm.js' || rel === 'dist/index.js' },
+  // element-plus: `export const ElButton = withInstall(Button, …)` in each component's index
+  { pkg: 'element-plus', keep: (rel: string) => /^es\/(?:components|utils)\//.test(rel) && rel.endsWith('.mjs') },
+];
+
+/**
+ * `registration`: `global registration of <name> (<Component>)` → the file and the line that
+ * registers it: `app.component('<name>', <Component>)` / `Vue.component(…)` with a literal name
+ * (route `registration`), and the install wrappers of component libraries,
+ * `const <Name> = withInstall(<Component>, …)` (route `install`). Sources: the client code of
+ * vuepress 2 (theme-hope, its plugins), vue-router 3 and 4, Nuxt 2's app template, Inertia's Vue
+ * adapter, element-plus's component modules. A query found for two files is left out.
+ * line@5: a top-5 chunk of the gold file holds the registration line.
+ */
+function registrationBench(): Bench {
+  const dir = freshDir('registration');
+  const byQuery = new Map<string, Gold>();
+  const seen = new Map<string, Set<string>>();
+  for (const src of REGISTRATION_SOURCES) {
+    const root = path.join(nm, src.pkg);
+    if (!fs.existsSync(root)) {
+      log(`registration: ${src.pkg} not installed`);
+      continue;
+    }
+    for (const abs of walk(root)) {
+      const rel = path.relative(root, abs);
+      if (!src.keep(rel)) continue;
+      const text = fs.readFileSync(abs, 'utf8');
+      const wsRel = `${src.pkg}/${rel}`;
+      writeFile(dir, wsRel, text);
+      const found: Array<{ name: string; comp: string; at: number; route: string }> = [];
+      for (const m of text.matchAll(/\.\s*component\(\s*(['"`])([\w$-]+)\1\s*,\s*([\w$]+(?:\.[\w$]+)*)\s*\)/g)) found.push({ name: m[2], comp: m[3], at: m.index, route: 'registration' });
+      for (const m of text.matchAll(/\b(?:const|let|var)\s+([\w$]+)\s*=\s*withInstall\(\s*([\w$]+)/g)) found.push({ name: m[1], comp: m[2], at: m.index, route: 'install' });
+      for (const f of found) {
+        const query = `global registration of ${f.name} (${f.comp})`;
+        const k = query.toLowerCase();
+        const files = seen.get(k) ?? new Set();
+        files.add(wsRel);
+        seen.set(k, files);
+        if (!byQuery.has(k)) byQuery.set(k, { query, files: [wsRel], route: f.route, line: lineAt(text, f.at) });
+      }
+    }
+  }
+  const gold = [...byQuery.values()].filter((g) => seen.get(g.query.toLowerCase())!.size === 1);
+  return { name: 'registration', dir, gold };
+}
+
 // ---------------------------------------------------------------------------------------------
 // the CLIs
 
@@ -335,6 +517,8 @@ function currentCli(): Cli {
 
 interface Answer {
   files: string[];
+  /** Per result, its line range (1-based, inclusive); absent for the LangChain peer. */
+  ranges?: Array<[number, number]>;
 }
 
 interface IndexCost {
@@ -366,8 +550,8 @@ function runCli(cli: Cli, b: Bench, queries: Gold[]): { answers: Answer[]; cost:
   const answers: Answer[] = queries.map(() => ({ files: [] }));
   for (const line of fs.readFileSync(rFile, 'utf8').split('\n')) {
     if (!line.trim()) continue;
-    const r = JSON.parse(line) as { id: number; results: Array<{ file: string }> };
-    answers[r.id] = { files: r.results.map((x) => x.file) };
+    const r = JSON.parse(line) as { id: number; results: Array<{ file: string; startLine: number; endLine: number }> };
+    answers[r.id] = { files: r.results.map((x) => x.file), ranges: r.results.map((x) => [x.startLine, x.endLine]) };
   }
   return { answers, cost: { seconds, storeBytes: dirBytes(store), chunks } };
 }
@@ -427,14 +611,23 @@ interface Scores {
   hit10: number;
   mrr: number;
   locale5?: number;
+  /** Queries with a gold line: a top-5 chunk of the gold file holds that line. */
+  line5?: number;
 }
 
 function score(gold: Gold[], answers: Answer[], isLocale?: (f: string) => boolean): Scores {
   const s: Scores = { queries: gold.length, hit1: 0, hit5: 0, hit10: 0, mrr: 0 };
   let slots = 0;
   let localeSlots = 0;
+  let lined = 0;
+  let lineHits = 0;
   gold.forEach((g, i) => {
     const files = answers[i]?.files ?? [];
+    const ranges = answers[i]?.ranges;
+    if (g.line !== undefined && ranges) {
+      lined++;
+      if (files.slice(0, 5).some((f, j) => g.files.includes(f) && ranges[j][0] <= g.line! && g.line! <= ranges[j][1])) lineHits++;
+    }
     const first = files.findIndex((f) => g.files.includes(f));
     if (first === 0) s.hit1++;
     if (first >= 0 && first < 5) s.hit5++;
@@ -452,6 +645,7 @@ function score(gold: Gold[], answers: Answer[], isLocale?: (f: string) => boolea
   s.hit10 /= n;
   s.mrr /= n;
   if (isLocale) s.locale5 = localeSlots / Math.max(1, slots);
+  if (lined) s.line5 = lineHits / lined;
   return s;
 }
 
@@ -484,12 +678,17 @@ async function main(): Promise<void> {
   if (want('py-doc')) add(pyDocBench());
   if (want('go-doc')) add(goDocBench());
   if (want('vue-ui') || want('mined')) add(await vueUiBench());
+  if (want('schema') || want('mined')) add(schemaBench());
+  if (want('registration') || want('mined')) add(registrationBench());
   for (const s of skips) log(s);
   const clis: Cli[] = [];
   if (args.baseline) clis.push(baselineCli(args.baseline));
   clis.push(currentCli());
   if (want('mined')) {
+    // js-doc and vue-ui mined with the baseline (its routes; figures comparable with earlier runs), the
+    // schema and registration workspaces with this build: the baseline has no registration route
     for (const from of benches.filter((b) => b.name === 'js-doc' || b.name === 'vue-ui')) benches.push(minedBench(clis[0], from));
+    for (const from of benches.filter((b) => b.name === 'schema' || b.name === 'registration')) benches.push(minedBench(clis[clis.length - 1], from));
   }
   const selected = benches.filter((b) => want(b.name) || (b.name.startsWith('mined-') && want('mined')));
   const rows: Array<{ bench: string; route: string; half: string; system: string } & Scores> = [];
@@ -529,8 +728,12 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify({ skips, rows, costs })}\n`);
     return;
   }
-  const head = ['bench', 'route', 'half', 'system', 'queries', 'hit@1', 'hit@5', 'hit@10', 'MRR', 'locale@5'];
-  const table = rows.map((r) => [r.bench, r.route, r.half, r.system, String(r.queries), r.hit1.toFixed(3), r.hit5.toFixed(3), r.hit10.toFixed(3), r.mrr.toFixed(3), r.locale5 === undefined ? '' : `${(100 * r.locale5).toFixed(0)}%`]);
+  const head = ['bench', 'route', 'half', 'system', 'queries', 'hit@1', 'hit@5', 'hit@10', 'MRR', 'locale@5', 'line@5'];
+  const table = rows.map((r) => [
+    r.bench, r.route, r.half, r.system, String(r.queries), r.hit1.toFixed(3), r.hit5.toFixed(3), r.hit10.toFixed(3), r.mrr.toFixed(3),
+    r.locale5 === undefined ? '' : `${(100 * r.locale5).toFixed(0)}%`,
+    r.line5 === undefined ? '' : r.line5.toFixed(3),
+  ]);
   const w = head.map((h, i) => Math.max(h.length, ...table.map((r) => r[i].length)));
   const line = (r: string[]) => r.map((c, i) => (i < 4 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ');
   console.log(line(head));
