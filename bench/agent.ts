@@ -5,9 +5,13 @@
  * output cut to the same 2,000 tokens). Then `fathom mcp` through the protocol: server start to
  * first answer, and warm search latency.
  *
- *   node bench/agent-setup.mjs && node --import tsx bench/agent.ts [--json] [--protocol-only] [--no-protocol] [--dev-only]
+ *   node bench/agent-setup.mjs && node --import tsx bench/agent.ts [--json] [--protocol-only] [--no-protocol] [--dev-only] [--baseline DIR] [--misses] [--only PKG,…]
  *
- * (--dev-only: the tuning half alone, for trying changes without seeing the held-out half.)
+ * (--dev-only: the tuning half alone, for trying changes without seeing the held-out half.
+ * --baseline DIR: a checkout of an earlier Fathom (e.g. `git worktree add --detach /tmp/base main`,
+ * with node_modules linked); its search tool answers over the same open folder, as the "base"
+ * column, so before and after come from one run. --misses: each tuning-half task whose gold file
+ * is not in the answer, with the files answered instead. --only: these packages alone.)
  *
  * Tasks: every patch in debian/patches of the Debian source packages that bench/agent-setup.mjs
  * unpacked without their patches (the state before the changes; a patch applied after others in
@@ -46,7 +50,8 @@ interface Task {
 }
 
 interface Status {
-  trees: Record<string, { dir: string; version: string }>;
+  /** exclude: folders besides debian/ that neither retriever searches (bench/agent-setup.mjs says why). */
+  trees: Record<string, { dir: string; version: string; exclude?: string[] }>;
   unreachable: Record<string, string>;
 }
 
@@ -80,7 +85,7 @@ export function patchFiles(text: string): { modified: string[]; created: string[
   return { modified: [...modified], created: [...created] };
 }
 
-function loadTasks(status: Status): { tasks: Task[]; dropped: Record<string, number> } {
+export function loadTasks(status: Status): { tasks: Task[]; dropped: Record<string, number> } {
   const tasks: Task[] = [];
   const dropped: Record<string, number> = { 'no subject': 0, 'no existing file': 0 };
   for (const [pkg, t] of Object.entries(status.trees)) {
@@ -120,19 +125,19 @@ interface Answer {
  * 2,000-token budget); `before` is the chunk answer the tool gave by default until detail
  * "files" came (k 50, whole chunks). `ranked`: the same call with a 100,000-token budget.
  */
-async function fathomAnswer(folder: LocalFolder, task: Task, detail: 'files' | 'chunks'): Promise<Answer> {
+async function fathomAnswer(folder: LocalFolder, task: Task, detail: 'files' | 'chunks', tool: typeof runTool = runTool): Promise<Answer> {
   const args = detail === 'files' ? { query: task.subject } : { query: task.subject, k: 50, detail };
-  const a = await runTool('search', args, { folders: [folder] });
-  const deep = await runTool('search', { ...args, k: 50, maxTokens: 100_000 }, { folders: [folder] });
+  const a = await tool('search', args, { folders: [folder] });
+  const deep = await tool('search', { ...args, k: 50, maxTokens: 100_000 }, { folders: [folder] });
   const files = (s: Record<string, unknown>) => [...new Set((s.hits as Array<{ path: string }>).map((h) => h.path))];
   return { answer: files(a.structured), ranked: files(deep.structured) };
 }
 
 /** ripgrep as an agent would run it: the task's words, case-insensitive, output cut to the budget. */
-function ripgrepAnswer(tree: string, task: Task, perFile = Number.POSITIVE_INFINITY): Answer {
+function ripgrepAnswer(tree: string, task: Task, exclude: string[], perFile = Number.POSITIVE_INFINITY): Answer {
   const words = [...new Set(task.subject.toLowerCase().match(/[a-z0-9_]+/g) ?? [])].filter((w) => w.length >= 3 && !STOP.has(w));
   if (!words.length) return { answer: [], ranked: [] };
-  const args = ['-n', '-i', '-F', '--no-messages', '-g', '!debian/', '--no-heading', '--with-filename', '--max-columns', '300', ...words.flatMap((w) => ['-e', w]), '.'];
+  const args = ['-n', '-i', '-F', '--no-messages', ...exclude.flatMap((d) => ['-g', `!${d}/`]), '--no-heading', '--with-filename', '--max-columns', '300', ...words.flatMap((w) => ['-e', w]), '.'];
   const r = spawnSync('rg', args, { cwd: tree, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
   const byFile = new Map<string, string[]>();
   for (const line of (r.stdout ?? '').split('\n')) {
@@ -179,7 +184,8 @@ interface Score {
   top5: number;
 }
 
-function score(tasks: Task[], answers: Map<Task, Answer>): Score {
+function score(tasks: Task[], answers: Map<Task, Answer>): Score | undefined {
+  if (!answers.size) return undefined;
   let hit = 0;
   let recall = 0;
   let top5 = 0;
@@ -254,6 +260,11 @@ async function protocol(tree: string, queries: string[]): Promise<Record<string,
   };
 }
 
+function argValue(flag: string): string | undefined {
+  const i = process.argv.indexOf(flag);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
 // --- main ----------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
@@ -261,7 +272,16 @@ async function main(): Promise<void> {
   if (!fs.existsSync(statusFile)) throw new Error('bench/.agent/status.json is missing: run node bench/agent-setup.mjs first');
   const status = JSON.parse(fs.readFileSync(statusFile, 'utf8')) as Status;
   if (spawnSync('rg', ['--version']).status !== 0) throw new Error('ripgrep (`rg`, Debian package ripgrep) is needed for the baseline');
-  const { tasks, dropped } = loadTasks(status);
+  const only = argValue('--only')?.split(',');
+  if (only) for (const p of Object.keys(status.trees)) if (!only.includes(p)) delete status.trees[p];
+  const loaded = loadTasks(status);
+  const { dropped } = loaded;
+  const devOnly = process.argv.includes('--dev-only');
+  // --dev-only: the held-out tasks are not even run
+  const tasks = devOnly ? loaded.tasks.filter((t) => t.split === 'dev') : loaded.tasks;
+  const baselineDir = argValue('--baseline');
+  const baseTool = baselineDir ? ((await import(path.resolve(baselineDir, 'src/mcp/tools.ts'))) as { runTool: typeof runTool }).runTool : undefined;
+  const base = new Map<Task, Answer>();
   say(`${tasks.length} tasks from ${Object.keys(status.trees).length} packages (${Object.entries(dropped).map(([k, v]) => `${v} patches: ${k}`).join(', ')}); unreachable: ${Object.keys(status.unreachable).join(', ') || 'none'}`);
   const fathom = new Map<Task, Answer>();
   const before = new Map<Task, Answer>();
@@ -277,7 +297,8 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     // debian/ holds the patches themselves (their subjects, their diffs): not the code an agent
     // searches before the change, so neither retriever sees it
-    const folder = LocalFolder.open(tree, { storeDir: path.join(CACHE, 'index', pkg), watch: false, selection: { exclude: ['debian'] } });
+    const exclude = ['debian', ...(status.trees[pkg].exclude ?? [])];
+    const folder = LocalFolder.open(tree, { storeDir: path.join(CACHE, 'index', pkg), watch: false, selection: { exclude } });
     folder.start();
     await folder.indexed;
     const st = folder.state();
@@ -286,8 +307,9 @@ async function main(): Promise<void> {
     for (const t of mine) {
       fathom.set(t, await fathomAnswer(folder, t, 'files'));
       before.set(t, await fathomAnswer(folder, t, 'chunks'));
-      rg.set(t, ripgrepAnswer(tree, t));
-      rgCapped.set(t, ripgrepAnswer(tree, t, 3)); // as `rg -m 3`: at most 3 lines per file
+      if (baseTool) base.set(t, await fathomAnswer(folder, t, 'files', baseTool));
+      rg.set(t, ripgrepAnswer(tree, t, exclude));
+      rgCapped.set(t, ripgrepAnswer(tree, t, exclude, 3)); // as `rg -m 3`: at most 3 lines per file
       rgFiles.set(t, ripgrepFilesAnswer(rg.get(t)!));
     }
     await folder.close();
@@ -298,9 +320,16 @@ async function main(): Promise<void> {
     ['held-out', tasks.filter((t) => t.split === 'held-out')],
     ...Object.keys(status.trees).map((p): [string, Task[]] => [p, tasks.filter((t) => t.pkg === p)]).filter(([, ts]) => ts.length),
   ];
-  const devOnly = process.argv.includes('--dev-only');
-  const shownGroups = devOnly ? groups.filter(([name]) => name === 'dev') : groups;
-  const rows = protocolOnly ? [] : shownGroups.map(([name, ts]) => ({ name, fathom: score(ts, fathom), before: score(ts, before), ripgrep: score(ts, rg), ripgrepCapped: score(ts, rgCapped), ripgrepFiles: score(ts, rgFiles) }));
+  const shownGroups = groups.filter(([name, ts]) => ts.length && !(devOnly && name === 'held-out'));
+  const rows = protocolOnly ? [] : shownGroups.map(([name, ts]) => ({ name, fathom: score(ts, fathom)!, base: score(ts, base), before: score(ts, before)!, ripgrep: score(ts, rg)!, ripgrepCapped: score(ts, rgCapped)!, ripgrepFiles: score(ts, rgFiles)! }));
+  if (process.argv.includes('--misses')) {
+    for (const t of tasks.filter((x) => x.split === 'dev')) {
+      const a = fathom.get(t);
+      if (!a || t.gold.some((g) => a.answer.includes(g))) continue;
+      const at = (g: string) => a.ranked.indexOf(g);
+      say(`miss ${t.pkg}/${t.patch}: "${t.subject}"\n  gold: ${t.gold.map((g) => `${g} (rank ${at(g) < 0 ? '-' : at(g) + 1})`).join(', ')}; answer ${a.answer.length} files: ${a.answer.slice(0, 6).join(', ')}; rg ${rgFiles.get(t)!.answer.some((g) => t.gold.includes(g)) ? 'hit' : 'miss'}`);
+    }
+  }
   let proto: Record<string, number> | undefined;
   if (!process.argv.includes('--no-protocol')) {
     // the protocol on the largest JavaScript tree, else the first one
@@ -315,15 +344,16 @@ async function main(): Promise<void> {
   const f = (x: number) => x.toFixed(2);
   const lines = [
     `agent retrieval: subject line of a real change → the files it changed (Fathom keyword-only, ${DEFAULT_MAX_TOKENS}-token answer; ripgrep output cut to the same budget)`,
+    ...(baselineDir ? [`base: the search tool of ${baselineDir} over the same folders`] : []),
     `packages: ${Object.entries(status.trees).map(([k, v]) => `${k} ${v.version}`).join(', ')}`,
     `unreachable: ${Object.entries(status.unreachable).map(([k, v]) => `${k} (${v})`).join('; ') || 'none'}`,
     `tasks: ${tasks.length}; not tasks: ${Object.entries(dropped).map(([k, v]) => `${v} ${k}`).join(', ')}`,
     '',
     'fathom: the search tool\'s answer to { query } (detail "files"); before: detail "chunks", k 50 (the former default answer); rg lines: `rg -n` output (path:line:text) in file-rank order; rg -m3: at most 3 lines per file; rg files: the ranked paths alone',
-    `${'group'.padEnd(14)} ${'n'.padStart(3)}  ${'fathom hit/recall/top5'.padEnd(23)} ${'before hit/recall/top5'.padEnd(23)} ${'rg lines h/r'.padEnd(12)} ${'rg -m3 h/r'.padEnd(12)} ${'rg files h/r'.padEnd(12)} ${'rg top5'.padEnd(7)}`,
+    `${'group'.padEnd(20)} ${'n'.padStart(3)}  ${'fathom hit/recall/top5'.padEnd(23)} ${baseTool ? `${'base hit/recall/top5'.padEnd(23)} ` : ''}${'before hit/recall/top5'.padEnd(23)} ${'rg lines h/r'.padEnd(12)} ${'rg -m3 h/r'.padEnd(12)} ${'rg files h/r'.padEnd(12)} ${'rg top5'.padEnd(7)}`,
     ...rows.map(
       (r) =>
-        `${r.name.padEnd(14)} ${String(r.fathom.tasks).padStart(3)}  ${`${f(r.fathom.hit)} / ${f(r.fathom.recall)} / ${f(r.fathom.top5)}`.padEnd(23)} ${`${f(r.before.hit)} / ${f(r.before.recall)} / ${f(r.before.top5)}`.padEnd(23)} ${`${f(r.ripgrep.hit)}/${f(r.ripgrep.recall)}`.padEnd(12)} ${`${f(r.ripgrepCapped.hit)}/${f(r.ripgrepCapped.recall)}`.padEnd(12)} ${`${f(r.ripgrepFiles.hit)}/${f(r.ripgrepFiles.recall)}`.padEnd(12)} ${f(r.ripgrep.top5)}`,
+        `${r.name.padEnd(20)} ${String(r.fathom.tasks).padStart(3)}  ${`${f(r.fathom.hit)} / ${f(r.fathom.recall)} / ${f(r.fathom.top5)}`.padEnd(23)} ${r.base ? `${`${f(r.base.hit)} / ${f(r.base.recall)} / ${f(r.base.top5)}`.padEnd(23)} ` : ''}${`${f(r.before.hit)} / ${f(r.before.recall)} / ${f(r.before.top5)}`.padEnd(23)} ${`${f(r.ripgrep.hit)}/${f(r.ripgrep.recall)}`.padEnd(12)} ${`${f(r.ripgrepCapped.hit)}/${f(r.ripgrepCapped.recall)}`.padEnd(12)} ${`${f(r.ripgrepFiles.hit)}/${f(r.ripgrepFiles.recall)}`.padEnd(12)} ${f(r.ripgrep.top5)}`,
     ),
   ];
   if (proto) {

@@ -40,14 +40,17 @@ export function activate(context: vscode.ExtensionContext): void {
   const statusBar = new StatusBar('fathom.statusMenu');
   const view = new SearchViewProvider(context.extensionUri, (m) => log.warn(m), (what, fn) => timings.timed(what, fn));
   const prompt: ModelPrompt = new ModelPrompt(context.globalState, () => index, log);
+  const storeRoot = path.join((context.storageUri ?? vscode.Uri.joinPath(context.globalStorageUri, 'no-workspace')).fsPath, 'index');
+  const cacheDir = path.join(context.globalStorageUri.fsPath, 'models');
+  const bundledModelPath = bundledModel(context.extensionPath);
   const index: WorkspaceIndex = new WorkspaceIndex({
     client: c,
     log,
     tracker,
     timings,
-    storeRoot: path.join((context.storageUri ?? vscode.Uri.joinPath(context.globalStorageUri, 'no-workspace')).fsPath, 'index'),
-    cacheDir: path.join(context.globalStorageUri.fsPath, 'models'),
-    bundledModelPath: bundledModel(context.extensionPath),
+    storeRoot,
+    cacheDir,
+    bundledModelPath,
     modelChoice: () => prompt.choice,
     onModelState: (advice) => prompt.onModelState(advice),
   });
@@ -144,7 +147,7 @@ export function activate(context: vscode.ExtensionContext): void {
     command('fathom.chunkActiveFile', () => chunkActiveFile(c, log)),
     registerI18n({ client: c, folderOf: (u) => index.folderOf(u), log, command }),
     registerI18nDiagnostics({ client: c, folderOf: (u) => index.folderOf(u), log, command }),
-    registerLanguageModelTools({ client: c, roots: () => index.roots, log, extension: context, onFoldersChanged: vscode.workspace.onDidChangeWorkspaceFolders }),
+    registerLanguageModelTools({ client: c, roots: () => index.roots, log, extension: context, onFoldersChanged: vscode.workspace.onDidChangeWorkspaceFolders, storeRoot, modelPath: bundledModelPath, modelCache: cacheDir }),
     { dispose: () => void client?.dispose() },
   );
   log.info(`activate took ${timings.sinceActivation().toFixed(1)} ms`);

@@ -8,8 +8,8 @@
  * MCP server definition too, so MCP clients inside the editor find `fathom mcp` on the open
  * folders. Feature-detected: on older editors (code-server 1.100 here) it is skipped and logged.
  */
-import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { mcpDefinitionSupported, mcpServerLaunch } from '../mcp/launch';
 import type { IndexClient } from '../service/client';
 import { errText } from '../util/errors';
 
@@ -20,6 +20,11 @@ export interface LmToolsDeps {
   extension: vscode.ExtensionContext;
   /** Fires when the folders change (the MCP definition follows). */
   onFoldersChanged: vscode.Event<unknown>;
+  /** Where the extension keeps its indexes (the MCP server's index of one folder goes there too). */
+  storeRoot?: string;
+  /** The model folder bundled with the extension, if any; and the editor's model cache. */
+  modelPath?: string;
+  modelCache?: string;
 }
 
 interface ToolContribution {
@@ -92,26 +97,20 @@ type McpStdioCtor = new (label: string, command: string, args?: string[], env?: 
 function registerMcpDefinition(deps: LmToolsDeps): vscode.Disposable {
   const api = vscode.lm as unknown as McpApi;
   const Stdio = (vscode as unknown as { McpStdioServerDefinition?: McpStdioCtor }).McpStdioServerDefinition;
-  // 1.100 has an early form of this API that wants another package.json contribution and
-  // throws without it: only the stable API of 1.101+ is used
-  const [major, minor] = vscode.version.split('.').map(Number);
-  if (typeof api.registerMcpServerDefinitionProvider !== 'function' || typeof Stdio !== 'function' || major < 1 || (major === 1 && minor < 101)) {
+  if (!mcpDefinitionSupported(vscode.version, api.registerMcpServerDefinitionProvider, Stdio) || !api.registerMcpServerDefinitionProvider || !Stdio) {
     deps.log.info(`MCP server definition: needs VS Code 1.101 or later (this is ${vscode.version}), not offered`);
     return new vscode.Disposable(() => undefined);
   }
   const changed = new vscode.EventEmitter<void>();
   const sub = deps.onFoldersChanged(() => changed.fire());
-  const cli = path.join(deps.extension.extensionPath, 'dist', 'cli.js');
   const version = String((deps.extension.extension.packageJSON as { version?: string }).version ?? '');
   let reg: vscode.Disposable;
   try {
     reg = api.registerMcpServerDefinitionProvider('fathom.mcp', {
       onDidChangeMcpServerDefinitions: changed.event,
       provideMcpServerDefinitions: () => {
-        const roots = deps.roots();
-        if (!roots.length) return [];
-        // the editor's own runtime runs the CLI as plain Node
-        return [new Stdio('Fathom', process.execPath, [cli, 'mcp', ...roots.flatMap((r) => ['--dir', r])], { ELECTRON_RUN_AS_NODE: '1' }, version)];
+        const launch = mcpServerLaunch({ extensionPath: deps.extension.extensionPath, roots: deps.roots(), execPath: process.execPath, storeRoot: deps.storeRoot, modelPath: deps.modelPath, modelCache: deps.modelCache });
+        return launch ? [new Stdio('Fathom', launch.command, launch.args, launch.env, version)] : [];
       },
     });
   } catch (err) {

@@ -54,9 +54,33 @@ export interface AgentQuery {
   text: string;
   /** Lowercased terms (and their s-stems) to match against path terms, with their weight. */
   pathTerms: Map<string, number>;
+  /**
+   * Tokens written like a file or folder name (`docker.service`, `setup.cfg`, `<stdint.h>`,
+   * `pkg/signal`, `cli/command:`), lowercased: a file of that name, or under that folder, is a
+   * place the task names outright.
+   */
+  fileNames: string[];
+  /** The task is about tests (`Skip network tests`, `skip_flaky_test`): test files are its places. */
+  aboutTests: boolean;
+  /** The task is about dependencies (`Remove run-time dependency on cffi`, `Upgrade to pyo3 0.16`): manifests are among its places. */
+  aboutDependencies: boolean;
 }
 
 const MAX_IDENTIFIERS = 6;
+const MAX_FILE_NAMES = 4;
+/** Words of a task about tests (on their own or as parts of an identifier). */
+const TEST_WORDS = new Set(['test', 'tests', 'testing', 'testsuite', 'unittest', 'unittests', 'spec', 'specs']);
+/** Words of a task about what a project depends on. */
+const DEPENDENCY_WORDS = new Set(['dependency', 'dependencies', 'depend', 'depends', 'dep', 'deps', 'requirement', 'requirements', 'upgrade', 'upgrades', 'downgrade', 'bump', 'pin', 'unpin']);
+
+/** A token written like a file name (`a.ext`, ext with a letter) or a relative folder/file path (`a/b`). */
+function fileNameOf(tok: string): string | undefined {
+  const t = tok.replace(/[:,;]+$/, '').replace(/^\.\//, '').toLowerCase();
+  if (t.length < 3 || /^[a-z]+:\/\//.test(t)) return undefined;
+  if (/^[\w.-]+(?:\/[\w.-]+)+\/?$/.test(t) && /[a-z]/.test(t)) return t.replace(/\/$/, '');
+  if (/^[\w-]+(?:\.[\w-]+)*\.[a-z][a-z0-9]{0,9}$/.test(t) && !/^[\d.]+$/.test(t)) return t;
+  return undefined;
+}
 /** Path weight of a camel-case part of an identifier, relative to a word's. */
 export const PART_WEIGHT = 0.5;
 
@@ -67,11 +91,14 @@ export function analyzeQuery(query: string): AgentQuery {
   const identifiers: string[] = [];
   const seenW = new Set<string>();
   const seenI = new Set<string>();
+  const fileNames: string[] = [];
   for (let tok of tokens) {
     if (/^(?:https?|ftp):\/\//i.test(tok)) continue; // a link: its words are a host's
     if (/^\(?#\d+\)?[.,:;]?$/.test(tok) || /^CVE-\d{4}-\d+/i.test(tok)) continue; // tracker references
     const quoted = /^[`'"].*[`'"][.,:;)]*$/.test(tok) && tok.length > 2;
     tok = tok.replace(/^[`'"([{<]+|[`'">\]}),.:;!?]+$/g, '');
+    const fileName = /[(]/.test(tok) ? undefined : fileNameOf(tok);
+    if (fileName && !fileNames.includes(fileName) && fileNames.length < MAX_FILE_NAMES) fileNames.push(fileName);
     const called = /\([^)]*\)?$/.test(tok);
     tok = tok.replace(/\(.*$/, '');
     if (!tok) continue;
@@ -105,5 +132,7 @@ export function analyzeQuery(query: string): AgentQuery {
       for (const part of terms(seg)) put(part, PART_WEIGHT);
     }
   }
-  return { raw, passThrough, words, identifiers, text, pathTerms: pt };
+  const allTerms = new Set([...words, ...identifiers.flatMap((id) => terms(id))].map((t) => t.toLowerCase()));
+  const has = (set: Set<string>) => [...allTerms].some((t) => set.has(t));
+  return { raw, passThrough, words, identifiers, text, pathTerms: pt, fileNames, aboutTests: has(TEST_WORDS), aboutDependencies: has(DEPENDENCY_WORDS) };
 }

@@ -11,6 +11,15 @@
  * - path terms: a query term that is (a part of) a file's path — `archive` for
  *   django/utils/archive.py — scores by how rare it is among the folder's paths (idf), and can
  *   bring in a file that no chunk ranking reached.
+ * - file names: a query token written like a file name (`docker.service`) or a folder path
+ *   (`pkg/signal`) brings in the files of that name or under that folder;
+ * - what kind of file it is (`filePrior`): for a task sentence, a change log, a translated copy
+ *   of a file (`man-pages/uk/man1/x.1` next to `man-pages/man1/x.1`) and the project's meta
+ *   files (issue templates, contributing guides) weigh less: a change is made in code, tests and
+ *   docs, and those files merely mention everything. A task about tests (`Skip network tests`)
+ *   weighs test files up;
+ * - a task about dependencies (`Remove run-time dependency on cffi`): the manifests (setup.cfg,
+ *   package.json, go.mod, Cargo.toml …) ranked on their own as well.
  * A file's score from one ranking adds its chunks' reciprocal ranks with a decay (the best
  * chunk counts whole, the next half, …), so a file with several good chunks beats a file with
  * one, but not a file with a much better one.
@@ -22,6 +31,7 @@ import type { Chunk } from '../chunkers/types';
 import type { FilterSpec } from '../index/fusion';
 import type { SearchHit, SearchMode } from '../index/engine';
 import { sStem, terms } from '../index/terms';
+import { isLocaleCode } from '../i18n/locale-code';
 import type { AgentQuery } from './agent-query';
 import type { AgentFolder } from './folder';
 
@@ -46,6 +56,16 @@ const IDENT_WEIGHT = 1;
 const PATH_WEIGHT = 0.6;
 /** Path bonus (in idf shares) below which a file no ranking reached is not brought in. */
 const MIN_PATH_ONLY = 0.1;
+/** A file the query names (`docker.service`) is worth this share of a rank-1 chunk; a file under a folder it names, `FOLDER_NAME_WEIGHT`. */
+const FILE_NAME_WEIGHT = 2;
+const FOLDER_NAME_WEIGHT = 0.5;
+/** Score factor of a change log, a translated copy, a project meta file (task sentences only). */
+const INCIDENTAL_FACTOR = 0.3;
+/** Score factor of a file that is not a test, when the task is about tests. */
+const NOT_TEST_FACTOR = 0.5;
+/** Weight of the ranking of manifests alone, when the task is about dependencies. */
+const MANIFEST_WEIGHT = 1;
+const MANIFEST_GLOBS = ['package.json', 'setup.py', 'setup.cfg', 'pyproject.toml', 'requirements*.txt', 'Pipfile', 'go.mod', 'Cargo.toml', 'pom.xml', 'build.gradle', 'build.gradle.kts', 'Gemfile', '*.gemspec', 'composer.json', '*.csproj'];
 /** Files ranked at most (the deepest a cursor pages). */
 export const MAX_FILES = 500;
 
@@ -99,15 +119,23 @@ export async function rankFiles(folder: AgentFolder, q: AgentQuery, options: { m
   if (!q.passThrough) {
     for (const id of q.identifiers) addRanking(await folder.search(id, { k: IDENT_DEPTH, mode, filters, diversify: false }), IDENT_WEIGHT / Math.max(1, q.identifiers.length / 2), SHORT_RANK_K);
   }
+  // a filter's verdict on a file is the engine's: only its hits pass
+  const filtered = !!(filters.pathGlob || filters.language?.length || filters.kind?.length);
+  // a task about dependencies: the manifests, ranked on their own
+  if (q.aboutDependencies && !filtered) addRanking(await folder.search(text, { k: IDENT_DEPTH, mode, filters: { pathGlob: MANIFEST_GLOBS }, diversify: false }), MANIFEST_WEIGHT, SHORT_RANK_K);
   // path terms, weighted by their rarity among the folder's paths
   const paths = folder.paths?.();
-  if (paths && q.pathTerms.size) {
+  const all = new Set<string>();
+  if (paths && (q.pathTerms.size || q.fileNames.length || !q.passThrough)) {
     const wanted = q.pathTerms;
     const df = new Map<string, number>();
     const matched: Array<[string, string[]]> = [];
     let n = 0;
     for (const p of paths) {
       n++;
+      all.add(p);
+      const named = q.fileNames.length ? nameMatch(p, q.fileNames) : 0;
+      if (named && (!filtered || byFile.has(p))) entry(p).score += named * U;
       const mine = pathTermsOf(p).filter((t) => wanted.has(t));
       if (!mine.length) continue;
       matched.push([p, mine]);
@@ -116,20 +144,20 @@ export async function rankFiles(folder: AgentFolder, q: AgentQuery, options: { m
     const maxIdf = Math.log(1 + n);
     // in units of a sentence's rank-1 chunk, whatever the query's K
     const unit = PATH_WEIGHT * U;
-    const filtered = !!(filters.pathGlob || filters.language?.length || filters.kind?.length);
     for (const [p, mine] of matched) {
       // s-stems of a term are the same concept: count a term and its stem once
       const concepts = new Set(mine.map(sStem));
       let bonus = 0;
       for (const c of concepts) bonus += ((wanted.get(c) ?? 0) * Math.log(1 + n / (df.get(c) ?? n))) / maxIdf;
       const e = byFile.get(p);
-      if (!e && filtered) continue; // a filter's verdict on a file is the engine's: only its hits pass
+      if (!e && filtered) continue;
       if (!e && bonus < MIN_PATH_ONLY) continue; // a word most paths hold brings no file in
       const x = e ?? entry(p);
       x.score += unit * bonus;
       x.pathTerms = [...concepts];
     }
   }
+  for (const [p, e] of byFile) e.score *= filePrior(p, q, all);
   const sorted = [...byFile].sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : 1));
   const out: RankedFile[] = [];
   for (const [p, e] of sorted) {
@@ -145,6 +173,55 @@ export async function rankFiles(folder: AgentFolder, q: AgentQuery, options: { m
     out.push({ path: p, score: e.score, hits, pathTerms: e.pathTerms });
   }
   return out;
+}
+
+/** How strongly `p` is named by the query's file names: a file of that name, or under that folder. */
+function nameMatch(p: string, names: string[]): number {
+  const lower = p.toLowerCase();
+  const base = lower.slice(lower.lastIndexOf('/') + 1);
+  let best = 0;
+  for (const n of names) {
+    if (base === n || lower === n || lower.endsWith(`/${n}`)) return FILE_NAME_WEIGHT;
+    if (n.includes('/') && (lower.startsWith(`${n}/`) || lower.includes(`/${n}/`))) best = FOLDER_NAME_WEIGHT;
+  }
+  return best;
+}
+
+const CHANGE_LOG = /^(?:change[-_]?log|changes|news|history|whats[-_]?new|release[-_]?notes)(?:\.[a-z]+)?$/i;
+const META = /(?:^|\/)(?:\.github\/|contributing(?:\.[a-z]+)?$|code[-_]of[-_]conduct(?:\.[a-z]+)?$|security\.md$|authors(?:\.[a-z]+)?$|contributors(?:\.[a-z]+)?$)/i;
+const TEST_DIR = /^(?:tests?|__tests__|testsuite|testing|spec|specs|e2e|integration-tests?)$/i;
+const TEST_FILE = /(?:^test_|_test\.|[._-](?:test|spec)s?\.[a-z]+$|^tests?\.[a-z]+$|Tests?\.[a-z]+$)/;
+
+/** A test file: under a test folder or named like one (`test_x.py`, `x_test.go`, `x.spec.ts`, `XTest.java`). */
+export function isTestPath(p: string): boolean {
+  const parts = p.split('/');
+  const base = parts.pop() ?? '';
+  return parts.some((d) => TEST_DIR.test(d)) || TEST_FILE.test(base);
+}
+
+/**
+ * A translated copy: a folder of the path is a locale other than English (`uk`, `pt_BR`) and
+ * the same path exists with another locale there, or without that folder.
+ */
+function isTranslatedCopy(p: string, all: Set<string>): boolean {
+  const parts = p.split('/');
+  for (let i = 0; i < parts.length - 1; i++) {
+    const seg = parts[i];
+    if (seg.length > 12 || /^en$/i.test(seg) || !isLocaleCode(seg)) continue;
+    const without = [...parts.slice(0, i), ...parts.slice(i + 1)].join('/');
+    if (all.has(without) || all.has([...parts.slice(0, i), 'en', ...parts.slice(i + 1)].join('/'))) return true;
+  }
+  return false;
+}
+
+/** The weight of a file by its kind, for this query (1: no opinion). */
+export function filePrior(p: string, q: AgentQuery, all: Set<string>): number {
+  let f = 1;
+  if (q.aboutTests && !isTestPath(p)) f *= NOT_TEST_FACTOR;
+  if (q.passThrough) return f; // a short query says what it wants, a change log included
+  const base = p.slice(p.lastIndexOf('/') + 1);
+  if (CHANGE_LOG.test(base) || META.test(p) || isTranslatedCopy(p, all)) f *= INCIDENTAL_FACTOR;
+  return f;
 }
 
 interface TermWeights {

@@ -6,7 +6,7 @@ import { strict as assert } from 'node:assert';
 import type { Chunk } from '../../src/chunkers/types';
 import type { SearchHit, SearchOptions } from '../../src/index/engine';
 import { analyzeQuery } from '../../src/mcp/agent-query';
-import { bestLines, rankFiles } from '../../src/mcp/file-rank';
+import { bestLines, filePrior, isTestPath, rankFiles } from '../../src/mcp/file-rank';
 import type { AgentFolder } from '../../src/mcp/folder';
 
 function chunk(path: string, line: number, text: string, symbol?: string): Chunk {
@@ -35,7 +35,8 @@ function fakeFolder(rankings: Record<string, Chunk[]>, paths: string[]): AgentFo
     asked,
     async search(query: string, options: SearchOptions): Promise<SearchHit[]> {
       asked.push(query);
-      return (rankings[query] ?? []).slice(0, options.k).map((c, i) => ({ chunk: c, docId: all.indexOf(c), score: 1 / (60 + i + 1), why: { keyword: i + 1, fused: 1 / (60 + i + 1) } }));
+      // a search restricted to paths answers from its own ranking ("<query> @glob")
+      return (rankings[options.filters?.pathGlob ? `${query} @glob` : query] ?? []).slice(0, options.k).map((c, i) => ({ chunk: c, docId: all.indexOf(c), score: 1 / (60 + i + 1), why: { keyword: i + 1, fused: 1 / (60 + i + 1) } }));
     },
     async similar() {
       return [];
@@ -132,6 +133,67 @@ describe('file ranking for agents', () => {
     // with a filter, only the engine decides which files pass
     const filtered = await rankFiles(f, analyzeQuery('Fixed potential directory traversal via archive extract'), { mode: 'keyword', filters: { language: ['python'] } });
     assert.ok(!filtered.some((x) => x.path === 'django/utils/archive.py'));
+  });
+
+  it('file names: a token written like a file or folder name; tests and dependencies as what the task is about', () => {
+    const q = analyzeQuery('Order docker.service after containerd.service in <stdint.h> and cli/command: (see 3.9 and Query.get())');
+    assert.deepEqual(q.fileNames, ['docker.service', 'containerd.service', 'stdint.h', 'cli/command']);
+    assert.equal(q.aboutTests, false);
+    assert.equal(analyzeQuery('Skip some pkg/signal linux tests').aboutTests, true);
+    assert.equal(analyzeQuery('skip_network_tests').aboutTests, true, 'a part of an identifier counts');
+    assert.equal(analyzeQuery('Disable the contest mode of the runner').aboutTests, false, 'a word, not a substring');
+    assert.equal(analyzeQuery('Remove run-time dependency on cffi').aboutDependencies, true);
+    assert.equal(analyzeQuery('Remove the cffi backend from the loader').aboutDependencies, false);
+    assert.deepEqual(analyzeQuery('see https://bugs.debian.org/x.html for 1.2.3').fileNames, [], 'links and versions are not file names');
+  });
+
+  it('a file the query names comes first though no chunk of it ranked; a folder it names lifts its files', async () => {
+    const paths = ['engine/contrib/init/systemd/docker.service', 'engine/daemon/service.go', 'cli/cli/command/image/build_test.go', 'cli/cli/command/image/build.go', 'engine/integration/build_test.go'];
+    const svc = chunk('engine/daemon/service.go', 1, 'x');
+    const f = fakeFolder({ 'docker.service containerd.service order': [svc] }, paths);
+    const files = await rankFiles(f, analyzeQuery('Order docker.service after containerd.service'), { mode: 'keyword', filters: {} });
+    assert.equal(files[0].path, 'engine/contrib/init/systemd/docker.service', files.map((x) => x.path).join(' '));
+    const other = chunk('engine/integration/build_test.go', 1, 'x');
+    const g = fakeFolder({ 'cli/command skip network tests': [other] }, paths);
+    const ranked = (await rankFiles(g, analyzeQuery('cli/command: Skip network tests'), { mode: 'keyword', filters: {} })).map((x) => x.path);
+    assert.equal(ranked[0], 'cli/cli/command/image/build_test.go', 'under the folder named, and a test');
+    // with a filter, a named file the engine did not pass stays out
+    const filtered = await rankFiles(f, analyzeQuery('Order docker.service after containerd.service'), { mode: 'keyword', filters: { language: ['go'] } });
+    assert.ok(!filtered.some((x) => x.path.endsWith('docker.service')));
+  });
+
+  it('a change log, a translated copy and an issue template fall behind the code a task sentence is about', async () => {
+    const paths = ['CHANGELOG.md', 'man-pages/man1/server.1', 'man-pages/uk/man1/server.1', '.github/ISSUE_TEMPLATE/BUG.md', 'srv/opts.py', 'es/index.js', 'es/util.js'];
+    const ranking = ['CHANGELOG.md', 'man-pages/uk/man1/server.1', '.github/ISSUE_TEMPLATE/BUG.md', 'man-pages/man1/server.1', 'srv/opts.py'].map((p) => chunk(p, 1, 'x'));
+    const q = analyzeQuery('Use IPv6 address for content server default value');
+    const f = fakeFolder({ [q.text]: ranking }, paths);
+    const files = (await rankFiles(f, q, { mode: 'keyword', filters: {} })).map((x) => x.path);
+    assert.deepEqual(files.slice(0, 2), ['man-pages/man1/server.1', 'srv/opts.py'], files.join(' '));
+    const all = new Set(paths);
+    assert.equal(filePrior('man-pages/uk/man1/server.1', q, all), filePrior('CHANGELOG.md', q, all));
+    assert.equal(filePrior('es/index.js', q, all), 1, 'a folder named like a locale with no copy elsewhere is no translation');
+    // a short query asks for what it says: a change log too
+    assert.equal(filePrior('CHANGELOG.md', analyzeQuery('changelog'), all), 1);
+  });
+
+  it('a task about dependencies ranks the manifests on their own too', async () => {
+    const paths = ['setup.cfg', 'src/_cffi_src/a.py', 'src/_cffi_src/b.py', 'src/x.py'];
+    const code = ['src/_cffi_src/a.py', 'src/_cffi_src/b.py', 'src/x.py'].map((p) => chunk(p, 1, 'x'));
+    const q = analyzeQuery('Remove run-time dependency on cffi');
+    const f = fakeFolder({ [q.text]: code, [`${q.text} @glob`]: [chunk('setup.cfg', 1, 'cffi>=1.12')] }, paths);
+    const files = (await rankFiles(f, q, { mode: 'keyword', filters: {} })).map((x) => x.path);
+    assert.ok(files.indexOf('setup.cfg') >= 0 && files.indexOf('setup.cfg') < 3, files.join(' '));
+    const other = analyzeQuery('Remove the run-time loader of cffi');
+    const g = fakeFolder({ [other.text]: code, [`${other.text} @glob`]: [chunk('setup.cfg', 1, 'cffi>=1.12')] }, paths);
+    assert.ok(!(await rankFiles(g, other, { mode: 'keyword', filters: {} })).some((x) => x.path === 'setup.cfg'), 'no manifests asked for otherwise');
+  });
+
+  it('a task about tests weighs test files up', () => {
+    for (const p of ['tests/test_html.py', 'lib/fs/basicfs_watch_test.go', 'src/a.spec.ts', 'test/parallel/x.js', 'src/FooTest.java']) assert.ok(isTestPath(p), p);
+    for (const p of ['src/contest.py', 'lib/testament/x.go', 'src/attest.js']) assert.ok(!isTestPath(p), p);
+    const q = analyzeQuery('Skip flaky watch tests on slow machines');
+    const all = new Set<string>();
+    assert.ok(filePrior('lib/fs/basicfs_watch.go', q, all) < filePrior('lib/fs/basicfs_watch_test.go', q, all));
   });
 
   it('bestLines: the lines with the most query terms (identifiers weigh more), in line order', () => {
