@@ -159,23 +159,52 @@ function containsWord(hay: string, needle: string): boolean {
   return false;
 }
 
+/** How deep in the keyword ranking the phrase and shown-value tiers look (`phraseFirst`): BM25's own candidate count. */
+export const PHRASE_DEPTH = 200;
+
+/** A displayed string as compared with a query: placeholders (`{0}`, `{name}`, `{{n}}`, `%s`, `%1$d`) out, spaces collapsed, lower case. */
+export function shownForm(s: string): string {
+  return s
+    .replace(/\{\{[^{}]{0,40}\}\}|\{[^{}]{0,40}\}|%(?:\d+\$)?[sdif@]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toLowerCase();
+}
+
 /**
  * A query of several words that a chunk contains as written ranks that chunk first (see
- * `Engine.phraseFirst`); `textOf` gives a result's text. Shared with the team index (pgstore.ts).
+ * `Engine.phraseFirst`); `textOf` gives a result's text. `shownOf`, when given, gives the
+ * strings a chunk displays (the source-locale values of the i18n keys it uses, one a line):
+ * a chunk that displays the query as one whole value (`Confirm`, `Go to page {0}` for
+ * "Go to page") ranks first too, for a query of one word as well: the words a user sees on
+ * screen find the component that shows them, not a namesake that only mentions the word.
+ * Shared with the team index (pgstore.ts).
  */
-export function phraseFirst(query: string, ids: number[], textOf: (id: number) => string | undefined): number[] {
+export function phraseFirst(query: string, ids: number[], textOf: (id: number) => string | undefined, shownOf?: (id: number) => string | undefined): number[] {
   const phrase = query.trim().replace(/\s+/g, ' ');
-  if (!/\s/.test(phrase) || phrase.length > 200 || ids.length < 2) return ids;
+  if (phrase.length > 200 || ids.length < 2) return ids;
+  const several = /\s/.test(phrase);
+  const want = shownOf ? shownForm(phrase) : '';
+  if (!several && !want) return ids;
   const lower = phrase.toLowerCase();
   const tiers: number[][] = [[], [], []];
   for (const id of ids) {
+    const shown = want ? shownOf!(id) : undefined;
+    if (shown && shown.split('\n').some((line) => shownForm(line) === want)) {
+      tiers[0].push(id);
+      continue;
+    }
+    if (!several) {
+      tiers[2].push(id);
+      continue;
+    }
     const text = textOf(id);
     if (!text) {
       tiers[2].push(id);
       continue;
     }
     const flat = text.includes('\n') || text.includes('  ') || text.includes('\t') ? text.replace(/\s+/g, ' ') : text;
-    tiers[containsWord(flat, phrase) ? 0 : containsWord(flat.toLowerCase(), lower) ? 1 : 2].push(id);
+    tiers[containsWord(flat, phrase) ? 0 : containsWord(flat.toLowerCase(), lower) || (shown !== undefined && containsWord(shown.replace(/\s+/g, ' ').toLowerCase(), lower)) ? 1 : 2].push(id);
   }
   return tiers[0].length || tiers[1].length ? tiers.flat() : ids;
 }
@@ -212,6 +241,12 @@ export function withoutTwinCodeBlocks(chunks: Chunk[]): Chunk[] {
   return chunks
     .filter((c) => !dropped.has(c.id))
     .map((c) => (c.links?.codeBlocks?.some((id) => dropped.has(id)) ? { ...c, links: { ...c.links, codeBlocks: c.links.codeBlocks.filter((id) => !dropped.has(id)) } } : c));
+}
+
+/** The i18n text a chunk displays (see `I18N_TEXT_META`), if any. */
+export function shownText(c: { meta?: Record<string, unknown> } | undefined): string | undefined {
+  const v = c?.meta?.[I18N_TEXT_META];
+  return typeof v === 'string' ? v : undefined;
 }
 
 export const hashText = (s: string | Uint8Array): string => createHash('sha1').update(s).digest('hex');
@@ -718,7 +753,12 @@ export class Engine {
     const mode = options.mode ?? 'hybrid';
     const depth = Math.max(50, k * 5);
     const lists: Array<{ name: 'keyword' | 'dense'; ids: number[] }> = [];
-    if (mode !== 'dense') lists.push({ name: 'keyword', ids: this.phraseFirst(q, this.keyword.search(q, { k: depth, filter }).map((h) => h.docId)) });
+    if (mode !== 'dense') {
+      // the phrase and shown-value tiers look deeper than the list fused: a chunk that displays
+      // the query ("Confirm") can rank low on BM25 among chunks that use the word in code
+      const ids = this.keyword.search(q, { k: Math.max(depth, PHRASE_DEPTH), filter }).map((h) => h.docId);
+      lists.push({ name: 'keyword', ids: this.phraseFirst(q, ids).slice(0, depth) });
+    }
     if (mode !== 'keyword' && this.embedder && this.vectors && this.vectors.count) {
       const [qv] = await this.embedder.embed([q], undefined, { urgent: true });
       lists.push({ name: 'dense', ids: (await this.denseTop(qv, depth, filter)).map((h) => h.docId) });
@@ -755,7 +795,7 @@ export class Engine {
    * from "Antigua" once accents are folded. Measured by `fathom eval` (i18n route).
    */
   private phraseFirst(query: string, ids: number[]): number[] {
-    return phraseFirst(query, ids, (id) => this.chunks.text(id));
+    return phraseFirst(query, ids, (id) => this.chunks.text(id), (id) => shownText(this.chunks.head(id)));
   }
 
   /** Exact dense top-k: the embedder's BLAS kernel when it has one (and it works), else the JS scan. */

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { diversify, type Ranked } from '../../src/index/diversify';
 import { chunkFile, resolveOptions } from '../../src/chunkers/index';
-import { Engine, withoutTwinCodeBlocks } from '../../src/index/engine';
+import { Engine, phraseFirst, shownForm, withoutTwinCodeBlocks } from '../../src/index/engine';
 import { i18nFeed, sourceLocale } from '../../src/index/i18n-feed';
 import { KeywordIndex } from '../../src/index/keyword';
 import { I18nIndex } from '../../src/i18n/index';
@@ -213,6 +213,40 @@ describe('i18n text searchable with the code that uses the key', () => {
     assert.equal(sourceLocale(m(['de', 'en-US', 'fr'])), 'en-US');
     assert.equal(sourceLocale(m(['de', 'en', 'en-GB'])), 'en');
     assert.equal(sourceLocale(new Map([['a', [{ locale: 'de' }, { locale: 'fr' }]], ['b', [{ locale: 'fr' }]]])), 'fr');
+  });
+});
+
+describe('the words on screen: a chunk that displays the query as one whole value', () => {
+  it('phraseFirst: a shown value equal to the query (placeholders, case and spaces aside) is the first tier, one word too', () => {
+    const shown: Record<number, string> = { 3: 'Cancel\nConfirm', 4: 'Go to page {0}', 5: 'Confirm the deletion' };
+    const text: Record<number, string> = { 1: 'const confirm = () => emit("confirm")', 2: 'function go(page) {}', 3: 'render()', 4: 'render()', 5: 'render()' };
+    const order = (q: string) => phraseFirst(q, [1, 2, 3, 4, 5], (id) => text[id], (id) => shown[id]);
+    assert.deepEqual(order('Confirm'), [3, 1, 2, 4, 5], 'the chunk displaying "Confirm" first; a value merely holding the word is no whole value');
+    assert.deepEqual(order('go to  Page'), [4, 1, 2, 3, 5]);
+    assert.deepEqual(order('confirm the deletion'), [5, 1, 2, 3, 4]);
+    assert.deepEqual(phraseFirst('Confirm', [1, 2, 3], (id) => text[id]), [1, 2, 3], 'without displayed strings a one-word query keeps its order');
+    assert.equal(shownForm(' {count} items  selected %s '), 'items selected');
+  });
+
+  it('a component that displays a one-word label is found even when many chunks use the word in code', async () => {
+    const files: Record<string, string> = {
+      'src/locales/en.json': '{"table": {"confirm": "Confirm", "reset": "Reset"}}',
+      'src/locales/de.json': '{"table": {"confirm": "Bestätigen", "reset": "Zurücksetzen"}}',
+      'src/components/FilterPanel.vue': "<template>\n  <div class=\"panel\">\n    <button @click=\"apply\">{{ $t('table.confirm') }}</button>\n    <button @click=\"clear\">{{ $t('table.reset') }}</button>\n  </div>\n</template>\n",
+    };
+    // sixty chunks that say "confirm" in code, several times each, with it in their names
+    for (let i = 0; i < 60; i++) files[`src/dialogs/confirm${i}.js`] = `export function confirmDialog${i}(confirm) {\n  const confirmed = confirm(${i});\n  return confirm && confirmed;\n}\n`;
+    const engine = new Engine({ noEmbedderReason: 'test' });
+    const index = new I18nIndex();
+    for (const [rel, t] of Object.entries(files)) {
+      engine.updateFile(rel, bytes(t), stat);
+      index.setFile(rel, t);
+    }
+    const before = await engine.search('Confirm', { mode: 'keyword', k: 10 });
+    assert.ok(!before.some((h) => h.chunk.path === 'src/components/FilterPanel.vue'), 'without the feed the template holds no word of it');
+    engine.setI18n(i18nFeed(index));
+    const hits = await engine.search('Confirm', { mode: 'keyword', k: 10 });
+    assert.equal(hits[0]?.chunk.path, 'src/components/FilterPanel.vue', hits.map((h) => h.chunk.path).join(', '));
   });
 });
 
