@@ -220,11 +220,13 @@ describe('the words on screen: a chunk that displays the query as one whole valu
   it('phraseFirst: a shown value equal to the query (placeholders, case and spaces aside) is the first tier, one word too', () => {
     const shown: Record<number, string> = { 3: 'Cancel\nConfirm', 4: 'Go to page {0}', 5: 'Confirm the deletion' };
     const text: Record<number, string> = { 1: 'const confirm = () => emit("confirm")', 2: 'function go(page) {}', 3: 'render()', 4: 'render()', 5: 'render()' };
-    const order = (q: string) => phraseFirst(q, [1, 2, 3, 4, 5], (id) => text[id], (id) => shown[id]);
+    const order = (q: string) => phraseFirst(q, [1, 2, 3, 4, 5], (id) => text[id], (id) => shown[id]?.split('\n').map(shownForm));
     assert.deepEqual(order('Confirm'), [3, 1, 2, 4, 5], 'the chunk displaying "Confirm" first; a value merely holding the word is no whole value');
     assert.deepEqual(order('go to  Page'), [4, 1, 2, 3, 5]);
     assert.deepEqual(order('confirm the deletion'), [5, 1, 2, 3, 4]);
     assert.deepEqual(phraseFirst('Confirm', [1, 2, 3], (id) => text[id]), [1, 2, 3], 'without displayed strings a one-word query keeps its order');
+    assert.deepEqual(phraseFirst('the deletion', [1, 2, 5], (id) => (id === 5 ? 'confirm the deletion' : text[id])), [5, 1, 2], 'a phrase in the text');
+    assert.deepEqual(phraseFirst('the deletion', [1, 2, 5], (id) => (id === 5 ? 'confirm the deletion' : text[id]), undefined, 2), [1, 2, 5], 'texts are read to textDepth only');
     assert.equal(shownForm(' {count} items  selected %s '), 'items selected');
   });
 
