@@ -4,7 +4,8 @@
  * with these three members (an `I18nIndex` has them).
  *
  * - `localeFiles`: locale files are folded and put after code for queries in words
- *   (diversify.ts).
+ *   (diversify.ts); a component with messages of its own (a Vue SFC's `<i18n>` block) is not
+ *   one: its message chunks are translations by their kind, its template and script are code.
  * - `textFor(chunk)`: the source-locale values of the i18n keys a code chunk uses, searchable
  *   with that chunk (not displayed): a template that renders `$t('user.sign_out')` holds no
  *   word of "Sign out", and now is found by it. A key is used when the i18n index found a usage
@@ -16,6 +17,13 @@ import type { Chunk } from '../chunkers/types';
 
 export interface I18nSource {
   readonly localeFiles: readonly string[];
+  /**
+   * The locale files that are components holding messages of their own (a Vue SFC's `<i18n>`
+   * block): their template and script are code — searchable with the text of the keys they
+   * use, put with the code — and only their message chunks (kind `i18n-section`) count as
+   * translations.
+   */
+  readonly componentFiles?: readonly string[];
   usagesIn(file: string): ReadonlyArray<{ key: string; namespace?: string; dynamic: boolean; range: { start: { offset: number }; end: { offset: number } } }>;
   keyValues(): Map<string, Array<{ locale: string; value: string }>>;
   /** Bumped by every change (an `I18nIndex` has it): the key texts are re-read when it moved. */
@@ -56,7 +64,8 @@ export function i18nFeed(source: I18nSource): I18nFeed {
   const fresh = () => {
     if (seen === source.revision) return;
     seen = source.revision;
-    localeFiles = new Set(source.localeFiles);
+    const components = new Set(source.componentFiles ?? []);
+    localeFiles = new Set(source.localeFiles.filter((f) => !components.has(f)));
     const all = source.keyValues();
     const src = sourceLocale(all);
     text = new Map();

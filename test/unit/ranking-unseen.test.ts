@@ -252,6 +252,31 @@ describe('the words on screen: a chunk that displays the query as one whole valu
   });
 });
 
+describe('a Vue component with messages of its own (<i18n> block)', () => {
+  it('is code, not a locale file: its template is found by the words it shows and ranks with the code', async () => {
+    const sfc =
+      '<template>\n  <button class="btn" @click="leave">{{ t(\'signOut\') }}</button>\n</template>\n' +
+      "<script setup>\nimport { useI18n } from 'vue-i18n'\nconst { t } = useI18n()\nfunction leave() {}\n</script>\n" +
+      '<i18n lang="json">\n{ "en": { "signOut": "Leave the workspace" }, "de": { "signOut": "Arbeitsbereich verlassen" } }\n</i18n>\n';
+    const engine = new Engine({ noEmbedderReason: 'test' });
+    const index = new I18nIndex();
+    for (const [rel, t] of Object.entries({ 'src/components/Logout.vue': sfc, 'src/other.js': 'export function workspace() { return "leave" }\n' })) {
+      engine.updateFile(rel, bytes(t), stat);
+      index.setFile(rel, t);
+    }
+    assert.deepEqual(index.componentFiles, ['src/components/Logout.vue']);
+    const feed = i18nFeed(index);
+    assert.ok(!feed.localeFiles.has('src/components/Logout.vue'));
+    engine.setI18n(feed);
+    const hits = await engine.search('Leave the workspace', { mode: 'keyword' });
+    assert.equal(hits[0].chunk.path, 'src/components/Logout.vue');
+    assert.equal(hits[0].chunk.kind, 'template', hits.map((h) => `${h.chunk.path} ${h.chunk.kind}`).join(', '));
+    const messages = engine.chunks.get(hits.find((h) => h.chunk.kind === 'i18n-section')!.docId)!;
+    assert.ok(engine.isLocaleChunk(messages), 'its messages still count as translations');
+    assert.ok(!engine.isLocaleChunk(hits[0].chunk), 'its template does not');
+  });
+});
+
 describe('Markdown code blocks indexed once', () => {
   it('a section piece that is only a code block and the code block chunk are one chunk', async () => {
     const para = Array.from({ length: 40 }, (_, i) => `word${i} of the introduction`).join(' ');
