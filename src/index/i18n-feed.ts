@@ -60,6 +60,8 @@ const LITERAL = /(['"`])(\$?[\w-]+(?:\.[\w$-]+)+)\1/g;
 export function i18nFeed(source: I18nSource): I18nFeed {
   let localeFiles = new Set<string>();
   let text = new Map<string, string>();
+  /** Namespaced keys by their path alone (see `fresh`). */
+  let bare = new Map<string, string>();
   let seen: number | undefined = NaN;
   const fresh = () => {
     if (seen === source.revision) return;
@@ -69,9 +71,19 @@ export function i18nFeed(source: I18nSource): I18nFeed {
     const all = source.keyValues();
     const src = sourceLocale(all);
     text = new Map();
+    bare = new Map();
     for (const [key, list] of all) {
       const v = list.find((x) => x.locale === src) ?? list[0];
-      if (v && v.value.trim()) text.set(key, v.value);
+      if (!v || !v.value.trim()) continue;
+      text.set(key, v.value);
+      // `ns:a.b` is also `a.b` for a usage that names no namespace (i18next's default
+      // `translation` namespace: `public/locales/en/translation.json` and `t('a.b')`)
+      const colon = key.indexOf(':');
+      if (colon > 0) {
+        const path = key.slice(colon + 1);
+        const ns = key.slice(0, colon);
+        if (!bare.has(path) || ns === 'translation') bare.set(path, v.value);
+      }
     }
   };
   fresh();
@@ -90,20 +102,21 @@ export function i18nFeed(source: I18nSource): I18nFeed {
         if (u.dynamic || u.range.start.offset < s || u.range.end.offset > e) continue;
         keys.add(u.namespace ? `${u.namespace}:${u.key}` : u.key);
       }
+      const valueOf = (k: string) => text.get(k) ?? (k.includes(':') ? undefined : bare.get(k));
       if (chunk.text.includes('.')) {
         for (const m of chunk.text.matchAll(LITERAL)) {
           const lit = m[2];
-          if (text.has(lit)) keys.add(lit);
+          if (valueOf(lit) !== undefined) keys.add(lit);
           else if (lit.startsWith('$')) {
             const rest = lit.slice(lit.indexOf('.') + 1);
-            if (text.has(rest)) keys.add(rest);
+            if (valueOf(rest) !== undefined) keys.add(rest);
           }
         }
       }
       const out: string[] = [];
       let len = 0;
       for (const k of keys) {
-        const v = text.get(k);
+        const v = valueOf(k);
         if (v === undefined || len + v.length > MAX_I18N_TEXT) continue;
         out.push(v);
         len += v.length + 1;

@@ -277,6 +277,27 @@ describe('a Vue component with messages of its own (<i18n> block)', () => {
   });
 });
 
+describe('i18next default namespace', () => {
+  it("a usage naming no namespace takes the text of the namespaced key (public/locales/en/translation.json and t('a.b'))", async () => {
+    const files: Record<string, string> = {
+      'public/locales/en/translation.json': '{"header": {"title": "Welcome back to the dashboard"}}',
+      'public/locales/de/translation.json': '{"header": {"title": "Willkommen zurück"}}',
+      'src/Header.jsx': "import { useTranslation } from 'react-i18next';\nexport function Header() {\n  const { t } = useTranslation();\n  return <h1 className=\"x\">{t('header.title')}</h1>;\n}\n",
+    };
+    const engine = new Engine({ noEmbedderReason: 'test' });
+    const index = new I18nIndex();
+    for (const [rel, t] of Object.entries(files)) {
+      engine.updateFile(rel, bytes(t), stat);
+      index.setFile(rel, t);
+    }
+    engine.setI18n(i18nFeed(index));
+    const hits = await engine.search('Welcome back to the dashboard', { mode: 'keyword' });
+    assert.equal(hits[0]?.chunk.path, 'src/Header.jsx', hits.map((h) => h.chunk.path).join(', '));
+    assert.equal(hits[0].chunk.meta?.i18nText, 'Welcome back to the dashboard');
+    assert.ok(hits.slice(0, 3).some((h) => h.chunk.path === 'public/locales/en/translation.json'), 'the locale file still comes up for its verbatim value');
+  });
+});
+
 describe('Markdown code blocks indexed once', () => {
   it('a section piece that is only a code block and the code block chunk are one chunk', async () => {
     const para = Array.from({ length: 40 }, (_, i) => `word${i} of the introduction`).join(' ');
