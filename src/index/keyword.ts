@@ -1205,9 +1205,15 @@ function readPostings(bytes: Uint8Array, D: number, V: number, P: number): BaseP
   return { terms: V, offsets, ids, live: new Uint8Array(D).fill(1), bytes };
 }
 
-/** `b`, or an 8-byte aligned copy of it (typed views need aligned memory; Buffers from a pool may not be). */
+/**
+ * `b`, or an 8-byte aligned copy of it (typed views need aligned memory; Buffers from a pool may
+ * not be). A copy into a fresh buffer: a Buffer's `slice` is a view at the same offset.
+ */
 function aligned(b: Uint8Array): Uint8Array {
-  return b.byteOffset % 8 === 0 ? b : b.slice();
+  if (b.byteOffset % 8 === 0) return b;
+  const copy = new Uint8Array(b.byteLength);
+  copy.set(b);
+  return copy;
 }
 
 /**
