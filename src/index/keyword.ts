@@ -46,6 +46,9 @@
  * postings out in two typed arrays (`BasePostings`: per term and slot, the internal ids in
  * insertion order — what FlexSearch would hold), read next to FlexSearch, which only holds the
  * documents added after the import. A removed imported document is dropped from them by a flag.
+ * A binary snapshot (`export({ binary: true })`, what the store keeps) carries those postings and
+ * the vocabulary as a term table (lexicon.ts): its import reads both in place and builds neither
+ * (at 1M chunks they were ~75% of a store's load).
  * (bench/flexsearch-order.ts, the benchmarks' baseline, first moves them into FlexSearch.)
  */
 import { Index } from 'flexsearch';
