@@ -183,7 +183,7 @@ describe('fault injection: the store and its lock', function () {
     const a = await indexed(dir, fakeEmbedder());
     saveStore(store, a);
     const m = JSON.parse(fs.readFileSync(path.join(store, 'manifest.json'), 'utf8')) as { files: Record<string, { name: string; bytes: number }> };
-    assert.deepEqual(Object.keys(m.files).sort(), ['catalog', 'chunks', 'keyword', 'keywordData', 'lexicon', 'postings', 'texts', 'vectors']);
+    assert.deepEqual(Object.keys(m.files).sort(), ['ann', 'catalog', 'chunks', 'keyword', 'keywordData', 'lexicon', 'postings', 'texts', 'vectors']);
     const damages: Array<[string, (file: string) => void]> = [
       ['truncated', (f) => fs.truncateSync(f, Math.max(0, fs.statSync(f).size - 1))],
       [
@@ -198,6 +198,8 @@ describe('fault injection: the store and its lock', function () {
       ['deleted', (f) => fs.rmSync(f)],
     ];
     for (const [key, e] of Object.entries(m.files)) {
+      // the dense index (empty here: too few vectors for one) is left out, not a rebuild: test/unit/ann.test.ts
+      if (key === 'ann') continue;
       const file = path.join(store, e.name);
       const good = fs.readFileSync(file);
       assert.ok(good.byteLength > 0, `${key} has data`);
