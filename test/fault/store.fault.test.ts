@@ -225,6 +225,14 @@ describe('fault injection: the store and its lock', function () {
     assert.match(r.err, /rebuilding the index: the stored index is damaged: keyword\.\d+\.bin is truncated/);
     assert.match(r.out, /zoom/);
     assert.doesNotMatch(fathom(['search', 'zoom', '--dir', dir, '--no-embed']).err, /rebuilding/);
+    // the stored postings likewise
+    const m3 = JSON.parse(fs.readFileSync(path.join(store, 'manifest.json'), 'utf8')) as { files: Record<string, { name: string }> };
+    fs.truncateSync(path.join(store, m3.files.postings.name), 8);
+    const r3 = fathom(['search', 'zoom', '--dir', dir, '--no-embed']);
+    assert.equal(r3.code, 0, r3.err);
+    assert.match(r3.err, /rebuilding the index: the stored index is damaged: postings\.\d+\.bin is truncated/);
+    assert.match(r3.out, /zoom/);
+    assert.doesNotMatch(fathom(['search', 'zoom', '--dir', dir, '--no-embed']).err, /rebuilding/);
   });
 
   it('stores of versions 3, 4 (chunks as JSON lines, sha1; 3 with the presence flags first) and 5 (no stored postings) load as they were, take edits, and are saved as version 6; version 2 is rebuilt with the reason', async () => {
