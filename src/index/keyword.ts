@@ -1013,6 +1013,9 @@ export class KeywordIndex {
       for (let t = 0; t < V; t++) this.df[t] = offsets[(t + 1) * RESOLUTION] - offsets[t * RESOLUTION];
     }
     this.reserve(D);
+    // the index is empty (cleared): document d gets internal id d; the arrays are made at their size
+    const records: Array<Uint32Array | undefined> = new Array(D);
+    const extOf: number[] = new Array(D);
 
     let o = 0;
     for (let d = 0; d < D; d++) {
@@ -1040,8 +1043,14 @@ export class KeywordIndex {
         }
         for (let j = HEADER; j < len; j += 2) this.mark[rec[j]] = 0;
       }
-      this.insert(docId, rec, false);
+      records[d] = rec;
+      extOf[d] = docId;
+      this.intOf.set(docId, d);
+      this.docPath[d] = rec[0];
+      this.docLK[d] = rec[1];
     }
+    this.records = records;
+    this.extOf = extOf;
     for (let i = 0; i < V; i++) if (this.df[i] === 0) bad('vocabulary entry used by no document');
     this.base = stored ? (stored as BasePostings) : this.postingsOf(D, V);
   }
