@@ -1,7 +1,8 @@
 /**
  * Store benchmark: save and load of the local index at 100k and 1M chunks, the store of a base
- * commit (by default `v4`: the commit before the store's format 5, chunks as JSON lines; `v3`:
- * before format 4, the loader that rebuilt FlexSearch) next to this tree's, in one run.
+ * commit (by default `v5`: the commit before the store's format 6, keyword vocabulary as JSON and
+ * postings built on load; `v4`: before format 5, chunks as JSON lines; `v3`: before format 4, the
+ * loader that rebuilt FlexSearch; or any commit) next to this tree's, in one run.
  *
  *   nice -n 10 node --max-old-space-size=16000 --import tsx bench/store.ts      # 100k and 1M
  *   node --import tsx bench/store.ts --scales 100000 --base HEAD~3       # smaller, another base
@@ -50,7 +51,7 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { scales: [100_000, 1_000_000], base: 'v4', fresh: false, baseFiles: 3000, queries: 60 };
+  const a: Args = { scales: [100_000, 1_000_000], base: 'v5', fresh: false, baseFiles: 3000, queries: 60 };
   for (let i = 0; i < argv.length; i++) {
     const x = argv[i];
     const v = () => {

@@ -46,10 +46,14 @@
  * postings out in two typed arrays (`BasePostings`: per term and slot, the internal ids in
  * insertion order — what FlexSearch would hold), read next to FlexSearch, which only holds the
  * documents added after the import. A removed imported document is dropped from them by a flag.
+ * A binary snapshot (`export({ binary: true })`, what the store keeps) carries those postings and
+ * the vocabulary as a term table (lexicon.ts): its import reads both in place and builds neither
+ * (at 1M chunks they were ~75% of a store's load).
  * (bench/flexsearch-order.ts, the benchmarks' baseline, first moves them into FlexSearch.)
  */
 import { Index } from 'flexsearch';
 import type { DocFilter, FacetFilter } from './fusion';
+import { Lexicon, Vocabulary } from './lexicon';
 import { fold, queryTerms, termsWithWeakness, TOKENIZER_VERSION } from './terms';
 
 export type WeakHalf = 'none' | 'stems' | 'all';
@@ -203,6 +207,10 @@ export interface KeywordSnapshot {
   data: Uint8Array;
   /** FNV-style hash of `data`'s 32-bit words. */
   checksum: number;
+  /** The vocabulary as a term table (lexicon.ts), instead of `vocab` (then empty): `export({ binary: true })`. */
+  lexicon?: Uint8Array;
+  /** The documents' postings laid out (offsets per term and slot, then internal ids): `export({ binary: true })`. */
+  postings?: Uint8Array;
 }
 
 export const DEFAULT_BOOSTS: Readonly<FieldBoosts> = { symbol: 5, path: 1, header: 3, text: 1 };
@@ -394,8 +402,11 @@ export class KeywordIndex {
   private touched: Int32Array = new Int32Array(1024);
   /** The internal ids a cheap filter refused during a query (scratch). */
   private refused: Int32Array = new Int32Array(1024);
-  private vocab = new Map<string, number>();
-  protected vocabStr: string[] = [];
+  /** term → id, and id → term in `vocabStr` (an imported term is decoded when first looked up: see lexicon.ts). */
+  private vocab = new Vocabulary();
+  protected get vocabStr(): string[] {
+    return this.vocab.strs;
+  }
   private free: number[] = [];
   private df = new Uint32Array(1024);
   /** Per term id: 1 + its index among the current query's terms, 0 otherwise. */
@@ -582,8 +593,7 @@ export class KeywordIndex {
     for (let j = HEADER; j < rec.length; j += 2) {
       const id = rec[j];
       if (--this.df[id] === 0) {
-        this.vocab.delete(this.vocabStr[id]);
-        this.vocabStr[id] = '';
+        this.vocab.drop(id);
         this.free.push(id);
         this.emptied++;
       }
@@ -608,7 +618,6 @@ export class KeywordIndex {
     this.docPath = new Uint32Array(1024);
     this.docLK = new Uint32Array(1024);
     this.vocab.clear();
-    this.vocabStr = [];
     this.free = [];
     this.df = new Uint32Array(1024);
     this.mark = new Uint8Array(1024);
@@ -860,9 +869,11 @@ export class KeywordIndex {
   /**
    * The whole index as plain data (see `KeywordSnapshot`), documents in insertion order (so
    * that FlexSearch's postings, rebuilt on import, come out in the same order); terms and
-   * interned names compacted.
+   * interned names compacted. With `binary`, the vocabulary comes as a term table
+   * (`lexicon`, see lexicon.ts) instead of `vocab`, and the documents' postings come laid out
+   * (`postings`): what an import then reads in place instead of building them.
    */
-  export(): KeywordSnapshot {
+  export(options: { binary?: boolean } = {}): KeywordSnapshot {
     const D = this.intOf.size;
     let words = 0;
     for (const i of this.intOf.values()) words += (this.records[i] as Uint32Array).length;
@@ -870,7 +881,8 @@ export class KeywordIndex {
     const docIds = new Float64Array(buf, 0, D);
     const counts = new Uint32Array(buf, 8 * D, D);
     const body = new Uint32Array(buf, 12 * D, words);
-    const termMap = new Map<number, number>();
+    // term ids → the snapshot's, in order of first use (−1: not met yet)
+    const termMap = new Int32Array(this.vocabStr.length).fill(-1);
     const vocab: string[] = [];
     const pathMap = new Map<number, number>();
     const paths: string[] = [];
@@ -900,13 +912,18 @@ export class KeywordIndex {
       body[o + 1] = (lang << 16) | kind;
       for (let f = 2; f < HEADER; f++) body[o + f] = rec[f];
       for (let j = HEADER; j < rec.length; j += 2) {
-        body[o + j] = remap(termMap, vocab, rec[j], () => this.vocabStr[rec[j]]);
+        let t = termMap[rec[j]];
+        if (t === -1) {
+          t = termMap[rec[j]] = vocab.length;
+          vocab.push(this.vocab.term(rec[j]));
+        }
+        body[o + j] = t;
         body[o + j + 1] = rec[j + 1];
       }
       o += rec.length;
     }
     const data = new Uint8Array(buf);
-    return {
+    const snap: KeywordSnapshot = {
       format: 'fathom-keyword',
       version: SNAPSHOT_VERSION,
       tokenizer: { version: TOKENIZER_VERSION, stem: this.stem, singleDigits: this.singleDigits, weakHalf: this.weakHalf },
@@ -918,25 +935,34 @@ export class KeywordIndex {
       data,
       checksum: checksum(data),
     };
+    if (!options.binary) return snap;
+    // the snapshot's records, in the order an import gives them their internal ids
+    const starts = new Uint32Array(D + 1);
+    for (let x = 0; x < D; x++) starts[x + 1] = starts[x] + HEADER + 2 * counts[x];
+    const postings = layoutPostings(D, vocab.length, (x) => body.subarray(starts[x], starts[x + 1]));
+    return { ...snap, vocab: [], lexicon: Lexicon.build(vocab), postings: postings.bytes };
   }
 
   /**
    * Replaces the contents with a snapshot's. Throws (and leaves the index empty) when the
    * snapshot is not one this version can read or fails its checks: the caller rebuilds.
    * With `adopt`, the records are kept in `snapshot.data` itself (which is then changed) rather
-   * than in a copy: for a caller that read the snapshot only to import it (the store).
+   * than in a copy: for a caller that read the snapshot only to import it (the store). With
+   * `checked`, the caller vouches for the bytes (the store checked their CRC-32): `checksum`
+   * is not computed again. A snapshot with `postings` (and its `lexicon`) is read in place:
+   * nothing is rebuilt but the per-document arrays; without, the postings are laid out here.
    */
-  import(snapshot: KeywordSnapshot, options: { adopt?: boolean } = {}): void {
+  import(snapshot: KeywordSnapshot, options: { adopt?: boolean; checked?: boolean } = {}): void {
     this.clear();
     try {
-      this.load(snapshot, options.adopt === true);
+      this.load(snapshot, options.adopt === true, options.checked === true);
     } catch (err) {
       this.clear();
       throw err;
     }
   }
 
-  private load(s: KeywordSnapshot, adopt: boolean): void {
+  private load(s: KeywordSnapshot, adopt: boolean, checked: boolean): void {
     const bad = (why: string): never => {
       throw new Error(`keyword index snapshot rejected: ${why}`);
     };
@@ -948,12 +974,15 @@ export class KeywordIndex {
     if (s.tokenizer.weakHalf !== this.weakHalf) bad(`made with weakHalf=${s.tokenizer.weakHalf}, this index has ${this.weakHalf}`);
     if (!(s.data instanceof Uint8Array)) bad('data is not binary');
     if (![s.vocab, s.paths, s.languages, s.kinds].every(Array.isArray)) bad('missing name tables');
+    if (s.lexicon !== undefined && !(s.lexicon instanceof Uint8Array)) bad('the term table is not binary');
+    if (s.postings !== undefined && !(s.postings instanceof Uint8Array)) bad('the postings are not binary');
+    if (s.postings !== undefined && s.lexicon === undefined) bad('postings without their term table');
     const D = s.docs;
     if (!Number.isSafeInteger(D) || D < 0 || s.data.byteLength < 12 * D || s.data.byteLength % 4 !== 0) bad('bad sizes');
     // Typed views need aligned memory; Buffers from a pool may not be.
-    const bytes = s.data.byteOffset % 8 === 0 ? s.data : s.data.slice();
+    const bytes = aligned(s.data);
     const own = adopt || bytes !== s.data;
-    if (checksum(bytes) !== s.checksum) bad('checksum mismatch');
+    if (!checked && checksum(bytes) !== s.checksum) bad('checksum mismatch');
     const docIds = new Float64Array(bytes.buffer, bytes.byteOffset, D);
     const counts = new Uint32Array(bytes.buffer, bytes.byteOffset + 8 * D, D);
     const words = (bytes.byteLength - 12 * D) / 4;
@@ -963,15 +992,30 @@ export class KeywordIndex {
     for (let d = 0; d < D; d++) expected += HEADER + 2 * counts[d];
     if (expected !== words) bad('record sizes do not add up');
 
-    const V = s.vocab.length;
-    for (const t of s.vocab) if (typeof t !== 'string' || t.length === 0) bad('bad vocabulary entry');
-    this.vocabStr = s.vocab.slice();
-    for (let i = 0; i < V; i++) this.vocab.set(this.vocabStr[i], i);
-    if (this.vocab.size !== V) bad('duplicate vocabulary entries');
+    // The vocabulary: the stored term table read in place, or one made from `vocab` (version 5 stores).
+    let lex: Lexicon;
+    try {
+      lex = Lexicon.read(s.lexicon !== undefined ? aligned(s.lexicon) : Lexicon.build(s.vocab));
+    } catch (err) {
+      return bad((err as Error).message);
+    }
+    const V = lex.size;
+    this.vocab.adopt(lex);
     this.ensureTermCapacity(V);
     const paths = s.paths.map((p) => this.paths.id(String(p)));
     const languages = s.languages.map((p) => this.languages.id(String(p)));
     const kinds = s.kinds.map((p) => this.kinds.id(String(p)));
+    const stored = s.postings !== undefined ? readPostings(aligned(s.postings), D, V, (words - HEADER * D) / 2) : undefined;
+    if (typeof stored === 'string') bad(stored);
+    if (stored) {
+      // each document holds a term once, in one slot: a term's document frequency is its postings' count
+      const { offsets } = stored as BasePostings;
+      for (let t = 0; t < V; t++) this.df[t] = offsets[(t + 1) * RESOLUTION] - offsets[t * RESOLUTION];
+    }
+    this.reserve(D);
+    // the index is empty (cleared): document d gets internal id d; the arrays are made at their size
+    const records: Array<Uint32Array | undefined> = new Array(D);
+    const extOf: number[] = new Array(D);
 
     let o = 0;
     for (let d = 0; d < D; d++) {
@@ -987,52 +1031,50 @@ export class KeywordIndex {
       rec[0] = pathId;
       rec[1] = (lang << 16) | kind;
       for (let f = 0; f < NFIELDS; f++) this.sumLen[f] += rec[2 + f];
-      for (let j = HEADER; j < len; j += 2) {
-        const id = rec[j];
-        if (id >= V) bad('term id out of range');
-        if (this.mark[id]) bad('repeated term in a record');
-        this.mark[id] = 1;
-        this.df[id]++;
+      if (stored) {
+        for (let j = HEADER; j < len; j += 2) if (rec[j] >= V) bad('term id out of range');
+      } else {
+        for (let j = HEADER; j < len; j += 2) {
+          const id = rec[j];
+          if (id >= V) bad('term id out of range');
+          if (this.mark[id]) bad('repeated term in a record');
+          this.mark[id] = 1;
+          this.df[id]++;
+        }
+        for (let j = HEADER; j < len; j += 2) this.mark[rec[j]] = 0;
       }
-      for (let j = HEADER; j < len; j += 2) this.mark[rec[j]] = 0;
-      this.insert(docId, rec, false);
+      records[d] = rec;
+      extOf[d] = docId;
+      this.intOf.set(docId, d);
+      this.docPath[d] = rec[0];
+      this.docLK[d] = rec[1];
     }
+    this.records = records;
+    this.extOf = extOf;
     for (let i = 0; i < V; i++) if (this.df[i] === 0) bad('vocabulary entry used by no document');
-    this.base = this.postingsOf(D, V);
+    this.base = stored ? (stored as BasePostings) : this.postingsOf(D, V);
+  }
+
+  /** Room for internal ids 0‥n−1 in the per-document arrays, at once. */
+  private reserve(n: number): void {
+    if (n <= this.acc.length) return;
+    const acc = new Float64Array(n);
+    acc.set(this.acc);
+    this.acc = acc;
+    const dp = new Uint32Array(n);
+    dp.set(this.docPath);
+    this.docPath = dp;
+    const lk = new Uint32Array(n);
+    lk.set(this.docLK);
+    this.docLK = lk;
   }
 
   /**
    * The postings of the `D` documents just imported or bulk-loaded (internal ids 0‥D−1; a
-   * removed one, not live), in two passes over
-   * their records: per term and slot a count, then the ids, in insertion order.
+   * removed one, not live): see `layoutPostings`.
    */
   private postingsOf(D: number, V: number): BasePostings {
-    const offsets = new Uint32Array(V * RESOLUTION + 1);
-    const slots = new Uint8Array(256);
-    const slotsOf = (rec: Uint32Array): Uint8Array => {
-      const U = (rec.length - HEADER) / 2;
-      const out = U <= slots.length ? slots : new Uint8Array(U);
-      slotsInto(rec, out);
-      return out;
-    };
-    const live = new Uint8Array(D);
-    for (let i = 0; i < D; i++) {
-      const rec = this.records[i];
-      if (!rec) continue; // removed during a bulk load
-      live[i] = 1;
-      const sl = slotsOf(rec);
-      for (let u = 0, j = HEADER; j < rec.length; u++, j += 2) offsets[rec[j] * RESOLUTION + sl[u] + 1]++;
-    }
-    for (let x = 1; x < offsets.length; x++) offsets[x] += offsets[x - 1];
-    const ids = new Int32Array(offsets[offsets.length - 1]);
-    const fill = offsets.slice(0, offsets.length - 1);
-    for (let i = 0; i < D; i++) {
-      const rec = this.records[i];
-      if (!rec) continue;
-      const sl = slotsOf(rec);
-      for (let u = 0, j = HEADER; j < rec.length; u++, j += 2) ids[fill[rec[j] * RESOLUTION + sl[u]]++] = i;
-    }
-    return { terms: V, offsets, ids, live };
+    return layoutPostings(D, V, (i) => this.records[i]);
   }
 
   /** Moves the imported documents into FlexSearch (for its own multi-term search), in insertion order. */
@@ -1049,7 +1091,7 @@ export class KeywordIndex {
     const content: string[] = new Array(U);
     const slots = new Uint8Array(U);
     slotsInto(rec, slots);
-    for (let u = 0; u < U; u++) content[u] = this.vocabStr[rec[HEADER + 2 * u]];
+    for (let u = 0; u < U; u++) content[u] = this.vocab.term(rec[HEADER + 2 * u]);
     this.pending = slots;
     this.fx.add(internal, content as unknown as string);
     this.pending = EMPTY;
@@ -1101,13 +1143,89 @@ function slotsInto(rec: Uint32Array, out: Uint8Array): void {
 /**
  * Postings of imported documents: for term t and slot s, `ids[offsets[t·9 + s] ‥ offsets[t·9 + s + 1])`
  * are internal ids in insertion order; `live[i]` is cleared when imported document i is removed
- * (its internal id may then be reused by a document that FlexSearch holds).
+ * (its internal id may then be reused by a document that FlexSearch holds). `bytes` holds
+ * `offsets` then `ids` (what a binary snapshot stores).
  */
 interface BasePostings {
   terms: number;
   offsets: Uint32Array;
   ids: Int32Array;
   live: Uint8Array;
+  bytes: Uint8Array;
+}
+
+/**
+ * The postings of documents 0‥D−1 over terms 0‥V−1 (`rec(i)` their records; undefined: removed,
+ * not live), in two passes: per term and slot a count, then the ids, in id order.
+ */
+function layoutPostings(D: number, V: number, rec: (i: number) => Uint32Array | undefined): BasePostings {
+  const O = V * RESOLUTION + 1;
+  const counts = new Uint32Array(O);
+  const slots = new Uint8Array(256);
+  const slotsOf = (r: Uint32Array): Uint8Array => {
+    const U = (r.length - HEADER) / 2;
+    const out = U <= slots.length ? slots : new Uint8Array(U);
+    slotsInto(r, out);
+    return out;
+  };
+  const live = new Uint8Array(D);
+  for (let i = 0; i < D; i++) {
+    const r = rec(i);
+    if (!r) continue;
+    live[i] = 1;
+    const sl = slotsOf(r);
+    for (let u = 0, j = HEADER; j < r.length; u++, j += 2) counts[r[j] * RESOLUTION + sl[u] + 1]++;
+  }
+  for (let x = 1; x < O; x++) counts[x] += counts[x - 1];
+  const P = counts[O - 1];
+  const buf = new ArrayBuffer(4 * (O + P));
+  const offsets = new Uint32Array(buf, 0, O);
+  offsets.set(counts);
+  const ids = new Int32Array(buf, 4 * O, P);
+  const fill = counts; // reused as the fill pointers
+  for (let i = 0; i < D; i++) {
+    const r = rec(i);
+    if (!r) continue;
+    const sl = slotsOf(r);
+    for (let u = 0, j = HEADER; j < r.length; u++, j += 2) ids[fill[r[j] * RESOLUTION + sl[u]]++] = i;
+  }
+  return { terms: V, offsets, ids, live, bytes: new Uint8Array(buf) };
+}
+
+/**
+ * Stored postings (`layoutPostings`'s `bytes`) of `D` documents over `V` terms, read in place,
+ * or what is wrong with them: sizes, offsets that go back, `P` postings in all (the records'
+ * terms), ids out of range or out of order within a list.
+ */
+function readPostings(bytes: Uint8Array, D: number, V: number, P: number): BasePostings | string {
+  const O = V * RESOLUTION + 1;
+  if (bytes.byteLength !== 4 * (O + P)) return `the postings have ${bytes.byteLength} bytes, not the ${4 * (O + P)} of ${V} terms and ${P} postings`;
+  const offsets = new Uint32Array(bytes.buffer, bytes.byteOffset, O);
+  const ids = new Int32Array(bytes.buffer, bytes.byteOffset + 4 * O, P);
+  if (offsets[0] !== 0 || offsets[O - 1] !== P) return 'the postings offsets do not span the postings';
+  for (let x = 0; x + 1 < O; x++) {
+    const from = offsets[x];
+    const to = offsets[x + 1];
+    if (to < from) return 'the postings offsets go back';
+    let last = -1;
+    for (let y = from; y < to; y++) {
+      const i = ids[y];
+      if (i <= last || i >= D) return 'a posting out of range or out of order';
+      last = i;
+    }
+  }
+  return { terms: V, offsets, ids, live: new Uint8Array(D).fill(1), bytes };
+}
+
+/**
+ * `b`, or an 8-byte aligned copy of it (typed views need aligned memory; Buffers from a pool may
+ * not be). A copy into a fresh buffer: a Buffer's `slice` is a view at the same offset.
+ */
+function aligned(b: Uint8Array): Uint8Array {
+  if (b.byteOffset % 8 === 0) return b;
+  const copy = new Uint8Array(b.byteLength);
+  copy.set(b);
+  return copy;
 }
 
 /**

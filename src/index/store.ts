@@ -2,7 +2,8 @@
  * Persistence of an Engine in a storage folder.
  *
  * Layout: `manifest.json` names one generation of data files (`catalog.<g>.jsonl`,
- * `chunks.<g>.bin` + `texts.<g>.bin`, `keyword.<g>.json` + `keyword.<g>.bin`, `vectors.<g>.bin`)
+ * `chunks.<g>.bin` + `texts.<g>.bin`, `keyword.<g>.json` + `keyword.<g>.bin` + `lexicon.<g>.bin` +
+ * `postings.<g>.bin`, `vectors.<g>.bin`)
  * with their sizes and CRC-32 checksums. A save writes a new generation (each file to a temp
  * name, then renamed), then replaces the manifest atomically, then deletes the old generation: a
  * crash or a full disk at any point leaves the previous index loadable.
@@ -12,15 +13,22 @@
  * - chunks and texts: columnar (chunks.ts), read whole and kept as they are: the chunks are
  *   made into objects only when asked for, so a load parses no JSON and allocates nothing per
  *   chunk; the hashes of the embedded texts are stored, not recomputed.
- * - keyword: the KeywordIndex snapshot, names as JSON and the records as one binary block that
- *   the index adopts in place (records are views of it) and lays out as typed-array postings —
- *   FlexSearch is not rebuilt on load (that was 87% of the load time and most of its memory).
+ * - keyword: the KeywordIndex snapshot: names as JSON; the records as one binary block that
+ *   the index adopts in place (records are views of it); the vocabulary as a term table (a hash
+ *   table over the terms' bytes, lexicon.ts) and the postings as laid out in memory (offsets per
+ *   term and slot, then internal ids), both read in place: a load builds no vocabulary map, no
+ *   string per term and no postings (version 5 built both: ~75% of its load), and FlexSearch is
+ *   not rebuilt (that was 87% of version 3's load time and most of its memory).
  * - vectors: the float rows, then one presence byte a row: read into one Float32Array in place.
+ * - ann: the dense IVF index as it is held (ivf.ts `export`; empty when there is none): loaded
+ *   instead of rebuilt (94–130 s at 1M rows). Derived from the vectors, so one that fails its
+ *   checksum or its checks, or misses a row with a vector (stale), is left out with a note and
+ *   built again when a dense search needs it; the rest of the store still loads.
  *
  * Loading never re-chunks or re-embeds. A store that is corrupt, truncated, of another
  * format or of a newer version is not trusted: `load` says why and the caller rebuilds.
- * Versions 3 and 4 (chunks as JSON lines, sha1 checksums) are read as well and written as 5 on
- * the next save. A lock file keeps two processes (two windows on one workspace) from writing at once.
+ * Versions 3 and 4 (chunks as JSON lines, sha1 checksums) and 5 (vocabulary as JSON, postings
+ * built on load) are read as well and written as 6 on the next save. A lock file keeps two processes (two windows on one workspace) from writing at once.
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -30,11 +38,14 @@ import * as zlib from 'node:zlib';
 import type { Chunk } from '../chunkers/types';
 import { chunkSections, StoredChunks } from './chunks';
 import { Engine, type FileRecord } from './engine';
+import { IvfIndex } from './ivf';
 import type { KeywordSnapshot } from './keyword';
 import { VectorStore } from './vectors';
 
 export const STORE_FORMAT = 'fathom-index';
 /**
+ * 6: the keyword index's vocabulary as a term table and its postings, both read in place
+ *    (`lexicon`, `postings`); the vocabulary left out of `keyword.<g>.json`;
  * 5: chunks columnar with their texts in a file of their own (chunks.ts), read in place; the
  *    embedded texts' hashes stored; CRC-32 checksums (zlib's: several times sha1's speed, and
  *    every byte of a 1M-chunk store, 1.1 GB, is checked on load);
@@ -43,8 +54,8 @@ export const STORE_FORMAT = 'fathom-index';
  * 3: catalog and chunks as JSON lines (one string per chunk, not one for the whole store);
  * 2: Python, Go, Rust and Java chunked by tree-sitter (version 1 holds text chunks for them).
  */
-export const STORE_VERSION = 5;
-/** The oldest version this one reads (3 and 4: chunks as JSON lines, migrated on load, written as 5 on the next save). */
+export const STORE_VERSION = 6;
+/** The oldest version this one reads (3 and 4: chunks as JSON lines; 3‥5: the keyword postings built on load; written as 6 on the next save). */
 const OLDEST_READ = 3;
 
 export interface FileEntry {
@@ -56,7 +67,7 @@ export interface FileEntry {
   crc32?: string;
 }
 
-type FileKey = 'catalog' | 'chunks' | 'texts' | 'keyword' | 'keywordData' | 'vectors';
+type FileKey = 'catalog' | 'chunks' | 'texts' | 'keyword' | 'keywordData' | 'lexicon' | 'postings' | 'vectors' | 'ann';
 
 interface Manifest {
   format: string;
@@ -65,7 +76,7 @@ interface Manifest {
   savedAt: string;
   model: { id: string; dims: number } | null;
   chunking: { maxTokens: number; maxFileBytes: number; overlap?: number };
-  /** `texts` from version 5 on. */
+  /** `texts` from version 5 on, `lexicon`, `postings` and `ann` from 6 on. */
   files: Record<FileKey, FileEntry>;
 }
 
@@ -393,13 +404,17 @@ export function saveStore(dir: string, engine: Engine, options: { write?: WriteF
     const sections = chunkSections(engine.chunks, (id) => (engine.vectors?.has(id) ? engine.textHashOf(id) : undefined));
     const texts = put(`texts.${g}.bin`, sections.texts());
     const chunks = put(`chunks.${g}.bin`, sections.chunks());
-    const snap = engine.keyword.export();
-    const { data, ...meta } = snap;
+    const snap = engine.keyword.export({ binary: true });
+    const { data, lexicon: lexiconData, postings: postingsData, ...meta } = snap;
     const keyword = put(`keyword.${g}.json`, [JSON.stringify(meta)]);
     const keywordData = put(`keyword.${g}.bin`, [data]);
+    const lexicon = put(`lexicon.${g}.bin`, [lexiconData ?? new Uint8Array(0)]);
+    const postings = put(`postings.${g}.bin`, [postingsData ?? new Uint8Array(0)]);
     const vx = engine.vectors?.export();
     // the rows first: read back into memory aligned for a Float32Array view, no copy
     const vectors = put(`vectors.${g}.bin`, vx ? [new Uint8Array(vx.data.buffer, vx.data.byteOffset, vx.data.byteLength), vx.present] : []);
+    // the dense (IVF) index as it is held, when there is one (empty: none, or one being built)
+    const ann = put(`ann.${g}.bin`, engine.vectors?.ann?.export() ?? []);
     const manifest: Manifest = {
       format: STORE_FORMAT,
       version: STORE_VERSION,
@@ -407,7 +422,7 @@ export function saveStore(dir: string, engine: Engine, options: { write?: WriteF
       savedAt: new Date().toISOString(),
       model: engine.embedder && engine.vectors ? { id: engine.embedder.id, dims: engine.vectors.dims } : null,
       chunking: { maxTokens: engine.chunkOptions.maxTokens, maxFileBytes: engine.chunkOptions.maxFileBytes, overlap: engine.chunkOptions.overlap },
-      files: { catalog, chunks, texts, keyword, keywordData, vectors },
+      files: { catalog, chunks, texts, keyword, keywordData, lexicon, postings, vectors, ann },
     };
     writeAtomic(path.join(dir, 'manifest.json'), [JSON.stringify(manifest, null, 2)], options.write);
   } catch (err) {
@@ -434,6 +449,8 @@ function readManifest(dir: string): Manifest | undefined {
 const FILE_KEYS = ['catalog', 'chunks', 'keyword', 'keywordData', 'vectors'] as const;
 /** Version 5's files (the chunks' texts in a file of their own). */
 const FILE_KEYS_5 = [...FILE_KEYS, 'texts'] as const;
+/** Version 6's files (the keyword vocabulary and postings, read in place). */
+const FILE_KEYS_6 = [...FILE_KEYS_5, 'lexicon', 'postings', 'ann'] as const;
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 const isCount = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
@@ -444,7 +461,7 @@ const isCount = (x: unknown): x is number => typeof x === 'number' && Number.isS
  * TypeError later. Data file names must be plain names inside the store folder.
  */
 export function manifestProblem(m: Record<string, unknown>): string | undefined {
-  const v5 = m.version === 5;
+  const v5 = typeof m.version === 'number' && m.version >= 5;
   if (!isCount(m.generation)) return 'its "generation" is missing or not a whole number';
   if (typeof m.savedAt !== 'string') return 'its "savedAt" is missing or not a string';
   if (m.model !== null) {
@@ -458,7 +475,7 @@ export function manifestProblem(m: Record<string, unknown>): string | undefined 
   if (!isCount(c.maxFileBytes)) return 'its "chunking.maxFileBytes" is missing or not a whole number';
   if (c.overlap !== undefined && c.overlap !== null && !isCount(c.overlap)) return 'its "chunking.overlap" is not a whole number';
   if (!isObject(m.files)) return 'its "files" is missing or not an object';
-  for (const k of v5 ? FILE_KEYS_5 : FILE_KEYS) {
+  for (const k of m.version === 6 ? FILE_KEYS_6 : v5 ? FILE_KEYS_5 : FILE_KEYS) {
     const e = m.files[k];
     if (!isObject(e)) return `its "files.${k}" is missing or not an object`;
     if (typeof e.name !== 'string' || !/^[\w-][\w.-]*$/.test(e.name) || e.name.includes('..')) return `its "files.${k}.name" is missing or not a file name of the store`;
@@ -470,7 +487,8 @@ export function manifestProblem(m: Record<string, unknown>): string | undefined 
   return undefined;
 }
 
-export type LoadResult = { ok: true } | { ok: false; reason: string };
+/** `note`: what was left out of a load that still succeeded (a stored dense index that did not fit: rebuilt when needed). */
+export type LoadResult = { ok: true; note?: string } | { ok: false; reason: string };
 
 /**
  * Loads `dir` into `engine` (fresh, constructed with the same model and chunking options).
@@ -510,10 +528,15 @@ export function loadStore(dir: string, engine: Engine): LoadResult {
     // version 5: the chunks read in place; 3 and 4: JSON lines, made into objects (saved as 5 next time)
     const chunks =
       m.version >= 5 ? new StoredChunks(read(m.files.chunks), read(m.files.texts), m.files.chunks.name) : readJsonLines<Chunk | null>(path.join(dir, m.files.chunks.name), m.files.chunks);
-    const kmeta = JSON.parse(read(m.files.keyword).toString('utf8')) as Omit<KeywordSnapshot, 'data'>;
-    const kdata = read(m.files.keywordData);
+    const kmeta = JSON.parse(read(m.files.keyword).toString('utf8')) as Omit<KeywordSnapshot, 'data' | 'lexicon' | 'postings'>;
+    const view = (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+    const kdata = view(read(m.files.keywordData));
+    // version 6: the vocabulary and the postings read in place; before: made from the vocabulary and the records
+    const lexicon = m.version >= 6 ? view(read(m.files.lexicon)) : undefined;
+    const postings = m.version >= 6 ? view(read(m.files.postings)) : undefined;
     const vbuf = read(m.files.vectors);
-    engine.keyword.import({ ...kmeta, data: new Uint8Array(kdata.buffer, kdata.byteOffset, kdata.byteLength) }, { adopt: true });
+    // every byte was checked against the manifest's checksums just now
+    engine.keyword.import({ ...kmeta, data: kdata, lexicon, postings }, { adopt: true, checked: true });
     let vectors: VectorStore | undefined;
     if (m.model && engine.vectors && vbuf.byteLength) {
       const rows = vbuf.byteLength / (1 + 4 * m.model.dims);
@@ -530,8 +553,22 @@ export function loadStore(dir: string, engine: Engine): LoadResult {
         vectors = VectorStore.adopt(m.model.dims, rows, present, data);
       }
     }
+    // the stored dense index: it can be built again from the vectors, so one that does not fit is left out, not a rebuild
+    // (a manifest naming a file that is not there is the manifest's damage: refused like any other)
+    let note: string | undefined;
+    if (m.version >= 6) {
+      if (!fs.existsSync(path.join(dir, m.files.ann.name))) throw new Error(`${m.files.ann.name} is missing`);
+      if (vectors && m.files.ann.bytes > 0) {
+        try {
+          note = vectors.adoptAnn(IvfIndex.read(read(m.files.ann), vectors.dims));
+        } catch (err) {
+          note = (err as Error).message;
+        }
+        if (note) note = `the stored dense index was left out (${note}); it is built again when needed`;
+      }
+    }
     engine.restore(catalog, chunks, vectors);
-    return { ok: true };
+    return note ? { ok: true, note } : { ok: true };
   } catch (err) {
     engine.reset();
     return { ok: false, reason: `the stored index is damaged: ${(err as Error).message}` };

@@ -154,6 +154,19 @@ export class VectorStore {
   }
 
   /**
+   * Takes a stored IVF index (ivf.ts `IvfIndex.read`) as this store's, or says why not: it must
+   * hold every row that has a vector (a row it does not know would never be found) and no row
+   * past the store's. A store with an index (or one being built) keeps it.
+   */
+  adoptAnn(ivf: IvfIndex): string | undefined {
+    if (this.ivf || this.setDuringBuild) return 'the vectors have a dense index already';
+    if (ivf.dims !== this.dims) return `the dense index has ${ivf.dims} dimensions, the vectors ${this.dims}`;
+    for (let id = 0; id < this.rows; id++) if (this.present[id] && !ivf.has(id)) return `the dense index is stale: row ${id} is not in it`;
+    this.ivf = ivf;
+    return undefined;
+  }
+
+  /**
    * Approximate top-k through the IVF index (built first if missing): the `probe` lists closest
    * to the query are read by their int8 codes, the `rescore` best rows (default 200) scored with
    * the float rows, so each score is the exact one. Absent rows and rows `filter` refuses are

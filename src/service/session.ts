@@ -172,6 +172,7 @@ export class FolderSession {
     if (this.storeDir) {
       const r = loadStore(this.storeDir, engine);
       loaded = r.ok;
+      if (r.ok && r.note) o.log?.('warn', `${this.root}: ${r.note}`);
       if (!r.ok && r.reason !== 'no stored index') {
         rebuilt = r.reason;
         o.log?.('warn', `rebuilding the index of ${this.root}: ${r.reason}`);

@@ -5,6 +5,10 @@ import type { Embedder } from '../../src/index/embedder';
 import { queryLimit, SimdScanner } from '../../src/index/int8-simd';
 import { IvfIndex, jsMatMul } from '../../src/index/ivf';
 import { probeFor, VectorStore } from '../../src/index/vectors';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { crc32, loadStore, saveStore } from '../../src/index/store';
 
 /** mulberry32 */
 function rng(seed: number): () => number {
@@ -248,5 +252,152 @@ describe('ANN (IVF) dense index', () => {
     annEngine.removeFile('f3.md');
     const after = await annEngine.search('c3 9001', { mode: 'dense', k: 10 });
     assert.ok(after.every((h) => h.chunk.path !== 'f3.md'));
+  });
+});
+
+describe('ANN (IVF) index persisted', () => {
+  /** Bytes of `parts` in one 8-byte aligned block (as the store reads a file). */
+  const joined = (parts: Uint8Array[]) => {
+    const n = parts.reduce((a, p) => a + p.byteLength, 0);
+    const out = new Uint8Array(new ArrayBuffer(n));
+    let o = 0;
+    for (const p of parts) {
+      out.set(p, o);
+      o += p.byteLength;
+    }
+    return out;
+  };
+
+  it('export → read answers as the built index (SIMD and JS scans), with its overflow (rows set after the build, moved rows) and deleted rows, and goes on taking rows', async () => {
+    const { store, centres, near, rows } = clusteredSet(3, 48, 40, 40, 0.6);
+    await store.buildAnn({ matmul: jsMatMul });
+    // after the build: new rows, a row given a new vector (moved to the overflow), a deletion
+    const r = rng(11);
+    for (let i = 0; i < 30; i++) store.set(rows + i, near(centres[i % centres.length]));
+    store.set(5, near(centres[7]));
+    store.delete(9);
+    const ivf = store.ann!;
+    for (const simd of [true, false]) {
+      const copy = IvfIndex.read(joined(ivf.export()), 48, { simd });
+      assert.equal(copy.kernel, simd && ivf.kernel === 'simd' ? 'simd' : 'js');
+      assert.equal(copy.lists, ivf.lists);
+      assert.equal(copy.stale, ivf.stale);
+      assert.equal(copy.bytes, ivf.bytes);
+      const { data } = store.matrix();
+      for (let q = 0; q < 20; q++) {
+        const query = near(centres[Math.floor(r() * centres.length)]);
+        const keep = (id: number) => store.has(id);
+        assert.deepEqual(copy.search(data, query, 10, { probe: 8, keep }), ivf.search(data, query, 10, { probe: 8, keep }));
+      }
+      // still takes rows, as the original does
+      const v = near(centres[3]);
+      copy.add(rows + 100, v);
+      assert.ok(copy.has(rows + 100));
+    }
+    // a store adopts it only when it holds every row with a vector
+    const fresh = VectorStore.import(48, store.matrix().rows, store.export().present, store.export().data);
+    assert.equal(fresh.adoptAnn(IvfIndex.read(joined(ivf.export()), 48)), undefined);
+    assert.equal(fresh.adoptAnn(IvfIndex.read(joined(ivf.export()), 48)), 'the vectors have a dense index already');
+    const grown = VectorStore.import(48, store.matrix().rows, store.export().present, store.export().data);
+    grown.set(store.matrix().rows + 5, near(centres[0]));
+    assert.match(grown.adoptAnn(IvfIndex.read(joined(ivf.export()), 48)) ?? '', /stale: row \d+ is not in it/);
+    assert.throws(() => IvfIndex.read(joined(ivf.export()), 32), /dense index: 48 dimensions, the vectors have 32/);
+  });
+
+  it('damaged bytes are refused with the reason, or read into an index that searches without a throw', () => {
+    const { store, centres, near } = clusteredSet(5, 16, 20, 20, 0.6);
+    return store.buildAnn({ matmul: jsMatMul }).then((ivf) => {
+      const good = joined(ivf.export());
+      let refused = 0;
+      const step = Math.max(1, Math.floor(good.byteLength / 300));
+      for (let at = 0; at < good.byteLength; at += step) {
+        const b = good.slice();
+        b[at] ^= 0x81;
+        try {
+          const copy = IvfIndex.read(b, 16);
+          copy.search(store.matrix().data, near(centres[1]), 5, { probe: 4, keep: () => true });
+        } catch (err) {
+          assert.match((err as Error).message, /^dense index: /);
+          refused++;
+        }
+      }
+      for (const len of [0, 16, 32, good.byteLength - 1]) assert.throws(() => IvfIndex.read(good.slice(0, len), 16), /dense index/);
+      assert.ok(refused > 30, `${refused} refused`);
+    });
+  });
+
+  it('the store keeps the dense index: a load answers through it without a build; damaged or stale, it is left out with a note and built again', async () => {
+    const dims = 16;
+    const r = rng(21);
+    const centres = Array.from({ length: 12 }, () => unit(Float32Array.from({ length: dims }, () => gauss(r))));
+    let matmuls = 0;
+    const embedder: Embedder = {
+      id: 'fake-clusters-16',
+      dims,
+      async embed(texts) {
+        return texts.map((t) => {
+          const [c, i] = t.split(/\s+/).slice(-2);
+          const rr = rng(Number(i) * 31 + 1);
+          return unit(Float32Array.from(centres[Number(c.slice(1)) % centres.length], (x) => x + 0.1 * gauss(rr)));
+        });
+      },
+      async matmul(a, rowsA, bT, colsB, d) {
+        matmuls++;
+        return jsMatMul(a, rowsA, bT, colsB, d);
+      },
+      async dispose() {},
+    };
+    const make = () => new Engine({ embedder, dense: { annMinRows: 100 } });
+    const a = make();
+    for (let f = 0; f < 12; f++) {
+      const text = Array.from({ length: 20 }, (_, i) => `# c${f} ${f * 100 + i}\n\nc${f} ${f * 100 + i}`).join('\n\n');
+      a.updateFile(`f${f}.md`, Buffer.from(text), { size: text.length, mtimeMs: 1 });
+    }
+    for await (const _ of a.embedPending()) void _;
+    await a.prepareAnn();
+    assert.ok(a.vectors!.ann);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-ann-'));
+    try {
+      saveStore(dir, a);
+      const queries = ['c3 9001', 'c7 9002', 'c11 9003'];
+      const answers = async (e: Engine) => Promise.all(queries.map(async (q) => (await e.search(q, { mode: 'dense', k: 10 })).map((h) => `${h.chunk.id} ${h.score}`)));
+      const want = await answers(a);
+      matmuls = 0;
+      const b = make();
+      assert.deepEqual(loadStore(dir, b), { ok: true });
+      assert.ok(b.vectors!.ann, 'the dense index came with the load');
+      assert.equal(b.vectors!.ann!.lists, a.vectors!.ann!.lists);
+      assert.deepEqual(await answers(b), want);
+      assert.equal(matmuls, 0, 'no build');
+      // damaged past its checksum (the checksum made to match), or failing it: left out, then built when needed
+      const mfile = path.join(dir, 'manifest.json');
+      const m = JSON.parse(fs.readFileSync(mfile, 'utf8'));
+      const afile = path.join(dir, m.files.ann.name);
+      const bytes = fs.readFileSync(afile);
+      const flipped = Buffer.from(bytes);
+      flipped[40] ^= 0xff; // a byte of the header's neighbours: the centroids
+      flipped[4] ^= 0x01; // the dimensions
+      for (const [what, entry] of [
+        ['failing its checksum', { ...m.files.ann, crc32: '00000000' }],
+        ['damaged past its checksum', { ...m.files.ann, crc32: crc32(flipped).toString(16).padStart(8, '0') }],
+      ] as const) {
+        if (what === 'damaged past its checksum') fs.writeFileSync(afile, flipped);
+        fs.writeFileSync(mfile, JSON.stringify({ ...m, files: { ...m.files, ann: entry } }));
+        const c = make();
+        const res = loadStore(dir, c);
+        assert.equal(res.ok, true, what);
+        assert.match((res as { note?: string }).note ?? '', /the stored dense index was left out \(.+\); it is built again when needed/, what);
+        assert.equal(c.vectors!.ann, undefined, what);
+        assert.equal(c.chunkCount, a.chunkCount);
+        await c.prepareAnn();
+        assert.ok(c.vectors!.ann, `${what}: built again`);
+        assert.deepEqual(await answers(c), want, what);
+      }
+      fs.writeFileSync(afile, bytes);
+      fs.writeFileSync(mfile, JSON.stringify(m));
+      assert.deepEqual(loadStore(dir, make()), { ok: true });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -6,6 +6,7 @@ import { chunkFile, resolveOptions, type Chunk } from '../../src/chunkers/index'
 import { walkFiles } from '../../src/workspace/files';
 import { compileFilter } from '../../src/index/fusion';
 import { type KeywordFields } from '../../src/index/keyword';
+import { Lexicon } from '../../src/index/lexicon';
 // the benchmarks' FlexSearch-order baseline over the same index: every invariant holds for both orders
 import { FlexsearchOrderIndex as KeywordIndex, type Scoring } from '../../bench/flexsearch-order';
 import { fold, MAX_QUERY_TERMS, queryTerms, sStem, terms, termsWithWeakness } from '../../src/index/terms';
@@ -375,5 +376,111 @@ describe('KeywordIndex: updates and persistence', () => {
     assert.throws(() => copy.import({ ...good, vocab: good.vocab.slice(1) }), /rejected/);
     copy.import(good);
     assert.equal(copy.size, 10);
+  });
+
+  it('a binary export (term table and laid-out postings, read in place) imports to the same answers as the plain one, through later adds and removals, and exports the same again', () => {
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 1, maxLength: 40 }), fc.array(op, { minLength: 0, maxLength: 40 }), (before, after) => {
+        const apply = (x: KeywordIndex, ops: typeof before) => {
+          for (const o of ops) {
+            if (o.t === 'add') x.add(o.id, toFields(o.d, o.id));
+            else x.remove(o.id);
+          }
+        };
+        const index = new KeywordIndex();
+        apply(index, before);
+        const bin = index.export({ binary: true });
+        assert.deepEqual(bin.vocab, [], 'the vocabulary is in the term table');
+        assert.ok(bin.lexicon && bin.postings);
+        // what the store does: meta through JSON, the binary parts as read from disk (a Buffer at an odd offset for one)
+        const meta = JSON.parse(JSON.stringify({ ...bin, data: undefined, lexicon: undefined, postings: undefined }));
+        const odd = Buffer.alloc(bin.postings.byteLength + 1);
+        odd.set(bin.postings, 1);
+        const copy = new KeywordIndex();
+        copy.import({ ...meta, data: Buffer.from(bin.data), lexicon: Buffer.from(bin.lexicon), postings: odd.subarray(1) }, { adopt: true });
+        const plain = new KeywordIndex();
+        plain.import(index.export());
+        assert.equal(copy.size, index.size);
+        assert.equal(copy.vocabularySize, index.vocabularySize);
+        const queries = [...words, 'zoom control getZoomControl', 'src f1', 'é', 'ktextfield'];
+        for (const q of queries) assert.deepEqual(copy.search(q, { k: 20 }), index.search(q, { k: 20 }), `bm25 ${q}`);
+        for (const id of [0, 1, 2, 3]) assert.deepEqual(copy.lookup(id), index.lookup(id));
+        apply(index, after);
+        apply(copy, after);
+        apply(plain, after);
+        assert.equal(copy.vocabularySize, index.vocabularySize);
+        for (const q of queries) {
+          assert.deepEqual(copy.search(q, { k: 20 }), index.search(q, { k: 20 }), `bm25 after ${q}`);
+          assert.deepEqual(plain.search(q, { k: 20 }), index.search(q, { k: 20 }), `plain after ${q}`);
+        }
+        assert.deepEqual(copy.export({ binary: true }), index.export({ binary: true }));
+        assert.deepEqual(copy.export(), index.export());
+        // FlexSearch's own order (the imported documents moved into FlexSearch, their terms decoded from the table)
+        for (const q of queries) assert.deepEqual(copy.search(q, { k: 20, scoring: 'flexsearch' }), index.search(q, { k: 20, scoring: 'flexsearch' }), `flexsearch ${q}`);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('a binary snapshot whose term table or postings are damaged is refused with the reason (the index left empty), or imported and searched without a throw', () => {
+    const index = new KeywordIndex();
+    for (const c of sampleChunks().slice(0, 40)) index.add(index.size, fieldsOf(c));
+    const good = index.export({ binary: true });
+    const queries = ['zoom control', 'layer', 'getZoomControl', 'schema field label'];
+    let refused = 0;
+    let imported = 0;
+    for (const part of ['lexicon', 'postings'] as const) {
+      const bytes = good[part]!;
+      const step = Math.max(1, Math.floor(bytes.byteLength / 150));
+      for (let at = 0; at < bytes.byteLength; at += step) {
+        for (const x of [0x01, 0x80, 0xff]) {
+          const b = bytes.slice();
+          b[at] ^= x;
+          const copy = new KeywordIndex();
+          try {
+            copy.import({ ...good, [part]: b });
+            imported++;
+            for (const q of queries) copy.search(q, { k: 10 });
+          } catch (err) {
+            refused++;
+            assert.match((err as Error).message, /keyword index snapshot rejected: /);
+            assert.equal(copy.size, 0);
+            assert.equal(copy.vocabularySize, 0);
+          }
+        }
+      }
+      // cut short, emptied or longer: always refused
+      for (const b of [bytes.subarray(0, bytes.byteLength - 4), new Uint8Array(0), Buffer.concat([bytes, Buffer.alloc(4)])]) {
+        assert.throws(() => new KeywordIndex().import({ ...good, [part]: b }), /rejected/, `${part} of ${b.byteLength} bytes`);
+      }
+    }
+    assert.throws(() => new KeywordIndex().import({ ...good, lexicon: undefined }), /postings without their term table/);
+    assert.ok(refused > 300, `${refused} refused, ${imported} imported`);
+    const copy = new KeywordIndex();
+    copy.import(good);
+    for (const q of queries) assert.deepEqual(copy.search(q), index.search(q));
+  });
+});
+
+describe('the term table (lexicon.ts)', () => {
+  it('finds every term and nothing else, ASCII or not; refuses an empty term or a term twice', () => {
+    const terms = ['zoom', 'getzoomcontrol', 'é', 'strasse', '検索', 'レイ', '🙂x', 'a'.repeat(300), 'zoom-control', '$refs'];
+    const lex = Lexicon.read(Lexicon.build(terms));
+    assert.equal(lex.size, terms.length);
+    terms.forEach((t, id) => {
+      assert.equal(lex.find(t), id, t);
+      assert.equal(lex.term(id), t);
+    });
+    for (const t of ['', 'zoo', 'zoomx', 'e', '検', 'a'.repeat(299), 'Zoom']) assert.equal(lex.find(t), -1, t);
+    assert.equal(Lexicon.read(Lexicon.build([])).find('x'), -1);
+    assert.throws(() => Lexicon.build(['a', '']), /empty/);
+    assert.throws(() => Lexicon.build(['a', 'b', 'a']), /twice/);
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.string({ minLength: 1, maxLength: 8 }), { maxLength: 200 }), fc.array(fc.string({ maxLength: 8 }), { maxLength: 20 }), (ts, others) => {
+        const l = Lexicon.read(Lexicon.build(ts));
+        ts.forEach((t, id) => assert.equal(l.find(t), id));
+        for (const o of others) assert.equal(l.find(o), ts.indexOf(o));
+      }),
+    );
   });
 });
