@@ -113,6 +113,47 @@ describe('i18n usages: React, Next.js and custom functions', () => {
   });
 });
 
+describe('i18n usages: react-intl (FormatJS) and Docusaurus', () => {
+  const ri = path.join(FW, 'reactintl');
+  it('react-intl: defineMessages / defineMessage ids; a file naming nothing else gets past the prefilter', () => {
+    assert.deepEqual(usagesOf(ri, 'src/messages.ts'), ['4:17 defineMessages app.title=app.title', '5:19 defineMessages app.empty=app.empty', '8:43 defineMessage app.retry=app.retry']);
+    assert.deepEqual(usedBy(ri, 'Erneut versuchen'), ['src/messages.ts:8']);
+  });
+
+  it('react-intl: intl.formatMessage({id}), <FormattedMessage id>, a renamed formatMessage from useIntl(), messages.k of a defineMessages of the file', () => {
+    assert.deepEqual(usagesOf(ri, 'src/Gallery.tsx'), [
+      '3:47 defineMessages gallery.upload=gallery.upload',
+      '9:52 intl.formatMessage gallery.label=gallery.label',
+      '10:29 <FormattedMessage id> gallery.count=gallery.count',
+      '11:29 <FormattedMessage> gallery.upload=local.upload',
+      '12:19 fm gallery.upload=local.upload',
+      '13:17 fm gallery.sort.*=`gallery.sort.${count}`',
+    ]);
+    assert.deepEqual(usedBy(ri, 'Fotos hochladen'), ['src/Gallery.tsx:3', 'src/Gallery.tsx:11', 'src/Gallery.tsx:12']);
+    assert.deepEqual(usedBy(ri, '{count} Fotos'), ['src/Gallery.tsx:10']);
+    assert.deepEqual(load(ri).health().counts, { undefined: 0, unused: 0, missing: 0, identical: 0 });
+  });
+
+  const du = path.join(FW, 'docusaurus');
+  it('Docusaurus: translate({id}), <Translate id>; without an id the message is the key', () => {
+    assert.deepEqual(usagesOf(du, 'src/theme/CodeBlock/CopyButton.tsx'), [
+      '7:36 translate theme.CodeBlock.copyButtonAriaLabel=theme.CodeBlock.copyButtonAriaLabel',
+      '8:36 translate Copy=Copy',
+      '10:24 <Translate id> theme.CodeBlock.copied=theme.CodeBlock.copied',
+      '13:11 <Translate> Copy=Copy',
+    ]);
+    assert.deepEqual(usedBy(du, 'Copié'), ['src/theme/CodeBlock/CopyButton.tsx:10']);
+    // no import of @docusaurus/Translate: a message without an id is no key, an id still is
+    assert.deepEqual(findUsages('a.tsx', "translate({ message: 'Copy' }); translate({ id: 'a.b' }); const x = <Translate>Copy</Translate>;").map((u) => u.key), ['a.b']);
+  });
+
+  it('bad input: descriptors without ids, empty elements, computed members, no arguments: no usage, no throw', () => {
+    const code = 'formatMessage(); defineMessages(); defineMessages({ a: 1, b: { id: x } }); defineMessage(1); translate(); const a = <FormattedMessage />; const b = <Translate></Translate>; intl.formatMessage(msgs[k]); fm(';
+    assert.deepEqual(findUsages('x.tsx', code), []);
+    assert.deepEqual(findUsages('x.tsx', code.slice(0, -4)), []);
+  });
+});
+
 describe('i18n usages: Laravel, Rails, Dart, UI5', () => {
   it('Laravel: __(), trans_choice() in PHP (AST), __() / @lang / trans() in Blade', () => {
     const lv = path.join(FMT, 'laravel');
