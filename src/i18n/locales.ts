@@ -90,13 +90,30 @@ export function toLocaleValue(e: LocaleEntry, lines: SourceText): LocaleValue {
 
 const LOCALE_EXT = /\.(?:json|jsonc|json5)$/i;
 
-/** The locale (and namespace) a path names, or undefined. Does not look at the content. */
+/**
+ * The locale (and namespace) a path names, or undefined. Does not look at the content, except
+ * that a `base` folder's file (below) is confirmed by `readLocaleJson`.
+ *
+ * Docusaurus (`@docusaurus/theme-translations`, and sites laid out like it) keeps the English
+ * source of `locales/<lang>/<plugin>.json` in `locales/base/<plugin>.json`: locale `en`,
+ * namespace the plugin, when its folder is an i18n folder's `base` and (readLocaleJson) it holds
+ * translator notes `"<key>___DESCRIPTION"`. A project with both `base/` and `en/` has two English
+ * sources; Docusaurus' own packages have no `en/`.
+ */
 export function identifyLocale(rel: string): LocaleIdentity | undefined {
   const parts = rel.split('/');
   const name = parts.pop() ?? '';
   if (!LOCALE_EXT.test(name)) return undefined;
-  return identifyStem(parts, name.replace(LOCALE_EXT, ''));
+  const stem = name.replace(LOCALE_EXT, '');
+  const id = identifyStem(parts, stem);
+  if (id) return id;
+  const n = parts.length;
+  if (n >= 2 && parts[n - 1] === 'base' && I18N_DIRS.has(parts[n - 2].toLowerCase())) return { locale: 'en', namespace: stem, from: 'folder', base: true };
+  return undefined;
 }
+
+/** Docusaurus' translator notes (`"theme.x___DESCRIPTION": "The label of …"`): not a translation, not a key. */
+export const DESCRIPTION_SUFFIX = '___DESCRIPTION';
 
 const SCRIPT_EXT = /\.(?:[cm]?[jt]s)$/i;
 const I18N_DIRS = new Set(['locales', 'locale', '_locales', 'i18n', 'l10n', 'lang', 'langs', 'language', 'languages', 'translations', 'translation', 'messages', 'intl', 'nls', 'dictionaries', 'dictionary']);
@@ -205,6 +222,7 @@ function toEntries(ls: Leaf[], locale: string, namespace: string | undefined, sr
   const byPath = new Map<string, number>();
   const out: LocaleEntry[] = [];
   for (const l of ls) {
+    if (l.path.endsWith(DESCRIPTION_SUFFIX)) continue;
     const e: LocaleEntry = { locale, file, value: l.value, namespace, path: l.path, vs: base + l.vs, ve: base + l.ve, ks: base + l.ks, ke: base + l.ke };
     const prev = byPath.get(l.path);
     if (prev !== undefined) {
@@ -383,6 +401,8 @@ export function readLocaleJson(rel: string, text: string, opts: DiscoverOptions 
   const id = identifyLocale(rel);
   if (!globbed) {
     if (!id) return undefined;
+    // `locales/base/x.json` is Docusaurus' English source only with its translator notes
+    if (id.base && !text.includes(`${DESCRIPTION_SUFFIX}"`)) return undefined;
     const byPath = classifyJsonPath(rel);
     // `locales/en/settings.json` is an i18next namespace, not a settings file
     if (byPath === 'manifest' || (byPath === 'config' && !(id?.from === 'folder' && inI18nDir(rel)))) return undefined;

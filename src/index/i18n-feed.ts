@@ -11,6 +11,8 @@
  *   of it inside the chunk (`$t`, `t`, `v-t`, `<i18n-t>` …), or when the chunk holds it as a
  *   string literal (`'$vuetify.close'`, a key handed to `t()` through a prop default); a
  *   literal's leading `$name.` segment may be a framework's namespace and is tried without it.
+ *   A key named without a namespace finds a namespaced one (`theme.x` → `theme-common:theme.x`,
+ *   a Docusaurus plugin's file) when no file defines it without one.
  */
 import type { Chunk } from '../chunkers/types';
 
@@ -60,10 +62,17 @@ export function i18nFeed(source: I18nSource): I18nFeed {
     const all = source.keyValues();
     const src = sourceLocale(all);
     text = new Map();
+    const bare = new Map<string, string>();
     for (const [key, list] of all) {
       const v = list.find((x) => x.locale === src) ?? list[0];
-      if (v && v.value.trim()) text.set(key, v.value);
+      if (!v || !v.value.trim()) continue;
+      text.set(key, v.value);
+      const colon = key.indexOf(':');
+      if (colon > 0 && !bare.has(key.slice(colon + 1))) bare.set(key.slice(colon + 1), v.value);
     }
+    // a key used without its namespace (`translate({ id: 'theme.x' })` of a Docusaurus plugin's
+    // `locales/<lang>/<plugin>.json`, i18next's default namespace): the first namespace's value
+    for (const [key, v] of bare) if (!text.has(key)) text.set(key, v);
   };
   fresh();
   return {

@@ -9,8 +9,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { I18nIndex, Usage } from '../../src/i18n/index';
 import { railsLazyScope } from '../../src/i18n/frameworks/rails';
+import { identifyLocale } from '../../src/i18n/locales';
 import { findUsages } from '../../src/i18n/usages';
 import { loadI18nIndex } from '../../src/i18n/workspace';
+import type { Chunk } from '../../src/chunkers/types';
+import { i18nFeed } from '../../src/index/i18n-feed';
 
 const FW = path.join(__dirname, '..', 'fixtures', 'i18n-frameworks');
 const FMT = path.join(__dirname, '..', 'fixtures', 'i18n-formats');
@@ -151,6 +154,31 @@ describe('i18n usages: react-intl (FormatJS) and Docusaurus', () => {
     const code = 'formatMessage(); defineMessages(); defineMessages({ a: 1, b: { id: x } }); defineMessage(1); translate(); const a = <FormattedMessage />; const b = <Translate></Translate>; intl.formatMessage(msgs[k]); fm(';
     assert.deepEqual(findUsages('x.tsx', code), []);
     assert.deepEqual(findUsages('x.tsx', code.slice(0, -4)), []);
+  });
+
+  it('Docusaurus locales: base/ is the English source, ___DESCRIPTION notes are neither keys nor values', () => {
+    const ix = load(du);
+    assert.deepEqual(ix.localeFiles, ['locales/base/theme-common.json', 'locales/fr/theme-common.json']);
+    assert.deepEqual([...ix.keyValues()].map(([k, v]) => `${k}=${v.map((x) => `${x.locale}:${x.value}`).join('|')}`).sort(), [
+      'theme-common:theme.CodeBlock.copied=en:Copied|fr:Copié',
+      'theme-common:theme.CodeBlock.copyButtonAriaLabel=en:Copy code to clipboard|fr:Copier le code',
+      'theme-common:theme.NotFound.title=en:Page Not Found|fr:Page introuvable',
+    ]);
+    assert.equal(ix.lookupLexical('The copied button label on code blocks').candidates.length, 0);
+    const h = ix.health();
+    assert.equal(h.sourceLocales[''], 'en');
+    assert.deepEqual(h.findings.filter((f) => f.kind !== 'undefined').map((f) => `${f.kind} ${f.key}`), ['unused theme-common:theme.NotFound.title']);
+    // a base folder is a locale only with the translator notes
+    assert.deepEqual(identifyLocale('locales/base/theme-common.json'), { locale: 'en', namespace: 'theme-common', from: 'folder', base: true });
+    assert.equal(identifyLocale('src/base/theme-common.json'), undefined);
+    assert.ok(!ix.localeFiles.includes('other/locales/base/config.json'));
+  });
+
+  it('the search feed: a chunk using a namespaced key without its namespace gets the source value', () => {
+    const rel = 'src/theme/CodeBlock/CopyButton.tsx';
+    const text = fs.readFileSync(path.join(du, rel), 'utf8');
+    const chunk = { path: rel, text, start: { line: 1, column: 0, offset: 0 }, end: { line: 18, column: 0, offset: text.length } } as unknown as Chunk;
+    assert.deepEqual(i18nFeed(load(du)).textFor(chunk)?.split('\n').sort(), ['Copied', 'Copy code to clipboard']);
   });
 });
 
