@@ -366,6 +366,34 @@ function scanLeaves(text: string): Scan {
   return scan;
 }
 
+/** Fields of a message object that hold its text, and those that hold notes for translators. */
+const MESSAGE_FIELDS = new Set(['message', 'defaultMessage', 'string', 'translation']);
+const NOTE_FIELDS = new Set(['description', 'developer_comment', 'notes', 'context']);
+
+/**
+ * A file of message objects — `{"theme.x": {"message": "Copy", "description": "…"}}` (a
+ * Docusaurus site's `i18n/<lang>/code.json`, FormatJS' extracted and Crowdin/Smartling/Transifex
+ * formats: `defaultMessage`, `string` next to `description`, `developer_comment`): each key's
+ * value is its text field, its notes are no values. Only when every leaf is such a field of an
+ * object and there are at least two messages. The key range is the object's own key when the
+ * text is its first field (else the text field's name). Else undefined (the leaves as they are).
+ */
+function messageObjects(ls: Leaf[], text: string): Leaf[] | undefined {
+  const out: Leaf[] = [];
+  for (const l of ls) {
+    const dot = l.path.lastIndexOf('.');
+    if (dot <= 0) return undefined;
+    const field = l.path.slice(dot + 1);
+    if (NOTE_FIELDS.has(field)) continue;
+    if (!MESSAGE_FIELDS.has(field)) return undefined;
+    const key = l.path.slice(0, dot);
+    const at = text.lastIndexOf(JSON.stringify(key), l.ks);
+    const own = at >= 0 && /^\s*:\s*\{[^"]*"?$/.test(text.slice(at + JSON.stringify(key).length, l.ks));
+    out.push({ ...l, path: key, ks: own ? at + 1 : l.ks, ke: own ? at + JSON.stringify(key).length - 1 : l.ke });
+  }
+  return out.length >= 2 && new Set(out.map((l) => l.path)).size === out.length ? out : undefined;
+}
+
 /** The classifier's rule for a locale-named file: a dictionary of mostly strings, no schema. */
 function dictionaryShape(scan: Scan): boolean {
   const schemaish = scan.topKeys.has('$schema') || scan.topKeys.has('properties') || scan.topKeys.has('definitions');
@@ -449,7 +477,7 @@ export function readLocaleJson(rel: string, text: string, opts: DiscoverOptions 
     const l2 = src.position(d.laterKs).line;
     problems.push({ kind: 'duplicate', file: rel, line: l2, message: `key "${d.path}" is defined twice (lines ${l1} and ${l2}); the last one wins, so the ${d.lost} value(s) under the first one are gone` });
   }
-  return { file: rel, lines: src, entries: toEntries(scan.leaves, id.locale, id.namespace, src, 0, rel, problems), problems };
+  return { file: rel, lines: src, entries: toEntries(messageObjects(scan.leaves, text) ?? scan.leaves, id.locale, id.namespace, src, 0, rel, problems), problems };
 }
 
 /** The object literal a locale module exports: `export default {…}`, `module.exports = {…}`, or a top-level const exported by name. */

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { I18nIndex, Usage } from '../../src/i18n/index';
 import { railsLazyScope } from '../../src/i18n/frameworks/rails';
-import { identifyLocale } from '../../src/i18n/locales';
+import { identifyLocale, readLocaleJson } from '../../src/i18n/locales';
 import { findUsages } from '../../src/i18n/usages';
 import { loadI18nIndex } from '../../src/i18n/workspace';
 import type { Chunk } from '../../src/chunkers/types';
@@ -172,6 +172,25 @@ describe('i18n usages: react-intl (FormatJS) and Docusaurus', () => {
     assert.deepEqual(identifyLocale('locales/base/theme-common.json'), { locale: 'en', namespace: 'theme-common', from: 'folder', base: true });
     assert.equal(identifyLocale('src/base/theme-common.json'), undefined);
     assert.ok(!ix.localeFiles.includes('other/locales/base/config.json'));
+  });
+
+  it('message objects (a Docusaurus site\'s i18n/<lang>/code.json, FormatJS extracted files): the key is the object, its text the value, notes no value', () => {
+    const site = path.join(FW, 'docusaurus-site');
+    const ix = load(site);
+    assert.deepEqual([...ix.keyValues()].map(([k, v]) => `${k}=${v.map((x) => `${x.locale}:${x.value}`).join('|')}`), ['code:homepage.title=fr:Bienvenue', "code:homepage.tagline=fr:Une documentation qui s'écrit toute seule"]);
+    assert.deepEqual(usedBy(site, 'Bienvenue'), ['src/pages/index.tsx:6']);
+    assert.deepEqual(usedBy(site, "Une documentation qui s'écrit toute seule"), ['src/pages/index.tsx:7']);
+    assert.equal(ix.lookupLexical('The tagline under the title').candidates.length, 0);
+    assert.deepEqual(ix.health().counts, { undefined: 0, unused: 0, missing: 0, identical: 0 });
+    // the key range is the object's key when the text comes first, else the text's field name
+    const text = fs.readFileSync(path.join(site, 'i18n/fr/code.json'), 'utf8');
+    const keys = readLocaleJson('i18n/fr/code.json', text)!.entries.map((e) => text.slice(e.ks, e.ke));
+    assert.deepEqual(keys.sort(), ['homepage.title', 'message']);
+    // a dictionary that only has a `message` somewhere, or a single one, stays a dictionary
+    const paths = (t: string) => readLocaleJson('locales/en.json', t)!.entries.map((e) => e.path).sort();
+    assert.deepEqual(paths('{"errors": {"message": "Error", "code": "Code"}, "ok": {"message": "Fine"}}'), ['errors.code', 'errors.message', 'ok.message']);
+    assert.deepEqual(paths('{"errors": {"message": "Error", "description": "Shown on failure"}}'), ['errors.description', 'errors.message']);
+    assert.deepEqual(paths('{"a": {"defaultMessage": "A", "description": "x"}, "b": {"defaultMessage": "B"}}'), ['a', 'b']);
   });
 
   it('the search feed: a chunk using a namespaced key without its namespace gets the source value', () => {
