@@ -469,6 +469,11 @@ export class I18nIndex {
     return [...this.locales.keys()].sort();
   }
 
+  /** The locale files that are components with messages of their own (a Vue SFC's `<i18n>` block): code besides their messages. */
+  get componentFiles(): string[] {
+    return [...this.locales.values()].filter((lf) => lf.component).map((lf) => lf.file).sort();
+  }
+
   get stats(): { localeFiles: number; keys: number; values: number; usages: number; problems: number } {
     const b = this.build();
     let usages = 0;

@@ -173,14 +173,20 @@ export function shownForm(s: string): string {
 
 /**
  * A query of several words that a chunk contains as written ranks that chunk first (see
- * `Engine.phraseFirst`); `textOf` gives a result's text. `shownOf`, when given, gives the
- * strings a chunk displays (the source-locale values of the i18n keys it uses, one a line):
- * a chunk that displays the query as one whole value (`Confirm`, `Go to page {0}` for
- * "Go to page") ranks first too, for a query of one word as well: the words a user sees on
- * screen find the component that shows them, not a namesake that only mentions the word.
- * Shared with the team index (pgstore.ts).
+ * `Engine.phraseFirst`); `textOf` gives a result's text, read for the first `textDepth` ids
+ * only. `shownOf`, when given, gives the strings a chunk displays (the source-locale values of
+ * the i18n keys it uses, each in `shownForm`): a chunk that displays the query as one whole
+ * value (`Confirm`, `Go to page {0}` for "Go to page") ranks first too, for a query of one
+ * word as well — the words a user sees on screen find the component that shows them, not a
+ * namesake that only mentions the word. Shared with the team index (pgstore.ts).
  */
-export function phraseFirst(query: string, ids: number[], textOf: (id: number) => string | undefined, shownOf?: (id: number) => string | undefined): number[] {
+export function phraseFirst(
+  query: string,
+  ids: number[],
+  textOf: (id: number) => string | undefined,
+  shownOf?: (id: number) => readonly string[] | undefined,
+  textDepth = ids.length,
+): number[] {
   const phrase = query.trim().replace(/\s+/g, ' ');
   if (phrase.length > 200 || ids.length < 2) return ids;
   const several = /\s/.test(phrase);
@@ -188,23 +194,20 @@ export function phraseFirst(query: string, ids: number[], textOf: (id: number) =
   if (!several && !want) return ids;
   const lower = phrase.toLowerCase();
   const tiers: number[][] = [[], [], []];
-  for (const id of ids) {
+  for (let at = 0; at < ids.length; at++) {
+    const id = ids[at];
     const shown = want ? shownOf!(id) : undefined;
-    if (shown && shown.split('\n').some((line) => shownForm(line) === want)) {
+    if (shown && shown.includes(want)) {
       tiers[0].push(id);
       continue;
     }
-    if (!several) {
-      tiers[2].push(id);
-      continue;
-    }
-    const text = textOf(id);
+    const text = several && at < textDepth ? textOf(id) : undefined;
     if (!text) {
-      tiers[2].push(id);
+      tiers[several && shown?.some((line) => containsWord(line, want)) ? 1 : 2].push(id);
       continue;
     }
     const flat = text.includes('\n') || text.includes('  ') || text.includes('\t') ? text.replace(/\s+/g, ' ') : text;
-    tiers[containsWord(flat, phrase) ? 0 : containsWord(flat.toLowerCase(), lower) || (shown !== undefined && containsWord(shown.replace(/\s+/g, ' ').toLowerCase(), lower)) ? 1 : 2].push(id);
+    tiers[containsWord(flat, phrase) ? 0 : containsWord(flat.toLowerCase(), lower) || shown?.some((line) => containsWord(line, want)) ? 1 : 2].push(id);
   }
   return tiers[0].length || tiers[1].length ? tiers.flat() : ids;
 }
@@ -294,6 +297,8 @@ export class Engine {
 
   /** Bumped by every change to chunks, files or vectors: what tells a caller to save. */
   revision = 0;
+  /** `shownLines` per docId (null: displays nothing); an entry goes when its chunk changes. */
+  private shownCache = new Map<number, readonly string[] | null>();
 
   /** The chunk options as given (plain data: what a chunk pool's thread is sent). */
   private readonly chunkSpec: ChunkOptions;
@@ -324,6 +329,7 @@ export class Engine {
   /** Forgets everything (a store that failed to load leaves the engine empty, not half-filled). */
   reset(): void {
     this.chunks.clear();
+    this.shownCache.clear();
     this.files.clear();
     this.keyword.clear();
     this.pendingEmbed.clear();
@@ -342,6 +348,7 @@ export class Engine {
    */
   restore(catalog: FileRecord[], chunks: Array<Chunk | null> | StoredChunks, vectors?: VectorStore): void {
     this.chunks.clear();
+    this.shownCache.clear();
     this.free = [];
     this.files.clear();
     this.pendingEmbed.clear();
@@ -451,6 +458,7 @@ export class Engine {
     const extra = this.i18n?.textFor(chunk);
     if (extra !== undefined) chunk = { ...chunk, meta: { ...chunk.meta, [I18N_TEXT_META]: extra } };
     this.chunks.set(docId, chunk);
+    this.shownCache.delete(docId);
     this.addKeyword(docId, chunk);
     if (this.vectors) {
       const h = (this.textHash[docId] = hashText(embedText(chunk)));
@@ -496,6 +504,7 @@ export class Engine {
       const next: Chunk = { ...c, meta };
       if (Object.keys(meta).length === 0) delete next.meta;
       this.chunks.set(docId, next);
+      this.shownCache.delete(docId);
       this.addKeyword(docId, next);
       changed++;
     }
@@ -513,6 +522,7 @@ export class Engine {
     if (!this.chunks.has(docId)) return;
     this.revision++;
     this.chunks.delete(docId);
+    this.shownCache.delete(docId);
     this.keyword.remove(docId);
     const v = this.vectors?.get(docId);
     const h = this.textHashOf(docId);
@@ -757,7 +767,7 @@ export class Engine {
       // the phrase and shown-value tiers look deeper than the list fused: a chunk that displays
       // the query ("Confirm") can rank low on BM25 among chunks that use the word in code
       const ids = this.keyword.search(q, { k: Math.max(depth, PHRASE_DEPTH), filter }).map((h) => h.docId);
-      lists.push({ name: 'keyword', ids: this.phraseFirst(q, ids).slice(0, depth) });
+      lists.push({ name: 'keyword', ids: this.phraseFirst(q, ids, depth).slice(0, depth) });
     }
     if (mode !== 'keyword' && this.embedder && this.vectors && this.vectors.count) {
       const [qv] = await this.embedder.embed([q], undefined, { urgent: true });
@@ -794,8 +804,19 @@ export class Engine {
    * (es) from "Bosnia i Hercegovina" (hr) once one-letter words are dropped, nor "Antígua"
    * from "Antigua" once accents are folded. Measured by `fathom eval` (i18n route).
    */
-  private phraseFirst(query: string, ids: number[]): number[] {
-    return phraseFirst(query, ids, (id) => this.chunks.text(id), (id) => shownText(this.chunks.head(id)));
+  private phraseFirst(query: string, ids: number[], depth = ids.length): number[] {
+    return phraseFirst(query, ids, (id) => this.chunks.text(id), (id) => this.shownLines(id), depth);
+  }
+
+  /** The strings a chunk displays, each in `shownForm` (see `phraseFirst`); cached per chunk until it changes. */
+  private shownLines(docId: number): readonly string[] | undefined {
+    let lines = this.shownCache.get(docId);
+    if (lines === undefined) {
+      const t = shownText(this.chunks.head(docId));
+      lines = t ? t.split('\n').map(shownForm).filter((l) => l.length > 0) : null;
+      this.shownCache.set(docId, lines);
+    }
+    return lines ?? undefined;
   }
 
   /** Exact dense top-k: the embedder's BLAS kernel when it has one (and it works), else the JS scan. */

@@ -4,20 +4,26 @@
  * with these three members (an `I18nIndex` has them).
  *
  * - `localeFiles`: locale files are folded and put after code for queries in words
- *   (diversify.ts).
+ *   (diversify.ts); a component with messages of its own (a Vue SFC's `<i18n>` block) is not
+ *   one: its message chunks are translations by their kind, its template and script are code.
  * - `textFor(chunk)`: the source-locale values of the i18n keys a code chunk uses, searchable
  *   with that chunk (not displayed): a template that renders `$t('user.sign_out')` holds no
  *   word of "Sign out", and now is found by it. A key is used when the i18n index found a usage
  *   of it inside the chunk (`$t`, `t`, `v-t`, `<i18n-t>` …), or when the chunk holds it as a
  *   string literal (`'$vuetify.close'`, a key handed to `t()` through a prop default); a
  *   literal's leading `$name.` segment may be a framework's namespace and is tried without it.
- *   A key named without a namespace finds a namespaced one (`theme.x` → `theme-common:theme.x`,
- *   a Docusaurus plugin's file) when no file defines it without one.
  */
 import type { Chunk } from '../chunkers/types';
 
 export interface I18nSource {
   readonly localeFiles: readonly string[];
+  /**
+   * The locale files that are components holding messages of their own (a Vue SFC's `<i18n>`
+   * block): their template and script are code — searchable with the text of the keys they
+   * use, put with the code — and only their message chunks (kind `i18n-section`) count as
+   * translations.
+   */
+  readonly componentFiles?: readonly string[];
   usagesIn(file: string): ReadonlyArray<{ key: string; namespace?: string; dynamic: boolean; range: { start: { offset: number }; end: { offset: number } } }>;
   keyValues(): Map<string, Array<{ locale: string; value: string }>>;
   /** Bumped by every change (an `I18nIndex` has it): the key texts are re-read when it moved. */
@@ -54,25 +60,31 @@ const LITERAL = /(['"`])(\$?[\w-]+(?:\.[\w$-]+)+)\1/g;
 export function i18nFeed(source: I18nSource): I18nFeed {
   let localeFiles = new Set<string>();
   let text = new Map<string, string>();
+  /** Namespaced keys by their path alone (see `fresh`). */
+  let bare = new Map<string, string>();
   let seen: number | undefined = NaN;
   const fresh = () => {
     if (seen === source.revision) return;
     seen = source.revision;
-    localeFiles = new Set(source.localeFiles);
+    const components = new Set(source.componentFiles ?? []);
+    localeFiles = new Set(source.localeFiles.filter((f) => !components.has(f)));
     const all = source.keyValues();
     const src = sourceLocale(all);
     text = new Map();
-    const bare = new Map<string, string>();
+    bare = new Map();
     for (const [key, list] of all) {
       const v = list.find((x) => x.locale === src) ?? list[0];
       if (!v || !v.value.trim()) continue;
       text.set(key, v.value);
+      // `ns:a.b` is also `a.b` for a usage that names no namespace (i18next's default
+      // `translation` namespace: `public/locales/en/translation.json` and `t('a.b')`)
       const colon = key.indexOf(':');
-      if (colon > 0 && !bare.has(key.slice(colon + 1))) bare.set(key.slice(colon + 1), v.value);
+      if (colon > 0) {
+        const path = key.slice(colon + 1);
+        const ns = key.slice(0, colon);
+        if (!bare.has(path) || ns === 'translation') bare.set(path, v.value);
+      }
     }
-    // a key used without its namespace (`translate({ id: 'theme.x' })` of a Docusaurus plugin's
-    // `locales/<lang>/<plugin>.json`, i18next's default namespace): the first namespace's value
-    for (const [key, v] of bare) if (!text.has(key)) text.set(key, v);
   };
   fresh();
   return {
@@ -90,20 +102,21 @@ export function i18nFeed(source: I18nSource): I18nFeed {
         if (u.dynamic || u.range.start.offset < s || u.range.end.offset > e) continue;
         keys.add(u.namespace ? `${u.namespace}:${u.key}` : u.key);
       }
+      const valueOf = (k: string) => text.get(k) ?? (k.includes(':') ? undefined : bare.get(k));
       if (chunk.text.includes('.')) {
         for (const m of chunk.text.matchAll(LITERAL)) {
           const lit = m[2];
-          if (text.has(lit)) keys.add(lit);
+          if (valueOf(lit) !== undefined) keys.add(lit);
           else if (lit.startsWith('$')) {
             const rest = lit.slice(lit.indexOf('.') + 1);
-            if (text.has(rest)) keys.add(rest);
+            if (valueOf(rest) !== undefined) keys.add(rest);
           }
         }
       }
       const out: string[] = [];
       let len = 0;
       for (const k of keys) {
-        const v = text.get(k);
+        const v = valueOf(k);
         if (v === undefined || len + v.length > MAX_I18N_TEXT) continue;
         out.push(v);
         len += v.length + 1;

@@ -44,7 +44,7 @@ import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type Resol
 import type { Chunk, ChunkOptions } from '../chunkers/types';
 import { walkFiles, type FileSelection } from '../workspace/files';
 import { embedText, type Embedder } from './embedder';
-import { Engine, hashText, I18N_TEXT_META, phraseFirst, shownText, type SearchHit, type SearchMode } from './engine';
+import { Engine, hashText, I18N_TEXT_META, phraseFirst, shownForm, shownText, type SearchHit, type SearchMode } from './engine';
 import { compileFilter, DEFAULT_RRF_K, rrf, type FilterSpec } from './fusion';
 import { COVERAGE_MAX_CONCEPTS, keywordRecord, KeywordIndex, planQuery, planTerms, type KeywordFields } from './keyword';
 import { TOKENIZER_VERSION } from './terms';
@@ -770,7 +770,7 @@ export async function pgSearch(sql: Sql, query: string, options: PgSearchOptions
         const texts = await sql.query<{ id: number; ord: number; chunk: Chunk | string }>('select id, ord, chunk from fathom_chunks where id = any($1::int[])', [passed]);
         const chunkOf = new Map(texts.rows.map((r) => [r.id, r]));
         const ids = passed.filter((id) => chunkOf.has(id)).map((id) => idOf(parseChunk(chunkOf.get(id)!.chunk), chunkOf.get(id)!.ord));
-        lists[slot].ids = phraseFirst(q, ids, (id) => pool[id]?.text, (id) => shownText(pool[id]));
+        lists[slot].ids = phraseFirst(q, ids, (id) => pool[id]?.text, (id) => shownText(pool[id])?.split('\n').map(shownForm));
       })(),
     );
   }

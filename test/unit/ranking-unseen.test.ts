@@ -220,11 +220,13 @@ describe('the words on screen: a chunk that displays the query as one whole valu
   it('phraseFirst: a shown value equal to the query (placeholders, case and spaces aside) is the first tier, one word too', () => {
     const shown: Record<number, string> = { 3: 'Cancel\nConfirm', 4: 'Go to page {0}', 5: 'Confirm the deletion' };
     const text: Record<number, string> = { 1: 'const confirm = () => emit("confirm")', 2: 'function go(page) {}', 3: 'render()', 4: 'render()', 5: 'render()' };
-    const order = (q: string) => phraseFirst(q, [1, 2, 3, 4, 5], (id) => text[id], (id) => shown[id]);
+    const order = (q: string) => phraseFirst(q, [1, 2, 3, 4, 5], (id) => text[id], (id) => shown[id]?.split('\n').map(shownForm));
     assert.deepEqual(order('Confirm'), [3, 1, 2, 4, 5], 'the chunk displaying "Confirm" first; a value merely holding the word is no whole value');
     assert.deepEqual(order('go to  Page'), [4, 1, 2, 3, 5]);
     assert.deepEqual(order('confirm the deletion'), [5, 1, 2, 3, 4]);
     assert.deepEqual(phraseFirst('Confirm', [1, 2, 3], (id) => text[id]), [1, 2, 3], 'without displayed strings a one-word query keeps its order');
+    assert.deepEqual(phraseFirst('the deletion', [1, 2, 5], (id) => (id === 5 ? 'confirm the deletion' : text[id])), [5, 1, 2], 'a phrase in the text');
+    assert.deepEqual(phraseFirst('the deletion', [1, 2, 5], (id) => (id === 5 ? 'confirm the deletion' : text[id]), undefined, 2), [1, 2, 5], 'texts are read to textDepth only');
     assert.equal(shownForm(' {count} items  selected %s '), 'items selected');
   });
 
@@ -247,6 +249,52 @@ describe('the words on screen: a chunk that displays the query as one whole valu
     engine.setI18n(i18nFeed(index));
     const hits = await engine.search('Confirm', { mode: 'keyword', k: 10 });
     assert.equal(hits[0]?.chunk.path, 'src/components/FilterPanel.vue', hits.map((h) => h.chunk.path).join(', '));
+  });
+});
+
+describe('a Vue component with messages of its own (<i18n> block)', () => {
+  it('is code, not a locale file: its template is found by the words it shows and ranks with the code', async () => {
+    const sfc =
+      '<template>\n  <button class="btn" @click="leave">{{ t(\'signOut\') }}</button>\n</template>\n' +
+      "<script setup>\nimport { useI18n } from 'vue-i18n'\nconst { t } = useI18n()\nfunction leave() {}\n</script>\n" +
+      '<i18n lang="json">\n{ "en": { "signOut": "Leave the workspace" }, "de": { "signOut": "Arbeitsbereich verlassen" } }\n</i18n>\n';
+    const engine = new Engine({ noEmbedderReason: 'test' });
+    const index = new I18nIndex();
+    for (const [rel, t] of Object.entries({ 'src/components/Logout.vue': sfc, 'src/other.js': 'export function workspace() { return "leave" }\n' })) {
+      engine.updateFile(rel, bytes(t), stat);
+      index.setFile(rel, t);
+    }
+    assert.deepEqual(index.componentFiles, ['src/components/Logout.vue']);
+    const feed = i18nFeed(index);
+    assert.ok(!feed.localeFiles.has('src/components/Logout.vue'));
+    engine.setI18n(feed);
+    const hits = await engine.search('Leave the workspace', { mode: 'keyword' });
+    assert.equal(hits[0].chunk.path, 'src/components/Logout.vue');
+    assert.equal(hits[0].chunk.kind, 'template', hits.map((h) => `${h.chunk.path} ${h.chunk.kind}`).join(', '));
+    const messages = engine.chunks.get(hits.find((h) => h.chunk.kind === 'i18n-section')!.docId)!;
+    assert.ok(engine.isLocaleChunk(messages), 'its messages still count as translations');
+    assert.ok(!engine.isLocaleChunk(hits[0].chunk), 'its template does not');
+  });
+});
+
+describe('i18next default namespace', () => {
+  it("a usage naming no namespace takes the text of the namespaced key (public/locales/en/translation.json and t('a.b'))", async () => {
+    const files: Record<string, string> = {
+      'public/locales/en/translation.json': '{"header": {"title": "Welcome back to the dashboard"}}',
+      'public/locales/de/translation.json': '{"header": {"title": "Willkommen zurück"}}',
+      'src/Header.jsx': "import { useTranslation } from 'react-i18next';\nexport function Header() {\n  const { t } = useTranslation();\n  return <h1 className=\"x\">{t('header.title')}</h1>;\n}\n",
+    };
+    const engine = new Engine({ noEmbedderReason: 'test' });
+    const index = new I18nIndex();
+    for (const [rel, t] of Object.entries(files)) {
+      engine.updateFile(rel, bytes(t), stat);
+      index.setFile(rel, t);
+    }
+    engine.setI18n(i18nFeed(index));
+    const hits = await engine.search('Welcome back to the dashboard', { mode: 'keyword' });
+    assert.equal(hits[0]?.chunk.path, 'src/Header.jsx', hits.map((h) => h.chunk.path).join(', '));
+    assert.equal(hits[0].chunk.meta?.i18nText, 'Welcome back to the dashboard');
+    assert.ok(hits.slice(0, 3).some((h) => h.chunk.path === 'public/locales/en/translation.json'), 'the locale file still comes up for its verbatim value');
   });
 });
 
