@@ -4,7 +4,7 @@
  * scored by file, for today's ranking and for a baseline build side by side in one run.
  *
  *   npm run bench:ranking                                   # everything (a few minutes)
- *   node --import tsx bench/ranking.ts --only js-doc,vue-ui # some benchmarks (js-doc py-doc go-doc vue-ui schema registration mined)
+ *   node --import tsx bench/ranking.ts --only js-doc,vue-ui # some benchmarks (js-doc py-doc go-doc vue-ui react-ui schema registration mined)
  *   node --import tsx bench/ranking.ts --baseline <git ref> # another baseline (default: BASELINE_REF)
  *   node --import tsx bench/ranking.ts --no-baseline --json # today's build only, one JSON object
  *   node --import tsx bench/ranking.ts --misses 10          # print some misses of the tuning half
@@ -16,7 +16,8 @@
  *   @formily/antd (Formily JSON Schemas, the components they name), vuepress-theme-hope with its
  *   plugins, @vuepress/client, vue-router 3 and 4, @nuxt/vue-app, @inertiajs/vue3,
  *   vue2-google-maps, vue-carousel, mavon-editor, floating-vue (global registrations),
- *   LangChain's splitter (the peer).
+ *   @docusaurus/theme-classic and @docusaurus/theme-translations (React components that render
+ *   locale strings, flat JSON locales), LangChain's splitter (the peer).
  * - Debian: Python sources under /usr/lib/python3/dist-packages (python3-oauthlib, -jwt,
  *   -httplib2, -pyparsing, -toml) and Go sources under /usr/share/gocode (golang-github-spf13-
  *   cobra-dev, -pflag-dev, -afero-dev, -viper-dev, golang-github-google-go-cmp-dev, -pkg-errors-dev,
@@ -39,10 +40,13 @@
  *   `line@5`: a top-5 chunk of that file whose line range holds the registration line (see
  *   `registrationBench`); routes `registration` (`app.component('<name>', X)`) and `install`
  *   (`const <Name> = withInstall(X)`).
+ * - `react-ui`: the English text of a Docusaurus theme key → the React components whose code
+ *   names that key (see `reactUiBench`); `locale@5` as in vue-ui.
  * - `mined`: `fathom eval --write-gold` on the js-doc and vue-ui workspaces (with the baseline
  *   CLI, so that both sides answer the same queries): routes `js`/`vue` (`<words> (<identifier>)`)
- *   and `i18n` (a locale value verbatim → its locale file); on the schema and registration
- *   workspaces with this build (the baseline has no `registration` route).
+ *   and `i18n` (a locale value verbatim → its locale file); on the schema, registration and
+ *   react-ui workspaces with this build (the baseline has no `registration` route, and reads no
+ *   Docusaurus `locales/base/`): there also `ui` (the words a component shows → it).
  * Every query goes to the tuning or the held-out half by a seeded hash of benchmark and query
  * (`half`); only the tuning half was looked at while tuning. Both are printed.
  */
@@ -306,6 +310,52 @@ async function vueUiBench(): Promise<Bench> {
   }
   for (const g of gold) g.files = [...(byValue.get(g.query.toLowerCase()) ?? [])].sort();
   return { name: 'vue-ui', dir, gold: gold.filter((g) => g.files.length <= 4), isLocale: (f) => /\/locale\//.test(f) };
+}
+
+/**
+ * `react-ui`: Docusaurus' classic theme (`@docusaurus/theme-classic`, the `.tsx` files under `src/theme/`:
+ * React components calling `translate({ id, message })` and `<Translate id>`) with the
+ * translations of `@docusaurus/theme-translations` (`locales/<lang>/<plugin>.json`, flat
+ * `{"theme.x": "…"}` maps; `locales/base/` holds the English source and `"<key>___DESCRIPTION"`
+ * translator notes). Query: the English value of a key (`locales/base`, notes left out;
+ * placeholders and the plural separator `|` dropped) → the component files whose code names the
+ * key as a string literal; keys named by more than 4 files are left out. The components hold the
+ * English message inline too (`message: 'Copy'`), so the words are in the code as well.
+ */
+function reactUiBench(): Bench {
+  const dir = freshDir('react-ui');
+  const classic = path.join(nm, '@docusaurus/theme-classic');
+  const translations = path.join(nm, '@docusaurus/theme-translations');
+  const code: Array<{ rel: string; text: string }> = [];
+  for (const abs of walk(path.join(classic, 'src/theme'))) {
+    if (!abs.endsWith('.tsx')) continue;
+    const rel = `theme-classic/${path.relative(classic, abs)}`;
+    const text = fs.readFileSync(abs, 'utf8');
+    writeFile(dir, rel, text);
+    code.push({ rel, text });
+  }
+  const base = new Map<string, string>();
+  for (const abs of walk(path.join(translations, 'locales'))) {
+    if (!abs.endsWith('.json')) continue;
+    const rel = `theme-translations/${path.relative(translations, abs)}`;
+    const text = fs.readFileSync(abs, 'utf8');
+    writeFile(dir, rel, text);
+    if (!rel.includes('/locales/base/')) continue;
+    for (const [k, v] of Object.entries(JSON.parse(text) as Record<string, unknown>)) if (typeof v === 'string' && !k.endsWith('___DESCRIPTION')) base.set(k, v);
+  }
+  const byValue = new Map<string, { query: string; files: Set<string> }>();
+  for (const [key, value] of base) {
+    const shown = value.replace(/\{[^}]*\}/g, ' ').replace(/\|/g, ' ').replace(/\s+/g, ' ').trim();
+    if (!/\p{L}{2}/u.test(shown)) continue;
+    const users = code.filter((f) => f.text.includes(`'${key}'`) || f.text.includes(`"${key}"`) || f.text.includes(`\`${key}\``)).map((f) => f.rel);
+    if (!users.length) continue;
+    const k = shown.toLowerCase();
+    const g = byValue.get(k) ?? { query: shown, files: new Set<string>() };
+    for (const u of users) g.files.add(u);
+    byValue.set(k, g);
+  }
+  const gold = [...byValue.values()].map((g) => ({ query: g.query, files: [...g.files].sort(), route: 'react-ui' })).filter((g) => g.files.length <= 4);
+  return { name: 'react-ui', dir, gold, isLocale: (f) => /\/locales\//.test(f) };
 }
 
 /** 1-based line of a text offset. */
@@ -690,6 +740,7 @@ async function main(): Promise<void> {
   if (want('py-doc')) add(pyDocBench());
   if (want('go-doc')) add(goDocBench());
   if (want('vue-ui') || want('mined')) add(await vueUiBench());
+  if (want('react-ui') || want('mined')) add(reactUiBench());
   if (want('schema') || want('mined')) add(schemaBench());
   if (want('registration') || want('mined')) add(registrationBench());
   for (const s of skips) log(s);
@@ -700,7 +751,9 @@ async function main(): Promise<void> {
     // js-doc and vue-ui mined with the baseline (its routes; figures comparable with earlier runs), the
     // schema and registration workspaces with this build: the baseline has no registration route
     for (const from of benches.filter((b) => b.name === 'js-doc' || b.name === 'vue-ui')) benches.push(minedBench(clis[0], from));
-    for (const from of benches.filter((b) => b.name === 'schema' || b.name === 'registration')) benches.push(minedBench(clis[clis.length - 1], from));
+    // react-ui with this build too: the baseline reads no locales/base/ (the English source) and
+    // attaches no UI words to Docusaurus' components, so its `ui` route would be empty
+    for (const from of benches.filter((b) => b.name === 'schema' || b.name === 'registration' || b.name === 'react-ui')) benches.push(minedBench(clis[clis.length - 1], from));
   }
   const selected = benches.filter((b) => want(b.name) || (b.name.startsWith('mined-') && want('mined')));
   const rows: Array<{ bench: string; route: string; half: string; system: string } & Scores> = [];
