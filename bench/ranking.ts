@@ -48,8 +48,9 @@
  * - `mined`: `fathom eval --write-gold` on the js-doc and vue-ui workspaces (with the baseline
  *   CLI, so that both sides answer the same queries): routes `js`/`vue` (`<words> (<identifier>)`)
  *   and `i18n` (a locale value verbatim → its locale file); on the schema, registration,
- *   react-ui and react-intl-ui workspaces with this build (the baseline has no `registration` route, and reads no
- *   Docusaurus `locales/base/`): there also `ui` (the words a component shows → it).
+ *   react-ui and react-intl-ui workspaces with this build (the baseline has no `registration`
+ *   route, and reads no Docusaurus `locales/base/`): there also `ui` (the words a component
+ *   shows → it).
  * Every query goes to the tuning or the held-out half by a seeded hash of benchmark and query
  * (`half`); only the tuning half was looked at while tuning. Both are printed.
  */
@@ -368,8 +369,8 @@ function reactUiBench(): Bench {
  * defaultMessage>`; translations in `src/i18n/messages/<locale>.json`, no English catalog: the
  * English is each message's `defaultMessage`). Query: a message's `defaultMessage` (read from
  * the code's AST; placeholders dropped) → the files whose code names its id as a string literal;
- * ids named by more than 4 files, and texts given for two ids with different files, merged as in
- * vue-ui. Tests, stories and snapshots are left out of the workspace.
+ * a text given for two ids has the files of both, and one with more than 4 files is left out (as
+ * in vue-ui). Tests, stories and snapshots are left out of the workspace.
  */
 function reactIntlUiBench(): Bench | string {
   const root = path.join(nm, '@openedx/paragon');
