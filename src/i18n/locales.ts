@@ -387,9 +387,14 @@ function messageObjects(ls: Leaf[], text: string): Leaf[] | undefined {
     if (NOTE_FIELDS.has(field)) continue;
     if (!MESSAGE_FIELDS.has(field)) return undefined;
     const key = l.path.slice(0, dot);
-    const at = text.lastIndexOf(JSON.stringify(key), l.ks);
-    const own = at >= 0 && /^\s*:\s*\{[^"]*"?$/.test(text.slice(at + JSON.stringify(key).length, l.ks));
-    out.push({ ...l, path: key, ks: own ? at + 1 : l.ks, ke: own ? at + JSON.stringify(key).length - 1 : l.ke });
+    // the object's key just before its first field: looked for in a short window only (a key
+    // written with escapes is not found, and no search runs back through a large file)
+    const quoted = JSON.stringify(key);
+    const from = Math.max(0, l.ks - quoted.length - 256);
+    const rel = text.slice(from, l.ks).lastIndexOf(quoted);
+    const at = rel < 0 ? -1 : from + rel;
+    const own = at >= 0 && /^\s*:\s*\{[^"]*"?$/.test(text.slice(at + quoted.length, l.ks));
+    out.push({ ...l, path: key, ks: own ? at + 1 : l.ks, ke: own ? at + quoted.length - 1 : l.ke });
   }
   return out.length >= 2 && new Set(out.map((l) => l.path)).size === out.length ? out : undefined;
 }
