@@ -13,8 +13,13 @@
  * is a dictionary too: discovery also asks the JSON classifier for `i18n`. With `localeGlobs`,
  * a file matching a glob is a locale file, whatever its shape.
  *
+ * Docusaurus' `locales/base/<plugin>.json` (the English source, with `"<key>___DESCRIPTION"`
+ * translator notes) is locale `en` (see `identifyLocale`).
+ *
  * Parsing: jsonc-parser's `parseTree` (comments and trailing commas allowed); nested and flat
- * dotted keys give the same dotted key; string leaves of arrays are `a.0`, `a.1`. A file that
+ * dotted keys give the same dotted key; string leaves of arrays are `a.0`, `a.1`. Docusaurus'
+ * `___DESCRIPTION` entries are no keys; a file of message objects (`{"k": {"message": "…",
+ * "description": "…"}}`, see `messageObjects`) has `k` as key and the text as value. A file that
  * does not parse is reported (`malformed`) and skipped whole; a key defined twice in one file
  * (JSON duplicate keys, or `"a.b"` next to `a: {b}`) is reported (`duplicate`) and the last one
  * wins, as `JSON.parse` does.
