@@ -4,7 +4,7 @@
  * scored by file, for today's ranking and for a baseline build side by side in one run.
  *
  *   npm run bench:ranking                                   # everything (a few minutes)
- *   node --import tsx bench/ranking.ts --only js-doc,vue-ui # some benchmarks (js-doc py-doc go-doc vue-ui schema registration mined)
+ *   node --import tsx bench/ranking.ts --only js-doc,vue-ui # some benchmarks (js-doc py-doc go-doc vue-ui react-ui react-intl-ui schema registration mined)
  *   node --import tsx bench/ranking.ts --baseline <git ref> # another baseline (default: BASELINE_REF)
  *   node --import tsx bench/ranking.ts --no-baseline --json # today's build only, one JSON object
  *   node --import tsx bench/ranking.ts --misses 10          # print some misses of the tuning half
@@ -16,7 +16,9 @@
  *   @formily/antd (Formily JSON Schemas, the components they name), vuepress-theme-hope with its
  *   plugins, @vuepress/client, vue-router 3 and 4, @nuxt/vue-app, @inertiajs/vue3,
  *   vue2-google-maps, vue-carousel, mavon-editor, floating-vue (global registrations),
- *   LangChain's splitter (the peer).
+ *   @docusaurus/theme-classic and @docusaurus/theme-translations (React components that render
+ *   locale strings, flat JSON locales), @openedx/paragon (React components with react-intl and
+ *   JSON message catalogs), LangChain's splitter (the peer).
  * - Debian: Python sources under /usr/lib/python3/dist-packages (python3-oauthlib, -jwt,
  *   -httplib2, -pyparsing, -toml) and Go sources under /usr/share/gocode (golang-github-spf13-
  *   cobra-dev, -pflag-dev, -afero-dev, -viper-dev, golang-github-google-go-cmp-dev, -pkg-errors-dev,
@@ -39,13 +41,20 @@
  *   `line@5`: a top-5 chunk of that file whose line range holds the registration line (see
  *   `registrationBench`); routes `registration` (`app.component('<name>', X)`) and `install`
  *   (`const <Name> = withInstall(X)`).
+ * - `react-ui`: the English text of a Docusaurus theme key → the React components whose code
+ *   names that key (see `reactUiBench`); `locale@5` as in vue-ui.
+ * - `react-intl-ui`: a react-intl message's English `defaultMessage` → the files of Open edX's
+ *   Paragon whose code names its id (see `reactIntlUiBench`); `locale@5` too.
  * - `mined`: `fathom eval --write-gold` on the js-doc and vue-ui workspaces (with the baseline
  *   CLI, so that both sides answer the same queries): routes `js`/`vue` (`<words> (<identifier>)`)
- *   and `i18n` (a locale value verbatim → its locale file); on the schema and registration
- *   workspaces with this build (the baseline has no `registration` route).
+ *   and `i18n` (a locale value verbatim → its locale file); on the schema, registration,
+ *   react-ui and react-intl-ui workspaces with this build (the baseline has no `registration`
+ *   route, and reads no Docusaurus `locales/base/`): there also `ui` (the words a component
+ *   shows → it).
  * Every query goes to the tuning or the held-out half by a seeded hash of benchmark and query
  * (`half`); only the tuning half was looked at while tuning. Both are printed.
  */
+import { parse as babelParse } from '@babel/parser';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -306,6 +315,124 @@ async function vueUiBench(): Promise<Bench> {
   }
   for (const g of gold) g.files = [...(byValue.get(g.query.toLowerCase()) ?? [])].sort();
   return { name: 'vue-ui', dir, gold: gold.filter((g) => g.files.length <= 4), isLocale: (f) => /\/locale\//.test(f) };
+}
+
+/**
+ * `react-ui`: Docusaurus' classic theme (`@docusaurus/theme-classic`, the `.tsx` files under `src/theme/`:
+ * React components calling `translate({ id, message })` and `<Translate id>`) with the
+ * translations of `@docusaurus/theme-translations` (`locales/<lang>/<plugin>.json`, flat
+ * `{"theme.x": "…"}` maps; `locales/base/` holds the English source and `"<key>___DESCRIPTION"`
+ * translator notes). Query: the English value of a key (`locales/base`, notes left out;
+ * placeholders and the plural separator `|` dropped) → the component files whose code names the
+ * key as a string literal; keys named by more than 4 files are left out. The components hold the
+ * English message inline too (`message: 'Copy'`), so the words are in the code as well.
+ */
+function reactUiBench(): Bench {
+  const dir = freshDir('react-ui');
+  const classic = path.join(nm, '@docusaurus/theme-classic');
+  const translations = path.join(nm, '@docusaurus/theme-translations');
+  const code: Array<{ rel: string; text: string }> = [];
+  for (const abs of walk(path.join(classic, 'src/theme'))) {
+    if (!abs.endsWith('.tsx')) continue;
+    const rel = `theme-classic/${path.relative(classic, abs)}`;
+    const text = fs.readFileSync(abs, 'utf8');
+    writeFile(dir, rel, text);
+    code.push({ rel, text });
+  }
+  const base = new Map<string, string>();
+  for (const abs of walk(path.join(translations, 'locales'))) {
+    if (!abs.endsWith('.json')) continue;
+    const rel = `theme-translations/${path.relative(translations, abs)}`;
+    const text = fs.readFileSync(abs, 'utf8');
+    writeFile(dir, rel, text);
+    if (!rel.includes('/locales/base/')) continue;
+    for (const [k, v] of Object.entries(JSON.parse(text) as Record<string, unknown>)) if (typeof v === 'string' && !k.endsWith('___DESCRIPTION')) base.set(k, v);
+  }
+  const byValue = new Map<string, { query: string; files: Set<string> }>();
+  for (const [key, value] of base) {
+    const shown = value.replace(/\{[^}]*\}/g, ' ').replace(/\|/g, ' ').replace(/\s+/g, ' ').trim();
+    if (!/\p{L}{2}/u.test(shown)) continue;
+    const users = code.filter((f) => f.text.includes(`'${key}'`) || f.text.includes(`"${key}"`) || f.text.includes(`\`${key}\``)).map((f) => f.rel);
+    if (!users.length) continue;
+    const k = shown.toLowerCase();
+    const g = byValue.get(k) ?? { query: shown, files: new Set<string>() };
+    for (const u of users) g.files.add(u);
+    byValue.set(k, g);
+  }
+  const gold = [...byValue.values()].map((g) => ({ query: g.query, files: [...g.files].sort(), route: 'react-ui' })).filter((g) => g.files.length <= 4);
+  return { name: 'react-ui', dir, gold, isLocale: (f) => /\/locales\//.test(f) };
+}
+
+/**
+ * `react-intl-ui`: Open edX's Paragon (`@openedx/paragon`: React components with react-intl,
+ * `defineMessages({ k: { id, defaultMessage } })` modules and `<FormattedMessage id
+ * defaultMessage>`; translations in `src/i18n/messages/<locale>.json`, no English catalog: the
+ * English is each message's `defaultMessage`). Query: a message's `defaultMessage` (read from
+ * the code's AST; placeholders dropped) → the files whose code names its id as a string literal;
+ * a text given for two ids has the files of both, and one with more than 4 files is left out (as
+ * in vue-ui). Tests, stories and snapshots are left out of the workspace.
+ */
+function reactIntlUiBench(): Bench | string {
+  const root = path.join(nm, '@openedx/paragon');
+  if (!fs.existsSync(path.join(root, 'src'))) return 'react-intl-ui skipped: @openedx/paragon not installed (bench/ranking-corpus)';
+  const dir = freshDir('react-intl-ui');
+  const code: Array<{ rel: string; text: string }> = [];
+  const english = new Map<string, string>();
+  const str = (n: unknown): string | undefined => {
+    const x = n as { type?: string; value?: unknown; expression?: unknown } | null;
+    if (x?.type === 'StringLiteral' && typeof x.value === 'string') return x.value;
+    if (x?.type === 'JSXExpressionContainer') return str(x.expression);
+    return undefined;
+  };
+  const visit = (n: unknown): void => {
+    if (!n || typeof n !== 'object') return;
+    if (Array.isArray(n)) return n.forEach(visit);
+    const o = n as Record<string, unknown>;
+    if (o.type === 'ObjectExpression' || o.type === 'JSXOpeningElement') {
+      const fields = new Map<string, string>();
+      for (const p of (o.type === 'ObjectExpression' ? o.properties : o.attributes) as Array<Record<string, unknown>>) {
+        const k = p.key ?? p.name;
+        const name = (k as { name?: string; value?: string } | undefined)?.name ?? (k as { value?: string } | undefined)?.value;
+        const v = str(p.value);
+        if (typeof name === 'string' && v !== undefined) fields.set(name, v);
+      }
+      const id = fields.get('id');
+      const dm = fields.get('defaultMessage');
+      if (id && dm && !english.has(id)) english.set(id, dm);
+    }
+    for (const [k, v] of Object.entries(o)) if (k !== 'loc' && k !== 'start' && k !== 'end' && v && typeof v === 'object') visit(v);
+  };
+  for (const abs of walk(path.join(root, 'src'))) {
+    const rel = path.relative(root, abs);
+    if (/(?:^|\/)__\w+__\/|\.(?:test|stories)\.[jt]sx?$|\.snap$/.test(rel)) continue;
+    const wsRel = `paragon/${rel}`;
+    if (/^src\/i18n\/messages\/[^/]+\.json$/.test(rel)) {
+      writeFile(dir, wsRel, fs.readFileSync(abs, 'utf8'));
+      continue;
+    }
+    if (!/\.[jt]sx?$/.test(rel) || rel.endsWith('.d.ts')) continue;
+    const text = fs.readFileSync(abs, 'utf8');
+    writeFile(dir, wsRel, text);
+    code.push({ rel: wsRel, text });
+    try {
+      visit(babelParse(text, { sourceType: 'module', plugins: ['jsx', 'typescript'], errorRecovery: true }).program);
+    } catch {
+      // a file Babel cannot read names no message here
+    }
+  }
+  const byValue = new Map<string, { query: string; files: Set<string> }>();
+  for (const [id, value] of english) {
+    const shown = value.replace(/\{[^}]*\}/g, ' ').replace(/\s+/g, ' ').trim();
+    if (!/\p{L}{2}/u.test(shown)) continue;
+    const users = code.filter((f) => f.text.includes(`'${id}'`) || f.text.includes(`"${id}"`) || f.text.includes(`\`${id}\``)).map((f) => f.rel);
+    if (!users.length) continue;
+    const k = shown.toLowerCase();
+    const g = byValue.get(k) ?? { query: shown, files: new Set<string>() };
+    for (const u of users) g.files.add(u);
+    byValue.set(k, g);
+  }
+  const gold = [...byValue.values()].map((g) => ({ query: g.query, files: [...g.files].sort(), route: 'react-intl-ui' })).filter((g) => g.files.length <= 4);
+  return { name: 'react-intl-ui', dir, gold, isLocale: (f) => /\/i18n\/messages\//.test(f) };
 }
 
 /** 1-based line of a text offset. */
@@ -690,6 +817,8 @@ async function main(): Promise<void> {
   if (want('py-doc')) add(pyDocBench());
   if (want('go-doc')) add(goDocBench());
   if (want('vue-ui') || want('mined')) add(await vueUiBench());
+  if (want('react-ui') || want('mined')) add(reactUiBench());
+  if (want('react-intl-ui') || want('mined')) add(reactIntlUiBench());
   if (want('schema') || want('mined')) add(schemaBench());
   if (want('registration') || want('mined')) add(registrationBench());
   for (const s of skips) log(s);
@@ -700,7 +829,9 @@ async function main(): Promise<void> {
     // js-doc and vue-ui mined with the baseline (its routes; figures comparable with earlier runs), the
     // schema and registration workspaces with this build: the baseline has no registration route
     for (const from of benches.filter((b) => b.name === 'js-doc' || b.name === 'vue-ui')) benches.push(minedBench(clis[0], from));
-    for (const from of benches.filter((b) => b.name === 'schema' || b.name === 'registration')) benches.push(minedBench(clis[clis.length - 1], from));
+    // react-ui with this build too: the baseline reads no locales/base/ (the English source) and
+    // attaches no UI words to Docusaurus' components, so its `ui` route would be empty
+    for (const from of benches.filter((b) => b.name === 'schema' || b.name === 'registration' || b.name === 'react-ui' || b.name === 'react-intl-ui')) benches.push(minedBench(clis[clis.length - 1], from));
   }
   const selected = benches.filter((b) => want(b.name) || (b.name.startsWith('mined-') && want('mined')));
   const rows: Array<{ bench: string; route: string; half: string; system: string } & Scores> = [];

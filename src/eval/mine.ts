@@ -88,8 +88,10 @@ function mineChunk(c: Chunk, offer: (q: GoldQuery, key?: string) => void): void 
     }
   }
   if ((c.kind === 'i18n-section' || c.kind === 'i18n-labels') && c.language === 'json') {
-    for (const m of c.text.matchAll(/"(?:[^"\\]|\\.)*"\s*:\s*"((?:[^"\\]|\\.){12,120})"/g)) {
-      const value = m[1].replace(/\\"/g, '"');
+    for (const m of c.text.matchAll(/"((?:[^"\\]|\\.)*)"\s*:\s*"((?:[^"\\]|\\.){12,120})"/g)) {
+      // Docusaurus' `"<key>___DESCRIPTION"`: a translator's note, no value anyone sees
+      if (m[1].endsWith('___DESCRIPTION')) continue;
+      const value = m[2].replace(/\\"/g, '"');
       if (/\s/.test(value) && !/[{}<>]|https?:/.test(value)) offer({ query: value, file, symbol: value, route: 'i18n' });
     }
   }

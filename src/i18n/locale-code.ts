@@ -17,6 +17,11 @@ export interface LocaleIdentity {
   namespace?: string;
   /** How it was told: from the file name, or from a folder. */
   from: 'name' | 'folder';
+  /**
+   * Docusaurus' `locales/base/<plugin>.json`: the English source with translator notes, told by
+   * its folder and confirmed by its content (`"<key>___DESCRIPTION"` entries).
+   */
+  base?: true;
 }
 
 /** IANA-registered variants seen in real projects' file names. */

@@ -13,8 +13,13 @@
  * is a dictionary too: discovery also asks the JSON classifier for `i18n`. With `localeGlobs`,
  * a file matching a glob is a locale file, whatever its shape.
  *
+ * Docusaurus' `locales/base/<plugin>.json` (the English source, with `"<key>___DESCRIPTION"`
+ * translator notes) is locale `en` (see `identifyLocale`).
+ *
  * Parsing: jsonc-parser's `parseTree` (comments and trailing commas allowed); nested and flat
- * dotted keys give the same dotted key; string leaves of arrays are `a.0`, `a.1`. A file that
+ * dotted keys give the same dotted key; string leaves of arrays are `a.0`, `a.1`. Docusaurus'
+ * `___DESCRIPTION` entries are no keys; a file of message objects (`{"k": {"message": "…",
+ * "description": "…"}}`, see `messageObjects`) has `k` as key and the text as value. A file that
  * does not parse is reported (`malformed`) and skipped whole; a key defined twice in one file
  * (JSON duplicate keys, or `"a.b"` next to `a: {b}`) is reported (`duplicate`) and the last one
  * wins, as `JSON.parse` does.
@@ -90,13 +95,30 @@ export function toLocaleValue(e: LocaleEntry, lines: SourceText): LocaleValue {
 
 const LOCALE_EXT = /\.(?:json|jsonc|json5)$/i;
 
-/** The locale (and namespace) a path names, or undefined. Does not look at the content. */
+/**
+ * The locale (and namespace) a path names, or undefined. Does not look at the content, except
+ * that a `base` folder's file (below) is confirmed by `readLocaleJson`.
+ *
+ * Docusaurus (`@docusaurus/theme-translations`, and sites laid out like it) keeps the English
+ * source of `locales/<lang>/<plugin>.json` in `locales/base/<plugin>.json`: locale `en`,
+ * namespace the plugin, when its folder is an i18n folder's `base` and (readLocaleJson) it holds
+ * translator notes `"<key>___DESCRIPTION"`. A project with both `base/` and `en/` has two English
+ * sources; Docusaurus' own packages have no `en/`.
+ */
 export function identifyLocale(rel: string): LocaleIdentity | undefined {
   const parts = rel.split('/');
   const name = parts.pop() ?? '';
   if (!LOCALE_EXT.test(name)) return undefined;
-  return identifyStem(parts, name.replace(LOCALE_EXT, ''));
+  const stem = name.replace(LOCALE_EXT, '');
+  const id = identifyStem(parts, stem);
+  if (id) return id;
+  const n = parts.length;
+  if (n >= 2 && parts[n - 1] === 'base' && I18N_DIRS.has(parts[n - 2].toLowerCase())) return { locale: 'en', namespace: stem, from: 'folder', base: true };
+  return undefined;
 }
+
+/** Docusaurus' translator notes (`"theme.x___DESCRIPTION": "The label of …"`): not a translation, not a key. */
+export const DESCRIPTION_SUFFIX = '___DESCRIPTION';
 
 const SCRIPT_EXT = /\.(?:[cm]?[jt]s)$/i;
 const I18N_DIRS = new Set(['locales', 'locale', '_locales', 'i18n', 'l10n', 'lang', 'langs', 'language', 'languages', 'translations', 'translation', 'messages', 'intl', 'nls', 'dictionaries', 'dictionary']);
@@ -205,6 +227,7 @@ function toEntries(ls: Leaf[], locale: string, namespace: string | undefined, sr
   const byPath = new Map<string, number>();
   const out: LocaleEntry[] = [];
   for (const l of ls) {
+    if (l.path.endsWith(DESCRIPTION_SUFFIX)) continue;
     const e: LocaleEntry = { locale, file, value: l.value, namespace, path: l.path, vs: base + l.vs, ve: base + l.ve, ks: base + l.ks, ke: base + l.ke };
     const prev = byPath.get(l.path);
     if (prev !== undefined) {
@@ -348,6 +371,39 @@ function scanLeaves(text: string): Scan {
   return scan;
 }
 
+/** Fields of a message object that hold its text, and those that hold notes for translators. */
+const MESSAGE_FIELDS = new Set(['message', 'defaultMessage', 'string', 'translation']);
+const NOTE_FIELDS = new Set(['description', 'developer_comment', 'notes', 'context']);
+
+/**
+ * A file of message objects — `{"theme.x": {"message": "Copy", "description": "…"}}` (a
+ * Docusaurus site's `i18n/<lang>/code.json`, FormatJS' extracted and Crowdin/Smartling/Transifex
+ * formats: `defaultMessage`, `string` next to `description`, `developer_comment`): each key's
+ * value is its text field, its notes are no values. Only when every leaf is such a field of an
+ * object and there are at least two messages. The key range is the object's own key when the
+ * text is its first field (else the text field's name). Else undefined (the leaves as they are).
+ */
+function messageObjects(ls: Leaf[], text: string): Leaf[] | undefined {
+  const out: Leaf[] = [];
+  for (const l of ls) {
+    const dot = l.path.lastIndexOf('.');
+    if (dot <= 0) return undefined;
+    const field = l.path.slice(dot + 1);
+    if (NOTE_FIELDS.has(field)) continue;
+    if (!MESSAGE_FIELDS.has(field)) return undefined;
+    const key = l.path.slice(0, dot);
+    // the object's key just before its first field: looked for in a short window only (a key
+    // written with escapes is not found, and no search runs back through a large file)
+    const quoted = JSON.stringify(key);
+    const from = Math.max(0, l.ks - quoted.length - 256);
+    const rel = text.slice(from, l.ks).lastIndexOf(quoted);
+    const at = rel < 0 ? -1 : from + rel;
+    const own = at >= 0 && /^\s*:\s*\{[^"]*"?$/.test(text.slice(at + quoted.length, l.ks));
+    out.push({ ...l, path: key, ks: own ? at + 1 : l.ks, ke: own ? at + quoted.length - 1 : l.ke });
+  }
+  return out.length >= 2 && new Set(out.map((l) => l.path)).size === out.length ? out : undefined;
+}
+
 /** The classifier's rule for a locale-named file: a dictionary of mostly strings, no schema. */
 function dictionaryShape(scan: Scan): boolean {
   const schemaish = scan.topKeys.has('$schema') || scan.topKeys.has('properties') || scan.topKeys.has('definitions');
@@ -383,6 +439,8 @@ export function readLocaleJson(rel: string, text: string, opts: DiscoverOptions 
   const id = identifyLocale(rel);
   if (!globbed) {
     if (!id) return undefined;
+    // `locales/base/x.json` is Docusaurus' English source only with its translator notes
+    if (id.base && !text.includes(`${DESCRIPTION_SUFFIX}"`)) return undefined;
     const byPath = classifyJsonPath(rel);
     // `locales/en/settings.json` is an i18next namespace, not a settings file
     if (byPath === 'manifest' || (byPath === 'config' && !(id?.from === 'folder' && inI18nDir(rel)))) return undefined;
@@ -429,7 +487,7 @@ export function readLocaleJson(rel: string, text: string, opts: DiscoverOptions 
     const l2 = src.position(d.laterKs).line;
     problems.push({ kind: 'duplicate', file: rel, line: l2, message: `key "${d.path}" is defined twice (lines ${l1} and ${l2}); the last one wins, so the ${d.lost} value(s) under the first one are gone` });
   }
-  return { file: rel, lines: src, entries: toEntries(scan.leaves, id.locale, id.namespace, src, 0, rel, problems), problems };
+  return { file: rel, lines: src, entries: toEntries(messageObjects(scan.leaves, text) ?? scan.leaves, id.locale, id.namespace, src, 0, rel, problems), problems };
 }
 
 /** The object literal a locale module exports: `export default {…}`, `module.exports = {…}`, or a top-level const exported by name. */

@@ -10,6 +10,15 @@
  *   (`const { t: tr } = useI18n()`): their namespace and key prefix apply;
  * - `t('common:save')` and `t('save', { ns: 'common' })` (i18next namespaces);
  * - JSX `i18nKey="a.b"` (react-i18next `<Trans>`);
+ * - react-intl / FormatJS: the `id` of `formatMessage({ id })` (`intl.formatMessage`, a
+ *   `formatMessage` destructured from `useIntl()`, renamed or not, `formatHTMLMessage`), of
+ *   `<FormattedMessage id>` / `<FormattedHTMLMessage id>`, of each message of
+ *   `defineMessages({ k: { id } })` and of `defineMessage({ id })`; `formatMessage(messages.k)`
+ *   and `<FormattedMessage {...messages.k} />` name the id that `messages` (a `defineMessages`
+ *   of the same file) gives `k`;
+ * - Docusaurus (`@docusaurus/Translate`): `translate({ id, message })` and
+ *   `<Translate id="…">Text</Translate>`; without an `id`, the message (the children's text) is
+ *   the key, as Docusaurus has it;
  * - Vue templates: `$t`/`t` calls in interpolations and in every directive's expression
  *   (`:title`, `v-html`, `@click` …), `v-t="'a.b'"` and `v-t="{ path: 'a.b' }"`,
  *   `<i18n-t keypath="a.b">`, `<i18n path="a.b">` (and their bound `:keypath="'a.b'"`).
@@ -46,7 +55,11 @@ const KEY_METHODS: Array<{ method: RegExp; object: RegExp }> = [
 const SCRIPT_EXT = /\.(?:[cm]?[jt]sx?)$/i;
 /** Cheap filter before parsing: no translation function, no usage. */
 const MAYBE =
-  /\$?\bt[ce]?m?\s*[(`.]|i18nKey|keypath|\bpath\s*=|v-t\b|useTranslation|useI18n|getTranslations|getFixedT|ScopedI18n|getI18n|instant|translate|getMessage|getString|getText|l10n|Localized|\bi18n\._|@lingui/;
+  /\$?\bt[ce]?m?\s*[(`.]|i18nKey|keypath|\bpath\s*=|v-t\b|useTranslation|useI18n|getTranslations|getFixedT|ScopedI18n|getI18n|instant|translate|Translate|getMessage|getString|getText|l10n|Localized|\bi18n\._|@lingui\/|formatMessage|formatHTMLMessage|Formatted(?:HTML)?Message|defineMessages?\b/;
+/** react-intl's formatting functions that take a message descriptor (`{ id, defaultMessage }`). */
+const INTL_FUNCS = new Set(['formatMessage', 'formatHTMLMessage']);
+/** react-intl's components whose `id` is a message id. */
+const INTL_ELEMENTS = new Set(['FormattedMessage', 'FormattedHTMLMessage']);
 
 /** Options of usage extraction. */
 export interface UsageOptions {
@@ -75,6 +88,10 @@ interface AliasDecl extends Alias {
  */
 class Aliases {
   private readonly decls = new Map<string, AliasDecl[]>();
+  /** react-intl: the names `formatMessage` goes by in this script (`const { formatMessage: fm } = useIntl()`). */
+  readonly intl = new Set(INTL_FUNCS);
+  /** react-intl: `const messages = defineMessages({ k: { id } })` → `messages` → `k` → the id's node. */
+  readonly descriptors = new Map<string, Map<string, t.Node>>();
   add(name: string, d: AliasDecl): void {
     const l = this.decls.get(name);
     if (l) l.push(d);
@@ -208,13 +225,31 @@ function keyOf(n: t.Node | undefined | null): { key: string; dynamic: boolean; s
 }
 
 function propString(obj: t.Node | undefined, name: string): string | undefined {
+  return stringValue(propNode(obj, name));
+}
+
+/** The value node of property `name` of an object literal (not computed), or undefined. */
+function propNode(obj: t.Node | undefined | null, name: string): t.Node | undefined {
   if (obj?.type !== 'ObjectExpression') return undefined;
   for (const p of obj.properties) {
     if (p.type !== 'ObjectProperty' || p.computed) continue;
     const k = p.key.type === 'Identifier' ? p.key.name : p.key.type === 'StringLiteral' ? p.key.value : undefined;
-    if (k === name) return stringValue(p.value);
+    if (k === name) return p.value as t.Node;
   }
   return undefined;
+}
+
+/** `defineMessages({ k: { id: 'a.b' } })` → `k` → the node of `'a.b'`. */
+function descriptorIds(arg: t.Node | undefined): Map<string, t.Node> {
+  const out = new Map<string, t.Node>();
+  if (arg?.type !== 'ObjectExpression') return out;
+  for (const p of arg.properties) {
+    if (p.type !== 'ObjectProperty' || p.computed) continue;
+    const k = p.key.type === 'Identifier' ? p.key.name : p.key.type === 'StringLiteral' ? p.key.value : undefined;
+    const id = propNode(p.value as t.Node, 'id');
+    if (k !== undefined && id) out.set(k, id);
+  }
+  return out;
 }
 
 function calleeName(c: t.Node, code: string): { name: string; via: string } | undefined {
@@ -262,6 +297,16 @@ function collectAliases(ast: t.Node, into: Aliases, off = 0): void {
     if (n.type !== 'VariableDeclarator' || !n.init) return;
     let init: t.Node = n.init;
     if (init.type === 'AwaitExpression') init = init.argument;
+    // react-intl: `const { formatMessage: fm } = useIntl()` (or `= intl`, `= this.props.intl`)
+    if (n.id.type === 'ObjectPattern') {
+      for (const p of n.id.properties) {
+        if (p.type === 'ObjectProperty' && !p.computed && p.key.type === 'Identifier' && INTL_FUNCS.has(p.key.name) && p.value.type === 'Identifier') into.intl.add(p.value.name);
+      }
+    }
+    // react-intl: `const messages = defineMessages({ k: { id } })`
+    if (n.id.type === 'Identifier' && init.type === 'CallExpression' && init.callee.type === 'Identifier' && init.callee.name === 'defineMessages') {
+      into.descriptors.set(n.id.name, descriptorIds(init.arguments[0] as t.Node | undefined));
+    }
     if (init.type !== 'CallExpression' || init.callee.type !== 'Identifier' || !HOOKS.has(init.callee.name)) return;
     const ctx = hookContext(init);
     const at = n.start ?? 0;
@@ -299,6 +344,8 @@ interface ScanContext {
   functions: Set<string>;
   /** `@lingui/*` is imported: `t\`msgid\`` and `<Trans>msgid</Trans>` name msgids. */
   lingui: boolean;
+  /** `@docusaurus/Translate` is imported: `translate({ message })` and `<Translate>Text</Translate>` without an id name their message. */
+  docusaurus: boolean;
   /** Positions of aliases are resolved (false in a Vue template, whose offsets are the file's). */
   scoped: boolean;
 }
@@ -312,11 +359,36 @@ function scan(ast: t.Node, code: string, off: number, ctx: ScanContext, out: Raw
       out.push({ key: alias?.prefix ? alias.prefix + key : key, namespace, dynamic: k.dynamic, via, start: off + k.start, end: off + k.end });
     }
   };
+  /** A react-intl message descriptor: `{ id: 'k' }` inline, or `messages.k` of a `defineMessages` in this script. */
+  const descriptor = (arg: t.Node | undefined, via: string) => {
+    if (!arg) return;
+    if (arg.type === 'ObjectExpression') return push(propNode(arg, 'id'), via, undefined, undefined);
+    if (arg.type === 'MemberExpression' && arg.object.type === 'Identifier' && arg.start != null && arg.end != null) {
+      const prop = !arg.computed && arg.property.type === 'Identifier' ? arg.property.name : stringValue(arg.property);
+      const id = prop === undefined ? undefined : aliases.descriptors.get(arg.object.name)?.get(prop);
+      const key = stringValue(id);
+      if (key !== undefined) out.push({ key, dynamic: false, via, start: off + arg.start, end: off + arg.end });
+    }
+  };
   walkAst(ast, (n) => {
     if (n.type === 'CallExpression' || n.type === 'OptionalCallExpression') {
       const cal = calleeName(n.callee, code);
       if (!cal) return;
       const arg0 = n.arguments[0] as t.Node | undefined;
+      // react-intl: intl.formatMessage({ id }) / formatMessage(messages.k), defineMessages({ k: { id } }), defineMessage({ id })
+      if (INTL_FUNCS.has(cal.name) || (n.callee.type === 'Identifier' && aliases.intl.has(cal.name))) return descriptor(arg0, cal.via);
+      if (cal.name === 'defineMessages' && arg0?.type === 'ObjectExpression') {
+        for (const id of descriptorIds(arg0).values()) push(id, cal.via, undefined, undefined);
+        return;
+      }
+      if (cal.name === 'defineMessage' && arg0?.type === 'ObjectExpression') return descriptor(arg0, cal.via);
+      // Docusaurus: translate({ id: 'theme.x', message: 'Copy' }); without an id the message is the key
+      if (n.callee.type === 'Identifier' && cal.name === 'translate' && arg0?.type === 'ObjectExpression') {
+        const id = propNode(arg0, 'id');
+        if (id) return push(id, cal.via, undefined, undefined);
+        if (ctx.docusaurus) push(propNode(arg0, 'message'), cal.via, undefined, undefined);
+        return;
+      }
       const ns = propString(n.arguments[1] as t.Node | undefined, 'ns');
       const at = ctx.scoped ? off + (n.start ?? 0) : undefined;
       const full = n.callee.start != null ? code.slice(n.callee.start, n.callee.end!).replace(/\s+/g, '') : cal.name;
@@ -359,10 +431,24 @@ function scan(ast: t.Node, code: string, off: number, ctx: ScanContext, out: Raw
     } else if (n.type === 'JSXOpeningElement') {
       for (const a of n.attributes) if (a.type === 'JSXAttribute') jsxOwner.set(a, n);
       const name = n.name.type === 'JSXIdentifier' ? n.name.name : '';
-      if (name === 'Localized' || (name === 'Trans' && ctx.lingui)) {
+      // react-intl `<FormattedMessage {...messages.k} />`
+      if (INTL_ELEMENTS.has(name)) for (const a of n.attributes) if (a.type === 'JSXSpreadAttribute') descriptor(a.argument, `<${name}>`);
+      if (name === 'Localized' || (name === 'Trans' && ctx.lingui) || INTL_ELEMENTS.has(name) || name === 'Translate') {
         const id = n.attributes.find((a): a is t.JSXAttribute => a.type === 'JSXAttribute' && a.name.type === 'JSXIdentifier' && a.name.name === 'id');
         const v = id?.value?.type === 'JSXExpressionContainer' ? id.value.expression : id?.value;
         for (const k of keysOf(v as t.Node | undefined)) out.push({ key: k.key, dynamic: k.dynamic, via: `<${name} id>`, start: off + k.start, end: off + k.end });
+      }
+    } else if (n.type === 'JSXElement' && ctx.docusaurus && n.openingElement.name.type === 'JSXIdentifier' && n.openingElement.name.name === 'Translate') {
+      // Docusaurus `<Translate>Copy</Translate>` (no id): the message is the key
+      if (n.openingElement.attributes.some((a) => a.type === 'JSXAttribute' && a.name.type === 'JSXIdentifier' && a.name.name === 'id')) return;
+      const kids = n.children.filter((c) => !(c.type === 'JSXText' && !c.value.trim()));
+      const c0 = kids.length === 1 ? kids[0] : undefined;
+      if (c0?.type === 'JSXText' && c0.start != null) {
+        const lead = c0.value.length - c0.value.trimStart().length;
+        const text = c0.value.trim().replace(/\s+/g, ' ');
+        out.push({ key: text, dynamic: false, via: '<Translate>', start: off + c0.start + lead, end: off + c0.start + lead + c0.value.trim().length });
+      } else if (c0?.type === 'JSXExpressionContainer') {
+        for (const k of keysOf(c0.expression as t.Node)) if (!k.dynamic) out.push({ key: k.key, dynamic: false, via: '<Translate>', start: off + k.start, end: off + k.end });
       }
     } else if (n.type === 'JSXElement' && ctx.lingui && n.openingElement.name.type === 'JSXIdentifier' && n.openingElement.name.name === 'Trans') {
       // Lingui `<Trans>Welcome back</Trans>` (no id): the msgid is the children's text
@@ -469,7 +555,7 @@ export function scriptUsages(code: string, off: number, typescript: boolean, jsx
 }
 
 function scanContext(text: string, opts: UsageOptions): ScanContext {
-  return { aliases: new Aliases(), functions: new Set(opts.functions ?? []), lingui: /@lingui\//.test(text), scoped: true };
+  return { aliases: new Aliases(), functions: new Set(opts.functions ?? []), lingui: /@lingui\//.test(text), docusaurus: /@docusaurus\/Translate\b/.test(text), scoped: true };
 }
 
 /** The prefilter with the project's own functions. */

@@ -9,8 +9,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { I18nIndex, Usage } from '../../src/i18n/index';
 import { railsLazyScope } from '../../src/i18n/frameworks/rails';
+import { identifyLocale, readLocaleJson } from '../../src/i18n/locales';
 import { findUsages } from '../../src/i18n/usages';
 import { loadI18nIndex } from '../../src/i18n/workspace';
+import type { Chunk } from '../../src/chunkers/types';
+import { i18nFeed } from '../../src/index/i18n-feed';
 
 const FW = path.join(__dirname, '..', 'fixtures', 'i18n-frameworks');
 const FMT = path.join(__dirname, '..', 'fixtures', 'i18n-formats');
@@ -110,6 +113,91 @@ describe('i18n usages: React, Next.js and custom functions', () => {
       findUsages('x.js', code).map((u) => `${u.key}${u.dynamic ? '*' : ''}`),
       ['list.edit_error', 'list.move_error', 'list.delete_error', 'status.*'],
     );
+  });
+});
+
+describe('i18n usages: react-intl (FormatJS) and Docusaurus', () => {
+  const ri = path.join(FW, 'reactintl');
+  it('react-intl: defineMessages / defineMessage ids; a file naming nothing else gets past the prefilter', () => {
+    assert.deepEqual(usagesOf(ri, 'src/messages.ts'), ['4:17 defineMessages app.title=app.title', '5:19 defineMessages app.empty=app.empty', '8:43 defineMessage app.retry=app.retry']);
+    assert.deepEqual(usedBy(ri, 'Erneut versuchen'), ['src/messages.ts:8']);
+  });
+
+  it('react-intl: intl.formatMessage({id}), <FormattedMessage id>, a renamed formatMessage from useIntl(), messages.k of a defineMessages of the file', () => {
+    assert.deepEqual(usagesOf(ri, 'src/Gallery.tsx'), [
+      '3:47 defineMessages gallery.upload=gallery.upload',
+      '9:52 intl.formatMessage gallery.label=gallery.label',
+      '10:29 <FormattedMessage id> gallery.count=gallery.count',
+      '11:29 <FormattedMessage> gallery.upload=local.upload',
+      '12:19 fm gallery.upload=local.upload',
+      '13:17 fm gallery.sort.*=`gallery.sort.${count}`',
+    ]);
+    assert.deepEqual(usedBy(ri, 'Fotos hochladen'), ['src/Gallery.tsx:3', 'src/Gallery.tsx:11', 'src/Gallery.tsx:12']);
+    assert.deepEqual(usedBy(ri, '{count} Fotos'), ['src/Gallery.tsx:10']);
+    assert.deepEqual(load(ri).health().counts, { undefined: 0, unused: 0, missing: 0, identical: 0 });
+  });
+
+  const du = path.join(FW, 'docusaurus');
+  it('Docusaurus: translate({id}), <Translate id>; without an id the message is the key', () => {
+    assert.deepEqual(usagesOf(du, 'src/theme/CodeBlock/CopyButton.tsx'), [
+      '7:36 translate theme.CodeBlock.copyButtonAriaLabel=theme.CodeBlock.copyButtonAriaLabel',
+      '8:36 translate Copy=Copy',
+      '10:24 <Translate id> theme.CodeBlock.copied=theme.CodeBlock.copied',
+      '13:11 <Translate> Copy=Copy',
+    ]);
+    assert.deepEqual(usedBy(du, 'Copié'), ['src/theme/CodeBlock/CopyButton.tsx:10']);
+    // no import of @docusaurus/Translate: a message without an id is no key, an id still is
+    assert.deepEqual(findUsages('a.tsx', "translate({ message: 'Copy' }); translate({ id: 'a.b' }); const x = <Translate>Copy</Translate>;").map((u) => u.key), ['a.b']);
+  });
+
+  it('bad input: descriptors without ids, empty elements, computed members, no arguments: no usage, no throw', () => {
+    const code = 'formatMessage(); defineMessages(); defineMessages({ a: 1, b: { id: x } }); defineMessage(1); translate(); const a = <FormattedMessage />; const b = <Translate></Translate>; intl.formatMessage(msgs[k]); fm(';
+    assert.deepEqual(findUsages('x.tsx', code), []);
+    assert.deepEqual(findUsages('x.tsx', code.slice(0, -4)), []);
+  });
+
+  it('Docusaurus locales: base/ is the English source, ___DESCRIPTION notes are neither keys nor values', () => {
+    const ix = load(du);
+    assert.deepEqual(ix.localeFiles, ['locales/base/theme-common.json', 'locales/fr/theme-common.json']);
+    assert.deepEqual([...ix.keyValues()].map(([k, v]) => `${k}=${v.map((x) => `${x.locale}:${x.value}`).join('|')}`).sort(), [
+      'theme-common:theme.CodeBlock.copied=en:Copied|fr:Copié',
+      'theme-common:theme.CodeBlock.copyButtonAriaLabel=en:Copy code to clipboard|fr:Copier le code',
+      'theme-common:theme.NotFound.title=en:Page Not Found|fr:Page introuvable',
+    ]);
+    assert.equal(ix.lookupLexical('The copied button label on code blocks').candidates.length, 0);
+    const h = ix.health();
+    assert.equal(h.sourceLocales[''], 'en');
+    assert.deepEqual(h.findings.filter((f) => f.kind !== 'undefined').map((f) => `${f.kind} ${f.key}`), ['unused theme-common:theme.NotFound.title']);
+    // a base folder is a locale only with the translator notes
+    assert.deepEqual(identifyLocale('locales/base/theme-common.json'), { locale: 'en', namespace: 'theme-common', from: 'folder', base: true });
+    assert.equal(identifyLocale('src/base/theme-common.json'), undefined);
+    assert.ok(!ix.localeFiles.includes('other/locales/base/config.json'));
+  });
+
+  it('message objects (a Docusaurus site\'s i18n/<lang>/code.json, FormatJS extracted files): the key is the object, its text the value, notes no value', () => {
+    const site = path.join(FW, 'docusaurus-site');
+    const ix = load(site);
+    assert.deepEqual([...ix.keyValues()].map(([k, v]) => `${k}=${v.map((x) => `${x.locale}:${x.value}`).join('|')}`), ['code:homepage.title=fr:Bienvenue', "code:homepage.tagline=fr:Une documentation qui s'écrit toute seule"]);
+    assert.deepEqual(usedBy(site, 'Bienvenue'), ['src/pages/index.tsx:6']);
+    assert.deepEqual(usedBy(site, "Une documentation qui s'écrit toute seule"), ['src/pages/index.tsx:7']);
+    assert.equal(ix.lookupLexical('The tagline under the title').candidates.length, 0);
+    assert.deepEqual(ix.health().counts, { undefined: 0, unused: 0, missing: 0, identical: 0 });
+    // the key range is the object's key when the text comes first, else the text's field name
+    const text = fs.readFileSync(path.join(site, 'i18n/fr/code.json'), 'utf8');
+    const keys = readLocaleJson('i18n/fr/code.json', text)!.entries.map((e) => text.slice(e.ks, e.ke));
+    assert.deepEqual(keys.sort(), ['homepage.title', 'message']);
+    // a dictionary that only has a `message` somewhere, or a single one, stays a dictionary
+    const paths = (t: string) => readLocaleJson('locales/en.json', t)!.entries.map((e) => e.path).sort();
+    assert.deepEqual(paths('{"errors": {"message": "Error", "code": "Code"}, "ok": {"message": "Fine"}}'), ['errors.code', 'errors.message', 'ok.message']);
+    assert.deepEqual(paths('{"errors": {"message": "Error", "description": "Shown on failure"}}'), ['errors.description', 'errors.message']);
+    assert.deepEqual(paths('{"a": {"defaultMessage": "A", "description": "x"}, "b": {"defaultMessage": "B"}}'), ['a', 'b']);
+  });
+
+  it('the search feed: a chunk using a namespaced key without its namespace gets the source value', () => {
+    const rel = 'src/theme/CodeBlock/CopyButton.tsx';
+    const text = fs.readFileSync(path.join(du, rel), 'utf8');
+    const chunk = { path: rel, text, start: { line: 1, column: 0, offset: 0 }, end: { line: 18, column: 0, offset: text.length } } as unknown as Chunk;
+    assert.deepEqual(i18nFeed(load(du)).textFor(chunk)?.split('\n').sort(), ['Copied', 'Copy code to clipboard']);
   });
 });
 
