@@ -30,13 +30,6 @@ export interface TokenCounter {
   readonly name: string;
 }
 
-/** An ASCII word seen before, found by a hash of its characters without slicing it out of the text. */
-interface WordEntry {
-  w: string;
-  n: number;
-  next: WordEntry | undefined;
-}
-
 interface TokenizerJson {
   model: {
     type: string;
@@ -72,9 +65,16 @@ export class WordPieceCounter implements TokenCounter {
   private readonly continueTrie: AlnumTrie;
   private cache = new Map<string, number>();
   private static readonly CACHE_LIMIT = 500_000;
-  /** rawWord's counts by a hash of the word's characters (chained): no slice, no string hashing per word. */
-  private byHash = new Map<number, WordEntry>();
-  private byHashSize = 0;
+  /**
+   * rawWord's counts by a hash of the word's characters, so that a word seen before is found
+   * without slicing it out of the text or hashing a string: an open-addressing table (linear
+   * probing, at most half full) of the hash and 1 + the word's index in `seenWords`.
+   */
+  private seenHash = new Int32Array(1 << 12);
+  private seenSlot = new Int32Array(1 << 12);
+  private seenShift = 32 - 12;
+  private seenWords: string[] = [];
+  private seenCounts: number[] = [];
 
   constructor(json: TokenizerJson, name = 'wordpiece') {
     if (json.model.type !== 'WordPiece') {
@@ -195,19 +195,54 @@ export class WordPieceCounter implements TokenCounter {
 
   /** rawWord of `text.slice(from, to)` (an ASCII alphanumeric word whose character hash is `h`), slicing only on a miss. */
   private hashedWord(text: string, from: number, to: number, h: number): number {
-    const key = h & 0x3fffffff; // a small integer: a fast Map key
     const len = to - from;
-    const head = this.byHash.get(key);
-    for (let e = head; e; e = e.next) if (e.w.length === len && text.startsWith(e.w, from)) return e.n;
+    const slots = this.seenSlot;
+    const mask = slots.length - 1;
+    let at = Math.imul(h, 0x9e3779b1) >>> this.seenShift;
+    for (let e = slots[at]; e !== 0; e = slots[at]) {
+      if (this.seenHash[at] === h) {
+        const w = this.seenWords[e - 1];
+        if (w.length === len && text.startsWith(w, from)) return this.seenCounts[e - 1];
+      }
+      at = (at + 1) & mask;
+    }
     const w = text.slice(from, to);
     const n = this.rawWord(w);
-    if (this.byHashSize >= WordPieceCounter.CACHE_LIMIT) {
-      this.byHash.clear();
-      this.byHashSize = 0;
-      this.byHash.set(key, { w, n, next: undefined });
-    } else this.byHash.set(key, { w, n, next: head });
-    this.byHashSize++;
+    if (this.seenWords.length >= WordPieceCounter.CACHE_LIMIT) this.resizeSeen(12, false);
+    else if (2 * (this.seenWords.length + 1) > slots.length) this.resizeSeen(32 - this.seenShift + 1, true);
+    else {
+      slots[at] = this.seenWords.push(w);
+      this.seenHash[at] = h;
+      this.seenCounts.push(n);
+      return n;
+    }
+    this.placeSeen(h, this.seenWords.push(w));
+    this.seenCounts.push(n);
     return n;
+  }
+
+  /** A new table of 2^bits slots, holding the words seen so far (`keep`) or none. */
+  private resizeSeen(bits: number, keep: boolean): void {
+    const oldHash = this.seenHash;
+    const oldSlot = this.seenSlot;
+    this.seenHash = new Int32Array(1 << bits);
+    this.seenSlot = new Int32Array(1 << bits);
+    this.seenShift = 32 - bits;
+    if (!keep) {
+      this.seenWords = [];
+      this.seenCounts = [];
+      return;
+    }
+    for (let i = 0; i < oldSlot.length; i++) if (oldSlot[i] !== 0) this.placeSeen(oldHash[i], oldSlot[i]);
+  }
+
+  private placeSeen(h: number, slot: number): void {
+    const slots = this.seenSlot;
+    const mask = slots.length - 1;
+    let at = Math.imul(h, 0x9e3779b1) >>> this.seenShift;
+    while (slots[at] !== 0) at = (at + 1) & mask;
+    slots[at] = slot;
+    this.seenHash[at] = h;
   }
 
   /** Length of the special token ([CLS], [SEP] …) starting at i, or 0. */

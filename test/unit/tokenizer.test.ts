@@ -132,6 +132,28 @@ describe('WordPiece token counter', () => {
     );
   });
 
+  it('counts the same when its word caches grow and when they fill up and are cleared', () => {
+    const json = JSON.parse(fs.readFileSync(path.join(resourcesDir(), 'all-MiniLM-L6-v2', 'tokenizer.json'), 'utf8')) as ConstructorParameters<typeof WordPieceCounter>[0];
+    // words of 2 to 12 tokens, so that a count kept for the wrong word shows
+    const words = Array.from({ length: 3000 }, (_, i) => `${'zoomqx'.repeat(1 + (i % 5))}${(i * 7919).toString(36)}`);
+    // each word again a few words later: found in the cache, also right after it was cleared
+    const text = words.map((w, i) => `${w} ${words[Math.max(0, i - 5)]}.${words[Math.max(0, i - 40)]}`).join('\n');
+    const expected = ref.encode(text).length;
+    const fresh = new WordPieceCounter(json);
+    assert.equal(fresh.countWithSpecials(text), expected);
+    assert.equal(fresh.countWithSpecials(text), expected, 'again, from the caches');
+    const limits = WordPieceCounter as unknown as { CACHE_LIMIT: number };
+    const limit = limits.CACHE_LIMIT;
+    limits.CACHE_LIMIT = 100; // every cache fills and is cleared many times over
+    try {
+      const small = new WordPieceCounter(json);
+      assert.equal(small.countWithSpecials(text), expected);
+      assert.equal(small.countWithSpecials(text), expected);
+    } finally {
+      limits.CACHE_LIMIT = limit;
+    }
+  });
+
   it('refuses a tokenizer it cannot count exactly', () => {
     assert.throws(
       () => new WordPieceCounter({ model: { type: 'BPE', vocab: {}, unk_token: '<unk>' }, added_tokens: [] }),
