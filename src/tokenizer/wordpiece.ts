@@ -1,7 +1,10 @@
 /**
  * Token counting with all-MiniLM-L6-v2's WordPiece tokenizer, exactly as transformers.js
  * (`@huggingface/tokenizers`) tokenizes, but fast: the counter never builds token arrays,
- * takes an ASCII fast path, and caches the WordPiece count of every word it has seen.
+ * takes an ASCII fast path, caches the WordPiece count of every word it has seen, and finds the
+ * pieces of a new [0-9a-z] word by walking two tries of the vocabulary (word starts and
+ * continuations) rather than slicing and looking up every candidate (on a cold index most of
+ * the counter's time went to the words it had not seen yet).
  *
  * The pipeline mirrored, step by step (tokenizer.json of the model):
  *   added tokens ([CLS], [SEP], …) split off the raw text
@@ -25,13 +28,6 @@ export interface TokenCounter {
   /** `count(text.slice(from, to))` without making the slice (optional: the chunkers fall back to slicing). */
   countIn?(text: string, from: number, to: number): number;
   readonly name: string;
-}
-
-/** An ASCII word seen before, found by a hash of its characters without slicing it out of the text. */
-interface WordEntry {
-  w: string;
-  n: number;
-  next: WordEntry | undefined;
 }
 
 interface TokenizerJson {
@@ -62,11 +58,23 @@ export class WordPieceCounter implements TokenCounter {
   private readonly maxWordChars: number;
   private readonly specials: RegExp | null;
   private readonly specialList: string[];
+  /** The special tokens that can lie inside a printable-ASCII segment (the others never match there). */
+  private readonly asciiSpecials: string[];
+  /** The vocabulary's all-[0-9a-z] tokens: word starts, and continuations without their prefix. */
+  private readonly startTrie: AlnumTrie;
+  private readonly continueTrie: AlnumTrie;
   private cache = new Map<string, number>();
   private static readonly CACHE_LIMIT = 500_000;
-  /** rawWord's counts by a hash of the word's characters (chained): no slice, no string hashing per word. */
-  private byHash = new Map<number, WordEntry>();
-  private byHashSize = 0;
+  /**
+   * rawWord's counts by a hash of the word's characters, so that a word seen before is found
+   * without slicing it out of the text or hashing a string: an open-addressing table (linear
+   * probing, at most half full) of the hash and 1 + the word's index in `seenWords`.
+   */
+  private seenHash = new Int32Array(1 << 12);
+  private seenSlot = new Int32Array(1 << 12);
+  private seenShift = 32 - 12;
+  private seenWords: string[] = [];
+  private seenCounts: number[] = [];
 
   constructor(json: TokenizerJson, name = 'wordpiece') {
     if (json.model.type !== 'WordPiece') {
@@ -86,6 +94,14 @@ export class WordPieceCounter implements TokenCounter {
     raw.sort((a, b) => b.length - a.length);
     this.specialList = raw;
     this.specials = raw.length ? new RegExp(raw.map(escapeRegExp).join('|'), 'g') : null;
+    this.asciiSpecials = raw.filter((t) => /^[\x21-\x7e]+$/.test(t));
+    this.startTrie = new AlnumTrie();
+    this.continueTrie = new AlnumTrie();
+    const p = this.prefix;
+    for (const t of this.vocab) {
+      if (isLowerAlnum(t)) this.startTrie.add(t, 0);
+      if (t.startsWith(p) && isLowerAlnum(t, p.length)) this.continueTrie.add(t, p.length);
+    }
   }
 
   countWithSpecials(text: string): number {
@@ -101,27 +117,63 @@ export class WordPieceCounter implements TokenCounter {
     return this.countIn(text, 0, text.length);
   }
 
-  /** `count(text.slice(from, to))`, without the slice. */
+  /**
+   * `count(text.slice(from, to))`, without the slice. One pass: ASCII whitespace splits the text
+   * into segments (counts are additive across whitespace); a segment is counted inline while it
+   * is printable ASCII (punctuation one token each, alphanumeric runs looked up by a hash of
+   * their characters), and a segment found to hold anything else is counted again from its
+   * start through the full normalization pipeline.
+   */
   countIn(text: string, from: number, to: number): number {
     let total = 0;
     const n = Math.min(to, text.length);
     let i = Math.max(0, from);
     while (i < n) {
       let c = text.charCodeAt(i);
-      if (c === 32 || c === 10 || c === 9 || c === 13) {
+      if (c < 128 && ASCII_CLASS[c] === C_WS) {
         i++;
         continue;
       }
-      let j = i;
-      let slow = false;
-      while (j < n) {
-        c = text.charCodeAt(j);
-        if (c === 32 || c === 10 || c === 9 || c === 13) break;
-        if (c > 126 || c < 32) slow = true;
-        j++;
+      const segStart = i;
+      const segTotal = total;
+      let wordStart = -1;
+      let h = 0;
+      for (; i < n; i++) {
+        c = text.charCodeAt(i);
+        const k = c < 128 ? ASCII_CLASS[c] : C_OTHER;
+        if (k === C_ALNUM) {
+          if (wordStart < 0) {
+            wordStart = i;
+            h = 0;
+          }
+          h = (Math.imul(h, 31) + c) | 0;
+          continue;
+        }
+        if (wordStart >= 0) {
+          total += this.hashedWord(text, wordStart, i, h);
+          wordStart = -1;
+        }
+        if (k === C_PUNCT) {
+          if (c === 91) {
+            const len = this.specialAt(text, i, n);
+            if (len) i += len - 1;
+          }
+          total += 1; // every printable non-alphanumeric ASCII char is BERT punctuation (a special token is one token too)
+          continue;
+        }
+        if (k === C_WS) break;
+        // not printable ASCII: the whole segment goes through the full pipeline
+        let j = i + 1;
+        while (j < n) {
+          const d = text.charCodeAt(j);
+          if (d === 32 || d === 10 || d === 9 || d === 13) break;
+          j++;
+        }
+        total = segTotal + this.countSlow(text.slice(segStart, j));
+        i = j;
+        break;
       }
-      total += slow ? this.countSlow(text.slice(i, j)) : this.countAsciiSegment(text, i, j);
-      i = j;
+      if (wordStart >= 0) total += this.hashedWord(text, wordStart, i, h);
     }
     return total;
   }
@@ -141,59 +193,61 @@ export class WordPieceCounter implements TokenCounter {
     return this.countUnicode(text);
   }
 
-  /** Printable ASCII without whitespace: punctuation is one token each, alphanumeric runs are words. */
-  private countAsciiSegment(text: string, from: number, to: number): number {
-    let total = 0;
-    let wordStart = -1;
-    let h = 0;
-    for (let i = from; i < to; i++) {
-      const c = text.charCodeAt(i);
-      if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57)) {
-        if (wordStart < 0) {
-          wordStart = i;
-          h = 0;
-        }
-        h = (Math.imul(h, 31) + c) | 0;
-        continue;
-      }
-      if (wordStart >= 0) {
-        total += this.hashedWord(text, wordStart, i, h);
-        wordStart = -1;
-      }
-      if (c === 91 && this.specials) {
-        const len = this.specialAt(text, i, to);
-        if (len) {
-          total += 1;
-          i += len - 1;
-          continue;
-        }
-      }
-      total += 1; // every printable non-alphanumeric ASCII char is BERT punctuation
-    }
-    if (wordStart >= 0) total += this.hashedWord(text, wordStart, to, h);
-    return total;
-  }
-
   /** rawWord of `text.slice(from, to)` (an ASCII alphanumeric word whose character hash is `h`), slicing only on a miss. */
   private hashedWord(text: string, from: number, to: number, h: number): number {
-    const key = h & 0x3fffffff; // a small integer: a fast Map key
     const len = to - from;
-    const head = this.byHash.get(key);
-    for (let e = head; e; e = e.next) if (e.w.length === len && text.startsWith(e.w, from)) return e.n;
+    const slots = this.seenSlot;
+    const mask = slots.length - 1;
+    let at = Math.imul(h, 0x9e3779b1) >>> this.seenShift;
+    for (let e = slots[at]; e !== 0; e = slots[at]) {
+      if (this.seenHash[at] === h) {
+        const w = this.seenWords[e - 1];
+        if (w.length === len && text.startsWith(w, from)) return this.seenCounts[e - 1];
+      }
+      at = (at + 1) & mask;
+    }
     const w = text.slice(from, to);
     const n = this.rawWord(w);
-    if (this.byHashSize >= WordPieceCounter.CACHE_LIMIT) {
-      this.byHash.clear();
-      this.byHashSize = 0;
-      this.byHash.set(key, { w, n, next: undefined });
-    } else this.byHash.set(key, { w, n, next: head });
-    this.byHashSize++;
+    if (this.seenWords.length >= WordPieceCounter.CACHE_LIMIT) this.resizeSeen(12, false);
+    else if (2 * (this.seenWords.length + 1) > slots.length) this.resizeSeen(32 - this.seenShift + 1, true);
+    else {
+      slots[at] = this.seenWords.push(w);
+      this.seenHash[at] = h;
+      this.seenCounts.push(n);
+      return n;
+    }
+    this.placeSeen(h, this.seenWords.push(w));
+    this.seenCounts.push(n);
     return n;
+  }
+
+  /** A new table of 2^bits slots, holding the words seen so far (`keep`) or none. */
+  private resizeSeen(bits: number, keep: boolean): void {
+    const oldHash = this.seenHash;
+    const oldSlot = this.seenSlot;
+    this.seenHash = new Int32Array(1 << bits);
+    this.seenSlot = new Int32Array(1 << bits);
+    this.seenShift = 32 - bits;
+    if (!keep) {
+      this.seenWords = [];
+      this.seenCounts = [];
+      return;
+    }
+    for (let i = 0; i < oldSlot.length; i++) if (oldSlot[i] !== 0) this.placeSeen(oldHash[i], oldSlot[i]);
+  }
+
+  private placeSeen(h: number, slot: number): void {
+    const slots = this.seenSlot;
+    const mask = slots.length - 1;
+    let at = Math.imul(h, 0x9e3779b1) >>> this.seenShift;
+    while (slots[at] !== 0) at = (at + 1) & mask;
+    slots[at] = slot;
+    this.seenHash[at] = h;
   }
 
   /** Length of the special token ([CLS], [SEP] …) starting at i, or 0. */
   private specialAt(text: string, i: number, to: number): number {
-    for (const sp of this.specialList) {
+    for (const sp of this.asciiSpecials) {
       if (i + sp.length <= to && text.startsWith(sp, i)) return sp.length;
     }
     return 0;
@@ -234,6 +288,7 @@ export class WordPieceCounter implements TokenCounter {
   }
 
   private wordPiece(w: string): number {
+    if (isLowerAlnum(w)) return this.wordPieceAlnum(w);
     const chars = isAsciiString(w) ? null : Array.from(w);
     const len = chars ? chars.length : w.length;
     if (len > this.maxWordChars) return 1; // [UNK]
@@ -256,6 +311,135 @@ export class WordPieceCounter implements TokenCounter {
       i = end;
     }
     return pieces;
+  }
+
+  /**
+   * `wordPiece` of a word of [0-9a-z] alone (most words of code and prose): the same greedy
+   * longest match, walked in the tries instead of slicing every candidate and looking it up
+   * (every vocabulary token is at most maxTokenChars long, so the window never cuts a match).
+   */
+  private wordPieceAlnum(w: string): number {
+    const len = w.length;
+    if (len > this.maxWordChars) return 1; // [UNK]
+    let i = 0;
+    let pieces = 0;
+    while (i < len) {
+      const trie = i === 0 ? this.startTrie : this.continueTrie;
+      const end = trie.longest(w, i);
+      if (end < 0) return 1; // the whole word becomes one [UNK]
+      pieces++;
+      i = end;
+    }
+    return pieces;
+  }
+}
+
+/** Character classes of ASCII for `countIn`. */
+const C_OTHER = 0;
+const C_WS = 1;
+const C_ALNUM = 2;
+const C_PUNCT = 3;
+const ASCII_CLASS = new Uint8Array(128);
+for (let c = 33; c <= 126; c++) ASCII_CLASS[c] = C_PUNCT;
+for (let c = 48; c <= 57; c++) ASCII_CLASS[c] = C_ALNUM;
+for (let c = 65; c <= 90; c++) ASCII_CLASS[c] = C_ALNUM;
+for (let c = 97; c <= 122; c++) ASCII_CLASS[c] = C_ALNUM;
+for (const c of [32, 10, 9, 13]) ASCII_CLASS[c] = C_WS;
+
+/** Index of a [0-9a-z] character among the 36, or -1. */
+function alnumIndex(c: number): number {
+  if (c >= 97 && c <= 122) return c - 87;
+  if (c >= 48 && c <= 57) return c - 48;
+  return -1;
+}
+
+/** Does `s` (from `from` on) hold only [0-9a-z], at least one? */
+function isLowerAlnum(s: string, from = 0): boolean {
+  if (s.length <= from) return false;
+  for (let i = from; i < s.length; i++) if (alnumIndex(s.charCodeAt(i)) < 0) return false;
+  return true;
+}
+
+/**
+ * A trie of [0-9a-z] strings. The edges (parent node, character) → child live in one
+ * open-addressing hash table of two Int32Arrays: about 60,000 nodes for the model's
+ * vocabulary in 1 MB, built in a few milliseconds, where 36 child slots per node would take 9 MB.
+ * Node 0 is the root, never a child; key 0 marks an empty slot.
+ */
+class AlnumTrie {
+  private keys = new Int32Array(1 << 16);
+  private vals = new Int32Array(1 << 16);
+  private mask = (1 << 16) - 1;
+  private edges = 0;
+  private terminal = new Uint8Array(1 << 15);
+  private nodes = 1;
+
+  /** Adds `s.slice(from)` (only [0-9a-z]). */
+  add(s: string, from: number): void {
+    let node = 0;
+    for (let i = from; i < s.length; i++) {
+      const key = node * 36 + alnumIndex(s.charCodeAt(i)) + 1;
+      let next = this.child(key);
+      if (next === 0) {
+        next = this.nodes++;
+        if (next >= this.terminal.length) {
+          const t = new Uint8Array(this.terminal.length * 2);
+          t.set(this.terminal);
+          this.terminal = t;
+        }
+        this.insert(key, next);
+      }
+      node = next;
+    }
+    this.terminal[node] = 1;
+  }
+
+  /** The end of the longest string of the trie that `w` (only [0-9a-z]) has at `from`, or -1. */
+  longest(w: string, from: number): number {
+    let node = 0;
+    let best = -1;
+    for (let j = from; j < w.length; j++) {
+      node = this.child(node * 36 + alnumIndex(w.charCodeAt(j)) + 1);
+      if (node === 0) break;
+      if (this.terminal[node]) best = j + 1;
+    }
+    return best;
+  }
+
+  private child(key: number): number {
+    const keys = this.keys;
+    const mask = this.mask;
+    for (let at = Math.imul(key, 0x9e3779b1) >>> 15 & mask; ; at = (at + 1) & mask) {
+      const k = keys[at];
+      if (k === key) return this.vals[at];
+      if (k === 0) return 0;
+    }
+  }
+
+  private insert(key: number, val: number): void {
+    if (++this.edges * 2 > this.keys.length) this.rehash();
+    const keys = this.keys;
+    const mask = this.mask;
+    let at = Math.imul(key, 0x9e3779b1) >>> 15 & mask;
+    while (keys[at] !== 0) at = (at + 1) & mask;
+    keys[at] = key;
+    this.vals[at] = val;
+  }
+
+  private rehash(): void {
+    const oldKeys = this.keys;
+    const oldVals = this.vals;
+    this.keys = new Int32Array(oldKeys.length * 2);
+    this.vals = new Int32Array(oldKeys.length * 2);
+    this.mask = this.keys.length - 1;
+    for (let i = 0; i < oldKeys.length; i++) {
+      const key = oldKeys[i];
+      if (key === 0) continue;
+      let at = Math.imul(key, 0x9e3779b1) >>> 15 & this.mask;
+      while (this.keys[at] !== 0) at = (at + 1) & this.mask;
+      this.keys[at] = key;
+      this.vals[at] = oldVals[i];
+    }
   }
 }
 

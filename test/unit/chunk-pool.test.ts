@@ -5,6 +5,7 @@
  * chunk-worker entry) run by the Fathom worker bundle built from the current source.
  */
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -201,6 +202,37 @@ describe('chunk pool (worker threads chunking for Engine.indexFolder)', function
     assert.equal(b.chunks[0]?.symbol, 'b');
     pool.warm();
     assert.equal(pool.started, 2, 'no thread started twice');
+  });
+
+  it('an index run chunked on the pool never loads the token counter on the indexing thread; one chunked in-thread does', function () {
+    const dir = path.join(tmp, 'lazy-counter');
+    makeFolder(dir, 6);
+    const src = path.join(__dirname, '../../src');
+    // a fresh process: this one loaded the counter long ago; the thread's fs is its own, so only the indexing thread's reads are seen
+    const script = `
+      const fs = require('node:fs');
+      const read = fs.readFileSync;
+      let loaded = 0;
+      fs.readFileSync = function (f, ...rest) { if (String(f).endsWith('tokenizer.json')) loaded++; return read.call(this, f, ...rest); };
+      const { Engine } = require(${JSON.stringify(path.join(src, 'index/engine.ts'))});
+      const { ChunkPool } = require(${JSON.stringify(path.join(src, 'service/chunk-pool.ts'))});
+      (async () => {
+        const pool = process.argv[1] === 'pool' ? new ChunkPool({ size: 1, minFiles: 1, minBytes: 0 }) : undefined;
+        const engine = new Engine();
+        for await (const _ of engine.indexFolder(${JSON.stringify(dir)}, { pool, embed: false }));
+        await pool?.close();
+        console.log(JSON.stringify({ loaded, chunks: engine.chunkCount }));
+      })();`;
+    const run = (mode: string) => {
+      const r = spawnSync(process.execPath, ['-r', 'tsx/cjs', '-e', script, mode], { encoding: 'utf8', timeout: 60_000 });
+      assert.equal(r.status, 0, r.stderr);
+      return JSON.parse(r.stdout.trim().split('\n').pop()!) as { loaded: number; chunks: number };
+    };
+    const pooled = run('pool');
+    const alone = run('alone');
+    assert.ok(pooled.chunks > 6 && pooled.chunks === alone.chunks, `${pooled.chunks} chunks pooled, ${alone.chunks} in-thread`);
+    assert.equal(pooled.loaded, 0, 'tokenizer.json read on the indexing thread of a pooled run');
+    assert.equal(alone.loaded, 1, 'the in-thread run loads the counter, once');
   });
 
   it('a reply leaves out the chunk texts that are slices of the file sent, and the pool puts exactly those back', function () {

@@ -56,6 +56,48 @@ describe('WordPiece token counter', () => {
     fc.assert(fc.property(ascii, (s) => counter.countWithSpecials(s) === ref.encode(s).length), { numRuns: 300 });
   });
 
+  it('matches transformers.js on words of every letter and digit: long identifiers, unknown pieces, words past 100 characters', () => {
+    const alnum = fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'.split(''));
+    const word = fc.oneof(fc.string({ unit: alnum, minLength: 1, maxLength: 30 }), fc.string({ unit: alnum, minLength: 95, maxLength: 110 }));
+    const text = fc.array(fc.tuple(word, fc.constantFrom(' ', '.', '_', '\n', '(', '-')), { maxLength: 12 }).map((ws) => ws.map(([w, sep]) => w + sep).join(''));
+    fc.assert(fc.property(text, (s) => counter.countWithSpecials(s) === ref.encode(s).length), { numRuns: 400 });
+    for (const s of ['getTokenFromCode', 'xmlhttprequestuploadprogressevent', 'zzzzqqqq', 'a1b2c3d4e5', 'Q'.repeat(100), 'Q'.repeat(101)]) {
+      assert.equal(counter.countWithSpecials(s), ref.encode(s).length, s);
+    }
+  });
+
+  it('matches transformers.js when a segment of printable ASCII turns out to hold another character', () => {
+    const ascii = fc.string({ unit: fc.constantFrom(...'abXY09_.,()[]'.split('')), maxLength: 30 });
+    const odd = fc.constantFrom('é', '中', '\u0001', '\u007f', '😀', '\u00a0', '[CLS]é');
+    fc.assert(fc.property(ascii, odd, ascii, fc.constantFrom('', ' ', '\n'), (a, o, b, ws) => {
+      const s = `${ws}${a}${o}${b}${ws}${a}`;
+      return counter.countWithSpecials(s) === ref.encode(s).length;
+    }), { numRuns: 300 });
+  });
+
+  it('takes the longest vocabulary piece first, whatever the continuation prefix (a small vocabulary against a plain greedy reference)', () => {
+    for (const prefix of ['##', 'q']) {
+      const tokens = ['[UNK]', 'a', 'ab', 'abc', 'b', 'bc', 'c', 'x9', `${prefix}a`, `${prefix}b`, `${prefix}bc`, `${prefix}c`, `${prefix}cab`, `${prefix}9`, 'qa', 'qqa'];
+      const vocab = Object.fromEntries(tokens.map((t, i) => [t, i]));
+      const small = new WordPieceCounter({ model: { type: 'WordPiece', vocab, unk_token: '[UNK]', continuing_subword_prefix: prefix, max_input_chars_per_word: 12 }, added_tokens: [], normalizer: { type: 'BertNormalizer', lowercase: true } });
+      // greedy longest match first, as transformers.js's WordPiece decoder of a pre-token
+      const greedy = (w: string): number => {
+        if (w.length > 12) return 1;
+        let i = 0;
+        let n = 0;
+        while (i < w.length) {
+          let end = w.length;
+          while (end > i && !((i === 0 ? w.slice(i, end) : prefix + w.slice(i, end)) in vocab)) end--;
+          if (end === i) return 1;
+          n++;
+          i = end;
+        }
+        return n;
+      };
+      fc.assert(fc.property(fc.string({ unit: fc.constantFrom('a', 'b', 'c', 'q', '9', 'x', 'A'), minLength: 1, maxLength: 14 }), (w) => small.count(w) === greedy(w.toLowerCase())), { numRuns: 500 });
+    }
+  });
+
   it('matches transformers.js around special tokens written in the text', () => {
     const parts = fc.constantFrom('[CLS]', '[SEP]', '[MASK]', '[PAD]', '[UNK]', '[CL', 'S]', '[', ']', 'é', 'x', ' ', '\n', '\u0001', '中');
     fc.assert(fc.property(fc.array(parts, { maxLength: 30 }), (ps) => {
@@ -88,6 +130,28 @@ describe('WordPiece token counter', () => {
         return counter.count(a + ws + b) === counter.count(a) + counter.count(b);
       }),
     );
+  });
+
+  it('counts the same when its word caches grow and when they fill up and are cleared', () => {
+    const json = JSON.parse(fs.readFileSync(path.join(resourcesDir(), 'all-MiniLM-L6-v2', 'tokenizer.json'), 'utf8')) as ConstructorParameters<typeof WordPieceCounter>[0];
+    // words of 2 to 12 tokens, so that a count kept for the wrong word shows
+    const words = Array.from({ length: 3000 }, (_, i) => `${'zoomqx'.repeat(1 + (i % 5))}${(i * 7919).toString(36)}`);
+    // each word again a few words later: found in the cache, also right after it was cleared
+    const text = words.map((w, i) => `${w} ${words[Math.max(0, i - 5)]}.${words[Math.max(0, i - 40)]}`).join('\n');
+    const expected = ref.encode(text).length;
+    const fresh = new WordPieceCounter(json);
+    assert.equal(fresh.countWithSpecials(text), expected);
+    assert.equal(fresh.countWithSpecials(text), expected, 'again, from the caches');
+    const limits = WordPieceCounter as unknown as { CACHE_LIMIT: number };
+    const limit = limits.CACHE_LIMIT;
+    limits.CACHE_LIMIT = 100; // every cache fills and is cleared many times over
+    try {
+      const small = new WordPieceCounter(json);
+      assert.equal(small.countWithSpecials(text), expected);
+      assert.equal(small.countWithSpecials(text), expected);
+    } finally {
+      limits.CACHE_LIMIT = limit;
+    }
   });
 
   it('refuses a tokenizer it cannot count exactly', () => {
