@@ -20,7 +20,7 @@ import type { Usage } from '../i18n/types';
 import type { UsageOptions } from '../i18n/usages';
 import type { I18nFeed } from './i18n-feed';
 import { ChunkTable, type ChunkHead, type StoredChunks } from './chunks';
-import { KeywordIndex } from './keyword';
+import { KeywordIndex, type KeywordFields } from './keyword';
 import { VectorStore } from './vectors';
 
 export interface FileRecord {
@@ -162,6 +162,60 @@ function containsWord(hay: string, needle: string): boolean {
 /** How deep in the keyword ranking the phrase and shown-value tiers look (`phraseFirst`): BM25's own candidate count. */
 export const PHRASE_DEPTH = 200;
 
+/** The weight of term proximity (see `proximityOrder`): a score grows by at most this share. */
+export const PROXIMITY_WEIGHT = 0.3;
+
+/**
+ * Term proximity: the first `depth` keyword hits of a short query of words (2 to 6 distinct
+ * words of 2+ letters) re-ordered by score × (1 + PROXIMITY_WEIGHT × closeness), closeness the
+ * share of the words found in the chunk's text times how tightly the smallest stretch of text
+ * holding all of them is packed (their lengths over its length; `getUserName` packs `user name`
+ * tightly). The rest keep their order after them.
+ */
+export function proximityOrder(query: string, hits: ReadonlyArray<{ docId: number; score: number }>, depth: number, textOf: (id: number) => string | undefined): number[] {
+  const ids = hits.map((h) => h.docId);
+  const words = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? [])];
+  if (words.length < 2 || words.length > 6 || query.length > 200) return ids;
+  const n = Math.min(depth, hits.length);
+  const scored: Array<{ id: number; s: number; at: number }> = [];
+  for (let at = 0; at < n; at++) {
+    const text = textOf(hits[at].docId)?.toLowerCase();
+    let close = 0;
+    if (text) {
+      // each word's occurrences (at most 64), then the smallest window holding one of each found word
+      const occ: Array<[number, number]> = [];
+      let found = 0;
+      let need = 0;
+      for (let w = 0; w < words.length; w++) {
+        let c = 0;
+        for (let i = text.indexOf(words[w]); i >= 0 && c < 64; i = text.indexOf(words[w], i + 1), c++) occ.push([i, w]);
+        if (c > 0) {
+          found++;
+          need += words[w].length;
+        }
+      }
+      if (found >= 2) {
+        occ.sort((a, b) => a[0] - b[0]);
+        const count = new Array<number>(words.length).fill(0);
+        let have = 0;
+        let best = Infinity;
+        for (let lo = 0, hi = 0; hi < occ.length; hi++) {
+          if (count[occ[hi][1]]++ === 0) have++;
+          while (have === found) {
+            best = Math.min(best, occ[hi][0] + words[occ[hi][1]].length - occ[lo][0]);
+            if (--count[occ[lo][1]] === 0) have--;
+            lo++;
+          }
+        }
+        close = ((found - 1) / (words.length - 1)) * Math.min(1, need / best);
+      }
+    }
+    scored.push({ id: hits[at].docId, s: hits[at].score * (1 + PROXIMITY_WEIGHT * close), at });
+  }
+  scored.sort((a, b) => b.s - a.s || a.at - b.at);
+  return scored.map((x) => x.id).concat(ids.slice(n));
+}
+
 /** A displayed string as compared with a query: placeholders (`{0}`, `{name}`, `{{n}}`, `%s`, `%1$d`) out, spaces collapsed, lower case. */
 export function shownForm(s: string): string {
   return s
@@ -250,6 +304,19 @@ export function withoutTwinCodeBlocks(chunks: Chunk[]): Chunk[] {
 export function shownText(c: { meta?: Record<string, unknown> } | undefined): string | undefined {
   const v = c?.meta?.[I18N_TEXT_META];
   return typeof v === 'string' ? v : undefined;
+}
+
+/**
+ * What the keyword index holds of a chunk: the i18n text and the chunker's search terms count as
+ * header words — searchable, never displayed (the header shown is `chunk.header`). The team
+ * index (pgstore.ts) makes its records with the same.
+ */
+export function keywordFieldsOf(chunk: Chunk): KeywordFields {
+  const extra = chunk.meta?.[I18N_TEXT_META];
+  const terms = chunk.meta?.[SEARCH_TERMS_META];
+  let header = typeof extra === 'string' ? `${chunk.header}\n${extra}` : chunk.header;
+  if (typeof terms === 'string') header = `${header}\n${terms}`;
+  return { path: chunk.path, header, symbol: chunk.symbol, text: chunk.text, language: chunk.language, kind: chunk.kind };
 }
 
 export const hashText = (s: string | Uint8Array): string => createHash('sha1').update(s).digest('hex');
@@ -473,13 +540,9 @@ export class Engine {
   }
 
   private addKeyword(docId: number, chunk: Chunk): void {
-    const extra = chunk.meta?.[I18N_TEXT_META];
-    const terms = chunk.meta?.[SEARCH_TERMS_META];
-    // the i18n text and the chunker's search terms count as header words: searchable, never displayed (the header shown is chunk.header)
-    let header = typeof extra === 'string' ? `${chunk.header}\n${extra}` : chunk.header;
-    if (typeof terms === 'string') header = `${header}\n${terms}`;
-    this.keyword.add(docId, { path: chunk.path, header, symbol: chunk.symbol, text: chunk.text, language: chunk.language, kind: chunk.kind });
+    this.keyword.add(docId, keywordFieldsOf(chunk));
   }
+
 
   /**
    * Feeds what the folder's i18n index knows (see i18n-feed.ts): which files are locale files,
@@ -766,8 +829,19 @@ export class Engine {
     if (mode !== 'dense') {
       // the phrase and shown-value tiers look deeper than the list fused: a chunk that displays
       // the query ("Confirm") can rank low on BM25 among chunks that use the word in code
-      const ids = this.keyword.search(q, { k: Math.max(depth, PHRASE_DEPTH), filter }).map((h) => h.docId);
-      lists.push({ name: 'keyword', ids: this.phraseFirst(q, ids, depth).slice(0, depth) });
+      const hits = this.keyword.search(q, { k: Math.max(depth, PHRASE_DEPTH), filter });
+      const texts = new Map<number, string | undefined>();
+      const textOf = (id: number) => {
+        if (!texts.has(id)) texts.set(id, this.chunks.text(id));
+        return texts.get(id);
+      };
+      // proximity reads what the keyword index searched: the text and the i18n text shown with it
+      const ids = proximityOrder(q, hits, depth, (id) => {
+        const shown = shownText(this.chunks.head(id));
+        const t = textOf(id);
+        return shown ? `${t ?? ''}\n${shown}` : t;
+      });
+      lists.push({ name: 'keyword', ids: phraseFirst(q, ids, textOf, (id) => this.shownLines(id), depth).slice(0, depth) });
     }
     if (mode !== 'keyword' && this.embedder && this.vectors && this.vectors.count) {
       const [qv] = await this.embedder.embed([q], undefined, { urgent: true });

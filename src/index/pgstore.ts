@@ -44,9 +44,9 @@ import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type Resol
 import type { Chunk, ChunkOptions } from '../chunkers/types';
 import { walkFiles, type FileSelection } from '../workspace/files';
 import { embedText, type Embedder } from './embedder';
-import { Engine, hashText, I18N_TEXT_META, phraseFirst, shownForm, shownText, type SearchHit, type SearchMode } from './engine';
+import { Engine, hashText, keywordFieldsOf, phraseFirst, proximityOrder, shownForm, shownText, type SearchHit, type SearchMode } from './engine';
 import { compileFilter, DEFAULT_RRF_K, rrf, type FilterSpec } from './fusion';
-import { COVERAGE_MAX_CONCEPTS, keywordRecord, KeywordIndex, planQuery, planTerms, type KeywordFields } from './keyword';
+import { COVERAGE_MAX_CONCEPTS, keywordRecord, KeywordIndex, planQuery, planTerms } from './keyword';
 import { TOKENIZER_VERSION } from './terms';
 import { errText } from '../util/errors';
 
@@ -69,14 +69,8 @@ const TERMS_OF_PATHS = `select t as term, count(*)::int as n from fathom_chunks,
 let keywordDefaults: KeywordIndex | undefined;
 const kw = () => (keywordDefaults ??= new KeywordIndex());
 /** Stored in `fathom_meta` as `keyword`: records made with other tokenizer settings are rebuilt by a push. */
-const keywordKey = () => JSON.stringify({ tokenizer: TOKENIZER_VERSION, stem: kw().stem, singleDigits: kw().singleDigits, weakHalf: kw().weakHalf });
-
-/** What the local engine indexes of a chunk (engine.ts `addKeyword`): the i18n text counts as header words. */
-function keywordFieldsOf(c: Chunk): KeywordFields {
-  const extra = c.meta?.[I18N_TEXT_META];
-  const header = typeof extra === 'string' ? `${c.header}\n${extra}` : c.header;
-  return { path: c.path, header, symbol: c.symbol, text: c.text, language: c.language, kind: c.kind };
-}
+// fields 2: the chunker's search terms are header words, as in the local index (1 left them out)
+const keywordKey = () => JSON.stringify({ tokenizer: TOKENIZER_VERSION, stem: kw().stem, singleDigits: kw().singleDigits, weakHalf: kw().weakHalf, fields: 2 });
 
 /** A chunk's keyword record, as the columns store it: field lengths, terms, packed frequencies (as int4). */
 interface Rec {
@@ -622,7 +616,7 @@ const PROBE_SQL = `select p.id, p.term, p.tf, p.l0, p.l1, p.l2, p.l3 from fathom
  * the namesake tie-break), over the remote postings: `want` candidates (a round trip for the
  * terms' document frequencies, one for the candidates, one for their records); best first.
  */
-async function keywordRank(sql: Sql, query: string, want: number, maxPostings: number): Promise<number[]> {
+async function keywordRank(sql: Sql, query: string, want: number, maxPostings: number): Promise<Array<{ id: number; score: number }>> {
   const K = kw();
   const asked = planTerms(query, K);
   if (!asked.length) return [];
@@ -710,7 +704,7 @@ async function keywordRank(sql: Sql, query: string, want: number, maxPostings: n
   const nameW = K.namesake;
   if (nameW > 0) for (const x of scored) if (x.named > 0 && (alpha === 0 || x.share >= best - 1e-9)) x.score *= 1 + nameW * x.named;
   scored.sort((x, y) => y.score - x.score || x.order - y.order);
-  return scored.map((x) => x.id);
+  return scored.map((x) => ({ id: x.id, score: x.score }));
 }
 
 const DENSE_SQL = `
@@ -758,7 +752,9 @@ export async function pgSearch(sql: Sql, query: string, options: PgSearchOptions
     const slot = lists.push({ name: 'keyword', ids: [] }) - 1;
     asked.push(
       (async () => {
-        const ranked = await keywordRank(sql, q, Math.max(fetch, kw().candidates) * (filtering ? 4 : 1), options.maxPostings ?? PG_MAX_POSTINGS);
+        const rankedHits = await keywordRank(sql, q, Math.max(fetch, kw().candidates) * (filtering ? 4 : 1), options.maxPostings ?? PG_MAX_POSTINGS);
+        const ranked = rankedHits.map((h) => h.id);
+        const scoreOf = new Map(rankedHits.map((h) => [h.id, h.score]));
         // filters on the ranked facts (path, language, kind), then the texts of the best `depth`
         let passed = ranked.slice(0, depth);
         if (filtering) {
@@ -769,7 +765,13 @@ export async function pgSearch(sql: Sql, query: string, options: PgSearchOptions
         if (!passed.length) return;
         const texts = await sql.query<{ id: number; ord: number; chunk: Chunk | string }>('select id, ord, chunk from fathom_chunks where id = any($1::int[])', [passed]);
         const chunkOf = new Map(texts.rows.map((r) => [r.id, r]));
-        const ids = passed.filter((id) => chunkOf.has(id)).map((id) => idOf(parseChunk(chunkOf.get(id)!.chunk), chunkOf.get(id)!.ord));
+        const kept = passed.filter((id) => chunkOf.has(id));
+        const hits = kept.map((id) => ({ docId: idOf(parseChunk(chunkOf.get(id)!.chunk), chunkOf.get(id)!.ord), score: scoreOf.get(id) ?? 0 }));
+        // the engine's order after BM25: term proximity (over the text and the i18n text shown with it), then the phrase tiers
+        const ids = proximityOrder(q, hits, depth, (id) => {
+          const shown = shownText(pool[id]);
+          return shown ? `${pool[id]?.text ?? ''}\n${shown}` : pool[id]?.text;
+        });
         lists[slot].ids = phraseFirst(q, ids, (id) => pool[id]?.text, (id) => shownText(pool[id])?.split('\n').map(shownForm));
       })(),
     );

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { diversify, type Ranked } from '../../src/index/diversify';
 import { chunkFile, resolveOptions } from '../../src/chunkers/index';
-import { Engine, phraseFirst, shownForm, withoutTwinCodeBlocks } from '../../src/index/engine';
+import { Engine, keywordFieldsOf, phraseFirst, proximityOrder, shownForm, withoutTwinCodeBlocks } from '../../src/index/engine';
 import { i18nFeed, sourceLocale } from '../../src/index/i18n-feed';
 import { KeywordIndex } from '../../src/index/keyword';
 import { I18nIndex } from '../../src/i18n/index';
@@ -295,6 +295,37 @@ describe('i18next default namespace', () => {
     assert.equal(hits[0]?.chunk.path, 'src/Header.jsx', hits.map((h) => h.chunk.path).join(', '));
     assert.equal(hits[0].chunk.meta?.i18nText, 'Welcome back to the dashboard');
     assert.ok(hits.slice(0, 3).some((h) => h.chunk.path === 'public/locales/en/translation.json'), 'the locale file still comes up for its verbatim value');
+  });
+});
+
+describe('what the keyword index holds of a chunk', () => {
+  it('the i18n text and the chunker\'s search terms are header words, the shown header is untouched (local and team index alike)', () => {
+    const chunk = { id: 'x', path: 'src/a.js', language: 'javascript', kind: 'function', symbol: 'install', header: '// src/a.js :: install', text: "app.component('k-panel', KPanel)", start: { offset: 0, line: 1, column: 0 }, end: { offset: 33, line: 1, column: 33 }, tokens: 12, complete: true, meta: { i18nText: 'Open the panel', searchTerms: 'global registration k-panel KPanel' } } as unknown as Parameters<typeof keywordFieldsOf>[0];
+    const f = keywordFieldsOf(chunk);
+    assert.equal(f.header, '// src/a.js :: install\nOpen the panel\nglobal registration k-panel KPanel');
+    assert.equal(chunk.header, '// src/a.js :: install');
+    assert.equal(f.text, chunk.text);
+  });
+});
+
+describe('term proximity', () => {
+  const text: Record<number, string> = {
+    1: 'const user = load(); /* many unrelated words here and there */ render(name)',
+    2: 'export function getUserName(u) { return u.name }',
+    3: 'function other() {}',
+    4: 'the name of the user is shown',
+  };
+  const hits = (scores: number[]) => scores.map((score, i) => ({ docId: i + 1, score }));
+
+  it('a chunk holding the query words close together rises past a slightly better-scored one that scatters them', () => {
+    assert.deepEqual(proximityOrder('user name', hits([1.0, 0.9, 0.8, 0.5]), 10, (id) => text[id]), [2, 1, 3, 4]);
+    assert.deepEqual(proximityOrder('user name', hits([2.0, 0.9, 0.8, 0.5]), 10, (id) => text[id]), [1, 2, 3, 4], 'a bonus, not a tier: a much better score stays ahead');
+  });
+
+  it('only the first `depth` hits are re-ordered; one-word and long queries keep their order', () => {
+    assert.deepEqual(proximityOrder('user name', hits([1.0, 0.9, 0.8, 0.5]), 1, (id) => text[id]), [1, 2, 3, 4]);
+    assert.deepEqual(proximityOrder('user', hits([1.0, 0.9, 0.8, 0.5]), 10, (id) => text[id]), [1, 2, 3, 4]);
+    assert.deepEqual(proximityOrder('show the user name in the top bar of every page', hits([1.0, 0.9, 0.8, 0.5]), 10, (id) => text[id]), [1, 2, 3, 4]);
   });
 });
 
