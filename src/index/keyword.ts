@@ -562,18 +562,7 @@ export class KeywordIndex {
     this.records[i] = rec;
     this.extOf[i] = docId;
     this.intOf.set(docId, i);
-    if (i >= this.acc.length) {
-      const cap = Math.max(i + 1, this.acc.length * 2);
-      const acc = new Float64Array(cap);
-      acc.set(this.acc);
-      this.acc = acc;
-      const dp = new Uint32Array(cap);
-      dp.set(this.docPath);
-      this.docPath = dp;
-      const lk = new Uint32Array(cap);
-      lk.set(this.docLK);
-      this.docLK = lk;
-    }
+    if (i >= this.acc.length) this.reserve(Math.max(i + 1, this.acc.length * 2));
     this.docPath[i] = rec[0];
     this.docLK[i] = rec[1];
     if (toFx) this.addToFx(i, rec);

@@ -34,16 +34,7 @@ export function writeLegacyStore(dir: string, engine: Engine, version: 3 | 4 | 5
   const rows = vx ? Buffer.from(vx.data.buffer, vx.data.byteOffset, vx.data.byteLength) : Buffer.alloc(0);
   const present = vx ? Buffer.from(vx.present) : Buffer.alloc(0);
   put('vectors', `vectors.${g}.bin`, version === 3 ? Buffer.concat([present, rows]) : Buffer.concat([rows, present]));
-  const manifest = {
-    format: 'fathom-index',
-    version,
-    generation: g,
-    savedAt: new Date().toISOString(),
-    model: engine.embedder && engine.vectors ? { id: engine.embedder.id, dims: engine.vectors.dims } : null,
-    chunking: { maxTokens: engine.chunkOptions.maxTokens, maxFileBytes: engine.chunkOptions.maxFileBytes, overlap: engine.chunkOptions.overlap },
-    files,
-  };
-  fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));
+  writeManifest(dir, engine, version, g, files);
 }
 
 function writeV5(dir: string, engine: Engine): void {
@@ -67,9 +58,14 @@ function writeV5(dir: string, engine: Engine): void {
   put('keywordData', `keyword.${g}.bin`, [data]);
   const vx = engine.vectors?.export();
   put('vectors', `vectors.${g}.bin`, vx ? [new Uint8Array(vx.data.buffer, vx.data.byteOffset, vx.data.byteLength), vx.present] : []);
+  writeManifest(dir, engine, 5, g, files);
+}
+
+/** The manifest of a store of `version` as that version wrote it. */
+function writeManifest(dir: string, engine: Engine, version: number, g: number, files: Record<string, { name: string; bytes: number }>): void {
   const manifest = {
     format: 'fathom-index',
-    version: 5,
+    version,
     generation: g,
     savedAt: new Date().toISOString(),
     model: engine.embedder && engine.vectors ? { id: engine.embedder.id, dims: engine.vectors.dims } : null,
