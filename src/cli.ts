@@ -14,6 +14,7 @@ import type { Engine, IndexProgress, SearchHit, SearchMode } from './index/engin
 import { notRegularReason, walkFiles, type WalkedFile, type WalkProblem } from './workspace/files';
 import { compileGlob, GlobError, splitGlobList } from './workspace/glob';
 import { StoreLockedError, StoreWriteError } from './index/store';
+import { TokenizerMissingError } from './tokenizer/wordpiece';
 import { connectPg, isPgUrl, PgStoreError, pushFolder, redact, searchWithOverlay } from './index/pgstore';
 import { FolderSession } from './service/session';
 import { evaluate, formatReport } from './eval/evaluate';
@@ -787,7 +788,7 @@ export function run(argv: string[]): Promise<void> {
       if (err instanceof UsageError || err instanceof GlobError) {
         process.stderr.write(`fathom: ${esc(err.message)}\n\n${USAGE}\n`);
         process.exitCode = 2;
-      } else if (err instanceof StoreLockedError || err instanceof StoreWriteError || err instanceof PgStoreError || isDatabaseError(err) || (err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string')) {
+      } else if (err instanceof StoreLockedError || err instanceof StoreWriteError || err instanceof PgStoreError || err instanceof TokenizerMissingError || isDatabaseError(err) || (err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string')) {
         // expected failures (a lock, a full disk, a system error): the message, no stack trace
         process.stderr.write(`fathom: ${esc(err.message)}\n`);
         process.exitCode = 1;

@@ -4,7 +4,7 @@
  * chunker and the file's record says why; binary, minified, oversized and empty files are
  * skipped with the reason recorded.
  */
-import { defaultTokenCounter, type TokenCounter } from '../tokenizer/wordpiece';
+import { defaultTokenCounter, TokenizerMissingError, type TokenCounter } from '../tokenizer/wordpiece';
 import { FallbackError, type Chunker, type ResolvedOptions } from './chunker';
 import { ChunkContext } from './context';
 import { chunkTreeSitter } from './code-ast';
@@ -130,7 +130,9 @@ export function skipReason(
 
 /**
  * Chunks one file. `path` is workspace-relative with `/`; `text` is the file's text with any
- * BOM already removed (see decodeBytes). Never throws.
+ * BOM already removed (see decodeBytes). Never throws for a file's sake: a file no chunker can
+ * cut is reported skipped. The one error let through is TokenizerMissingError, a broken install,
+ * which would otherwise skip every file.
  */
 export function chunkFile(path: string, text: string, options: ChunkOptions | ResolvedOptions = {}): FileChunks {
   const opts = 'counter' in options ? (options as ResolvedOptions) : resolveOptions(options as ChunkOptions);
@@ -153,6 +155,7 @@ export function chunkFile(path: string, text: string, options: ChunkOptions | Re
       if (out.skipped) result.skipped = out.skipped;
       return result;
     } catch (err) {
+      if (err instanceof TokenizerMissingError) throw err;
       const message = errText(err);
       result.fallback = err instanceof FallbackError ? message : `internal error in the ${language} chunker: ${message}`;
       result.warnings.push(`${language} chunker gave way to the text chunker: ${result.fallback}`);
@@ -161,6 +164,7 @@ export function chunkFile(path: string, text: string, options: ChunkOptions | Re
   try {
     result.chunks = chunkText(new ChunkContext(path, language, text, opts.counter, opts.maxTokens));
   } catch (err) {
+    if (err instanceof TokenizerMissingError) throw err;
     // Only a bug can bring us here; the file is reported, never lost silently.
     result.chunks = [];
     result.skipped = { reason: 'unsupported', detail: `text chunker failed: ${errText(err)}` };

@@ -27,6 +27,7 @@ import { languageOf } from '../chunkers/index';
 import type { ChunkOptions, FileChunks } from '../chunkers/types';
 import type { Usage } from '../i18n/types';
 import type { UsageOptions } from '../i18n/usages';
+import { TokenizerMissingError } from '../tokenizer/wordpiece';
 
 export interface ChunkJobMessage {
   id: number;
@@ -52,7 +53,7 @@ export type PooledChunks = FileChunks & { usages?: Usage[] };
  * v8.serialize 273 ms with the texts, 34 ms without; deserializing them another 208 ms on the
  * indexing thread).
  */
-export type ChunkReplyMessage = { id: number; result: FileChunks; usages?: Usage[]; elided?: number[]; error?: undefined } | { id: number; error: string; result?: undefined; usages?: undefined; elided?: undefined };
+export type ChunkReplyMessage = { id: number; result: FileChunks; usages?: Usage[]; elided?: number[]; error?: undefined } | { id: number; error: string; fatal?: boolean; result?: undefined; usages?: undefined; elided?: undefined };
 
 /** In the thread: leaves out the chunk texts that are slices of `text` (see ChunkReplyMessage), returning their indexes. */
 export function elideTexts(result: FileChunks, text: string): number[] | undefined {
@@ -290,7 +291,10 @@ export class ChunkPool {
             const result = restoreTexts(reply.result, job.text, reply.elided);
             this.settle(job, reply.usages ? Object.assign(result, { usages: reply.usages }) : result);
           }
-          else this.settle(job, this.crashed(job, `the chunker failed: ${reply.error}`));
+          else if (reply.fatal) {
+            // a broken install (the tokenizer is missing): no file can be chunked, by any thread
+            this.settle(job, undefined, new TokenizerMissingError(reply.error));
+          } else this.settle(job, this.crashed(job, `the chunker failed: ${reply.error}`));
         }
       }
       this.dispatch();

@@ -9,6 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { chunkFile, prepareLanguagesFor, resolveOptions, type ChunkOptions, type ResolvedOptions } from '../chunkers/index';
 import { findUsages } from '../i18n/usages';
 import { withParseReuse } from '../parse/script';
+import { TokenizerMissingError } from '../tokenizer/wordpiece';
 import { elideTexts, type ChunkJobMessage, type ChunkReplyMessage, type WarmMessage } from './chunk-pool';
 
 /** Fault injection for the pool's tests: the thread dies (as on a native crash) on this path. */
@@ -49,7 +50,7 @@ async function handle(job: ChunkJobMessage): Promise<ChunkReplyMessage> {
       return { id: job.id, result, ...(usages ? { usages } : {}), ...(elided ? { elided } : {}) };
     });
   } catch (err) {
-    return { id: job.id, error: err instanceof Error ? err.message : String(err) };
+    return { id: job.id, error: err instanceof Error ? err.message : String(err), ...(err instanceof TokenizerMissingError ? { fatal: true } : {}) };
   }
 }
 

@@ -454,6 +454,15 @@ function escapeRegExp(s: string): string {
 
 let defaultCounter: WordPieceCounter | undefined;
 
+/**
+ * The shipped tokenizer is not where the install put it: a broken install, not a problem of any
+ * one file. The chunkers let it through (every file would otherwise be skipped, and a saved
+ * index would keep them skipped until they change); the index run fails with this message.
+ */
+export class TokenizerMissingError extends Error {
+  override readonly name = 'TokenizerMissingError';
+}
+
 /** Folder of the shipped tokenizer files, found beside the sources or the bundle. */
 export function resourcesDir(): string {
   const candidates = [
@@ -461,7 +470,7 @@ export function resourcesDir(): string {
     path.join(__dirname, '..', '..', 'resources'),
   ];
   for (const c of candidates) if (fs.existsSync(path.join(c, 'all-MiniLM-L6-v2', 'tokenizer.json'))) return c;
-  throw new Error(`Fathom's tokenizer files are missing: looked in ${candidates.join(', ')}`);
+  throw new TokenizerMissingError(`Fathom's tokenizer files are missing (a broken install: reinstall Fathom): looked in ${candidates.join(', ')}`);
 }
 
 /** The counter for all-MiniLM-L6-v2, loaded once from the shipped tokenizer.json. */

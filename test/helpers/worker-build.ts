@@ -27,6 +27,14 @@ export function currentWorker(): string {
   fs.mkdirSync(cache, { recursive: true });
   const dir = fs.mkdtempSync(path.join(cache, 'fathom-test-worker-'));
   const out = path.join(dir, 'worker.js');
+  bundleWorkers(dir);
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  built = out;
+  return out;
+}
+
+/** Bundles worker.js and chunk-worker.js (the current source, esbuild.mjs's options) into `dir`. */
+export function bundleWorkers(dir: string): void {
   // the chunk pool's thread beside it, as esbuild.mjs puts dist/chunk-worker.js beside dist/worker.js
   esbuild.buildSync({
     entryPoints: { worker: path.join(__dirname, '../../src/service/worker.ts'), 'chunk-worker': path.join(__dirname, '../../src/service/chunk-worker.ts') },
@@ -40,7 +48,4 @@ export function currentWorker(): string {
     mainFields: ['module', 'main'],
     logLevel: 'silent',
   });
-  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
-  built = out;
-  return out;
 }

@@ -16,7 +16,8 @@ import { FolderSession } from '../../src/service/session';
 import type { Usage } from '../../src/i18n/types';
 import { MemoryFileSource } from '../../src/workspace/source';
 import type { ProgressEvent } from '../../src/service/protocol';
-import { currentWorker } from '../helpers/worker-build';
+import { bundleWorkers, currentWorker } from '../helpers/worker-build';
+import { TokenizerMissingError } from '../../src/tokenizer/wordpiece';
 
 const FIXTURES = path.join(__dirname, '../fixtures');
 const SAMPLE = path.join(__dirname, '../../sample-workspace');
@@ -245,6 +246,20 @@ describe('chunk pool (worker threads chunking for Engine.indexFolder)', function
     assert.deepEqual(elided, [0, 1]);
     assert.deepEqual(result.chunks.map((c) => c.text), ['', '', 'function b() { return 2; }', '']);
     assert.deepEqual(restoreTexts(result, text, elided), original);
+  });
+
+  it('a thread whose install has no tokenizer fails the file with TokenizerMissingError (not a skip of every file)', async function () {
+    // bundled where no resources/ folder is one or two levels up, as in a broken install
+    const dir = path.join(tmp, 'broken', 'a', 'b');
+    bundleWorkers(dir);
+    const pool = newPool({ size: 1, script: path.join(dir, 'chunk-worker.js') });
+    await assert.rejects(pool.chunk('a.js', 'export function f() {\n  return 1;\n}\n', {}), (err: unknown) => err instanceof TokenizerMissingError && /tokenizer files are missing/.test(err.message));
+    // the engine then chunks the file on its own thread, whose install has the tokenizer here
+    const ws = path.join(tmp, 'broken-ws');
+    makeFolder(ws, 3, 2);
+    const { engine } = await indexWith(ws, pool);
+    assert.equal(engine.files.size, 3);
+    assert.ok([...engine.files.values()].every((r) => !r.skipped && r.docIds.length > 0));
   });
 
   it('the Fathom worker bundle (current source) chunks a cold index on its pool thread (chunk-worker.js beside it)', async function () {

@@ -1,9 +1,9 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { chunkFile, decodeBytes, languageOf } from '../../src/chunkers/index';
+import { chunkFile, decodeBytes, languageOf, resolveOptions } from '../../src/chunkers/index';
 import { ChunkContext } from '../../src/chunkers/context';
 import { SourceText } from '../../src/parse/source';
-import { defaultTokenCounter } from '../../src/tokenizer/wordpiece';
+import { defaultTokenCounter, TokenizerMissingError, type TokenCounter } from '../../src/tokenizer/wordpiece';
 import { checkBudget, checkCoverage, checkNoOverlap, checkPositions } from '../helpers/invariants';
 
 describe('chunkFile: dispatch and bad input', () => {
@@ -52,6 +52,17 @@ describe('chunkFile: dispatch and bad input', () => {
     assert.ok(d.text!.includes('\uFFFD'));
     const withBom = decodeBytes(Buffer.from('\uFEFFhello', 'utf8'));
     assert.deepEqual([withBom.bom, withBom.text], [true, 'hello']);
+  });
+
+  it('a missing tokenizer (a broken install) fails the chunking, in every chunker; a chunker bug only skips its file', () => {
+    const failing = (err: Error): TokenCounter => ({ name: 'broken', count: () => { throw err; }, countWithSpecials: () => { throw err; } });
+    const files: Array<[string, string]> = [['a.js', 'export function f() {\n  return 1;\n}\n'], ['b.md', '# T\n\ntext\n'], ['c.json', '{"a": 1}\n'], ['d.txt', 'plain words\n'], ['e.vue', '<template><div>x</div></template>\n']];
+    for (const [rel, text] of files) {
+      assert.throws(() => chunkFile(rel, text, resolveOptions({}, failing(new TokenizerMissingError('tokenizer files are missing')))), TokenizerMissingError, rel);
+      const r = chunkFile(rel, text, resolveOptions({}, failing(new Error('a bug'))));
+      assert.equal(r.skipped?.reason, 'unsupported', rel);
+      assert.match(r.skipped?.detail ?? '', /a bug/);
+    }
   });
 
   it('maps offsets to lines and columns across \\n, \\r\\n and lone \\r as VS Code does', () => {
