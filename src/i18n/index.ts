@@ -23,7 +23,7 @@
  */
 import { SourceText } from '../parse/source';
 import type { Embedder } from '../index/embedder';
-import { formatOf, readLocaleFormat, readLocaleJson, readLocaleScript, readSfcLocales, toLocaleValue, type LocaleEntry, type LocaleFile } from './locales';
+import { formatOf, readLocaleFormat, readLocaleJson, readLocaleScript, readSfcLocales, toLocaleValue, withLines, type LocaleEntry, type LocaleFile, type ScriptLocale } from './locales';
 import { boundedDistance, deletions, hasPlaceholder, normalize, PLACEHOLDER, placeholderPattern, tokens, typoBudget } from './normalize';
 import type { Candidate, HoverResult, I18nDiagnostic, I18nProblem, LookupOptions, LookupResult, MatchKind, Usage } from './types';
 import { checkHealth, sourceLocaleOf, type HealthReport } from './health';
@@ -303,9 +303,10 @@ export class I18nIndex {
   /**
    * Adds or replaces one file (workspace-relative path with `/`). Never throws. `usages`: what
    * `findUsages` gives for this text with this index's `functions`, found already (by the chunk
-   * pool thread that parsed the file).
+   * pool thread that parsed the file); `script`: its `readLocaleScript` (as `scriptMode` says),
+   * read there too.
    */
-  setFile(rel: string, text: string, usages?: Usage[]): void {
+  setFile(rel: string, text: string, usages?: Usage[], script?: ScriptLocale): void {
     this.revision++;
     const lower = rel.toLowerCase();
     if (lower === 'package.json' || lower.endsWith('/package.json')) this.addApp(rel);
@@ -316,7 +317,10 @@ export class I18nIndex {
       const format = formatOf(rel, { matchesGlobs: this.options.matchesGlobs });
       if (format) lf = readLocaleFormat(rel, text, { matchesGlobs: this.options.matchesGlobs }, format);
       else if (lower.endsWith('.vue')) lf = readSfcLocales(rel, text);
-      else if (/\.[cm]?[jt]s$/.test(lower)) lf = this.options.matchesGlobs ? (this.options.matchesGlobs(rel) ? readLocaleScript(rel, text, true) : undefined) : readLocaleScript(rel, text);
+      else if (/\.[cm]?[jt]s$/.test(lower)) {
+        const mode = this.scriptMode(rel);
+        lf = script !== undefined ? withLines(script, text) : mode ? readLocaleScript(rel, text, mode === 'globbed') : undefined;
+      }
       else lf = readLocaleJson(rel, text, { matchesGlobs: this.options.matchesGlobs });
     } catch (err) {
       lf = { file: rel, lines: new SourceText(''), entries: [], problems: [{ kind: 'malformed', file: rel, message: `could not be read as a locale file: ${(err as Error).message}` }] };
@@ -330,6 +334,16 @@ export class I18nIndex {
     const u = usages ?? findUsages(rel, text, { functions: this.options.functions });
     if (u.length) this.usages.set(rel, u);
     if (had || u.length) this.usageTable = undefined;
+  }
+
+  /**
+   * How `setFile` reads a JS/TS file as a locale module: 'globbed' when it matches the locale
+   * globs, 'plain' (by its path) without globs, undefined not at all (or not a script).
+   */
+  scriptMode(rel: string): 'plain' | 'globbed' | undefined {
+    if (!/\.[cm]?[jt]s$/i.test(rel) || formatOf(rel, { matchesGlobs: this.options.matchesGlobs })) return undefined;
+    const m = this.options.matchesGlobs;
+    return m ? (m(rel) ? 'globbed' : undefined) : 'plain';
   }
 
   /** Records a file that could not be read. */

@@ -82,6 +82,14 @@ export interface LocaleFile {
   lines: SourceText;
 }
 
+/** A locale module as a chunk thread read it: the file without its line table (rebuilt from the text). null: not a locale module. */
+export type ScriptLocale = Omit<LocaleFile, 'lines'> | null;
+
+/** A thread's reading of a locale module, back with its line table. */
+export function withLines(read: ScriptLocale, text: string): LocaleFile | undefined {
+  return read ? { ...read, lines: new SourceText(text) } : undefined;
+}
+
 /** An entry with its exact positions, as lookups return it. */
 export function toLocaleValue(e: LocaleEntry, lines: SourceText): LocaleValue {
   return {

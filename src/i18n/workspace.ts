@@ -10,7 +10,7 @@ import { compileGlobs, splitGlobList } from '../workspace/glob';
 import { NodeFileSource, type FileSource, type ReadResult } from '../workspace/source';
 import { I18nIndex, type I18nIndexOptions } from './index';
 import { frameworkOf } from './frameworks/index';
-import { formatOf, identifyLocale } from './locales';
+import { formatOf, identifyLocale, type ScriptLocale } from './locales';
 import type { I18nOptions, Usage } from './types';
 
 const SCRIPT = /\.(?:[cm]?[jt]sx?|vue)$/i;
@@ -55,7 +55,7 @@ export function i18nCap(rel: string, opts: I18nOptions = {}, matchesGlobs?: (rel
  * be read as a problem (for locale files; a code file that cannot be read only loses its
  * usages), or the file dropped when it is gone. True when the text went in.
  */
-export function feedI18n(index: I18nIndex, r: ReadResult, opts: I18nOptions = {}, usages?: Usage[]): boolean {
+export function feedI18n(index: I18nIndex, r: ReadResult, opts: I18nOptions = {}, usages?: Usage[], script?: ScriptLocale): boolean {
   const isJson = isLocaleFormat(r.rel, index.options.matchesGlobs);
   const cap = i18nCap(r.rel, opts, index.options.matchesGlobs);
   if (!r.ok) {
@@ -74,7 +74,7 @@ export function feedI18n(index: I18nIndex, r: ReadResult, opts: I18nOptions = {}
     else index.deleteFile(r.rel);
     return false;
   }
-  index.setFile(r.rel, r.decoded.text, usages);
+  index.setFile(r.rel, r.decoded.text, usages, script);
   return true;
 }
 

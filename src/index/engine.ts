@@ -17,6 +17,7 @@ import { NodeFileSource, type FileContent, type FileNotRead, type FileSource, ty
 import { diversify, type DiversifyOptions } from './diversify';
 import { compileFilter, DEFAULT_RRF_K, rrf, type FilterSpec } from './fusion';
 import type { Usage } from '../i18n/types';
+import type { ScriptLocale } from '../i18n/locales';
 import type { UsageOptions } from '../i18n/usages';
 import type { I18nFeed } from './i18n-feed';
 import { ChunkTable, type ChunkHead, type StoredChunks } from './chunks';
@@ -94,7 +95,7 @@ export interface IndexHook {
    */
   usages?(rel: string): UsageOptions | undefined;
   /** A file was read (or could not be); `found`: its usages, from the pool thread that chunked it. */
-  read?(file: ({ ok: true } & FileContent) | ({ ok: false } & FileNotRead), found?: { usages: Usage[] }): void;
+  read?(file: ({ ok: true } & FileContent) | ({ ok: false } & FileNotRead), found?: { usages: Usage[]; locale?: ScriptLocale }): void;
 }
 
 /**
@@ -109,7 +110,7 @@ export interface FileChunker {
   /** A run with fewer changed files or bytes chunks in-thread (defaults POOL_MIN_FILES, POOL_MIN_BYTES). */
   readonly minFiles?: number;
   readonly minBytes?: number;
-  chunk(rel: string, text: string, options: ChunkOptions, signal?: AbortSignal, usages?: UsageOptions): Promise<FileChunks & { usages?: Usage[] }>;
+  chunk(rel: string, text: string, options: ChunkOptions, signal?: AbortSignal, usages?: UsageOptions): Promise<FileChunks & { usages?: Usage[]; locale?: ScriptLocale }>;
 }
 
 /** Below this many changed files or bytes an index run chunks in-thread: starting a thread costs more. */
@@ -711,10 +712,10 @@ export class Engine {
     // files read and handed to the pool, applied (and given to the hook) in walk order: the
     // index, and what the hook sees when, are the same as in-thread
     const window = pool ? pool.size * 8 : 0;
-    type Read = { r: ReadResult; stale: boolean; chunked?: Promise<FileChunks & { usages?: Usage[] }> };
+    type Read = { r: ReadResult; stale: boolean; chunked?: Promise<FileChunks & { usages?: Usage[]; locale?: ScriptLocale }> };
     const inFlight: Read[] = [];
     const apply = async (e: Read): Promise<void> => {
-      let chunked: (FileChunks & { usages?: Usage[] }) | undefined;
+      let chunked: (FileChunks & { usages?: Usage[]; locale?: ScriptLocale }) | undefined;
       if (e.chunked) {
         try {
           chunked = await e.chunked;
@@ -725,7 +726,7 @@ export class Engine {
         }
       }
       signal?.throwIfAborted();
-      hook?.read?.(e.r, chunked?.usages ? { usages: chunked.usages } : undefined);
+      hook?.read?.(e.r, chunked?.usages ? { usages: chunked.usages, ...(chunked.locale !== undefined ? { locale: chunked.locale } : {}) } : undefined);
       if (!e.stale) return;
       if (e.r.ok && chunked && e.r.stat.size <= cap) this.updateContent(e.r, chunked);
       else this.applyRead(e.r);
@@ -743,8 +744,11 @@ export class Engine {
         let chunked: Read['chunked'];
         if (stale && pool) {
           const old = this.files.get(f.rel);
-          const send = r.ok && r.stat.size <= cap && r.decoded.text !== undefined && !(old && old.hash === r.hash);
-          chunked = send ? pool.chunk(r.rel, r.decoded.text!, this.chunkSpec, signal, hookWants ? hook?.usages?.(r.rel) : undefined) : undefined;
+          const asks = hookWants ? hook?.usages?.(r.rel) : undefined;
+          // a file over the chunking cap that the hook reads (a big bundle searched for i18n
+          // usages) goes to the thread too: it is skipped there at once, and parsed for the hook
+          const send = r.ok && (r.stat.size <= cap || asks !== undefined) && r.decoded.text !== undefined && !(old && old.hash === r.hash);
+          chunked = send ? pool.chunk(r.rel, r.decoded.text!, this.chunkSpec, signal, asks) : undefined;
           chunked?.catch(() => undefined); // awaited in order below; a run stopped meanwhile leaves some unawaited
         }
         const e: Read = { r, stale, chunked };

@@ -27,6 +27,7 @@ import { languageOf } from '../chunkers/index';
 import type { ChunkOptions, FileChunks } from '../chunkers/types';
 import type { Usage } from '../i18n/types';
 import type { UsageOptions } from '../i18n/usages';
+import type { ScriptLocale } from '../i18n/locales';
 import { TokenizerMissingError } from '../tokenizer/wordpiece';
 
 export interface ChunkJobMessage {
@@ -34,7 +35,7 @@ export interface ChunkJobMessage {
   rel: string;
   text: string;
   options: ChunkOptions;
-  /** Also find the file's i18n key usages (findUsages, from the chunker's own parse). */
+  /** Also find the file's i18n key usages (findUsages, from the chunker's own parse), and read it as a locale module when `usages.localeScript` says. */
   usages?: UsageOptions;
 }
 
@@ -43,8 +44,8 @@ export interface WarmMessage {
   warm: true;
 }
 
-/** A file's chunks, with its i18n usages when they were asked for. */
-export type PooledChunks = FileChunks & { usages?: Usage[] };
+/** A file's chunks, with its i18n usages (and its reading as a locale module) when they were asked for. */
+export type PooledChunks = FileChunks & { usages?: Usage[]; locale?: ScriptLocale };
 
 /**
  * `elided`: the chunks (indexes) whose text the thread left out ('') because it is exactly
@@ -53,7 +54,7 @@ export type PooledChunks = FileChunks & { usages?: Usage[] };
  * v8.serialize 273 ms with the texts, 34 ms without; deserializing them another 208 ms on the
  * indexing thread).
  */
-export type ChunkReplyMessage = { id: number; result: FileChunks; usages?: Usage[]; elided?: number[]; error?: undefined } | { id: number; error: string; fatal?: boolean; result?: undefined; usages?: undefined; elided?: undefined };
+export type ChunkReplyMessage = { id: number; result: FileChunks; usages?: Usage[]; locale?: ScriptLocale; elided?: number[]; error?: undefined } | { id: number; error: string; fatal?: boolean; result?: undefined; usages?: undefined; locale?: undefined; elided?: undefined };
 
 /** In the thread: leaves out the chunk texts that are slices of `text` (see ChunkReplyMessage), returning their indexes. */
 export function elideTexts(result: FileChunks, text: string): number[] | undefined {
@@ -289,7 +290,7 @@ export class ChunkPool {
         if (!job.done) {
           if (reply.result) {
             const result = restoreTexts(reply.result, job.text, reply.elided);
-            this.settle(job, reply.usages ? Object.assign(result, { usages: reply.usages }) : result);
+            this.settle(job, reply.usages ? Object.assign(result, { usages: reply.usages }, reply.locale !== undefined ? { locale: reply.locale } : {}) : result);
           }
           else if (reply.fatal) {
             // a broken install (the tokenizer is missing): no file can be chunked, by any thread

@@ -8,6 +8,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { chunkFile, prepareLanguagesFor, resolveOptions, type ChunkOptions, type ResolvedOptions } from '../chunkers/index';
 import { findUsages } from '../i18n/usages';
+import { readLocaleScript } from '../i18n/locales';
 import { withParseReuse } from '../parse/script';
 import { TokenizerMissingError } from '../tokenizer/wordpiece';
 import { elideTexts, type ChunkJobMessage, type ChunkReplyMessage, type WarmMessage } from './chunk-pool';
@@ -40,14 +41,23 @@ async function handle(job: ChunkJobMessage): Promise<ChunkReplyMessage> {
     return withParseReuse(() => {
       const result = chunkFile(job.rel, job.text, optionsFor(job.options));
       let usages: ChunkReplyMessage['usages'];
+      let locale: ChunkReplyMessage['locale'];
       try {
-        if (job.usages) usages = findUsages(job.rel, job.text, job.usages);
+        if (job.usages) {
+          usages = findUsages(job.rel, job.text, job.usages);
+          const mode = job.usages.localeScript;
+          if (mode) {
+            const lf = readLocaleScript(job.rel, job.text, mode === 'globbed');
+            locale = lf ? { file: lf.file, entries: lf.entries, problems: lf.problems } : null;
+          }
+        }
       } catch {
-        usages = undefined; // none sent: the indexing thread finds them itself
+        usages = undefined; // none sent: the indexing thread finds them (and reads the module) itself
+        locale = undefined;
       }
       // the chunk texts are slices of the text the pool sent: it puts them back (no copy back)
       const elided = elideTexts(result, job.text);
-      return { id: job.id, result, ...(usages ? { usages } : {}), ...(elided ? { elided } : {}) };
+      return { id: job.id, result, ...(usages ? { usages } : {}), ...(usages && locale !== undefined ? { locale } : {}), ...(elided ? { elided } : {}) };
     });
   } catch (err) {
     return { id: job.id, error: err instanceof Error ? err.message : String(err), ...(err instanceof TokenizerMissingError ? { fatal: true } : {}) };

@@ -24,6 +24,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ChunkOptions } from '../chunkers/types';
 import type { Usage } from '../i18n/types';
+import type { ScriptLocale } from '../i18n/locales';
 import { decodeBytes } from '../parse/decode';
 import type { Embedder } from '../index/embedder';
 import { Engine, type FileChunker, type IndexHook, type IndexProgress, type SearchHit, type SearchOptions } from '../index/engine';
@@ -502,8 +503,8 @@ export class FolderSession {
     this.options.log?.('info', `i18n index of ${this.root}: ${state.index.localeFiles.length} locale files, ${read} files read in ${Math.round(performance.now() - t0)} ms`);
   }
 
-  private i18nFeed(state: I18nState, r: ReadResult, usages?: Usage[]): void {
-    feedI18n(state.index, r, {}, usages);
+  private i18nFeed(state: I18nState, r: ReadResult, found?: { usages: Usage[]; locale?: ScriptLocale }): void {
+    feedI18n(state.index, r, {}, found?.usages, found?.locale);
     if (r.ok) state.catalog.set(r.rel, r.stat);
     else if (r.reason === 'missing') state.catalog.delete(r.rel);
     else state.catalog.set(r.rel, r.stat ?? { size: -1, mtimeMs: -1 });
@@ -531,9 +532,14 @@ export class FolderSession {
       },
       maxBytes: (rel) => (wantsFile(rel, matches) ? i18nCap(rel, {}, matches) : undefined),
       // a chunk thread finds a file's usages from its own parse (the feed then does not parse it again)
-      usages: (rel) => (wantsFile(rel, matches) ? { functions: state.index.options.functions } : undefined),
+      // (and reads it as a locale module: the indexing thread then never parses JS/TS itself)
+      usages: (rel) => {
+        if (!wantsFile(rel, matches)) return undefined;
+        const mode = state.index.scriptMode(rel);
+        return { functions: state.index.options.functions, ...(mode ? { localeScript: mode } : {}) };
+      },
       read: (r, found) => {
-        if (this.i18nState === state && wantsFile(r.rel, matches)) this.i18nFeed(state, r, found?.usages);
+        if (this.i18nState === state && wantsFile(r.rel, matches)) this.i18nFeed(state, r, found);
       },
     };
   }

@@ -156,29 +156,38 @@ describe('chunk pool (worker threads chunking for Engine.indexFolder)', function
     assert.equal(pool.started, 1, 'the thread was not replaced');
   });
 
-  it('a session run on the pool: the chunk threads find the i18n usages from their own parse, and the session ends with the same i18n index and search index as in-thread', async function () {
+  it('a session run on the pool: the chunk threads find the i18n usages and read the locale modules from their own parse, and the session ends with the same i18n index and search index as in-thread', async function () {
     // the sample workspace's Vue files and generated JS files that use keys, some through a project function
     const files: Record<string, string> = {};
     for (const rel of ['package.json', 'locales/core_en.json', 'locales/core_fr.json', 'src/components/LayerPanel.vue', 'src/components/KZoomControl.vue']) files[rel] = fs.readFileSync(path.join(SAMPLE, rel), 'utf8');
     for (let i = 0; i < 24; i++) files[`src/gen/f${i}.${i % 3 ? 'js' : 'ts'}`] = `export function show${i}(x${i % 3 ? '' : ': number'}) {\n  return i18n.t('layers.title') + tr('zoom.in') + $t(\`dyn.\${x}\`) + ${i};\n}\n`;
     files['src/gen/broken.js'] = "export function broken( { return i18n.t('layers.title')\n";
+    // locale modules (read on the thread), a module in an i18n folder that is not one, and a
+    // bundle over the chunking cap that uses keys (not chunked, but parsed there for its usages)
+    files['src/locale/lang/de.js'] = "export default {\n  layers: { title: 'Ebenen', dup: 'a', dup: 'b' },\n  zoom: { in: 'Vergrößern' },\n};\n";
+    files['src/i18n/es.ts'] = "const messages = { layers: { title: 'Capas' } } as const;\nexport default messages;\n";
+    files['src/i18n/setup.js'] = "import { createI18n } from 'vue-i18n';\nexport default createI18n({ locale: 'en' });\n";
+    files['src/vendor/bundle.js'] = `${'export const filler = [' + '1, '.repeat(110_000) + '];\n'}export const label = () => i18n.t('zoom.in');\n`;
     const run = async (chunkPool?: ChunkPool) => {
       const s = await FolderSession.open('/memory', { source: new MemoryFileSource(files), chunkPool });
       for await (const _ of s.index({ embed: false, i18n: { functions: ['tr'] } })) void _;
-      const state = (s as unknown as { i18nState: { index: { usages: Map<string, Usage[]> } } }).i18nState;
+      const state = (s as unknown as { i18nState: { index: { usages: Map<string, Usage[]>; locales: Map<string, { entries: unknown[]; problems: unknown[] }> } } }).i18nState;
       const usages = [...state.index.usages].sort(([a], [b]) => a.localeCompare(b));
-      const out = { usages, index: snapshot(s.engine), hits: (await s.search('layers title')).map((h) => h.chunk.id) };
+      const locales = [...state.index.locales].map(([rel, lf]) => [rel, lf.entries, lf.problems]).sort(([a], [b]) => String(a).localeCompare(String(b)));
+      const out = { usages, locales, index: snapshot(s.engine), hits: (await s.search('layers title')).map((h) => h.chunk.id) };
       await s.close();
       return out;
     };
     const pool = newPool({ size: 1 });
     const asked: Array<string | undefined> = [];
     const found: string[] = [];
+    const modules = new Map<string, unknown>();
     const chunk = pool.chunk.bind(pool);
     pool.chunk = (rel, text, options, signal, usages) => {
       asked.push(usages ? rel : undefined);
       return chunk(rel, text, options, signal, usages).then((r) => {
         if (r.usages?.length) found.push(rel);
+        if (r.locale !== undefined) modules.set(rel, r.locale);
         return r;
       });
     };
@@ -188,6 +197,12 @@ describe('chunk pool (worker threads chunking for Engine.indexFolder)', function
     assert.ok(found.includes('src/gen/f1.js') && found.includes('src/gen/f0.ts') && found.some((r) => r.endsWith('.vue')), found.join(', '));
     assert.ok(alone.usages.length >= 26, `${alone.usages.length} files with usages`);
     assert.ok(alone.usages.some(([, u]) => u.some((x) => x.via === 'tr')), 'the project function counts');
+    assert.deepEqual([...modules].filter(([, m]) => m !== null).map(([rel]) => rel).sort(), ['src/i18n/es.ts', 'src/locale/lang/de.js'], 'the threads read the locale modules');
+    assert.ok(modules.get('src/i18n/setup.js') === null && modules.get('src/gen/f1.js') === null, 'and said of the other scripts that they are none');
+    assert.ok(found.includes('src/vendor/bundle.js'), 'the bundle over the cap was parsed on the thread for its usages');
+    assert.deepEqual(alone.locales.map(([rel]) => rel), ['locales/core_en.json', 'locales/core_fr.json', 'src/components/LayerPanel.vue', 'src/i18n/es.ts', 'src/locale/lang/de.js']);
+    assert.ok((alone.locales.find(([rel]) => rel === 'src/locale/lang/de.js')![2] as unknown[]).length > 0, "de.js's duplicate key is a problem");
+    assert.deepEqual(pooled.locales, alone.locales);
     assert.deepEqual(pooled.usages, alone.usages);
     assert.deepEqual(pooled.index, alone.index);
     assert.deepEqual(pooled.hits, alone.hits);
