@@ -29,6 +29,8 @@ export class ChunkContext {
   private lineTokenPrefix: Int32Array | null = null;
   private readonly ids = new Set<string>();
   private readonly headerCosts = new Map<string, number>();
+  /** Tokens of `path`, once counted (countHeader). */
+  private pathTokens = -1;
 
   constructor(
     readonly path: string,
@@ -48,10 +50,26 @@ export class ChunkContext {
   headerCost(header: string): number {
     let n = this.headerCosts.get(header);
     if (n === undefined) {
-      n = this.counter.count(header) + 2;
+      n = this.countHeader(header) + 2;
       this.headerCosts.set(header, n);
     }
     return n;
+  }
+
+  /**
+   * `count(header)`, with the file's path in it counted once per file: most headers are
+   * `// <path> :: <symbol>`, one per unit, and their paths were 40% of what the chunkers
+   * tokenized in JS and Vue files. Exact, because counts add up across whitespace: the path
+   * is only taken apart from the rest where spaces stand on both sides of it.
+   */
+  private countHeader(header: string): number {
+    const p = this.path;
+    const at = p.length >= 8 ? header.indexOf(p) : -1;
+    const end = at + p.length;
+    const spaced = (i: number) => header.charCodeAt(i) === 32;
+    if (at < 0 || (at > 0 && !spaced(at - 1)) || (end < header.length && !spaced(end))) return this.counter.count(header);
+    if (this.pathTokens < 0) this.pathTokens = this.counter.count(p);
+    return (at > 0 ? this.counter.count(header.slice(0, at)) : 0) + this.pathTokens + (end < header.length ? this.counter.count(header.slice(end)) : 0);
   }
 
   /** Tokens of `text.slice(start, end)`, counted through the cached line table. */

@@ -71,6 +71,20 @@ describe('chunkFile: dispatch and bad input', () => {
     assert.deepEqual([s.position(2).line, s.position(2).column], [1, 2]);
   });
 
+  it("property: a header's cost (its path counted once per file) equals counting the whole header, wherever the path stands in it", () => {
+    const counter = defaultTokenCounter();
+    const unit = fc.constantFrom(...'ab cd\t/.:>-_é中[]CLS'.split(''));
+    const part = fc.string({ unit, maxLength: 24 });
+    fc.assert(
+      fc.property(fc.string({ unit, minLength: 8, maxLength: 40 }), part, part, fc.constantFrom('', ' ', '\t'), fc.constantFrom('', ' ', '\t'), (path, before, after, s1, s2) => {
+        const ctx = new ChunkContext(path, 'javascript', 'x', counter, 256);
+        const header = `${before}${s1}${path}${s2}${after}`;
+        return ctx.headerCost(header) === counter.count(header) + 2 && ctx.headerCost(`// ${path} :: ${after}`) === counter.count(`// ${path} :: ${after}`) + 2;
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it('property: counting a range through the line table equals counting its text', () => {
     const counter = defaultTokenCounter();
     const unit = fc.constantFrom(...'ab cd\t\n\r(){}.,é中[CLS]'.split(''));
