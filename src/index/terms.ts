@@ -217,10 +217,6 @@ export function terms(text: string, options: TermOptions = {}): string[] {
       }
       break;
     }
-    if (nseg > 2) {
-      const whole = text.slice(start, i);
-      if (hasLetterOrDigit(whole)) push(out, whole, flags, false, opt);
-    }
     if (nseg === 2 && flags === 0) {
       // The common case: one all-lowercase ASCII word (digits allowed, no `_`/`$`).
       const len = i - start;
@@ -231,9 +227,45 @@ export function terms(text: string, options: TermOptions = {}): string[] {
       }
       continue;
     }
+    // A compound or cased token: its terms depend on its characters alone, and identifiers
+    // repeat, so they are worked out once (see `seen`) and copied after.
+    const token = text.slice(start, i);
+    const book = seenBook(opt | (weakOut === null ? 0 : WEAK));
+    const known = book.get(token);
+    if (known !== undefined) {
+      for (let k = 0; k < known.terms.length; k++) out.push(known.terms[k]);
+      if (weakOut !== null) for (let k = 0; k < known.weak.length; k++) weakOut.push(known.weak[k]);
+      continue;
+    }
+    const o0 = out.length;
+    const w0 = weakOut === null ? 0 : weakOut.length;
+    if (nseg > 2 && hasLetterOrDigit(token)) push(out, token, flags, false, opt);
     for (let k = 0; k < nseg; k += 2) emitSegment(out, text, segs[k], segs[k + 1], flags, opt);
+    if (book.size >= SEEN_LIMIT) book.clear();
+    book.set(token, { terms: out.slice(o0), weak: weakOut === null ? [] : weakOut.slice(w0) });
   }
   return out;
+}
+
+/**
+ * The terms (and their weakness) of the compound and cased tokens met so far, by token, one
+ * book per option set: camelCase and snake_case splitting, folding and stemming were most of
+ * the time a cold index spent in `terms` (each book is emptied when it reaches SEEN_LIMIT).
+ */
+const seen = new Map<number, Map<string, { terms: string[]; weak: number[] }>>();
+const SEEN_LIMIT = 50_000;
+const WEAK = 16;
+/** Forgets every token's terms (what a fresh process would compute: the tests compare with it). */
+export function forgetSeenTerms(): void {
+  seen.clear();
+}
+function seenBook(key: number): Map<string, { terms: string[]; weak: number[] }> {
+  let book = seen.get(key);
+  if (book === undefined) {
+    book = new Map();
+    seen.set(key, book);
+  }
+  return book;
 }
 
 let segs: Int32Array = new Int32Array(64);

@@ -9,11 +9,34 @@ import { type KeywordFields } from '../../src/index/keyword';
 import { Lexicon } from '../../src/index/lexicon';
 // the benchmarks' FlexSearch-order baseline over the same index: every invariant holds for both orders
 import { FlexsearchOrderIndex as KeywordIndex, type Scoring } from '../../bench/flexsearch-order';
-import { fold, MAX_QUERY_TERMS, queryTerms, sStem, terms, termsWithWeakness } from '../../src/index/terms';
+import { fold, forgetSeenTerms, MAX_QUERY_TERMS, queryTerms, sStem, terms, termsWithWeakness } from '../../src/index/terms';
 
 const SAMPLE = path.resolve(__dirname, '../../sample-workspace');
 
 describe('terms: the code-aware tokenizer', () => {
+  it('property: a token met again gives the same terms and weakness as the first time, whatever options came between', () => {
+    const unit = fc.constantFrom(...'asZ_$-.9é中 '.split(''));
+    const withWeak = (t: string, o: Parameters<typeof terms>[1]) => {
+      const w: number[] = [];
+      return [termsWithWeakness(t, o ?? {}, w), w];
+    };
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 30 }), (text) => {
+        const runs = [() => terms(text, { stem: 'add' }), () => terms(text, { stem: true }), () => withWeak(text, { stem: 'add' }), () => withWeak(text, { singleDigits: true }), () => terms(text)];
+        const fresh = runs.map((run) => {
+          forgetSeenTerms();
+          return run();
+        });
+        const first = runs.map((run) => run());
+        const again = runs.map((run) => run());
+        assert.deepEqual(first, fresh);
+        assert.deepEqual(again, fresh);
+        assert.deepEqual(terms(`${text} ${text}`, { stem: 'add' }), [...(fresh[0] as string[]), ...(fresh[0] as string[])]);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   const cases: Array<[string, string[]]> = [
     ['getZoomControl', ['getzoomcontrol', 'get', 'zoom', 'control']],
     ['XMLHttpRequest', ['xmlhttprequest', 'xml', 'http', 'request']],
