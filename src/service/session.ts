@@ -88,6 +88,8 @@ interface I18nState {
   catalog: Map<string, FileStat>;
   /** Settles once every wanted file of the walk was read; undefined: not brought up to date with the folder yet (restored from the store). */
   ready: Promise<void> | undefined;
+  /** The revisions of the i18n index and the engine when the engine was last given its full i18n text (feedText): nothing to do until either changes. */
+  fed?: { i18n: number; engine: Engine; revision: number };
 }
 
 /** The i18n index's file in the store folder. */
@@ -265,16 +267,20 @@ export class FolderSession {
       let phase: IndexProgress['phase'] | undefined;
       const run = this.engine.indexFolder(this.source, { signal, selection: this.selection, embed: options.embed, hook: this.i18nHook(), pool: this.options.chunkPool });
       for await (const p of run) {
-        if ((phase === 'chunk' && p.phase !== 'chunk') || (p.phase === 'embed' && Date.now() - lastSave > 10_000)) {
+        // saved before embedding starts (and every 10 s of it); a run that ends is saved below,
+        // once, with its i18n text (saving here too wrote a cold index's store twice)
+        if ((phase === 'chunk' && p.phase === 'embed') || (p.phase === 'embed' && Date.now() - lastSave > 10_000)) {
           this.save();
           lastSave = Date.now();
         }
         phase = p.phase;
         yield p;
       }
-      // the run fed the i18n index every changed file of the walk: it is current
+      // the run fed the i18n index every changed file of the walk: it is current, and its text
+      // goes to the engine now, so that the save below has it
       const st = this.i18nState;
       if (st && !st.ready) st.ready = Promise.resolve();
+      if (st) this.feedText(st);
     } finally {
       this.runs.delete(stop);
       this.indexing--;
@@ -345,10 +351,21 @@ export class FolderSession {
     if (!state || this.closed) return;
     state.ready?.then(
       () => {
-        if (this.i18nState === state && !this.closed) this.engine.setI18n(i18nFeed(state.index), paths);
+        if (this.i18nState === state && !this.closed) {
+          if (paths) this.engine.setI18n(i18nFeed(state.index), paths);
+          else this.feedText(state);
+        }
       },
       () => undefined,
     );
+  }
+
+  /** The engine gets the i18n text of every chunk from `state`, unless it has it from this revision of the i18n index already. */
+  private feedText(state: I18nState, engine: Engine = this.engine): void {
+    const fed = state.fed;
+    if (fed && fed.i18n === state.index.revision && fed.engine === engine && fed.revision === engine.revision) return;
+    engine.setI18n(i18nFeed(state.index));
+    state.fed = { i18n: state.index.revision, engine, revision: engine.revision };
   }
 
   /** Builds the i18n index now (see `prepareI18n`) and waits until its text is searchable with the code. */
@@ -356,7 +373,7 @@ export class FolderSession {
     this.assertOpen();
     const state = this.i18nFor(config);
     await state.ready;
-    if (this.i18nState === state) this.engine.setI18n(i18nFeed(state.index));
+    if (this.i18nState === state) this.feedText(state);
   }
 
   private afterChange(): void {
@@ -470,7 +487,7 @@ export class FolderSession {
     const ready = this.readI18n(state, signal).then(() => {
       // the words each code chunk shows through its i18n keys become searchable with it
       // (not for a lazy session that only answers i18n: its search index stays unloaded)
-      if (this.i18nState === state && !this.closed && this.loadedEngine) this.loadedEngine.engine.setI18n(i18nFeed(state.index));
+      if (this.i18nState === state && !this.closed && this.loadedEngine) this.feedText(state, this.loadedEngine.engine);
     });
     state.ready = ready;
     // a failed read (cancelled) is taken up again by the next question

@@ -4,6 +4,10 @@
  * first i18n question reads no file again.
  */
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { I18N_TEXT_META } from '../../src/index/engine';
 import type { LookupResult } from '../../src/i18n/types';
 import { FolderSession } from '../../src/service/session';
 import { MemoryFileSource } from '../../src/workspace/source';
@@ -50,5 +54,25 @@ describe('FolderSession: the i18n index is built by the index run', function () 
     assert.deepEqual(stop.candidates[0]?.usages.map((u) => u.file), ['src/halt.js', 'src/t.js']);
     assert.deepEqual(Object.fromEntries(src.reads), reads, 'same settings: nothing read again');
     await s.close();
+  });
+
+  it('a run saves its store once, with the i18n text, and asking for searchable i18n after it writes nothing again', async function () {
+    const storeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-i18n-save-'));
+    try {
+      const s = await FolderSession.open('/memory', { source: new MemoryFileSource(FILES), storeDir });
+      await drain(s.index({ embed: false }));
+      const manifest = () => JSON.parse(fs.readFileSync(path.join(storeDir, 'manifest.json'), 'utf8')) as { generation: number };
+      assert.equal(manifest().generation, 1, 'saved once, at the end of the run');
+      await s.searchableI18n();
+      await s.close();
+      assert.equal(manifest().generation, 1, 'the i18n text was in that save: no second one');
+      // and the saved index has it: a session that loads the store finds the code by its UI text
+      const again = await FolderSession.open('/memory', { source: new MemoryFileSource(FILES), storeDir });
+      const launch = [...again.engine.chunks].find((c) => c?.path === 'src/launch.js');
+      assert.equal(launch?.meta?.[I18N_TEXT_META], 'Launch the rocket');
+      await again.close();
+    } finally {
+      fs.rmSync(storeDir, { recursive: true, force: true });
+    }
   });
 });
