@@ -3,7 +3,7 @@
  * budget, and the two operations they all share — pack ranges into chunks within the budget
  * (cutting at the boundaries a chunker gives, then lines, then words) and make a chunk.
  */
-import { createHash } from 'node:crypto';
+import { sha1Hex } from '../util/hash';
 import type { TokenCounter } from '../tokenizer/wordpiece';
 import { isBlank, isWs, SourceText, trimRange, type Range } from '../parse/source';
 import type { Chunk, ChunkKind, SplitInfo } from './types';
@@ -246,10 +246,7 @@ export class ChunkContext {
   make(spec: ChunkSpec): Chunk {
     const text = this.text.slice(spec.start, spec.end);
     const tokens = this.headerCost(spec.header) + this.countRange(spec.start, spec.end);
-    let id = createHash('sha1')
-      .update(`${this.path}\0${spec.kind}\0${spec.symbol ?? ''}\0${text}`)
-      .digest('hex')
-      .slice(0, 16);
+    let id = sha1Hex(`${this.path}\0${spec.kind}\0${spec.symbol ?? ''}\0${text}`).slice(0, 16);
     if (this.ids.has(id)) {
       let n = 2;
       while (this.ids.has(`${id}-${n}`)) n++;

@@ -7,7 +7,7 @@
  * change is never re-chunked; a chunk whose embedded text did not change is never
  * re-embedded (vectors are cached by content hash, so a renamed file costs nothing).
  */
-import { createHash } from 'node:crypto';
+import { sha1Hex } from '../util/hash';
 import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type ResolvedOptions } from '../chunkers/index';
 import { SEARCH_TERMS_META, type Chunk, type ChunkOptions, type FileChunks } from '../chunkers/types';
 import { embedText, type Embedder } from './embedder';
@@ -320,7 +320,7 @@ export function keywordFieldsOf(chunk: Chunk): KeywordFields {
   return { path: chunk.path, header, symbol: chunk.symbol, text: chunk.text, language: chunk.language, kind: chunk.kind };
 }
 
-export const hashText = (s: string | Uint8Array): string => createHash('sha1').update(s).digest('hex');
+export const hashText = (s: string | Uint8Array): string => sha1Hex(s);
 
 export class Engine {
   /** The chunks by docId (a loaded store's are read from it in place: see chunks.ts). */

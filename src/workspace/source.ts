@@ -12,7 +12,7 @@
  * Two implementations: `NodeFileSource` (a folder on disk, what the worker and the CLI use)
  * and `MemoryFileSource` (a map of paths to contents, for tests: no temp folders).
  */
-import { createHash } from 'node:crypto';
+import { sha1Hex } from '../util/hash';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { decodeBytes, type Decoded } from '../parse/decode';
@@ -62,7 +62,7 @@ export interface FileSource {
   read(rel: string, maxBytes?: number): ReadResult;
 }
 
-export const hashBytes = (b: Uint8Array | string): string => createHash('sha1').update(b).digest('hex');
+export const hashBytes = (b: Uint8Array | string): string => sha1Hex(b);
 
 
 /** The one read policy over a stat and a byte reader (both implementations use it). */
