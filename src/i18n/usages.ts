@@ -295,10 +295,11 @@ function hookContext(call: t.CallExpression): Alias {
 const FUNCTION_TYPES = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression', 'ObjectMethod', 'ClassMethod', 'ClassPrivateMethod']);
 
 /** Names bound from the i18n hooks, with the namespace/prefix they imply and the function they are bound in. */
-function collectAliases(ast: t.Node, into: Aliases, off = 0): void {
+function collectAliases(ast: t.Node, into: Aliases, off = 0, later?: t.Node[]): void {
   const fns: Array<[number, number]> = [];
   const found: Array<{ name: string; ctx: Alias; at: number }> = [];
   walkAst(ast, (n) => {
+    if (later && SCANNED.has(n.type)) later.push(n);
     if (FUNCTION_TYPES.has(n.type) && n.start != null && n.end != null) fns.push([n.start, n.end]);
     if (n.type !== 'VariableDeclarator' || !n.init) return;
     let init: t.Node = n.init;
@@ -358,6 +359,26 @@ interface ScanContext {
 
 /** Usages in one parsed script or expression; offsets of `ast` are relative to `code`, which starts at `off`. */
 function scan(ast: t.Node, code: string, off: number, ctx: ScanContext, out: Raw[]): void {
+  walkAst(ast, scanner(code, off, ctx, out));
+}
+
+/** The node types `scanner` looks at (collectAliases hands them over from its own walk). */
+const SCANNED = new Set(['CallExpression', 'OptionalCallExpression', 'TaggedTemplateExpression', 'JSXAttribute', 'JSXOpeningElement', 'JSXElement']);
+
+/**
+ * A script's aliases, then its usages, in one walk of its AST: the alias walk keeps the nodes
+ * the usage scan looks at, in walk order, and the scan visits just those once every alias is
+ * known (as a second walk did).
+ */
+function aliasesThenScan(ast: t.Node, code: string, off: number, ctx: ScanContext, out: Raw[]): void {
+  const later: t.Node[] = [];
+  collectAliases(ast, ctx.aliases, off, later);
+  const visit = scanner(code, off, ctx, out);
+  for (const n of later) visit(n);
+}
+
+/** The usage scan's visitor (see `scan`): every usage a node makes goes to `out`. */
+function scanner(code: string, off: number, ctx: ScanContext, out: Raw[]): (n: t.Node) => void {
   const aliases = ctx.aliases;
   const push = (arg: t.Node | undefined, via: string, ns: string | undefined, alias: Alias | undefined) => {
     for (const k of keysOf(arg)) {
@@ -376,7 +397,7 @@ function scan(ast: t.Node, code: string, off: number, ctx: ScanContext, out: Raw
       if (key !== undefined) out.push({ key, dynamic: false, via, start: off + arg.start, end: off + arg.end });
     }
   };
-  walkAst(ast, (n) => {
+  return (n) => {
     if (n.type === 'CallExpression' || n.type === 'OptionalCallExpression') {
       const cal = calleeName(n.callee, code);
       if (!cal) return;
@@ -468,7 +489,7 @@ function scan(ast: t.Node, code: string, off: number, ctx: ScanContext, out: Raw
         if (text && c0.start != null) out.push({ key: text, dynamic: false, via: '<Trans>', start: off + c0.start + lead, end: off + c0.start + lead + raw.trim().length });
       }
     }
-  });
+  };
 }
 
 /** JSX attribute → its element (set as the walk passes the element, before its attributes). */
@@ -555,8 +576,7 @@ export function scriptUsages(code: string, off: number, typescript: boolean, jsx
   const ast = parseScriptAst(code, typescript, jsx);
   if (!ast) return raws;
   const ctx = scanContext(code, opts);
-  collectAliases(ast, ctx.aliases, off);
-  scan(ast, code, off, ctx, raws);
+  aliasesThenScan(ast, code, off, ctx, raws);
   return raws;
 }
 
@@ -591,8 +611,7 @@ export function findUsages(rel: string, text: string, opts: UsageOptions = {}): 
       const ts = ext.includes('ts');
       const ast = parseScriptAst(text, ts, ext.endsWith('x') || !ts);
       if (!ast) return [];
-      collectAliases(ast, ctx.aliases);
-      scan(ast, text, 0, ctx, raws);
+      aliasesThenScan(ast, text, 0, ctx, raws);
       return toUsages(rel, text, raws);
     }
     const { descriptor } = parseSfc(text, { filename: rel, sourceMap: false, ignoreEmpty: false });
@@ -601,8 +620,7 @@ export function findUsages(rel: string, text: string, opts: UsageOptions = {}): 
       const lang = String(s.lang ?? 'js');
       const ast = parseScriptAst(s.content, lang.startsWith('ts'), lang.endsWith('x') || lang === 'js');
       if (!ast) continue;
-      collectAliases(ast, ctx.aliases, s.loc.start.offset);
-      scan(ast, s.content, s.loc.start.offset, ctx, raws);
+      aliasesThenScan(ast, s.content, s.loc.start.offset, ctx, raws);
     }
     const tpl = descriptor.template;
     if (tpl?.ast && (!tpl.lang || tpl.lang === 'html')) scanTemplate(tpl.ast as unknown as TNode, text, { ...ctx, scoped: false }, raws);
