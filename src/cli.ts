@@ -774,7 +774,6 @@ function isDatabaseError(err: unknown): err is Error {
   return err instanceof Error && typeof (err as { severity?: unknown }).severity === 'string' && typeof (err as { code?: unknown }).code === 'string';
 }
 
-/** Runs the CLI and sets the exit code: 0 fine, 1 failure, 2 usage error. */
 /**
  * The CLI is a batch process: V8's default tiering optimizes a function after little type
  * feedback, and on a cold index (Babel, the chunkers, the keyword index, in two threads) it
@@ -792,6 +791,7 @@ function tuneV8ForBatch(): void {
   if (!given) v8.setFlagsFromString(`--interrupt-budget=${CLI_INTERRUPT_BUDGET}`);
 }
 
+/** Runs the CLI and sets the exit code: 0 fine, 1 failure, 2 usage error. */
 export function run(argv: string[]): Promise<void> {
   tuneV8ForBatch();
   // `fathom chunk … --json | head` closes the pipe early: that is not an error.

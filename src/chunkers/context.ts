@@ -64,7 +64,7 @@ export class ChunkContext {
    */
   private countHeader(header: string): number {
     const p = this.path;
-    const at = p.length >= 8 ? header.indexOf(p) : -1;
+    const at = p ? header.indexOf(p) : -1;
     const end = at + p.length;
     const spaced = (i: number) => header.charCodeAt(i) === 32;
     if (at < 0 || (at > 0 && !spaced(at - 1)) || (end < header.length && !spaced(end))) return this.counter.count(header);

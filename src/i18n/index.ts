@@ -29,6 +29,9 @@ import type { Candidate, HoverResult, I18nDiagnostic, I18nProblem, LookupOptions
 import { checkHealth, sourceLocaleOf, type HealthReport } from './health';
 import { findUsages } from './usages';
 
+/** A JS/TS module (`setFile` may read it as a locale module). */
+const SCRIPT_EXT = /\.[cm]?[jt]s$/;
+
 export * from './types';
 export type { HealthFinding, HealthReport } from './health';
 export { stringAt } from './cursor';
@@ -317,8 +320,8 @@ export class I18nIndex {
       const format = formatOf(rel, { matchesGlobs: this.options.matchesGlobs });
       if (format) lf = readLocaleFormat(rel, text, { matchesGlobs: this.options.matchesGlobs }, format);
       else if (lower.endsWith('.vue')) lf = readSfcLocales(rel, text);
-      else if (/\.[cm]?[jt]s$/.test(lower)) {
-        const mode = this.scriptMode(rel);
+      else if (SCRIPT_EXT.test(lower)) {
+        const mode = this.globMode(rel);
         lf = script !== undefined ? withLines(script, text) : mode ? readLocaleScript(rel, text, mode === 'globbed') : undefined;
       }
       else lf = readLocaleJson(rel, text, { matchesGlobs: this.options.matchesGlobs });
@@ -341,7 +344,12 @@ export class I18nIndex {
    * globs, 'plain' (by its path) without globs, undefined not at all (or not a script).
    */
   scriptMode(rel: string): 'plain' | 'globbed' | undefined {
-    if (!/\.[cm]?[jt]s$/i.test(rel) || formatOf(rel, { matchesGlobs: this.options.matchesGlobs })) return undefined;
+    if (!SCRIPT_EXT.test(rel.toLowerCase()) || formatOf(rel, { matchesGlobs: this.options.matchesGlobs })) return undefined;
+    return this.globMode(rel);
+  }
+
+  /** `scriptMode` of a script that is no locale format. */
+  private globMode(rel: string): 'plain' | 'globbed' | undefined {
     const m = this.options.matchesGlobs;
     return m ? (m(rel) ? 'globbed' : undefined) : 'plain';
   }

@@ -68,7 +68,7 @@ export interface UsageOptions {
   /**
    * Also read the file as a locale module (`readLocaleScript`, `globbed`: it matched the
    * user's locale globs), where a chunk thread parses it: the indexing thread then never loads
-   * Babel (compiling it a second time, in its own isolate, was ~7% of a cold index's CPU).
+   * Babel (compiling it a second time, in its own isolate, was ~5% of a cold index's CPU).
    */
   localeScript?: 'plain' | 'globbed';
 }

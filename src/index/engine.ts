@@ -217,6 +217,12 @@ export function proximityOrder(query: string, hits: ReadonlyArray<{ docId: numbe
   return scored.map((x) => x.id).concat(ids.slice(n));
 }
 
+/** What term proximity reads of a chunk: its text and the i18n text it shows (what the keyword index searched). */
+export function proximityText(text: string | undefined, c: { meta?: Record<string, unknown> } | undefined): string | undefined {
+  const shown = shownText(c);
+  return shown ? `${text ?? ''}\n${shown}` : text;
+}
+
 /** A displayed string as compared with a query: placeholders (`{0}`, `{name}`, `{{n}}`, `%s`, `%1$d`) out, spaces collapsed, lower case. */
 export function shownForm(s: string): string {
   return s
@@ -320,7 +326,7 @@ export function keywordFieldsOf(chunk: Chunk): KeywordFields {
   return { path: chunk.path, header, symbol: chunk.symbol, text: chunk.text, language: chunk.language, kind: chunk.kind };
 }
 
-export const hashText = (s: string | Uint8Array): string => sha1Hex(s);
+export const hashText = sha1Hex;
 
 export class Engine {
   /** The chunks by docId (a loaded store's are read from it in place: see chunks.ts). */
@@ -543,7 +549,6 @@ export class Engine {
   private addKeyword(docId: number, chunk: Chunk): void {
     this.keyword.add(docId, keywordFieldsOf(chunk));
   }
-
 
   /**
    * Feeds what the folder's i18n index knows (see i18n-feed.ts): which files are locale files,
@@ -839,12 +844,7 @@ export class Engine {
         if (!texts.has(id)) texts.set(id, this.chunks.text(id));
         return texts.get(id);
       };
-      // proximity reads what the keyword index searched: the text and the i18n text shown with it
-      const ids = proximityOrder(q, hits, depth, (id) => {
-        const shown = shownText(this.chunks.head(id));
-        const t = textOf(id);
-        return shown ? `${t ?? ''}\n${shown}` : t;
-      });
+      const ids = proximityOrder(q, hits, depth, (id) => proximityText(textOf(id), this.chunks.head(id)));
       lists.push({ name: 'keyword', ids: phraseFirst(q, ids, textOf, (id) => this.shownLines(id), depth).slice(0, depth) });
     }
     if (mode !== 'keyword' && this.embedder && this.vectors && this.vectors.count) {

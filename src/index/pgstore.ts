@@ -44,7 +44,7 @@ import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type Resol
 import type { Chunk, ChunkOptions } from '../chunkers/types';
 import { walkFiles, type FileSelection } from '../workspace/files';
 import { embedText, type Embedder } from './embedder';
-import { Engine, hashText, keywordFieldsOf, phraseFirst, proximityOrder, shownForm, shownText, type SearchHit, type SearchMode } from './engine';
+import { Engine, hashText, keywordFieldsOf, phraseFirst, proximityOrder, proximityText, shownForm, shownText, type SearchHit, type SearchMode } from './engine';
 import { compileFilter, DEFAULT_RRF_K, rrf, type FilterSpec } from './fusion';
 import { COVERAGE_MAX_CONCEPTS, keywordRecord, KeywordIndex, planQuery, planTerms } from './keyword';
 import { TOKENIZER_VERSION } from './terms';
@@ -768,10 +768,7 @@ export async function pgSearch(sql: Sql, query: string, options: PgSearchOptions
         const kept = passed.filter((id) => chunkOf.has(id));
         const hits = kept.map((id) => ({ docId: idOf(parseChunk(chunkOf.get(id)!.chunk), chunkOf.get(id)!.ord), score: scoreOf.get(id) ?? 0 }));
         // the engine's order after BM25: term proximity (over the text and the i18n text shown with it), then the phrase tiers
-        const ids = proximityOrder(q, hits, depth, (id) => {
-          const shown = shownText(pool[id]);
-          return shown ? `${pool[id]?.text ?? ''}\n${shown}` : pool[id]?.text;
-        });
+        const ids = proximityOrder(q, hits, depth, (id) => proximityText(pool[id]?.text, pool[id]));
         lists[slot].ids = phraseFirst(q, ids, (id) => pool[id]?.text, (id) => shownText(pool[id])?.split('\n').map(shownForm));
       })(),
     );

@@ -57,7 +57,7 @@ async function handle(job: ChunkJobMessage): Promise<ChunkReplyMessage> {
       }
       // the chunk texts are slices of the text the pool sent: it puts them back (no copy back)
       const elided = elideTexts(result, job.text);
-      return { id: job.id, result, ...(usages ? { usages } : {}), ...(usages && locale !== undefined ? { locale } : {}), ...(elided ? { elided } : {}) };
+      return { id: job.id, result, ...(usages ? { usages } : {}), ...(locale !== undefined ? { locale } : {}), ...(elided ? { elided } : {}) };
     });
   } catch (err) {
     return { id: job.id, error: err instanceof Error ? err.message : String(err), ...(err instanceof TokenizerMissingError ? { fatal: true } : {}) };

@@ -11,8 +11,3 @@ const oneShot = (crypto as unknown as { hash?: OneShot }).hash;
 export function sha1Hex(data: string | Uint8Array): string {
   return oneShot ? oneShot('sha1', data, 'hex') : crypto.createHash('sha1').update(data).digest('hex');
 }
-
-/** The digest through createHash, whatever Node has: what the tests compare `sha1Hex` with. */
-export function sha1HexStreamed(data: string | Uint8Array): string {
-  return crypto.createHash('sha1').update(data).digest('hex');
-}

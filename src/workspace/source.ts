@@ -62,7 +62,7 @@ export interface FileSource {
   read(rel: string, maxBytes?: number): ReadResult;
 }
 
-export const hashBytes = (b: Uint8Array | string): string => sha1Hex(b);
+export const hashBytes = sha1Hex;
 
 
 /** The one read policy over a stat and a byte reader (both implementations use it). */

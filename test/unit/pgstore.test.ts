@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import { Engine, phraseFirst, proximityOrder, shownText } from '../../src/index/engine';
+import { Engine, phraseFirst, proximityOrder, proximityText } from '../../src/index/engine';
 import { connectPg, migrate, overlayHits, pgSearch, PG_SCHEMA_VERSION, pushFolder, RemoteIndex, searchWithOverlay, type RemoteState, type Sql } from '../../src/index/pgstore';
 import { mineGold } from '../../src/eval/mine';
 import { fakeEmbedder } from '../helpers/fake-embedder';
@@ -234,12 +234,7 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
       const remote1 = (await pgSearch(db, g.query, { k: 10, mode: 'keyword', maxPostings: 1 })).map(key);
       const hits1 = local.keyword.search(g.query, { k: 50, maxPostings: 1 });
       const scoreOf = new Map(hits1.map((h) => [key({ chunk: local.chunks.get(h.docId)! }), h.score]));
-      const shownWith = (id: number) => {
-        const c = local.chunks.get(id)!;
-        const shown = shownText(c);
-        return shown ? `${c.text}\n${shown}` : c.text;
-      };
-      const local1 = phraseFirst(g.query, proximityOrder(g.query, hits1, 50, shownWith), (id) => local.chunks.text(id))
+      const local1 = phraseFirst(g.query, proximityOrder(g.query, hits1, 50, (id) => proximityText(local.chunks.text(id), local.chunks.get(id))), (id) => local.chunks.text(id))
         .slice(0, 10)
         .map((id) => key({ chunk: local.chunks.get(id)! }));
       // the same chunks in the same order, except that chunks whose scores differ by less than

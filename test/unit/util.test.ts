@@ -3,7 +3,8 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { CancelledError, errText, isCancelled } from '../../src/util/errors';
 import { relativeIn, toRel } from '../../src/util/paths';
-import { sha1Hex, sha1HexStreamed } from '../../src/util/hash';
+import { sha1Hex } from '../../src/util/hash';
+import { createHash } from 'node:crypto';
 import { CancelledError as ClientCancelled } from '../../src/service/client';
 import { CancelledError as SessionCancelled } from '../../src/service/session';
 
@@ -45,7 +46,7 @@ describe('util: paths', () => {
 describe('util: sha1Hex', () => {
   it('gives the digest createHash gives, for strings (UTF-8, lone surrogates, NUL) and bytes', () => {
     const inputs: Array<string | Uint8Array> = ['', 'a', 'src/a.js\0function\0f\0export function f() {}', 'é中😀\uD800x', 'x'.repeat(100_000), Uint8Array.from([0, 255, 1, 128]), Buffer.from('héllo')];
-    for (const x of inputs) assert.equal(sha1Hex(x), sha1HexStreamed(x));
+    for (const x of inputs) assert.equal(sha1Hex(x), createHash('sha1').update(x).digest('hex'));
     assert.equal(sha1Hex('abc'), 'a9993e364706816aba3e25717850c26c9cd0d89d');
   });
 });
