@@ -22,7 +22,8 @@ const common = {
   minify: production,
   // transformers.js and onnxruntime load native binaries and files relative to their own
   // package: they stay in node_modules (the VSIX ships them), never inside the bundle.
-  external: ['vscode', '@huggingface/transformers', 'onnxruntime-node', 'onnxruntime-web', 'sharp', ...optionalEngines],
+  // oxc's parser is a native binding per platform, required by name (src/parse/oxc.ts).
+  external: ['vscode', '@huggingface/transformers', 'onnxruntime-node', 'onnxruntime-web', 'sharp', '@oxc-parser/*', ...optionalEngines],
   // jsonc-parser's UMD build requires its parts dynamically; its ESM build bundles cleanly.
   mainFields: ['module', 'main'],
   logLevel: 'info',

@@ -1,8 +1,8 @@
 // `npm run package`: builds the extension and packs it as a VSIX for this platform only.
 //
-// dist/ bundles everything except transformers.js and onnxruntime (esbuild.mjs keeps them
-// external: they load native binaries and files relative to their own package), so the VSIX
-// must carry those node_modules, and nothing else. vsce would pack every production
+// dist/ bundles everything except transformers.js, onnxruntime and oxc's parser binding
+// (esbuild.mjs keeps them external: they load native binaries and files relative to their own
+// package), so the VSIX must carry those node_modules, and nothing else. vsce would pack every production
 // dependency (the parsers are already inside dist/) and onnxruntime-node's binaries for all
 // five platforms (~290 MB), so this script lays out a staging folder first:
 //   - package.json without "files" (vsce refuses it next to .vscodeignore) and with only the
@@ -38,6 +38,14 @@ const say = (msg) => { if (!quiet) process.stderr.write(`[package] ${msg}\n`); }
 
 /** Packages that dist/ requires at run time (esbuild.mjs `external`, minus vscode). */
 const RUNTIME_PACKAGES = ['@huggingface/transformers'];
+/**
+ * oxc's prebuilt parser for this platform (src/parse/oxc.ts requires it by name): only the
+ * binding, not oxc-parser's JS wrapper and wasm build, which Fathom never loads. Without one
+ * (a platform oxc has no build for), the VSIX parses scripts with Babel alone.
+ */
+const OXC_BINDINGS = ['gnu', 'musl', 'msvc', ''].map((abi) => `@oxc-parser/binding-${process.platform}-${process.arch}${abi ? `-${abi}` : ''}`);
+const oxcBinding = OXC_BINDINGS.find((n) => fs.existsSync(path.join(root, 'node_modules', n, 'package.json')));
+if (oxcBinding) RUNTIME_PACKAGES.push(oxcBinding);
 /** In the closure but never loaded by Fathom at run time, with the reason. */
 const PRUNED = {
   // transformers.node.{cjs,mjs} inline the ORT web code they use; this package is for browsers.
@@ -146,7 +154,7 @@ delete stagedManifest.files;
 delete stagedManifest.devDependencies;
 delete stagedManifest.scripts;
 delete stagedManifest.bin;
-stagedManifest.dependencies = Object.fromEntries(RUNTIME_PACKAGES.map((n) => [n, manifest.dependencies[n]]));
+stagedManifest.dependencies = Object.fromEntries(RUNTIME_PACKAGES.map((n) => [n, manifest.dependencies[n] ?? readJson(path.join(root, 'node_modules', n, 'package.json')).version]));
 fs.writeFileSync(path.join(stage, 'package.json'), `${JSON.stringify(stagedManifest, null, 2)}\n`);
 
 // dist/cli.js ships too: the editor's MCP server definition (VS Code 1.101+) runs `cli.js mcp`

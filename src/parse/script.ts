@@ -6,6 +6,7 @@
 import { parse, type ParserPlugin } from '@babel/parser';
 import type * as t from '@babel/types';
 import { errText } from '../util/errors';
+import { oxcParse } from './oxc';
 
 /**
  * Babel options that accept any script a bundler would: recovery on, every placement rule off.
@@ -49,7 +50,10 @@ export interface ParsedScript {
 /** Thrown when no plugin set parses the script; `message` is the last attempt's error. */
 export class ScriptSyntaxError extends Error {}
 
-/** Parses with the first plugin set that works; throws ScriptSyntaxError when none does. */
+/**
+ * Parses with oxc where it parses the script without any error (`./oxc`), else with the first
+ * Babel plugin set that works; throws ScriptSyntaxError when none does.
+ */
 export function parseScript(code: string, o: ScriptSyntax): ParsedScript {
   const r = reuse;
   if (r) {
@@ -58,6 +62,12 @@ export function parseScript(code: string, o: ScriptSyntax): ParsedScript {
       if (hit.error) throw hit.error;
       return hit.parsed!;
     }
+  }
+  const fast = oxcParse(code, o.typescript, o.jsx);
+  if (fast) {
+    const parsed = { ast: fast, recovered: [] };
+    r?.push({ code, typescript: o.typescript, jsx: o.jsx, parsed });
+    return parsed;
   }
   let lastError: unknown;
   for (const plugins of pluginAttempts(o)) {

@@ -1,0 +1,330 @@
+/**
+ * JavaScript/TypeScript parsed by oxc's native parser, handed back in Babel's shape, so every
+ * reader (the JS chunker, the i18n usage finder, locale modules) keeps one AST to read.
+ *
+ * Why: Babel is a large JavaScript parser, and a cold index pays for V8 to compile it on every
+ * isolate that parses, before it runs fast. oxc is Rust, ready at once: on the dev corpus's
+ * 1,319 JS/TS files (3.3 MB) a first pass took 0.35 s and 0.37 s of CPU where Babel took 1.1 s
+ * and 2.5 s of CPU (its compile threads included).
+ *
+ * oxc is only used where it agrees with Babel: a script oxc reports any error for (a syntax
+ * error, Flow, a semantic error Babel would have recovered from and warned about) is parsed by
+ * Babel as before. Where the native binding is missing (a platform without a prebuilt one) or
+ * `FATHOM_JS_PARSER=babel` is set, Babel parses everything. The conversion below gives the
+ * readers the nodes they read: chunks and usages are the same either way (test/oxc.test.ts
+ * compares them over every fixture; bench/parser-identity.ts over whole corpora).
+ *
+ * The binding is loaded directly (`@oxc-parser/binding-<platform>`), not through oxc-parser's
+ * ES-module wrapper, so that the CommonJS bundles (CLI, extension, worker) can require it.
+ */
+import type * as t from '@babel/types';
+import { errText } from '../util/errors';
+
+interface OxcComment {
+  type: 'Line' | 'Block';
+  value: string;
+  start: number;
+  end: number;
+}
+
+interface OxcResult {
+  program: string;
+  comments: OxcComment[];
+  errors: Array<{ message: string }>;
+}
+
+interface Binding {
+  parseSync(filename: string, source: string, options: Record<string, unknown>): OxcResult;
+}
+
+/** The prebuilt binding packages oxc publishes, by `platform-arch` (Linux: glibc first, then musl). */
+const BINDINGS: Readonly<Record<string, readonly string[]>> = {
+  'linux-x64': ['@oxc-parser/binding-linux-x64-gnu', '@oxc-parser/binding-linux-x64-musl'],
+  'linux-arm64': ['@oxc-parser/binding-linux-arm64-gnu', '@oxc-parser/binding-linux-arm64-musl'],
+  'darwin-x64': ['@oxc-parser/binding-darwin-x64'],
+  'darwin-arm64': ['@oxc-parser/binding-darwin-arm64'],
+  'win32-x64': ['@oxc-parser/binding-win32-x64-msvc'],
+  'win32-arm64': ['@oxc-parser/binding-win32-arm64-msvc'],
+};
+
+let binding: Binding | null | undefined;
+let problem: string | undefined;
+let forced: boolean | undefined;
+
+function load(): Binding | null {
+  if (binding !== undefined) return binding;
+  binding = null;
+  if (process.env.FATHOM_JS_PARSER === 'babel') {
+    problem = 'FATHOM_JS_PARSER=babel';
+    return null;
+  }
+  const names = BINDINGS[`${process.platform}-${process.arch}`];
+  if (!names) {
+    problem = `no prebuilt oxc parser for ${process.platform}-${process.arch}`;
+    return null;
+  }
+  const errors: string[] = [];
+  for (const name of names) {
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const b = require(name) as Binding;
+      if (typeof b.parseSync === 'function') return (binding = b);
+      errors.push(`${name}: no parseSync`);
+    } catch (err) {
+      errors.push(`${name}: ${errText(err)}`);
+    }
+  }
+  problem = `the oxc parser did not load (${errors.join('; ')})`;
+  return null;
+}
+
+/** Whether scripts are parsed by oxc (else by Babel alone), and why not. */
+export function oxcStatus(): { enabled: boolean; problem?: string } {
+  if (forced === false) return { enabled: false, problem: 'turned off' };
+  const b = load();
+  return b ? { enabled: true } : { enabled: false, problem };
+}
+
+/** Turns oxc off (false) or back to the default (undefined): Babel-only runs for comparisons. */
+export function useOxc(on: boolean | undefined): void {
+  forced = on === false ? false : undefined;
+}
+
+/** Scripts oxc parsed, and scripts it left to Babel (it reported an error), in this process. */
+export const counts = { parsed: 0, declined: 0 };
+
+const FILENAME = { ts: 'a.ts', tsx: 'a.tsx', jsx: 'a.jsx' } as const;
+
+/**
+ * The script's AST in Babel's shape, or undefined when oxc is not available or reports any
+ * error for it (the caller then parses with Babel).
+ */
+export function oxcParse(code: string, typescript: boolean, jsx: boolean): t.File | undefined {
+  if (forced === false) return undefined;
+  const b = load();
+  if (!b) return undefined;
+  const lang = typescript ? (jsx ? 'tsx' : 'ts') : 'jsx';
+  let r: OxcResult;
+  try {
+    // astType 'js' for plain scripts: no TypeScript fields (all empty there), a fifth less JSON to parse
+    r = b.parseSync(FILENAME[lang], code, { lang, astType: typescript ? 'ts' : 'js', sourceType: 'unambiguous', preserveParens: false, showSemanticErrors: true });
+  } catch {
+    return undefined;
+  }
+  if (r.errors.length) {
+    counts.declined++;
+    return undefined;
+  }
+  counts.parsed++;
+  const program = (JSON.parse(r.program) as { node: Node }).node;
+  toBabel(program, typescript);
+  program.start = 0;
+  program.end = code.length;
+  // `#!/usr/bin/env node`: Babel's InterpreterDirective, and not a comment (oxc lists it as one)
+  const hashbang = program.hashbang as Node | null | undefined;
+  if (hashbang) program.interpreter = { type: 'InterpreterDirective', start: hashbang.start, end: hashbang.end, value: hashbang.value };
+  delete program.hashbang;
+  const comments = (hashbang ? r.comments.filter((c) => c.start !== hashbang.start) : r.comments).map((c) => ({ type: c.type === 'Line' ? 'CommentLine' : 'CommentBlock', value: c.value, start: c.start, end: c.end }));
+  return { type: 'File', start: 0, end: code.length, program, comments, errors: [] } as unknown as t.File;
+}
+
+type Node = Record<string, unknown> & { type: string; start: number; end: number };
+
+function isNode(v: unknown): v is Node {
+  return typeof v === 'object' && v !== null && typeof (v as { type?: unknown }).type === 'string';
+}
+
+/** Babel's names for an ESTree Literal. */
+function literal(n: Node): void {
+  const v = n.value;
+  if (typeof v === 'string') n.type = 'StringLiteral';
+  else if (typeof v === 'number') n.type = 'NumericLiteral';
+  else if (typeof v === 'boolean') n.type = 'BooleanLiteral';
+  else if (n.regex) {
+    const re = n.regex as { pattern: string; flags: string };
+    n.type = 'RegExpLiteral';
+    n.pattern = re.pattern;
+    n.flags = re.flags;
+    delete n.regex;
+    delete n.value;
+  } else if (n.bigint != null) {
+    n.type = 'BigIntLiteral';
+    n.value = n.bigint;
+    delete n.bigint;
+  } else n.type = 'NullLiteral';
+}
+
+/** Moves a function's (FunctionExpression `value`) parameters and body onto the method node, as Babel has them. */
+function flattenMethod(n: Node): void {
+  const f = n.value as Node;
+  n.params = f.params;
+  n.body = f.body;
+  n.async = f.async;
+  n.generator = f.generator;
+  if (f.typeParameters) n.typeParameters = f.typeParameters;
+  if (f.returnType) n.returnType = f.returnType;
+  delete n.value;
+}
+
+/** `#x` → Babel's PrivateName (the `#`) around an Identifier (the name). */
+function privateName(n: Node): void {
+  n.type = 'PrivateName';
+  n.id = { type: 'Identifier', name: n.name, start: n.start + 1, end: n.end };
+  delete n.name;
+}
+
+/**
+ * An optional chain without its ChainExpression: Babel marks every member access and call from
+ * the first `?.` up as OptionalMemberExpression / OptionalCallExpression.
+ */
+function unchain(n: Node): Node {
+  const key = n.type === 'MemberExpression' ? 'object' : n.type === 'CallExpression' ? 'callee' : n.type === 'TSNonNullExpression' ? 'expression' : undefined;
+  if (!key) return n;
+  const below = unchain(n[key] as Node);
+  n[key] = below;
+  if (n.type === 'TSNonNullExpression') {
+    // `a?.b!.c`: the chain goes on through the `!`, which keeps its own type
+    if (below.type === 'OptionalMemberExpression' || below.type === 'OptionalCallExpression' || below.optionalChain === true) n.optionalChain = true;
+    return n;
+  }
+  const optionalBelow = below.type === 'OptionalMemberExpression' || below.type === 'OptionalCallExpression' || below.optionalChain === true;
+  if (n.optional || optionalBelow) n.type = n.type === 'MemberExpression' ? 'OptionalMemberExpression' : 'OptionalCallExpression';
+  return n;
+}
+
+/** Leading `'use strict'`-like statements → Babel's `directives` (they are not in `body` there). */
+function directives(n: Node): void {
+  const body = n.body as Node[];
+  let k = 0;
+  while (k < body.length && typeof body[k].directive === 'string') k++;
+  n.directives = body.slice(0, k).map((s) => {
+    const e = s.expression as Node;
+    return { type: 'Directive', start: s.start, end: s.end, value: { type: 'DirectiveLiteral', start: e.start, end: e.end, value: s.directive } };
+  });
+  if (k) n.body = body.slice(k);
+}
+
+/**
+ * `namespace a.b.c {}`: oxc names it with a qualified name around one block; Babel nests one
+ * TSModuleDeclaration per name, each from its name to the block's end.
+ */
+function nestModule(n: Node): void {
+  const ids: Node[] = [];
+  let q = n.id as Node;
+  while (q.type === 'TSQualifiedName') {
+    ids.unshift(q.right as Node);
+    q = q.left as Node;
+  }
+  ids.unshift(q);
+  let body = n.body as Node | undefined;
+  for (let i = ids.length - 1; i >= 1; i--) body = { type: 'TSModuleDeclaration', start: ids[i].start, end: n.end, id: ids[i], body } as Node;
+  n.id = ids[0];
+  n.body = body;
+}
+
+/** Babel starts a decorated class (and an export of one) at its first decorator; oxc at `class`. */
+function decoratedStart(n: Node, cls: Node): void {
+  const d = cls.decorators as Node[] | undefined;
+  if (d?.length && d[0].start < n.start) n.start = d[0].start;
+}
+
+/** Rewrites an oxc (ESTree + TS-ESTree) AST in place into the Babel node shapes Fathom reads. */
+function toBabel(root: Node, ts: boolean): void {
+  directives(root);
+  const stack: Node[] = [root];
+  while (stack.length) {
+    const n = stack.pop()!;
+    switch (n.type) {
+      case 'Literal':
+        literal(n);
+        continue;
+      case 'Property':
+        if (n.method || n.kind === 'get' || n.kind === 'set') {
+          n.type = 'ObjectMethod';
+          n.kind = n.kind === 'init' ? 'method' : n.kind;
+          flattenMethod(n);
+        } else n.type = 'ObjectProperty';
+        break;
+      case 'MethodDefinition':
+      case 'TSAbstractMethodDefinition': {
+        const f = n.value as Node;
+        if (n.type === 'TSAbstractMethodDefinition') n.abstract = true;
+        n.type = (n.key as Node).type === 'PrivateIdentifier' ? 'ClassPrivateMethod' : f.body == null ? 'TSDeclareMethod' : 'ClassMethod';
+        flattenMethod(n);
+        break;
+      }
+      case 'PropertyDefinition':
+      case 'TSAbstractPropertyDefinition':
+        n.type = (n.key as Node).type === 'PrivateIdentifier' ? 'ClassPrivateProperty' : 'ClassProperty';
+        break;
+      case 'AccessorProperty':
+      case 'TSAbstractAccessorProperty':
+        n.type = 'ClassAccessorProperty';
+        break;
+      case 'PrivateIdentifier':
+        privateName(n);
+        continue;
+      case 'TemplateElement':
+        // a TS-ESTree span holds the delimiters (`` `x${ ``); Babel 7's (and plain ESTree's) only the text
+        if (ts) {
+          n.start += 1;
+          n.end -= n.tail ? 1 : 2;
+        }
+        continue;
+      case 'ImportExpression': {
+        n.type = 'CallExpression';
+        n.callee = { type: 'Import', start: n.start, end: n.start + 6 };
+        n.arguments = n.options ? [n.source, n.options] : [n.source];
+        delete n.source;
+        delete n.options;
+        delete n.phase;
+        break;
+      }
+      case 'TSEnumDeclaration': {
+        const body = n.body as Node | undefined;
+        if (body && Array.isArray(body.members)) {
+          n.members = body.members;
+          delete n.body;
+        }
+        break;
+      }
+      case 'TSModuleDeclaration':
+        if ((n.id as Node | undefined)?.type === 'TSQualifiedName') nestModule(n);
+        break;
+      case 'ClassDeclaration':
+      case 'ClassExpression':
+        decoratedStart(n, n);
+        break;
+      case 'ExportNamedDeclaration':
+      case 'ExportDefaultDeclaration':
+        // `@D export class A {}`: Babel starts the export (and the class) at the decorator
+        if (isNode(n.declaration)) decoratedStart(n, n.declaration);
+        break;
+      case 'BlockStatement': {
+        const body = n.body as Node[];
+        if (body.length && typeof body[0].directive === 'string') directives(n);
+        else n.directives = [];
+        break;
+      }
+      default:
+        break;
+    }
+    const keys = Object.keys(n);
+    for (let j = 0; j < keys.length; j++) {
+      const k = keys[j];
+      const v = n[k];
+      if (typeof v !== 'object' || v === null) continue;
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) {
+          let c = v[i] as unknown;
+          if (!isNode(c)) continue;
+          if (c.type === 'ChainExpression') c = v[i] = unchain(c.expression as Node);
+          stack.push(c as Node);
+        }
+      } else if (isNode(v)) {
+        const c = v.type === 'ChainExpression' ? (n[k] = unchain(v.expression as Node)) : v;
+        stack.push(c as Node);
+      }
+    }
+  }
+}
