@@ -23,7 +23,7 @@ import { mineGold, type GoldQuery } from './eval/mine';
 import type { Candidate, LookupResult } from './i18n/index';
 import { formatHealth, healthExitCode } from './i18n/health';
 import { loadI18nIndex } from './i18n/workspace';
-import { sharedChunkPool } from './service/chunk-pool';
+import { defaultPoolSize, sharedChunkPool } from './service/chunk-pool';
 import { version as fathomVersion } from '../package.json';
 import { relativeIn } from './util/paths';
 
@@ -403,7 +403,8 @@ async function openEngine(dir: string, args: Args, quiet = false, mustSave = fal
   const say = (m: string) => {
     if (!quiet) process.stderr.write(`${m}\n`);
   };
-  const chunkPool = sharedChunkPool({ log: (level, m) => level !== 'info' && say(m) });
+  // a batch process: a chunk thread per core (no editor's host to leave a core to)
+  const chunkPool = sharedChunkPool({ size: defaultPoolSize(0), log: (level, m) => level !== 'info' && say(m) });
   // no store yet: a cold index, whose chunk threads start now, while the store, model and walk get ready
   if (!fs.existsSync(storeDir) || fs.readdirSync(storeDir).length === 0) chunkPool.warm();
   let embedder: Embedder | undefined;

@@ -4,7 +4,7 @@
  * parse. `Engine.indexFolder` hands it the files of a run and applies the results in walk order,
  * so the index is the same as a single-threaded run's (same chunks, same doc ids).
  *
- *   size        threads (default `defaultPoolSize()`: cores − 1, at least 1)
+ *   size        threads (default `defaultPoolSize()`: cores − 1, at least 1; the CLI takes one per core)
  *   chunk(...)  one file → its FileChunks; each thread is sent up to `depth` files ahead (it
  *               chunks them in order), so it never waits for the indexing thread to hand it the
  *               next one while that thread is busy indexing; the rest wait in the pool's queue
@@ -105,19 +105,24 @@ export interface ChunkPoolOptions {
 export const POOL_DEPTH = 4;
 
 /**
- * Threads for chunking: one fewer than the cores, at least one. In the extension the Fathom
- * worker thread (reading files, building the index) is the remaining core's and the extension
- * host stays free; the CLI's main thread does the same job. Measured on 2 cores (bench/cold.ts,
- * dev corpus, a loaded machine): 2 chunk threads instead of 1 took the indexing thread's CPU
- * from 8.1 s to 7.9 s and the wall time to 0.97× (within the noise) for 9% more CPU in all,
- * so on 2 cores the second thread is not worth taking from the rest of the machine.
+ * Threads for chunking: the cores less `leave`, at least one.
+ *
+ * The extension leaves one core (`leave` 1, the default): its Fathom worker thread (reading
+ * files, building the index) takes the rest of the machine's share and the extension host stays
+ * free. The CLI is a batch process with no editor to keep responsive, and takes one chunk
+ * thread per core (`leave` 0); its main thread reads and indexes beside them.
+ *
+ * Measured on 2 cores (bench/cold.ts, median of 7, interleaved, with oxc parsing scripts), 2
+ * chunk threads against 1: the dev corpus 0.96x the wall time, a 1,112-file app (langsmith)
+ * 0.85x, Debian's python-cryptography 0.95x, for 7–12% more CPU. (With Babel, whose compile
+ * each thread paid again, 2 threads gave 0.97x on the dev corpus for 9% more CPU.)
  */
-export function defaultPoolSize(): number {
+export function defaultPoolSize(leave = 1): number {
   // FATHOM_CHUNK_THREADS: an explicit count (0: chunk in the indexing thread), for measuring
   const env = process.env.FATHOM_CHUNK_THREADS;
   if (env !== undefined && /^\d+$/.test(env.trim())) return Number(env.trim());
   const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
-  return Math.max(1, cores - 1);
+  return Math.max(1, cores - leave);
 }
 
 interface Job {

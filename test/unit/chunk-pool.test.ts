@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine, type IndexProgress } from '../../src/index/engine';
-import { ChunkPool, elideTexts, restoreTexts } from '../../src/service/chunk-pool';
+import { ChunkPool, defaultPoolSize, elideTexts, restoreTexts } from '../../src/service/chunk-pool';
 import { CancelledError, IndexClient } from '../../src/service/client';
 import { FolderSession } from '../../src/service/session';
 import type { Usage } from '../../src/i18n/types';
@@ -249,6 +249,34 @@ describe('chunk pool (worker threads chunking for Engine.indexFolder)', function
     assert.ok(pooled.chunks > 6 && pooled.chunks === alone.chunks, `${pooled.chunks} chunks pooled, ${alone.chunks} in-thread`);
     assert.equal(pooled.loaded, 0, 'tokenizer.json read on the indexing thread of a pooled run');
     assert.equal(alone.loaded, 1, 'the in-thread run loads the counter, once');
+  });
+
+  it('pool size: the cores less the ones left (the extension leaves one, at least one thread), FATHOM_CHUNK_THREADS wins; the CLI takes one thread per core', function () {
+    const cores = os.availableParallelism();
+    const saved = process.env.FATHOM_CHUNK_THREADS;
+    try {
+      delete process.env.FATHOM_CHUNK_THREADS;
+      assert.equal(defaultPoolSize(), Math.max(1, cores - 1));
+      assert.equal(defaultPoolSize(0), cores);
+      assert.equal(defaultPoolSize(cores + 3), 1);
+      process.env.FATHOM_CHUNK_THREADS = '3';
+      assert.equal(defaultPoolSize(0), 3);
+    } finally {
+      if (saved === undefined) delete process.env.FATHOM_CHUNK_THREADS;
+      else process.env.FATHOM_CHUNK_THREADS = saved;
+    }
+    const dir = path.join(tmp, 'cli-threads');
+    makeFolder(dir, 4);
+    const src = path.join(__dirname, '../../src');
+    const script = `
+      const { run } = require(${JSON.stringify(path.join(src, 'cli.ts'))});
+      const { sharedChunkPool } = require(${JSON.stringify(path.join(src, 'service/chunk-pool.ts'))});
+      run(['index', ${JSON.stringify(dir)}, '--store', ${JSON.stringify(path.join(tmp, 'cli-threads-store'))}, '--no-embed']).then(() => console.log('pool ' + sharedChunkPool().size));`;
+    const env = { ...process.env };
+    delete env.FATHOM_CHUNK_THREADS;
+    const r = spawnSync(process.execPath, ['-r', 'tsx/cjs', '-e', script], { encoding: 'utf8', timeout: 60_000, env });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`pool ${cores}\\b`));
   });
 
   it('a reply leaves out the chunk texts that are slices of the file sent, and the pool puts exactly those back', function () {
