@@ -14,7 +14,8 @@ import * as path from 'node:path';
 import { chunkFile, decodeBytes, languageOf, resolveOptions } from '../src/chunkers/index';
 import { findUsages } from '../src/i18n/usages';
 import { readLocaleScript } from '../src/i18n/locales';
-import { counts, oxcStatus, useOxc } from '../src/parse/oxc';
+import { isMainThread, Worker } from 'node:worker_threads';
+import { counts, oxcMaxChars, oxcStatus, THREAD_STACK_MB, useOxc } from '../src/parse/oxc';
 
 const SCRIPT = /\.(m?[jt]sx?|cjs|cts|mts|vue)$/i;
 
@@ -28,6 +29,13 @@ function walk(dir: string, out: string[]): void {
 }
 
 function main(): void {
+  // oxc parses only scripts this thread's stack can hold (src/parse/oxc.ts): run where Fathom
+  // chunks, in a thread with THREAD_STACK_MB, so that oxc reads every script under the cap
+  if (isMainThread) {
+    const w = new Worker(`require('tsx/cjs/api').register(); require(${JSON.stringify(__filename)});`, { eval: true, argv: process.argv.slice(2), resourceLimits: { stackSizeMb: THREAD_STACK_MB } });
+    w.on('exit', (code) => process.exit(code));
+    return;
+  }
   const argv = process.argv.slice(2);
   let show = 5;
   const dirs: string[] = [];
@@ -96,7 +104,7 @@ function main(): void {
       }
     }
   }
-  console.log(`files ${files}, differ ${differ}, warnings differ ${warnDiffer}; oxc parsed ${counts.parsed} scripts, left ${counts.declined} to Babel`);
+  console.log(`files ${files}, differ ${differ}, warnings differ ${warnDiffer}; oxc parsed ${counts.parsed} scripts, left ${counts.declined} to Babel (errors) and ${counts.tooLong} (over ${oxcMaxChars()} characters)`);
   process.exit(differ ? 1 : 0);
 }
 

@@ -18,6 +18,7 @@
  * ES-module wrapper, so that the CommonJS bundles (CLI, extension, worker) can require it.
  */
 import type * as t from '@babel/types';
+import { isMainThread, resourceLimits } from 'node:worker_threads';
 import { errText } from '../util/errors';
 
 interface OxcComment {
@@ -50,6 +51,33 @@ const BINDINGS: Readonly<Record<string, readonly string[]>> = {
 let binding: Binding | null | undefined;
 let problem: string | undefined;
 let forced: boolean | undefined;
+
+/**
+ * The native stack oxc may use on this thread. oxc's parser recurses with the input's nesting
+ * and has no stack guard: a script nested deep enough (24 KB of `(` in a worker thread of 4 MB)
+ * overflows the thread's native stack, a segfault that takes the whole process down, where
+ * Babel throws a RangeError the chunker catches. Measured: nesting costs oxc up to ~340 bytes of
+ * stack a character of source (parentheses, the worst found: 12,000 levels crash a 4 MB stack,
+ * 270,000 levels pass in 256 MB); `STACK_BYTES_PER_CHAR` keeps a margin over that, and a script
+ * longer than this thread's stack allows goes to Babel. A worker thread's stack is its
+ * `resourceLimits.stackSizeMb` (4 by default; Fathom's threads are started with
+ * `THREAD_STACK_MB`); a main thread is taken as 4 MB (Linux gives it 8).
+ */
+export const STACK_BYTES_PER_CHAR = 512;
+
+/**
+ * The stack (MB) Fathom starts its worker and chunk threads with: with 256 MB oxc parses any
+ * script under the chunking cap (512 KB); with Node's default 4 MB, only those under 8 KB.
+ * Virtual memory: only the pages a deep script touches are committed.
+ */
+export const THREAD_STACK_MB = 256;
+
+const stackBudget = (!isMainThread && resourceLimits.stackSizeMb ? resourceLimits.stackSizeMb : 4) * 2 ** 20;
+
+/** The longest script oxc parses on this thread (characters); longer ones go to Babel. */
+export function oxcMaxChars(): number {
+  return Math.floor(stackBudget / STACK_BYTES_PER_CHAR);
+}
 
 function load(): Binding | null {
   if (binding !== undefined) return binding;
@@ -90,8 +118,8 @@ export function useOxc(on: boolean | undefined): void {
   forced = on === false ? false : undefined;
 }
 
-/** Scripts oxc parsed, and scripts it left to Babel (it reported an error), in this process. */
-export const counts = { parsed: 0, declined: 0 };
+/** Scripts oxc parsed, left to Babel (oxc reported an error), and left to Babel unread (longer than `oxcMaxChars`), in this thread. */
+export const counts = { parsed: 0, declined: 0, tooLong: 0 };
 
 const FILENAME = { ts: 'a.ts', tsx: 'a.tsx', jsx: 'a.jsx' } as const;
 
@@ -103,6 +131,10 @@ export function oxcParse(code: string, typescript: boolean, jsx: boolean): t.Fil
   if (forced === false) return undefined;
   const b = load();
   if (!b) return undefined;
+  if (code.length > oxcMaxChars()) {
+    counts.tooLong++;
+    return undefined;
+  }
   const lang = typescript ? (jsx ? 'tsx' : 'ts') : 'jsx';
   let r: OxcResult;
   try {
@@ -115,9 +147,16 @@ export function oxcParse(code: string, typescript: boolean, jsx: boolean): t.Fil
     counts.declined++;
     return undefined;
   }
+  let program: Node;
+  try {
+    program = (JSON.parse(r.program) as { node: Node }).node;
+    toBabel(program, typescript);
+  } catch {
+    // JSON the binding cut short, or a chain too long for `unchain`: Babel says what it makes of it
+    counts.declined++;
+    return undefined;
+  }
   counts.parsed++;
-  const program = (JSON.parse(r.program) as { node: Node }).node;
-  toBabel(program, typescript);
   program.start = 0;
   program.end = code.length;
   // `#!/usr/bin/env node`: Babel's InterpreterDirective, and not a comment (oxc lists it as one)

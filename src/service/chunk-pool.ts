@@ -29,6 +29,7 @@ import type { Usage } from '../i18n/types';
 import type { UsageOptions } from '../i18n/usages';
 import type { ScriptLocale } from '../i18n/locales';
 import { TokenizerMissingError } from '../tokenizer/wordpiece';
+import { THREAD_STACK_MB } from '../parse/oxc';
 
 export interface ChunkJobMessage {
   id: number;
@@ -284,7 +285,9 @@ export class ChunkPool {
   private spawn(slot: Slot): Worker {
     const s = this.script!;
     const data = { exitOn: this.options.exitOn };
-    const w = s.eval ? new Worker(s.eval, { eval: true, workerData: data }) : new Worker(s.file, { workerData: data });
+    // a large native stack: oxc parses with it (src/parse/oxc.ts THREAD_STACK_MB)
+    const resourceLimits = { stackSizeMb: THREAD_STACK_MB };
+    const w = s.eval ? new Worker(s.eval, { eval: true, workerData: data, resourceLimits }) : new Worker(s.file, { workerData: data, resourceLimits });
     this.started++;
     w.on('message', (reply: ChunkReplyMessage) => {
       if (slot.worker !== w) return;

@@ -40,6 +40,7 @@ import type {
   WorkerStatus,
 } from './protocol';
 import { CancelledError } from '../util/errors';
+import { THREAD_STACK_MB } from '../parse/oxc';
 
 export { CancelledError };
 
@@ -141,7 +142,8 @@ export class IndexClient {
 
   private start(): Worker {
     if (this.worker) return this.worker;
-    const w = new Worker(this.workerFile);
+    // a large native stack: oxc parses the files chunked on this thread with it (src/parse/oxc.ts)
+    const w = new Worker(this.workerFile, { resourceLimits: { stackSizeMb: THREAD_STACK_MB } });
     this.workerStartedAt = Date.now();
     w.on('message', (m: WorkerMessage) => this.onMessage(m));
     w.on('error', (err) => this.crashed(w, `Fathom's worker crashed: ${err.message}`));

@@ -142,6 +142,21 @@ describe('chunk pool (worker threads chunking for Engine.indexFolder)', function
     assert.equal(pool.busy, 0);
   });
 
+  it('scripts nested deep enough to overflow a default thread stack in oxc (a segfault of the whole process) are chunked on the pool\'s threads, which have the stack for them', async function () {
+    const pool = newPool({ size: 1 });
+    // each under the 512 KB cap, on short lines (not taken for minified); 12,000 levels of
+    // parentheses crash oxc on a 4 MB stack
+    const deep = ['(\n'.repeat(100_000) + '1' + '\n)'.repeat(100_000), `x = ${'!!!!!!!!\n'.repeat(50_000)}y;\n`, `a${'\n.b'.repeat(150_000)};\n`, `if (a) {}\n${'else if (a) {}\n'.repeat(30_000)}`];
+    const results = await Promise.all(deep.map((text, i) => pool.chunk(`deep${i}.js`, text, {})));
+    for (const [i, r] of results.entries()) {
+      assert.equal(r.path, `deep${i}.js`);
+      assert.ok(r.chunks.length > 0 || r.skipped, `deep${i}.js has chunks or says why not`);
+    }
+    assert.equal(pool.started, 1, 'the thread never died');
+    const after = await pool.chunk('after.js', 'export function after() {\n  return 1;\n}\n', {});
+    assert.equal(after.chunks[0]?.symbol, 'after');
+  });
+
   it('an aborted file a thread has not started yet is dropped without stopping the thread', async function () {
     const pool = newPool({ size: 1, depth: 4 });
     const ac = new AbortController();

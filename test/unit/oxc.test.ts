@@ -11,7 +11,7 @@ import { parse } from '@babel/parser';
 import { chunkFile, resolveOptions } from '../../src/chunkers/index';
 import { findUsages, walkAst } from '../../src/i18n/usages';
 import { readLocaleScript } from '../../src/i18n/locales';
-import { counts, oxcParse, oxcStatus, useOxc } from '../../src/parse/oxc';
+import { counts, oxcMaxChars, oxcParse, oxcStatus, STACK_BYTES_PER_CHAR, useOxc } from '../../src/parse/oxc';
 import { BASE_PLUGINS, LENIENT_PARSE, parseScript } from '../../src/parse/script';
 
 const FIXTURES = path.join(__dirname, '../fixtures');
@@ -87,6 +87,18 @@ describe('oxc parser in Babel shape', function () {
       assert.ok(parsed.ast.program.body.length > 0);
     }
     assert.match(parseScript('let a = 1;\nlet a = 2;', { typescript: false, jsx: true }).recovered[0]?.message ?? '', /already been declared/);
+  });
+
+  it('a script longer than this thread\'s stack allows goes to Babel unread (oxc has no stack guard: deep nesting would crash the process)', function () {
+    // the main thread is taken as 4 MB
+    assert.equal(oxcMaxChars(), Math.floor((4 << 20) / STACK_BYTES_PER_CHAR));
+    const long = `export const a = [${'1, '.repeat(oxcMaxChars() / 3)}];\n`;
+    assert.ok(long.length > oxcMaxChars());
+    const before = { ...counts };
+    assert.equal(oxcParse(long, false, false), undefined);
+    assert.equal(counts.tooLong, before.tooLong + 1);
+    assert.equal(counts.parsed, before.parsed);
+    assert.ok(parseScript(long, { typescript: false, jsx: false }).ast.program.body.length === 1, 'Babel parses it');
   });
 
   it('turned off, scripts are parsed by Babel alone', function () {
