@@ -135,6 +135,12 @@ export function oxcParse(code: string, typescript: boolean, jsx: boolean): t.Fil
     counts.tooLong++;
     return undefined;
   }
+  // a lone surrogate (a UTF-16 file can hold one) reaches oxc as U+FFFD: the string values it
+  // gives (i18n keys) would differ from the text's
+  if (!(code as string & { isWellFormed(): boolean }).isWellFormed()) {
+    counts.declined++;
+    return undefined;
+  }
   const lang = typescript ? (jsx ? 'tsx' : 'ts') : 'jsx';
   let r: OxcResult;
   try {

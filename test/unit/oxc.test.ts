@@ -101,6 +101,14 @@ describe('oxc parser in Babel shape', function () {
     assert.ok(parseScript(long, { typescript: false, jsx: false }).ast.program.body.length === 1, 'Babel parses it');
   });
 
+  it('a script with a lone surrogate goes to Babel: oxc would read it as U+FFFD, and an i18n key holding it would differ', function () {
+    const text = "export function f() {\n  return t('k.\uDC00y');\n}\n";
+    const declined = counts.declined;
+    assert.equal(oxcParse(text, false, true), undefined);
+    assert.equal(counts.declined, declined + 1);
+    assert.equal(findUsages('a.js', text)[0]?.key, 'k.\uDC00y');
+  });
+
   it('turned off, scripts are parsed by Babel alone', function () {
     useOxc(false);
     assert.equal(oxcStatus().enabled, false);
