@@ -37,6 +37,7 @@ import { sessionAgentFolder } from '../mcp/folder';
 import { runTool, ToolError } from '../mcp/tools';
 import { errText } from '../util/errors';
 import { sharedChunkPool } from './chunk-pool';
+import { oxcStatus } from '../parse/oxc';
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -193,6 +194,8 @@ export class WorkerState {
     }
   }
 
+  private parserLogged = false;
+
   private log(level: 'info' | 'warn' | 'error', message: string, root?: string): void {
     this.post({ type: 'log', level, message, root });
   }
@@ -259,6 +262,12 @@ export class WorkerState {
   };
 
   private async openSession(root: string, storeDir: string | undefined): Promise<FolderSession> {
+    if (!this.parserLogged) {
+      // once: which parser reads JS/TS here (Babel alone is slower to start: a platform with no prebuilt oxc)
+      this.parserLogged = true;
+      const p = oxcStatus();
+      this.log('info', p.enabled ? 'JS/TS scripts are parsed by oxc (native), Babel where oxc reports an error' : `JS/TS scripts are parsed by Babel: ${p.problem}`);
+    }
     const s = await FolderSession.open(root, {
       storeDir,
       chunk: this.options.chunk,

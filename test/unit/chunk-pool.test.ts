@@ -320,7 +320,7 @@ describe('chunk pool (worker threads chunking for Engine.indexFolder)', function
     assert.ok([...engine.files.values()].every((r) => !r.skipped && r.docIds.length > 0));
   });
 
-  it('the Fathom worker bundle (current source) chunks a cold index on its pool thread (chunk-worker.js beside it)', async function () {
+  it('the Fathom worker bundle (current source) chunks a cold index on its pool thread (chunk-worker.js beside it), with oxc\'s binding loaded and said so', async function () {
     const worker = currentWorker();
     assert.ok(fs.existsSync(path.join(path.dirname(worker), 'chunk-worker.js')), 'chunk-worker.js is built beside worker.js');
     const ws = path.join(tmp, 'bundle-ws');
@@ -328,10 +328,13 @@ describe('chunk pool (worker threads chunking for Engine.indexFolder)', function
     const client = new IndexClient(worker);
     const progress: ProgressEvent[] = [];
     client.onProgress((e) => progress.push(e));
+    const logs: string[] = [];
+    client.onLog((l) => logs.push(l.message));
     try {
       await client.init({});
       const r = await client.index(ws, path.join(tmp, 'bundle-store'));
       assert.equal(r.files, 40);
+      assert.ok(logs.includes('JS/TS scripts are parsed by oxc (native), Babel where oxc reports an error'), `the bundle loads oxc's binding: ${logs.join('\n')}`);
       assert.ok(progress.some((e) => e.progress.phase === 'chunk' && (e.progress.threads ?? 0) >= 1), 'the worker chunked on its pool');
       const hits = await client.search('handler7_3', { roots: [ws], k: 3, mode: 'keyword' });
       assert.equal(hits[0]?.chunk.symbol, 'handler7_3');
