@@ -11,7 +11,7 @@
  * error, Flow, a semantic error Babel would have recovered from and warned about) is parsed by
  * Babel as before. Where the native binding is missing (a platform without a prebuilt one) or
  * `FATHOM_JS_PARSER=babel` is set, Babel parses everything. The conversion below gives the
- * readers the nodes they read: chunks and usages are the same either way (test/oxc.test.ts
+ * readers the nodes they read: chunks and usages are the same either way (test/unit/oxc.test.ts
  * compares them over every fixture; bench/parser-identity.ts over whole corpora).
  *
  * The binding is loaded directly (`@oxc-parser/binding-<platform>`), not through oxc-parser's
@@ -147,6 +147,7 @@ export function oxcParse(code: string, typescript: boolean, jsx: boolean): t.Fil
     // astType 'js' for plain scripts: no TypeScript fields (all empty there), a fifth less JSON to parse
     r = b.parseSync(FILENAME[lang], code, { lang, astType: typescript ? 'ts' : 'js', sourceType: 'unambiguous', preserveParens: false, showSemanticErrors: true });
   } catch {
+    counts.declined++;
     return undefined;
   }
   if (r.errors.length) {

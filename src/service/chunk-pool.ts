@@ -115,8 +115,10 @@ export const POOL_DEPTH = 4;
  *
  * Measured on 2 cores (bench/cold.ts, median of 7, interleaved, with oxc parsing scripts), 2
  * chunk threads against 1: the dev corpus 0.96x the wall time, a 1,112-file app (langsmith)
- * 0.85x, Debian's python-cryptography 0.95x, for 7–12% more CPU. (With Babel, whose compile
- * each thread paid again, 2 threads gave 0.97x on the dev corpus for 9% more CPU.)
+ * 0.85x, Debian's python-cryptography 0.95x, for 7–12% more CPU. python-cryptography (Python
+ * and Rust, whose grammars each thread compiles again) was 0.97x–1.07x in later runs: mixed.
+ * (With Babel, whose compile each thread paid again, 2 threads gave 0.97x on the dev corpus for
+ * 9% more CPU.)
  */
 export function defaultPoolSize(leave = 1): number {
   // FATHOM_CHUNK_THREADS: an explicit count (0: chunk in the indexing thread), for measuring

@@ -24,7 +24,7 @@ function optionsFor(o: ChunkOptions): ResolvedOptions {
   return r;
 }
 
-/** `warm` (chunk-pool.ts): the JS/TS parser (Babel, loaded on first use) and the chunker's code, ready before the first file. */
+/** `warm` (chunk-pool.ts): the JS/TS parser (oxc's binding, or Babel where it does not load) and the chunker's code, ready before the first file. */
 function warm(): void {
   try {
     chunkFile('warm.ts', 'export function warm(a: number): number {\n  return a + 1;\n}\n', optionsFor({}));
@@ -37,7 +37,7 @@ async function handle(job: ChunkJobMessage): Promise<ChunkReplyMessage> {
   try {
     if (exitOn !== undefined && job.rel === exitOn) process.exit(3);
     await prepareLanguagesFor([job.rel]);
-    // the i18n usages, when asked, from the chunker's own Babel parse (one parse per file)
+    // the i18n usages, when asked, from the chunker's own parse (one parse per file)
     return withParseReuse(() => {
       const result = chunkFile(job.rel, job.text, optionsFor(job.options));
       let usages: ChunkReplyMessage['usages'];
