@@ -137,7 +137,6 @@ interface Job {
   resolve: (r: PooledChunks) => void;
   reject: (err: unknown) => void;
   signal?: AbortSignal;
-  onAbort?: () => void;
   /** Settled already (aborted while its thread had it): its reply is dropped. */
   done?: boolean;
 }
@@ -167,6 +166,12 @@ export class ChunkPool {
   private readonly script: { file: string; eval?: string } | undefined;
   private nextId = 1;
   private closed = false;
+  /**
+   * The unsettled jobs of each signal. A signal gets one abort listener from the pool, not one per
+   * job: an index run has dozens of files in flight on one signal, and Node warns of a leak past
+   * 10 listeners (a MaxListenersExceededWarning the CLI printed on every cold index).
+   */
+  private readonly bySignal = new WeakMap<AbortSignal, Set<Job>>();
   /** Threads started so far (replacements included), files sent: what the tests look at. */
   started = 0;
   jobs = 0;
@@ -214,10 +219,7 @@ export class ChunkPool {
     return new Promise<PooledChunks>((resolve, reject) => {
       const job: Job = { id: this.nextId++, rel, text, options, usages, resolve, reject, signal };
       this.jobs++;
-      if (signal) {
-        job.onAbort = () => this.abortJob(job);
-        signal.addEventListener('abort', job.onAbort, { once: true });
-      }
+      if (signal) this.watch(signal, job);
       this.queue.push(job);
       this.dispatch();
     });
@@ -253,9 +255,22 @@ export class ChunkPool {
     await Promise.all(stops);
   }
 
+  private watch(signal: AbortSignal, job: Job): void {
+    let jobs = this.bySignal.get(signal);
+    if (!jobs) {
+      const set = new Set<Job>();
+      jobs = set;
+      this.bySignal.set(signal, set);
+      signal.addEventListener('abort', () => {
+        for (const j of [...set]) this.abortJob(j);
+      }, { once: true });
+    }
+    jobs.add(job);
+  }
+
   private settle(job: Job, result: PooledChunks | undefined, err?: unknown): void {
     job.done = true;
-    if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
+    if (job.signal) this.bySignal.get(job.signal)?.delete(job);
     if (result) job.resolve(result);
     else job.reject(err);
   }

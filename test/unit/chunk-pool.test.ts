@@ -171,6 +171,29 @@ describe('chunk pool (worker threads chunking for Engine.indexFolder)', function
     assert.equal(pool.started, 1, 'the thread was not replaced');
   });
 
+  it('many files in flight on one signal: one abort listener (no MaxListenersExceededWarning), and an abort drops them all', async function () {
+    const pool = newPool({ size: 1, depth: 4 });
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const text = (i: number) => `export function h${i}(a) {\n  return a + ${i};\n}\n`;
+      const ac = new AbortController();
+      const done = await Promise.all(Array.from({ length: 30 }, (_, i) => pool.chunk(`h${i}.js`, text(i), {}, ac.signal)));
+      assert.deepEqual(done.map((r) => r.chunks[0]?.symbol), Array.from({ length: 30 }, (_, i) => `h${i}`));
+      const ac2 = new AbortController();
+      const pending = Array.from({ length: 30 }, (_, i) => pool.chunk(`k${i}.js`, text(i), {}, ac2.signal));
+      ac2.abort(new CancelledError('all dropped'));
+      const settled = await Promise.allSettled(pending);
+      assert.ok(settled.every((s) => s.status === 'rejected' && s.reason instanceof CancelledError), 'every file of the aborted signal rejects');
+      await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
+      assert.deepEqual(warnings.filter((n) => n === 'MaxListenersExceededWarning'), []);
+      assert.equal((await pool.chunk('after.js', text(99), {})).chunks[0]?.symbol, 'h99', 'the pool works after');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('a session run on the pool: the chunk threads find the i18n usages and read the locale modules from their own parse, and the session ends with the same i18n index and search index as in-thread', async function () {
     // the sample workspace's Vue files and generated JS files that use keys, some through a project function
     const files: Record<string, string> = {};
