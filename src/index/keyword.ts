@@ -54,7 +54,7 @@
 import { Index } from 'flexsearch';
 import type { DocFilter, FacetFilter } from './fusion';
 import { Lexicon, Vocabulary } from './lexicon';
-import { fold, queryTerms, termsWithWeakness, TOKENIZER_VERSION } from './terms';
+import { CompoundScanner, fold, queryTerms, termsWithWeakness, TOKENIZER_VERSION } from './terms';
 
 export type WeakHalf = 'none' | 'stems' | 'all';
 
@@ -415,6 +415,9 @@ export class KeywordIndex {
   private docSlot = new Uint32Array(1024);
   /** The document being added: its distinct term ids and packed frequencies (scratch of `add`). */
   private docTerms = new Uint32Array(1024);
+  /** The term ids of the compounds met (see `add`); emptied whenever a term id is freed. */
+  private compoundTerms = new CompoundTerms();
+  private readonly scanner = new CompoundScanner();
   private sumLen = new Float64Array(NFIELDS);
   private paths = new Interner();
   private languages = new Interner();
@@ -480,50 +483,55 @@ export class KeywordIndex {
   add(docId: number, fields: KeywordFields): void {
     if (!Number.isSafeInteger(docId) || docId < 0) throw new RangeError(`docId must be a non-negative integer, got ${docId}`);
     if (this.intOf.has(docId)) this.remove(docId);
-    const opts = { stem: this.stem, singleDigits: this.singleDigits };
-    const weak: number[][] = [[], [], [], []];
-    const perField = [
-      termsWithWeakness(str(fields.symbol), opts, weak[0]),
-      termsWithWeakness(str(fields.path), opts, weak[1]),
-      termsWithWeakness(str(fields.header), opts, weak[2]),
-      termsWithWeakness(str(fields.text), opts, weak[3]),
-    ];
     // Term frequencies in half occurrences: 2 for a term, 1 for a weak one. The distinct terms
     // in order of first occurrence: their ids in `docTerms`, `docSlot[id]` = 1 + their place
-    // (one vocabulary lookup per occurrence, no per-document map).
-    const weakFrom = this.weakHalf === 'all' ? 1 : this.weakHalf === 'stems' ? 2 : 3;
-    let total = 0;
-    for (let f = 0; f < NFIELDS; f++) total += perField[f].length;
-    if (this.docTerms.length < 2 * total) this.docTerms = new Uint32Array(2 * total);
-    const dt = this.docTerms;
+    // (no per-document map). Each compound of the text is found in `compoundTerms` (its term
+    // ids and halves, worked out once per distinct compound), not cut into term strings that
+    // are each looked up: that was most of a cold index's time on the indexing thread.
+    const cache = this.compoundTerms;
+    const scan = this.scanner;
+    const lens = [0, 0, 0, 0];
+    let dt = this.docTerms;
     let U = 0;
     for (let f = 0; f < NFIELDS; f++) {
-      const shift = 8 * f;
-      const ts = perField[f];
-      const ws = weak[f];
-      for (let x = 0; x < ts.length; x++) {
-        const add = ws[x] >= weakFrom ? 1 : 2;
-        let id = this.vocab.get(ts[x]);
-        if (id === undefined) id = this.newTerm(ts[x]);
-        const at = this.docSlot[id];
-        if (at === 0) {
-          this.docSlot[id] = ++U;
-          dt[2 * U - 2] = id;
-          dt[2 * U - 1] = add * 2 ** shift;
-        } else {
-          const p = dt[2 * at - 1];
-          const cur = (p >>> shift) & 255;
-          if (cur < 255) dt[2 * at - 1] = p + Math.min(add, 255 - cur) * 2 ** shift;
+      const unit = 1 << (8 * f); // the field's byte of the packed frequencies
+      const text = str(f === 0 ? fields.symbol : f === 1 ? fields.path : f === 2 ? fields.header : fields.text);
+      const n = scan.scan(text);
+      let len = 0;
+      for (let k = 0; k < n; k++) {
+        const e = cache.find(text, scan.starts[k], scan.ends[k], scan.hashes[k]) ?? this.learnCompound(text.slice(scan.starts[k], scan.ends[k]), scan.hashes[k]);
+        const from = cache.from[e];
+        const to = from + cache.count[e];
+        len += to - from;
+        for (let x = from; x < to; x++) {
+          const id = cache.ids[x];
+          const add = cache.halves[x];
+          const at = this.docSlot[id];
+          if (at === 0) {
+            if (2 * U + 2 > dt.length) {
+              const more = new Uint32Array(2 * dt.length);
+              more.set(dt);
+              this.docTerms = dt = more;
+            }
+            this.docSlot[id] = ++U;
+            dt[2 * U - 2] = id;
+            dt[2 * U - 1] = add * unit;
+          } else {
+            const p = dt[2 * at - 1];
+            const cur = (p >>> (8 * f)) & 255;
+            if (cur < 255) dt[2 * at - 1] = p + Math.min(add, 255 - cur) * unit;
+          }
         }
       }
+      lens[f] = len;
     }
     const rec = new Uint32Array(HEADER + 2 * U);
     rec[0] = this.paths.id(str(fields.path));
     // 16 bits each; past 65,535 distinct names the last id is shared (filters then over-match).
     rec[1] = (Math.min(this.languages.id(str(fields.language)), 0xffff) << 16) | Math.min(this.kinds.id(str(fields.kind)), 0xffff);
     for (let f = 0; f < NFIELDS; f++) {
-      rec[2 + f] = perField[f].length;
-      this.sumLen[f] += perField[f].length;
+      rec[2 + f] = lens[f];
+      this.sumLen[f] += lens[f];
     }
     for (let u = 0; u < U; u++) {
       const id = dt[2 * u];
@@ -583,6 +591,7 @@ export class KeywordIndex {
       const id = rec[j];
       if (--this.df[id] === 0) {
         this.vocab.drop(id);
+        this.compoundTerms.clear(); // the id may go to another term
         this.free.push(id);
         this.emptied++;
       }
@@ -607,6 +616,7 @@ export class KeywordIndex {
     this.docPath = new Uint32Array(1024);
     this.docLK = new Uint32Array(1024);
     this.vocab.clear();
+    this.compoundTerms.clear();
     this.free = [];
     this.df = new Uint32Array(1024);
     this.mark = new Uint8Array(1024);
@@ -1086,6 +1096,20 @@ export class KeywordIndex {
     this.pending = EMPTY;
   }
 
+  /** A compound met for the first time: its terms, interned, into `compoundTerms`; its entry. */
+  private learnCompound(token: string, hash: number): number {
+    const weak: number[] = [];
+    const ts = termsWithWeakness(token, { stem: this.stem, singleDigits: this.singleDigits }, weak);
+    const weakFrom = this.weakHalf === 'all' ? 1 : this.weakHalf === 'stems' ? 2 : 3;
+    const ids = new Array<number>(ts.length);
+    const halves = new Array<number>(ts.length);
+    for (let x = 0; x < ts.length; x++) {
+      ids[x] = this.vocab.get(ts[x]) ?? this.newTerm(ts[x]);
+      halves[x] = weak[x] >= weakFrom ? 1 : 2;
+    }
+    return this.compoundTerms.add(token, hash, ids, halves);
+  }
+
   private newTerm(t: string): number {
     const id = this.free.length > 0 ? (this.free.pop() as number) : this.vocabStr.length;
     if (id === this.vocabStr.length) this.vocabStr.push(t);
@@ -1346,6 +1370,92 @@ function nthLargest(a: Float64Array, k: number): number {
 function passThrough(content: string): string[] {
   const x = content as unknown;
   return Array.isArray(x) ? (x as string[]) : typeof x === 'string' ? queryTerms(x) : [];
+}
+
+/**
+ * The term ids of the compounds met (see `CompoundScanner`), by compound: an open-addressing
+ * table (linear probing, at most half full) of the compound's hash and 1 + its entry; entry e
+ * has `count[e]` terms at `ids`/`halves` from `from[e]` (halves: 2 a term, 1 a weak one).
+ * Past `LIMIT` compounds or term slots it starts over, so memory stays bounded on any input.
+ */
+class CompoundTerms {
+  private static readonly LIMIT = 1 << 18;
+  private hashOf = new Int32Array(1 << 12);
+  private slot = new Int32Array(1 << 12);
+  /** 32 − log2(slots): a slot is the top bits of the hash times the golden ratio. */
+  private shift = 32 - 12;
+  private tokens: string[] = [];
+  from: number[] = [];
+  count: number[] = [];
+  ids = new Uint32Array(1 << 12);
+  halves = new Uint8Array(1 << 12);
+  private used = 0;
+
+  clear(): void {
+    if (this.tokens.length === 0) return;
+    this.hashOf = new Int32Array(1 << 12);
+    this.slot = new Int32Array(1 << 12);
+    this.shift = 32 - 12;
+    this.tokens = [];
+    this.from = [];
+    this.count = [];
+    this.used = 0;
+  }
+
+  /** The entry of `text.slice(start, end)` (whose hash is `h`), or undefined. */
+  find(text: string, start: number, end: number, h: number): number | undefined {
+    const slots = this.slot;
+    const mask = slots.length - 1;
+    const len = end - start;
+    for (let at = Math.imul(h, 0x9e3779b1) >>> this.shift; slots[at] !== 0; at = (at + 1) & mask) {
+      if (this.hashOf[at] !== h) continue;
+      const t = this.tokens[slots[at] - 1];
+      if (t.length === len && text.startsWith(t, start)) return slots[at] - 1;
+    }
+    return undefined;
+  }
+
+  add(token: string, h: number, ids: readonly number[], halves: readonly number[]): number {
+    if (this.tokens.length >= CompoundTerms.LIMIT || this.used + ids.length > 4 * CompoundTerms.LIMIT) this.clear();
+    if (2 * (this.tokens.length + 1) > this.slot.length) this.rehash(this.slot.length * 2);
+    while (this.used + ids.length > this.ids.length) {
+      const moreIds = new Uint32Array(this.ids.length * 2);
+      moreIds.set(this.ids);
+      this.ids = moreIds;
+      const moreHalves = new Uint8Array(this.halves.length * 2);
+      moreHalves.set(this.halves);
+      this.halves = moreHalves;
+    }
+    const e = this.tokens.length;
+    this.tokens.push(token);
+    this.from.push(this.used);
+    this.count.push(ids.length);
+    for (let x = 0; x < ids.length; x++) {
+      this.ids[this.used + x] = ids[x];
+      this.halves[this.used + x] = halves[x];
+    }
+    this.used += ids.length;
+    this.place(h, e + 1);
+    return e;
+  }
+
+  private place(h: number, entry: number): void {
+    const slots = this.slot;
+    const mask = slots.length - 1;
+    let at = Math.imul(h, 0x9e3779b1) >>> this.shift;
+    while (slots[at] !== 0) at = (at + 1) & mask;
+    slots[at] = entry;
+    this.hashOf[at] = h;
+  }
+
+  private rehash(size: number): void {
+    const oldHash = this.hashOf;
+    const oldSlot = this.slot;
+    this.hashOf = new Int32Array(size);
+    this.slot = new Int32Array(size);
+    this.shift = 32 - Math.log2(size);
+    for (let i = 0; i < oldSlot.length; i++) if (oldSlot[i] !== 0) this.place(oldHash[i], oldSlot[i]);
+  }
 }
 
 function str(x: unknown): string {

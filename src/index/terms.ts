@@ -248,6 +248,72 @@ export function terms(text: string, options: TermOptions = {}): string[] {
 }
 
 /**
+ * The compounds of a text, where `terms` finds them: `scan(text)` fills `starts`, `ends` and
+ * `hashes` (a hash of the compound's UTF-16 code units) and returns their count. A compound's
+ * terms depend on its characters alone, so `terms(text)` is the concatenation of
+ * `terms(text.slice(start, end))` over the compounds: the keyword index works out each
+ * distinct compound's terms once and finds a compound met before by its hash, without slicing
+ * it out of the text (test/unit/terms.test.ts checks the concatenation).
+ */
+export class CompoundScanner {
+  starts = new Int32Array(256);
+  ends = new Int32Array(256);
+  hashes = new Int32Array(256);
+
+  scan(text: string): number {
+    let k = 0;
+    const n = text.length;
+    let i = 0;
+    while (i < n) {
+      let u = text.charCodeAt(i);
+      let c = u < 128 ? table[u] : classAt(text, i);
+      if (c === SEP || c === JOIN) {
+        i++;
+        continue;
+      }
+      const start = i;
+      let h = 0;
+      for (;;) {
+        while (i < n) {
+          u = text.charCodeAt(i);
+          c = u < 128 ? table[u] : classAt(text, i);
+          if (c === SEP || c === JOIN) break;
+          h = (Math.imul(h, 31) + u) | 0;
+          i++;
+        }
+        if (c === JOIN && i + 1 < n) {
+          const v = text.charCodeAt(i + 1);
+          const d = v < 128 ? table[v] : classAt(text, i + 1);
+          if (d !== SEP && d !== JOIN) {
+            h = (Math.imul(h, 31) + u) | 0;
+            i++;
+            continue;
+          }
+        }
+        break;
+      }
+      if (k === this.starts.length) this.grow();
+      this.starts[k] = start;
+      this.ends[k] = i;
+      this.hashes[k] = h;
+      k++;
+    }
+    return k;
+  }
+
+  private grow(): void {
+    const more = (a: Int32Array) => {
+      const b = new Int32Array(a.length * 2);
+      b.set(a);
+      return b;
+    };
+    this.starts = more(this.starts);
+    this.ends = more(this.ends);
+    this.hashes = more(this.hashes);
+  }
+}
+
+/**
  * The terms (and their weakness) of the compound and cased tokens met so far, by token, one
  * book per option set: camelCase and snake_case splitting, folding and stemming were most of
  * the time a cold index spent in `terms` (each book is emptied when it reaches SEEN_LIMIT).

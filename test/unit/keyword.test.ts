@@ -5,11 +5,11 @@ import fc from 'fast-check';
 import { chunkFile, resolveOptions, type Chunk } from '../../src/chunkers/index';
 import { walkFiles } from '../../src/workspace/files';
 import { compileFilter } from '../../src/index/fusion';
-import { type KeywordFields } from '../../src/index/keyword';
+import { keywordRecord, KeywordIndex as PlainKeywordIndex, type KeywordFields } from '../../src/index/keyword';
 import { Lexicon } from '../../src/index/lexicon';
 // the benchmarks' FlexSearch-order baseline over the same index: every invariant holds for both orders
 import { FlexsearchOrderIndex as KeywordIndex, type Scoring } from '../../bench/flexsearch-order';
-import { fold, forgetSeenTerms, MAX_QUERY_TERMS, queryTerms, sStem, terms, termsWithWeakness } from '../../src/index/terms';
+import { CompoundScanner, fold, forgetSeenTerms, MAX_QUERY_TERMS, queryTerms, sStem, terms, termsWithWeakness } from '../../src/index/terms';
 
 const SAMPLE = path.resolve(__dirname, '../../sample-workspace');
 
@@ -34,6 +34,33 @@ describe('terms: the code-aware tokenizer', () => {
         assert.deepEqual(terms(`${text} ${text}`, { stem: 'add' }), [...(fresh[0] as string[]), ...(fresh[0] as string[])]);
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it('property: the terms of a text are its compounds\' terms, one compound after the other (CompoundScanner), and equal compounds hash alike', () => {
+    const unit = fc.constantFrom(...['a', 's', 'Z', '_', '$', '-', '.', '/', '9', 'é', '中', 'レ', ' ', '\n', '𝐀', '😀', '\u0301', '\ud800', 'ß', 'ｱ']);
+    const scanner = new CompoundScanner();
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 40 }), fc.constantFrom<Parameters<typeof terms>[1]>({ stem: 'add' }, { stem: true }, { singleDigits: true }, {}), (text, options) => {
+        const whole: number[] = [];
+        const expected = termsWithWeakness(text, options ?? {}, whole);
+        const n = scanner.scan(text);
+        const got: string[] = [];
+        const weak: number[] = [];
+        const hashOf = new Map<string, number>();
+        for (let k = 0; k < n; k++) {
+          const token = text.slice(scanner.starts[k], scanner.ends[k]);
+          assert.ok(token.length > 0);
+          if (k > 0) assert.ok(scanner.starts[k] >= scanner.ends[k - 1]);
+          const h = hashOf.get(token);
+          if (h === undefined) hashOf.set(token, scanner.hashes[k]);
+          else assert.equal(scanner.hashes[k], h);
+          got.push(...termsWithWeakness(token, options ?? {}, weak));
+        }
+        assert.deepEqual(got, expected);
+        assert.deepEqual(weak, whole);
+      }),
+      { numRuns: 3000 },
     );
   });
 
@@ -280,6 +307,41 @@ describe('KeywordIndex: updates and persistence', () => {
         }
       }),
       { numRuns: 200 },
+    );
+  });
+
+  it('property: through adds, re-adds and removals (term ids freed and given again), each document\'s record is what keywordRecord makes of its fields', () => {
+    const words2 = [...words, 'getZoomControl', 'src/map/zoom.js', 'layers', 'KTextField', 'é', '検索', 'x'];
+    const text = fc.array(fc.constantFrom(...words2), { maxLength: 25 }).map((w) => w.join(' '));
+    const op2 = fc.oneof(
+      fc.record({ t: fc.constant('add' as const), id: fc.nat(12), symbol: text, body: text }),
+      fc.record({ t: fc.constant('remove' as const), id: fc.nat(12) }),
+    );
+    fc.assert(
+      fc.property(fc.array(op2, { maxLength: 80 }), (ops) => {
+        const index = new PlainKeywordIndex();
+        const live = new Map<number, KeywordFields>();
+        for (const o of ops) {
+          if (o.t === 'add') {
+            const f: KeywordFields = { path: `src/f${o.id % 5}.js`, header: `// src/f${o.id % 5}.js :: ${o.symbol}`, symbol: o.symbol, text: o.body, language: 'javascript', kind: 'function' };
+            index.add(o.id, f);
+            live.set(o.id, f);
+          } else {
+            index.remove(o.id);
+            live.delete(o.id);
+          }
+        }
+        const inner = index as unknown as { records: Array<Uint32Array | undefined>; intOf: Map<number, number>; vocab: { term(id: number): string }; stem: boolean | 'add'; singleDigits: boolean; weakHalf: 'all' | 'stems' | 'none' };
+        for (const [id, f] of live) {
+          const rec = inner.records[inner.intOf.get(id)!]!;
+          const want = keywordRecord(f, inner);
+          assert.deepEqual([rec[2], rec[3], rec[4], rec[5]], want.lens);
+          const got = new Map<string, number>();
+          for (let j = 6; j < rec.length; j += 2) got.set(inner.vocab.term(rec[j]), rec[j + 1]);
+          assert.deepEqual(got, want.terms);
+        }
+      }),
+      { numRuns: 300 },
     );
   });
 
