@@ -274,103 +274,138 @@ function decoratedStart(n: Node, cls: Node): void {
   if (d?.length && d[0].start < n.start) n.start = d[0].start;
 }
 
-/** Rewrites an oxc (ESTree + TS-ESTree) AST in place into the Babel node shapes Fathom reads. */
+/** The node types `convert` rewrites; every other node is only walked through. */
+const CONVERTED = new Set([
+  'Literal',
+  'Property',
+  'MethodDefinition',
+  'TSAbstractMethodDefinition',
+  'PropertyDefinition',
+  'TSAbstractPropertyDefinition',
+  'AccessorProperty',
+  'TSAbstractAccessorProperty',
+  'PrivateIdentifier',
+  'TemplateElement',
+  'ImportExpression',
+  'TSEnumDeclaration',
+  'TSModuleDeclaration',
+  'ClassDeclaration',
+  'ClassExpression',
+  'ExportNamedDeclaration',
+  'ExportDefaultDeclaration',
+  'BlockStatement',
+]);
+
+/**
+ * Rewrites an oxc (ESTree + TS-ESTree) AST in place into the Babel node shapes Fathom reads.
+ * The walk is kept apart from the rewrites (`convert`, `pushChildren`): it sees every node
+ * shape there is, and V8 optimized it again after each new shape or rare node type; as one
+ * large function that cost ~1 s of compiler time a cold index (node --trace-opt), more than
+ * the walk itself.
+ */
 function toBabel(root: Node, ts: boolean): void {
   directives(root);
   const stack: Node[] = [root];
   while (stack.length) {
     const n = stack.pop()!;
-    switch (n.type) {
-      case 'Literal':
-        literal(n);
-        continue;
-      case 'Property':
-        if (n.method || n.kind === 'get' || n.kind === 'set') {
-          n.type = 'ObjectMethod';
-          n.kind = n.kind === 'init' ? 'method' : n.kind;
-          flattenMethod(n);
-        } else n.type = 'ObjectProperty';
-        break;
-      case 'MethodDefinition':
-      case 'TSAbstractMethodDefinition': {
-        const f = n.value as Node;
-        if (n.type === 'TSAbstractMethodDefinition') n.abstract = true;
-        n.type = (n.key as Node).type === 'PrivateIdentifier' ? 'ClassPrivateMethod' : f.body == null ? 'TSDeclareMethod' : 'ClassMethod';
-        flattenMethod(n);
-        break;
-      }
-      case 'PropertyDefinition':
-      case 'TSAbstractPropertyDefinition':
-        n.type = (n.key as Node).type === 'PrivateIdentifier' ? 'ClassPrivateProperty' : 'ClassProperty';
-        break;
-      case 'AccessorProperty':
-      case 'TSAbstractAccessorProperty':
-        n.type = 'ClassAccessorProperty';
-        break;
-      case 'PrivateIdentifier':
-        privateName(n);
-        continue;
-      case 'TemplateElement':
-        // a TS-ESTree span holds the delimiters (`` `x${ ``); Babel 7's (and plain ESTree's) only the text
-        if (ts) {
-          n.start += 1;
-          n.end -= n.tail ? 1 : 2;
-        }
-        continue;
-      case 'ImportExpression': {
-        n.type = 'CallExpression';
-        n.callee = { type: 'Import', start: n.start, end: n.start + 6 };
-        n.arguments = n.options ? [n.source, n.options] : [n.source];
-        delete n.source;
-        delete n.options;
-        delete n.phase;
-        break;
-      }
-      case 'TSEnumDeclaration': {
-        const body = n.body as Node | undefined;
-        if (body && Array.isArray(body.members)) {
-          n.members = body.members;
-          delete n.body;
-        }
-        break;
-      }
-      case 'TSModuleDeclaration':
-        if ((n.id as Node | undefined)?.type === 'TSQualifiedName') nestModule(n);
-        break;
-      case 'ClassDeclaration':
-      case 'ClassExpression':
-        decoratedStart(n, n);
-        break;
-      case 'ExportNamedDeclaration':
-      case 'ExportDefaultDeclaration':
-        // `@D export class A {}`: Babel starts the export (and the class) at the decorator
-        if (isNode(n.declaration)) decoratedStart(n, n.declaration);
-        break;
-      case 'BlockStatement': {
-        const body = n.body as Node[];
-        if (body.length && typeof body[0].directive === 'string') directives(n);
-        else n.directives = [];
-        break;
-      }
-      default:
-        break;
-    }
-    const keys = Object.keys(n);
-    for (let j = 0; j < keys.length; j++) {
-      const k = keys[j];
-      const v = n[k];
-      if (typeof v !== 'object' || v === null) continue;
-      if (Array.isArray(v)) {
-        for (let i = 0; i < v.length; i++) {
-          let c = v[i] as unknown;
-          if (!isNode(c)) continue;
-          if (c.type === 'ChainExpression') c = v[i] = unchain(c.expression as Node);
-          stack.push(c as Node);
-        }
-      } else if (isNode(v)) {
-        const c = v.type === 'ChainExpression' ? (n[k] = unchain(v.expression as Node)) : v;
+    if (CONVERTED.has(n.type) && convert(n, ts)) continue;
+    pushChildren(n, stack);
+  }
+}
+
+/** The child nodes of `n` onto the stack (an optional chain unwrapped on the way, see `unchain`). */
+function pushChildren(n: Node, stack: Node[]): void {
+  for (const k in n) {
+    const v = n[k];
+    if (typeof v !== 'object' || v === null) continue;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        let c = v[i] as unknown;
+        if (!isNode(c)) continue;
+        if (c.type === 'ChainExpression') c = v[i] = unchain(c.expression as Node);
         stack.push(c as Node);
       }
+    } else if (isNode(v)) {
+      const c = v.type === 'ChainExpression' ? (n[k] = unchain(v.expression as Node)) : v;
+      stack.push(c as Node);
     }
+  }
+}
+
+/** Rewrites node `n` into Babel's shape; true when its children need no walk (a leaf). */
+function convert(n: Node, ts: boolean): boolean {
+  switch (n.type) {
+    case 'Literal':
+      literal(n);
+      return true;
+    case 'Property':
+      if (n.method || n.kind === 'get' || n.kind === 'set') {
+        n.type = 'ObjectMethod';
+        n.kind = n.kind === 'init' ? 'method' : n.kind;
+        flattenMethod(n);
+      } else n.type = 'ObjectProperty';
+      return false;
+    case 'MethodDefinition':
+    case 'TSAbstractMethodDefinition': {
+      const f = n.value as Node;
+      if (n.type === 'TSAbstractMethodDefinition') n.abstract = true;
+      n.type = (n.key as Node).type === 'PrivateIdentifier' ? 'ClassPrivateMethod' : f.body == null ? 'TSDeclareMethod' : 'ClassMethod';
+      flattenMethod(n);
+      return false;
+    }
+    case 'PropertyDefinition':
+    case 'TSAbstractPropertyDefinition':
+      n.type = (n.key as Node).type === 'PrivateIdentifier' ? 'ClassPrivateProperty' : 'ClassProperty';
+      return false;
+    case 'AccessorProperty':
+    case 'TSAbstractAccessorProperty':
+      n.type = 'ClassAccessorProperty';
+      return false;
+    case 'PrivateIdentifier':
+      privateName(n);
+      return true;
+    case 'TemplateElement':
+      // a TS-ESTree span holds the delimiters (`` `x${ ``); Babel 7's (and plain ESTree's) only the text
+      if (ts) {
+        n.start += 1;
+        n.end -= n.tail ? 1 : 2;
+      }
+      return true;
+    case 'ImportExpression':
+      n.type = 'CallExpression';
+      n.callee = { type: 'Import', start: n.start, end: n.start + 6 };
+      n.arguments = n.options ? [n.source, n.options] : [n.source];
+      delete n.source;
+      delete n.options;
+      delete n.phase;
+      return false;
+    case 'TSEnumDeclaration': {
+      const body = n.body as Node | undefined;
+      if (body && Array.isArray(body.members)) {
+        n.members = body.members;
+        delete n.body;
+      }
+      return false;
+    }
+    case 'TSModuleDeclaration':
+      if ((n.id as Node | undefined)?.type === 'TSQualifiedName') nestModule(n);
+      return false;
+    case 'ClassDeclaration':
+    case 'ClassExpression':
+      decoratedStart(n, n);
+      return false;
+    case 'ExportNamedDeclaration':
+    case 'ExportDefaultDeclaration':
+      // `@D export class A {}`: Babel starts the export (and the class) at the decorator
+      if (isNode(n.declaration)) decoratedStart(n, n.declaration);
+      return false;
+    case 'BlockStatement': {
+      const body = n.body as Node[];
+      if (body.length && typeof body[0].directive === 'string') directives(n);
+      else n.directives = [];
+      return false;
+    }
+    default:
+      return false;
   }
 }
