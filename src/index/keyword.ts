@@ -114,6 +114,8 @@ export interface KeywordIndexOptions {
   synonyms?: boolean;
   /** Namesake weight (see `NAMESAKE`): 0 turns the identifier-level tie-break off. */
   namesake?: number;
+  /** How many compounds `add` keeps the term ids of before it starts over (default 131,072; the tests make it small). */
+  compoundMemory?: number;
 }
 
 /**
@@ -416,7 +418,7 @@ export class KeywordIndex {
   /** The document being added: its distinct term ids and packed frequencies (scratch of `add`). */
   private docTerms = new Uint32Array(1024);
   /** The term ids of the compounds met (see `add`); emptied whenever a term id is freed. */
-  private compoundTerms = new CompoundTerms();
+  private compoundTerms: CompoundTerms;
   private readonly scanner = new CompoundScanner();
   private sumLen = new Float64Array(NFIELDS);
   private paths = new Interner();
@@ -444,6 +446,7 @@ export class KeywordIndex {
     this.namesake = options.namesake ?? DEFAULT_NAMESAKE;
     this.compounds = options.compounds ?? true;
     this.synonyms = options.synonyms ?? true;
+    this.compoundTerms = new CompoundTerms(options.compoundMemory);
     this.fx = this.newFx();
   }
 
@@ -499,7 +502,7 @@ export class KeywordIndex {
       const n = scan.scan(text);
       let len = 0;
       for (let k = 0; k < n; k++) {
-        const e = cache.find(text, scan.starts[k], scan.ends[k], scan.hashes[k]) ?? this.learnCompound(text.slice(scan.starts[k], scan.ends[k]), scan.hashes[k]);
+        const e = cache.find(text, scan.starts[k], scan.ends[k], scan.hashes[k]) ?? this.learnCompound(text, scan.starts[k], scan.ends[k], scan.hashes[k]);
         const from = cache.from[e];
         const to = from + cache.count[e];
         len += to - from;
@@ -1096,10 +1099,10 @@ export class KeywordIndex {
     this.pending = EMPTY;
   }
 
-  /** A compound met for the first time: its terms, interned, into `compoundTerms`; its entry. */
-  private learnCompound(token: string, hash: number): number {
+  /** A compound met for the first time (`text.slice(start, end)`): its terms, interned, into `compoundTerms`; its entry. */
+  private learnCompound(text: string, start: number, end: number, hash: number): number {
     const weak: number[] = [];
-    const ts = termsWithWeakness(token, { stem: this.stem, singleDigits: this.singleDigits }, weak);
+    const ts = termsWithWeakness(text.slice(start, end), { stem: this.stem, singleDigits: this.singleDigits }, weak);
     const weakFrom = this.weakHalf === 'all' ? 1 : this.weakHalf === 'stems' ? 2 : 3;
     const ids = new Array<number>(ts.length);
     const halves = new Array<number>(ts.length);
@@ -1107,7 +1110,7 @@ export class KeywordIndex {
       ids[x] = this.vocab.get(ts[x]) ?? this.newTerm(ts[x]);
       halves[x] = weak[x] >= weakFrom ? 1 : 2;
     }
-    return this.compoundTerms.add(token, hash, ids, halves);
+    return this.compoundTerms.add(text, start, end, hash, ids, halves);
   }
 
   private newTerm(t: string): number {
@@ -1376,27 +1379,41 @@ function passThrough(content: string): string[] {
  * The term ids of the compounds met (see `CompoundScanner`), by compound: an open-addressing
  * table (linear probing, at most half full) of the compound's hash and 1 + its entry; entry e
  * has `count[e]` terms at `ids`/`halves` from `from[e]` (halves: 2 a term, 1 a weak one).
- * Past `LIMIT` compounds or term slots it starts over, so memory stays bounded on any input.
+ * Past `limit` compounds (or 4 × limit term slots, or 32 × limit characters) it starts over, so
+ * memory stays bounded on any input (~17 MB at most).
  */
 class CompoundTerms {
-  private static readonly LIMIT = 1 << 18;
+  private readonly limit: number;
   private hashOf = new Int32Array(1 << 12);
   private slot = new Int32Array(1 << 12);
   /** 32 − log2(slots): a slot is the top bits of the hash times the golden ratio. */
   private shift = 32 - 12;
-  private tokens: string[] = [];
+  /**
+   * Each compound's characters, copied (`charAt[e]`, `charLen[e]`): keeping the compound as a
+   * slice of the chunk text would keep the whole text alive as long as the entry.
+   */
+  private chars = new Uint16Array(1 << 14);
+  private charAt: number[] = [];
+  private charLen: number[] = [];
+  private usedChars = 0;
   from: number[] = [];
   count: number[] = [];
   ids = new Uint32Array(1 << 12);
   halves = new Uint8Array(1 << 12);
   private used = 0;
 
+  constructor(limit = 1 << 17) {
+    this.limit = Math.max(1, Math.floor(limit));
+  }
+
   clear(): void {
-    if (this.tokens.length === 0) return;
+    if (this.from.length === 0) return;
     this.hashOf = new Int32Array(1 << 12);
     this.slot = new Int32Array(1 << 12);
     this.shift = 32 - 12;
-    this.tokens = [];
+    this.charAt = [];
+    this.charLen = [];
+    this.usedChars = 0;
     this.from = [];
     this.count = [];
     this.used = 0;
@@ -1409,15 +1426,22 @@ class CompoundTerms {
     const len = end - start;
     for (let at = Math.imul(h, 0x9e3779b1) >>> this.shift; slots[at] !== 0; at = (at + 1) & mask) {
       if (this.hashOf[at] !== h) continue;
-      const t = this.tokens[slots[at] - 1];
-      if (t.length === len && text.startsWith(t, start)) return slots[at] - 1;
+      const e = slots[at] - 1;
+      if (this.charLen[e] !== len) continue;
+      const c = this.chars;
+      const o = this.charAt[e] - start;
+      let i = start;
+      while (i < end && text.charCodeAt(i) === c[o + i]) i++;
+      if (i === end) return e;
     }
     return undefined;
   }
 
-  add(token: string, h: number, ids: readonly number[], halves: readonly number[]): number {
-    if (this.tokens.length >= CompoundTerms.LIMIT || this.used + ids.length > 4 * CompoundTerms.LIMIT) this.clear();
-    if (2 * (this.tokens.length + 1) > this.slot.length) this.rehash(this.slot.length * 2);
+  /** A new entry for `text.slice(start, end)` (hash `h`) and its terms' ids and halves. */
+  add(text: string, start: number, end: number, h: number, ids: readonly number[], halves: readonly number[]): number {
+    const len = end - start;
+    if (this.from.length >= this.limit || this.used + ids.length > 4 * this.limit || this.usedChars + len > 32 * this.limit) this.clear();
+    if (2 * (this.from.length + 1) > this.slot.length) this.rehash(this.slot.length * 2);
     while (this.used + ids.length > this.ids.length) {
       const moreIds = new Uint32Array(this.ids.length * 2);
       moreIds.set(this.ids);
@@ -1426,8 +1450,16 @@ class CompoundTerms {
       moreHalves.set(this.halves);
       this.halves = moreHalves;
     }
-    const e = this.tokens.length;
-    this.tokens.push(token);
+    while (this.usedChars + len > this.chars.length) {
+      const more = new Uint16Array(this.chars.length * 2);
+      more.set(this.chars);
+      this.chars = more;
+    }
+    for (let i = 0; i < len; i++) this.chars[this.usedChars + i] = text.charCodeAt(start + i);
+    this.charAt.push(this.usedChars);
+    this.charLen.push(len);
+    this.usedChars += len;
+    const e = this.from.length;
     this.from.push(this.used);
     this.count.push(ids.length);
     for (let x = 0; x < ids.length; x++) {
