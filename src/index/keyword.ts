@@ -54,7 +54,7 @@
 import { Index } from 'flexsearch';
 import type { DocFilter, FacetFilter } from './fusion';
 import { Lexicon, Vocabulary } from './lexicon';
-import { CompoundScanner, fold, queryTerms, termsWithWeakness, TOKENIZER_VERSION } from './terms';
+import { CompoundScanner, fold, queryTerms, termsOfCompound, termsWithWeakness, TOKENIZER_VERSION } from './terms';
 
 export type WeakHalf = 'none' | 'stems' | 'all';
 
@@ -1102,7 +1102,7 @@ export class KeywordIndex {
   /** A compound met for the first time (`text.slice(start, end)`): its terms, interned, into `compoundTerms`; its entry. */
   private learnCompound(text: string, start: number, end: number, hash: number): number {
     const weak: number[] = [];
-    const ts = termsWithWeakness(text.slice(start, end), { stem: this.stem, singleDigits: this.singleDigits }, weak);
+    const ts = termsOfCompound(text.slice(start, end), { stem: this.stem, singleDigits: this.singleDigits }, weak);
     const weakFrom = this.weakHalf === 'all' ? 1 : this.weakHalf === 'stems' ? 2 : 3;
     const ids = new Array<number>(ts.length);
     const halves = new Array<number>(ts.length);

@@ -230,8 +230,8 @@ export function terms(text: string, options: TermOptions = {}): string[] {
     // A compound or cased token: its terms depend on its characters alone, and identifiers
     // repeat, so they are worked out once (see `seen`) and copied after.
     const token = text.slice(start, i);
-    const book = seenBook(opt | (weakOut === null ? 0 : WEAK));
-    const known = book.get(token);
+    const book = bookless ? undefined : seenBook(opt | (weakOut === null ? 0 : WEAK));
+    const known = book?.get(token);
     if (known !== undefined) {
       for (let k = 0; k < known.terms.length; k++) out.push(known.terms[k]);
       if (weakOut !== null) for (let k = 0; k < known.weak.length; k++) weakOut.push(known.weak[k]);
@@ -241,6 +241,7 @@ export function terms(text: string, options: TermOptions = {}): string[] {
     const w0 = weakOut === null ? 0 : weakOut.length;
     if (nseg > 2 && hasLetterOrDigit(token)) push(out, token, flags, false, opt);
     for (let k = 0; k < nseg; k += 2) emitSegment(out, text, segs[k], segs[k + 1], flags, opt);
+    if (book === undefined) continue;
     if (book.size >= SEEN_LIMIT) book.clear();
     book.set(token, { terms: out.slice(o0), weak: weakOut === null ? [] : weakOut.slice(w0) });
   }
@@ -310,6 +311,23 @@ export class CompoundScanner {
     this.starts = more(this.starts);
     this.ends = more(this.ends);
     this.hashes = more(this.hashes);
+  }
+}
+
+/** Set while `termsOfCompound` runs: the book below is neither read nor written. */
+let bookless = false;
+
+/**
+ * `termsWithWeakness` of one compound (a `CompoundScanner` piece) whose terms the caller keeps
+ * itself (the keyword index's compound table): not looked up in the book below nor added to it,
+ * which would only hold a second copy of them.
+ */
+export function termsOfCompound(token: string, options: TermOptions, weak: number[]): string[] {
+  bookless = true;
+  try {
+    return termsWithWeakness(token, options, weak);
+  } finally {
+    bookless = false;
   }
 }
 

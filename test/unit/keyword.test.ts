@@ -9,7 +9,7 @@ import { keywordRecord, KeywordIndex as PlainKeywordIndex, type KeywordFields } 
 import { Lexicon } from '../../src/index/lexicon';
 // the benchmarks' FlexSearch-order baseline over the same index: every invariant holds for both orders
 import { FlexsearchOrderIndex as KeywordIndex, type Scoring } from '../../bench/flexsearch-order';
-import { CompoundScanner, fold, forgetSeenTerms, MAX_QUERY_TERMS, queryTerms, sStem, terms, termsWithWeakness } from '../../src/index/terms';
+import { CompoundScanner, fold, forgetSeenTerms, MAX_QUERY_TERMS, queryTerms, sStem, terms, termsOfCompound, termsWithWeakness } from '../../src/index/terms';
 
 const SAMPLE = path.resolve(__dirname, '../../sample-workspace');
 
@@ -55,7 +55,11 @@ describe('terms: the code-aware tokenizer', () => {
           const h = hashOf.get(token);
           if (h === undefined) hashOf.set(token, scanner.hashes[k]);
           else assert.equal(scanner.hashes[k], h);
-          got.push(...termsWithWeakness(token, options ?? {}, weak));
+          const w2: number[] = [];
+          const own = termsOfCompound(token, options ?? {}, w2); // what the keyword index asks, bypassing the book
+          const shared = termsWithWeakness(token, options ?? {}, weak);
+          assert.deepEqual([own, w2], [shared, weak.slice(weak.length - shared.length)]);
+          got.push(...shared);
         }
         assert.deepEqual(got, expected);
         assert.deepEqual(weak, whole);
