@@ -11,7 +11,7 @@ import { findUsages } from '../i18n/usages';
 import { readLocaleScript } from '../i18n/locales';
 import { withParseReuse } from '../parse/script';
 import { TokenizerMissingError } from '../tokenizer/wordpiece';
-import { elideTexts, type ChunkJobMessage, type ChunkReplyMessage, type WarmMessage } from './chunk-pool';
+import { elideTexts, lowerThreadPriority, type ChunkJobMessage, type ChunkReplyMessage, type WarmMessage } from './chunk-pool';
 
 /** Fault injection for the pool's tests: the thread dies (as on a native crash) on this path. */
 const exitOn: string | undefined = (workerData as { exitOn?: string } | undefined)?.exitOn;
@@ -66,6 +66,8 @@ async function handle(job: ChunkJobMessage): Promise<ChunkReplyMessage> {
 
 if (parentPort) {
   const port = parentPort;
+  // the indexing thread first: it is the run's critical path (see CHUNK_THREAD_NICE)
+  lowerThreadPriority();
   // the pool sends a few jobs ahead: they are done one after the other, in the order sent
   // (the pool takes the first unanswered one for the file a crash happened on)
   let last: Promise<void> = Promise.resolve();

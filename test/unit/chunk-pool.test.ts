@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine, type IndexProgress } from '../../src/index/engine';
-import { ChunkPool, defaultPoolSize, elideTexts, restoreTexts } from '../../src/service/chunk-pool';
+import { CHUNK_THREAD_NICE, ChunkPool, defaultPoolSize, elideTexts, restoreTexts } from '../../src/service/chunk-pool';
 import { CancelledError, IndexClient } from '../../src/service/client';
 import { FolderSession } from '../../src/service/session';
 import type { Usage } from '../../src/i18n/types';
@@ -169,6 +169,34 @@ describe('chunk pool (worker threads chunking for Engine.indexFolder)', function
     assert.equal((await first).chunks[0]?.symbol, 'g1');
     assert.equal((await third).chunks[0]?.symbol, 'g3');
     assert.equal(pool.started, 1, 'the thread was not replaced');
+  });
+
+  it('a chunk thread runs CHUNK_THREAD_NICE below the indexing thread on Linux (FATHOM_CHUNK_NICE=0 leaves it level)', async function () {
+    if (process.platform !== 'linux') this.skip();
+    const nices = (): number[] =>
+      fs.readdirSync('/proc/self/task').map((tid) => {
+        const st = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+        return Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[16]);
+      });
+    const base = os.getPriority(0);
+    const want = Math.min(19, base + CHUNK_THREAD_NICE);
+    const before = nices().filter((n) => n === want).length;
+    const pool = newPool({ size: 1 });
+    assert.equal((await pool.chunk('n.js', 'export function n() {\n  return 1;\n}\n', {})).chunks[0]?.symbol, 'n');
+    assert.equal(nices().filter((n) => n === want).length, before + 1, 'one more thread at the lower priority: the pool thread');
+    assert.equal(os.getPriority(0), base, 'the calling thread keeps its priority');
+    await pool.close();
+    const saved = process.env.FATHOM_CHUNK_NICE;
+    process.env.FATHOM_CHUNK_NICE = '0';
+    try {
+      const level = newPool({ size: 1 });
+      await level.chunk('m.js', 'export function m() {\n  return 2;\n}\n', {});
+      assert.equal(nices().filter((n) => n === want).length, before, 'FATHOM_CHUNK_NICE=0: no thread lowered');
+      await level.close();
+    } finally {
+      if (saved === undefined) delete process.env.FATHOM_CHUNK_NICE;
+      else process.env.FATHOM_CHUNK_NICE = saved;
+    }
   });
 
   it('many files in flight on one signal: one abort listener (no MaxListenersExceededWarning), and an abort drops them all', async function () {
