@@ -22,6 +22,7 @@ import type { UsageOptions } from '../i18n/usages';
 import type { I18nFeed } from './i18n-feed';
 import { ChunkTable, type ChunkHead, type StoredChunks } from './chunks';
 import { KeywordIndex, type KeywordFields } from './keyword';
+import { compoundsByChunk } from './terms';
 import { VectorStore } from './vectors';
 
 export interface FileRecord {
@@ -526,14 +527,14 @@ export class Engine {
     }
   }
 
-  private addChunk(chunk: Chunk, category?: string): number {
+  private addChunk(chunk: Chunk, category?: string, textCompounds?: Int32Array): number {
     this.revision++;
     const docId = this.free.length ? this.free.pop()! : this.chunks.length;
     const extra = this.i18n?.textFor(chunk);
     if (extra !== undefined) chunk = { ...chunk, meta: { ...chunk.meta, [I18N_TEXT_META]: extra } };
     this.chunks.set(docId, chunk);
     this.shownCache.delete(docId);
-    this.addKeyword(docId, chunk);
+    this.addKeyword(docId, chunk, textCompounds);
     if (this.vectors) {
       const h = (this.textHash[docId] = hashText(embedText(chunk)));
       const twin = this.liveByHash.get(h);
@@ -546,8 +547,8 @@ export class Engine {
     return docId;
   }
 
-  private addKeyword(docId: number, chunk: Chunk): void {
-    this.keyword.add(docId, keywordFieldsOf(chunk));
+  private addKeyword(docId: number, chunk: Chunk, textCompounds?: Int32Array): void {
+    this.keyword.add(docId, keywordFieldsOf(chunk), textCompounds);
   }
 
   /**
@@ -657,7 +658,10 @@ export class Engine {
       if (result.fallback) rec.fallback = result.fallback;
       rec.warnings = result.warnings;
       if (decoded.replaced) rec.warnings.push(`invalid UTF-8: decoded with ${decoded.replaced} replacement character(s)`);
-      for (const c of withoutTwinCodeBlocks(result.chunks)) rec.docIds.push(this.addChunk(c, result.category));
+      // the compounds of the chunk texts, when the pool's thread found them (see PooledChunks)
+      const packed = (chunked as { compounds?: Int32Array } | undefined)?.compounds;
+      const compounds = packed ? compoundsByChunk(result.chunks, packed) : undefined;
+      for (const c of withoutTwinCodeBlocks(result.chunks)) rec.docIds.push(this.addChunk(c, result.category, compounds?.get(c.id)));
     }
     this.files.set(rel, rec);
     return true;

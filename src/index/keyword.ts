@@ -483,7 +483,11 @@ export class KeywordIndex {
   }
 
   /** Adds a document, replacing the one with the same id. */
-  add(docId: number, fields: KeywordFields): void {
+  /**
+   * Adds (or replaces) a document. `textCompounds`: the (start, end, hash) triples of
+   * `CompoundScanner.scan(fields.text)`, found already (by a chunk pool thread), or undefined.
+   */
+  add(docId: number, fields: KeywordFields, textCompounds?: Int32Array): void {
     if (!Number.isSafeInteger(docId) || docId < 0) throw new RangeError(`docId must be a non-negative integer, got ${docId}`);
     if (this.intOf.has(docId)) this.remove(docId);
     // Term frequencies in half occurrences: 2 for a term, 1 for a weak one. The distinct terms
@@ -499,10 +503,15 @@ export class KeywordIndex {
     for (let f = 0; f < NFIELDS; f++) {
       const unit = 1 << (8 * f); // the field's byte of the packed frequencies
       const text = str(f === 0 ? fields.symbol : f === 1 ? fields.path : f === 2 ? fields.header : fields.text);
-      const n = scan.scan(text);
+      // the thread's triples, when they fit this text (else it is scanned here)
+      const given = f === 3 && textCompounds && textCompounds.length % 3 === 0 && (textCompounds.length === 0 || textCompounds[textCompounds.length - 2] <= text.length) ? textCompounds : undefined;
+      const n = given ? given.length / 3 : scan.scan(text);
       let len = 0;
       for (let k = 0; k < n; k++) {
-        const e = cache.find(text, scan.starts[k], scan.ends[k], scan.hashes[k]) ?? this.learnCompound(text, scan.starts[k], scan.ends[k], scan.hashes[k]);
+        const start = given ? given[3 * k] : scan.starts[k];
+        const end = given ? given[3 * k + 1] : scan.ends[k];
+        const hash = given ? given[3 * k + 2] : scan.hashes[k];
+        const e = cache.find(text, start, end, hash) ?? this.learnCompound(text, start, end, hash);
         const from = cache.from[e];
         const to = from + cache.count[e];
         len += to - from;

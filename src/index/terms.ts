@@ -314,6 +314,49 @@ export class CompoundScanner {
   }
 }
 
+/**
+ * A chunk pool thread's work for the keyword index: the compounds of each chunk's text (`CompoundScanner`), packed in chunk order:
+ * per chunk its count n, then n (start, end, hash) triples, offsets in the chunk's text.
+ */
+export function packCompounds(chunks: ReadonlyArray<{ text: string }>): Int32Array {
+  const scanner = new CompoundScanner();
+  const parts: Int32Array[] = [];
+  let total = 0;
+  for (const c of chunks) {
+    const n = scanner.scan(c.text);
+    const part = new Int32Array(1 + 3 * n);
+    part[0] = n;
+    for (let k = 0; k < n; k++) {
+      part[1 + 3 * k] = scanner.starts[k];
+      part[2 + 3 * k] = scanner.ends[k];
+      part[3 + 3 * k] = scanner.hashes[k];
+    }
+    parts.push(part);
+    total += part.length;
+  }
+  const out = new Int32Array(total);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/** The indexing thread's side: `packCompounds`' triples of each chunk, by chunk id (undefined when they do not add up). */
+export function compoundsByChunk(chunks: ReadonlyArray<{ id: string }>, packed: Int32Array): Map<string, Int32Array> | undefined {
+  const out = new Map<string, Int32Array>();
+  let at = 0;
+  for (const c of chunks) {
+    if (at >= packed.length) return undefined;
+    const n = packed[at];
+    if (n < 0 || at + 1 + 3 * n > packed.length) return undefined;
+    out.set(c.id, packed.subarray(at + 1, at + 1 + 3 * n));
+    at += 1 + 3 * n;
+  }
+  return at === packed.length ? out : undefined;
+}
+
 /** Set while `termsOfCompound` runs: the book below is neither read nor written. */
 let bookless = false;
 

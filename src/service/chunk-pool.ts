@@ -46,7 +46,11 @@ export interface WarmMessage {
 }
 
 /** A file's chunks, with its i18n usages (and its reading as a locale module) when they were asked for. */
-export type PooledChunks = FileChunks & { usages?: Usage[]; locale?: ScriptLocale };
+/**
+ * `compounds`: the compounds of each chunk's text, found on the thread (`packCompounds`), so
+ * that the indexing thread, a cold index's critical path, does not scan the texts again.
+ */
+export type PooledChunks = FileChunks & { usages?: Usage[]; locale?: ScriptLocale; compounds?: Int32Array };
 
 /**
  * `elided`: the chunks (indexes) whose text the thread left out ('') because it is exactly
@@ -55,7 +59,7 @@ export type PooledChunks = FileChunks & { usages?: Usage[]; locale?: ScriptLocal
  * v8.serialize 273 ms with the texts, 34 ms without; deserializing them another 208 ms on the
  * indexing thread).
  */
-export type ChunkReplyMessage = { id: number; result: FileChunks; usages?: Usage[]; locale?: ScriptLocale; elided?: number[]; error?: undefined } | { id: number; error: string; fatal?: boolean; result?: undefined; usages?: undefined; locale?: undefined; elided?: undefined };
+export type ChunkReplyMessage = { id: number; result: FileChunks; usages?: Usage[]; locale?: ScriptLocale; elided?: number[]; compounds?: Int32Array; error?: undefined } | { id: number; error: string; fatal?: boolean; result?: undefined; usages?: undefined; locale?: undefined; elided?: undefined; compounds?: undefined };
 
 /** In the thread: leaves out the chunk texts that are slices of `text` (see ChunkReplyMessage), returning their indexes. */
 export function elideTexts(result: FileChunks, text: string): number[] | undefined {
@@ -345,7 +349,8 @@ export class ChunkPool {
         const job = slot.jobs.splice(at, 1)[0];
         if (!job.done) {
           if (reply.result) {
-            const result = restoreTexts(reply.result, job.text, reply.elided);
+            const result: PooledChunks = restoreTexts(reply.result, job.text, reply.elided);
+            if (reply.compounds) result.compounds = reply.compounds;
             this.settle(job, reply.usages ? Object.assign(result, { usages: reply.usages }, reply.locale !== undefined ? { locale: reply.locale } : {}) : result);
           }
           else if (reply.fatal) {

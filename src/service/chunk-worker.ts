@@ -10,6 +10,7 @@ import { chunkFile, prepareLanguagesFor, resolveOptions, type ChunkOptions, type
 import { findUsages } from '../i18n/usages';
 import { readLocaleScript } from '../i18n/locales';
 import { withParseReuse } from '../parse/script';
+import { packCompounds } from '../index/terms';
 import { TokenizerMissingError } from '../tokenizer/wordpiece';
 import { elideTexts, lowerThreadPriority, type ChunkJobMessage, type ChunkReplyMessage, type WarmMessage } from './chunk-pool';
 
@@ -55,9 +56,11 @@ async function handle(job: ChunkJobMessage): Promise<ChunkReplyMessage> {
         usages = undefined; // none sent: the indexing thread finds them (and reads the module) itself
         locale = undefined;
       }
+      // the compounds of the chunk texts, for the keyword index (the indexing thread is the critical path)
+      const compounds = packCompounds(result.chunks);
       // the chunk texts are slices of the text the pool sent: it puts them back (no copy back)
       const elided = elideTexts(result, job.text);
-      return { id: job.id, result, ...(usages ? { usages } : {}), ...(locale !== undefined ? { locale } : {}), ...(elided ? { elided } : {}) };
+      return { id: job.id, result, compounds, ...(usages ? { usages } : {}), ...(locale !== undefined ? { locale } : {}), ...(elided ? { elided } : {}) };
     });
   } catch (err) {
     return { id: job.id, error: err instanceof Error ? err.message : String(err), ...(err instanceof TokenizerMissingError ? { fatal: true } : {}) };
@@ -73,6 +76,6 @@ if (parentPort) {
   let last: Promise<void> = Promise.resolve();
   port.on('message', (job: ChunkJobMessage | WarmMessage) => {
     if ('warm' in job) last = last.then(warm);
-    else last = last.then(() => handle(job)).then((reply) => port.postMessage(reply));
+    else last = last.then(() => handle(job)).then((reply) => port.postMessage(reply, reply.compounds ? [reply.compounds.buffer as ArrayBuffer] : []));
   });
 }

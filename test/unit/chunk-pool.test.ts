@@ -22,11 +22,11 @@ import { TokenizerMissingError } from '../../src/tokenizer/wordpiece';
 const FIXTURES = path.join(__dirname, '../fixtures');
 const SAMPLE = path.join(__dirname, '../../sample-workspace');
 
-/** Every file of the index in walk order: record and chunks (ids, positions, text, tokens), by doc id. */
+/** Every file of the index in walk order: record and chunks (ids, positions, text, tokens), by doc id, and the keyword index as it would be saved. */
 function snapshot(e: Engine): unknown {
   const files = [...e.files.values()].map((r) => ({ ...r }));
   const chunks = files.map((r) => r.docIds.map((id) => e.chunks.get(id)));
-  return { files, chunks };
+  return { files, chunks, keyword: e.keyword.export({ binary: true }) };
 }
 
 async function indexWith(dir: string, pool?: ChunkPool, signal?: AbortSignal): Promise<{ engine: Engine; progress: IndexProgress[] }> {
