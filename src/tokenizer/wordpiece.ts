@@ -63,6 +63,9 @@ export class WordPieceCounter implements TokenCounter {
   /** The vocabulary's all-[0-9a-z] tokens: word starts, and continuations without their prefix. */
   private readonly startTrie: AlnumTrie;
   private readonly continueTrie: AlnumTrie;
+  /** The whole vocabulary's tokens, and its continuations without their prefix (built on the first word that needs them). */
+  private startAll: UnitTrie | undefined;
+  private continueAll: UnitTrie | undefined;
   private cache = new Map<string, number>();
   private static readonly CACHE_LIMIT = 500_000;
   /**
@@ -289,24 +292,26 @@ export class WordPieceCounter implements TokenCounter {
 
   private wordPiece(w: string): number {
     if (isLowerAlnum(w)) return this.wordPieceAlnum(w);
-    const chars = isAsciiString(w) ? null : Array.from(w);
-    const len = chars ? chars.length : w.length;
+    const len = isAsciiString(w) ? w.length : codePoints(w);
     if (len > this.maxWordChars) return 1; // [UNK]
+    // greedy longest match, walked in tries of the whole vocabulary (code units): a word of
+    // other characters (accents kept by NFD's marks, Cyrillic, Greek, CJK …) was cut by slicing
+    // and looking up every candidate, a third of the counter's time on a workspace with locales
+    if (!this.startAll) {
+      this.startAll = new UnitTrie();
+      this.continueAll = new UnitTrie();
+      const p = this.prefix;
+      for (const t of this.vocab) {
+        if (!isWellFormedString(t)) continue; // a lone surrogate never matches a whole character
+        this.startAll.add(t, 0);
+        if (t.length > p.length && t.startsWith(p)) this.continueAll.add(t, p.length);
+      }
+    }
     let i = 0;
     let pieces = 0;
-    while (i < len) {
-      let end = Math.min(len, i + this.maxTokenChars);
-      let found = false;
-      while (i < end) {
-        let sub = chars ? chars.slice(i, end).join('') : w.slice(i, end);
-        if (i > 0) sub = this.prefix + sub;
-        if (this.vocab.has(sub)) {
-          found = true;
-          break;
-        }
-        end--;
-      }
-      if (!found) return 1; // the whole word becomes one [UNK]
+    while (i < w.length) {
+      const end = (i === 0 ? this.startAll : this.continueAll!).longest(w, i);
+      if (end < 0) return 1; // the whole word becomes one [UNK]
       pieces++;
       i = end;
     }
@@ -441,6 +446,76 @@ class AlnumTrie {
       this.vals[at] = oldVals[i];
     }
   }
+}
+
+/**
+ * A trie of any strings by UTF-16 code unit: the edges (node, unit) → child in one map keyed by
+ * node × 65,536 + unit. The longest match ends where a vocabulary token ends; the tokens are
+ * well-formed, so a match never ends inside a surrogate pair that the word has whole.
+ */
+class UnitTrie {
+  private readonly edges = new Map<number, number>();
+  private terminal = new Uint8Array(1 << 12);
+  private nodes = 1;
+
+  /** Adds `s.slice(from)`. */
+  add(s: string, from: number): void {
+    let node = 0;
+    for (let i = from; i < s.length; i++) {
+      const key = node * 65536 + s.charCodeAt(i);
+      let next = this.edges.get(key);
+      if (next === undefined) {
+        next = this.nodes++;
+        if (next >= this.terminal.length) {
+          const t = new Uint8Array(this.terminal.length * 2);
+          t.set(this.terminal);
+          this.terminal = t;
+        }
+        this.edges.set(key, next);
+      }
+      node = next;
+    }
+    if (node !== 0) this.terminal[node] = 1;
+  }
+
+  /** The end of the longest string of the trie that `w` has at `from`, or -1. */
+  longest(w: string, from: number): number {
+    let node = 0;
+    let best = -1;
+    for (let j = from; j < w.length; j++) {
+      const next = this.edges.get(node * 65536 + w.charCodeAt(j));
+      if (next === undefined) break;
+      node = next;
+      if (this.terminal[node]) best = j + 1;
+    }
+    return best;
+  }
+}
+
+/** Code points of `s` (a surrogate pair is one). */
+function codePoints(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+    n++;
+  }
+  return n;
+}
+
+function isWellFormedString(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdfff) continue;
+    if (c > 0xdbff || i + 1 >= s.length) return false;
+    const d = s.charCodeAt(i + 1);
+    if (d < 0xdc00 || d > 0xdfff) return false;
+    i++;
+  }
+  return true;
 }
 
 function isAsciiString(s: string): boolean {

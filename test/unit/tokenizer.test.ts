@@ -51,6 +51,17 @@ describe('WordPiece token counter', () => {
     );
   });
 
+  it('matches transformers.js on words of other scripts (the whole-vocabulary tries): accents, Cyrillic, Greek, CJK, Devanagari, emoji, long words', () => {
+    const unit = fc.constantFrom(...'éèàçñöüßøæœ жзщыЯБГ αβγΩ 中文字の日本 한국 हिन्दी ﬁ 😀 ab19'.split(/(?:)/u));
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit, minLength: 1, maxLength: 40 }), { maxLength: 6 }), (words) => {
+        const s = words.join(' ');
+        return counter.countWithSpecials(s) === ref.encode(s).length;
+      }),
+      { numRuns: 400 },
+    );
+  });
+
   it('matches transformers.js on code-like ASCII', () => {
     const ascii = fc.string({ unit: fc.constantFrom(...'abcXYZ019_$.,;:(){}[]<>=+-*/\'"`\\ \t\n\r#@!?&|^~%'.split('')), maxLength: 200 });
     fc.assert(fc.property(ascii, (s) => counter.countWithSpecials(s) === ref.encode(s).length), { numRuns: 300 });
@@ -77,12 +88,12 @@ describe('WordPiece token counter', () => {
 
   it('takes the longest vocabulary piece first, whatever the continuation prefix (a small vocabulary against a plain greedy reference)', () => {
     for (const prefix of ['##', 'q']) {
-      const tokens = ['[UNK]', 'a', 'ab', 'abc', 'b', 'bc', 'c', 'x9', `${prefix}a`, `${prefix}b`, `${prefix}bc`, `${prefix}c`, `${prefix}cab`, `${prefix}9`, 'qa', 'qqa'];
+      const tokens = ['[UNK]', 'a', 'ab', 'abc', 'b', 'bc', 'c', 'x9', `${prefix}a`, `${prefix}b`, `${prefix}bc`, `${prefix}c`, `${prefix}cab`, `${prefix}9`, 'qa', 'qqa', 'ж', 'жa', `${prefix}ж`, `${prefix}жж`, '😀', `${prefix}😀`, `${prefix}ж😀`];
       const vocab = Object.fromEntries(tokens.map((t, i) => [t, i]));
       const small = new WordPieceCounter({ model: { type: 'WordPiece', vocab, unk_token: '[UNK]', continuing_subword_prefix: prefix, max_input_chars_per_word: 12 }, added_tokens: [], normalizer: { type: 'BertNormalizer', lowercase: true } });
       // greedy longest match first, as transformers.js's WordPiece decoder of a pre-token
       const greedy = (w: string): number => {
-        if (w.length > 12) return 1;
+        if ([...w].length > 12) return 1; // code points, as transformers.js counts them
         let i = 0;
         let n = 0;
         while (i < w.length) {
@@ -94,7 +105,7 @@ describe('WordPiece token counter', () => {
         }
         return n;
       };
-      fc.assert(fc.property(fc.string({ unit: fc.constantFrom('a', 'b', 'c', 'q', '9', 'x', 'A'), minLength: 1, maxLength: 14 }), (w) => small.count(w) === greedy(w.toLowerCase())), { numRuns: 500 });
+      fc.assert(fc.property(fc.string({ unit: fc.constantFrom('a', 'b', 'c', 'q', '9', 'x', 'A', 'ж', 'Ж', '😀'), minLength: 1, maxLength: 14 }), (w) => small.count(w) === greedy(w.toLowerCase())), { numRuns: 500 });
     }
   });
 
