@@ -319,29 +319,29 @@ export class CompoundScanner {
  * per chunk its count n, then n (start, end, hash) triples, offsets in the chunk's text.
  */
 export function packCompounds(chunks: ReadonlyArray<{ text: string }>): Int32Array {
-  const scanner = new CompoundScanner();
-  const parts: Int32Array[] = [];
-  let total = 0;
+  const scanner = (packScanner ??= new CompoundScanner());
+  let out = new Int32Array(1024);
+  let at = 0;
   for (const c of chunks) {
     const n = scanner.scan(c.text);
-    const part = new Int32Array(1 + 3 * n);
-    part[0] = n;
-    for (let k = 0; k < n; k++) {
-      part[1 + 3 * k] = scanner.starts[k];
-      part[2 + 3 * k] = scanner.ends[k];
-      part[3 + 3 * k] = scanner.hashes[k];
+    if (at + 1 + 3 * n > out.length) {
+      const more = new Int32Array(Math.max(2 * out.length, at + 1 + 3 * n));
+      more.set(out.subarray(0, at));
+      out = more;
     }
-    parts.push(part);
-    total += part.length;
+    out[at++] = n;
+    const { starts, ends, hashes } = scanner;
+    for (let k = 0; k < n; k++) {
+      out[at++] = starts[k];
+      out[at++] = ends[k];
+      out[at++] = hashes[k];
+    }
   }
-  const out = new Int32Array(total);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+  // a copy of its own size: it is transferred, the scratch is not kept
+  return out.slice(0, at);
 }
+
+let packScanner: CompoundScanner | undefined;
 
 /** The indexing thread's side: `packCompounds`' triples of each chunk, by chunk id (undefined when they do not add up). */
 export function compoundsByChunk(chunks: ReadonlyArray<{ id: string }>, packed: Int32Array): Map<string, Int32Array> | undefined {
