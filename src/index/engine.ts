@@ -635,7 +635,7 @@ export class Engine {
    * The same as `updateFile` for a file the FileSource read (hash and decoded text given: the
    * session hands the same content to the i18n index).
    */
-  updateContent(content: FileContent, chunked?: FileChunks): boolean {
+  updateContent(content: FileContent, chunked?: FileChunks & { compounds?: Int32Array }): boolean {
     const { rel, stat, hash } = content;
     const old = this.files.get(rel);
     if (old && old.hash === hash) {
@@ -659,7 +659,7 @@ export class Engine {
       rec.warnings = result.warnings;
       if (decoded.replaced) rec.warnings.push(`invalid UTF-8: decoded with ${decoded.replaced} replacement character(s)`);
       // the compounds of the chunk texts, when the pool's thread found them (see PooledChunks)
-      const packed = (chunked as { compounds?: Int32Array } | undefined)?.compounds;
+      const packed = chunked?.compounds;
       const compounds = packed ? compoundsByChunk(result.chunks, packed) : undefined;
       for (const c of withoutTwinCodeBlocks(result.chunks)) rec.docIds.push(this.addChunk(c, result.category, compounds?.get(c.id)));
     }

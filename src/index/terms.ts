@@ -254,7 +254,7 @@ export function terms(text: string, options: TermOptions = {}): string[] {
  * terms depend on its characters alone, so `terms(text)` is the concatenation of
  * `terms(text.slice(start, end))` over the compounds: the keyword index works out each
  * distinct compound's terms once and finds a compound met before by its hash, without slicing
- * it out of the text (test/unit/terms.test.ts checks the concatenation).
+ * it out of the text (test/unit/keyword.test.ts checks the concatenation).
  */
 export class CompoundScanner {
   starts = new Int32Array(256);
@@ -315,8 +315,9 @@ export class CompoundScanner {
 }
 
 /**
- * A chunk pool thread's work for the keyword index: the compounds of each chunk's text (`CompoundScanner`), packed in chunk order:
- * per chunk its count n, then n (start, end, hash) triples, offsets in the chunk's text.
+ * A chunk pool thread's work for the keyword index: the compounds of each chunk's text
+ * (`CompoundScanner`), packed in chunk order: per chunk its count n, then n (start, end, hash)
+ * triples, offsets in the chunk's text.
  */
 export function packCompounds(chunks: ReadonlyArray<{ text: string }>): Int32Array {
   const scanner = (packScanner ??= new CompoundScanner());
