@@ -1389,7 +1389,8 @@ function passThrough(content: string): string[] {
  * table (linear probing, at most half full) of the compound's hash and 1 + its entry; entry e
  * has `count[e]` terms at `ids`/`halves` from `from[e]` (halves: 2 a term, 1 a weak one).
  * Past `limit` compounds (or 4 × limit term slots, or 32 × limit characters) it starts over, so
- * memory stays bounded on any input (~17 MB at most).
+ * memory stays bounded on any input: under 30 MB with the default limit (its arrays at twice
+ * what they hold at worst).
  */
 class CompoundTerms {
   private readonly limit: number;

@@ -45,10 +45,11 @@ export interface WarmMessage {
   warm: true;
 }
 
-/** A file's chunks, with its i18n usages (and its reading as a locale module) when they were asked for. */
 /**
- * `compounds`: the compounds of each chunk's text, found on the thread (`packCompounds`), so
- * that the indexing thread, a cold index's critical path, does not scan the texts again.
+ * A file's chunks, with its i18n usages (and its reading as a locale module) when they were
+ * asked for, and `compounds`: the compounds of each chunk's text, found on the thread
+ * (`packCompounds`), so that the indexing thread, a cold index's critical path, does not scan
+ * the texts again.
  */
 export type PooledChunks = FileChunks & { usages?: Usage[]; locale?: ScriptLocale; compounds?: Int32Array };
 
@@ -137,9 +138,12 @@ export function defaultPoolSize(leave = 1): number {
  * The indexing thread is the run's critical path: it reads every file, applies the replies in
  * walk order and builds the keyword index. With two chunk threads on two cores, three busy
  * threads shared the cores alike, and the chunk threads sat idle a quarter of the time waiting
- * for the indexing thread to send and take files (CPU profiles of a cold index). Measured with bench/cold.ts (median of 5, interleaved), nice
- * 5 / 10 / 19 against 0: the dev corpus 0.95x / 0.92x / 0.96x the wall time, a 1,112-file app
- * (langsmith) 0.94x / 0.93x / 0.87x. In the extension it also leaves the editor ahead of them.
+ * for the indexing thread to send and take files (CPU profiles of a cold index).
+ * Measured with bench/cold.ts (interleaved), nice 5 / 10 / 19 against 0, median of 5: the dev
+ * corpus 0.95x / 0.92x / 0.96x the wall time, a 1,112-file app (langsmith) 0.94x / 0.93x /
+ * 0.87x; 10 against 0, median of 7: dev corpus 0.937x, langsmith 1.067x, python-cryptography
+ * 1.005x, and langsmith in 15 runs 0.982x. A small gain, mixed on a small app; in the extension
+ * it also leaves the editor ahead of the chunk threads.
  */
 export const CHUNK_THREAD_NICE = 10;
 
