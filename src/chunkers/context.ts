@@ -4,8 +4,8 @@
  * (cutting at the boundaries a chunker gives, then lines, then words) and make a chunk.
  */
 import { sha1Hex } from '../util/hash';
-import type { TokenCounter } from '../tokenizer/wordpiece';
-import { isBlank, isWs, SourceText, trimRange, type Range } from '../parse/source';
+import type { SegmentSink, TokenCounter } from '../tokenizer/wordpiece';
+import { isWs, SourceText, trimRange, type Range } from '../parse/source';
 import type { Chunk, ChunkKind, SplitInfo } from './types';
 
 export interface ChunkSpec {
@@ -26,7 +26,7 @@ export interface ChunkSpec {
 
 export class ChunkContext {
   readonly src: SourceText;
-  private lineTokenPrefix: Int32Array | null = null;
+  private segmentTable: SegmentTable | null = null;
   private readonly ids = new Set<string>();
   private readonly headerCosts = new Map<string, number>();
   /** Tokens of `path`, once counted (countHeader). */
@@ -72,24 +72,25 @@ export class ChunkContext {
     return (at > 0 ? this.counter.count(header.slice(0, at)) : 0) + this.pathTokens + (end < header.length ? this.counter.count(header.slice(end)) : 0);
   }
 
-  /** Tokens of `text.slice(start, end)`, counted through the cached line table. */
+  /**
+   * Tokens of `text.slice(start, end)`, from the file's segment table: the tokens of the whole
+   * segments inside the range are a difference of running sums, and only a segment the range
+   * cuts through is counted again (a cut inside a word, rare). Exact, because counts add up
+   * across whitespace. Packing cuts long lines at their words: counting the partial lines again
+   * at every step made it quadratic in a line's length (a .d.ts import of 1,800 characters).
+   */
   countRange(start: number, end: number): number {
     if (end <= start) return 0;
-    const src = this.src;
-    const first = src.lineIndexAt(start);
-    const last = src.lineIndexAt(end);
-    const prefix = this.linePrefix();
-    // A range that starts after only indentation, or ends before only trailing whitespace,
-    // costs what its whole line costs: take it from the table instead of counting again.
-    const fullHead = isBlank(src.text, src.lineStarts[first], start);
-    const fullTail = isBlank(src.text, end, src.lineEnd(last));
-    if (first === last) {
-      if (fullHead && fullTail) return prefix[first + 1] - prefix[first];
-      return this.countText(start, end);
-    }
-    const head = fullHead ? prefix[first + 1] - prefix[first] : this.countText(start, src.lineEnd(first));
-    const tail = fullTail ? prefix[last + 1] - prefix[last] : this.countText(src.lineStarts[last], end);
-    return head + (prefix[last] - prefix[first + 1]) + tail;
+    const t = this.segments();
+    const a = t.firstEndingAfter(start);
+    const b = t.lastStartingBefore(end);
+    if (a > b) return 0; // whitespace only
+    const sa = t.starts[a];
+    const eb = t.ends[b];
+    if (a === b) return sa >= start && eb <= end ? t.tokensOf(a) : this.countText(Math.max(start, sa), Math.min(end, eb));
+    const head = sa >= start ? t.tokensOf(a) : this.countText(start, t.ends[a]);
+    const tail = eb <= end ? t.tokensOf(b) : this.countText(t.starts[b], end);
+    return head + (t.cum[b] - t.cum[a + 1]) + tail;
   }
 
   /** Tokens of `text.slice(start, end)`, without the slice when the counter can. */
@@ -107,15 +108,16 @@ export class ChunkContext {
     return this.cost(header, start, end) <= this.maxTokens;
   }
 
-  private linePrefix(): Int32Array {
-    if (!this.lineTokenPrefix) {
-      const src = this.src;
-      const n = src.lineCount;
-      const p = new Int32Array(n + 1);
-      for (let i = 0; i < n; i++) p[i + 1] = p[i] + this.countText(src.lineStarts[i], src.lineEnd(i));
-      this.lineTokenPrefix = p;
+  private segments(): SegmentTable {
+    if (!this.segmentTable) {
+      const text = this.src.text;
+      const t = new SegmentTable(text.length);
+      const c = this.counter;
+      if (c.countSegments) c.countSegments(text, 0, text.length, t);
+      else t.split(text, (s, e) => this.countText(s, e));
+      this.segmentTable = t;
     }
-    return this.lineTokenPrefix;
+    return this.segmentTable;
   }
 
   /**
@@ -292,4 +294,90 @@ export function firstLine(text: string, max = 160): string {
   const nl = text.search(/\r|\n/);
   const line = (nl < 0 ? text : text.slice(0, nl)).trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/**
+ * A text's segments (maximal runs without space, tab, CR or LF, where token counts add up) with
+ * their tokens as running sums: `cum[k]` is the tokens of segments 0 … k-1.
+ */
+class SegmentTable implements SegmentSink {
+  starts: Int32Array;
+  ends: Int32Array;
+  cum: Int32Array;
+  n = 0;
+
+  constructor(textLength: number) {
+    const guess = Math.max(16, textLength >> 3);
+    this.starts = new Int32Array(guess);
+    this.ends = new Int32Array(guess);
+    this.cum = new Int32Array(guess + 1);
+  }
+
+  segment(start: number, end: number, tokens: number): void {
+    const k = this.n;
+    if (k === this.starts.length) this.grow();
+    this.starts[k] = start;
+    this.ends[k] = end;
+    this.cum[k + 1] = this.cum[k] + tokens;
+    this.n = k + 1;
+  }
+
+  /** For counters without `countSegments`: cuts the text itself and counts each segment. */
+  split(text: string, count: (start: number, end: number) => number): void {
+    let i = 0;
+    while (i < text.length) {
+      while (i < text.length && isSep(text.charCodeAt(i))) i++;
+      if (i === text.length) break;
+      const s = i;
+      while (i < text.length && !isSep(text.charCodeAt(i))) i++;
+      this.segment(s, i, count(s, i));
+    }
+  }
+
+  tokensOf(k: number): number {
+    return this.cum[k + 1] - this.cum[k];
+  }
+
+  /** The first segment that ends after `pos` (n when none). */
+  firstEndingAfter(pos: number): number {
+    const ends = this.ends;
+    let lo = 0;
+    let hi = this.n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (ends[mid] > pos) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
+
+  /** The last segment that starts before `pos` (-1 when none). */
+  lastStartingBefore(pos: number): number {
+    const starts = this.starts;
+    let lo = 0;
+    let hi = this.n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (starts[mid] < pos) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo - 1;
+  }
+
+  private grow(): void {
+    const size = this.starts.length * 2;
+    const starts = new Int32Array(size);
+    starts.set(this.starts);
+    const ends = new Int32Array(size);
+    ends.set(this.ends);
+    const cum = new Int32Array(size + 1);
+    cum.set(this.cum);
+    this.starts = starts;
+    this.ends = ends;
+    this.cum = cum;
+  }
+}
+
+function isSep(c: number): boolean {
+  return c === 32 || c === 10 || c === 9 || c === 13;
 }

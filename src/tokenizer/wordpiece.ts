@@ -27,7 +27,18 @@ export interface TokenCounter {
   countWithSpecials(text: string): number;
   /** `count(text.slice(from, to))` without making the slice (optional: the chunkers fall back to slicing). */
   countIn?(text: string, from: number, to: number): number;
+  /**
+   * `countIn`, also giving `sink` every segment of the range (a maximal run without space, tab,
+   * CR or LF) with its tokens, in order (optional: the chunkers fall back to counting each
+   * segment). Counts add up across those four characters, so the segments' tokens sum to the count.
+   */
+  countSegments?(text: string, from: number, to: number, sink: SegmentSink): number;
   readonly name: string;
+}
+
+/** What `countSegments` reports to: each segment's offsets and tokens. */
+export interface SegmentSink {
+  segment(start: number, end: number, tokens: number): void;
 }
 
 interface TokenizerJson {
@@ -124,6 +135,14 @@ export class WordPieceCounter implements TokenCounter {
    * start through the full normalization pipeline.
    */
   countIn(text: string, from: number, to: number): number {
+    return this.walk(text, from, to, null);
+  }
+
+  countSegments(text: string, from: number, to: number, sink: SegmentSink): number {
+    return this.walk(text, from, to, sink);
+  }
+
+  private walk(text: string, from: number, to: number, sink: SegmentSink | null): number {
     let total = 0;
     const n = Math.min(to, text.length);
     let i = Math.max(0, from);
@@ -173,6 +192,7 @@ export class WordPieceCounter implements TokenCounter {
         break;
       }
       if (wordStart >= 0) total += this.hashedWord(text, wordStart, i, h);
+      if (sink !== null) sink.segment(segStart, i, total - segTotal);
     }
     return total;
   }

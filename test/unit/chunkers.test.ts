@@ -85,19 +85,34 @@ describe('chunkFile: dispatch and bad input', () => {
     );
   });
 
-  it('property: counting a range through the line table equals counting its text', () => {
+  it('property: counting ranges through the segment table equals counting their text, for the WordPiece counter and a counter without segments', () => {
     const counter = defaultTokenCounter();
+    // a counter with only count(): the table then cuts the segments itself
+    const plain: TokenCounter = { name: 'plain', count: (t) => counter.count(t), countWithSpecials: (t) => counter.countWithSpecials(t) };
     const unit = fc.constantFrom(...'ab cd\t\n\r(){}.,é中[CLS]'.split(''));
     fc.assert(
-      fc.property(fc.string({ unit, maxLength: 200 }), fc.nat(), fc.nat(), (text, a, b) => {
-        const ctx = new ChunkContext('x.txt', 'plaintext', text, counter, 256);
-        const s = text.length ? a % (text.length + 1) : 0;
-        const e = text.length ? b % (text.length + 1) : 0;
-        const [lo, hi] = s <= e ? [s, e] : [e, s];
-        return ctx.countRange(lo, hi) === counter.count(text.slice(lo, hi));
+      fc.property(fc.string({ unit, maxLength: 200 }), fc.array(fc.tuple(fc.nat(), fc.nat()), { minLength: 1, maxLength: 8 }), fc.boolean(), (text, ranges, usePlain) => {
+        const ctx = new ChunkContext('x.txt', 'plaintext', text, usePlain ? plain : counter, 256);
+        return ranges.every(([a, b]) => {
+          const s = text.length ? a % (text.length + 1) : 0;
+          const e = text.length ? b % (text.length + 1) : 0;
+          const [lo, hi] = s <= e ? [s, e] : [e, s];
+          return ctx.countRange(lo, hi) === counter.count(text.slice(lo, hi));
+        });
       }),
-      { numRuns: 1000 },
+      { numRuns: 1500 },
     );
+  });
+
+  it("the counter's segments are the text's runs without whitespace, and their tokens add up to its count", () => {
+    const counter = defaultTokenCounter();
+    const text = '  const x = a.b(c);\n\tcafé 中文 [CLS]x\r\n  end ';
+    const segs: Array<[string, number]> = [];
+    const total = counter.countSegments!(text, 0, text.length, { segment: (s, e, n) => void segs.push([text.slice(s, e), n]) });
+    assert.deepEqual(segs.map((x) => x[0]), ['const', 'x', '=', 'a.b(c);', 'café', '中文', '[CLS]x', 'end']);
+    for (const [t, n] of segs) assert.equal(n, counter.count(t), t);
+    assert.equal(total, counter.count(text));
+    assert.equal(segs.reduce((a, x) => a + x[1], 0), total);
   });
 
   it('text fallback cuts at paragraphs and keeps every piece within budget', () => {
