@@ -11,7 +11,7 @@ import { parse } from '@babel/parser';
 import { chunkFile, resolveOptions } from '../../src/chunkers/index';
 import { findUsages, walkAst } from '../../src/i18n/usages';
 import { readLocaleScript } from '../../src/i18n/locales';
-import { counts, oxcMaxChars, oxcParse, oxcStatus, STACK_BYTES_PER_CHAR, useOxc } from '../../src/parse/oxc';
+import { counts, oxcMaxChars, oxcParse, oxcStatus, STACK_BYTES_PER_CHAR, useOxc, WARM_UP } from '../../src/parse/oxc';
 import { BASE_PLUGINS, LENIENT_PARSE, parseScript } from '../../src/parse/script';
 
 const FIXTURES = path.join(__dirname, '../fixtures');
@@ -43,6 +43,16 @@ describe('oxc parser in Babel shape', function () {
 
   it('loads here (the prebuilt binding for this platform is installed)', function () {
     assert.deepEqual(oxcStatus(), { enabled: true });
+  });
+
+  it('the warm-up scripts parse without an error, with many kinds of node (else the warm-up does nothing)', function () {
+    for (const [lang, code] of WARM_UP) {
+      const before = counts.parsed;
+      const ast = oxcParse(code, lang !== 'jsx', lang !== 'ts');
+      assert.ok(ast, `${lang} warm-up parsed`);
+      assert.equal(counts.parsed, before + 1);
+      assert.ok(new Set(outline(ast.program).map((l) => l.split(' ')[0])).size >= 25, `${lang} warm-up has many kinds of node`);
+    }
   });
 
   const cases: Array<[string, string, boolean]> = [
