@@ -40,7 +40,8 @@ const say = (msg) => { if (!quiet) process.stderr.write(`[package] ${msg}\n`); }
 const RUNTIME_PACKAGES = ['@huggingface/transformers'];
 /**
  * oxc's prebuilt parser for this platform (src/parse/oxc.ts requires it by name): only the
- * binding, not oxc-parser's JS wrapper and wasm build, which Fathom never loads. Without one
+ * binding, not oxc-parser's JS wrapper and wasm build, which Fathom never loads (the parts of its
+ * JS it uses, the raw-transfer deserializers and constants, are bundled in dist/). Without one
  * (a platform oxc has no build for), the VSIX parses scripts with Babel alone.
  */
 const OXC_BINDINGS = ['gnu', 'musl', 'msvc', ''].map((abi) => `@oxc-parser/binding-${process.platform}-${process.arch}${abi ? `-${abi}` : ''}`);

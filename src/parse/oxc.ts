@@ -20,6 +20,7 @@
 import type * as t from '@babel/types';
 import { isMainThread, resourceLimits } from 'node:worker_threads';
 import { errText } from '../util/errors';
+import { parseRaw, type RawBinding } from './oxc-raw';
 
 interface OxcComment {
   type: 'Line' | 'Block';
@@ -34,7 +35,7 @@ interface OxcResult {
   errors: Array<{ message: string }>;
 }
 
-interface Binding {
+interface Binding extends RawBinding {
   parseSync(filename: string, source: string, options: Record<string, unknown>): OxcResult;
 }
 
@@ -152,8 +153,8 @@ module.exports = { App, re: /x/i, n: null, b: false, big: 10n };
 function warmUp(b: Binding): void {
   for (const [lang, code] of WARM_UP) {
     try {
-      const r = b.parseSync(FILENAME[lang], code, { lang, astType: lang === 'jsx' ? 'js' : 'ts', sourceType: 'unambiguous', preserveParens: false, showSemanticErrors: true });
-      if (!r.errors.length) toBabel((JSON.parse(r.program) as { node: Node }).node, lang !== 'jsx');
+      const r = parseWith(b, lang, code);
+      if (!r.errors.length) toBabel(r.program, lang !== 'jsx');
     } catch {
       // nothing to warm
     }
@@ -177,6 +178,26 @@ export const counts = { parsed: 0, declined: 0, tooLong: 0 };
 
 const FILENAME = { ts: 'a.ts', tsx: 'a.tsx', jsx: 'a.jsx' } as const;
 
+interface Parsed {
+  program: Node;
+  comments: OxcComment[];
+  errors: unknown[];
+}
+
+/**
+ * oxc's AST of `code` in its ESTree shape: through raw transfer where this thread has it
+ * (`oxc-raw.ts`), else as JSON. Throws when the binding does.
+ */
+function parseWith(b: Binding, lang: 'ts' | 'tsx' | 'jsx', code: string): Parsed {
+  // astType 'js' for plain scripts: no TypeScript fields (all empty there), a fifth less to read
+  const options = { lang, astType: lang === 'jsx' ? 'js' : 'ts', sourceType: 'unambiguous', preserveParens: false, showSemanticErrors: true };
+  const raw = parseRaw(b, FILENAME[lang], code, options);
+  if (raw) return raw;
+  const r = b.parseSync(FILENAME[lang], code, options);
+  // JSON the binding cut short throws here
+  return { program: r.errors.length ? ({} as Node) : (JSON.parse(r.program) as { node: Node }).node, comments: r.comments, errors: r.errors };
+}
+
 /**
  * The script's AST in Babel's shape, or undefined when oxc is not available or reports any
  * error for it (the caller then parses with Babel).
@@ -196,27 +217,19 @@ export function oxcParse(code: string, typescript: boolean, jsx: boolean): t.Fil
     return undefined;
   }
   const lang = typescript ? (jsx ? 'tsx' : 'ts') : 'jsx';
-  let r: OxcResult;
+  let r: Parsed | undefined;
   try {
-    // astType 'js' for plain scripts: no TypeScript fields (all empty there), a fifth less JSON to parse
-    r = b.parseSync(FILENAME[lang], code, { lang, astType: typescript ? 'ts' : 'js', sourceType: 'unambiguous', preserveParens: false, showSemanticErrors: true });
+    r = parseWith(b, lang, code);
+    // a chain too long for `unchain` throws: Babel says what it makes of the script
+    if (!r.errors.length) toBabel(r.program, typescript);
   } catch {
+    r = undefined;
+  }
+  if (!r || r.errors.length) {
     counts.declined++;
     return undefined;
   }
-  if (r.errors.length) {
-    counts.declined++;
-    return undefined;
-  }
-  let program: Node;
-  try {
-    program = (JSON.parse(r.program) as { node: Node }).node;
-    toBabel(program, typescript);
-  } catch {
-    // JSON the binding cut short, or a chain too long for `unchain`: Babel says what it makes of it
-    counts.declined++;
-    return undefined;
-  }
+  const program = r.program;
   counts.parsed++;
   program.start = 0;
   program.end = code.length;
