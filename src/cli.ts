@@ -428,7 +428,7 @@ async function openEngine(dir: string, args: Args, quiet = false, mustSave = fal
     for await (const p of session.index()) show(p);
     // locale files and the i18n text of the code using each key: what keyword ranking needs of i18n
     await session.searchableI18n();
-    if (mustSave) session.save({ throwOnError: true });
+    if (mustSave) await session.saveAsync({ throwOnError: true });
   } finally {
     await session.close();
   }

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import type { Chunk } from '../../src/chunkers/types';
 import { Engine } from '../../src/index/engine';
-import { crc32Table, loadStore, saveStore } from '../../src/index/store';
+import { crc32Table, loadStore, saveStore, saveStoreAsync } from '../../src/index/store';
 import { fakeEmbedder } from '../helpers/fake-embedder';
 
 const SAMPLE = path.join(__dirname, '..', '..', 'sample-workspace');
@@ -97,6 +97,43 @@ describe('store v5: chunks columnar, texts read in place', () => {
     const c = new Engine({ noEmbedderReason: 'test' });
     assert.deepEqual(loadStore(store, c), { ok: true });
     assertSameChunks(c, a, 'after a second save');
+  });
+
+  it('the save with its writes in the thread pool writes the same bytes as the synchronous one, loads the same, and replaces the old generation', async () => {
+    const a = new Engine({ noEmbedderReason: 'test', embedder: fakeEmbedder() });
+    await drain(a.indexFolder(dir));
+    extraFiles(a);
+    const sync = path.join(dir, '.fathom-sync');
+    const viaPool = path.join(dir, '.fathom-async');
+    saveStore(sync, a);
+    saveStore(viaPool, a); // generation 1, which the next save replaces
+    await saveStoreAsync(viaPool, a);
+    saveStore(sync, a);
+    const data = (d: string) => fs.readdirSync(d).filter((f) => f !== 'manifest.json').sort();
+    assert.deepEqual(data(viaPool), data(sync));
+    assert.ok(data(sync).every((f) => /\.2\./.test(f)), data(sync).join(' '));
+    for (const f of data(sync)) assert.ok(fs.readFileSync(path.join(viaPool, f)).equals(fs.readFileSync(path.join(sync, f))), f);
+    const files = (d: string) => (JSON.parse(fs.readFileSync(path.join(d, 'manifest.json'), 'utf8')) as { files: unknown }).files;
+    assert.deepEqual(files(viaPool), files(sync));
+    const b = new Engine({ noEmbedderReason: 'test', embedder: fakeEmbedder() });
+    assert.deepEqual(loadStore(viaPool, b), { ok: true });
+    assertSameChunks(b, a, 'after the async save');
+    assert.deepEqual((await b.search('zoom control', { k: 5 })).map((h) => h.chunk.id), (await a.search('zoom control', { k: 5 })).map((h) => h.chunk.id));
+  });
+
+  it('a failed async save (its folder is a file) throws the store error, and leaves no file of its own', async () => {
+    const a = new Engine({ noEmbedderReason: 'test' });
+    await drain(a.indexFolder(dir));
+    const store = path.join(dir, '.fathom');
+    saveStore(store, a);
+    const before = fs.readdirSync(store).sort();
+    // the catalog's name taken by a folder: the rename fails once the temp file is written
+    fs.mkdirSync(path.join(store, 'catalog.2.jsonl'));
+    fs.writeFileSync(path.join(store, 'catalog.2.jsonl', 'x'), 'x');
+    await assert.rejects(saveStoreAsync(store, a), /could not save the index in .*the previous index is kept/);
+    assert.deepEqual(fs.readdirSync(store).sort(), [...before, 'catalog.2.jsonl'].sort());
+    const b = new Engine({ noEmbedderReason: 'test' });
+    assert.deepEqual(loadStore(store, b), { ok: true });
   });
 
   it('texts stay right through edits after a load: removed rows, new chunks in their slots, replaced ones (i18n text), and a save of the mix', async () => {
