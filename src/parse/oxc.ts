@@ -97,10 +97,7 @@ function load(): Binding | null {
     try {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const b = require(name) as Binding;
-      if (typeof b.parseSync === 'function') {
-        warmUp(b);
-        return (binding = b);
-      }
+      if (typeof b.parseSync === 'function') return (binding = b);
       errors.push(`${name}: no parseSync`);
     } catch (err) {
       errors.push(`${name}: ${errText(err)}`);
@@ -144,13 +141,18 @@ module.exports = { App, re: /x/i, n: null, b: false, big: 10n };
   ],
 ];
 
+let warmed = false;
+
 /**
- * Parses and converts `WARM_UP` once when the binding loads. V8 optimizes the AST walk soon after
+ * Parses and converts `WARM_UP` before the thread's first script (not when the binding loads: a
+ * thread that only asks `oxcStatus` parses nothing). V8 optimizes the AST walk soon after
  * it gets hot, with the node shapes it has seen; every new shape after that threw the optimized
  * code away (9 times on a cold index of 1,100 files). Having seen many shapes first, it compiles
  * once, for any shape. A warm-up that fails changes nothing.
  */
 function warmUp(b: Binding): void {
+  if (warmed) return;
+  warmed = true;
   for (const [lang, code] of WARM_UP) {
     try {
       const r = parseWith(b, lang, code);
@@ -216,6 +218,7 @@ export function oxcParse(code: string, typescript: boolean, jsx: boolean): t.Fil
     counts.declined++;
     return undefined;
   }
+  warmUp(b);
   const lang = typescript ? (jsx ? 'tsx' : 'ts') : 'jsx';
   let r: Parsed | undefined;
   try {
