@@ -119,8 +119,22 @@ const treeSitterWasm = ['tree-sitter', 'tree-sitter-python', 'tree-sitter-go', '
 fs.mkdirSync('dist/tree-sitter', { recursive: true });
 for (const f of treeSitterWasm) fs.copyFileSync(`node_modules/@vscode/tree-sitter-wasm/wasm/${f}.wasm`, `dist/tree-sitter/${f}.wasm`);
 
+// The shipped tokenizer's token-counter tables (src/tokenizer/wordpiece.ts DEFAULT_TABLES_FILE):
+// each chunk thread reads them at its start instead of building them from tokenizer.json.
+async function writeTokenizerTables() {
+  const tmp = path.join('dist', `.tables-${process.pid}.cjs`);
+  try {
+    const contents = `require('./src/tokenizer/wordpiece').writeDefaultCounterTables(${JSON.stringify(path.resolve('dist'))});`;
+    await esbuild.build({ ...common, logLevel: 'warning', sourcemap: false, stdin: { contents, resolveDir: process.cwd(), loader: 'js' }, outfile: tmp });
+    createRequire(import.meta.url)(path.resolve(tmp));
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+}
+
 if (watch) {
   for (const b of builds) await (await esbuild.context(b)).watch();
 } else {
   for (const b of builds) await esbuild.build(b);
 }
+await writeTokenizerTables();

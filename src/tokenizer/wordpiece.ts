@@ -17,6 +17,7 @@
  * Counts are additive across whitespace: count(a + ' ' + b) === count(a) + count(b)
  * (without the two special tokens). The chunkers rely on that to count lines once.
  */
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -41,6 +42,35 @@ export interface SegmentSink {
   segment(start: number, end: number, tokens: number): void;
 }
 
+/** A trie's arrays (see `AlnumTrie`). */
+export interface TrieData {
+  keys: Int32Array;
+  vals: Int32Array;
+  terminal: Uint8Array;
+  edges: number;
+  nodes: number;
+}
+
+/** Bumped when `CounterTables` or its file layout changes: tables of another version are not read. */
+export const TABLES_VERSION = 1;
+
+/**
+ * What a `WordPieceCounter` is made of, built: the tokenizer's settings, its vocabulary and the
+ * two tries of its [0-9a-z] tokens. Building them from tokenizer.json (parse 700 KB of JSON, add
+ * 30,000 tokens to the tries, in code V8 has not compiled yet) took ~50–65 ms on each chunk
+ * thread at its start, on a cold index's path; read from the file the build writes, ~2 ms.
+ */
+export interface CounterTables {
+  version: typeof TABLES_VERSION;
+  prefix: string;
+  maxWordChars: number;
+  specials: string[];
+  /** The tokens, `\n`-separated (none holds one: tokenizer.json's are pre-tokenized words). */
+  vocab: string;
+  start: TrieData;
+  continuation: TrieData;
+}
+
 interface TokenizerJson {
   model: {
     type: string;
@@ -63,7 +93,9 @@ const MN = /\p{Mn}/gu;
 
 export class WordPieceCounter implements TokenCounter {
   readonly name: string;
-  private readonly vocab: Set<string>;
+  /** The vocabulary's tokens, in the tokenizer's order (`vocab` makes the set when a word needs it). */
+  private readonly words: () => string[];
+  private vocabSet: Set<string> | undefined;
   private readonly prefix: string;
   private readonly maxWordChars: number;
   private readonly specials: RegExp | null;
@@ -91,30 +123,66 @@ export class WordPieceCounter implements TokenCounter {
   private seenWords: string[] = [];
   private seenCounts: number[] = [];
 
-  constructor(json: TokenizerJson, name = 'wordpiece') {
-    if (json.model.type !== 'WordPiece') {
-      throw new Error(`Tokenizer model ${json.model.type} is not WordPiece; Fathom counts tokens only for WordPiece models`);
-    }
-    if (json.normalizer && (json.normalizer.type !== 'BertNormalizer' || json.normalizer.lowercase === false)) {
-      throw new Error('Fathom counts tokens only for lowercasing BertNormalizer tokenizers (all-MiniLM-L6-v2 family)');
-    }
+  /**
+   * From a tokenizer.json, or from the tables `counterTables` made of one (what the build writes
+   * beside the bundle for the shipped tokenizer: see `readCounterTables`).
+   */
+  constructor(source: TokenizerJson | CounterTables, name = 'wordpiece') {
     this.name = name;
-    this.vocab = new Set(Object.keys(json.model.vocab));
-    this.prefix = json.model.continuing_subword_prefix ?? '##';
-    this.maxWordChars = json.model.max_input_chars_per_word ?? 100;
-    const raw = json.added_tokens.filter((t) => !t.normalized).map((t) => t.content);
-    raw.sort((a, b) => b.length - a.length);
-    this.specialList = raw;
+    if ('version' in source && source.version === TABLES_VERSION) {
+      const t = source;
+      this.words = () => t.vocab.split('\n');
+      this.prefix = t.prefix;
+      this.maxWordChars = t.maxWordChars;
+      this.startTrie = AlnumTrie.from(t.start);
+      this.continueTrie = AlnumTrie.from(t.continuation);
+      this.specialList = t.specials;
+    } else {
+      const json = source as TokenizerJson;
+      if (json.model.type !== 'WordPiece') {
+        throw new Error(`Tokenizer model ${json.model.type} is not WordPiece; Fathom counts tokens only for WordPiece models`);
+      }
+      if (json.normalizer && (json.normalizer.type !== 'BertNormalizer' || json.normalizer.lowercase === false)) {
+        throw new Error('Fathom counts tokens only for lowercasing BertNormalizer tokenizers (all-MiniLM-L6-v2 family)');
+      }
+      const words = Object.keys(json.model.vocab);
+      this.words = () => words;
+      this.vocabSet = new Set(words);
+      this.prefix = json.model.continuing_subword_prefix ?? '##';
+      this.maxWordChars = json.model.max_input_chars_per_word ?? 100;
+      const raw = json.added_tokens.filter((t) => !t.normalized).map((t) => t.content);
+      raw.sort((a, b) => b.length - a.length);
+      this.specialList = raw;
+      this.startTrie = new AlnumTrie();
+      this.continueTrie = new AlnumTrie();
+      const p = this.prefix;
+      for (const t of words) {
+        if (isLowerAlnum(t)) this.startTrie.add(t, 0);
+        if (t.startsWith(p) && isLowerAlnum(t, p.length)) this.continueTrie.add(t, p.length);
+      }
+    }
+    const raw = this.specialList;
     this.specials = raw.length ? new RegExp(raw.map(escapeRegExp).join('|'), 'g') : null;
     this.asciiSpecials = raw.filter((t) => /^[\x21-\x7e]+$/.test(t));
-    this.startTrie = new AlnumTrie();
-    this.continueTrie = new AlnumTrie();
-    const p = this.prefix;
-    for (const t of this.vocab) {
-      if (isLowerAlnum(t)) this.startTrie.add(t, 0);
-      if (t.startsWith(p) && isLowerAlnum(t, p.length)) this.continueTrie.add(t, p.length);
-    }
     this.warmUp();
+  }
+
+  /** The vocabulary as a set, made on the first word that needs it (a counter made from tables has only the list). */
+  private get vocab(): Set<string> {
+    return (this.vocabSet ??= new Set(this.words()));
+  }
+
+  /** What this counter is made of, as plain data: `new WordPieceCounter(counter.tables())` counts the same. */
+  tables(): CounterTables {
+    return {
+      version: TABLES_VERSION,
+      prefix: this.prefix,
+      maxWordChars: this.maxWordChars,
+      specials: this.specialList.slice(),
+      vocab: this.words().join('\n'),
+      start: this.startTrie.data(),
+      continuation: this.continueTrie.data(),
+    };
   }
 
   /**
@@ -420,12 +488,33 @@ function isLowerAlnum(s: string, from = 0): boolean {
  * Node 0 is the root, never a child; key 0 marks an empty slot.
  */
 class AlnumTrie {
-  private keys = new Int32Array(1 << 16);
-  private vals = new Int32Array(1 << 16);
+  private keys: Int32Array = new Int32Array(1 << 16);
+  private vals: Int32Array = new Int32Array(1 << 16);
   private mask = (1 << 16) - 1;
   private edges = 0;
-  private terminal = new Uint8Array(1 << 15);
+  private terminal: Uint8Array = new Uint8Array(1 << 15);
   private nodes = 1;
+
+  /** The trie's arrays and counts (shared, not copied). */
+  data(): TrieData {
+    return { keys: this.keys, vals: this.vals, terminal: this.terminal, edges: this.edges, nodes: this.nodes };
+  }
+
+  /** A trie over `d`'s arrays (not copied). */
+  static from(d: TrieData): AlnumTrie {
+    const size = d.keys.length;
+    if (size < 2 || (size & (size - 1)) !== 0 || d.vals.length !== size || d.edges * 2 > size || d.nodes > d.terminal.length || d.nodes < 1) {
+      throw new Error('bad token counter tables: trie arrays of the wrong size');
+    }
+    const t = new AlnumTrie();
+    t.keys = d.keys;
+    t.vals = d.vals;
+    t.mask = size - 1;
+    t.edges = d.edges;
+    t.terminal = d.terminal;
+    t.nodes = d.nodes;
+    return t;
+  }
 
   /** Adds `s.slice(from)` (only [0-9a-z]). */
   add(s: string, from: number): void {
@@ -596,13 +685,114 @@ export function resourcesDir(): string {
   throw new TokenizerMissingError(`Fathom's tokenizer files are missing (a broken install: reinstall Fathom): looked in ${candidates.join(', ')}`);
 }
 
-/** The counter for all-MiniLM-L6-v2, loaded once from the shipped tokenizer.json. */
+/**
+ * The counter for all-MiniLM-L6-v2, made once: from the tables the build wrote beside the bundle
+ * (`DEFAULT_TABLES_FILE`) when they were made from this very tokenizer.json, else from the
+ * tokenizer.json (running from source, or tables that do not match).
+ */
 export function defaultTokenCounter(): WordPieceCounter {
   if (!defaultCounter) {
     const file = path.join(resourcesDir(), 'all-MiniLM-L6-v2', 'tokenizer.json');
-    defaultCounter = new WordPieceCounter(JSON.parse(fs.readFileSync(file, 'utf8')) as TokenizerJson, 'all-MiniLM-L6-v2');
+    const bytes = fs.readFileSync(file);
+    const tables = readCounterTables(path.join(__dirname, DEFAULT_TABLES_FILE), bytes);
+    defaultCounter = new WordPieceCounter(tables ?? (JSON.parse(bytes.toString('utf8')) as TokenizerJson), 'all-MiniLM-L6-v2');
   }
   return defaultCounter;
+}
+
+/** The shipped tokenizer's tables, written by the build (esbuild.mjs) beside the bundle. */
+export const DEFAULT_TABLES_FILE = 'all-MiniLM-L6-v2.wordpiece';
+
+const TABLES_MAGIC = 0x54505746; // "FWPT"
+
+/** What the tables file's header holds; the arrays follow it in this order. */
+interface TablesHeader {
+  version: number;
+  /** The tokenizer.json the tables were made from: its SHA-1 and length. */
+  sha1: string;
+  bytes: number;
+  prefix: string;
+  maxWordChars: number;
+  specials: string[];
+  vocabBytes: number;
+  tries: Array<{ size: number; terminal: number; edges: number; nodes: number }>;
+}
+
+function sha1(bytes: Uint8Array): string {
+  return createHash('sha1').update(bytes).digest('hex');
+}
+
+/** The counter's tables as a file's bytes (little-endian), tagged with the tokenizer.json they come from. */
+export function encodeCounterTables(t: CounterTables, tokenizerJson: Uint8Array): Buffer {
+  const tries = [t.start, t.continuation];
+  const vocab = Buffer.from(t.vocab, 'utf8');
+  const header: TablesHeader = {
+    version: t.version,
+    sha1: sha1(tokenizerJson),
+    bytes: tokenizerJson.byteLength,
+    prefix: t.prefix,
+    maxWordChars: t.maxWordChars,
+    specials: t.specials,
+    vocabBytes: vocab.byteLength,
+    tries: tries.map((d) => ({ size: d.keys.length, terminal: d.terminal.length, edges: d.edges, nodes: d.nodes })),
+  };
+  const h = Buffer.from(JSON.stringify(header), 'utf8');
+  const head = Buffer.alloc(8 + h.byteLength + ((4 - (h.byteLength % 4)) % 4), 0x20);
+  head.writeUInt32LE(TABLES_MAGIC, 0);
+  head.writeUInt32LE(head.byteLength - 8, 4);
+  h.copy(head, 8);
+  const le = (a: Int32Array) => {
+    const b = Buffer.alloc(a.length * 4);
+    for (let i = 0; i < a.length; i++) b.writeInt32LE(a[i], i * 4);
+    return b;
+  };
+  return Buffer.concat([head, ...tries.flatMap((d) => [le(d.keys), le(d.vals)]), ...tries.map((d) => Buffer.from(d.terminal)), vocab]);
+}
+
+/**
+ * The tables in `file` when they were made from `tokenizerJson` (same SHA-1) by this version;
+ * undefined when there is no such file or it does not match (the caller builds from the JSON).
+ * A file that matches but is damaged throws.
+ */
+export function readCounterTables(file: string, tokenizerJson: Uint8Array): CounterTables | undefined {
+  let buf: Buffer;
+  try {
+    buf = fs.readFileSync(file);
+  } catch {
+    return undefined;
+  }
+  if (buf.byteLength < 8 || buf.readUInt32LE(0) !== TABLES_MAGIC) return undefined;
+  const hlen = buf.readUInt32LE(4);
+  let header: TablesHeader;
+  try {
+    header = JSON.parse(buf.toString('utf8', 8, 8 + hlen)) as TablesHeader;
+  } catch {
+    return undefined;
+  }
+  // tables of another version or tokenizer, or a big-endian machine (the arrays are little-endian)
+  if (header.version !== TABLES_VERSION || header.bytes !== tokenizerJson.byteLength || header.sha1 !== sha1(tokenizerJson) || new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) return undefined;
+  let at = 8 + hlen;
+  const take = (n: number): ArrayBuffer => {
+    if (at + n > buf.byteLength) throw new Error(`${file} is truncated: remove it (the token counter is then built from tokenizer.json)`);
+    // a copy: the file's bytes may sit at any offset of their buffer, a typed array needs its alignment
+    const ab = buf.buffer.slice(buf.byteOffset + at, buf.byteOffset + at + n) as ArrayBuffer;
+    at += n;
+    return ab;
+  };
+  const arrays = header.tries.map((d) => ({ keys: new Int32Array(take(d.size * 4)), vals: new Int32Array(take(d.size * 4)) }));
+  const tries: TrieData[] = header.tries.map((d, i) => ({ ...arrays[i], terminal: new Uint8Array(take(d.terminal)), edges: d.edges, nodes: d.nodes }));
+  const vocab = Buffer.from(take(header.vocabBytes)).toString('utf8');
+  if (tries.length !== 2 || at !== buf.byteLength) throw new Error(`${file} is damaged: remove it (the token counter is then built from tokenizer.json)`);
+  return { version: TABLES_VERSION, prefix: header.prefix, maxWordChars: header.maxWordChars, specials: header.specials, vocab, start: tries[0], continuation: tries[1] };
+}
+
+/** The build: writes the shipped tokenizer's tables to `dir`/`DEFAULT_TABLES_FILE`. */
+export function writeDefaultCounterTables(dir: string): string {
+  const bytes = fs.readFileSync(path.join(resourcesDir(), 'all-MiniLM-L6-v2', 'tokenizer.json'));
+  const counter = new WordPieceCounter(JSON.parse(bytes.toString('utf8')) as TokenizerJson, 'all-MiniLM-L6-v2');
+  const out = path.join(dir, DEFAULT_TABLES_FILE);
+  fs.writeFileSync(out, encodeCounterTables(counter.tables(), bytes));
+  return out;
 }
 
 /** A counter from any WordPiece tokenizer.json (e.g. a user's local model folder). */

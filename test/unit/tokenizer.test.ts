@@ -1,8 +1,9 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { defaultTokenCounter, resourcesDir, WordPieceCounter } from '../../src/tokenizer/wordpiece';
+import { DEFAULT_TABLES_FILE, defaultTokenCounter, encodeCounterTables, readCounterTables, resourcesDir, WordPieceCounter, writeDefaultCounterTables } from '../../src/tokenizer/wordpiece';
 
 type Encoder = { encode(text: string): number[] };
 
@@ -163,6 +164,65 @@ describe('WordPiece token counter', () => {
     } finally {
       limits.CACHE_LIMIT = limit;
     }
+  });
+
+  describe('made from the tables the build writes', () => {
+    const jsonFile = path.join(resourcesDir(), 'all-MiniLM-L6-v2', 'tokenizer.json');
+    const bytes = fs.readFileSync(jsonFile);
+    let dir: string;
+    let fromJson: WordPieceCounter;
+    let fromTables: WordPieceCounter;
+    before(() => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-tables-'));
+      const file = writeDefaultCounterTables(dir);
+      assert.equal(path.basename(file), DEFAULT_TABLES_FILE);
+      fromJson = new WordPieceCounter(JSON.parse(bytes.toString('utf8')) as ConstructorParameters<typeof WordPieceCounter>[0]);
+      const tables = readCounterTables(file, bytes);
+      assert.ok(tables, 'the tables of this very tokenizer.json are read');
+      fromTables = new WordPieceCounter(tables);
+    });
+    after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+    it('counts as the counter made from tokenizer.json, and as transformers.js: any text, other scripts, special tokens, long words', () => {
+      const unit = fc.constantFrom(...'abzXY09_.,;()[]{}$#@ \n\téèçßæ жЯ αΩ 中文の 한 ह ﬁ 😀'.split(/(?:)/u));
+      const texts = fc.oneof(fc.string({ unit: 'binary', maxLength: 80 }), fc.string({ unit, maxLength: 120 }), fc.constantFrom('[CLS] a[SEP]b [MASK]', 'x'.repeat(101), 'zoomqxzoomqx7f3k'));
+      fc.assert(
+        fc.property(texts, (s) => {
+          const n = fromTables.countWithSpecials(s);
+          return n === fromJson.countWithSpecials(s) && n === ref.encode(s).length;
+        }),
+        { numRuns: 500 },
+      );
+      // the sources and fixtures, as the chunkers count them
+      for (const f of ['src/chunkers/javascript.ts', 'README.md', 'test/fixtures/json/locales/core_fr.json'].map((r) => path.join(__dirname, '..', '..', r))) {
+        const text = fs.readFileSync(f, 'utf8');
+        assert.equal(fromTables.countIn!(text, 0, text.length), fromJson.countIn!(text, 0, text.length), f);
+      }
+    });
+
+    it('gives the same tables back (tries, vocabulary, settings)', () => {
+      assert.deepEqual(fromTables.tables(), fromJson.tables());
+    });
+
+    it('reads tables only when they were made from the same tokenizer.json: another one, another file or none gives undefined; a damaged file throws', () => {
+      const file = path.join(dir, DEFAULT_TABLES_FILE);
+      const other = Buffer.from(bytes);
+      other[other.length - 2] ^= 1;
+      assert.equal(readCounterTables(file, other), undefined, 'a changed tokenizer.json');
+      assert.equal(readCounterTables(file, bytes.subarray(1)), undefined, 'a tokenizer.json of another length');
+      assert.equal(readCounterTables(path.join(dir, 'missing'), bytes), undefined);
+      const junk = path.join(dir, 'junk');
+      fs.writeFileSync(junk, 'not tables at all');
+      assert.equal(readCounterTables(junk, bytes), undefined);
+      const whole = fs.readFileSync(file);
+      const cut = path.join(dir, 'cut');
+      fs.writeFileSync(cut, whole.subarray(0, whole.length - 1000));
+      assert.throws(() => readCounterTables(cut, bytes), /truncated/);
+      fs.writeFileSync(cut, Buffer.concat([whole, Buffer.from('xx')]));
+      assert.throws(() => readCounterTables(cut, bytes), /damaged/);
+      // encode/read again: the same bytes
+      assert.deepEqual(encodeCounterTables(readCounterTables(file, bytes)!, bytes), whole);
+    });
   });
 
   it('refuses a tokenizer it cannot count exactly', () => {
