@@ -21,6 +21,12 @@ for (const name of ['writeFileSync', 'openSync']) {
     return f.call(this, file, ...rest);
   };
 }
+// the CLI's index saves through fs.promises (saveStoreAsync)
+const popen = fs.promises.open;
+fs.promises.open = function (file, ...rest) {
+  if (store && typeof file === 'string' && file.startsWith(store) && /^(chunks|keyword|catalog)/.test(file.slice(store.length + 1)) && /w|a/.test(String(rest[0]))) mark('save');
+  return popen.call(this, file, ...rest);
+};
 const W = wt.Worker;
 const post = W.prototype.postMessage;
 W.prototype.postMessage = function (msg, ...rest) {

@@ -425,7 +425,8 @@ async function openEngine(dir: string, args: Args, quiet = false, mustSave = fal
   });
   try {
     const show = quiet ? () => undefined : progressPrinter();
-    for await (const p of session.index()) show(p);
+    // the save at the end is the async one below (its writes overlap its serialization)
+    for await (const p of session.index({ saveAtEnd: !mustSave })) show(p);
     // locale files and the i18n text of the code using each key: what keyword ranking needs of i18n
     await session.searchableI18n();
     if (mustSave) await session.saveAsync({ throwOnError: true });

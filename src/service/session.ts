@@ -250,9 +250,10 @@ export class FolderSession {
    * Brings the index up to date with the folder (incrementally), computes missing vectors
    * (unless `embed` is false) and saves: once chunking is done (keyword-searchable), every
    * 10 s while embedding, and at the end — also when `signal` stops it (what was done is
-   * kept; missing vectors are then computed in the background).
+   * kept; missing vectors are then computed in the background). `saveAtEnd: false` leaves the
+   * last save to the caller (the CLI's `saveAsync`; `close` saves what a run that threw left).
    */
-  async *index(options: { signal?: AbortSignal; selection?: FileSelection; embed?: boolean; i18n?: I18nConfig } = {}): AsyncGenerator<IndexProgress> {
+  async *index(options: { signal?: AbortSignal; selection?: FileSelection; embed?: boolean; i18n?: I18nConfig; saveAtEnd?: boolean } = {}): AsyncGenerator<IndexProgress> {
     this.assertOpen();
     if ('selection' in options) this.selection = options.selection;
     // the run feeds the i18n index too (one read of each file for both): the UI text of the code
@@ -287,7 +288,7 @@ export class FolderSession {
       this.runs.delete(stop);
       this.indexing--;
       this.refreshI18nText();
-      this.save();
+      if (options.saveAtEnd !== false) this.save();
       this.options.onChange?.();
       if (!this.closed) this.startEmbedding();
     }
