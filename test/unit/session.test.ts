@@ -164,6 +164,40 @@ describe('FolderSession (in memory)', function () {
   });
 });
 
+describe('FolderSession: who saves at the end of an index run', function () {
+  it('the run saves at its end; with saveAtEnd false it leaves that to the caller (saveAsync), and close saves what is left', async function () {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-session-'));
+    const manifest = (d: string) => path.join(d, 'manifest.json');
+    try {
+      const src = new MemoryFileSource(app());
+      const runSaves = path.join(tmp, 'a');
+      const a = await FolderSession.open('/memory', { source: src, storeDir: runSaves });
+      await drain(a.index());
+      assert.ok(fs.existsSync(manifest(runSaves)), 'saved by the run');
+      await a.close();
+      const callerSaves = path.join(tmp, 'b');
+      const b = await FolderSession.open('/memory', { source: src, storeDir: callerSaves });
+      await drain(b.index({ saveAtEnd: false }));
+      assert.equal(fs.existsSync(manifest(callerSaves)), false, 'not saved by the run');
+      await b.saveAsync({ throwOnError: true });
+      assert.ok(fs.existsSync(manifest(callerSaves)), 'saved by saveAsync');
+      await b.close();
+      const c = await FolderSession.open('/memory', { source: src, storeDir: callerSaves });
+      assert.equal(c.loaded, true);
+      assert.equal((await c.search('submitEventForm'))[0]?.chunk.path, 'src/form.js');
+      await c.close();
+      // a run that leaves its save to a caller that never saves: close does
+      const closeSaves = path.join(tmp, 'c');
+      const d = await FolderSession.open('/memory', { source: src, storeDir: closeSaves });
+      await drain(d.index({ saveAtEnd: false }));
+      await d.close();
+      assert.ok(fs.existsSync(manifest(closeSaves)), 'saved by close');
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('FolderSession: the i18n index in the store', function () {
   it('is saved with the store; a lazy session answers from it, reading only changed files, without loading the search index', async function () {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-session-i18n-'));
