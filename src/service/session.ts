@@ -609,20 +609,21 @@ export class FolderSession {
     if (this.savingAsync) return;
     const e = this.toSave(options);
     if (e === null) return;
-    if (e) {
-      this.savingAsync = true;
-      try {
+    this.savingAsync = true;
+    // the i18n snapshot is made now and written in the thread pool, beside the store's files
+    const i18n = this.i18nDirty ? this.saveI18nAsync() : undefined;
+    try {
+      if (e) {
         const rev = e.revision;
         await saveStoreAsync(this.storeDir!, e);
         this.savedRevision = rev;
-      } catch (err) {
-        this.saveFailed(err, options);
-        return;
-      } finally {
-        this.savingAsync = false;
       }
+    } catch (err) {
+      this.saveFailed(err, options);
+    } finally {
+      await i18n;
+      this.savingAsync = false;
     }
-    if (this.i18nDirty) this.saveI18n();
   }
 
   /** The engine a save writes, undefined when only the i18n index needs it, null when nothing is to be saved. */
@@ -681,10 +682,37 @@ export class FolderSession {
 
   /** Writes the i18n index (temp file, then rename: a crash leaves the previous one). */
   private saveI18n(): void {
+    const out = this.i18nSnapshot();
+    if (!out) return;
+    try {
+      fs.mkdirSync(path.dirname(out.file), { recursive: true });
+      fs.writeFileSync(out.tmp, out.text);
+      fs.renameSync(out.tmp, out.file);
+      this.savedI18nRevision = out.rev;
+    } catch (err) {
+      this.i18nSaveFailed(out.tmp, err);
+    }
+  }
+
+  /** `saveI18n` with the write in the thread pool; never rejects (a failure is logged). */
+  private async saveI18nAsync(): Promise<void> {
+    const out = this.i18nSnapshot();
+    if (!out) return;
+    try {
+      fs.mkdirSync(path.dirname(out.file), { recursive: true });
+      await fs.promises.writeFile(out.tmp, out.text);
+      await fs.promises.rename(out.tmp, out.file);
+      this.savedI18nRevision = out.rev;
+    } catch (err) {
+      this.i18nSaveFailed(out.tmp, err);
+    }
+  }
+
+  /** The stored i18n index's text, the file it goes to through `tmp`, and the revision it is of. */
+  private i18nSnapshot(): { file: string; tmp: string; text: string; rev: number } | undefined {
     const file = this.i18nFile;
     const st = this.i18nState;
-    if (!file || !st) return;
-    const rev = st.index.revision;
+    if (!file || !st) return undefined;
     const snap: StoredI18n = {
       format: 'fathom-i18n',
       version: I18N_SNAPSHOT_VERSION,
@@ -692,16 +720,12 @@ export class FolderSession {
       catalog: [...st.catalog].map(([rel, s]) => [rel, s.size, s.mtimeMs]),
       state: st.index.exportState(),
     };
-    const tmp = `${file}.tmp-${process.pid}`;
-    try {
-      fs.mkdirSync(path.dirname(file), { recursive: true });
-      fs.writeFileSync(tmp, JSON.stringify(snap));
-      fs.renameSync(tmp, file);
-      this.savedI18nRevision = rev;
-    } catch (err) {
-      fs.rmSync(tmp, { force: true });
-      this.options.log?.('error', `could not save the i18n index in ${this.storeDir}: ${errText(err)}`);
-    }
+    return { file, tmp: `${file}.tmp-${process.pid}`, text: JSON.stringify(snap), rev: st.index.revision };
+  }
+
+  private i18nSaveFailed(tmp: string, err: unknown): void {
+    fs.rmSync(tmp, { force: true });
+    this.options.log?.('error', `could not save the i18n index in ${this.storeDir}: ${errText(err)}`);
   }
 
   private scheduleSave(): void {

@@ -181,6 +181,8 @@ describe('FolderSession: who saves at the end of an index run', function () {
       assert.equal(fs.existsSync(manifest(callerSaves)), false, 'not saved by the run');
       await b.saveAsync({ throwOnError: true });
       assert.ok(fs.existsSync(manifest(callerSaves)), 'saved by saveAsync');
+      assert.ok(fs.existsSync(path.join(callerSaves, 'i18n.json')), 'the i18n index too');
+      assert.deepEqual(fs.readdirSync(callerSaves).filter((f) => f.includes('.tmp-')), [], 'no temp file left');
       await b.close();
       const c = await FolderSession.open('/memory', { source: src, storeDir: callerSaves });
       assert.equal(c.loaded, true);
