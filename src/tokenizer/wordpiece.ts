@@ -694,7 +694,13 @@ export function defaultTokenCounter(): WordPieceCounter {
   if (!defaultCounter) {
     const file = path.join(resourcesDir(), 'all-MiniLM-L6-v2', 'tokenizer.json');
     const bytes = fs.readFileSync(file);
-    const tables = readCounterTables(path.join(__dirname, DEFAULT_TABLES_FILE), bytes);
+    let tables: CounterTables | undefined;
+    try {
+      tables = readCounterTables(path.join(__dirname, DEFAULT_TABLES_FILE), bytes);
+    } catch (err) {
+      // damaged tables only cost the time they were to save: counted from the JSON, said once
+      process.emitWarning(`Fathom: ${err instanceof Error ? err.message : String(err)}`);
+    }
     defaultCounter = new WordPieceCounter(tables ?? (JSON.parse(bytes.toString('utf8')) as TokenizerJson), 'all-MiniLM-L6-v2');
   }
   return defaultCounter;

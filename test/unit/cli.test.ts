@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { encodeCounterTables, readCounterTables } from '../../src/tokenizer/wordpiece';
 
 const ROOT = path.join(__dirname, '..', '..');
 const BIN = path.join(ROOT, 'bin', 'fathom.js');
@@ -79,5 +80,50 @@ describe('fathom chunk (CLI)', function () {
     assert.equal(badFlag.code, 2);
     assert.match(badFlag.err, /--max-tokens must be a positive whole number/);
     assert.equal(fathom(['frobnicate']).code, 2);
+  });
+});
+
+describe('the token counter tables the build writes (dist/all-MiniLM-L6-v2.wordpiece)', function () {
+  let tmp: string;
+  before(function () {
+    if (!fs.existsSync(path.join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: `npm test` builds it first (npm run build)');
+    // a copy of the bundle (real files: Node resolves a symlinked script to its target's folder),
+    // with resources/ and node_modules/ beside it as in the project
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-tables-'));
+    fs.cpSync(path.join(ROOT, 'dist'), path.join(tmp, 'dist'), { recursive: true, filter: (f) => !f.endsWith('.map') });
+    fs.symlinkSync(path.join(ROOT, 'resources'), path.join(tmp, 'resources'));
+    fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(tmp, 'node_modules'));
+  });
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  const chunk = () => spawnSync(process.execPath, [path.join(tmp, 'dist', 'cli.js'), 'chunk', path.join(ROOT, 'test', 'fixtures', 'js'), '--json'], { encoding: 'utf8' });
+
+  it('are written by the build; damaged, the counter is built from tokenizer.json with a warning, and counts the same', function () {
+    const tables = path.join(tmp, 'dist', 'all-MiniLM-L6-v2.wordpiece');
+    assert.ok(fs.statSync(tables).size > 100_000, 'the build wrote the tables');
+    const good = chunk();
+    assert.equal(good.status, 0, good.stderr);
+    assert.doesNotMatch(good.stderr, /Warning/);
+    const tokens = (out: string) => out.trim().split('\n').map((l) => (JSON.parse(l) as { tokens?: number }).tokens);
+    assert.ok(tokens(good.stdout).length > 3);
+    // the bundle counts with the tables it finds: tries without a whole word count every word as [UNK]
+    const json = fs.readFileSync(path.join(ROOT, 'resources', 'all-MiniLM-L6-v2', 'tokenizer.json'));
+    const read = readCounterTables(tables, json)!;
+    fs.writeFileSync(tables, encodeCounterTables({ ...read, start: { ...read.start, terminal: new Uint8Array(read.start.terminal.length) } }, json));
+    const altered = chunk();
+    assert.equal(altered.status, 0, altered.stderr);
+    assert.notDeepEqual(tokens(altered.stdout), tokens(good.stdout), 'the tables are what the bundle counts with');
+    fs.writeFileSync(tables, encodeCounterTables(read, json));
+    assert.deepEqual(tokens(chunk().stdout), tokens(good.stdout));
+    fs.truncateSync(tables, fs.statSync(tables).size - 4096);
+    const damaged = chunk();
+    assert.equal(damaged.status, 0, damaged.stderr);
+    assert.match(damaged.stderr, /Warning: Fathom: .*all-MiniLM-L6-v2\.wordpiece is truncated/);
+    assert.deepEqual(tokens(damaged.stdout), tokens(good.stdout));
+    fs.rmSync(tables);
+    const none = chunk();
+    assert.equal(none.status, 0, none.stderr);
+    assert.doesNotMatch(none.stderr, /Warning/);
+    assert.deepEqual(tokens(none.stdout), tokens(good.stdout));
   });
 });
