@@ -13,7 +13,9 @@
  * (Linux /proc; the critical path once chunking runs elsewhere, and a number the other load of a
  * shared machine barely moves), the busiest other thread's CPU (the chunk thread, when the pool
  * ran) and the rest (V8's compiler and GC helpers), CPU/wall (cores busy), peak RSS, the wall
- * ratio to the first build, and the last run's time line (bench/cold-probe.cjs: walk done and
+ * ratio to the first build (of the medians, and `paired`: the median of each round's own ratio,
+ * the two runs of a round being back to back, which a machine whose speed drifts moves less), and
+ * the last run's time line (bench/cold-probe.cjs: walk done and
  * first file sent, the chunk thread's first and last reply, save, exit; ms).
  */
 import { spawnSync } from 'node:child_process';
@@ -93,7 +95,7 @@ const median = (xs: number[]): number => {
 
 function main(): void {
   const { dirs, runs, builds, json } = parseArgs(process.argv.slice(2));
-  const out: Array<{ dir: string; build: string; wall: number; cpu: number; mainCpu: number; topCpu: number; restCpu: number; cores: number; rssMB: number; wallRatio: number; walls: number[]; timeline: string }> = [];
+  const out: Array<{ dir: string; build: string; wall: number; cpu: number; mainCpu: number; topCpu: number; restCpu: number; cores: number; rssMB: number; wallRatio: number; pairedRatio: number; walls: number[]; timeline: string }> = [];
   for (const dir of dirs) {
     const samples = new Map<string, Sample[]>(builds.map((b) => [b.name, []]));
     for (let r = 0; r < runs; r++) {
@@ -101,12 +103,13 @@ function main(): void {
       const order = r % 2 ? [...builds].reverse() : builds;
       for (const b of order) samples.get(b.name)!.push(runOnce(b, dir));
     }
-    const base = median(samples.get(builds[0].name)!.map((s) => s.wall));
+    const first = samples.get(builds[0].name)!;
+    const base = median(first.map((s) => s.wall));
     for (const b of builds) {
       const ss = samples.get(b.name)!;
       const wall = median(ss.map((s) => s.wall));
       const cpu = median(ss.map((s) => s.cpu));
-      out.push({ dir: path.relative(process.cwd(), dir) || dir, build: b.name, wall, cpu, mainCpu: median(ss.map((s) => s.mainCpu)), topCpu: median(ss.map((s) => s.topCpu)), restCpu: median(ss.map((s) => s.restCpu)), cores: cpu / wall, rssMB: median(ss.map((s) => s.rssMB)), wallRatio: wall / base, walls: ss.map((s) => s.wall), timeline: ss[ss.length - 1].timeline });
+      out.push({ dir: path.relative(process.cwd(), dir) || dir, build: b.name, wall, cpu, mainCpu: median(ss.map((s) => s.mainCpu)), topCpu: median(ss.map((s) => s.topCpu)), restCpu: median(ss.map((s) => s.restCpu)), cores: cpu / wall, rssMB: median(ss.map((s) => s.rssMB)), wallRatio: wall / base, pairedRatio: median(ss.map((s, i) => s.wall / first[i].wall)), walls: ss.map((s) => s.wall), timeline: ss[ss.length - 1].timeline });
     }
   }
   if (json) {
@@ -114,8 +117,8 @@ function main(): void {
     return;
   }
   console.log(`cold keyword-only index (fathom index --no-embed), median of ${runs}, ${os.availableParallelism()} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-  console.log(['dir', 'build', 'wall s', 'cpu s', 'main-thread cpu s', 'top other thread cpu s', 'rest cpu s', 'cpu/wall', 'rss MB', `wall / ${builds[0].name}`, 'walls'].join('\t'));
-  for (const o of out) console.log([o.dir, o.build, o.wall.toFixed(2), o.cpu.toFixed(2), o.mainCpu.toFixed(2), o.topCpu.toFixed(2), o.restCpu.toFixed(2), o.cores.toFixed(2), o.rssMB.toFixed(0), o.wallRatio.toFixed(3), o.walls.join(' ')].join('\t'));
+  console.log(['dir', 'build', 'wall s', 'cpu s', 'main-thread cpu s', 'top other thread cpu s', 'rest cpu s', 'cpu/wall', 'rss MB', `wall / ${builds[0].name}`, 'paired', 'walls'].join('\t'));
+  for (const o of out) console.log([o.dir, o.build, o.wall.toFixed(2), o.cpu.toFixed(2), o.mainCpu.toFixed(2), o.topCpu.toFixed(2), o.restCpu.toFixed(2), o.cores.toFixed(2), o.rssMB.toFixed(0), o.wallRatio.toFixed(3), o.pairedRatio.toFixed(3), o.walls.join(' ')].join('\t'));
   console.log('time line of the last run (ms):');
   for (const o of out) console.log(`  ${o.dir} ${o.build}: ${o.timeline}`);
 }
