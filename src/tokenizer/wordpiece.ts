@@ -124,7 +124,7 @@ export class WordPieceCounter implements TokenCounter {
   private seenCounts: number[] = [];
 
   /**
-   * From a tokenizer.json, or from the tables `counterTables` made of one (what the build writes
+   * From a tokenizer.json, or from the tables `tables()` made of one (what the build writes
    * beside the bundle for the shipped tokenizer: see `readCounterTables`).
    */
   constructor(source: TokenizerJson | CounterTables, name = 'wordpiece') {
@@ -153,8 +153,8 @@ export class WordPieceCounter implements TokenCounter {
       const raw = json.added_tokens.filter((t) => !t.normalized).map((t) => t.content);
       raw.sort((a, b) => b.length - a.length);
       this.specialList = raw;
-      this.startTrie = new AlnumTrie();
-      this.continueTrie = new AlnumTrie();
+      this.startTrie = AlnumTrie.empty();
+      this.continueTrie = AlnumTrie.empty();
       const p = this.prefix;
       for (const t of words) {
         if (isLowerAlnum(t)) this.startTrie.add(t, 0);
@@ -506,14 +506,22 @@ class AlnumTrie {
     if (size < 2 || (size & (size - 1)) !== 0 || d.vals.length !== size || d.edges * 2 > size || d.nodes > d.terminal.length || d.nodes < 1) {
       throw new Error('bad token counter tables: trie arrays of the wrong size');
     }
-    const t = new AlnumTrie();
-    t.keys = d.keys;
-    t.vals = d.vals;
-    t.mask = size - 1;
-    t.edges = d.edges;
-    t.terminal = d.terminal;
-    t.nodes = d.nodes;
-    return t;
+    return new AlnumTrie(d);
+  }
+
+  private constructor(d?: TrieData) {
+    if (!d) return;
+    this.keys = d.keys;
+    this.vals = d.vals;
+    this.mask = d.keys.length - 1;
+    this.edges = d.edges;
+    this.terminal = d.terminal;
+    this.nodes = d.nodes;
+  }
+
+  /** An empty trie, to `add` to. */
+  static empty(): AlnumTrie {
+    return new AlnumTrie();
   }
 
   /** Adds `s.slice(from)` (only [0-9a-z]). */
@@ -694,14 +702,14 @@ export function defaultTokenCounter(): WordPieceCounter {
   if (!defaultCounter) {
     const file = path.join(resourcesDir(), 'all-MiniLM-L6-v2', 'tokenizer.json');
     const bytes = fs.readFileSync(file);
-    let tables: CounterTables | undefined;
     try {
-      tables = readCounterTables(path.join(__dirname, DEFAULT_TABLES_FILE), bytes);
+      const tables = readCounterTables(path.join(__dirname, DEFAULT_TABLES_FILE), bytes);
+      if (tables) defaultCounter = new WordPieceCounter(tables, 'all-MiniLM-L6-v2');
     } catch (err) {
       // damaged tables only cost the time they were to save: counted from the JSON, said once
       process.emitWarning(`Fathom: ${err instanceof Error ? err.message : String(err)}`);
     }
-    defaultCounter = new WordPieceCounter(tables ?? (JSON.parse(bytes.toString('utf8')) as TokenizerJson), 'all-MiniLM-L6-v2');
+    defaultCounter ??= new WordPieceCounter(JSON.parse(bytes.toString('utf8')) as TokenizerJson, 'all-MiniLM-L6-v2');
   }
   return defaultCounter;
 }

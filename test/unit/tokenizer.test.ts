@@ -220,6 +220,9 @@ describe('WordPiece token counter', () => {
       assert.throws(() => readCounterTables(cut, bytes), /truncated/);
       fs.writeFileSync(cut, Buffer.concat([whole, Buffer.from('xx')]));
       assert.throws(() => readCounterTables(cut, bytes), /damaged/);
+      // tries whose arrays do not fit together are refused when the counter is made
+      const good = readCounterTables(file, bytes)!;
+      assert.throws(() => new WordPieceCounter({ ...good, start: { ...good.start, vals: good.start.vals.subarray(1) } }), /bad token counter tables/);
       // encode/read again: the same bytes
       assert.deepEqual(encodeCounterTables(readCounterTables(file, bytes)!, bytes), whole);
     });
