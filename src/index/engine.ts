@@ -108,6 +108,8 @@ export interface FileChunker {
   readonly available: boolean;
   /** Threads: how many files to keep in flight. */
   readonly size: number;
+  /** Most files each thread is sent ahead (ChunkPool's `depth`). */
+  readonly depth?: number;
   /** A run with fewer changed files or bytes chunks in-thread (defaults POOL_MIN_FILES, POOL_MIN_BYTES). */
   readonly minFiles?: number;
   readonly minBytes?: number;
@@ -117,6 +119,8 @@ export interface FileChunker {
 /** Below this many changed files or bytes an index run chunks in-thread: starting a thread costs more. */
 export const POOL_MIN_FILES = 16;
 export const POOL_MIN_BYTES = 256 * 1024;
+/** The bytes of the files an index run has read and not yet applied, at most (beyond the one at the head of its window). */
+export const IN_FLIGHT_BYTES = 32 * 1024 * 1024;
 
 export interface EngineOptions {
   chunk?: ChunkOptions;
@@ -719,8 +723,11 @@ export class Engine {
     if (!pool) await prepareLanguagesFor(files.map((f) => f.rel)); // tree-sitter grammars, only those needed (the pool's threads load their own)
     const signal = options.signal;
     // files read and handed to the pool, applied (and given to the hook) in walk order: the
-    // index, and what the hook sees when, are the same as in-thread
-    const window = pool ? pool.size * 8 : 0;
+    // index, and what the hook sees when, are the same as in-thread. The window is twice what
+    // the threads hold, so that one thread goes on while the file at the head of the window
+    // takes the other a while; `IN_FLIGHT_BYTES` bounds the files it keeps in memory.
+    const window = pool ? 2 * pool.size * (pool.depth ?? 8) : 0;
+    let inFlightBytes = 0;
     type Read = { r: ReadResult; stale: boolean; chunked?: Promise<FileChunks & { usages?: Usage[]; locale?: ScriptLocale }> };
     const inFlight: Read[] = [];
     const apply = async (e: Read): Promise<void> => {
@@ -761,10 +768,16 @@ export class Engine {
           chunked?.catch(() => undefined); // awaited in order below; a run stopped meanwhile leaves some unawaited
         }
         const e: Read = { r, stale, chunked };
-        if (pool) inFlight.push(e);
-        else await apply(e);
+        if (pool) {
+          inFlight.push(e);
+          inFlightBytes += r.ok ? r.bytes.length : 0;
+        } else await apply(e);
       }
-      while (inFlight.length > window || (i === files.length - 1 && inFlight.length)) await apply(inFlight.shift()!);
+      while (inFlight.length > window || (inFlight.length > 1 && inFlightBytes > IN_FLIGHT_BYTES) || (i === files.length - 1 && inFlight.length)) {
+        const e = inFlight.shift()!;
+        inFlightBytes -= e.r.ok ? e.r.bytes.length : 0;
+        await apply(e);
+      }
       done = i + 1 - inFlight.length;
       const now = Date.now();
       if (now - lastYield > 100 || done === files.length) {

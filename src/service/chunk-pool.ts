@@ -5,9 +5,10 @@
  * so the index is the same as a single-threaded run's (same chunks, same doc ids).
  *
  *   size        threads (default `defaultPoolSize()`: cores − 1, at least 1; the CLI takes one per core)
- *   chunk(...)  one file → its FileChunks; each thread is sent up to `depth` files ahead (it
- *               chunks them in order), so it never waits for the indexing thread to hand it the
- *               next one while that thread is busy indexing; the rest wait in the pool's queue
+ *   chunk(...)  one file → its FileChunks; each thread is sent files ahead (it chunks them in
+ *               order) until it holds `aheadBytes` of text or `depth` files, so it never waits
+ *               for the indexing thread to hand it the next one while that thread is busy
+ *               indexing; the rest wait in the pool's queue
  *   signal      a job whose signal aborts is dropped from the queue, or its thread is
  *               terminated at once (replaced on the next job): cancelling never waits for a
  *               long parse
@@ -98,17 +99,25 @@ export interface ChunkPoolOptions {
   /** An index run with fewer changed files or bytes chunks in-thread (defaults: the engine's POOL_MIN_FILES, POOL_MIN_BYTES). */
   minFiles?: number;
   minBytes?: number;
-  /** Files sent ahead to each thread (default `POOL_DEPTH`). */
+  /** Most files sent ahead to each thread (default `POOL_DEPTH`). */
   depth?: number;
+  /** A thread is sent more files while it holds less text than this (UTF-16 units; default `POOL_AHEAD_CHARS`), up to `depth`. */
+  aheadChars?: number;
 }
 
 /**
- * Files a thread is sent ahead of the one it chunks. With one at a time (as before), a thread
- * finished its file and waited until the indexing thread, busy indexing the files before, got
- * round to the reply and sent the next: on the dev corpus the chunk thread idled 47% of a cold
- * index (its --cpu-prof). A few ahead keep it busy; more only hold more texts in memory.
+ * Files a thread is sent ahead of the one it chunks: at most `POOL_DEPTH`, and no more once
+ * it holds `POOL_AHEAD_CHARS` of text. With one at a time (as before), a thread finished its
+ * file and waited until the indexing thread, busy indexing the files before, got round to the
+ * reply and sent the next: on the dev corpus the chunk thread idled 47% of a cold index (its
+ * --cpu-prof). Four ahead still left each thread idle 0.35–1.7 s of a 5.5 s dev-corpus index:
+ * four small files are a few milliseconds of work, less than the indexing thread's longer
+ * stretches (a large file's chunks indexed, a large file read). 256 KB ahead is about 0.1 s of
+ * work; the byte bound keeps a run of large files from piling up on one thread at the end
+ * while the other has nothing (files sent cannot move to another thread).
  */
-export const POOL_DEPTH = 4;
+export const POOL_DEPTH = 32;
+export const POOL_AHEAD_CHARS = 256 * 1024;
 
 /**
  * Threads for chunking: the cores less `leave`, at least one.
@@ -200,6 +209,7 @@ function defaultScript(): { file: string; eval?: string } | undefined {
 export class ChunkPool {
   readonly size: number;
   readonly depth: number;
+  readonly aheadChars: number;
   private readonly slots: Slot[];
   private readonly queue: Job[] = [];
   private readonly script: { file: string; eval?: string } | undefined;
@@ -221,6 +231,7 @@ export class ChunkPool {
     const size = Math.max(0, Math.floor(options.size ?? defaultPoolSize()));
     this.size = Math.max(1, size);
     this.depth = Math.max(1, Math.floor(options.depth ?? POOL_DEPTH));
+    this.aheadChars = Math.max(0, options.aheadChars ?? POOL_AHEAD_CHARS);
     this.slots = Array.from({ length: this.size }, () => ({ jobs: [] }));
     // size 0: no threads, every file is chunked in the indexing thread
     this.script = size === 0 ? undefined : options.script ? { file: options.script } : defaultScript();
@@ -387,14 +398,18 @@ export class ChunkPool {
   }
 
   private dispatch(): void {
-    // round by round, so that each thread gets one before any gets a second
+    // round by round, so that each thread gets one before any gets a second; a thread that
+    // holds `aheadChars` of text already is sent no more (it has work for a while)
+    const held = this.slots.map((s) => s.jobs.reduce((n, j) => n + (j.done ? 0 : j.text.length), 0));
     for (let round = 0; round < this.depth && this.queue.length && !this.closed; round++) {
-      for (const slot of this.slots) {
+      for (const [k, slot] of this.slots.entries()) {
         if (!this.queue.length) break;
         if (slot.jobs.length > round) continue;
+        if (slot.jobs.length > 0 && held[k] >= this.aheadChars) continue;
         const job = this.queue.shift()!;
         if (!slot.worker) slot.worker = this.spawn(slot);
         slot.jobs.push(job);
+        held[k] += job.text.length;
         const msg: ChunkJobMessage = { id: job.id, rel: job.rel, text: job.text, options: job.options, usages: job.usages };
         slot.worker.postMessage(msg);
       }

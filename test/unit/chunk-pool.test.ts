@@ -142,6 +142,19 @@ describe('chunk pool (worker threads chunking for Engine.indexFolder)', function
     assert.equal(pool.busy, 0);
   });
 
+  it('a thread is sent files ahead until it holds aheadChars of text or depth files; the rest wait in the queue and all are chunked in order', async function () {
+    const text = (i: number, pad: number) => `export function fn${i}(a) {\n  return a + ${i};\n}\n${' '.repeat(pad)}`;
+    const big = newPool({ size: 1, depth: 8, aheadChars: 100 });
+    const large = Array.from({ length: 5 }, (_, i) => big.chunk(`b${i}.js`, text(i, 60 - text(i, 0).length), {}));
+    assert.equal(big.queued, 3, 'two files of 60 characters hold 100: the thread is sent no third');
+    const small = newPool({ size: 1, depth: 8, aheadChars: 10_000 });
+    const many = Array.from({ length: 12 }, (_, i) => small.chunk(`s${i}.js`, text(i, 0), {}));
+    assert.equal(small.queued, 4, 'small files: depth (8) bounds what is sent ahead');
+    const results = [...(await Promise.all(large)), ...(await Promise.all(many))];
+    assert.deepEqual(results.map((r) => r.chunks[0]?.symbol), [...Array.from({ length: 5 }, (_, i) => `fn${i}`), ...Array.from({ length: 12 }, (_, i) => `fn${i}`)]);
+    assert.equal(big.queued + small.queued, 0);
+  });
+
   it('scripts nested deep enough to overflow a default thread stack in oxc (a segfault of the whole process) are chunked on the pool\'s threads, which have the stack for them', async function () {
     const pool = newPool({ size: 1 });
     // each under the 512 KB cap, on short lines (not taken for minified); 12,000 levels of
