@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { I18nIndex, type Candidate, type TextRange } from '../../src/i18n/index';
 import { canonicalLocale, identifyLocale, isLocaleCode } from '../../src/i18n/locales';
 import { parseProperties } from '../../src/i18n/formats/properties';
+import { poFormat } from '../../src/i18n/formats/po';
 import { loadI18nIndex } from '../../src/i18n/workspace';
 
 const FIX = path.join(__dirname, '..', 'fixtures', 'i18n-formats');
@@ -161,6 +162,16 @@ describe('i18n formats: JSON5, gettext, .properties', () => {
     assert.deepEqual(c.usages.map((u) => `${u.file}:${u.range.start.line}:${u.via}:${textAt('lingui', u.file, u.range)}`), ['src/App.tsx:4:t`:Welcome back', 'src/App.tsx:5:<Trans>:Welcome back']);
     // messages.js next to messages.po: not a second English
     assert.equal(ix.lookupKey('messages.Welcome back').candidates.length, 0);
+  });
+
+  it('PO: C escapes in msgid and msgstr (quotes, newlines, tabs, backslashes), across continuation lines', () => {
+    const po = ['msgid ""', 'msgstr "Language: de\\n"', '', 'msgid "Say \\"hi\\"\\tnow"', 'msgstr ""', '"Sag \\"hallo\\"\\t"', '"jetzt\\\\\\n"', '', 'msgid "plain words that are long enough to be sliced"', 'msgstr "schlichte Worte, lang genug, um geschnitten zu werden"', ''].join('\n');
+    const lf = poFormat.read('po/de.po', po, {});
+    assert.deepEqual(lf?.entries.map((e) => [e.locale, e.path, e.value]), [
+      ['de', 'Say "hi"\tnow', 'Sag "hallo"\tjetzt\\\n'],
+      ['de', 'plain words that are long enough to be sliced', 'schlichte Worte, lang genug, um geschnitten zu werden'],
+    ]);
+    assert.deepEqual(lf?.problems, []);
   });
 
   it('.properties: separators, escapes, \\u, continuation lines; the default bundle is locale und', () => {

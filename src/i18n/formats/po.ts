@@ -37,24 +37,34 @@ interface Entry {
   fuzzy: boolean;
 }
 
-/** A C-quoted PO string `"…"` at `[from, to)` of `text` (`to` = end of line), or undefined. */
+/**
+ * A C-quoted PO string `"…"` at `[from, to)` of `text` (`to` = end of line), or undefined. The
+ * value is built from slices between escapes: appending it a character at a time made a rope of
+ * one 32-byte node per character, which the index kept (a 300 MB folder of PO files held 0.7 GB
+ * of them).
+ */
 function quoted(text: string, from: number, to: number): { value: string; s: number; e: number } | undefined {
   let i = from;
-  while (i < to && (text[i] === ' ' || text[i] === '\t')) i++;
-  if (text[i] !== '"') return undefined;
+  while (i < to && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
+  if (text.charCodeAt(i) !== 34) return undefined;
   const s = i + 1;
-  let out = '';
+  let parts: string[] | undefined;
+  let run = s;
   for (i = s; i < to; i++) {
-    const c = text[i];
-    if (c === '"') {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
       let j = i + 1;
       while (j < to && (text[j] === ' ' || text[j] === '\t' || text[j] === '\r')) j++;
-      return j === to ? { value: out, s, e: i } : undefined;
+      if (j !== to) return undefined;
+      const tail = text.slice(run, i);
+      return { value: parts ? (parts.push(tail), parts.join('')) : tail, s, e: i };
     }
-    if (c === '\\' && i + 1 < to) {
+    if (c === 92 && i + 1 < to) {
+      (parts ??= []).push(text.slice(run, i));
       const n = text[++i];
-      out += n === 'n' ? '\n' : n === 't' ? '\t' : n === 'r' ? '\r' : n === 'a' ? '\x07' : n === 'b' ? '\b' : n === 'f' ? '\f' : n === 'v' ? '\v' : n;
-    } else out += c;
+      parts.push(n === 'n' ? '\n' : n === 't' ? '\t' : n === 'r' ? '\r' : n === 'a' ? '\x07' : n === 'b' ? '\b' : n === 'f' ? '\f' : n === 'v' ? '\v' : n);
+      run = i + 1;
+    }
   }
   return undefined;
 }
