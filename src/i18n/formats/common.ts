@@ -40,8 +40,8 @@ export interface LocaleFormat {
  * A copy of `s` that keeps no larger string alive. V8 makes a slice of 13 or more characters a
  * view of the string it was cut from, and a concatenation a rope of its parts: an entry's key
  * or value sliced from a locale file kept the whole file's text in memory for as long as the
- * index lived (I18nIndex.setFile keeps copies). Concatenating a space flattens the string into a new one, and the slice after it
- * is a view of that copy only.
+ * index lived (I18nIndex.setFile keeps copies). Concatenating a space flattens the string into
+ * a new one, and the slice after it is a view of that copy only.
  */
 export function own(s: string): string {
   return s.length < 13 ? s : (' ' + s).slice(1);
