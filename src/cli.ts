@@ -256,7 +256,7 @@ async function chunkCommand(args: Args): Promise<number> {
   const problems: WalkProblem[] = [];
   if (stat.isDirectory()) files = walkFiles(target, problems);
   else {
-    files = [{ rel: relativeIn(process.cwd(), target) ?? path.basename(target), abs: path.resolve(target), size: stat.size }];
+    files = [{ rel: relativeIn(process.cwd(), target) ?? path.basename(target), abs: path.resolve(target), size: stat.size, mtimeMs: stat.mtimeMs }];
   }
 
   const out = process.stdout;

@@ -20,6 +20,8 @@ export interface WalkedFile {
   rel: string;
   abs: string;
   size: number;
+  /** The modification time the walk's stat saw (the index compares it with the stored one). */
+  mtimeMs: number;
 }
 
 export interface WalkProblem {
@@ -121,7 +123,8 @@ function* walkSteps(root: string, out: WalkedFile[], problems: WalkProblem[], se
       yield;
     } else if (e.isFile()) {
       try {
-        out.push({ rel, abs, size: fs.statSync(abs).size });
+        const st = fs.statSync(abs);
+        out.push({ rel, abs, size: st.size, mtimeMs: st.mtimeMs });
       } catch (err) {
         problems.push({ rel, reason: `unreadable: ${(err as Error).message}` });
       }

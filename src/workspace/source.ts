@@ -95,21 +95,16 @@ export class NodeFileSource implements FileSource {
   }
 
   walk(selection?: FileSelection, problems: WalkProblem[] = [], signal?: AbortSignal): SourceFile[] {
-    return this.withStats(walkFiles(this.root, problems, selection, signal), problems);
+    return this.withStats(walkFiles(this.root, problems, selection, signal));
   }
 
   async walkAsync(selection?: FileSelection, problems: WalkProblem[] = [], signal?: AbortSignal): Promise<SourceFile[]> {
-    return this.withStats(await walkFilesAsync(this.root, problems, selection, signal), problems);
+    return this.withStats(await walkFilesAsync(this.root, problems, selection, signal));
   }
 
-  private withStats(files: WalkedFile[], problems: WalkProblem[]): SourceFile[] {
-    const out: SourceFile[] = [];
-    for (const f of files) {
-      const st = this.stat(f.rel);
-      if (st) out.push({ rel: f.rel, ...st });
-      else problems.push({ rel: f.rel, reason: 'unreadable: vanished while the folder was listed' });
-    }
-    return out;
+  /** The walk's files with the size and mtime its own stat saw (a second stat of each file cost ~5 µs a file, at a cold index's start). */
+  private withStats(files: WalkedFile[]): SourceFile[] {
+    return files.map((f) => ({ rel: f.rel, size: f.size, mtimeMs: f.mtimeMs }));
   }
 
   filter(selection?: FileSelection): (rel: string) => boolean {
