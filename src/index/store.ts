@@ -78,6 +78,17 @@ interface Manifest {
   chunking: { maxTokens: number; maxFileBytes: number; overlap?: number };
   /** `texts` from version 5 on, `lexicon`, `postings` and `ann` from 6 on. */
   files: Record<FileKey, FileEntry>;
+  /**
+   * The id of the i18n snapshot (the session's i18n.json) whose text the chunks hold, when the
+   * saver knew it (see `SaveOptions.i18nFed`): a session that loads both and changes nothing
+   * need not give every chunk its i18n text again.
+   */
+  i18nFed?: string;
+}
+
+export interface SaveOptions {
+  /** Recorded in the manifest (`Manifest.i18nFed`). */
+  i18nFed?: string;
 }
 
 /** CRC-32 (zlib's polynomial) of `data`, continuing from `crc`: zlib's own where Node has it (20.15+), else a table. */
@@ -461,7 +472,7 @@ type SaveStep = readonly [name: string, parts: Iterable<string | Uint8Array>];
  * sequence for both drivers (`saveStore`, `saveStoreAsync`), which write each step's file and
  * hand back its entry.
  */
-function* saveSteps(engine: Engine, g: number): Generator<SaveStep, Manifest, FileEntry> {
+function* saveSteps(engine: Engine, g: number, options: SaveOptions = {}): Generator<SaveStep, Manifest, FileEntry> {
   const catalog = yield [`catalog.${g}.jsonl`, jsonLines(engine.files.values())];
   // the texts first: the chunks section records where each one starts
   const sections = chunkSections(engine.chunks, (id) => (engine.vectors?.has(id) ? engine.textHashOf(id) : undefined));
@@ -486,6 +497,7 @@ function* saveSteps(engine: Engine, g: number): Generator<SaveStep, Manifest, Fi
     model: engine.embedder && engine.vectors ? { id: engine.embedder.id, dims: engine.vectors.dims } : null,
     chunking: { maxTokens: engine.chunkOptions.maxTokens, maxFileBytes: engine.chunkOptions.maxFileBytes, overlap: engine.chunkOptions.overlap },
     files: { catalog, chunks, texts, keyword, keywordData, lexicon, postings, vectors, ann },
+    ...(options.i18nFed !== undefined ? { i18nFed: options.i18nFed } : {}),
   };
 }
 
@@ -522,11 +534,11 @@ function dropOtherGenerations(dir: string, g: number): void {
  * Saves the engine into `dir` (the caller holds the lock). A failure (a full disk, a folder
  * that became read-only) throws a clear error and leaves the previous generation in place.
  */
-export function saveStore(dir: string, engine: Engine, options: { write?: WriteFn } = {}): void {
+export function saveStore(dir: string, engine: Engine, options: { write?: WriteFn } & SaveOptions = {}): void {
   const g = nextGeneration(dir);
   const written: string[] = [];
   try {
-    const steps = saveSteps(engine, g);
+    const steps = saveSteps(engine, g, options);
     let step = steps.next();
     while (!step.done) {
       const [name, parts] = step.value;
@@ -547,14 +559,14 @@ export function saveStore(dir: string, engine: Engine, options: { write?: WriteF
  * `writeAtomicAsync`). The engine must not change until it resolves: the CLI's index command,
  * which saves once at the end, uses it.
  */
-export async function saveStoreAsync(dir: string, engine: Engine): Promise<void> {
+export async function saveStoreAsync(dir: string, engine: Engine, options: SaveOptions = {}): Promise<void> {
   const g = nextGeneration(dir);
   const written: string[] = [];
   // each data file's fsync and rename, going on while the next file is serialized; all of them
   // are done before the manifest that names the new generation is written
   const commits: Array<Promise<void>> = [];
   try {
-    const steps = saveSteps(engine, g);
+    const steps = saveSteps(engine, g, options);
     let step = steps.next();
     while (!step.done) {
       const [name, parts] = step.value;
@@ -626,7 +638,7 @@ export function manifestProblem(m: Record<string, unknown>): string | undefined 
 }
 
 /** `note`: what was left out of a load that still succeeded (a stored dense index that did not fit: rebuilt when needed). */
-export type LoadResult = { ok: true; note?: string } | { ok: false; reason: string };
+export type LoadResult = { ok: true; note?: string; i18nFed?: string } | { ok: false; reason: string };
 
 /**
  * Loads `dir` into `engine` (fresh, constructed with the same model and chunking options).
@@ -706,7 +718,8 @@ export function loadStore(dir: string, engine: Engine): LoadResult {
       }
     }
     engine.restore(catalog, chunks, vectors);
-    return note ? { ok: true, note } : { ok: true };
+    const fed = typeof m.i18nFed === 'string' ? { i18nFed: m.i18nFed } : {};
+    return note ? { ok: true, note, ...fed } : { ok: true, ...fed };
   } catch (err) {
     engine.reset();
     return { ok: false, reason: `the stored index is damaged: ${(err as Error).message}` };

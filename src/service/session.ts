@@ -20,6 +20,7 @@
  * current by `index` and `apply`, which feed it from the same reads as the engine.
  */
 import type { RemoteIndex } from '../index/pgstore';
+import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ChunkOptions } from '../chunkers/types';
@@ -102,6 +103,8 @@ interface StoredI18n {
   /** path, size, mtime of every file the index was fed. */
   catalog: Array<[string, number, number]>;
   state: I18nSnapshot;
+  /** Made anew by each save: a store manifest naming it (`i18nFed`) holds the i18n text of this snapshot's index. */
+  id?: string;
 }
 
 export class FolderSession {
@@ -114,6 +117,10 @@ export class FolderSession {
   private loadedEngine: { engine: Engine; loaded: boolean; rebuilt: string | undefined } | undefined;
   private savedRevision = -1;
   private savedI18nRevision = -1;
+  /** The id of the i18n snapshot in the store (see `StoredI18n.id`). */
+  private savedI18nId: string | undefined;
+  /** The i18n snapshot whose text the stored chunks hold (the manifest's `i18nFed`), as loaded or last saved. */
+  private engineFedId: string | undefined;
   private saveTimer: NodeJS.Timeout | undefined;
   /** A `saveAsync` is writing the store: another save now would interleave with it. */
   private savingAsync = false;
@@ -174,9 +181,11 @@ export class FolderSession {
     const engine = new Engine({ chunk: o.chunk, embedder: o.embedder, noEmbedderReason: o.noEmbedderReason });
     let loaded = false;
     let rebuilt: string | undefined;
+    let fedId: string | undefined;
     if (this.storeDir) {
       const r = loadStore(this.storeDir, engine);
       loaded = r.ok;
+      if (r.ok) fedId = r.i18nFed;
       if (r.ok && r.note) o.log?.('warn', `${this.root}: ${r.note}`);
       if (!r.ok && r.reason !== 'no stored index') {
         rebuilt = r.reason;
@@ -184,6 +193,7 @@ export class FolderSession {
       }
     }
     this.savedRevision = loaded ? engine.revision : -1;
+    this.engineFedId = fedId;
     this.loadedEngine = { engine, loaded, rebuilt };
     return engine;
   }
@@ -367,7 +377,10 @@ export class FolderSession {
   private feedText(state: I18nState, engine: Engine = this.engine): void {
     const fed = state.fed;
     if (fed && fed.i18n === state.index.revision && fed.engine === engine && fed.revision === engine.revision) return;
-    engine.setI18n(i18nFeed(state.index));
+    // the store's chunks hold the text of the stored i18n snapshot, and neither changed since
+    // they were loaded (or saved): the engine is given the feed and no chunk is looked at again
+    const stored = !fed && engine === this.loadedEngine?.engine && engine.revision === this.savedRevision && this.engineFedId !== undefined && this.engineFedId === this.savedI18nId && state.index.revision === this.savedI18nRevision;
+    engine.setI18n(i18nFeed(state.index), stored ? [] : undefined);
     state.fed = { i18n: state.index.revision, engine, revision: engine.revision };
   }
 
@@ -586,17 +599,33 @@ export class FolderSession {
     if (this.savingAsync) return; // that save writes this state, or leaves the session dirty
     const e = this.toSave(options);
     if (e === null) return;
+    const i18n = this.i18nDirty ? this.i18nSnapshot() : undefined;
     if (e) {
       try {
         const rev = e.revision;
-        saveStore(this.storeDir!, e);
+        const fed = this.fedIdFor(e, i18n);
+        saveStore(this.storeDir!, e, { i18nFed: fed });
         this.savedRevision = rev;
+        this.engineFedId = fed;
       } catch (err) {
         this.saveFailed(err, options);
         return;
       }
     }
-    if (this.i18nDirty) this.saveI18n();
+    if (i18n) this.saveI18n(i18n);
+  }
+
+  /**
+   * The id to record in the manifest of `engine`'s store (`i18nFed`): the i18n snapshot the
+   * chunks' i18n text comes from, when they were fed from the current revision of the i18n index
+   * and that revision is the one stored (or being stored: `pending`); else none.
+   */
+  private fedIdFor(engine: Engine, pending?: { id: string; rev: number }): string | undefined {
+    const state = this.i18nState;
+    const fed = state?.fed;
+    if (!state || !fed || fed.engine !== engine || fed.revision !== engine.revision || fed.i18n !== state.index.revision) return undefined;
+    if (pending) return pending.rev === state.index.revision ? pending.id : undefined;
+    return this.savedI18nRevision === state.index.revision ? this.savedI18nId : undefined;
   }
 
   /**
@@ -611,12 +640,15 @@ export class FolderSession {
     if (e === null) return;
     this.savingAsync = true;
     // the i18n snapshot is made now and written in the thread pool, beside the store's files
-    const i18n = this.i18nDirty ? this.saveI18nAsync() : undefined;
+    const snap = this.i18nDirty ? this.i18nSnapshot() : undefined;
+    const i18n = snap ? this.saveI18nAsync(snap) : undefined;
     try {
       if (e) {
         const rev = e.revision;
-        await saveStoreAsync(this.storeDir!, e);
+        const fed = this.fedIdFor(e, snap);
+        await saveStoreAsync(this.storeDir!, e, { i18nFed: fed });
         this.savedRevision = rev;
+        this.engineFedId = fed;
       }
     } catch (err) {
       this.saveFailed(err, options);
@@ -678,38 +710,39 @@ export class FolderSession {
     const catalog = new Map<string, FileStat>(snap.catalog.map(([rel, size, mtimeMs]) => [rel, { size, mtimeMs }]));
     this.i18nState = { index, config, catalog, ready: undefined };
     this.savedI18nRevision = index.revision;
+    this.savedI18nId = typeof snap.id === 'string' ? snap.id : undefined;
   }
 
   /** Writes the i18n index (temp file, then rename: a crash leaves the previous one). */
-  private saveI18n(): void {
-    const out = this.i18nSnapshot();
+  private saveI18n(out = this.i18nSnapshot()): void {
     if (!out) return;
     try {
       fs.mkdirSync(path.dirname(out.file), { recursive: true });
       fs.writeFileSync(out.tmp, out.text);
       fs.renameSync(out.tmp, out.file);
       this.savedI18nRevision = out.rev;
+      this.savedI18nId = out.id;
     } catch (err) {
       this.i18nSaveFailed(out.tmp, err);
     }
   }
 
   /** `saveI18n` with the write in the thread pool; never rejects (a failure is logged). */
-  private async saveI18nAsync(): Promise<void> {
-    const out = this.i18nSnapshot();
+  private async saveI18nAsync(out = this.i18nSnapshot()): Promise<void> {
     if (!out) return;
     try {
       fs.mkdirSync(path.dirname(out.file), { recursive: true });
       await fs.promises.writeFile(out.tmp, out.text);
       await fs.promises.rename(out.tmp, out.file);
       this.savedI18nRevision = out.rev;
+      this.savedI18nId = out.id;
     } catch (err) {
       this.i18nSaveFailed(out.tmp, err);
     }
   }
 
   /** The stored i18n index's text, the file it goes to through `tmp`, and the revision it is of. */
-  private i18nSnapshot(): { file: string; tmp: string; text: string; rev: number } | undefined {
+  private i18nSnapshot(): { file: string; tmp: string; text: string; rev: number; id: string } | undefined {
     const file = this.i18nFile;
     const st = this.i18nState;
     if (!file || !st) return undefined;
@@ -719,8 +752,10 @@ export class FolderSession {
       config: st.config,
       catalog: [...st.catalog].map(([rel, s]) => [rel, s.size, s.mtimeMs]),
       state: st.index.exportState(),
+      // the same content keeps its id (a save that only adds the lookup tables)
+      id: st.index.revision === this.savedI18nRevision && this.savedI18nId ? this.savedI18nId : randomUUID(),
     };
-    return { file, tmp: `${file}.tmp-${process.pid}`, text: JSON.stringify(snap), rev: st.index.revision };
+    return { file, tmp: `${file}.tmp-${process.pid}`, text: JSON.stringify(snap), rev: st.index.revision, id: snap.id! };
   }
 
   private i18nSaveFailed(tmp: string, err: unknown): void {

@@ -237,6 +237,58 @@ describe('FolderSession: the i18n index in the store', function () {
     }
   });
 
+  it('the stored chunks keep their i18n text: a session that changed nothing is given the feed without a chunk looked at; a changed locale file feeds every chunk again', async function () {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-session-i18n-'));
+    try {
+      const storeDir = path.join(tmp, 'store');
+      const mem = new MemoryFileSource(app());
+      const feeds: Array<string[] | undefined> = [];
+      const open = async () => {
+        const s = await FolderSession.open('/memory', { source: mem, storeDir });
+        const e = s.engine;
+        const setI18n = e.setI18n.bind(e);
+        e.setI18n = (feed, paths) => {
+          feeds.push(paths === undefined ? undefined : [...paths]);
+          return setI18n(feed, paths);
+        };
+        await drain(s.index());
+        await s.searchableI18n();
+        return s;
+      };
+      // the code chunk that uses events.create is found by the key's English text
+      const found = async (s: FolderSession, q: string) => (await s.search(q, { k: 5, mode: 'keyword' })).some((h) => h.chunk.path === 'src/form.js');
+      const a = await open();
+      assert.ok(await found(a, 'Create an event'));
+      await a.close();
+      const manifest = JSON.parse(fs.readFileSync(path.join(storeDir, 'manifest.json'), 'utf8')) as { i18nFed?: string };
+      const snapshot = JSON.parse(fs.readFileSync(path.join(storeDir, 'i18n.json'), 'utf8')) as { id?: string };
+      assert.ok(manifest.i18nFed && manifest.i18nFed === snapshot.id, 'the manifest names the i18n snapshot its chunks were fed from');
+
+      feeds.length = 0;
+      const b = await open();
+      assert.deepEqual(feeds, [[]], 'nothing changed: the feed is attached, no chunk fed again');
+      assert.ok(await found(b, 'Create an event'), 'the stored i18n text is searchable');
+      await b.close();
+
+      mem.set('locales/en.json', JSON.stringify({ events: { create: 'Plan a gathering', list: 'All events' } }));
+      feeds.length = 0;
+      const c = await open();
+      assert.ok((feeds as Array<string[] | undefined>).includes(undefined), 'a locale file changed: every chunk is fed again');
+      assert.ok(await found(c, 'Plan a gathering'));
+      await c.close();
+
+      feeds.length = 0;
+      const d = await open();
+      assert.deepEqual(feeds, [[]], 'the save after the change names the new snapshot');
+      assert.ok(await found(d, 'Plan a gathering'));
+      const hit = (await d.search('Plan a gathering', { k: 5, mode: 'keyword' })).find((h) => h.chunk.path === 'src/form.js');
+      assert.equal(hit?.chunk.meta?.i18nText, 'Plan a gathering', 'the chunk holds the new text, not the old one');
+      await d.close();
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
   it('a stored i18n index of another version or damaged is rebuilt, not trusted', async function () {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-session-i18n-'));
     try {
