@@ -106,7 +106,7 @@ export interface IndexHook {
 export interface FileChunker {
   /** False: no thread to run on (chunk in-thread). */
   readonly available: boolean;
-  /** Threads: how many files to keep in flight. */
+  /** Threads (with `depth`, how many files an index run keeps in flight). */
   readonly size: number;
   /** Most files each thread is sent ahead (ChunkPool's `depth`). */
   readonly depth?: number;

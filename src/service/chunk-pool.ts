@@ -6,7 +6,7 @@
  *
  *   size        threads (default `defaultPoolSize()`: cores − 1, at least 1; the CLI takes one per core)
  *   chunk(...)  one file → its FileChunks; each thread is sent files ahead (it chunks them in
- *               order) until it holds `aheadBytes` of text or `depth` files, so it never waits
+ *               order) until it holds `aheadChars` of text or `depth` files, so it never waits
  *               for the indexing thread to hand it the next one while that thread is busy
  *               indexing; the rest wait in the pool's queue
  *   signal      a job whose signal aborts is dropped from the queue, or its thread is
@@ -110,7 +110,7 @@ export interface ChunkPoolOptions {
  * it holds `POOL_AHEAD_CHARS` of text. With one at a time (as before), a thread finished its
  * file and waited until the indexing thread, busy indexing the files before, got round to the
  * reply and sent the next: on the dev corpus the chunk thread idled 47% of a cold index (its
- * --cpu-prof). Four ahead still left each thread idle 0.35–1.7 s of a 5.5 s dev-corpus index:
+ * --cpu-prof). Four ahead still left each thread idle 0.2–1.8 s of a 5.5 s dev-corpus index:
  * four small files are a few milliseconds of work, less than the indexing thread's longer
  * stretches (a large file's chunks indexed, a large file read). 256 KB ahead is about 0.1 s of
  * work; the byte bound keeps a run of large files from piling up on one thread at the end

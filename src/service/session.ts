@@ -103,7 +103,7 @@ interface StoredI18n {
   /** path, size, mtime of every file the index was fed. */
   catalog: Array<[string, number, number]>;
   state: I18nSnapshot;
-  /** Made anew by each save: a store manifest naming it (`i18nFed`) holds the i18n text of this snapshot's index. */
+  /** New whenever the index's content changed since the last save: a store manifest naming it (`i18nFed`) holds the i18n text of this snapshot's index. */
   id?: string;
 }
 
