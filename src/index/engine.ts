@@ -7,6 +7,7 @@
  * change is never re-chunked; a chunk whose embedded text did not change is never
  * re-embedded (vectors are cached by content hash, so a renamed file costs nothing).
  */
+import * as v8 from 'node:v8';
 import { sha1Hex } from '../util/hash';
 import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type ResolvedOptions } from '../chunkers/index';
 import { SEARCH_TERMS_META, type Chunk, type ChunkOptions, type FileChunks } from '../chunkers/types';
@@ -121,6 +122,38 @@ export const POOL_MIN_FILES = 16;
 export const POOL_MIN_BYTES = 256 * 1024;
 /** The bytes of the files an index run has read and not yet applied, at most (beyond the one at the head of its window). */
 export const IN_FLIGHT_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The share of its heap limit past which an index run reads no more files. V8's heap limit is
+ * fixed when the thread starts (by default from the machine's memory, 4 GB at most), and a
+ * thread that reaches it dies: the CLI with "heap out of memory" and nothing saved, the
+ * extension's worker stopped (and restarted, to run out again). A workspace too large for it
+ * is indexed up to this share instead; the files left are visible skips (`memory`, retried on
+ * every run), and the last quarter is left for what follows the reads: the replies in flight,
+ * the i18n tables, the save's buffers. Measured: 1,600 generated JS files (19 MB, 64,000
+ * chunks) at a 96 MB heap died before, and now index 1,472 of them and save; Debian's calibre
+ * source (686,448 chunks, 640 MB of PO) at the default 4 GB indexes whole, as before.
+ */
+export const MEMORY_STOP_SHARE = 0.75;
+
+/** Heap in use and the heap limit of this thread, in bytes. */
+export interface HeapUse {
+  used: number;
+  limit: number;
+}
+
+/**
+ * This thread's heap: in use (garbage not yet collected counts, so a run may stop early, never
+ * late), and the limit the old generation can fill, without V8's young generation (48 MB at its
+ * default 16 MB semi-spaces), which `heap_size_limit` includes.
+ */
+export function heapUse(): HeapUse {
+  const h = v8.getHeapStatistics();
+  return { used: h.used_heap_size, limit: Math.max(h.heap_size_limit / 2, h.heap_size_limit - 48 * 1024 * 1024) };
+}
+
+/** Files an index run reads between two looks at its heap. */
+export const MEMORY_CHECK_FILES = 32;
 
 export interface EngineOptions {
   chunk?: ChunkOptions;
@@ -687,7 +720,7 @@ export class Engine {
    */
   async *indexFolder(
     source: FileSource | string,
-    options: { signal?: AbortSignal; embed?: boolean; selection?: FileSelection; hook?: IndexHook; pool?: FileChunker } = {},
+    options: { signal?: AbortSignal; embed?: boolean; selection?: FileSelection; hook?: IndexHook; pool?: FileChunker; heap?: () => HeapUse } = {},
   ): AsyncGenerator<IndexProgress> {
     const src = typeof source === 'string' ? new NodeFileSource(source) : source;
     const hook = options.hook;
@@ -708,7 +741,21 @@ export class Engine {
     // an unreadable file is retried every time: fixing permissions does not change its mtime
     const isStale = (f: SourceFile): boolean => {
       const rec = this.files.get(f.rel);
-      return !(rec && rec.size === f.size && rec.mtimeMs === f.mtimeMs && rec.skipped?.reason !== 'unreadable');
+      return !(rec && rec.size === f.size && rec.mtimeMs === f.mtimeMs && rec.skipped?.reason !== 'unreadable' && rec.skipped?.reason !== 'memory');
+    };
+    // the heap: looked at every MEMORY_CHECK_FILES files read; past MEMORY_STOP_SHARE of its
+    // limit the stale files left are skipped, not read (see MEMORY_STOP_SHARE)
+    const heap = options.heap ?? heapUse;
+    let reads = 0;
+    let full: string | undefined;
+    const heapFull = (): string | undefined => {
+      if (full !== undefined || reads++ % MEMORY_CHECK_FILES !== 0) return full;
+      const h = heap();
+      if (h.limit > 0 && h.used > MEMORY_STOP_SHARE * h.limit) {
+        const mb = (n: number) => Math.round(n / (1 << 20));
+        full = `not indexed: the index used ${mb(h.used)} MB of the ${mb(h.limit)} MB it may use, and the rest is kept for saving and searching it`;
+      }
+      return full;
     };
     // a chunk pool only for a real job: a few changed files are chunked here, at once
     let staleFiles = 0;
@@ -753,8 +800,12 @@ export class Engine {
     for (let i = 0; i < files.length; i++) {
       const f = files[i];
       signal?.throwIfAborted();
-      const stale = isStale(f);
-      const hookWants = hook?.wants?.(f) ?? false;
+      let stale = isStale(f);
+      let hookWants = hook?.wants?.(f) ?? false;
+      if ((stale || hookWants) && heapFull() !== undefined) {
+        if (stale) this.skipFile(f.rel, { size: f.size, mtimeMs: f.mtimeMs }, 'memory', full!);
+        stale = hookWants = false;
+      }
       if (stale || hookWants) {
         const r = src.read(f.rel, Math.max(cap, hook?.maxBytes?.(f.rel) ?? 0));
         let chunked: Read['chunked'];
@@ -785,11 +836,12 @@ export class Engine {
         const rate = done / Math.max(0.001, (now - t0) / 1000);
         const progress: IndexProgress = { phase: 'chunk', filesDone: done, filesTotal: files.length, chunksEmbedded: 0, chunksToEmbed: this.pendingEmbed.size, rate, etaSeconds: (files.length - done) / rate };
         if (pool) progress.threads = pool.size;
+        if (full !== undefined) progress.message = `memory: the files left are ${full}`;
         yield progress;
       }
     }
     if (options.embed !== false) yield* this.embedPending(options.signal, files.length);
-    yield { phase: 'done', filesDone: done, filesTotal: files.length, chunksEmbedded: 0, chunksToEmbed: this.pendingEmbed.size, rate: 0 };
+    yield { phase: 'done', filesDone: done, filesTotal: files.length, chunksEmbedded: 0, chunksToEmbed: this.pendingEmbed.size, rate: 0, ...(full !== undefined ? { message: `memory: the files left are ${full}` } : {}) };
   }
 
   /**

@@ -279,7 +279,9 @@ export class FolderSession {
     try {
       let phase: IndexProgress['phase'] | undefined;
       const run = this.engine.indexFolder(this.source, { signal, selection: this.selection, embed: options.embed, hook: this.i18nHook(), pool: this.options.chunkPool });
+      let warned = false;
       for await (const p of run) {
+        if (phase === 'chunk' && p.phase !== 'chunk') warned = this.warnMemorySkips();
         // saved before embedding starts (and every 10 s of it); a run that ends is saved below,
         // once, with its i18n text (saving here too wrote a cold index's store twice)
         if ((phase === 'chunk' && p.phase === 'embed') || (p.phase === 'embed' && Date.now() - lastSave > 10_000)) {
@@ -289,6 +291,7 @@ export class FolderSession {
         phase = p.phase;
         yield p;
       }
+      if (!warned) this.warnMemorySkips();
       // the run fed the i18n index every changed file of the walk: it is current, and its text
       // goes to the engine now, so that the save below has it
       const st = this.i18nState;
@@ -302,6 +305,19 @@ export class FolderSession {
       this.options.onChange?.();
       if (!this.closed) this.startEmbedding();
     }
+  }
+
+  /** Says how many files the index run left for want of memory (engine.ts MEMORY_STOP_SHARE), and what to do; true when there were any. */
+  private warnMemorySkips(): boolean {
+    let n = 0;
+    let detail = '';
+    for (const r of this.engine.files.values()) {
+      if (r.skipped?.reason !== 'memory') continue;
+      n++;
+      detail = r.skipped.detail;
+    }
+    if (n) this.options.log?.('warn', `${n} file${n === 1 ? ' was' : 's were'} ${detail}. Leave large folders out (.gitignore, or fathom.files.exclude in VS Code), or give Node more memory (NODE_OPTIONS=--max-old-space-size=<MB>)`);
+    return n > 0;
   }
 
   /**

@@ -125,6 +125,34 @@ describe('CLI: bad arguments and hostile input', function () {
     }
   });
 
+  it('a folder too large for the heap: files past the memory share are skips with a warning, the rest is saved and searchable (was: out of memory, nothing saved)', function () {
+    // 1,600 files of 40 functions (19 MB): at a 96 MB heap the index without the guard dies of
+    // "heap out of memory" (exit 134, no store); with it, the run stops reading and saves
+    for (let i = 0; i < 1600; i++) {
+      let s = '';
+      for (let j = 0; j < 40; j++) s += `/** Computes the weight of item ${j} in batch ${i} for the scheduler queue. */\nexport function weigh${i}_${j}(item, options) {\n  const base = item.size * ${j + 1} + options.offset${j};\n  if (base > ${i * 7}) return normalizeWeight${j}(base, options.scale);\n  return base - ${i};\n}\n\n`;
+      fs.writeFileSync(path.join(dir, `file${String(i).padStart(4, '0')}.js`), s);
+    }
+    const store = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-clih-store-'));
+    try {
+    const small = spawnSync(process.execPath, ['--max-old-space-size=96', BIN, 'index', dir, '--no-embed', '--store', store], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: { ...process.env, FATHOM_MODEL_PATH: '' } });
+    assert.equal(small.status, 0, small.stderr.slice(-2000));
+    assert.match(small.stderr, /(\d+) files were not indexed: the index used \d+ MB of the \d+ MB it may use, and the rest is kept for saving and searching it\. Leave large folders out/);
+    const skipped = Number(/\((\d+) skipped\)/.exec(small.stdout)?.[1]);
+    assert.ok(skipped > 0 && skipped < 1601, small.stdout);
+    // the store loads; the first files (read before the stop) are found; a later run with more heap indexes the rest
+    const found = fathom(['search', 'weigh0_3', '--dir', dir, '--store', store, '--no-embed', '--json', '--k', '3']);
+    assert.equal(found.code, 0, found.err);
+    assert.equal(JSON.parse(found.out.trim().split('\n')[0]).file, 'file0000.js');
+    const more = fathom(['index', dir, '--no-embed', '--store', store]);
+    assert.equal(more.code, 0, more.err);
+    assert.doesNotMatch(more.err, /not indexed/);
+    assert.match(more.out, /indexed 1601 files \(0 skipped\)/);
+    } finally {
+      fs.rmSync(store, { recursive: true, force: true });
+    }
+  });
+
   it('the folder walk gives every symlink, FIFO, socket and device a skip line with its reason', async function () {
     if (process.platform === 'win32') this.skip();
     fs.symlinkSync(path.join(dir, 'zoom.js'), path.join(dir, 'link.js'));

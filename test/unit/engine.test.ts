@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Engine, type IndexProgress } from '../../src/index/engine';
+import { Engine, MEMORY_CHECK_FILES, type IndexProgress } from '../../src/index/engine';
 import type { Embedder } from '../../src/index/embedder';
 import { loadStore, lockStore, saveStore, StoreLockedError } from '../../src/index/store';
 import { fakeEmbedder } from '../helpers/fake-embedder';
@@ -273,6 +273,36 @@ describe('Engine: incremental index, hybrid search, persistence', () => {
     assert.ok(!engine.files.get('src/map/zoom.js')?.skipped, 'there again: indexed');
     assert.ok(!engine.files.get('docs/i18n.md')?.skipped, 'readable again (same size and mtime): indexed');
     assert.ok((await engine.search('getZoomControl', { k: 5, mode: 'keyword' })).some((h) => h.chunk.path === 'src/map/zoom.js'));
+  });
+
+  it('a heap near its limit: the files left are visible memory skips (not read), the rest is indexed and searchable, and a later run with room indexes them', async () => {
+    fs.mkdirSync(path.join(dir, 'gen'));
+    for (let i = 0; i < 60; i++) fs.writeFileSync(path.join(dir, 'gen', `handler${i}.js`), `export function handler${i}(input) {\n  return input * ${i} + offsetOf${i}(input);\n}\n`);
+    const engine = new Engine();
+    let looks = 0;
+    const limit = 1000 << 20;
+    // full from the second look on (the first is at the first file read)
+    const heap = () => ({ used: looks++ === 0 ? 0 : limit, limit });
+    const progress = await drain(engine.indexFolder(dir, { heap }));
+    const records = [...engine.files.values()];
+    const skipped = records.filter((r) => r.skipped?.reason === 'memory');
+    const indexed = records.filter((r) => !r.skipped);
+    assert.ok(looks >= 2, `the heap was looked at ${looks} time(s)`);
+    assert.equal(indexed.length, MEMORY_CHECK_FILES, 'the files read before the next look are indexed');
+    assert.ok(skipped.length > 0 && skipped.length === records.length - indexed.length, `${skipped.length} memory skips of ${records.length}`);
+    assert.match(skipped[0].skipped!.detail, /not indexed: the index used 1000 MB of the 1000 MB it may use/);
+    assert.ok(skipped.every((r) => r.docIds.length === 0 && r.hash === ''), 'a memory skip was not read');
+    assert.match(progress[progress.length - 1].message ?? '', /memory: the files left are not indexed/);
+    for (const r of indexed) assert.ok(r.docIds.length > 0 || r.language === 'plaintext', `${r.path} indexed`);
+    const first = indexed[0];
+    const chunk = engine.chunks.get(first.docIds[0])!;
+    assert.ok((await engine.search(chunk.text.split(/\W+/).filter((w) => w.length > 4)[0] ?? chunk.path, { k: 50, mode: 'keyword' })).some((h) => h.chunk.path === first.path));
+    // the next run has room: the skipped files (same size and mtime) are read now
+    await drain(engine.indexFolder(dir, { heap: () => ({ used: 0, limit }) }));
+    assert.ok([...engine.files.values()].every((r) => r.skipped?.reason !== 'memory'));
+    for (const r of skipped) assert.ok(engine.files.get(r.path)!.hash !== '', `${r.path} read on the run with room`);
+    assert.ok(engine.files.get('gen/handler59.js')?.docIds.length || engine.files.get('gen/handler0.js')?.docIds.length);
+    assert.ok((await engine.search('handler59', { k: 5, mode: 'keyword' })).some((h) => h.chunk.path === 'gen/handler59.js'));
   });
 
   it('answers bad queries without throwing', async () => {
