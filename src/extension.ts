@@ -75,6 +75,8 @@ export function activate(context: vscode.ExtensionContext): void {
   const hints = watchEmbedHints({ client: c, roots: () => index.roots, folderOf: (u) => index.folderOf(u), log: (m) => log.warn(m) });
   const refresh = throttle(() => void controller.refresh(), 1500);
   let pausedContext: boolean | undefined;
+  /** Folders whose index run stopped at the heap limit, warned about once. */
+  const memoryWarned = new Set<string>();
   const filesProvider = new IndexedFilesProvider();
   const folders = () => index.roots.map((root) => ({ root, name: index.folderName(root) ?? root }));
   const command = (id: string, fn: (...args: never[]) => unknown) =>
@@ -117,6 +119,12 @@ export function activate(context: vscode.ExtensionContext): void {
       timings.wrap('progress', (e) => {
         timings.markStallWindow();
         tracker.setProgress(e);
+        // a run that stopped reading at its heap limit (engine.ts MEMORY_STOP_SHARE): said once a folder, the log has the count and what to do
+        const m = e.progress.phase === 'done' ? e.progress.message : undefined;
+        if (m?.startsWith('memory:') && !memoryWarned.has(e.root)) {
+          memoryWarned.add(e.root);
+          void vscode.window.showWarningMessage(`Fathom: ${path.basename(e.root)} is too large for the memory it may use: some files were ${m.replace(/^memory: the files left are not indexed: /, 'not indexed (')}).`, 'Show Log').then((a) => a && log.show());
+        }
       }),
     ),
     c.onLog((e) => log[e.level](e.root ? `${path.basename(e.root)}: ${e.message}` : e.message)),
