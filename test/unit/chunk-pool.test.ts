@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Engine, type IndexProgress } from '../../src/index/engine';
+import { Engine, IN_FLIGHT_BYTES, type IndexProgress } from '../../src/index/engine';
 import { CHUNK_THREAD_NICE, ChunkPool, defaultPoolSize, elideTexts, restoreTexts } from '../../src/service/chunk-pool';
 import { CancelledError, IndexClient } from '../../src/service/client';
 import { FolderSession } from '../../src/service/session';
@@ -153,6 +153,30 @@ describe('chunk pool (worker threads chunking for Engine.indexFolder)', function
     const results = [...(await Promise.all(large)), ...(await Promise.all(many))];
     assert.deepEqual(results.map((r) => r.chunks[0]?.symbol), [...Array.from({ length: 5 }, (_, i) => `fn${i}`), ...Array.from({ length: 12 }, (_, i) => `fn${i}`)]);
     assert.equal(big.queued + small.queued, 0);
+  });
+
+  it('an index run keeps at most IN_FLIGHT_BYTES read and not yet applied (past the file at the head), however deep the pool', async function () {
+    // 30 files of 1.5 MB (45 MB) and a pool deep enough to hold them all: only the byte bound stops the reads
+    const big = 'x'.repeat(1.5 * (1 << 20));
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 30; i++) files[`f${String(i).padStart(2, '0')}.txt`] = big;
+    const src = new MemoryFileSource(files);
+    let inFlight = 0;
+    let most = 0;
+    const read = src.read.bind(src);
+    src.read = (rel, maxBytes) => {
+      const r = read(rel, maxBytes);
+      if (r.ok) most = Math.max(most, (inFlight += r.bytes.length));
+      return r;
+    };
+    const chunker = { available: true, size: 1, depth: 64, minFiles: 1, minBytes: 0, chunk: async (rel: string) => ({ path: rel, language: 'plaintext', chunks: [], warnings: [] }) };
+    const hook = { read: (r: { ok: boolean; bytes?: Uint8Array }) => void (inFlight -= r.ok ? r.bytes!.length : 0) };
+    const engine = new Engine({ chunk: { maxFileBytes: 4 << 20 } });
+    for await (const _ of engine.indexFolder(src, { pool: chunker, hook: hook as never, embed: false })) void _;
+    assert.equal(engine.files.size, 30);
+    assert.equal(inFlight, 0, 'every file read was applied');
+    assert.ok(most <= IN_FLIGHT_BYTES + big.length, `${(most / (1 << 20)).toFixed(1)} MB in flight at most`);
+    assert.ok(most >= IN_FLIGHT_BYTES - big.length, `${(most / (1 << 20)).toFixed(1)} MB in flight at most: the bound, not the window, stopped the reads`);
   });
 
   it('scripts nested deep enough to overflow a default thread stack in oxc (a segfault of the whole process) are chunked on the pool\'s threads, which have the stack for them', async function () {
