@@ -121,6 +121,13 @@ export class FolderSession {
   private savedI18nId: string | undefined;
   /** The i18n snapshot whose text the stored chunks hold (the manifest's `i18nFed`), as loaded or last saved. */
   private engineFedId: string | undefined;
+  /**
+   * The loaded engine was given every chunk's i18n text again (an i18n index rebuilt or of a
+   * new snapshot version, with no chunk changed) since its store was saved: the store's manifest
+   * names another snapshot, and until the store is saved again every session would feed every
+   * chunk again at its start (~90 ms of a dev-corpus CLI search).
+   */
+  private refedUnsaved = false;
   private saveTimer: NodeJS.Timeout | undefined;
   /** A `saveAsync` is writing the store: another save now would interleave with it. */
   private savingAsync = false;
@@ -219,7 +226,7 @@ export class FolderSession {
   }
 
   get dirty(): boolean {
-    return (!!this.loadedEngine && this.loadedEngine.engine.revision !== this.savedRevision) || this.i18nDirty;
+    return (!!this.loadedEngine && (this.loadedEngine.engine.revision !== this.savedRevision || this.refedUnsaved)) || this.i18nDirty;
   }
 
   private get i18nDirty(): boolean {
@@ -397,6 +404,7 @@ export class FolderSession {
     // they were loaded (or saved): the engine is given the feed and no chunk is looked at again
     const stored = !fed && engine === this.loadedEngine?.engine && engine.revision === this.savedRevision && this.engineFedId !== undefined && this.engineFedId === this.savedI18nId && state.index.revision === this.savedI18nRevision;
     engine.setI18n(i18nFeed(state.index), stored ? [] : undefined);
+    if (!stored && engine === this.loadedEngine?.engine) this.refedUnsaved = true;
     state.fed = { i18n: state.index.revision, engine, revision: engine.revision };
   }
 
@@ -623,6 +631,7 @@ export class FolderSession {
         saveStore(this.storeDir!, e, { i18nFed: fed });
         this.savedRevision = rev;
         this.engineFedId = fed;
+        this.refedUnsaved = false;
       } catch (err) {
         this.saveFailed(err, options);
         return;
@@ -665,6 +674,7 @@ export class FolderSession {
         await saveStoreAsync(this.storeDir!, e, { i18nFed: fed });
         this.savedRevision = rev;
         this.engineFedId = fed;
+        this.refedUnsaved = false;
       }
     } catch (err) {
       this.saveFailed(err, options);
@@ -684,7 +694,7 @@ export class FolderSession {
       return null;
     }
     const e = this.loadedEngine?.engine;
-    return e && e.revision !== this.savedRevision ? e : undefined;
+    return e && (e.revision !== this.savedRevision || this.refedUnsaved) ? e : undefined;
   }
 
   /** A failed store save: thrown (throwOnError), or logged and remembered. */

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { chunkFile } from '../../src/chunkers/index';
 import { StoreLockedError } from '../../src/index/store';
 import type { LookupResult } from '../../src/i18n/types';
+import { I18N_SNAPSHOT_VERSION } from '../../src/i18n/index';
 import { FolderSession } from '../../src/service/session';
 import { MemoryFileSource, NodeFileSource } from '../../src/workspace/source';
 import { counting } from '../helpers/counting-source';
@@ -284,6 +285,20 @@ describe('FolderSession: the i18n index in the store', function () {
       const hit = (await d.search('Plan a gathering', { k: 5, mode: 'keyword' })).find((h) => h.chunk.path === 'src/form.js');
       assert.equal(hit?.chunk.meta?.i18nText, 'Plan a gathering', 'the chunk holds the new text, not the old one');
       await d.close();
+
+      // the i18n index rebuilt (its snapshot gone: a new version, damage), no chunk changed: the
+      // chunks are fed again, and the store is saved with the new snapshot's id (it was not: every
+      // later session fed every chunk again)
+      fs.rmSync(path.join(storeDir, 'i18n.json'));
+      feeds.length = 0;
+      const e = await open();
+      assert.ok((feeds as Array<string[] | undefined>).includes(undefined), 'no stored i18n: every chunk is fed again');
+      await e.close();
+      feeds.length = 0;
+      const f = await open();
+      assert.deepEqual(feeds, [[]], 'the save after the rebuild names the rebuilt snapshot');
+      assert.ok(await found(f, 'Plan a gathering'));
+      await f.close();
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
     }
@@ -300,7 +315,7 @@ describe('FolderSession: the i18n index in the store', function () {
       assert.equal((await str(s, 'Create an event')).candidates[0]?.key, 'events.create');
       assert.ok(logs.some((m) => /another version/.test(m)), logs.join('\n'));
       await s.close();
-      fs.writeFileSync(path.join(storeDir, 'i18n.json'), '{"format":"fathom-i18n","version":1,"catalog":[],"state":{"apps":[],"locales":[{"file":"x.json"}],"usages":[],"problems":[]}}');
+      fs.writeFileSync(path.join(storeDir, 'i18n.json'), `{"format":"fathom-i18n","version":${I18N_SNAPSHOT_VERSION},"catalog":[],"state":{"apps":[],"locales":[{"file":"x.json"}],"usages":[],"problems":[]}}`);
       const t = await FolderSession.open('/memory', { source: new MemoryFileSource(app()), storeDir, lazyEngine: true, log: (_l, m) => logs.push(m) });
       assert.equal((await str(t, 'Create an event')).candidates[0]?.key, 'events.create');
       assert.ok(logs.some((m) => /damaged, it is rebuilt: damaged locale file record x\.json/.test(m)), logs.join('\n'));
