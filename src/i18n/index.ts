@@ -29,6 +29,7 @@ import type { Candidate, HoverResult, I18nDiagnostic, I18nProblem, LookupOptions
 import { checkHealth, sourceLocaleOf, type HealthReport } from './health';
 import { findUsages } from './usages';
 import { own } from './formats/common';
+import { columnsToEntries, entriesToColumns, type EntryColumns } from './snapshot-codec';
 
 /** A JS/TS module (`setFile` may read it as a locale module). */
 const SCRIPT_EXT = /\.[cm]?[jt]s$/;
@@ -95,12 +96,22 @@ function canon(ns: string | undefined, path: string): string {
  * Bump when what `setFile` extracts from a file changes (locale discovery, entries, usages,
  * problems): a stored snapshot of another version is not trusted and the files are read again.
  */
-export const I18N_SNAPSHOT_VERSION = 1;
+export const I18N_SNAPSHOT_VERSION = 2;
+
+/** A locale file in the snapshot: its entries as columns (`cols`; as objects, `entries`, when a position does not fit one), its line table's starts. */
+export interface StoredLocaleFile {
+  file: string;
+  problems: I18nProblem[];
+  component?: boolean;
+  lineStarts: number[];
+  cols?: EntryColumns;
+  entries?: LocaleEntry[];
+}
 
 /** What an index holds per file, as plain data (the store keeps it: `exportState`/`importState`). */
 export interface I18nSnapshot {
   apps: string[];
-  locales: Array<Omit<LocaleFile, 'lines'> & { lineStarts: number[] }>;
+  locales: StoredLocaleFile[];
   usages: Array<[string, Usage[]]>;
   problems: Array<[string, I18nProblem[]]>;
   /** The lookup tables, when they were built from exactly this content (see `I18nTables`). */
@@ -403,7 +414,10 @@ export class I18nIndex {
     const locales = [...this.locales.values()];
     const snap: I18nSnapshot = {
       apps: [...this.apps],
-      locales: locales.map((lf) => ({ file: lf.file, entries: lf.entries, problems: lf.problems, component: lf.component, lineStarts: lf.lines.lineStarts })),
+      locales: locales.map((lf) => {
+        const cols = entriesToColumns(lf.file, lf.entries);
+        return { file: lf.file, problems: lf.problems, component: lf.component, lineStarts: lf.lines.lineStarts, ...(cols ? { cols } : { entries: lf.entries }) };
+      }),
       usages: [...this.usages.entries()],
       problems: [...this.fileProblems.entries()],
     };
@@ -424,18 +438,18 @@ export class I18nIndex {
     // checked before anything is replaced: a damaged snapshot throws and the index is untouched
     const arr = Array.isArray;
     if (!s || !arr(s.apps) || !arr(s.locales) || !arr(s.usages) || !arr(s.problems)) throw new Error('not an i18n snapshot');
+    const read: LocaleFile[] = [];
     for (const l of s.locales) {
-      if (typeof l?.file !== 'string' || !arr(l.entries) || !arr(l.problems) || !arr(l.lineStarts)) throw new Error(`damaged locale file record ${String(l?.file)}`);
+      if (typeof l?.file !== 'string' || !arr(l.problems) || !arr(l.lineStarts) || (l.cols === undefined && !arr(l.entries))) throw new Error(`damaged locale file record ${String(l?.file)}`);
+      const entries = l.cols !== undefined ? columnsToEntries(l.file, l.cols) : l.entries!;
+      read.push({ file: l.file, problems: l.problems, ...(l.component !== undefined ? { component: l.component } : {}), entries, lines: SourceText.fromLineStarts(l.lineStarts) });
     }
     for (const u of s.usages) if (!arr(u) || typeof u[0] !== 'string' || !arr(u[1])) throw new Error('damaged usage record');
     for (const p of s.problems) if (!arr(p) || typeof p[0] !== 'string' || !arr(p[1])) throw new Error('damaged problem record');
     this.revision++;
     this.apps = [...s.apps].sort((a, b) => b.length - a.length);
     this.locales.clear();
-    for (const l of s.locales) {
-      const { lineStarts, ...rest } = l;
-      this.locales.set(l.file, { ...rest, lines: SourceText.fromLineStarts(lineStarts) });
-    }
+    for (const lf of read) this.locales.set(lf.file, lf);
     this.usages.clear();
     for (const [f, u] of s.usages) this.usages.set(f, u);
     this.fileProblems.clear();
