@@ -55,7 +55,7 @@ export function i18nCap(rel: string, opts: I18nOptions = {}, matchesGlobs?: (rel
  * be read as a problem (for locale files; a code file that cannot be read only loses its
  * usages), or the file dropped when it is gone. True when the text went in.
  */
-export function feedI18n(index: I18nIndex, r: ReadResult, opts: I18nOptions = {}, usages?: Usage[], script?: ScriptLocale): boolean {
+export function feedI18n(index: I18nIndex, r: ReadResult, opts: I18nOptions = {}, usages?: Usage[], script?: ScriptLocale, source?: Pick<FileSource, 'stat'>): boolean {
   const isJson = isLocaleFormat(r.rel, index.options.matchesGlobs);
   const cap = i18nCap(r.rel, opts, index.options.matchesGlobs);
   if (!r.ok) {
@@ -70,7 +70,11 @@ export function feedI18n(index: I18nIndex, r: ReadResult, opts: I18nOptions = {}
     return false;
   }
   if (r.decoded.text === undefined) {
-    if (isJson) index.setProblem(r.rel, { kind: 'unreadable', file: r.rel, message: `binary: ${r.decoded.binary ?? ''}` });
+    // a format Fathom does not read says so; a compiled gettext catalog beside the .po it was
+    // compiled from says nothing (the .po is read: Django ships both, a problem line for each .mo)
+    if (/\.mo$/i.test(r.rel) && source?.stat(r.rel.replace(/\.mo$/i, '.po'))) index.deleteFile(r.rel);
+    else if (formatOf(r.rel, { matchesGlobs: index.options.matchesGlobs })?.name === 'unsupported') index.setFile(r.rel, '', usages, script);
+    else if (isJson) index.setProblem(r.rel, { kind: 'unreadable', file: r.rel, message: `binary: ${r.decoded.binary ?? ''}` });
     else index.deleteFile(r.rel);
     return false;
   }
@@ -96,7 +100,7 @@ function* readFolder(source: FileSource, opts: LoadOptions): Generator<void, Loa
   files.sort((a, b) => Number(!a.rel.endsWith('package.json')) - Number(!b.rel.endsWith('package.json')));
   for (const f of files) {
     if (!wantsFile(f.rel, matchesGlobs)) continue;
-    if (feedI18n(index, source.read(f.rel, i18nCap(f.rel, opts, matchesGlobs)), opts)) filesRead++;
+    if (feedI18n(index, source.read(f.rel, i18nCap(f.rel, opts, matchesGlobs)), opts, undefined, undefined, source)) filesRead++;
     yield;
   }
   return { index, filesRead, ms: performance.now() - t0 };

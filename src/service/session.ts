@@ -561,7 +561,7 @@ export class FolderSession {
   }
 
   private i18nFeed(state: I18nState, r: ReadResult, found?: { usages: Usage[]; locale?: ScriptLocale }): void {
-    feedI18n(state.index, r, {}, found?.usages, found?.locale);
+    feedI18n(state.index, r, {}, found?.usages, found?.locale, this.source);
     if (r.ok) state.catalog.set(r.rel, r.stat);
     else if (r.reason === 'missing') state.catalog.delete(r.rel);
     else state.catalog.set(r.rel, r.stat ?? { size: -1, mtimeMs: -1 });

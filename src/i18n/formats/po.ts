@@ -151,10 +151,17 @@ export function readPo(rel: string, text: string, locale: string | undefined, na
     }
   }
   let loc = template ? 'und' : locale;
-  if (!loc && headerLang && isLocaleCode(headerLang)) loc = canonicalLocale(headerLang);
+  if (!loc && headerLang && (isLocaleCode(headerLang) || GETTEXT_LOCALE.test(headerLang))) loc = canonicalLocale(headerLang);
   if (!loc) return { file: rel, lines: src, entries: [], problems: [...problems, { kind: 'unknown-locale', file: rel, message: 'PO file with no locale in its path or its Language header: not read' }] };
   return { file: rel, lines: src, entries: buildEntries(leaves, loc, namespace, src, rel, problems), problems };
 }
+
+/**
+ * A well-formed gettext locale (`dsb`, `pt_BR`, `sr@latin`, `ca@valencia`): taken where gettext
+ * names the locale (a PO header's `Language:`, the folder above `LC_MESSAGES`) even when the
+ * language is not one of the common codes a path is otherwise matched against.
+ */
+const GETTEXT_LOCALE = /^[a-z]{2,3}(?:[_-](?:[A-Za-z]{4}|[A-Za-z]{2}|\d{3}))?(?:@[a-z]+)?$/;
 
 export const poFormat: LocaleFormat = {
   name: 'gettext PO',
@@ -166,7 +173,12 @@ export const poFormat: LocaleFormat = {
     const name = parts[parts.length - 1];
     const dirs = parts.slice(0, -1).filter((d) => d !== 'LC_MESSAGES');
     const id = identifyStem(dirs, name.replace(EXT, ''));
+    // gettext's own layout: the folder above `LC_MESSAGES` is the locale, whatever language it is
+    // (Django's `locale/dsb/LC_MESSAGES/django.po`: Lower Sorbian, in no list of common codes)
+    const lc = parts.lastIndexOf('LC_MESSAGES');
+    const above = lc > 0 ? parts[lc - 1] : undefined;
+    const locale = id?.locale ?? (above && GETTEXT_LOCALE.test(above) ? canonicalLocale(above) : undefined);
     // gettext domains (`messages`, `django`) are not namespaces the code names
-    return readPo(rel, text, id?.locale, undefined, /\.pot$/i.test(name));
+    return readPo(rel, text, locale, undefined, /\.pot$/i.test(name));
   },
 };
