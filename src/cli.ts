@@ -637,8 +637,13 @@ function i18nLine(c: Candidate): string {
   });
 }
 
+/** Problems a lookup prints before its answer, at most (`--check` lists them all). */
+const LOOKUP_PROBLEMS_SHOWN = 20;
+
 function printI18n(r: LookupResult, json: boolean): void {
-  for (const p of r.problems) process.stderr.write(`problem ${esc(p.file)}${p.line ? `:${p.line}` : ''}: ${p.kind}: ${esc(p.message)}\n`);
+  // a large workspace can have hundreds (Django: a conflict for each word two apps translate alike): the answer must stay in sight
+  for (const p of r.problems.slice(0, LOOKUP_PROBLEMS_SHOWN)) process.stderr.write(`problem ${esc(p.file)}${p.line ? `:${p.line}` : ''}: ${p.kind}: ${esc(p.message)}\n`);
+  if (r.problems.length > LOOKUP_PROBLEMS_SHOWN) process.stderr.write(`… and ${r.problems.length - LOOKUP_PROBLEMS_SHOWN} more problems: fathom i18n --check lists them all\n`);
   if (r.semanticUnavailable) process.stderr.write(`semantic matching unavailable: ${esc(r.semanticUnavailable)}\n`);
   if (!r.candidates.length) process.stderr.write('no key found\n');
   const out: string[] = [];
