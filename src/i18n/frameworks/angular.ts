@@ -3,7 +3,8 @@
  * transloco's `translate('k')` — is read by the JS rules): ngx-translate's `'K' | translate`,
  * `[translate]="'K'"`, `translate="K"` and `<el translate>K</el>`; transloco's `'k' | transloco`
  * and `*transloco="let t; read: 'scope'"` with `t('k')` inside that element (the `read` scope
- * prefixed); Fluent's `data-l10n-id="k"` in plain HTML.
+ * prefixed); Fluent's `data-l10n-id="k"` in plain HTML; Django and Jinja templates' trans tags and
+ * gettext calls (gettext.ts).
  *
  * A careful scanner, not @angular/compiler's template parser (ESM-only and several MB for what
  * is a handful of patterns): element extents come from htmlparser2 (the `*transloco` scopes),
@@ -12,6 +13,7 @@
 import { parseDocument } from 'htmlparser2';
 import type { Raw } from '../usages';
 import { commentMask, quotedAt, scanCalls, type Framework } from './common';
+import { templateUsages } from './gettext';
 
 interface HNode {
   type: string;
@@ -29,8 +31,9 @@ export const angularFramework: Framework = {
   name: 'Angular',
   claims: (rel) => /\.html?$/i.test(rel),
   find(_rel, text) {
-    if (!MAYBE.test(text)) return [];
-    const out: Raw[] = [];
+    // an .html file may be a Django or Jinja template: its trans tags and gettext calls
+    const out: Raw[] = templateUsages(text);
+    if (!MAYBE.test(text)) return out;
     const inComment = commentMask(text, [['<!--', '-->']]);
     PIPE.lastIndex = 0;
     for (let m = PIPE.exec(text); m; m = PIPE.exec(text)) {

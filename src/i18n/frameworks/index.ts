@@ -5,6 +5,7 @@
 import { angularFramework } from './angular';
 import type { Framework } from './common';
 import { dartFramework } from './dart';
+import { gettextFramework } from './gettext';
 import { handlebarsFramework } from './handlebars';
 import { laravelFramework } from './laravel';
 import { railsFramework } from './rails';
@@ -13,7 +14,7 @@ import { ui5Framework } from './ui5';
 
 export type { Framework } from './common';
 
-export const FRAMEWORKS: Framework[] = [svelteFramework, angularFramework, handlebarsFramework, laravelFramework, railsFramework, dartFramework, ui5Framework];
+export const FRAMEWORKS: Framework[] = [svelteFramework, angularFramework, handlebarsFramework, laravelFramework, railsFramework, dartFramework, ui5Framework, gettextFramework];
 
 /** The extractor of a (non-JS, non-Vue) file, or undefined. */
 export function frameworkOf(rel: string): Framework | undefined {
