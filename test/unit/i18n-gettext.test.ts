@@ -57,6 +57,21 @@ describe('i18n: gettext in Python and Django / Jinja templates', function () {
       '4:48 translate app.title=app.title',
     ]);
     assert.deepEqual(usages('templates/mail.jinja2', "{{ gettext('Reset your password') }}"), ['1:13 gettext Reset your password=Reset your password']);
+    // blocktranslate: the message id makemessages writes (variables as %(name)s, % doubled, trimmed lines joined, the singular of a plural)
+    const blocks = [
+      '<p>{% blocktranslate with username=original %}Enter a new password for <strong>{{ username }}</strong>.{% endblocktranslate %}</p>',
+      '{% blocktranslate count counter=n %}{{ counter }} result{% plural %}{{ counter }} results{% endblocktranslate %}',
+      '{% blocktrans trimmed context "login" %}',
+      '  You are signed in as {{ user }}, 100% sure.',
+      '  Not you?',
+      '{% endblocktrans %}',
+      '{% blocktranslate %}Total: {{ amount|floatformat }}{% endblocktranslate %}',
+    ].join('\n');
+    assert.deepEqual(
+      findUsages('templates/account.html', blocks).map((u) => `${u.range.start.line} ${u.via} ${u.key}`),
+      ['1 blocktranslate Enter a new password for <strong>%(username)s</strong>.', '2 blocktranslate %(counter)s result', '3 blocktranslate login|You are signed in as %(user)s, 100%% sure. Not you?'],
+      'a body with a filter is no message id: not a usage',
+    );
   });
 
   it("Django's catalogs: a locale folder of any language above LC_MESSAGES (dsb), a header's Language, the .mo beside a .po said nothing of; the text finds its key in every locale and its usages", function () {

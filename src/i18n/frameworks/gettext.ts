@@ -5,7 +5,9 @@
  *   is the key), their `u…` forms, and `pgettext('context', 'Text')` / `npgettext` (key
  *   `context|Text`, as the PO reader keys a `msgctxt`); `translation.gettext(…)` too. String
  *   prefixes `u`/`r`/`b` and triple quotes are read; an f-string is no key.
- * - Templates: Django's `{% trans "Text" %}` / `{% translate "Text" context "ctx" %}`, and the
+ * - Templates: Django's `{% trans "Text" %}` / `{% translate "Text" context "ctx" %}`,
+ *   `{% blocktranslate %}Hello {{ name }}{% endblocktranslate %}` (key `Hello %(name)s`, as
+ *   makemessages writes it; `trimmed`, `context` and the singular of `{% plural %}`), and the
  *   same calls inside `{{ … }}` (Jinja's `{{ _('Text') }}`).
  * A scanner (no Python parser is maintained on npm) that skips `#` comments in Python and
  * `{# … #}` in templates.
@@ -18,6 +20,21 @@ const FUNCS = '_|gettext|gettext_lazy|gettext_noop|ugettext|ugettext_lazy|ugette
 const CALL = new RegExp(`(?<![\\w.])(?:(?:\\w+\\.)+(?=[a-z]))?(${FUNCS})\\s*\\(\\s*`, 'g');
 /** Django's `{% trans "…" %}` / `{% translate "…" %}`, up to the literal. */
 const TRANS_TAG = /\{%-?\s*(?:trans|translate)\s+(?=["'])/g;
+/** Django's `{% blocktranslate … %}…{% endblocktranslate %}` (and `blocktrans`): options, body. */
+const BLOCK_TAG = /\{%-?\s*block(?:trans|translate)\b([^%]*)-?%\}([\s\S]*?)\{%-?\s*endblock(?:trans|translate)\s*-?%\}/g;
+
+/**
+ * The message id Django's makemessages takes from a blocktranslate body: the part before
+ * `{% plural %}`, `%` doubled, `{{ name }}` as `%(name)s`, and with `trimmed` each line's
+ * surrounding blanks dropped and the lines joined by a space. Undefined when the body holds any
+ * other tag or expression (not a message Django accepts).
+ */
+export function blockMessageId(body: string, trimmed: boolean): string | undefined {
+  let id = body.replace(/%/g, '%%').replace(/\{\{\s*([A-Za-z_]\w*)\s*\}\}/g, '%($1)s');
+  if (/\{[{%]/.test(id)) return undefined;
+  if (trimmed) id = id.split('\n').map((l) => l.trim()).filter(Boolean).join(' ');
+  return id || undefined;
+}
 
 /** A Python string literal at `at` (prefixes `u`, `r`, `b`; triple quotes): its value and offsets; an f-string or none: undefined. */
 function pyString(text: string, at: number): { value: string; s: number; e: number } | undefined {
@@ -69,6 +86,17 @@ export function templateUsages(text: string): Raw[] {
     const ctx = /^\s+context\s+(?=["'])/.exec(text.slice(lit.e + 1, lit.e + 40));
     const c = ctx ? quotedAt(text, lit.e + 1 + ctx[0].length) : undefined;
     out.push({ key: c && !c.dynamic ? `${c.value}|${lit.value}` : lit.value, dynamic: false, via: 'trans', start: lit.s, end: lit.e });
+  }
+  BLOCK_TAG.lastIndex = 0;
+  for (let m = BLOCK_TAG.exec(text); m; m = BLOCK_TAG.exec(text)) {
+    if (inComment(m.index)) continue;
+    const bodyAt = m.index + m[0].indexOf('%}') + 2;
+    const plural = /\{%-?\s*plural\s*-?%\}/.exec(m[2]);
+    const singular = plural ? m[2].slice(0, plural.index) : m[2];
+    const id = blockMessageId(singular, /(?:^|\s)trimmed(?:\s|$)/.test(m[1]));
+    if (!id) continue;
+    const ctx = /\bcontext\s+(["'])((?:(?!\1).)*)\1/.exec(m[1]);
+    out.push({ key: ctx ? `${ctx[2]}|${id}` : id, dynamic: false, via: 'blocktranslate', start: bodyAt, end: bodyAt + singular.length });
   }
   if (/\{\{[^}]*(?:_|gettext)\s*\(/.test(text)) calls(text, inComment, out);
   return out;
