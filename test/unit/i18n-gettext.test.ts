@@ -74,6 +74,37 @@ describe('i18n: gettext in Python and Django / Jinja templates', function () {
     );
   });
 
+  it('WordPress: __, _e, esc_html__, _n (the singular), _x / _nx keyed by their context, in PHP; the plugin\'s languages/<domain>-<locale>.po finds them', function () {
+    const php = [
+      '<?php',
+      "echo esc_html__( 'Settings saved.', 'myplugin' );",
+      "_e( 'Save Changes', 'myplugin' );",
+      "printf( _n( '%s item', '%s items', $n, 'myplugin' ), $n );",
+      "$label = _x( 'Post', 'noun', 'myplugin' );",
+      "$l2 = _nx( '%s post', '%s posts', $n, 'noun', 'myplugin' );",
+      "// __( 'commented' )",
+      "$other = translate_this( 'not a key' );",
+    ].join('\n');
+    assert.deepEqual(usages('includes/admin.php', php), [
+      '2:19 esc_html__ Settings saved.=Settings saved.',
+      '3:6 _e Save Changes=Save Changes',
+      '4:14 _n %s item=%s item',
+      '5:15 _x noun|Post=Post',
+      '6:13 _nx noun|%s post=%s post',
+    ]);
+    const files = {
+      'languages/myplugin-fr_FR.po': po('fr_FR', [['Settings saved.', 'Réglages enregistrés.'], ['Post', 'Article', 'noun']]),
+      'includes/admin.php': php,
+    };
+    const { index } = loadI18nIndex(new MemoryFileSource(files));
+    const saved = index.lookupLexical('Réglages enregistrés.').candidates[0];
+    assert.equal(saved?.key, 'Settings saved.');
+    assert.deepEqual(saved.usages.map((u) => `${u.file}:${u.range.start.line}`), ['includes/admin.php:2']);
+    const post = index.lookupLexical('Article').candidates[0];
+    assert.equal(post?.key, 'noun|Post');
+    assert.deepEqual(post.usages.map((u) => `${u.file}:${u.range.start.line}`), ['includes/admin.php:5']);
+  });
+
   it("Django's catalogs: a locale folder of any language above LC_MESSAGES (dsb), a header's Language, the .mo beside a .po said nothing of; the text finds its key in every locale and its usages", function () {
     const files = {
       'app/locale/de/LC_MESSAGES/django.po': po('de', [['This field is required.', 'Dieses Feld ist zwingend erforderlich.']]),

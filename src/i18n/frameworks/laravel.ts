@@ -3,13 +3,21 @@
  * `Lang::get/choice('file.key')`, `app('translator')->get(…)` in PHP (php-parser's AST, with
  * positions), and in Blade templates (`.blade.php`, which no PHP parser reads) the same calls
  * plus `@lang('k')` and `@choice('k', n)`, found by a scanner that skips `{{-- --}}` comments.
- * A key with an interpolation (`"messages.$x"`) is dynamic with its static prefix.
+ * A key with an interpolation (`"messages.$x"`) is dynamic with its static prefix. WordPress's
+ * gettext calls too (`__`, `_e`, `esc_html__`, `_x`, `_n` … see WP_FUNCS).
  */
 import { Engine } from 'php-parser';
 import type { Raw } from '../usages';
 import { commentMask, scanCalls, type Framework } from './common';
 
 const FUNCS = new Set(['__', 'trans', 'trans_choice', '_t', 'lang']);
+/**
+ * WordPress's gettext functions (the message id is the key, as in the theme's or plugin's PO
+ * files): the id is the first argument; the `_x` family's context is the second (`_nx`: the
+ * fourth), keyed `context|id` as the PO reader keys a `msgctxt`.
+ */
+const WP_FUNCS = new Set(['_e', 'esc_html__', 'esc_html_e', 'esc_attr__', 'esc_attr_e', '_n', '_n_noop']);
+const WP_CONTEXT: Record<string, number> = { _x: 1, _ex: 1, esc_html_x: 1, esc_attr_x: 1, _nx: 3, _nx_noop: 2 };
 const BLADE = /(?:(?<![\w$>:])(?:__|trans|trans_choice)|@lang|@choice|Lang::(?:get|choice|has))\s*\(\s*(?=['"])/g;
 
 interface PNode {
@@ -42,7 +50,7 @@ export const laravelFramework: Framework = {
   claims: (rel) => /\.php$/i.test(rel),
   find(rel, text) {
     const out: Raw[] = [];
-    if (!/__|trans|Lang::|@lang|@choice/.test(text)) return out;
+    if (!/__|trans|Lang::|@lang|@choice|\b_[enx]\s*\(|\b_nx|\besc_(?:html|attr)_/.test(text)) return out;
     if (/\.blade\.php$/i.test(rel)) {
       const inComment = commentMask(text, [['{{--', '--}}']]);
       const raws: Raw[] = [];
@@ -55,11 +63,17 @@ export const laravelFramework: Framework = {
       if (n.kind !== 'call' || !n.what) return;
       const w = n.what;
       let via: string | undefined;
-      if (w.kind === 'name' && FUNCS.has(String(w.name))) via = String(w.name);
+      if (w.kind === 'name' && (FUNCS.has(String(w.name)) || WP_FUNCS.has(String(w.name)) || String(w.name) in WP_CONTEXT)) via = String(w.name);
       else if (w.kind === 'staticlookup' && w.what?.kind === 'name' && /(?:^|\\)Lang$/.test(String(w.what.name)) && /^(?:get|choice|has)$/.test(String(w.offset?.name))) via = `Lang::${w.offset?.name}`;
       if (!via) return;
       const a = n.arguments?.[0];
       if (!a?.loc) return;
+      const ctxAt = Object.hasOwn(WP_CONTEXT, via) ? WP_CONTEXT[via] : undefined;
+      if (ctxAt !== undefined) {
+        const c = n.arguments?.[ctxAt];
+        if (a.kind === 'string' && typeof a.value === 'string' && c?.kind === 'string' && typeof c.value === 'string') out.push({ key: `${c.value}|${a.value}`, dynamic: false, via, start: a.loc.start.offset + 1, end: a.loc.end.offset - 1 });
+        return;
+      }
       if (a.kind === 'string' && typeof a.value === 'string') out.push({ key: a.value, dynamic: false, via, start: a.loc.start.offset + 1, end: a.loc.end.offset - 1 });
       else if (a.kind === 'encapsed') {
         const first = (a.value as PNode[] | undefined)?.[0] as (PNode & { expression?: PNode }) | undefined;
