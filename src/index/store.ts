@@ -588,6 +588,18 @@ export async function saveStoreAsync(dir: string, engine: Engine, options: SaveO
   dropOtherGenerations(dir, g);
 }
 
+/**
+ * Records in the stored manifest that its chunks hold the i18n text of snapshot `id`
+ * (`Manifest.i18nFed`), without writing the store again: for a session that gave every chunk its
+ * i18n text again and changed none (an i18n index rebuilt). Throws when the manifest cannot be
+ * read or written.
+ */
+export function recordI18nFed(dir: string, id: string): void {
+  const m = readManifest(dir);
+  if (!m || typeof m !== 'object') throw new Error(`no readable manifest in ${dir}`);
+  writeAtomic(path.join(dir, 'manifest.json'), [JSON.stringify({ ...m, i18nFed: id }, null, 2)]);
+}
+
 function readManifest(dir: string): Manifest | undefined {
   try {
     return JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as Manifest;

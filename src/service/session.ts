@@ -30,7 +30,7 @@ import { decodeBytes } from '../parse/decode';
 import type { Embedder } from '../index/embedder';
 import { Engine, type FileChunker, type IndexHook, type IndexProgress, type SearchHit, type SearchOptions } from '../index/engine';
 import { i18nFeed } from '../index/i18n-feed';
-import { loadStore, lockStore, saveStore, saveStoreAsync, StoreWriteError } from '../index/store';
+import { loadStore, lockStore, recordI18nFed, saveStore, saveStoreAsync, StoreWriteError } from '../index/store';
 import { I18N_SNAPSHOT_VERSION, stringAt, type I18nIndex, type I18nSnapshot, type LookupResult } from '../i18n/index';
 import { feedI18n, i18nCap, newI18nIndex, wantsFile } from '../i18n/workspace';
 import type { FileSelection } from '../workspace/files';
@@ -124,8 +124,8 @@ export class FolderSession {
   /**
    * The loaded engine was given every chunk's i18n text again (an i18n index rebuilt or of a
    * new snapshot version, with no chunk changed) since its store was saved: the store's manifest
-   * names another snapshot, and until the store is saved again every session would feed every
-   * chunk again at its start (~90 ms of a dev-corpus CLI search).
+   * names another snapshot, and until it is told the new one (`recordRefed`) every session
+   * would feed every chunk again at its start (~90 ms of a dev-corpus CLI search).
    */
   private refedUnsaved = false;
   private saveTimer: NodeJS.Timeout | undefined;
@@ -638,6 +638,7 @@ export class FolderSession {
       }
     }
     if (i18n) this.saveI18n(i18n);
+    this.recordRefed();
   }
 
   /**
@@ -680,6 +681,7 @@ export class FolderSession {
       this.saveFailed(err, options);
     } finally {
       await i18n;
+      this.recordRefed();
       this.savingAsync = false;
     }
   }
@@ -694,7 +696,27 @@ export class FolderSession {
       return null;
     }
     const e = this.loadedEngine?.engine;
-    return e && (e.revision !== this.savedRevision || this.refedUnsaved) ? e : undefined;
+    return e && e.revision !== this.savedRevision ? e : undefined;
+  }
+
+  /**
+   * After a save: a re-feed that changed no chunk (`refedUnsaved`) is recorded in the stored
+   * manifest, which then names the saved i18n snapshot, without writing the store again. Not
+   * possible (the i18n snapshot not saved): left for the next save. A failed write is logged and
+   * not tried again (the next session feeds the chunks once more).
+   */
+  private recordRefed(): void {
+    const e = this.loadedEngine?.engine;
+    if (!this.refedUnsaved || !e || !this.storeDir || e.revision !== this.savedRevision) return;
+    const fed = this.fedIdFor(e);
+    if (fed === undefined) return;
+    this.refedUnsaved = false;
+    try {
+      recordI18nFed(this.storeDir, fed);
+      this.engineFedId = fed;
+    } catch (err) {
+      this.options.log?.('warn', `could not record the i18n snapshot in the store's manifest: ${errText(err)}`);
+    }
   }
 
   /** A failed store save: thrown (throwOnError), or logged and remembered. */

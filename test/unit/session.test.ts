@@ -290,10 +290,13 @@ describe('FolderSession: the i18n index in the store', function () {
       // chunks are fed again, and the store is saved with the new snapshot's id (it was not: every
       // later session fed every chunk again)
       fs.rmSync(path.join(storeDir, 'i18n.json'));
+      const generation = () => (JSON.parse(fs.readFileSync(path.join(storeDir, 'manifest.json'), 'utf8')) as { generation: number }).generation;
+      const before = generation();
       feeds.length = 0;
       const e = await open();
       assert.ok((feeds as Array<string[] | undefined>).includes(undefined), 'no stored i18n: every chunk is fed again');
       await e.close();
+      assert.equal(generation(), before, 'no chunk changed: the store is not written again, its manifest names the new snapshot');
       feeds.length = 0;
       const f = await open();
       assert.deepEqual(feeds, [[]], 'the save after the rebuild names the rebuilt snapshot');
