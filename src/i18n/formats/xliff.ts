@@ -13,73 +13,13 @@
  * closed (htmlparser2 would close it silently, giving a unit the rest of the file): with its
  * line and column, and the file is not read.
  */
-import { Parser, parseDocument } from 'htmlparser2';
 import { SourceText } from '../../parse/source';
 import { canonicalLocale, identifyStem, isLocaleCode } from '../locale-code';
 import type { I18nProblem } from '../types';
 import { buildEntries, errText, unreadable, type Leaf, type LocaleFormat } from './common';
+import { child, inner, parseXml, shown, tags, unclosed, type XNode } from './xml';
 
 const EXT = /\.(?:xlf|xliff)$/i;
-
-interface XNode {
-  type: string;
-  name?: string;
-  data?: string;
-  attribs?: Record<string, string>;
-  children?: XNode[];
-  startIndex: number | null;
-  endIndex: number | null;
-}
-
-function shown(n: XNode): string {
-  if (n.type === 'text' || n.type === 'cdata') return n.type === 'cdata' ? (n.children ?? []).map(shown).join('') : (n.data ?? '');
-  if (n.type !== 'tag') return '';
-  const a = n.attribs ?? {};
-  if (n.name === 'x' || n.name === 'ph' || n.name === 'bx' || n.name === 'ex') return a['equiv-text'] ?? a.equiv ?? a.disp ?? `{${a.id ?? ''}}`;
-  return (n.children ?? []).map(shown).join('');
-}
-
-function* tags(n: XNode, name?: string): Generator<XNode> {
-  const stack = [...(n.children ?? [])].reverse();
-  while (stack.length) {
-    const c = stack.pop()!;
-    if (c.type !== 'tag') continue;
-    if (!name || c.name === name) yield c;
-    for (let i = (c.children ?? []).length - 1; i >= 0; i--) stack.push(c.children![i]);
-  }
-}
-
-function child(n: XNode, name: string): XNode | undefined {
-  return (n.children ?? []).find((c) => c.type === 'tag' && c.name === name);
-}
-
-/** Inside an element's tags: `[after <tag …>, before </tag>)`. */
-function inner(text: string, n: XNode): [number, number] {
-  const s = text.indexOf('>', n.startIndex ?? 0) + 1;
-  const e = text.lastIndexOf('<', n.endIndex ?? s);
-  return e >= s ? [s, e] : [s, s];
-}
-
-/** The first element that is never closed (its close implied by a parent's or the end of the file): its name and offset. */
-function unclosed(text: string): { name: string; at: number } | undefined {
-  const open: Array<{ name: string; at: number; selfClosing: boolean }> = [];
-  let found: { name: string; at: number } | undefined;
-  const parser = new Parser(
-    {
-      onopentag(name) {
-        // a self-closing `<x …/>` is closed "implied" too: told by its `/>` (endIndex is its `>`)
-        open.push({ name, at: parser.startIndex, selfClosing: text[parser.endIndex - 1] === '/' });
-      },
-      onclosetag(_name, isImplied) {
-        const el = open.pop();
-        if (isImplied && el && !el.selfClosing && (!found || el.at < found.at)) found = { name: el.name, at: el.at };
-      },
-    },
-    { xmlMode: true },
-  );
-  parser.end(text);
-  return found;
-}
 
 export const xliffFormat: LocaleFormat = {
   name: 'XLIFF',
@@ -89,7 +29,7 @@ export const xliffFormat: LocaleFormat = {
   read(rel, text) {
     let doc: XNode;
     try {
-      doc = parseDocument(text, { xmlMode: true, withStartIndices: true, withEndIndices: true }) as unknown as XNode;
+      doc = parseXml(text);
     } catch (err) {
       return unreadable(rel, text, 'malformed', `XLIFF does not parse (${errText(err)}): not read`);
     }

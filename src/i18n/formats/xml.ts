@@ -1,0 +1,72 @@
+/**
+ * XML reading shared by the locale formats that are XML (XLIFF, Android string resources, .NET
+ * .resx): htmlparser2's DOM in XML mode, with start and end offsets on every node, and the few
+ * walks they need. `unclosed` finds an element htmlparser2 would close silently (giving a
+ * message the rest of the file), so that a reader reports the file instead.
+ */
+import { Parser, parseDocument } from 'htmlparser2';
+
+export interface XNode {
+  type: string;
+  name?: string;
+  data?: string;
+  attribs?: Record<string, string>;
+  children?: XNode[];
+  startIndex: number | null;
+  endIndex: number | null;
+}
+
+export function shown(n: XNode): string {
+  if (n.type === 'text' || n.type === 'cdata') return n.type === 'cdata' ? (n.children ?? []).map(shown).join('') : (n.data ?? '');
+  if (n.type !== 'tag') return '';
+  const a = n.attribs ?? {};
+  if (n.name === 'x' || n.name === 'ph' || n.name === 'bx' || n.name === 'ex') return a['equiv-text'] ?? a.equiv ?? a.disp ?? `{${a.id ?? ''}}`;
+  return (n.children ?? []).map(shown).join('');
+}
+
+export function* tags(n: XNode, name?: string): Generator<XNode> {
+  const stack = [...(n.children ?? [])].reverse();
+  while (stack.length) {
+    const c = stack.pop()!;
+    if (c.type !== 'tag') continue;
+    if (!name || c.name === name) yield c;
+    for (let i = (c.children ?? []).length - 1; i >= 0; i--) stack.push(c.children![i]);
+  }
+}
+
+export function child(n: XNode, name: string): XNode | undefined {
+  return (n.children ?? []).find((c) => c.type === 'tag' && c.name === name);
+}
+
+/** Inside an element's tags: `[after <tag …>, before </tag>)`. */
+export function inner(text: string, n: XNode): [number, number] {
+  const s = text.indexOf('>', n.startIndex ?? 0) + 1;
+  const e = text.lastIndexOf('<', n.endIndex ?? s);
+  return e >= s ? [s, e] : [s, s];
+}
+
+/** The first element that is never closed (its close implied by a parent's or the end of the file): its name and offset. */
+export function unclosed(text: string): { name: string; at: number } | undefined {
+  const open: Array<{ name: string; at: number; selfClosing: boolean }> = [];
+  let found: { name: string; at: number } | undefined;
+  const parser = new Parser(
+    {
+      onopentag(name) {
+        // a self-closing `<x …/>` is closed "implied" too: told by its `/>` (endIndex is its `>`)
+        open.push({ name, at: parser.startIndex, selfClosing: text[parser.endIndex - 1] === '/' });
+      },
+      onclosetag(_name, isImplied) {
+        const el = open.pop();
+        if (isImplied && el && !el.selfClosing && (!found || el.at < found.at)) found = { name: el.name, at: el.at };
+      },
+    },
+    { xmlMode: true },
+  );
+  parser.end(text);
+  return found;
+}
+
+/** The DOM of an XML text, every node with its start and end offsets; throws on what htmlparser2 cannot read. */
+export function parseXml(text: string): XNode {
+  return parseDocument(text, { xmlMode: true, withStartIndices: true, withEndIndices: true }) as unknown as XNode;
+}
