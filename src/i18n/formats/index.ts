@@ -6,6 +6,7 @@
 import { SourceText } from '../../parse/source';
 import type { LocaleFile } from '../locales';
 import { identifyStem } from '../locale-code';
+import { androidFormat } from './android';
 import { arbFormat } from './arb';
 import { chromeFormat } from './chrome';
 import { errText, type LocaleFormat, type ReadContext } from './common';
@@ -43,7 +44,7 @@ const unsupportedFormat: LocaleFormat = {
 };
 
 /** Most specific first: `_locales/x/messages.json` before any JSON rule (JSON stays in locales.ts). */
-export const FORMATS: LocaleFormat[] = [chromeFormat, yamlFormat, poFormat, propertiesFormat, xliffFormat, fluentFormat, phpFormat, arbFormat, unsupportedFormat];
+export const FORMATS: LocaleFormat[] = [chromeFormat, yamlFormat, poFormat, propertiesFormat, xliffFormat, fluentFormat, phpFormat, arbFormat, androidFormat, unsupportedFormat];
 
 export function formatOf(rel: string, ctx: ReadContext = {}): LocaleFormat | undefined {
   return FORMATS.find((f) => f.claims(rel, ctx));

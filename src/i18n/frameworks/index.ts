@@ -2,6 +2,7 @@
  * Usage extractors of frameworks whose files are not JS/TS or Vue (those are in usages.ts):
  * one module each, registered here.
  */
+import { androidFramework } from './android';
 import { angularFramework } from './angular';
 import type { Framework } from './common';
 import { dartFramework } from './dart';
@@ -14,7 +15,7 @@ import { ui5Framework } from './ui5';
 
 export type { Framework } from './common';
 
-export const FRAMEWORKS: Framework[] = [svelteFramework, angularFramework, handlebarsFramework, laravelFramework, railsFramework, dartFramework, ui5Framework, gettextFramework];
+export const FRAMEWORKS: Framework[] = [svelteFramework, angularFramework, handlebarsFramework, laravelFramework, railsFramework, dartFramework, ui5Framework, gettextFramework, androidFramework];
 
 /** The extractor of a (non-JS, non-Vue) file, or undefined. */
 export function frameworkOf(rel: string): Framework | undefined {
