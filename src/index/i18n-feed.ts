@@ -39,14 +39,18 @@ export interface I18nFeed {
 /** Most characters of i18n text attached to one chunk. */
 export const MAX_I18N_TEXT = 2000;
 
-/** The source locale: English when there is one (`en`, `en-US`, `en_GB`), else the locale with most values. */
+/**
+ * The source locale: English when there is one (`en`, `en-US`, `en_GB`), else the default
+ * messages (`und`: a Java bundle's or a .resx's base file, Android's `values/` folder, which
+ * hold the developer's own language), else the locale with most values.
+ */
 export function sourceLocale(values: Map<string, Array<{ locale: string }>>): string | undefined {
   const count = new Map<string, number>();
   for (const list of values.values()) for (const v of list) count.set(v.locale, (count.get(v.locale) ?? 0) + 1);
   let best: string | undefined;
   let n = -1;
   for (const [l, c] of count) {
-    const score = (l.toLowerCase() === 'en' ? 2e12 : /^en[-_]/i.test(l) ? 1e12 : 0) + c;
+    const score = (l.toLowerCase() === 'en' ? 3e12 : /^en[-_]/i.test(l) ? 2e12 : l === 'und' ? 1e12 : 0) + c;
     if (score > n) {
       n = score;
       best = l;

@@ -208,11 +208,14 @@ describe('i18n text searchable with the code that uses the key', () => {
     assert.notEqual(after[0]?.chunk.path, 'src/components/UserMenu.vue');
   });
 
-  it('the source locale is English when there is one, else the locale with most values', () => {
+  it('the source locale is English when there is one, else the default messages (und), else the locale with most values', () => {
     const m = (ls: string[]) => new Map([['a', ls.map((locale) => ({ locale, value: 'x' }))]]);
     assert.equal(sourceLocale(m(['de', 'en-US', 'fr'])), 'en-US');
     assert.equal(sourceLocale(m(['de', 'en', 'en-GB'])), 'en');
     assert.equal(sourceLocale(new Map([['a', [{ locale: 'de' }, { locale: 'fr' }]], ['b', [{ locale: 'fr' }]]])), 'fr');
+    // Android's values/ and values-fr/ with the same keys: the default folder is the developer's text
+    assert.equal(sourceLocale(new Map([['a', [{ locale: 'fr' }, { locale: 'und' }]], ['b', [{ locale: 'fr' }, { locale: 'und' }]]])), 'und');
+    assert.equal(sourceLocale(m(['und', 'en'])), 'en');
   });
 });
 
