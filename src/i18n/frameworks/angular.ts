@@ -14,6 +14,7 @@ import { parseDocument } from 'htmlparser2';
 import type { Raw } from '../usages';
 import { commentMask, quotedAt, scanCalls, type Framework } from './common';
 import { templateUsages } from './gettext';
+import { jvmTemplateUsages } from './jvm';
 
 interface HNode {
   type: string;
@@ -32,7 +33,7 @@ export const angularFramework: Framework = {
   claims: (rel) => /\.html?$/i.test(rel),
   find(_rel, text) {
     // an .html file may be a Django or Jinja template: its trans tags and gettext calls
-    const out: Raw[] = templateUsages(text);
+    const out: Raw[] = [...templateUsages(text), ...jvmTemplateUsages(text)];
     if (!MAYBE.test(text)) return out;
     const inComment = commentMask(text, [['<!--', '-->']]);
     PIPE.lastIndex = 0;

@@ -8,6 +8,7 @@ import type { Framework } from './common';
 import { dartFramework } from './dart';
 import { gettextFramework } from './gettext';
 import { handlebarsFramework } from './handlebars';
+import { jspFramework, jvmFramework } from './jvm';
 import { laravelFramework } from './laravel';
 import { railsFramework } from './rails';
 import { svelteFramework } from './svelte';
@@ -15,7 +16,7 @@ import { ui5Framework } from './ui5';
 
 export type { Framework } from './common';
 
-export const FRAMEWORKS: Framework[] = [svelteFramework, angularFramework, handlebarsFramework, laravelFramework, railsFramework, dartFramework, ui5Framework, gettextFramework, androidFramework];
+export const FRAMEWORKS: Framework[] = [svelteFramework, angularFramework, handlebarsFramework, laravelFramework, railsFramework, dartFramework, ui5Framework, gettextFramework, androidFramework, jvmFramework, jspFramework];
 
 /** The extractor of a (non-JS, non-Vue) file, or undefined. */
 export function frameworkOf(rel: string): Framework | undefined {
