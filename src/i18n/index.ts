@@ -95,8 +95,10 @@ function canon(ns: string | undefined, path: string): string {
 /**
  * Bump when what `setFile` extracts from a file changes (locale discovery, entries, usages,
  * problems): a stored snapshot of another version is not trusted and the files are read again.
+ * 3: Android, Apple and .NET resources read (and Java, Kotlin, Swift, C# usages found), which
+ *    version 2 left unread or reported as unsupported.
  */
-export const I18N_SNAPSHOT_VERSION = 2;
+export const I18N_SNAPSHOT_VERSION = 3;
 
 /** A locale file in the snapshot: its entries as columns (`cols`; as objects, `entries`, when a position does not fit one), its line table's starts. */
 export interface StoredLocaleFile {

@@ -1,5 +1,5 @@
 /**
- * A locale file's entries in the i18n snapshot (I18N_SNAPSHOT_VERSION 2): as columns.
+ * A locale file's entries in the i18n snapshot (I18N_SNAPSHOT_VERSION 2 on): as columns.
  *
  * Version 1 wrote every entry as an object that repeated its file, its locale and eight field
  * names. On Debian's calibre source (3,952 locale files, 1.2 million values) the entries were

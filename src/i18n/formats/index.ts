@@ -7,6 +7,7 @@ import { SourceText } from '../../parse/source';
 import type { LocaleFile } from '../locales';
 import { identifyStem } from '../locale-code';
 import { androidFormat } from './android';
+import { appleStringsFormat, xcstringsFormat } from './apple';
 import { arbFormat } from './arb';
 import { chromeFormat } from './chrome';
 import { errText, type LocaleFormat, type ReadContext } from './common';
@@ -14,6 +15,7 @@ import { fluentFormat } from './fluent';
 import { phpFormat } from './php';
 import { poFormat } from './po';
 import { propertiesFormat } from './properties';
+import { resxFormat } from './resx';
 import { xliffFormat } from './xliff';
 import { yamlFormat } from './yaml';
 
@@ -21,9 +23,10 @@ export type { LocaleFormat, ReadContext } from './common';
 
 /**
  * Locale files Fathom sees but does not read (a locale code in the name or folder): reported as
- * `unsupported`, so an answer never silently lacks them.
+ * `unsupported`, so an answer never silently lacks them. A `.strings` table is read inside its
+ * `<lang>.lproj/` folder (formats/apple.ts); one elsewhere that names a locale is reported.
  */
-const UNSUPPORTED = /\.(toml|strings|stringsdict|resx|resw|mo|ini)$/i;
+const UNSUPPORTED = /\.(toml|strings|stringsdict|mo|ini)$/i;
 
 const unsupportedFormat: LocaleFormat = {
   name: 'unsupported',
@@ -32,19 +35,24 @@ const unsupportedFormat: LocaleFormat = {
     if (ctx.matchesGlobs) return ctx.matchesGlobs(rel);
     const parts = rel.split('/');
     const stem = parts[parts.length - 1].replace(UNSUPPORTED, '');
-    // `en.lproj/Localizable.strings`, `fr.toml`, `messages.de.mo`, `Resources.fr.resx`
+    // `en.lproj/Localizable.stringsdict`, `fr.toml`, `messages.de.mo`, `strings/fr.strings`
     const dirs = parts.slice(0, -1).map((d) => d.replace(/\.lproj$/i, ''));
     return identifyStem(dirs, stem) !== undefined;
   },
   read(rel) {
     const ext = (UNSUPPORTED.exec(rel)?.[1] ?? '').toLowerCase();
-    const what = ext === 'mo' ? 'a compiled gettext catalog (the .po next to it is read, when there is one)' : `the .${ext} locale format is not supported`;
+    const what =
+      ext === 'mo'
+        ? 'a compiled gettext catalog (the .po next to it is read, when there is one)'
+        : ext === 'strings'
+          ? 'a .strings table outside a <lang>.lproj folder (move it there, or name it with --locales)'
+          : `the .${ext} locale format is not supported`;
     return { file: rel, lines: new SourceText(''), entries: [], problems: [{ kind: 'unsupported', file: rel, message: `${what}: not read` }] };
   },
 };
 
 /** Most specific first: `_locales/x/messages.json` before any JSON rule (JSON stays in locales.ts). */
-export const FORMATS: LocaleFormat[] = [chromeFormat, yamlFormat, poFormat, propertiesFormat, xliffFormat, fluentFormat, phpFormat, arbFormat, androidFormat, unsupportedFormat];
+export const FORMATS: LocaleFormat[] = [chromeFormat, yamlFormat, poFormat, propertiesFormat, xliffFormat, fluentFormat, phpFormat, arbFormat, androidFormat, appleStringsFormat, xcstringsFormat, resxFormat, unsupportedFormat];
 
 export function formatOf(rel: string, ctx: ReadContext = {}): LocaleFormat | undefined {
   return FORMATS.find((f) => f.claims(rel, ctx));
