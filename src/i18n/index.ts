@@ -29,6 +29,7 @@ import type { Candidate, HoverResult, I18nDiagnostic, I18nProblem, LookupOptions
 import { checkHealth, sourceLocaleOf, type HealthReport } from './health';
 import { findUsages } from './usages';
 import { own } from './formats/common';
+import { undefinedIsNoFinding } from './frameworks/index';
 import { columnsToEntries, entriesToColumns, type EntryColumns } from './snapshot-codec';
 
 /** A JS/TS module (`setFile` may read it as a locale module). */
@@ -883,7 +884,7 @@ export class I18nIndex {
     for (const list of this.usages.values()) {
       for (const u of list) {
         usages++;
-        if (!u.dynamic && !defined(u)) undefinedUsages.push(u);
+        if (!u.dynamic && !defined(u) && !undefinedIsNoFinding(u)) undefinedUsages.push(u);
       }
     }
     const groups = b.groups.map((g) => this.candidate(g, b, 'key', 1));
@@ -907,7 +908,7 @@ export class I18nIndex {
     const defined = this.definedTest(b);
     const list = text !== undefined ? findUsages(file, text, { functions: this.options.functions }) : (this.usages.get(file) ?? []);
     for (const u of list) {
-      if (u.dynamic || defined(u)) continue;
+      if (u.dynamic || defined(u) || undefinedIsNoFinding(u)) continue;
       const key = u.namespace ? `${u.namespace}:${u.key}` : u.key;
       // the nearest defined key of this app in the source locale: where the new key belongs
       let best: LocaleEntry | undefined;

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { formatHealth } from '../../src/i18n/health';
 import { I18nIndex } from '../../src/i18n/index';
 import { loadI18nIndex } from '../../src/i18n/workspace';
+import { MemoryFileSource } from '../../src/workspace/source';
 import { diagnosticView, wantsDiagnostics } from '../../src/ui/i18nDiagnostics';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -36,6 +37,23 @@ describe('i18n key health', () => {
     for (const k of ['status.open', 'status.closed', 'items_one', 'items_other', 'items', 'save', 'linked']) {
       assert.ok(!report.findings.some((f) => (f.kind === 'unused' || f.kind === 'undefined') && f.key === k), k);
     }
+  });
+
+  it("undefined leaves out what the app's build checks (Android R.string / @string, .NET's resource class) and SwiftUI literals; calls by a string are reported", () => {
+    const files = {
+      'app/src/main/res/values/strings.xml': '<resources><string name="ok">OK</string></resources>',
+      'app/src/main/java/A.kt': 'val a = getString(R.string.gone)\nval b = bundle.getString("gone.too")\n',
+      'app/src/main/res/layout/main.xml': '<Button android:text="@string/gone_xml"/>',
+      'Properties/Resources.resx': '<root><data name="Ok" xml:space="preserve"><value>OK</value></data></root>',
+      'Forms/Main.cs': 'var icon = Properties.Resources.AppIcon;\nvar t = manager.GetString("Missing");\n',
+      'App/en.lproj/Localizable.strings': '"ok" = "OK";',
+      'App/ContentView.swift': 'Text("Hello, world")\nlet s = NSLocalizedString("missing.key", comment: "")\n',
+    };
+    const undef = loadI18nIndex(new MemoryFileSource(files))
+      .index.health()
+      .findings.filter((f) => f.kind === 'undefined')
+      .map((f) => `${f.key} ${f.file}:${f.line}`);
+    assert.deepEqual(undef.sort(), ['Missing Forms/Main.cs:2', 'gone.too app/src/main/java/A.kt:2', 'missing.key App/ContentView.swift:2']);
   });
 
   it('CLI: exit 1 with undefined or missing keys, 0 on a healthy workspace; --json lines', () => {

@@ -26,6 +26,11 @@ export function androidCodeRefs(text: string, inComment: (off: number) => boolea
   }
 }
 
+/** `R.string.x` or `@string/x`: the Android build checks that the resource exists already. */
+export function androidCompileChecked(u: { via: string }): boolean {
+  return /^(?:R\.|@)(?:string|plurals|array)$/.test(u.via);
+}
+
 export const androidFramework: Framework = {
   name: 'Android',
   // XML that refers to resources; the values folders hold them (formats/android.ts)

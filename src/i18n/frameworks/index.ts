@@ -2,12 +2,12 @@
  * Usage extractors of frameworks whose files are not JS/TS or Vue (those are in usages.ts):
  * one module each, registered here.
  */
-import { androidFramework } from './android';
+import { androidCompileChecked, androidFramework } from './android';
 import { angularFramework } from './angular';
-import { appleFramework } from './apple';
+import { appleFramework, textIsKey } from './apple';
 import type { Framework } from './common';
 import { dartFramework } from './dart';
-import { dotnetFramework } from './dotnet';
+import { dotnetCompileChecked, dotnetFramework } from './dotnet';
 import { gettextFramework } from './gettext';
 import { handlebarsFramework } from './handlebars';
 import { jspFramework, jvmFramework } from './jvm';
@@ -23,4 +23,14 @@ export const FRAMEWORKS: Framework[] = [svelteFramework, angularFramework, handl
 /** The extractor of a (non-JS, non-Vue) file, or undefined. */
 export function frameworkOf(rel: string): Framework | undefined {
   return FRAMEWORKS.find((f) => f.claims(rel));
+}
+
+/**
+ * Usages that key health and the editor's diagnostics never report as "undefined": a key the
+ * app's own build checks already (Android's `R.string.x` and `@string/x`, .NET's generated
+ * resource class: a resource Fathom does not read as text, an icon, is no error either), or a
+ * SwiftUI view's literal, whose text is shown when no locale defines it.
+ */
+export function undefinedIsNoFinding(u: { file: string; via: string }): boolean {
+  return androidCompileChecked(u) || dotnetCompileChecked(u) || textIsKey(u);
 }
