@@ -426,7 +426,9 @@ async function openEngine(dir: string, args: Args, quiet = false, mustSave = fal
   try {
     const show = quiet ? () => undefined : progressPrinter();
     // the save at the end is the async one below (its writes overlap its serialization)
-    for await (const p of session.index({ saveAtEnd: !mustSave })) show(p);
+    // no i18n lookup tables: no command that opens the engine looks a string up (`fathom i18n`
+    // builds them at its first lookup, and stores them)
+    for await (const p of session.index({ saveAtEnd: !mustSave, i18nTables: false })) show(p);
     // locale files and the i18n text of the code using each key: what keyword ranking needs of i18n
     await session.searchableI18n();
     if (mustSave) await session.saveAsync({ throwOnError: true });

@@ -315,6 +315,8 @@ export class I18nIndex {
   /** App folders (of package.json files), deepest first. */
   private apps: string[] = [];
   private built: Built | undefined;
+  /** `grouped`'s answer, for the revision it was made at. */
+  private grouping: { revision: number; groups: Group[]; problems: I18nProblem[] } | undefined;
   /** The built tables were exported (or imported) since they were built: `tablesUnsaved` is false. */
   private builtSaved = false;
   private usageTable: UsageTable | undefined;
@@ -534,13 +536,25 @@ export class I18nIndex {
   }
 
   get problems(): I18nProblem[] {
-    return this.build().problems;
+    return this.grouped().problems;
+  }
+
+  /** Builds the lookup tables now (the first lookup builds them otherwise): for a long-lived index that wants its first answer quick. */
+  prepareTables(): void {
+    this.build();
   }
 
   // --- building -----------------------------------------------------------------------------
 
-  private build(): Built {
+  /**
+   * The keys grouped (app, component, namespace, path; each group's values sorted) and the
+   * problems with the conflicts: `build` without the lookup tables, which are most of its cost
+   * (a normal form and tokens for every value). The search index's i18n text (`keyValues`) at
+   * the end of an index run needs only this; the tables wait for the first lookup.
+   */
+  private grouped(): { groups: Group[]; problems: I18nProblem[] } {
     if (this.built) return this.built;
+    if (this.grouping?.revision === this.revision) return this.grouping;
     const groups: Group[] = [];
     /** app\0component\0namespace → key path → group id. */
     const groupIds = new Map<string, Map<string, number>>();
@@ -585,6 +599,14 @@ export class I18nIndex {
         }
       }
     }
+    this.grouping = { revision: this.revision, groups, problems };
+    return this.grouping;
+  }
+
+  private build(): Built {
+    if (this.built) return this.built;
+    const { groups, problems } = this.grouped();
+    this.grouping = undefined;
     this.built = tablesOf(groups, problems);
     this.builtSaved = false;
     this.vectors = undefined;
@@ -863,7 +885,7 @@ export class I18nIndex {
    */
   keyValues(): Map<string, Array<{ locale: string; value: string }>> {
     const out = new Map<string, Array<{ locale: string; value: string }>>();
-    for (const g of this.build().groups) {
+    for (const g of this.grouped().groups) {
       const key = g.namespace ? `${g.namespace}:${g.path}` : g.path;
       const list = out.get(key) ?? [];
       for (const e of g.values) list.push({ locale: e.locale, value: e.value });

@@ -269,8 +269,11 @@ export class FolderSession {
    * 10 s while embedding, and at the end — also when `signal` stops it (what was done is
    * kept; missing vectors are then computed in the background). `saveAtEnd: false` leaves the
    * last save to the caller (the CLI's `saveAsync`; `close` saves what a run that threw left).
+   * `i18nTables: false` leaves the i18n lookup tables to the first lookup (a CLI command that
+   * indexes or searches asks none; the editor's "Where is this string defined?" wants its first
+   * answer quick, so by default they are built at the end of the run and saved with it).
    */
-  async *index(options: { signal?: AbortSignal; selection?: FileSelection; embed?: boolean; i18n?: I18nConfig; saveAtEnd?: boolean } = {}): AsyncGenerator<IndexProgress> {
+  async *index(options: { signal?: AbortSignal; selection?: FileSelection; embed?: boolean; i18n?: I18nConfig; saveAtEnd?: boolean; i18nTables?: boolean } = {}): AsyncGenerator<IndexProgress> {
     this.assertOpen();
     if ('selection' in options) this.selection = options.selection;
     // the run feeds the i18n index too (one read of each file for both): the UI text of the code
@@ -303,7 +306,10 @@ export class FolderSession {
       // goes to the engine now, so that the save below has it
       const st = this.i18nState;
       if (st && !st.ready) st.ready = Promise.resolve();
-      if (st) this.feedText(st);
+      if (st) {
+        this.feedText(st);
+        if (options.i18nTables !== false) st.index.prepareTables();
+      }
     } finally {
       this.runs.delete(stop);
       this.indexing--;

@@ -75,4 +75,30 @@ describe('FolderSession: the i18n index is built by the index run', function () 
       fs.rmSync(storeDir, { recursive: true, force: true });
     }
   });
+
+  it('the lookup tables: built and saved with the run by default; with i18nTables false, left to the first lookup, which answers the same and stores them', async function () {
+    const tablesIn = (dir: string) => 'tables' in (JSON.parse(fs.readFileSync(path.join(dir, 'i18n.json'), 'utf8')) as { state: object }).state;
+    const answer = async (s: FolderSession) => {
+      const r = (await s.i18n({ op: 'string', text: 'Annuler le compte à rebours' })).result as LookupResult;
+      return r.candidates.map((c) => `${c.key} ${c.match} ${c.locales.map((l) => l.locale).join(',')} ${c.usages.map((u) => u.file).join(',')}`);
+    };
+    const dirs = [true, false].map(() => fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-i18n-tables-')));
+    try {
+      const answers: string[][] = [];
+      for (const [i, i18nTables] of [true, false].entries()) {
+        const s = await FolderSession.open('/memory', { source: new MemoryFileSource(FILES), storeDir: dirs[i] });
+        await drain(s.index({ embed: false, i18nTables }));
+        await s.close();
+        assert.equal(tablesIn(dirs[i]), i18nTables, `i18nTables ${i18nTables}: tables saved with the run`);
+        const again = await FolderSession.open('/memory', { source: new MemoryFileSource(FILES), storeDir: dirs[i] });
+        answers.push(await answer(again));
+        await again.close();
+        assert.ok(tablesIn(dirs[i]), 'after a lookup the tables are stored');
+      }
+      assert.deepEqual(answers[1], answers[0]);
+      assert.ok(answers[0][0]?.startsWith('space.stop '), answers[0].join(' | '));
+    } finally {
+      for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+    }
+  });
 });
