@@ -252,7 +252,7 @@ const HOVER_SELECTOR: vscode.DocumentSelector = [
   ...['javascript', 'typescript', 'javascriptreact', 'typescriptreact', 'vue'].map((language) => ({ scheme: 'file', language })),
   { scheme: 'file', pattern: '**/*.vue' },
   // the other frameworks' usages (src/i18n/frameworks/): the worker finds the usage under the cursor
-  { scheme: 'file', pattern: '**/*.{svelte,hbs,handlebars,html,php,erb,haml,slim,rb,dart,xml,py,jinja,jinja2,java,kt,kts,jsp,swift,m,mm,cs,vb,cshtml,razor,xaml}' },
+  { scheme: 'file', pattern: '**/*.{svelte,hbs,handlebars,html,php,erb,haml,slim,rb,dart,xml,py,jinja,jinja2,java,kt,kts,jsp,swift,m,mm,cs,vb,cshtml,razor,xaml,rs,cpp,cc,cxx,h,hpp,qml,go,tmpl,gotmpl,gohtml}' },
 ];
 
 /** Everything above, registered; one line in src/extension.ts. */

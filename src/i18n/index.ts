@@ -96,8 +96,9 @@ function canon(ns: string | undefined, path: string): string {
 /**
  * Bump when what `setFile` extracts from a file changes (locale discovery, entries, usages,
  * problems): a stored snapshot of another version is not trusted and the files are read again.
- * 3: Android, Apple and .NET resources read (and Java, Kotlin, Swift, C# usages found), which
- *    version 2 left unread or reported as unsupported.
+ * 3: Android, Apple, .NET, TOML (Hugo, go-i18n) and Qt Linguist files read, and usages found
+ *    in Java, Kotlin, JSP, Swift, Objective-C, C#, VB, Razor, XAML, Go, Go templates, Rust,
+ *    C++, QML and PyQt, which version 2 left unread or reported as unsupported.
  */
 export const I18N_SNAPSHOT_VERSION = 3;
 
@@ -345,13 +346,17 @@ export class I18nIndex {
     let lf: LocaleFile | undefined;
     try {
       const format = formatOf(rel, { matchesGlobs: this.options.matchesGlobs });
+      const isScript = SCRIPT_EXT.test(lower);
       if (format) lf = readLocaleFormat(rel, text, { matchesGlobs: this.options.matchesGlobs }, format);
       else if (lower.endsWith('.vue')) lf = readSfcLocales(rel, text);
-      else if (SCRIPT_EXT.test(lower)) {
+      else if (!isScript) lf = readLocaleJson(rel, text, { matchesGlobs: this.options.matchesGlobs });
+      // a script, also one a format claimed by its name and found none of its messages in (an
+      // `app_fr.ts` that is TypeScript, not Qt Linguist), may be a locale module
+      if (isScript && !lf?.entries.length) {
         const mode = this.globMode(rel);
-        lf = script !== undefined ? withLines(script, text) : mode ? readLocaleScript(rel, text, mode === 'globbed') : undefined;
+        const module = script !== undefined ? withLines(script, text) : mode ? readLocaleScript(rel, text, mode === 'globbed') : undefined;
+        if (module || !lf) lf = module;
       }
-      else lf = readLocaleJson(rel, text, { matchesGlobs: this.options.matchesGlobs });
     } catch (err) {
       lf = { file: rel, lines: new SourceText(''), entries: [], problems: [{ kind: 'malformed', file: rel, message: `could not be read as a locale file: ${(err as Error).message}` }] };
     }

@@ -366,7 +366,7 @@ export class FolderSession {
     // a changed locale file changes the i18n text of every chunk using its keys; else only the updated files'
     const locales = new Set(i18n?.index.localeFiles ?? []);
     const paths = changes.map((u) => toRel(u.rel));
-    this.refreshI18nText(paths.some((p) => locales.has(p) || /\.(?:json5?|ya?ml|po|properties|ftl|arb|xlf|xliff|xml|strings|xcstrings|resx|resw)$/i.test(p)) ? undefined : paths);
+    this.refreshI18nText(paths.some((p) => locales.has(p) || /\.(?:json5?|ya?ml|po|properties|ftl|arb|xlf|xliff|xml|strings|xcstrings|resx|resw|toml)$/i.test(p)) ? undefined : paths);
     this.afterChange();
     return { changed, problems, pendingVectors: this.engine.pendingVectors };
   }

@@ -130,7 +130,7 @@ describe('i18n formats: YAML', () => {
   });
 
   it('a YAML locale file that does not parse is reported with its line, never silently absent', () => {
-    assert.deepEqual(problems('unreadable'), ['malformed locales/en.yaml:3', 'unsupported locales/fr.toml:-']);
+    assert.deepEqual(problems('unreadable'), ['malformed locales/en.yaml:3', 'unsupported locales/fr.ini:-']);
     const p = load('unreadable').problems.find((x) => x.file === 'locales/en.yaml')!;
     assert.match(p.message, /^YAML does not parse \(.+\): not read$/);
     // the readable neighbour still answers

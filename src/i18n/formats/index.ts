@@ -15,7 +15,9 @@ import { fluentFormat } from './fluent';
 import { phpFormat } from './php';
 import { poFormat } from './po';
 import { propertiesFormat } from './properties';
+import { qtTsFormat } from './qt';
 import { resxFormat } from './resx';
+import { tomlFormat } from './toml';
 import { xliffFormat } from './xliff';
 import { yamlFormat } from './yaml';
 
@@ -26,7 +28,7 @@ export type { LocaleFormat, ReadContext } from './common';
  * `unsupported`, so an answer never silently lacks them. A `.strings` table is read inside its
  * `<lang>.lproj/` folder (formats/apple.ts); one elsewhere that names a locale is reported.
  */
-const UNSUPPORTED = /\.(toml|strings|stringsdict|mo|ini)$/i;
+const UNSUPPORTED = /\.(strings|stringsdict|mo|ini)$/i;
 
 const unsupportedFormat: LocaleFormat = {
   name: 'unsupported',
@@ -35,7 +37,7 @@ const unsupportedFormat: LocaleFormat = {
     if (ctx.matchesGlobs) return ctx.matchesGlobs(rel);
     const parts = rel.split('/');
     const stem = parts[parts.length - 1].replace(UNSUPPORTED, '');
-    // `en.lproj/Localizable.stringsdict`, `fr.toml`, `messages.de.mo`, `strings/fr.strings`
+    // `en.lproj/Localizable.stringsdict`, `fr.ini`, `messages.de.mo`, `strings/fr.strings`
     const dirs = parts.slice(0, -1).map((d) => d.replace(/\.lproj$/i, ''));
     return identifyStem(dirs, stem) !== undefined;
   },
@@ -52,7 +54,7 @@ const unsupportedFormat: LocaleFormat = {
 };
 
 /** Most specific first: `_locales/x/messages.json` before any JSON rule (JSON stays in locales.ts). */
-export const FORMATS: LocaleFormat[] = [chromeFormat, yamlFormat, poFormat, propertiesFormat, xliffFormat, fluentFormat, phpFormat, arbFormat, androidFormat, appleStringsFormat, xcstringsFormat, resxFormat, unsupportedFormat];
+export const FORMATS: LocaleFormat[] = [chromeFormat, yamlFormat, poFormat, propertiesFormat, xliffFormat, fluentFormat, phpFormat, arbFormat, androidFormat, appleStringsFormat, xcstringsFormat, resxFormat, qtTsFormat, tomlFormat, unsupportedFormat];
 
 export function formatOf(rel: string, ctx: ReadContext = {}): LocaleFormat | undefined {
   return FORMATS.find((f) => f.claims(rel, ctx));

@@ -4,7 +4,7 @@
  * `[translate]="'K'"`, `translate="K"` and `<el translate>K</el>`; transloco's `'k' | transloco`
  * and `*transloco="let t; read: 'scope'"` with `t('k')` inside that element (the `read` scope
  * prefixed); Fluent's `data-l10n-id="k"` in plain HTML; Django and Jinja templates' trans tags and
- * gettext calls (gettext.ts).
+ * gettext calls (gettext.ts); Go templates' `{{ i18n "k" }}`, as in Hugo's `layouts/` (go.ts).
  *
  * A careful scanner, not @angular/compiler's template parser (ESM-only and several MB for what
  * is a handful of patterns): element extents come from htmlparser2 (the `*transloco` scopes),
@@ -14,6 +14,7 @@ import { parseDocument } from 'htmlparser2';
 import type { Raw } from '../usages';
 import { commentMask, quotedAt, scanCalls, type Framework } from './common';
 import { templateUsages } from './gettext';
+import { goTemplateUsages } from './go';
 import { jvmTemplateUsages } from './jvm';
 
 interface HNode {
@@ -33,7 +34,7 @@ export const angularFramework: Framework = {
   claims: (rel) => /\.html?$/i.test(rel),
   find(_rel, text) {
     // an .html file may be a Django or Jinja template: its trans tags and gettext calls
-    const out: Raw[] = [...templateUsages(text), ...jvmTemplateUsages(text)];
+    const out: Raw[] = [...templateUsages(text), ...jvmTemplateUsages(text), ...goTemplateUsages(text)];
     if (!MAYBE.test(text)) return out;
     const inComment = commentMask(text, [['<!--', '-->']]);
     PIPE.lastIndex = 0;

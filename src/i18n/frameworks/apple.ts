@@ -17,7 +17,7 @@
  * literals (`"https://…"` and `"image/*"` open none).
  */
 import type { Raw } from '../usages';
-import type { Framework } from './common';
+import { commentTest, type Framework } from './common';
 
 /** Functions and views whose first argument is the key. */
 const FIRST_ARG = 'NSLocalizedString(?:FromTable(?:InBundle)?|WithDefaultValue)?|LocalizedStringKey|LocalizedStringResource|Text|Button|Label|Toggle|TextField|SecureField|Section|Link|NavigationLink|Picker|Menu';
@@ -108,22 +108,6 @@ function closing(text: string, from: number): number | undefined {
   return undefined;
 }
 
-/** Is an offset inside a `//` or `/* *\/` comment (string literals skipped)? */
-function commentTest(text: string): (off: number) => boolean {
-  const ranges: Array<[number, number]> = [];
-  for (let i = 0; i < text.length; i++) {
-    if (text[i] === '"') {
-      i = literalAt(text, i)?.e ?? i;
-    } else if (text.startsWith('//', i) || text.startsWith('/*', i)) {
-      const block = text[i + 1] === '*';
-      const close = block ? text.indexOf('*/', i + 2) : text.indexOf('\n', i);
-      const end = close < 0 ? text.length : block ? close + 2 : close;
-      ranges.push([i, end]);
-      i = end - 1;
-    }
-  }
-  return (off) => ranges.some(([s, e]) => off >= s && off < e);
-}
 
 /** The table the rest of a call (from after its key) names; the default `Localizable` is no namespace. */
 function tableOf(text: string, from: number, via: string): string | undefined {
@@ -137,7 +121,7 @@ export const appleFramework: Framework = {
   claims: (rel) => /\.(?:swift|mm?)$/i.test(rel),
   find(_rel, text) {
     const out: Raw[] = [];
-    const inComment = commentTest(text);
+    const inComment = commentTest(text, (t, i) => (t[i] === '"' ? (literalAt(t, i)?.e ?? i) + 1 : undefined), '//');
     CALL.lastIndex = 0;
     for (let m = CALL.exec(text); m; m = CALL.exec(text)) {
       if (inComment(m.index)) continue;

@@ -70,3 +70,44 @@ export function commentMask(text: string, kinds: Array<[string, string]>): (off:
   }
   return (off) => ranges.some(([s, e]) => off >= s && off < e);
 }
+
+/**
+ * Is an offset inside a comment? Comments are found outside literals (`literalEnd` gives the
+ * offset after one starting at an offset): `line` opens one up to the end of its line; with
+ * `//`, `/* *\/` opens a block too, which nests when `nested` (as in Rust).
+ */
+export function commentTest(text: string, literalEnd: (text: string, at: number) => number | undefined, line: '//' | '#', nested = false): (off: number) => boolean {
+  const ranges: Array<[number, number]> = [];
+  for (let i = 0; i < text.length; i++) {
+    if (text.startsWith(line, i)) {
+      const nl = text.indexOf('\n', i);
+      const end = nl < 0 ? text.length : nl;
+      ranges.push([i, end]);
+      i = end;
+    } else if (line === '//' && text.startsWith('/*', i)) {
+      let depth = 1;
+      let j = i + 2;
+      for (; j < text.length && depth > 0; j++) {
+        if (text.startsWith('*/', j)) depth--;
+        else if (nested && text.startsWith('/*', j)) depth++;
+        else continue;
+        j++;
+      }
+      ranges.push([i, j]);
+      i = j - 1;
+    } else {
+      const end = literalEnd(text, i);
+      if (end !== undefined) i = end - 1;
+    }
+  }
+  return (off) => {
+    let lo = 0;
+    let hi = ranges.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (ranges[mid][1] <= off) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < ranges.length && ranges[lo][0] <= off;
+  };
+}

@@ -14,6 +14,7 @@
  */
 import type { Raw } from '../usages';
 import { commentMask, quotedAt, type Framework } from './common';
+import { qtPythonUsages } from './qt';
 
 const FUNCS = '_|gettext|gettext_lazy|gettext_noop|ugettext|ugettext_lazy|ugettext_noop|ngettext|ngettext_lazy|ungettext|ungettext_lazy|pgettext|pgettext_lazy|npgettext|npgettext_lazy';
 /** A call of one of FUNCS (bare, or on a module: `translation.gettext(`), up to its first argument. */
@@ -107,7 +108,7 @@ export const gettextFramework: Framework = {
   claims: (rel) => /\.(?:py|pyi|jinja|jinja2|j2|djhtml)$/i.test(rel),
   find(rel, text) {
     if (!/\.pyi?$/i.test(rel)) return templateUsages(text);
-    const out: Raw[] = [];
+    const out = qtPythonUsages(text); // PyQt / PySide's tr() and translate()
     if (!/gettext|\b_\s*\(/.test(text)) return out;
     calls(text, commentMask(text, [['#', '\n']]), out);
     return out;

@@ -9,16 +9,19 @@ import type { Framework } from './common';
 import { dartFramework } from './dart';
 import { dotnetCompileChecked, dotnetFramework } from './dotnet';
 import { gettextFramework } from './gettext';
+import { goFramework } from './go';
 import { handlebarsFramework } from './handlebars';
 import { jspFramework, jvmFramework } from './jvm';
 import { laravelFramework } from './laravel';
+import { qtFramework } from './qt';
 import { railsFramework } from './rails';
+import { rustFramework } from './rust';
 import { svelteFramework } from './svelte';
 import { ui5Framework } from './ui5';
 
 export type { Framework } from './common';
 
-export const FRAMEWORKS: Framework[] = [svelteFramework, angularFramework, handlebarsFramework, laravelFramework, railsFramework, dartFramework, ui5Framework, gettextFramework, androidFramework, jvmFramework, jspFramework, appleFramework, dotnetFramework];
+export const FRAMEWORKS: Framework[] = [svelteFramework, angularFramework, handlebarsFramework, laravelFramework, railsFramework, dartFramework, ui5Framework, gettextFramework, androidFramework, jvmFramework, jspFramework, appleFramework, dotnetFramework, rustFramework, qtFramework, goFramework];
 
 /** The extractor of a (non-JS, non-Vue) file, or undefined. */
 export function frameworkOf(rel: string): Framework | undefined {
