@@ -300,9 +300,17 @@ function leavesOf(assignments: Assignment[]): Leaf[] {
       members.set(id, set.add(a.path[d].name));
     }
   }
+  // once per table: `[[i18n]]`'s table has a member per element, and asking again for each of
+  // their assignments made a file of 20,000 elements take seconds
+  const known = new Map<string, boolean>();
   const isMessage = (id: string) => {
-    const names = [...(members.get(id) ?? [])];
-    return names.every((n) => MESSAGE_MEMBERS.has(n)) && names.some((n) => FORMS.has(n) || n === 'translation');
+    let yes = known.get(id);
+    if (yes === undefined) {
+      const names = [...(members.get(id) ?? [])];
+      yes = names.every((n) => MESSAGE_MEMBERS.has(n)) && names.some((n) => FORMS.has(n) || n === 'translation');
+      known.set(id, yes);
+    }
+    return yes;
   };
   const messages = new Map<string, { owner: Seg[]; members: Assignment[] }>();
   const order: Array<Leaf | { owner: Seg[]; members: Assignment[] }> = [];
@@ -368,8 +376,9 @@ export function parseToml(rel: string, text: string, src = new SourceText(text))
       const line = src.position(err.at).line;
       if (err.unbounded || /[\r\n]/.test(text.slice(start, err.at))) return { leaves: [], problems, fatal: { line, message: err.message } };
       problems.push({ kind: 'malformed', file: rel, line, message: `TOML syntax error at line ${line}: ${err.message}; ${c === '[' ? 'the keys under that header are' : 'that line is'} skipped` });
-      const next = text.slice(err.at).search(/\r?\n|\r/);
-      r.i = next < 0 ? text.length : err.at + next;
+      let next = err.at;
+      while (next < text.length && text[next] !== '\n' && text[next] !== '\r') next++;
+      r.i = next;
     }
   }
   return { leaves: leavesOf(assignments), problems };

@@ -68,7 +68,32 @@ export function commentMask(text: string, kinds: Array<[string, string]>): (off:
       i = text.indexOf(open, end);
     }
   }
-  return (off) => ranges.some(([s, e]) => off >= s && off < e);
+  return inRanges(ranges);
+}
+
+/**
+ * A test of "is this offset inside one of the ranges" ([start, end), any order, may overlap):
+ * the ranges sorted and merged once, each test a binary search. A scanner asks it for every match;
+ * a linear look through the ranges made a file of many comments and many matches quadratic.
+ */
+export function inRanges(ranges: Array<[number, number]>): (off: number) => boolean {
+  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
+  const merged: Array<[number, number]> = [];
+  for (const [s, e] of sorted) {
+    const last = merged[merged.length - 1];
+    if (last && s <= last[1]) last[1] = Math.max(last[1], e);
+    else merged.push([s, e]);
+  }
+  return (off) => {
+    let lo = 0;
+    let hi = merged.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (merged[mid][1] <= off) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < merged.length && merged[lo][0] <= off;
+  };
 }
 
 /**
@@ -100,14 +125,5 @@ export function commentTest(text: string, literalEnd: (text: string, at: number)
       if (end !== undefined) i = end - 1;
     }
   }
-  return (off) => {
-    let lo = 0;
-    let hi = ranges.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (ranges[mid][1] <= off) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < ranges.length && ranges[lo][0] <= off;
-  };
+  return inRanges(ranges);
 }

@@ -85,7 +85,11 @@ export const dotnetFramework: Framework = {
     const inComment = commentMask(text, ext === 'xaml' ? [['<!--', '-->']] : ext === 'vb' ? [["'", '\n']] : razor ? [['@*', '*@'], ['/*', '*/']] : [['//', '\n'], ['/*', '*/']]);
     const ignored = (at: number) => {
       if (inComment(at)) return true;
-      const line = text.slice(text.lastIndexOf('\n', at - 1) + 1, at);
+      // the line before the match, its last 300 characters at most (a directive is shorter): in a
+      // file of one long line (generated, minified) every match read all that came before it
+      let from = at;
+      while (from > 0 && at - from < 300 && text[from - 1] !== '\n') from--;
+      const line = from > 0 && text[from - 1] !== '\n' ? `\0${text.slice(from, at)}` : text.slice(from, at);
       return TYPE_CONTEXT.test(line) || (razor && /^\s*\/\//.test(line));
     };
     /** Each match of `re` (from `from`, before `to`) followed by a string literal: a usage of its text. */

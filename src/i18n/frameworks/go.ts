@@ -14,7 +14,7 @@
  * a string is none) and template comments `{{/* … *\/}}`.
  */
 import type { Raw } from '../usages';
-import type { Framework } from './common';
+import { inRanges, type Framework } from './common';
 
 /** The go-i18n v2 import, and the name it is given (`goi18n "…"`, `. "…"`). */
 const IMPORT = /(?:^|[\s(;])(?!import\b)(?:([\w.]+)[ \t]+)?"github\.com\/nicksnyder\/go-i18n\/v\d+\/i18n"/m;
@@ -26,6 +26,8 @@ const CALL = /(?<![\w.$])(i18n|T|lang\.Translate)\s+(\(\s*printf\s+)?(?=["`])/g;
 /** A key piped into a translate function at a command's start: `{{ "k" | i18n }}`, `(… "k" | T)`. */
 const PIPE = /(?<=(?:\{\{-?|\(|=)\s*)("(?:[^"\\\n]|\\.)*"|`[^`]*`)\s*\|\s*(i18n|T|lang\.Translate)(?![\w.])/g;
 const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r' };
+/** How far into a `Message{…}` / `LocalizeConfig{…}` literal its fields are looked for. */
+const LITERAL_SPAN = 4000;
 
 /** Just after the Go (or template) string, rune or comment that starts at `i`; `i` itself when none does. */
 function lexemeEnd(text: string, i: number): number {
@@ -70,12 +72,14 @@ function goCodeUsages(text: string): Raw[] {
     if (e > i && text[i] === '/') comments.push([i, e]);
     i = Math.max(e, i + 1);
   }
+  const inComment = inRanges(comments);
   for (let m = literal.exec(text); m; m = literal.exec(text)) {
-    if (comments.some(([s, e]) => m!.index >= s && m!.index < e)) continue;
+    if (inComment(m.index)) continue;
     const field = ID_FIELD[m[1]];
     // the literal's own fields: depth 1, strings and comments stepped over
     let depth = 1;
-    for (let i = m.index + m[0].length; i < text.length && depth > 0; ) {
+    // (a literal never closed is read no further than LITERAL_SPAN: an unclosed one per line made a file quadratic)
+    for (let i = m.index + m[0].length, to = Math.min(text.length, i + LITERAL_SPAN); i < to && depth > 0; ) {
       const end = lexemeEnd(text, i);
       if (end > i) {
         i = end;

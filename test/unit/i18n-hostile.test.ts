@@ -1,0 +1,44 @@
+/**
+ * The usage scanners and locale readers on large hostile files: a file of one long line, many
+ * comments between many matches, a TOML list of tens of thousands of tables. Each of these took
+ * from half a minute to minutes before (a look back to the line's start per match, a linear
+ * look through the comments per match, a table's members listed again per assignment); each must
+ * answer, whole, well inside the test's time.
+ */
+import { strict as assert } from 'node:assert';
+import { readLocaleFormat } from '../../src/i18n/formats/index';
+import { findUsages } from '../../src/i18n/usages';
+
+describe('i18n: large hostile files answer', function () {
+  this.timeout(30_000);
+
+  it('C#: 1 MB on one line (generated or minified), every usage found', function () {
+    const text = 'var x = Resources.Key; L["k"]; '.repeat(33_000);
+    const us = findUsages('Gen/Big.cs', text);
+    assert.equal(us.length, 66_000);
+    assert.equal(us.filter((u) => u.key === 'Key').length, 33_000);
+  });
+
+  it('Go: 4.5 MB of go-i18n literals, each line ending in a comment', function () {
+    const text = 'm := i18n.LocalizeConfig{MessageID: "k"} // x\n'.repeat(100_000);
+    assert.equal(findUsages('cmd/big.go', text).length, 100_000);
+  });
+
+  it('TOML: 60,000 [[i18n]] elements, every one a message', function () {
+    let text = '';
+    for (let i = 0; i < 60_000; i++) text += `[[i18n]]\nid = "key${i}"\ntranslation = "Value ${i}"\n`;
+    const lf = readLocaleFormat('i18n/fr.toml', text);
+    assert.equal(lf?.entries.length, 60_000);
+    assert.deepEqual(lf.problems, []);
+    assert.equal(lf.entries[59_999].value, 'Value 59999');
+  });
+
+  it('TOML: a syntax error on each of 100,000 lines is reported per line, the rest read', function () {
+    let text = '';
+    for (let i = 0; i < 50_000; i++) text += `ok${i} = "x"\nbad${i} = \n`;
+    const lf = readLocaleFormat('i18n/de.toml', text);
+    assert.equal(lf?.problems.length, 50_000);
+    assert.equal(lf.problems[49_999].line, 100_000);
+    assert.equal(lf.entries.length, 50_000);
+  });
+});
