@@ -102,28 +102,33 @@ export function inRanges(ranges: Array<[number, number]>): (off: number) => bool
  * `//`, `/* *\/` opens a block too, which nests when `nested` (as in Rust).
  */
 export function commentTest(text: string, literalEnd: (text: string, at: number) => number | undefined, line: '//' | '#', nested = false): (off: number) => boolean {
-  const ranges: Array<[number, number]> = [];
-  for (let i = 0; i < text.length; i++) {
-    if (text.startsWith(line, i)) {
-      const nl = text.indexOf('\n', i);
-      const end = nl < 0 ? text.length : nl;
-      ranges.push([i, end]);
-      i = end;
-    } else if (line === '//' && text.startsWith('/*', i)) {
-      let depth = 1;
-      let j = i + 2;
-      for (; j < text.length && depth > 0; j++) {
-        if (text.startsWith('*/', j)) depth--;
-        else if (nested && text.startsWith('/*', j)) depth++;
-        else continue;
-        j++;
+  // found on the first question: most files a scanner reads have no match to ask about
+  let test: ((off: number) => boolean) | undefined;
+  const find = (): ((off: number) => boolean) => {
+    const ranges: Array<[number, number]> = [];
+    for (let i = 0; i < text.length; i++) {
+      if (text.startsWith(line, i)) {
+        const nl = text.indexOf('\n', i);
+        const end = nl < 0 ? text.length : nl;
+        ranges.push([i, end]);
+        i = end;
+      } else if (line === '//' && text.startsWith('/*', i)) {
+        let depth = 1;
+        let j = i + 2;
+        for (; j < text.length && depth > 0; j++) {
+          if (text.startsWith('*/', j)) depth--;
+          else if (nested && text.startsWith('/*', j)) depth++;
+          else continue;
+          j++;
+        }
+        ranges.push([i, j]);
+        i = j - 1;
+      } else {
+        const end = literalEnd(text, i);
+        if (end !== undefined) i = end - 1;
       }
-      ranges.push([i, j]);
-      i = j - 1;
-    } else {
-      const end = literalEnd(text, i);
-      if (end !== undefined) i = end - 1;
     }
-  }
-  return inRanges(ranges);
+    return inRanges(ranges);
+  };
+  return (off) => (test ??= find())(off);
 }

@@ -124,7 +124,7 @@ export const rustFramework: Framework = {
   claims: (rel) => /\.rs$/i.test(rel),
   find(_rel, text) {
     const out: Raw[] = [];
-    if (!/\b(?:t|tr|fl)!|gettext|get_|oader|OADER/.test(text)) return out;
+    if (!/\b(?:t|tr|fl)!|gettext|\.\s*get_(?:args|attr)|(?:loader|Loader|LOADER)\w*(?:\(\))?\s*\.\s*get/.test(text)) return out;
     const inComment = commentTest(text, rustLiteralEnd, '//', true);
     CALL.lastIndex = 0;
     for (let m = CALL.exec(text); m; m = CALL.exec(text)) {
