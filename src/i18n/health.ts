@@ -53,11 +53,17 @@ export interface HealthInput {
   referenced: Set<string>;
 }
 
+/**
+ * The locale the others are checked against: English when there is one, else the default
+ * messages (`und`: Android's `values/`, a neutral `.resx`, a base bundle, a POT's msgids: the
+ * developer's own text), else the locale with most values.
+ */
 export function sourceLocaleOf(counts: Map<string, number>): string {
   const list = [...counts.keys()].filter((l) => l !== 'und');
   if (list.includes('en')) return 'en';
   const en = list.filter((l) => l.startsWith('en-')).sort();
   if (en.length) return en[0];
+  if (counts.has('und')) return 'und';
   return list.sort((a, b) => (counts.get(b) ?? 0) - (counts.get(a) ?? 0) || (a < b ? -1 : 1))[0] ?? '';
 }
 

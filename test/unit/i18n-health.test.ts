@@ -39,6 +39,22 @@ describe('i18n key health', () => {
     }
   });
 
+  it('with no English, the default messages (und: Android values/) are the source: missing and identical are said against them', () => {
+    const res = (body: string) => `<resources>${body}</resources>`;
+    const files = {
+      'app/src/main/res/values/strings.xml': res('<string name="ok">OK</string><string name="cancel">Cancel</string><string name="title">Notes</string>'),
+      'app/src/main/res/values-fr/strings.xml': res('<string name="ok">OK</string><string name="title">Notes (fr)</string>'),
+      'app/src/main/res/values-de/strings.xml': res('<string name="ok">OK</string><string name="cancel">Abbrechen</string><string name="title">Notizen</string>'),
+      'app/src/main/java/A.kt': 'val a = getString(R.string.ok) + getString(R.string.cancel) + getString(R.string.title)',
+    };
+    const report = loadI18nIndex(new MemoryFileSource(files)).index.health();
+    assert.deepEqual(report.sourceLocales, { '': 'und' });
+    assert.deepEqual(
+      report.findings.map((f) => `${f.kind} ${f.key} ${f.file} ${f.locales?.join(',') ?? ''}`),
+      ['missing cancel app/src/main/res/values/strings.xml fr', 'identical ok app/src/main/res/values-de/strings.xml de', 'identical ok app/src/main/res/values-fr/strings.xml fr'],
+    );
+  });
+
   it("undefined leaves out what the app's build checks (Android R.string / @string, .NET's resource class) and SwiftUI literals; calls by a string are reported", () => {
     const files = {
       'app/src/main/res/values/strings.xml': '<resources><string name="ok">OK</string></resources>',
