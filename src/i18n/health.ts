@@ -10,10 +10,11 @@
  *              `$t(key)` nesting in i18next values) uses its target;
  *   missing    a key that some locales of its scope (app, or component) have and others lack;
  *   identical  a value equal to the source locale's (left untranslated), for values with
- *              letters; the source locale is `en` (or `en-*`) when the scope has it, else the
- *              locale with the most values.
- * The template locale `und` (a POT file, a bundle's default `.properties`) is never missing and
- * never compared.
+ *              letters; the source locale is `en` when the scope has it, else the default
+ *              messages `und` (see `sourceLocaleOf`), else an `en-*`, else the locale with the
+ *              most values.
+ * The template locale `und` (a POT file, a bundle's default `.properties`, Android's `values/`)
+ * is never missing, and never said identical to another.
  */
 import type { Candidate, LocaleValue, Usage } from './types';
 
@@ -54,16 +55,17 @@ export interface HealthInput {
 }
 
 /**
- * The locale the others are checked against: English when there is one, else the default
- * messages (`und`: Android's `values/`, a neutral `.resx`, a base bundle, a POT's msgids: the
- * developer's own text), else the locale with most values.
+ * The locale the others are checked against: `en` when there is one, else the default messages
+ * (`und`: Android's `values/`, a neutral `.resx`, a base bundle, a POT's msgids: the developer's
+ * own text, which a regional `values-en-rGB/` only adapts), else an `en-*`, else the locale with
+ * most values.
  */
 export function sourceLocaleOf(counts: Map<string, number>): string {
   const list = [...counts.keys()].filter((l) => l !== 'und');
   if (list.includes('en')) return 'en';
+  if (counts.has('und')) return 'und';
   const en = list.filter((l) => l.startsWith('en-')).sort();
   if (en.length) return en[0];
-  if (counts.has('und')) return 'und';
   return list.sort((a, b) => (counts.get(b) ?? 0) - (counts.get(a) ?? 0) || (a < b ? -1 : 1))[0] ?? '';
 }
 

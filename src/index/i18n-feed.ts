@@ -40,9 +40,10 @@ export interface I18nFeed {
 export const MAX_I18N_TEXT = 2000;
 
 /**
- * The source locale: English when there is one (`en`, `en-US`, `en_GB`), else the default
- * messages (`und`: a Java bundle's or a .resx's base file, Android's `values/` folder, which
- * hold the developer's own language), else the locale with most values.
+ * The source locale: `en` when there is one, else the default messages (`und`: a Java bundle's
+ * or a .resx's base file, Android's `values/` folder, which hold the developer's own language and
+ * which a regional `en-GB` only adapts), else a regional English (`en-US`, `en_GB`), else the
+ * locale with most values.
  */
 export function sourceLocale(values: Map<string, Array<{ locale: string }>>): string | undefined {
   const count = new Map<string, number>();
@@ -50,7 +51,7 @@ export function sourceLocale(values: Map<string, Array<{ locale: string }>>): st
   let best: string | undefined;
   let n = -1;
   for (const [l, c] of count) {
-    const score = (l.toLowerCase() === 'en' ? 3e12 : /^en[-_]/i.test(l) ? 2e12 : l === 'und' ? 1e12 : 0) + c;
+    const score = (l.toLowerCase() === 'en' ? 3e12 : l === 'und' ? 2e12 : /^en[-_]/i.test(l) ? 1e12 : 0) + c;
     if (score > n) {
       n = score;
       best = l;

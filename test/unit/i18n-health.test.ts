@@ -7,7 +7,7 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { formatHealth } from '../../src/i18n/health';
+import { formatHealth, sourceLocaleOf } from '../../src/i18n/health';
 import { I18nIndex } from '../../src/i18n/index';
 import { loadI18nIndex } from '../../src/i18n/workspace';
 import { MemoryFileSource } from '../../src/workspace/source';
@@ -39,7 +39,7 @@ describe('i18n key health', () => {
     }
   });
 
-  it('with no English, the default messages (und: Android values/) are the source: missing and identical are said against them', () => {
+  it('with no `en`, the default messages (und: Android values/) are the source, before a regional English: missing and identical are said against them', () => {
     const res = (body: string) => `<resources>${body}</resources>`;
     const files = {
       'app/src/main/res/values/strings.xml': res('<string name="ok">OK</string><string name="cancel">Cancel</string><string name="title">Notes</string>'),
@@ -53,6 +53,10 @@ describe('i18n key health', () => {
       report.findings.map((f) => `${f.kind} ${f.key} ${f.file} ${f.locales?.join(',') ?? ''}`),
       ['missing cancel app/src/main/res/values/strings.xml fr', 'identical ok app/src/main/res/values-de/strings.xml de', 'identical ok app/src/main/res/values-fr/strings.xml fr'],
     );
+    // before a regional English (Android's values-en-rGB/ adapts values/), after `en`
+    assert.equal(sourceLocaleOf(new Map([['en-GB', 1], ['und', 3], ['fr', 3]])), 'und');
+    assert.equal(sourceLocaleOf(new Map([['en', 1], ['und', 3]])), 'en');
+    assert.equal(sourceLocaleOf(new Map([['en-GB', 1], ['fr', 3]])), 'en-GB');
   });
 
   it("undefined leaves out what the app's build checks (Android R.string / @string, .NET's resource class) and SwiftUI literals; calls by a string are reported", () => {

@@ -208,7 +208,7 @@ describe('i18n text searchable with the code that uses the key', () => {
     assert.notEqual(after[0]?.chunk.path, 'src/components/UserMenu.vue');
   });
 
-  it('the source locale is English when there is one, else the default messages (und), else the locale with most values', () => {
+  it('the source locale is en when there is one, else the default messages (und), else a regional English, else the locale with most values', () => {
     const m = (ls: string[]) => new Map([['a', ls.map((locale) => ({ locale, value: 'x' }))]]);
     assert.equal(sourceLocale(m(['de', 'en-US', 'fr'])), 'en-US');
     assert.equal(sourceLocale(m(['de', 'en', 'en-GB'])), 'en');
@@ -216,6 +216,8 @@ describe('i18n text searchable with the code that uses the key', () => {
     // Android's values/ and values-fr/ with the same keys: the default folder is the developer's text
     assert.equal(sourceLocale(new Map([['a', [{ locale: 'fr' }, { locale: 'und' }]], ['b', [{ locale: 'fr' }, { locale: 'und' }]]])), 'und');
     assert.equal(sourceLocale(m(['und', 'en'])), 'en');
+    // Android's values/ beside values-en-rGB/: the default is the source, the British one adapts it
+    assert.equal(sourceLocale(m(['en-GB', 'und'])), 'und');
   });
 });
 
