@@ -17,11 +17,10 @@
  * its last), the other quantities its other texts; a `<string-array>` is its first item, the
  * rest its other texts. A file that is not well-formed XML is reported with its line.
  */
-import { SourceText } from '../../parse/source';
 import { canonicalLocale, isLocaleCode } from '../locale-code';
 import type { I18nProblem } from '../types';
-import { buildEntries, errText, unreadable, type Leaf, type LocaleFormat } from './common';
-import { inner, parseXml, shown, tags, unclosed, type XNode } from './xml';
+import { buildEntries, type Leaf, type LocaleFormat } from './common';
+import { inner, shown, tags, readXml, type XNode } from './xml';
 
 /**
  * `…/res/values[-qualifiers]/<file>.xml`, also in a resource root below `res/` (Gradle source
@@ -97,18 +96,9 @@ export const androidFormat: LocaleFormat = {
   read(rel, text) {
     // a values file with no string resources (colors, dimens, styles) is no locale file
     if (!/<(?:string|plurals|string-array)\b|type\s*=\s*["']string/.test(text)) return undefined;
-    let doc: XNode;
-    try {
-      doc = parseXml(text);
-    } catch (err) {
-      return unreadable(rel, text, 'malformed', `Android resources do not parse (${errText(err)}): not read`);
-    }
-    const src = new SourceText(text);
-    const open = unclosed(text);
-    if (open) {
-      const at = src.position(open.at);
-      return unreadable(rel, text, 'malformed', `Android resources are not well-formed: <${open.name}> at line ${at.line}, column ${at.column + 1} is never closed: not read`, at.line);
-    }
+    const xml = readXml(rel, text, 'Android resources', true);
+    if ('problem' in xml) return xml.problem;
+    const { doc, src } = xml;
     const root = [...tags(doc, 'resources')][0];
     if (!root) return undefined;
     const declared = root.attribs?.['tools:locale'];

@@ -18,11 +18,10 @@
  * "File" finds `&File`. Parsed with htmlparser2 in XML mode (entities decoded); an element never
  * closed is reported with its line and column, and the file is not read.
  */
-import { SourceText } from '../../parse/source';
 import { canonicalLocale, isLocaleCode } from '../locale-code';
 import type { I18nProblem } from '../types';
-import { buildEntries, errText, unreadable, type Leaf, type LocaleFormat } from './common';
-import { child, inner, parseXml, shown, tags, unclosed, type XNode } from './xml';
+import { buildEntries, type Leaf, type LocaleFormat } from './common';
+import { child, inner, shown, tags, readXml, type XNode } from './xml';
 
 const EXT = /\.ts$/i;
 /** The start of a Qt Linguist file: an optional BOM, XML declaration and doctype, then the `<TS>` root. */
@@ -58,18 +57,9 @@ export const qtTsFormat: LocaleFormat = {
   },
   read(rel, text) {
     if (!TS_ROOT.test(text)) return undefined;
-    let doc: XNode;
-    try {
-      doc = parseXml(text);
-    } catch (err) {
-      return unreadable(rel, text, 'malformed', `Qt Linguist file does not parse (${errText(err)}): not read`);
-    }
-    const src = new SourceText(text);
-    const open = unclosed(text);
-    if (open) {
-      const at = src.position(open.at);
-      return unreadable(rel, text, 'malformed', `Qt Linguist file is not well-formed: <${open.name}> at line ${at.line}, column ${at.column + 1} is never closed: not read`, at.line);
-    }
+    const xml = readXml(rel, text, 'Qt Linguist file');
+    if ('problem' in xml) return xml.problem;
+    const { doc, src } = xml;
     const root = [...tags(doc, 'TS')][0];
     const locale = norm(root?.attribs?.language) ?? qtNameLocale(rel);
     if (!root || !locale) return undefined;

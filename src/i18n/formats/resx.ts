@@ -17,11 +17,10 @@
  * and not read. A `<data>` without a name, and a key defined twice, are reported with their line.
  * Keys have no namespace: two resource files of an app share their key names.
  */
-import { SourceText } from '../../parse/source';
 import { canonicalLocale, isLocaleCode } from '../locale-code';
 import type { I18nProblem } from '../types';
-import { buildEntries, errText, unreadable, type Leaf, type LocaleFormat } from './common';
-import { child, inner, parseXml, shown, tags, unclosed, type XNode } from './xml';
+import { buildEntries, unreadable, type Leaf, type LocaleFormat } from './common';
+import { child, inner, shown, tags, readXml, type XNode } from './xml';
 
 const EXT = /\.(?:resx|resw)$/i;
 /** MRT's qualifier before a culture (`Strings/language-fr/`, `Resources.lang-fr.resw`). */
@@ -57,18 +56,9 @@ export const resxFormat: LocaleFormat = {
     return EXT.test(rel) && (!ctx.matchesGlobs || ctx.matchesGlobs(rel));
   },
   read(rel, text) {
-    let doc: XNode;
-    try {
-      doc = parseXml(text);
-    } catch (err) {
-      return unreadable(rel, text, 'malformed', `.NET resources do not parse (${errText(err)}): not read`);
-    }
-    const src = new SourceText(text);
-    const open = unclosed(text);
-    if (open) {
-      const at = src.position(open.at);
-      return unreadable(rel, text, 'malformed', `.NET resources are not well-formed: <${open.name}> at line ${at.line}, column ${at.column + 1} is never closed: not read`, at.line);
-    }
+    const xml = readXml(rel, text, '.NET resources', true);
+    if ('problem' in xml) return xml.problem;
+    const { doc, src } = xml;
     const root = [...tags(doc, 'root')][0];
     if (!root) return unreadable(rel, text, 'malformed', 'no <root> element: not read');
     const problems: I18nProblem[] = [];

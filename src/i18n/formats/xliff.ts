@@ -13,11 +13,10 @@
  * closed (htmlparser2 would close it silently, giving a unit the rest of the file): with its
  * line and column, and the file is not read.
  */
-import { SourceText } from '../../parse/source';
 import { canonicalLocale, identifyStem, isLocaleCode } from '../locale-code';
 import type { I18nProblem } from '../types';
-import { buildEntries, errText, unreadable, type Leaf, type LocaleFormat } from './common';
-import { child, inner, parseXml, shown, tags, unclosed, type XNode } from './xml';
+import { buildEntries, unreadable, type Leaf, type LocaleFormat } from './common';
+import { child, inner, shown, tags, readXml, type XNode } from './xml';
 
 const EXT = /\.(?:xlf|xliff)$/i;
 
@@ -27,20 +26,11 @@ export const xliffFormat: LocaleFormat = {
     return EXT.test(rel) && (!ctx.matchesGlobs || ctx.matchesGlobs(rel));
   },
   read(rel, text) {
-    let doc: XNode;
-    try {
-      doc = parseXml(text);
-    } catch (err) {
-      return unreadable(rel, text, 'malformed', `XLIFF does not parse (${errText(err)}): not read`);
-    }
+    const xml = readXml(rel, text, 'XLIFF');
+    if ('problem' in xml) return xml.problem;
+    const { doc, src } = xml;
     const root = [...tags(doc, 'xliff')][0];
     if (!root) return unreadable(rel, text, 'malformed', 'no <xliff> root element: not read');
-    const src = new SourceText(text);
-    const open = unclosed(text);
-    if (open) {
-      const at = src.position(open.at);
-      return unreadable(rel, text, 'malformed', `XLIFF is not well-formed: <${open.name}> at line ${at.line}, column ${at.column + 1} is never closed: not read`, at.line);
-    }
     const problems: I18nProblem[] = [];
     const v2 = (root.attribs?.version ?? '').startsWith('2');
     const parts = rel.split('/');

@@ -5,6 +5,9 @@
  * message the rest of the file), so that a reader reports the file instead.
  */
 import { Parser, parseDocument } from 'htmlparser2';
+import { SourceText } from '../../parse/source';
+import type { LocaleFile } from '../locales';
+import { errText, unreadable } from './common';
 
 export interface XNode {
   type: string;
@@ -69,4 +72,26 @@ export function unclosed(text: string): { name: string; at: number } | undefined
 /** The DOM of an XML text, every node with its start and end offsets; throws on what htmlparser2 cannot read. */
 export function parseXml(text: string): XNode {
   return parseDocument(text, { xmlMode: true, withStartIndices: true, withEndIndices: true }) as unknown as XNode;
+}
+
+/**
+ * A locale file's XML DOM and line table, or the file as one `malformed` problem when it does not
+ * parse or an element is never closed (htmlparser2 would close it silently, giving a message
+ * the rest of the file). `what` names the format in the message (`XLIFF`, `.NET resources`),
+ * `are` when it is a plural.
+ */
+export function readXml(rel: string, text: string, what: string, are = false): { doc: XNode; src: SourceText } | { problem: LocaleFile } {
+  let doc: XNode;
+  try {
+    doc = parseXml(text);
+  } catch (err) {
+    return { problem: unreadable(rel, text, 'malformed', `${what} ${are ? 'do' : 'does'} not parse (${errText(err)}): not read`) };
+  }
+  const src = new SourceText(text);
+  const open = unclosed(text);
+  if (open) {
+    const at = src.position(open.at);
+    return { problem: unreadable(rel, text, 'malformed', `${what} ${are ? 'are' : 'is'} not well-formed: <${open.name}> at line ${at.line}, column ${at.column + 1} is never closed: not read`, at.line) };
+  }
+  return { doc, src };
 }
