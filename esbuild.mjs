@@ -115,7 +115,7 @@ for (const f of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(`node_modules/@v
 
 // Tree-sitter's runtime and the grammars Fathom uses (src/chunkers/treesitter.ts looks in
 // dist/tree-sitter/ first): only these files of @vscode/tree-sitter-wasm ship.
-const treeSitterWasm = ['tree-sitter', 'tree-sitter-python', 'tree-sitter-go', 'tree-sitter-rust', 'tree-sitter-java'];
+const treeSitterWasm = ['tree-sitter', 'tree-sitter-python', 'tree-sitter-go', 'tree-sitter-rust', 'tree-sitter-java', 'tree-sitter-c-sharp', 'tree-sitter-cpp', 'tree-sitter-php', 'tree-sitter-ruby'];
 fs.mkdirSync('dist/tree-sitter', { recursive: true });
 for (const f of treeSitterWasm) fs.copyFileSync(`node_modules/@vscode/tree-sitter-wasm/wasm/${f}.wasm`, `dist/tree-sitter/${f}.wasm`);
 

@@ -1,5 +1,6 @@
 /**
- * Python, Go, Rust and Java by syntax tree (tree-sitter, see treesitter.ts for loading).
+ * Python, Go, Rust, Java, C#, C, C++, PHP and Ruby by syntax tree (tree-sitter, see treesitter.ts
+ * for loading).
  *
  * Each language only says which nodes are units and what they are called; how units become
  * chunks (fit → one chunk, containers → their members plus fragments, others cut at natural
@@ -12,8 +13,23 @@
  * interfaces, type declarations, single consts/vars; Rust functions, structs, enums, unions,
  * traits and their items, `impl` blocks and their items (`Point.fmt`), `mod` blocks with
  * their items, type aliases, consts/statics, `macro_rules!`; Java classes, records, interfaces,
- * enums (nested types as members), methods and constructors. Comments (and Rust attributes)
- * directly above a unit, with no blank line between, stay with it.
+ * enums (nested types as members), methods and constructors; C# namespaces (a block, or a
+ * file-scoped `namespace X;` holding the rest of the file) with their members, classes, structs,
+ * records, interfaces, enums (nested types as members), methods, constructors, operators,
+ * indexers (`Type.this`), properties (accessor bodies included), events, delegates (kind type),
+ * named `Namespace.Outer.Inner.Method`; C/C++ function definitions (`Widget::draw` outside its
+ * class → method `Widget.draw`), classes, structs, unions, enums (`typedef struct {…} T;` too;
+ * inline methods and nested types as members), namespaces with their members, templates (the
+ * `template<…>` line kept with what it declares), `#define`s over several lines (kind macro);
+ * prototypes and one-line `#define`s are module code, and include guards, `#if` blocks and
+ * `extern "C" {…}` are see-through; PHP classes, interfaces, traits, enums (methods and
+ * constants as members), functions, namespaces (a block, or `namespace X;` holding what follows
+ * up to the next one; `App\Billing` → `App.Billing`), HTML outside `<?php … ?>` as module code;
+ * Ruby classes and modules (kind namespace) with their members, methods (`def self.build` and
+ * those in `class << self` → `Invoice.build`), top-level `def`s as functions; `attr_*` calls and
+ * constants stay member or module code. Comments (and Rust attributes) directly above a unit,
+ * with no blank line between, stay with it (Java annotations and C#/PHP attributes are inside
+ * the node).
  *
  * A unit over budget without member units is cut at the starts of its line-leading syntax
  * nodes, outermost first (statements, then the statements of an over-budget block, …), then
@@ -36,6 +52,8 @@ interface LanguageRules {
   attaches: (n: Node) => boolean;
   /** The unit a declaration node makes, if any. `parent` is the enclosing unit, if any. */
   unit: (n: Node, parent: Unit | undefined, b: Builder) => Unit | undefined;
+  /** Nodes whose children are listed in their place (C include guards, `extern "C" { … }`). */
+  transparent?: (n: Node) => boolean;
 }
 
 /** What the rules need from the chunker: text, signatures, member lists. */
@@ -43,8 +61,8 @@ interface Builder {
   text: string;
   /** The declaration's first line, up to its body. */
   signature: (n: Node, body: Node | null) => string;
-  /** Units among a body's children (comments attached), each with `parent`. */
-  members: (body: Node | null, parent: Unit, depth: number) => Unit[];
+  /** Units among a body's children (comments attached), each with `parent`; only those within [`from`, `to`), if given. */
+  members: (body: Node | null, parent: Unit, depth: number, from?: number, to?: number) => Unit[];
   depth: number;
 }
 
@@ -257,7 +275,261 @@ const java: LanguageRules = {
   },
 };
 
-const RULES: Record<string, LanguageRules> = { python, go, rust, java };
+// ---------------------------------------------------------------------------------------------
+// C# (attributes are inside the declaration's `attribute_list`s; `///` docs are comments above).
+// A file-scoped `namespace X;` holds every declaration after it: its range runs to the end of
+// the file and those declarations are its members.
+
+const CSHARP_TYPES: Record<string, ChunkKind> = {
+  class_declaration: 'class',
+  struct_declaration: 'struct',
+  record_declaration: 'class',
+  record_struct_declaration: 'struct',
+  interface_declaration: 'interface',
+  enum_declaration: 'enum',
+};
+
+const CSHARP_MEMBERS: Record<string, ChunkKind> = {
+  method_declaration: 'method',
+  constructor_declaration: 'method',
+  destructor_declaration: 'method',
+  operator_declaration: 'method',
+  conversion_operator_declaration: 'method',
+  indexer_declaration: 'method',
+  property_declaration: 'property',
+  event_declaration: 'property',
+  event_field_declaration: 'property',
+};
+
+/** The name of a C# member: its `name` field, a field-like event's variable, `this` for indexers, `operator +`. */
+function csharpMemberName(n: Node, text: string): string {
+  const name = fieldText(n, 'name', text);
+  if (name) return name;
+  if (n.type === 'indexer_declaration') return 'this';
+  if (n.type === 'event_field_declaration') {
+    const v = n.descendantsOfType('variable_declarator')[0];
+    const id = v?.childForFieldName('name') ?? v?.namedChildren.find((c) => c?.type === 'identifier');
+    if (id) return text.slice(id.startIndex, id.endIndex);
+  }
+  if (n.type === 'operator_declaration' || n.type === 'conversion_operator_declaration') {
+    const op = n.childForFieldName('operator');
+    if (op) return `operator ${text.slice(op.startIndex, op.endIndex)}`;
+    const m = /operator\s*([^\s(]+)/.exec(text.slice(n.startIndex, n.endIndex));
+    return m ? `operator ${m[1]}` : 'operator';
+  }
+  return n.type.replace(/_declaration$/, '');
+}
+
+const csharp: LanguageRules = {
+  attaches: (n) => n.type === 'comment',
+  unit(n, parent, b) {
+    const range = { start: n.startIndex, end: n.endIndex };
+    const type = CSHARP_TYPES[n.type];
+    if (type) {
+      const name = fieldText(n, 'name', b.text) ?? 'type';
+      const body = n.childForFieldName('body');
+      const u: Unit = { kind: type, symbol: q(parent, name), parent: parent?.symbol, range, signature: b.signature(n, body), boundaries: [] };
+      if (n.type !== 'enum_declaration') u.members = b.members(body, u, b.depth + 1);
+      return u;
+    }
+    if (n.type === 'namespace_declaration' || n.type === 'file_scoped_namespace_declaration') {
+      const name = fieldText(n, 'name', b.text) ?? 'namespace';
+      const fileScoped = n.type === 'file_scoped_namespace_declaration';
+      const body = fileScoped ? n.parent : n.childForFieldName('body');
+      if (fileScoped && body) range.end = body.endIndex;
+      const u: Unit = { kind: 'namespace', symbol: q(parent, name), parent: parent?.symbol, range, signature: b.signature(n, fileScoped ? null : body), boundaries: [] };
+      u.members = b.members(body, u, b.depth + 1, fileScoped ? n.endIndex : undefined);
+      return u;
+    }
+    if (n.type === 'delegate_declaration') {
+      const name = fieldText(n, 'name', b.text) ?? 'delegate';
+      return { kind: 'type', symbol: q(parent, name), parent: parent?.symbol, range, signature: b.signature(n, null), boundaries: [] };
+    }
+    const member = CSHARP_MEMBERS[n.type];
+    if (member && parent) {
+      const body = n.childForFieldName('body') ?? n.childForFieldName('accessors');
+      return { kind: member, symbol: q(parent, csharpMemberName(n, b.text)), parent: parent.symbol, range, signature: b.signature(n, body), boundaries: [] };
+    }
+    return undefined;
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// C and C++ (one grammar, tree-sitter-cpp). `template<…>` is the declaration's parent node and
+// becomes the unit's range; include guards, `#if` blocks and `extern "C" { … }` are transparent
+// (their declarations are listed as if at their level); prototypes are module code.
+
+const CPP_TYPES: Record<string, ChunkKind> = {
+  class_specifier: 'class',
+  struct_specifier: 'struct',
+  union_specifier: 'struct',
+  enum_specifier: 'enum',
+};
+
+const CPP_TRANSPARENT = new Set(['preproc_if', 'preproc_ifdef', 'preproc_else', 'preproc_elif', 'preproc_elifdef', 'linkage_specification']);
+
+/** `Widget<T>::draw` → `Widget.draw`, `a::b` → `a.b`. */
+const cppName = (s: string) => s.replace(/<[^<>]*(?:<[^<>]*>[^<>]*)*>/g, '').replace(/\s+/g, ' ').replace(/^::/, '').split('::').join('.').trim();
+
+/** The function_declarator of a definition, under pointers and references (`int *f(void)`). */
+function cppFunctionDeclarator(n: Node | null): Node | null {
+  let d = n;
+  for (let i = 0; d && i < 8; i++) {
+    if (d.type === 'function_declarator') return d;
+    d = d.childForFieldName('declarator') ?? d.namedChildren.find((c): c is Node => !!c && c.type.endsWith('declarator')) ?? null;
+  }
+  return null;
+}
+
+/** The declaration a `template<…>` wraps. */
+const cppTemplated = (n: Node): Node | undefined => n.namedChildren.find((c): c is Node => !!c && c.type !== 'template_parameter_list' && c.type !== 'comment');
+
+/** The class/struct/union/enum with a body that a declaration (`struct S {…} s;`, `typedef struct {…} T;`) defines. */
+function cppTypeOf(n: Node): Node | undefined {
+  if (CPP_TYPES[n.type]) return n.childForFieldName('body') ? n : undefined;
+  if (n.type === 'declaration' || n.type === 'field_declaration' || n.type === 'type_definition') {
+    const t = n.childForFieldName('type');
+    if (t && CPP_TYPES[t.type] && t.childForFieldName('body')) return t;
+  }
+  return undefined;
+}
+
+const cpp: LanguageRules = {
+  attaches: (n) => n.type === 'comment',
+  transparent: (n) => CPP_TRANSPARENT.has(n.type) || (n.type === 'declaration_list' && n.parent?.type === 'linkage_specification'),
+  unit(n, parent, b) {
+    const range = { start: n.startIndex, end: n.endIndex };
+    // `struct S { … };`: the `;` right after the type is part of it
+    const next = n.nextSibling;
+    if (CPP_TYPES[n.type] && next?.type === ';' && next.startIndex === n.endIndex) range.end = next.endIndex;
+    if (n.type === 'template_declaration') {
+      const inner = cppTemplated(n);
+      const u = inner ? cpp.unit(inner, parent, b) : undefined;
+      if (u) u.range = { start: n.startIndex, end: Math.max(n.endIndex, u.range.end) };
+      return u;
+    }
+    if (n.type === 'function_definition') {
+      const decl = cppFunctionDeclarator(n.childForFieldName('declarator'));
+      const nameNode = decl?.childForFieldName('declarator');
+      const name = nameNode ? cppName(b.text.slice(nameNode.startIndex, nameNode.endIndex)) : 'function';
+      const dot = name.lastIndexOf('.');
+      const inType = !!parent && parent.kind !== 'namespace';
+      if (dot > 0) {
+        // `void Widget::draw() {…}` outside the class: a method of Widget
+        const owner = q(parent, name.slice(0, dot));
+        return { kind: 'method', symbol: q(parent, name), parent: owner, range, signature: b.signature(n, n.childForFieldName('body')), boundaries: [] };
+      }
+      return { kind: inType ? 'method' : 'function', symbol: q(parent, name), parent: parent?.symbol, range, signature: b.signature(n, n.childForFieldName('body')), boundaries: [] };
+    }
+    if (n.type === 'namespace_definition') {
+      const body = n.childForFieldName('body');
+      const nameNode = n.childForFieldName('name');
+      const name = nameNode ? cppName(b.text.slice(nameNode.startIndex, nameNode.endIndex)) : 'anonymous';
+      const u: Unit = { kind: 'namespace', symbol: q(parent, name), parent: parent?.symbol, range, signature: b.signature(n, body), boundaries: [] };
+      u.members = b.members(body, u, b.depth + 1);
+      return u;
+    }
+    if ((n.type === 'preproc_function_def' || n.type === 'preproc_def') && b.text.slice(n.startIndex, n.endIndex).trimEnd().includes('\n')) {
+      // a one-line #define is module code; a macro over several lines is a unit
+      const name = fieldText(n, 'name', b.text) ?? 'macro';
+      return { kind: 'macro', symbol: name, range: { start: n.startIndex, end: n.endIndex }, signature: firstLine(b.text.slice(n.startIndex, n.endIndex)), boundaries: [] };
+    }
+    const type = cppTypeOf(n);
+    if (type) {
+      const body = type.childForFieldName('body');
+      let name = fieldText(type, 'name', b.text);
+      if (!name && n.type === 'type_definition') name = fieldText(n, 'declarator', b.text); // typedef struct { … } Point;
+      const u: Unit = { kind: CPP_TYPES[type.type], symbol: q(parent, cppName(name ?? CPP_TYPES[type.type])), parent: parent?.symbol, range, signature: b.signature(n, body), boundaries: [] };
+      if (type.type !== 'enum_specifier') u.members = b.members(body, u, b.depth + 1);
+      return u;
+    }
+    return undefined;
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// PHP (the grammar with HTML: text outside `<?php … ?>` is module code). `namespace X;` holds the
+// declarations after it, up to the next namespace statement; attributes `#[…]` are inside the node.
+
+const PHP_TYPES: Record<string, ChunkKind> = {
+  class_declaration: 'class',
+  interface_declaration: 'interface',
+  trait_declaration: 'trait',
+  enum_declaration: 'enum',
+};
+
+const phpName = (s: string) => s.replace(/^\\/, '').split('\\').join('.');
+
+const php: LanguageRules = {
+  attaches: (n) => n.type === 'comment',
+  unit(n, parent, b) {
+    const range = { start: n.startIndex, end: n.endIndex };
+    const type = PHP_TYPES[n.type];
+    if (type) {
+      const name = fieldText(n, 'name', b.text) ?? 'type';
+      const body = n.childForFieldName('body');
+      const u: Unit = { kind: type, symbol: q(parent, name), parent: parent?.symbol, range, signature: b.signature(n, body), boundaries: [] };
+      u.members = b.members(body, u, b.depth + 1);
+      return u;
+    }
+    if (n.type === 'function_definition' || (n.type === 'method_declaration' && parent)) {
+      const name = fieldText(n, 'name', b.text) ?? 'function';
+      return { kind: n.type === 'method_declaration' ? 'method' : 'function', symbol: q(parent, name), parent: parent?.symbol, range, signature: b.signature(n, n.childForFieldName('body')), boundaries: [] };
+    }
+    if (n.type === 'const_declaration' && parent && parent.kind !== 'namespace') {
+      const names = n.descendantsOfType('const_element').map((c) => c?.namedChildren.find((x) => x?.type === 'name')).filter((c): c is Node => !!c);
+      const symbol = names.map((c) => b.text.slice(c.startIndex, c.endIndex)).join(', ') || 'const';
+      return { kind: 'const', symbol: q(parent, symbol), parent: parent.symbol, range, signature: firstLine(b.text.slice(range.start, range.end)), boundaries: [] };
+    }
+    if (n.type === 'namespace_definition') {
+      const nameNode = n.childForFieldName('name');
+      const name = nameNode ? phpName(b.text.slice(nameNode.startIndex, nameNode.endIndex)) : 'namespace';
+      const body = n.childForFieldName('body');
+      let members: Node | null = body;
+      let to: number | undefined;
+      if (!body) {
+        // `namespace X;`: everything after it up to the next namespace statement (whose comments stay with it)
+        members = n.parent;
+        for (let s = n.nextNamedSibling; s && s.type !== 'namespace_definition'; s = s.nextNamedSibling) if (!php.attaches(s)) range.end = s.endIndex;
+        to = range.end;
+      }
+      const u: Unit = { kind: 'namespace', symbol: q(parent, name), parent: parent?.symbol, range, signature: b.signature(n, body), boundaries: [] };
+      u.members = b.members(members, u, b.depth + 1, body ? undefined : n.endIndex, to);
+      return u;
+    }
+    return undefined;
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// Ruby. `class << self` is see-through: its methods are the class's (`Invoice.build`), as are
+// `def self.build`'s; `attr_*` calls and constants stay member / module code.
+
+const ruby: LanguageRules = {
+  attaches: (n) => n.type === 'comment',
+  transparent: (n) => n.type === 'singleton_class' || (n.type === 'body_statement' && n.parent?.type === 'singleton_class'),
+  unit(n, parent, b) {
+    const range = { start: n.startIndex, end: n.endIndex };
+    if (n.type === 'class' || n.type === 'module') {
+      const nameNode = n.childForFieldName('name');
+      const name = nameNode ? b.text.slice(nameNode.startIndex, nameNode.endIndex).replace(/^::/, '').split('::').join('.') : n.type;
+      const body = n.childForFieldName('body');
+      const u: Unit = { kind: n.type === 'class' ? 'class' : 'namespace', symbol: q(parent, name), parent: parent?.symbol, range, signature: b.signature(n, body), boundaries: [] };
+      u.members = b.members(body, u, b.depth + 1);
+      return u;
+    }
+    if (n.type === 'method' || n.type === 'singleton_method') {
+      const name = fieldText(n, 'name', b.text) ?? 'method';
+      const body = n.childForFieldName('body');
+      // an endless method (`def active? = state == :active`) is its whole line
+      const sig = b.signature(n, body?.type === 'body_statement' ? body : null);
+      return { kind: parent ? 'method' : 'function', symbol: q(parent, name), parent: parent?.symbol, range, signature: sig, boundaries: [] };
+    }
+    return undefined;
+  },
+};
+
+const RULES: Record<string, LanguageRules> = { python, go, rust, java, csharp, c: cpp, cpp, php, ruby };
 
 // ---------------------------------------------------------------------------------------------
 
@@ -317,7 +589,9 @@ export function chunkTreeSitter(ctx: ChunkContext, options?: ResolvedOptions): C
       const out: Array<{ node: Node; start: number }> = [];
       let runStart = -1;
       let prev: Node | null = null;
-      for (const c of parent.namedChildren) {
+      const children = (n: Node, depth: number): Node[] =>
+        n.namedChildren.flatMap((c) => (!c ? [] : depth < MAX_DEPTH && rules.transparent?.(c) ? children(c, depth + 1) : [c]));
+      for (const c of rules.transparent ? children(parent, 0) : parent.namedChildren) {
         if (!c) continue;
         if (runStart >= 0 && prev && !adjacent(prev, c.startIndex)) runStart = -1;
         if (rules.attaches(c) && lineStart(c.startIndex)) {
@@ -342,15 +616,15 @@ export function chunkTreeSitter(ctx: ChunkContext, options?: ResolvedOptions): C
         for (const c of n.children) if (c && c.startIndex > s && c.startIndex < e && rules.attaches(c)) e = c.startIndex;
         return firstLine(text.slice(s, e).replace(/\s+/g, ' ').trim() || text.slice(s, n.endIndex));
       },
-      members: (body, parent, d) => (body && d < MAX_DEPTH ? unitsOf(body, parent, d) : []),
+      members: (body, parent, d, from, to) => (body && d < MAX_DEPTH ? unitsOf(body, parent, d, from, to) : []),
     });
 
     /** Units among a node's children, attached comments included in their ranges. */
-    function unitsOf(list: Node, parent: Unit | undefined, depth: number): Unit[] {
+    function unitsOf(list: Node, parent: Unit | undefined, depth: number, from = 0, to = Infinity): Unit[] {
       const out: Unit[] = [];
       const b = builder(depth);
       for (const { node, start } of withAttached(list)) {
-        if (rules.attaches(node)) continue;
+        if (rules.attaches(node) || node.startIndex < from || node.endIndex > to) continue;
         const u = rules.unit(node, parent, b);
         if (!u) continue;
         u.range.start = Math.min(u.range.start, start);
@@ -382,6 +656,9 @@ export function chunkTreeSitter(ctx: ChunkContext, options?: ResolvedOptions): C
     const moduleBoundaries: number[] = [];
     const b0 = builder(0);
     for (const { node, start } of withAttached(root)) {
+      // inside a unit that runs past its node (a file-scoped C# or PHP namespace holds what follows)
+      const last = units[units.length - 1];
+      if (last && node.startIndex < last.range.end) continue;
       if (lineStart(start)) moduleBoundaries.push(start);
       if (rules.attaches(node)) continue;
       const u = rules.unit(node, undefined, b0);
@@ -411,7 +688,8 @@ export function chunkTreeSitter(ctx: ChunkContext, options?: ResolvedOptions): C
       if (u.members?.length) {
         const body = node ? bodyOf(node) : undefined;
         const members = body ? withAttached(body).filter((x) => !rules.attaches(x.node)) : [];
-        for (const m of u.members) fill(m, members.find((x) => x.node.startIndex >= m.range.start && x.node.endIndex === m.range.end)?.node);
+        // (a unit may end after its node: a C++ `struct S {…}` takes the `;` after it)
+        for (const m of u.members) fill(m, members.find((x) => x.node.startIndex >= m.range.start && x.node.endIndex <= m.range.end)?.node);
       }
     };
     for (const u of units) fill(u, nodeAt.get(u));
@@ -430,6 +708,13 @@ function bodyOf(n: Node): Node | undefined {
     return d ? bodyOf(d) : undefined;
   }
   if (n.type === 'type_declaration') return n;
+  if (n.type === 'file_scoped_namespace_declaration' || (n.type === 'namespace_definition' && !n.childForFieldName('body') && n.parent?.type === 'program')) return n.parent ?? undefined;
+  if (n.type === 'template_declaration') {
+    const inner = cppTemplated(n);
+    return inner ? bodyOf(inner) : undefined;
+  }
+  const cppType = cppTypeOf(n);
+  if (cppType) return cppType.childForFieldName('body') ?? undefined;
   if (n.type === 'enum_declaration') return javaMembers(n) ?? undefined;
   return n.childForFieldName('body') ?? undefined;
 }

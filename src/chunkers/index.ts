@@ -36,7 +36,7 @@ const LANGUAGES: Record<string, string> = {
   json: 'json', jsonc: 'json', json5: 'json', webmanifest: 'json',
   md: 'markdown', markdown: 'markdown', mdx: 'markdown',
   py: 'python', pyi: 'python', go: 'go', rs: 'rust', rb: 'ruby', java: 'java', kt: 'kotlin', c: 'c', h: 'c',
-  cc: 'cpp', cpp: 'cpp', hpp: 'cpp', cs: 'csharp', php: 'php', swift: 'swift', scala: 'scala',
+  cc: 'cpp', cpp: 'cpp', cxx: 'cpp', hh: 'cpp', hpp: 'cpp', hxx: 'cpp', cs: 'csharp', php: 'php', swift: 'swift', scala: 'scala',
   sh: 'shellscript', bash: 'shellscript', zsh: 'shellscript',
   yml: 'yaml', yaml: 'yaml', toml: 'toml', ini: 'ini', xml: 'xml', html: 'html', htm: 'html',
   css: 'css', scss: 'scss', less: 'less', sql: 'sql', lua: 'lua', txt: 'plaintext', rst: 'restructuredtext',
@@ -52,6 +52,11 @@ const STRUCTURAL: Record<string, Chunker> = {
   go: chunkTreeSitter,
   rust: chunkTreeSitter,
   java: chunkTreeSitter,
+  csharp: chunkTreeSitter,
+  c: chunkTreeSitter,
+  cpp: chunkTreeSitter,
+  php: chunkTreeSitter,
+  ruby: chunkTreeSitter,
 };
 
 /** Generated or minified by name: never worth indexing. */

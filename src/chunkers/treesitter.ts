@@ -1,5 +1,5 @@
 /**
- * Tree-sitter grammars for the languages Babel cannot parse (Python, Go, Rust, Java), loaded lazily.
+ * Tree-sitter grammars for the languages Babel cannot parse (Python, Go, Rust, Java, C#, C/C++, PHP, Ruby), loaded lazily.
  *
  * Runtime and grammars both come from `@vscode/tree-sitter-wasm` (the build VS Code itself
  * ships): the runtime and the grammars are built together at language ABI 15, so they always
@@ -26,9 +26,15 @@ export const TREE_SITTER_GRAMMARS: Readonly<Record<string, string>> = {
   go: 'go',
   rust: 'rust',
   java: 'java',
+  csharp: 'c-sharp',
+  c: 'cpp', // C is parsed by the C++ grammar (a superset for what chunking needs)
+  cpp: 'cpp',
+  php: 'php',
+  ruby: 'ruby',
 };
 
-const EXT_LANGUAGE: Readonly<Record<string, string>> = { py: 'python', pyi: 'python', go: 'go', rs: 'rust', java: 'java' };
+const EXT_LANGUAGE: Readonly<Record<string, string>> = { py: 'python', pyi: 'python', go: 'go', rs: 'rust', java: 'java', cs: 'csharp',
+  c: 'c', h: 'c', cc: 'cpp', cpp: 'cpp', cxx: 'cpp', hh: 'cpp', hpp: 'cpp', hxx: 'cpp', php: 'php', rb: 'ruby' };
 
 interface Runtime {
   Parser: typeof ParserType;
