@@ -8,7 +8,8 @@
  *   unused     a key no usage names; a dynamic usage (`` $t(`status.${s}`) ``) uses every key
  *              under its static prefix, a linked message (`@:common.save`, Fluent `{ -brand }`,
  *              `$t(key)` nesting in i18next values) uses its target;
- *   missing    a key that some locales of its scope (app, or component) have and others lack;
+ *   missing    a key that some locales of its scope (app, or component) have and others lack
+ *              (a regional locale, `fr-CA`, lacks it only when its language, `fr`, does too);
  *   identical  a value equal to the source locale's (left untranslated), for values with
  *              letters; the source locale is `en` when the scope has it, else the default
  *              messages `und` (see `sourceLocaleOf`), else an `en-*`, else the locale with the
@@ -96,7 +97,9 @@ export function checkHealth(input: HealthInput): HealthReport {
     const base = { key: c.key, app: c.app, component: c.component };
     if (!c.usages.length && !input.referenced.has(c.key) && !input.referenced.has(c.path) && !/_\d+$/.test(c.path)) findings.push({ kind: 'unused', ...base, ...at(shown) });
     const have = new Set(c.locales.map((l) => l.locale));
-    const lacking = [...(perScope.get(s)?.keys() ?? [])].filter((l) => l !== 'und' && !have.has(l)).sort();
+    // a regional locale without the key shows its language's (`fr-CA` → `fr`: Android's, Java's
+    // and i18next's fallback), which is no missing text
+    const lacking = [...(perScope.get(s)?.keys() ?? [])].filter((l) => l !== 'und' && !have.has(l) && !have.has(l.split('-')[0])).sort();
     if (lacking.length) findings.push({ kind: 'missing', ...base, ...at(shown), locales: lacking });
     const sv = c.locales.find((l) => l.locale === src)?.value.trim();
     if (sv && LETTERS.test(sv)) {

@@ -53,6 +53,12 @@ describe('i18n key health', () => {
       report.findings.map((f) => `${f.kind} ${f.key} ${f.file} ${f.locales?.join(',') ?? ''}`),
       ['missing cancel app/src/main/res/values/strings.xml fr', 'identical ok app/src/main/res/values-de/strings.xml de', 'identical ok app/src/main/res/values-fr/strings.xml fr'],
     );
+    // a regional folder holds what it adapts: a key its language has is not missing there
+    const regional = loadI18nIndex(new MemoryFileSource({ ...files, 'app/src/main/res/values-fr-rCA/strings.xml': res('<string name="title">Notes (Québec)</string>') })).index.health();
+    assert.deepEqual(
+      regional.findings.filter((f) => f.kind === 'missing').map((f) => `${f.key} ${f.locales!.join(',')}`),
+      ['cancel fr,fr-CA'],
+    );
     // before a regional English (Android's values-en-rGB/ adapts values/), after `en`
     assert.equal(sourceLocaleOf(new Map([['en-GB', 1], ['und', 3], ['fr', 3]])), 'und');
     assert.equal(sourceLocaleOf(new Map([['en', 1], ['und', 3]])), 'en');
