@@ -53,6 +53,8 @@ export interface HealthInput {
   usages: number;
   /** Keys named inside values (linked messages, Fluent references), by app. */
   referenced: Set<string>;
+  /** The groups (indexes into `groups`) marked not to translate (`LocaleEntry.fixed`): never missing or identical. */
+  fixed?: ReadonlySet<number>;
 }
 
 /**
@@ -89,7 +91,7 @@ export function checkHealth(input: HealthInput): HealthReport {
   const sourceLocales: Record<string, string> = {};
   for (const [s, m] of perScope) sourceLocales[s] = sourceLocaleOf(m);
   const at = (l: LocaleValue) => ({ file: l.file, line: l.range.start.line, column: l.range.start.column + 1 });
-  for (const c of input.groups) {
+  for (const [i, c] of input.groups.entries()) {
     const s = scopeOf(c);
     const src = sourceLocales[s];
     const shown = c.locales.find((l) => l.locale === src) ?? c.locales[0];
@@ -100,6 +102,7 @@ export function checkHealth(input: HealthInput): HealthReport {
     // a regional locale without the key shows its language's (`fr-CA` → `fr`: Android's, Java's
     // and i18next's fallback), which is no missing text
     const lacking = [...(perScope.get(s)?.keys() ?? [])].filter((l) => l !== 'und' && !have.has(l) && !have.has(l.split('-')[0])).sort();
+    if (input.fixed?.has(i)) continue;
     if (lacking.length) findings.push({ kind: 'missing', ...base, ...at(shown), locales: lacking });
     const sv = c.locales.find((l) => l.locale === src)?.value.trim();
     if (sv && LETTERS.test(sv)) {

@@ -915,7 +915,9 @@ export class I18nIndex {
       }
     }
     const groups = b.groups.map((g) => this.candidate(g, b, 'key', 1));
-    return checkHealth({ groups, undefinedUsages, usages, referenced: this.referenced(b) });
+    const fixed = new Set<number>();
+    for (const [i, g] of b.groups.entries()) if (g.values.some((v) => v.fixed)) fixed.add(i);
+    return checkHealth({ groups, undefinedUsages, usages, referenced: this.referenced(b), fixed });
   }
 
   /**

@@ -70,6 +70,8 @@ export interface LocaleEntry {
   also?: string[];
   /** A value the file repeats from the source (XLIFF `<source>` in a translation): dropped when another file gives it. */
   derived?: boolean;
+  /** A message its author marked as not to translate (Android's `translatable="false"`): key health never says it missing or identical in another locale. */
+  fixed?: boolean;
 }
 
 export interface LocaleFile {

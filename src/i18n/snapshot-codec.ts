@@ -17,7 +17,7 @@ export interface EntryColumns {
   path: string[];
   /** vs, ve, ks, ke of each entry, one after the other. */
   at: number[];
-  extra: Array<[number, Partial<Pick<LocaleEntry, 'namespace' | 'also' | 'derived' | 'file'>>]>;
+  extra: Array<[number, Partial<Pick<LocaleEntry, 'namespace' | 'also' | 'derived' | 'fixed' | 'file'>>]>;
 }
 
 const isU32 = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= 0xffffffff;
@@ -43,11 +43,12 @@ export function entriesToColumns(file: string, entries: readonly LocaleEntry[]):
     locales[i] = e.locale;
     if (e.locale !== locales[0]) oneLocale = false;
     // the optional fields of LocaleEntry (its type lists them all)
-    if (e.namespace !== undefined || e.also !== undefined || e.derived !== undefined || e.file !== file) {
+    if (e.namespace !== undefined || e.also !== undefined || e.derived !== undefined || e.fixed !== undefined || e.file !== file) {
       const more: EntryColumns['extra'][number][1] = {};
       if (e.namespace !== undefined) more.namespace = e.namespace;
       if (e.also !== undefined) more.also = e.also;
       if (e.derived !== undefined) more.derived = e.derived;
+      if (e.fixed !== undefined) more.fixed = e.fixed;
       if (e.file !== file) more.file = e.file;
       extra.push([i, more]);
     }
@@ -80,6 +81,7 @@ export function columnsToEntries(file: string, c: EntryColumns): LocaleEntry[] {
     if (typeof m.namespace === 'string') e.namespace = m.namespace;
     if (arr(m.also)) e.also = m.also;
     if (typeof m.derived === 'boolean') e.derived = m.derived;
+    if (typeof m.fixed === 'boolean') e.fixed = m.fixed;
     if (typeof m.file === 'string') e.file = m.file;
   }
   return out;

@@ -40,7 +40,7 @@ describe('i18n: Android string resources', function () {
   it('strings, plurals, arrays and string items with exact ranges; markup by its text; colors and other resources are no messages', function () {
     const xml = res(
       [
-        '    <string name="app_name">Notes</string>',
+        '    <string name="app_name" translatable="false">Notes</string>',
         '    <string name="welcome">Hello, <b>%1$s</b>! You have <xliff:g id="count" example="3">%2$d</xliff:g> notes.</string>',
         '    <string name="amp">Save &amp; exit</string>',
         '    <string name="empty"></string>',
@@ -59,9 +59,9 @@ describe('i18n: Android string resources', function () {
     const lf = readLocaleFormat('app/src/main/res/values-fr/strings.xml', xml);
     assert.ok(lf);
     assert.deepEqual(lf.problems, []);
-    const shown = lf.entries.map((e) => `${e.locale} ${e.path}=${e.value}${e.also ? ` (also ${e.also.join(' / ')})` : ''} @${xml.slice(e.vs, e.ve)} key@${xml.slice(e.ks, e.ke)}`);
+    const shown = lf.entries.map((e) => `${e.locale} ${e.path}=${e.value}${e.also ? ` (also ${e.also.join(' / ')})` : ''}${e.fixed ? ' (fixed)' : ''} @${xml.slice(e.vs, e.ve)} key@${xml.slice(e.ks, e.ke)}`);
     assert.deepEqual(shown, [
-      'fr app_name=Notes @Notes key@app_name',
+      'fr app_name=Notes (fixed) @Notes key@app_name',
       'fr welcome=Hello, %1$s! You have %2$d notes. @Hello, <b>%1$s</b>! You have <xliff:g id="count" example="3">%2$d</xliff:g> notes. key@welcome',
       'fr amp=Save & exit @Save &amp; exit key@amp',
       'fr notes_count=%d notes (also %d note) @%d notes key@notes_count',

@@ -39,13 +39,13 @@ describe('i18n key health', () => {
     }
   });
 
-  it('with no `en`, the default messages (und: Android values/) are the source, before a regional English: missing and identical are said against them', () => {
+  it('with no `en`, the default messages (und: Android values/) are the source, before a regional English: missing and identical are said against them; a string not to translate is never missing', () => {
     const res = (body: string) => `<resources>${body}</resources>`;
     const files = {
-      'app/src/main/res/values/strings.xml': res('<string name="ok">OK</string><string name="cancel">Cancel</string><string name="title">Notes</string>'),
+      'app/src/main/res/values/strings.xml': res('<string name="ok">OK</string><string name="cancel">Cancel</string><string name="title">Notes</string><string name="brand" translatable="false">Fathom Notes</string>'),
       'app/src/main/res/values-fr/strings.xml': res('<string name="ok">OK</string><string name="title">Notes (fr)</string>'),
       'app/src/main/res/values-de/strings.xml': res('<string name="ok">OK</string><string name="cancel">Abbrechen</string><string name="title">Notizen</string>'),
-      'app/src/main/java/A.kt': 'val a = getString(R.string.ok) + getString(R.string.cancel) + getString(R.string.title)',
+      'app/src/main/java/A.kt': 'val a = getString(R.string.ok) + getString(R.string.cancel) + getString(R.string.title) + getString(R.string.brand)',
     };
     const report = loadI18nIndex(new MemoryFileSource(files)).index.health();
     assert.deepEqual(report.sourceLocales, { '': 'und' });

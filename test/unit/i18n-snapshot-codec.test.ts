@@ -11,8 +11,8 @@ const FILE = 'locales/fr.json';
 const e = (over: Partial<LocaleEntry>): LocaleEntry => ({ locale: 'fr', file: FILE, value: 'Enregistrer', path: 'actions.save', vs: 30, ve: 41, ks: 12, ke: 16, ...over });
 
 describe('i18n snapshot codec', function () {
-  it('entries as columns come back field for field: one locale or several, namespaces, plural texts, derived values, an entry of another file', function () {
-    const one = [e({}), e({ value: 'Fermer «ça»\n', path: 'actions.close', vs: 60, ve: 73, ks: 44, ke: 49 }), e({ namespace: 'common', also: ['un', 'des'], derived: true, vs: 0xffffffff })];
+  it('entries as columns come back field for field: one locale or several, namespaces, plural texts, derived values, values not to translate, an entry of another file', function () {
+    const one = [e({}), e({ value: 'Fermer «ça»\n', path: 'actions.close', vs: 60, ve: 73, ks: 44, ke: 49 }), e({ namespace: 'common', also: ['un', 'des'], derived: true, vs: 0xffffffff }), e({ path: 'app_name', fixed: true })];
     const c1 = entriesToColumns(FILE, one)!;
     assert.equal(c1.locale, 'fr', 'one locale for the file: stored once');
     assert.deepEqual(columnsToEntries(FILE, JSON.parse(JSON.stringify(c1))), one);

@@ -86,6 +86,9 @@ function nameRange(text: string, el: XNode, name: string): [number, number] {
   return [ks, m ? ks + name.length : ks];
 }
 
+/** `translatable="false"`: a message the app shows as written in every locale. */
+const fixed = (el: XNode): { fixed?: true } => (el.attribs?.translatable === 'false' ? { fixed: true } : {});
+
 export const androidFormat: LocaleFormat = {
   name: 'Android string resources',
   claims(rel, ctx) {
@@ -115,7 +118,7 @@ export const androidFormat: LocaleFormat = {
       if (kind === 'string') {
         const [vs, ve] = inner(text, el);
         const value = androidText(shown(el));
-        if (value) leaves.push({ path: name, value, vs, ve, ks, ke });
+        if (value) leaves.push({ path: name, value, vs, ve, ks, ke, ...fixed(el) });
         continue;
       }
       if (kind !== 'plurals' && kind !== 'string-array') continue;
@@ -125,7 +128,7 @@ export const androidFormat: LocaleFormat = {
       if (!texts[main]) continue;
       const [vs, ve] = inner(text, items[main]);
       const also = texts.filter((t, i) => i !== main && t && t !== texts[main]);
-      leaves.push({ path: name, value: texts[main], vs, ve, ks, ke, ...(also.length ? { also } : {}) });
+      leaves.push({ path: name, value: texts[main], vs, ve, ks, ke, ...(also.length ? { also } : {}), ...fixed(el) });
     }
     if (!leaves.length) return undefined;
     return { file: rel, lines: src, entries: buildEntries(leaves, locale, undefined, src, rel, problems), problems };

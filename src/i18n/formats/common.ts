@@ -18,6 +18,8 @@ export interface Leaf {
   also?: string[];
   /** Set for a locale that the file repeats from elsewhere (XLIFF sources): kept only when no other file gives it. */
   derived?: boolean;
+  /** Not to be translated (see `LocaleEntry.fixed`). */
+  fixed?: boolean;
   /** Overrides the file's locale (XLIFF source and target, multi-locale YAML). */
   locale?: string;
 }
@@ -56,6 +58,7 @@ export function buildEntries(leaves: Leaf[], locale: string, namespace: string |
     const e: LocaleEntry = { locale: loc, file, value: l.value, namespace, path: l.path, vs: l.vs, ve: l.ve, ks: l.ks, ke: l.ke };
     if (l.also?.length) e.also = l.also;
     if (l.derived) e.derived = true;
+    if (l.fixed) e.fixed = true;
     const id = `${loc}\0${l.path}`;
     const prev = byPath.get(id);
     if (prev !== undefined) {
