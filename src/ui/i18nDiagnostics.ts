@@ -11,7 +11,7 @@ const CODE = /\.(?:[cm]?[jt]sx?|vue|svelte|html?|hbs|handlebars|php|erb|haml|sli
 const LOCALE = /\.(?:json5?|jsonc|ya?ml|pot?|properties|xlf|xliff|ftl|arb|strings|xcstrings|resx|resw|toml)$/i;
 /** A cheap look at the text: no translation-looking call, no usage to check (the worker parses). */
 const MAYBE_USAGE =
-  /\bt\s*\(|\$[_t]\b|translat|__\(|\b_\(|gettext|i18n|l10n|\.tr\b|\btr\s*\(|getMessage|getString|getText|GetString|keypath|i18nKey|\{\{\s*t\s|R\.(?:string|plurals|array)\.|@(?:string|plurals|array)\/|#\{|message\s*=\s*"\{|<(?:fmt|spring|s|bean):|Localized|localized|[Ll]ocalizer\[|\b[LT]\[|Resources?\.|Strings\.|x:Static|x:Uid|\b(?:t|tr|fl)!\s*[([{]|qsTr|QT_TR|(?:oader|OADER)(?:\(\))?\.get|MessageID|\bT\s+["`]/;
+  /\bt\s*\(|\$[_t]\b|translat|__\(|\b_\(|gettext|i18n|l10n|\.tr\b|\btr\s*\(|getMessage|getString|getText|GetString|keypath|i18nKey|\{\{\s*t\s|R\.(?:string|plurals|array)\.|@(?:string|plurals|array)\/|#\{|message\s*=\s*"\{|<(?:fmt|spring|s|bean):|Localized|localized|(?:[Ll]ocalizer|\b[LT])\[\s*["'@$]|Resources?\.|Strings\.|x:Static|x:Uid|\b(?:t|tr|fl)!\s*[([{]|qsTr|QT_TR|(?:oader|OADER)(?:\(\))?\.get|MessageID|\bT\s+["`]/;
 
 /** The setting that turns the diagnostics off (`fathom.i18n.diagnostics.enabled`, default on), as `getConfiguration('fathom')` reads it. */
 export const DIAGNOSTICS_SETTING = 'i18n.diagnostics.enabled';

@@ -149,5 +149,7 @@ describe('i18n diagnostics (what the editor shows)', () => {
     assert.equal(v.fix?.target.file, 'src/locales/en.json');
     assert.equal(diagnosticView(ix.diagnostics('src/locales/fr.json')[0]).severity, 'hint');
     assert.ok(wantsDiagnostics('src/a.ts', "t('x')") && !wantsDiagnostics('src/a.ts', 'const x = 1') && wantsDiagnostics('locales/en.yml', ''));
+    // a generic array type is no indexer by a key: TypeScript files without i18n are not sent to the worker
+    assert.ok(!wantsDiagnostics('src/a.ts', 'const xs: T[] = []; let l: L[];') && wantsDiagnostics('Views/Home.cshtml', '<h1>@Localizer["Welcome"]</h1>') && wantsDiagnostics('Pages/A.cs', 'var s = L["Hello"];'));
   });
 });
