@@ -137,4 +137,13 @@ if (watch) {
 } else {
   for (const b of builds) await esbuild.build(b);
 }
+
+// The token counter's counting loop in WebAssembly (src/tokenizer/wordpiece.ts COUNTER_WASM_FILE),
+// compiled from assembly/counter.ts (AssemblyScript).
+async function buildCounterWasm() {
+  const { default: asc } = await import('assemblyscript/asc');
+  const { error, stderr } = await asc.main(['assembly/counter.ts', '-O3', '--runtime', 'stub', '--noAssert', '--use', 'abort=', '--initialMemory', '1', '-o', 'dist/fathom-counter.wasm']);
+  if (error) throw new Error(`assembly/counter.ts did not compile: ${error.message}\n${stderr.toString()}`);
+}
+await buildCounterWasm();
 await writeTokenizerTables();

@@ -18,7 +18,7 @@ const vscodeBan = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'out/**', 'bench/.corpus/**', 'bench/.scale/**', 'bench/corpus/node_modules/**', 'bench/.ranking/**', 'bench/.agent/**', 'bench/ranking-corpus/node_modules/**', 'bench/results/**', 'bench/node_modules/**', 'test/fixtures/**', '.e2e/**', '*.vsix'] },
+  { ignores: ['dist/**', 'assembly/**', 'node_modules/**', 'out/**', 'bench/.corpus/**', 'bench/.scale/**', 'bench/corpus/node_modules/**', 'bench/.ranking/**', 'bench/.agent/**', 'bench/ranking-corpus/node_modules/**', 'bench/results/**', 'bench/node_modules/**', 'test/fixtures/**', '.e2e/**', '*.vsix'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

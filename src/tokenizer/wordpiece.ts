@@ -127,7 +127,14 @@ export class WordPieceCounter implements TokenCounter {
    * From a tokenizer.json, or from the tables `tables()` made of one (what the build writes
    * beside the bundle for the shipped tokenizer: see `readCounterTables`).
    */
-  constructor(source: TokenizerJson | CounterTables, name = 'wordpiece') {
+  /** The counting loop in WebAssembly (`WasmWalker`), for ranges of `WASM_MIN_CHARS` or more; undefined: all in JavaScript. */
+  private readonly wasm: WasmWalker | undefined;
+
+  /**
+   * `wasm: false` counts in JavaScript alone; `wasmTableBits`: the WebAssembly table of words
+   * seen has 2^bits slots (18; small ones for tests, which fill and clear it).
+   */
+  constructor(source: TokenizerJson | CounterTables, name = 'wordpiece', options: { wasm?: boolean; wasmTableBits?: number } = {}) {
     this.name = name;
     if ('version' in source && source.version === TABLES_VERSION) {
       const t = source;
@@ -164,6 +171,8 @@ export class WordPieceCounter implements TokenCounter {
     const raw = this.specialList;
     this.specials = raw.length ? new RegExp(raw.map(escapeRegExp).join('|'), 'g') : null;
     this.asciiSpecials = raw.filter((t) => /^[\x21-\x7e]+$/.test(t));
+    const mod = options.wasm === false ? undefined : counterWasm();
+    this.wasm = mod ? new WasmWalker(mod, this.startTrie.data(), this.continueTrie.data(), this.maxWordChars, this.asciiSpecials, (t) => this.countSlow(t), options.wasmTableBits) : undefined;
     this.warmUp();
   }
 
@@ -196,10 +205,15 @@ export class WordPieceCounter implements TokenCounter {
   private warmUp(): void {
     const sink: SegmentSink = { segment: () => undefined };
     for (let i = 0; i < 3; i++) {
-      this.walk(WARM_UP_TEXT, 0, WARM_UP_TEXT.length, null);
-      this.walk(WARM_UP_TEXT, 0, WARM_UP_TEXT.length, sink);
-      this.walk(WARM_UP_TEXT, 3, 40, null);
+      this.walkJs(WARM_UP_TEXT, 0, WARM_UP_TEXT.length, null);
+      this.walkJs(WARM_UP_TEXT, 0, WARM_UP_TEXT.length, sink);
+      this.walkJs(WARM_UP_TEXT, 3, 40, null);
     }
+  }
+
+  /** Does this counter count long ranges in WebAssembly? (It falls back to JavaScript when `dist/fathom-counter.wasm` is missing.) */
+  get usesWasm(): boolean {
+    return this.wasm !== undefined;
   }
 
   countWithSpecials(text: string): number {
@@ -231,6 +245,14 @@ export class WordPieceCounter implements TokenCounter {
   }
 
   private walk(text: string, from: number, to: number, sink: SegmentSink | null): number {
+    const n = Math.min(to, text.length);
+    const i = Math.max(0, from);
+    if (this.wasm && n - i >= WASM_MIN_CHARS && n - i <= WASM_MAX_CHARS) return this.wasm.walk(text, i, n, sink);
+    return this.walkJs(text, i, n, sink);
+  }
+
+  /** `walk` in JavaScript: short ranges (headers, a line), and every range where WebAssembly is missing. */
+  private walkJs(text: string, from: number, to: number, sink: SegmentSink | null): number {
     let total = 0;
     const n = Math.min(to, text.length);
     let i = Math.max(0, from);
@@ -454,6 +476,140 @@ export class WordPieceCounter implements TokenCounter {
  * other script, so no trie of the whole vocabulary is built, 45 ms).
  */
 const WARM_UP_TEXT = 'const zoomLevel = map.getZoom(); // [CLS] [x] a[1]\n\tif (x >= 10) return café Crème\r\n  ÉTÉ naïve 42px #id {"k": [1, 2]}\n';
+
+/**
+ * Ranges this long or longer are counted in WebAssembly: each is copied into its memory first,
+ * which shorter ones (headers, single lines) do not repay.
+ */
+const WASM_MIN_CHARS = 96;
+/** Longer ranges stay in JavaScript: the module's memory grows to ~8 bytes a character of a range and never shrinks. */
+const WASM_MAX_CHARS = 4 << 20;
+
+/** The counting module the build compiles from assembly/counter.ts, beside the bundle (dist/). */
+export const COUNTER_WASM_FILE = 'fathom-counter.wasm';
+
+/** The part of the WebAssembly API used here (the project's TypeScript libs do not declare it). */
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => { exports: Record<string, unknown> };
+}
+const wasmApi = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
+
+let counterModule: object | null | undefined;
+
+/**
+ * The compiled counting module: beside the bundle, or in dist/ when running from the sources
+ * (after `npm run build`); undefined when there is none (counting stays in JavaScript, with the
+ * same counts). A damaged file is said once, as a warning.
+ */
+function counterWasm(): object | undefined {
+  if (counterModule === undefined) {
+    counterModule = null;
+    if (!wasmApi) return undefined;
+    for (const file of [path.join(__dirname, COUNTER_WASM_FILE), path.join(__dirname, '..', '..', 'dist', COUNTER_WASM_FILE)]) {
+      let bytes: Buffer;
+      try {
+        bytes = fs.readFileSync(file);
+      } catch {
+        continue;
+      }
+      try {
+        counterModule = new wasmApi.Module(bytes);
+      } catch (err) {
+        process.emitWarning(`Fathom: ${file} cannot be loaded (${err instanceof Error ? err.message : String(err)}): tokens are counted in JavaScript`);
+      }
+      break;
+    }
+  }
+  return counterModule ?? undefined;
+}
+
+interface CounterExports {
+  memory: WasmMemory;
+  init(...args: number[]): void;
+  walk(text: number, n: number, segs: number): number;
+  segments(): number;
+  seenCount(): number;
+}
+
+/**
+ * `WordPieceCounter.walk` in WebAssembly (assembly/counter.ts): the range is copied into the
+ * module's memory as UTF-16 and counted there; a segment that is not printable ASCII comes back
+ * to `slow` (the JavaScript pipeline), and a sink gets the segments the module wrote. The
+ * memory holds the two [0-9a-z] tries, the special tokens, a table of the words seen (2^18
+ * slots of 16 bytes, cleared when half full or when its 4 MB of characters are) with their
+ * characters, then the text and the segments: ~11 MB in all for the model's vocabulary.
+ */
+class WasmWalker {
+  private readonly x: CounterExports;
+  private readonly textAt: number;
+  private bytes: Buffer;
+  private ints: Int32Array;
+  private text = '';
+  private from = 0;
+
+  constructor(mod: object, start: TrieData, continuation: TrieData, maxWordChars: number, specials: readonly string[], slow: (text: string) => number, seenBits = 18) {
+    const instance = new wasmApi!.Instance(mod, { env: { slow: (s: number, e: number) => slow(this.text.slice(this.from + s, this.from + e)) } });
+    this.x = instance.exports as unknown as CounterExports;
+    const sp = Buffer.concat(specials.map((t) => Buffer.concat([Buffer.from([t.length]), Buffer.from(t, 'latin1')])));
+    seenBits = Math.min(24, Math.max(4, Math.floor(seenBits)));
+    const arenaBytes = 16 << seenBits;
+    let at = 65536; // past the module's own data
+    const place = (n: number) => {
+      const p = at;
+      at += (n + 7) & ~7;
+      return p;
+    };
+    const tries = [start, continuation].map((t) => ({ t, keys: place(t.keys.byteLength), vals: place(t.vals.byteLength), term: place(t.terminal.byteLength) }));
+    const spAt = place(sp.byteLength);
+    const seenAt = place(16 << seenBits);
+    const arenaAt = place(arenaBytes);
+    this.textAt = at;
+    this.bytes = this.ensure(at + (1 << 20));
+    this.ints = new Int32Array(this.bytes.buffer);
+    for (const { t, keys, vals, term } of tries) {
+      this.ints.set(t.keys, keys >> 2);
+      this.ints.set(t.vals, vals >> 2);
+      this.bytes.set(t.terminal, term);
+    }
+    this.bytes.set(sp, spAt);
+    const [s, c] = tries;
+    this.x.init(s.keys, s.vals, s.term, s.t.keys.length - 1, c.keys, c.vals, c.term, c.t.keys.length - 1, maxWordChars, spAt, specials.length, seenAt, seenBits, arenaAt, arenaBytes);
+  }
+
+  /** The memory grown to `size` bytes at least, as a Buffer (a new one when it grew). */
+  private ensure(size: number): Buffer {
+    const mem = this.x.memory;
+    if (mem.buffer.byteLength < size) mem.grow(Math.ceil((size - mem.buffer.byteLength) / 65536));
+    if (!this.bytes || this.bytes.buffer !== mem.buffer) {
+      this.bytes = Buffer.from(mem.buffer);
+      this.ints = new Int32Array(mem.buffer);
+    }
+    return this.bytes;
+  }
+
+  /** Tokens of text[from, to) (to ≤ text.length), each segment given to `sink` when there is one. */
+  walk(text: string, from: number, to: number, sink: SegmentSink | null): number {
+    const len = to - from;
+    const segsAt = this.textAt + ((2 * len + 7) & ~7);
+    this.ensure(segsAt + (sink ? 12 * ((len >> 1) + 1) : 0));
+    this.bytes.write(from === 0 && to === text.length ? text : text.substring(from, to), this.textAt, 'utf16le');
+    this.text = text;
+    this.from = from;
+    const total = this.x.walk(this.textAt, len, sink ? segsAt : 0);
+    this.text = '';
+    if (sink) {
+      const ints = this.ints;
+      const n = this.x.segments();
+      for (let k = 0, p = segsAt >> 2; k < n; k++, p += 3) sink.segment(from + ints[p], from + ints[p + 1], ints[p + 2]);
+    }
+    return total;
+  }
+}
 
 /** Character classes of ASCII for `countIn`. */
 const C_OTHER = 0;
