@@ -140,10 +140,14 @@ if (watch) {
 
 // The token counter's counting loop in WebAssembly (src/tokenizer/wordpiece.ts COUNTER_WASM_FILE),
 // compiled from assembly/counter.ts (AssemblyScript).
-async function buildCounterWasm() {
+// And the keyword index's compound scanner (src/index/terms.ts COMPOUNDS_WASM_FILE), from
+// assembly/compounds.ts.
+async function buildWasm() {
   const { default: asc } = await import('assemblyscript/asc');
-  const { error, stderr } = await asc.main(['assembly/counter.ts', '-O3', '--runtime', 'stub', '--noAssert', '--use', 'abort=', '--initialMemory', '1', '-o', 'dist/fathom-counter.wasm']);
-  if (error) throw new Error(`assembly/counter.ts did not compile: ${error.message}\n${stderr.toString()}`);
+  for (const [source, out] of [['assembly/counter.ts', 'dist/fathom-counter.wasm'], ['assembly/compounds.ts', 'dist/fathom-compounds.wasm']]) {
+    const { error, stderr } = await asc.main([source, '-O3', '--runtime', 'stub', '--noAssert', '--use', 'abort=', '--initialMemory', '1', '-o', out]);
+    if (error) throw new Error(`${source} did not compile: ${error.message}\n${stderr.toString()}`);
+  }
 }
-await buildCounterWasm();
+await buildWasm();
 await writeTokenizerTables();

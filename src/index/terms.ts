@@ -42,6 +42,7 @@
  * the BMP classified lazily, once per code unit, with Unicode property regexes); regexes and
  * `normalize` run only on non-ASCII terms.
  */
+import { fathomWasm, instantiate, WasmHeap, type WasmMemory } from '../util/wasm';
 
 export interface TermOptions {
   /**
@@ -317,20 +318,28 @@ export class CompoundScanner {
 /**
  * A chunk pool thread's work for the keyword index: the compounds of each chunk's text
  * (`CompoundScanner`), packed in chunk order: per chunk its count n, then n (start, end, hash)
- * triples, offsets in the chunk's text.
+ * triples, offsets in the chunk's text. Scanned in WebAssembly (`WasmCompoundScanner`) when the
+ * module is there (`wasm: false`: in JavaScript, as where it is not), with the same triples.
  */
-export function packCompounds(chunks: ReadonlyArray<{ text: string }>): Int32Array {
+export function packCompounds(chunks: ReadonlyArray<{ text: string }>, options: { wasm?: boolean } = {}): Int32Array {
   const scanner = (packScanner ??= new CompoundScanner());
+  const fast = options.wasm === false ? undefined : wasmCompoundScanner();
   let out = new Int32Array(1024);
   let at = 0;
   for (const c of chunks) {
-    const n = scanner.scan(c.text);
+    const viaWasm = fast !== undefined && c.text.length >= WASM_MIN_SCAN;
+    const n = viaWasm ? fast.scan(c.text) : scanner.scan(c.text);
     if (at + 1 + 3 * n > out.length) {
       const more = new Int32Array(Math.max(2 * out.length, at + 1 + 3 * n));
       more.set(out.subarray(0, at));
       out = more;
     }
     out[at++] = n;
+    if (viaWasm) {
+      out.set(fast.triples(n), at);
+      at += 3 * n;
+      continue;
+    }
     const { starts, ends, hashes } = scanner;
     for (let k = 0; k < n; k++) {
       out[at++] = starts[k];
@@ -340,6 +349,77 @@ export function packCompounds(chunks: ReadonlyArray<{ text: string }>): Int32Arr
   }
   // a copy of its own size: it is transferred, the scratch is not kept
   return out.slice(0, at);
+}
+
+/** Texts this long or longer are scanned in WebAssembly (shorter ones do not repay the copy). */
+const WASM_MIN_SCAN = 32;
+
+/** The compound scanning module the build compiles from assembly/compounds.ts, beside the bundle (dist/). */
+export const COMPOUNDS_WASM_FILE = 'fathom-compounds.wasm';
+
+interface CompoundExports {
+  memory: WasmMemory;
+  init(classes: number): void;
+  scan(text: number, n: number, out: number): number;
+}
+
+/**
+ * `CompoundScanner.scan` in WebAssembly (assembly/compounds.ts): the text is copied into the
+ * module's memory as UTF-16 and scanned there. The module keeps its own copy of `table` (the
+ * code units' classes), asking `classAt` for a unit not classed yet and for surrogates (classed
+ * per pair). Memory: the table (64 KB), then the text and the triples.
+ */
+class WasmCompoundScanner {
+  private readonly x: CompoundExports;
+  private readonly heap: WasmHeap;
+  private text = '';
+  private outAt = 0;
+  private static readonly TABLE_AT = 65536;
+  private static readonly TEXT_AT = 2 * 65536;
+
+  constructor(mod: object) {
+    this.x = instantiate<CompoundExports>(mod, { classAt: (i: number) => classAt(this.text, i) });
+    this.heap = new WasmHeap(this.x.memory);
+    this.heap.ensure(WasmCompoundScanner.TEXT_AT + (1 << 20));
+    const t = WasmCompoundScanner.TABLE_AT;
+    this.heap.bytes.set(table, t);
+    this.heap.bytes.fill(UNKNOWN, t + 0xd800, t + 0xe000);
+    this.x.init(t);
+  }
+
+  /** The number of compounds of `text`; `triples(n)` has them. */
+  scan(text: string): number {
+    const len = text.length;
+    const textAt = WasmCompoundScanner.TEXT_AT;
+    const outAt = textAt + ((2 * len + 7) & ~7);
+    this.heap.ensure(outAt + 12 * ((len >> 1) + 1));
+    this.heap.bytes.write(text, textAt, 'utf16le');
+    this.text = text;
+    this.outAt = outAt;
+    const n = this.x.scan(textAt, len, outAt);
+    this.text = '';
+    return n;
+  }
+
+  /** The (start, end, hash) triples of the last scan (a view, valid until the next scan). */
+  triples(n: number): Int32Array {
+    return this.heap.ints.subarray(this.outAt >> 2, (this.outAt >> 2) + 3 * n);
+  }
+}
+
+let wasmScanner: WasmCompoundScanner | null | undefined;
+
+function wasmCompoundScanner(): WasmCompoundScanner | undefined {
+  if (wasmScanner === undefined) {
+    const mod = fathomWasm(COMPOUNDS_WASM_FILE);
+    wasmScanner = mod ? new WasmCompoundScanner(mod) : null;
+  }
+  return wasmScanner ?? undefined;
+}
+
+/** Does `packCompounds` scan in WebAssembly here (is dist/fathom-compounds.wasm there)? */
+export function compoundsInWasm(): boolean {
+  return wasmCompoundScanner() !== undefined;
 }
 
 let packScanner: CompoundScanner | undefined;

@@ -20,6 +20,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { fathomWasm, instantiate, WasmHeap, type WasmMemory } from '../util/wasm';
 
 export interface TokenCounter {
   /** Tokens of `text` without [CLS]/[SEP]. */
@@ -171,7 +172,7 @@ export class WordPieceCounter implements TokenCounter {
     const raw = this.specialList;
     this.specials = raw.length ? new RegExp(raw.map(escapeRegExp).join('|'), 'g') : null;
     this.asciiSpecials = raw.filter((t) => /^[\x21-\x7e]+$/.test(t));
-    const mod = options.wasm === false ? undefined : counterWasm();
+    const mod = options.wasm === false ? undefined : fathomWasm(COUNTER_WASM_FILE);
     this.wasm = mod ? new WasmWalker(mod, this.startTrie.data(), this.continueTrie.data(), this.maxWordChars, this.asciiSpecials, (t) => this.countSlow(t), options.wasmTableBits) : undefined;
     this.warmUp();
   }
@@ -488,46 +489,6 @@ const WASM_MAX_CHARS = 4 << 20;
 /** The counting module the build compiles from assembly/counter.ts, beside the bundle (dist/). */
 export const COUNTER_WASM_FILE = 'fathom-counter.wasm';
 
-/** The part of the WebAssembly API used here (the project's TypeScript libs do not declare it). */
-interface WasmMemory {
-  readonly buffer: ArrayBuffer;
-  grow(pages: number): number;
-}
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => { exports: Record<string, unknown> };
-}
-const wasmApi = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
-
-let counterModule: object | null | undefined;
-
-/**
- * The compiled counting module: beside the bundle, or in dist/ when running from the sources
- * (after `npm run build`); undefined when there is none (counting stays in JavaScript, with the
- * same counts). A damaged file is said once, as a warning.
- */
-function counterWasm(): object | undefined {
-  if (counterModule === undefined) {
-    counterModule = null;
-    if (!wasmApi) return undefined;
-    for (const file of [path.join(__dirname, COUNTER_WASM_FILE), path.join(__dirname, '..', '..', 'dist', COUNTER_WASM_FILE)]) {
-      let bytes: Buffer;
-      try {
-        bytes = fs.readFileSync(file);
-      } catch {
-        continue;
-      }
-      try {
-        counterModule = new wasmApi.Module(bytes);
-      } catch (err) {
-        process.emitWarning(`Fathom: ${file} cannot be loaded (${err instanceof Error ? err.message : String(err)}): tokens are counted in JavaScript`);
-      }
-      break;
-    }
-  }
-  return counterModule ?? undefined;
-}
-
 interface CounterExports {
   memory: WasmMemory;
   init(...args: number[]): void;
@@ -546,15 +507,14 @@ interface CounterExports {
  */
 class WasmWalker {
   private readonly x: CounterExports;
+  private readonly heap: WasmHeap;
   private readonly textAt: number;
-  private bytes: Buffer;
-  private ints: Int32Array;
   private text = '';
   private from = 0;
 
   constructor(mod: object, start: TrieData, continuation: TrieData, maxWordChars: number, specials: readonly string[], slow: (text: string) => number, seenBits = 18) {
-    const instance = new wasmApi!.Instance(mod, { env: { slow: (s: number, e: number) => slow(this.text.slice(this.from + s, this.from + e)) } });
-    this.x = instance.exports as unknown as CounterExports;
+    this.x = instantiate<CounterExports>(mod, { slow: (s: number, e: number) => slow(this.text.slice(this.from + s, this.from + e)) });
+    this.heap = new WasmHeap(this.x.memory);
     const sp = Buffer.concat(specials.map((t) => Buffer.concat([Buffer.from([t.length]), Buffer.from(t, 'latin1')])));
     seenBits = Math.min(24, Math.max(4, Math.floor(seenBits)));
     const arenaBytes = 16 << seenBits;
@@ -569,41 +529,31 @@ class WasmWalker {
     const seenAt = place(16 << seenBits);
     const arenaAt = place(arenaBytes);
     this.textAt = at;
-    this.bytes = this.ensure(at + (1 << 20));
-    this.ints = new Int32Array(this.bytes.buffer);
+    const heap = this.heap;
+    heap.ensure(at + (1 << 20));
     for (const { t, keys, vals, term } of tries) {
-      this.ints.set(t.keys, keys >> 2);
-      this.ints.set(t.vals, vals >> 2);
-      this.bytes.set(t.terminal, term);
+      heap.ints.set(t.keys, keys >> 2);
+      heap.ints.set(t.vals, vals >> 2);
+      heap.bytes.set(t.terminal, term);
     }
-    this.bytes.set(sp, spAt);
+    heap.bytes.set(sp, spAt);
     const [s, c] = tries;
     this.x.init(s.keys, s.vals, s.term, s.t.keys.length - 1, c.keys, c.vals, c.term, c.t.keys.length - 1, maxWordChars, spAt, specials.length, seenAt, seenBits, arenaAt, arenaBytes);
-  }
-
-  /** The memory grown to `size` bytes at least, as a Buffer (a new one when it grew). */
-  private ensure(size: number): Buffer {
-    const mem = this.x.memory;
-    if (mem.buffer.byteLength < size) mem.grow(Math.ceil((size - mem.buffer.byteLength) / 65536));
-    if (!this.bytes || this.bytes.buffer !== mem.buffer) {
-      this.bytes = Buffer.from(mem.buffer);
-      this.ints = new Int32Array(mem.buffer);
-    }
-    return this.bytes;
   }
 
   /** Tokens of text[from, to) (to ≤ text.length), each segment given to `sink` when there is one. */
   walk(text: string, from: number, to: number, sink: SegmentSink | null): number {
     const len = to - from;
     const segsAt = this.textAt + ((2 * len + 7) & ~7);
-    this.ensure(segsAt + (sink ? 12 * ((len >> 1) + 1) : 0));
-    this.bytes.write(from === 0 && to === text.length ? text : text.substring(from, to), this.textAt, 'utf16le');
+    const heap = this.heap;
+    heap.ensure(segsAt + (sink ? 12 * ((len >> 1) + 1) : 0));
+    heap.bytes.write(from === 0 && to === text.length ? text : text.substring(from, to), this.textAt, 'utf16le');
     this.text = text;
     this.from = from;
     const total = this.x.walk(this.textAt, len, sink ? segsAt : 0);
     this.text = '';
     if (sink) {
-      const ints = this.ints;
+      const ints = heap.ints;
       const n = this.x.segments();
       for (let k = 0, p = segsAt >> 2; k < n; k++, p += 3) sink.segment(from + ints[p], from + ints[p + 1], ints[p + 2]);
     }
