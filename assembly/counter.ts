@@ -48,7 +48,8 @@ export function init(
   contKeys = ck; contVals = cv; contTerm = ct; contMask = cm;
   maxWordChars = maxChars; specials = sp; specialsCount = spCount;
   seen = seenAt; seenBits = bits; arena = arenaAt; arenaSize = arenaBytes;
-  clearSeen();
+  seenWords = 0; // the table starts zeroed (fresh memory): not written, so its pages stay untouched until used
+  arenaTop = 0;
 }
 
 export function segments(): i32 {

@@ -53,7 +53,7 @@ export interface TrieData {
 }
 
 /** Bumped when `CounterTables` or its file layout changes: tables of another version are not read. */
-export const TABLES_VERSION = 1;
+export const TABLES_VERSION = 2;
 
 /**
  * What a `WordPieceCounter` is made of, built: the tokenizer's settings, its vocabulary and the
@@ -70,6 +70,19 @@ export interface CounterTables {
   vocab: string;
   start: TrieData;
   continuation: TrieData;
+  /** The whole vocabulary's tries by code unit (`UnitTrie`): tokens, and continuations without their prefix. */
+  unitStart: UnitTrieData;
+  unitContinuation: UnitTrieData;
+}
+
+/** A `UnitTrie`'s arrays. */
+export interface UnitTrieData {
+  nodeOf: Int32Array;
+  unitOf: Uint16Array;
+  childOf: Int32Array;
+  terminal: Uint8Array;
+  edges: number;
+  nodes: number;
 }
 
 interface TokenizerJson {
@@ -144,6 +157,8 @@ export class WordPieceCounter implements TokenCounter {
       this.maxWordChars = t.maxWordChars;
       this.startTrie = AlnumTrie.from(t.start);
       this.continueTrie = AlnumTrie.from(t.continuation);
+      this.startAll = UnitTrie.from(t.unitStart);
+      this.continueAll = UnitTrie.from(t.unitContinuation);
       this.specialList = t.specials;
     } else {
       const json = source as TokenizerJson;
@@ -192,6 +207,8 @@ export class WordPieceCounter implements TokenCounter {
       vocab: this.words().join('\n'),
       start: this.startTrie.data(),
       continuation: this.continueTrie.data(),
+      unitStart: this.unitTries()[0].data(),
+      unitContinuation: this.unitTries()[1].data(),
     };
   }
 
@@ -419,34 +436,46 @@ export class WordPieceCounter implements TokenCounter {
 
   private wordPiece(w: string): number {
     if (isLowerAlnum(w)) return this.wordPieceAlnum(w);
+    // one character is one token: itself when the vocabulary has it, else [UNK] (most words
+    // that come here are one punctuation mark or symbol, which need neither set nor tries)
+    if (w.length === 1 || (w.length === 2 && isSurrogatePair(w))) return 1;
     const len = isAsciiString(w) ? w.length : codePoints(w);
     if (len > this.maxWordChars) return 1; // [UNK]
-    // a word the vocabulary holds whole is its own longest match: one token, and no tries to
-    // build for it (punctuation inside a non-ASCII segment, a lone CJK character)
-    if (this.vocab.has(w)) return 1;
     // greedy longest match, walked in tries of the whole vocabulary (code units): a word of
     // other characters (Cyrillic, Greek, CJK, emoji …) was cut by slicing and looking up every
     // candidate, quadratic in the word's length (the dev corpus' 17,853 non-ASCII lines, cold:
     // 0.16–0.21 s before, 0.12–0.20 s after)
-    if (!this.startAll) {
-      this.startAll = new UnitTrie();
-      this.continueAll = new UnitTrie();
-      const p = this.prefix;
-      for (const t of this.vocab) {
-        if (!isWellFormedString(t)) continue; // a lone surrogate never matches a whole character
-        this.startAll.add(t, 0);
-        if (t.length > p.length && t.startsWith(p)) this.continueAll.add(t, p.length);
-      }
-    }
+    const [startAll, continueAll] = this.unitTries();
+    // a word the vocabulary holds whole is its own longest match: one token (the tries hold
+    // every well-formed token; a word with a lone surrogate is looked up in the set)
+    if (isWellFormedString(w) ? startAll.has(w) : this.vocab.has(w)) return 1;
     let i = 0;
     let pieces = 0;
     while (i < w.length) {
-      const end = (i === 0 ? this.startAll : this.continueAll!).longest(w, i);
+      const end = (i === 0 ? startAll : continueAll).longest(w, i);
       if (end < 0) return 1; // the whole word becomes one [UNK]
       pieces++;
       i = end;
     }
     return pieces;
+  }
+
+  /**
+   * The whole vocabulary's tries (tokens, continuations without their prefix), read with the
+   * tables, or built on the first word that needs them (~30–40 ms, in code not optimized yet).
+   */
+  private unitTries(): [UnitTrie, UnitTrie] {
+    if (!this.startAll || !this.continueAll) {
+      this.startAll = new UnitTrie();
+      this.continueAll = new UnitTrie();
+      const p = this.prefix;
+      for (const t of this.words()) {
+        if (!isWellFormedString(t)) continue; // a lone surrogate never matches a whole character
+        this.startAll.add(t, 0);
+        if (t.length > p.length && t.startsWith(p)) this.continueAll.add(t, p.length);
+      }
+    }
+    return [this.startAll, this.continueAll];
   }
 
   /**
@@ -700,29 +729,57 @@ class AlnumTrie {
 }
 
 /**
- * A trie of any strings by UTF-16 code unit: the edges (node, unit) → child in one map keyed by
- * node × 65,536 + unit. The longest match ends where a vocabulary token ends; the tokens are
+ * A trie of any strings by UTF-16 code unit: the edges (node, unit) → child in an
+ * open-addressing hash table of typed arrays (a `Map` keyed by node × 65,536 + unit took ~40 ms
+ * to fill with the vocabulary, in code not optimized yet, on each chunk thread that met a word
+ * of other characters). The longest match ends where a vocabulary token ends; the tokens are
  * well-formed, so a match never ends inside a surrogate pair that the word has whole.
  */
 class UnitTrie {
-  private readonly edges = new Map<number, number>();
-  private terminal = new Uint8Array(1 << 12);
+  private nodeOf: Int32Array = new Int32Array(1 << 12).fill(-1);
+  private unitOf: Uint16Array = new Uint16Array(1 << 12);
+  private childOf: Int32Array = new Int32Array(1 << 12);
+  private mask = (1 << 12) - 1;
+  private edges = 0;
+  private terminal: Uint8Array = new Uint8Array(1 << 12);
   private nodes = 1;
+
+  /** The trie's arrays and counts (shared, not copied). */
+  data(): UnitTrieData {
+    return { nodeOf: this.nodeOf, unitOf: this.unitOf, childOf: this.childOf, terminal: this.terminal, edges: this.edges, nodes: this.nodes };
+  }
+
+  /** A trie over `d`'s arrays (not copied). */
+  static from(d: UnitTrieData): UnitTrie {
+    const size = d.nodeOf.length;
+    if (size < 2 || (size & (size - 1)) !== 0 || d.unitOf.length !== size || d.childOf.length !== size || d.edges * 2 > size || d.nodes > d.terminal.length || d.nodes < 1) {
+      throw new Error('bad token counter tables: unit trie arrays of the wrong size');
+    }
+    const t = new UnitTrie();
+    t.nodeOf = d.nodeOf;
+    t.unitOf = d.unitOf;
+    t.childOf = d.childOf;
+    t.mask = size - 1;
+    t.edges = d.edges;
+    t.terminal = d.terminal;
+    t.nodes = d.nodes;
+    return t;
+  }
 
   /** Adds `s.slice(from)`. */
   add(s: string, from: number): void {
     let node = 0;
     for (let i = from; i < s.length; i++) {
-      const key = node * 65536 + s.charCodeAt(i);
-      let next = this.edges.get(key);
-      if (next === undefined) {
+      const u = s.charCodeAt(i);
+      let next = this.child(node, u);
+      if (next === 0) {
         next = this.nodes++;
         if (next >= this.terminal.length) {
           const t = new Uint8Array(this.terminal.length * 2);
           t.set(this.terminal);
           this.terminal = t;
         }
-        this.edges.set(key, next);
+        this.insert(node, u, next);
       }
       node = next;
     }
@@ -734,12 +791,58 @@ class UnitTrie {
     let node = 0;
     let best = -1;
     for (let j = from; j < w.length; j++) {
-      const next = this.edges.get(node * 65536 + w.charCodeAt(j));
-      if (next === undefined) break;
-      node = next;
+      node = this.child(node, w.charCodeAt(j));
+      if (node === 0) break;
       if (this.terminal[node]) best = j + 1;
     }
     return best;
+  }
+
+  /** Does the trie hold `w` whole? */
+  has(w: string): boolean {
+    let node = 0;
+    for (let j = 0; j < w.length && (node = this.child(node, w.charCodeAt(j))) !== 0; j++) if (j === w.length - 1) return this.terminal[node] === 1;
+    return false;
+  }
+
+  private slot(node: number, u: number): number {
+    return (Math.imul(node * 65599 + u, 0x9e3779b1) >>> 12) & this.mask;
+  }
+
+  /** The child of `node` by unit `u`, or 0. */
+  private child(node: number, u: number): number {
+    const mask = this.mask;
+    for (let at = this.slot(node, u); ; at = (at + 1) & mask) {
+      const n = this.nodeOf[at];
+      if (n === node && this.unitOf[at] === u) return this.childOf[at];
+      if (n === -1) return 0;
+    }
+  }
+
+  private insert(node: number, u: number, child: number): void {
+    if (++this.edges * 2 > this.nodeOf.length) this.rehash();
+    let at = this.slot(node, u);
+    while (this.nodeOf[at] !== -1) at = (at + 1) & this.mask;
+    this.nodeOf[at] = node;
+    this.unitOf[at] = u;
+    this.childOf[at] = child;
+  }
+
+  private rehash(): void {
+    const [nodes, units, children] = [this.nodeOf, this.unitOf, this.childOf];
+    const size = nodes.length * 2;
+    this.nodeOf = new Int32Array(size).fill(-1);
+    this.unitOf = new Uint16Array(size);
+    this.childOf = new Int32Array(size);
+    this.mask = size - 1;
+    for (let i = 0; i < nodes.length; i++) {
+      if (nodes[i] === -1) continue;
+      let at = this.slot(nodes[i], units[i]);
+      while (this.nodeOf[at] !== -1) at = (at + 1) & this.mask;
+      this.nodeOf[at] = nodes[i];
+      this.unitOf[at] = units[i];
+      this.childOf[at] = children[i];
+    }
   }
 }
 
@@ -755,6 +858,12 @@ function codePoints(s: string): number {
     n++;
   }
   return n;
+}
+
+function isSurrogatePair(s: string): boolean {
+  const c = s.charCodeAt(0);
+  const d = s.charCodeAt(1);
+  return c >= 0xd800 && c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff;
 }
 
 function isWellFormedString(s: string): boolean {
@@ -836,6 +945,7 @@ interface TablesHeader {
   specials: string[];
   vocabBytes: number;
   tries: Array<{ size: number; terminal: number; edges: number; nodes: number }>;
+  unitTries: Array<{ size: number; terminal: number; edges: number; nodes: number }>;
 }
 
 function sha1(bytes: Uint8Array): string {
@@ -845,6 +955,7 @@ function sha1(bytes: Uint8Array): string {
 /** The counter's tables as a file's bytes (little-endian), tagged with the tokenizer.json they come from. */
 export function encodeCounterTables(t: CounterTables, tokenizerJson: Uint8Array): Buffer {
   const tries = [t.start, t.continuation];
+  const unitTries = [t.unitStart, t.unitContinuation];
   const vocab = Buffer.from(t.vocab, 'utf8');
   const header: TablesHeader = {
     version: t.version,
@@ -855,6 +966,7 @@ export function encodeCounterTables(t: CounterTables, tokenizerJson: Uint8Array)
     specials: t.specials,
     vocabBytes: vocab.byteLength,
     tries: tries.map((d) => ({ size: d.keys.length, terminal: d.terminal.length, edges: d.edges, nodes: d.nodes })),
+    unitTries: unitTries.map((d) => ({ size: d.nodeOf.length, terminal: d.terminal.length, edges: d.edges, nodes: d.nodes })),
   };
   const h = Buffer.from(JSON.stringify(header), 'utf8');
   const head = Buffer.alloc(8 + h.byteLength + ((4 - (h.byteLength % 4)) % 4), 0x20);
@@ -866,7 +978,18 @@ export function encodeCounterTables(t: CounterTables, tokenizerJson: Uint8Array)
     for (let i = 0; i < a.length; i++) b.writeInt32LE(a[i], i * 4);
     return b;
   };
-  return Buffer.concat([head, ...tries.flatMap((d) => [le(d.keys), le(d.vals)]), ...tries.map((d) => Buffer.from(d.terminal)), vocab]);
+  const le16 = (a: Uint16Array) => {
+    const b = Buffer.alloc(a.length * 2);
+    for (let i = 0; i < a.length; i++) b.writeUInt16LE(a[i], i * 2);
+    return b;
+  };
+  return Buffer.concat([
+    head,
+    ...tries.flatMap((d) => [le(d.keys), le(d.vals)]),
+    ...tries.map((d) => Buffer.from(d.terminal)),
+    ...unitTries.flatMap((d) => [le(d.nodeOf), le(d.childOf), le16(d.unitOf), Buffer.from(d.terminal)]),
+    vocab,
+  ]);
 }
 
 /**
@@ -901,9 +1024,17 @@ export function readCounterTables(file: string, tokenizerJson: Uint8Array): Coun
   };
   const arrays = header.tries.map((d) => ({ keys: new Int32Array(take(d.size * 4)), vals: new Int32Array(take(d.size * 4)) }));
   const tries: TrieData[] = header.tries.map((d, i) => ({ ...arrays[i], terminal: new Uint8Array(take(d.terminal)), edges: d.edges, nodes: d.nodes }));
+  const unitTries: UnitTrieData[] = (Array.isArray(header.unitTries) ? header.unitTries : []).map((d) => ({
+    nodeOf: new Int32Array(take(d.size * 4)),
+    childOf: new Int32Array(take(d.size * 4)),
+    unitOf: new Uint16Array(take(d.size * 2)),
+    terminal: new Uint8Array(take(d.terminal)),
+    edges: d.edges,
+    nodes: d.nodes,
+  }));
   const vocab = Buffer.from(take(header.vocabBytes)).toString('utf8');
-  if (tries.length !== 2 || at !== buf.byteLength) throw new Error(`${file} is damaged: remove it (the token counter is then built from tokenizer.json)`);
-  return { version: TABLES_VERSION, prefix: header.prefix, maxWordChars: header.maxWordChars, specials: header.specials, vocab, start: tries[0], continuation: tries[1] };
+  if (tries.length !== 2 || unitTries.length !== 2 || at !== buf.byteLength) throw new Error(`${file} is damaged: remove it (the token counter is then built from tokenizer.json)`);
+  return { version: TABLES_VERSION, prefix: header.prefix, maxWordChars: header.maxWordChars, specials: header.specials, vocab, start: tries[0], continuation: tries[1], unitStart: unitTries[0], unitContinuation: unitTries[1] };
 }
 
 /** The build: writes the shipped tokenizer's tables to `dir`/`DEFAULT_TABLES_FILE`. */
