@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
+import { referenceTokenizer } from '../helpers/reference-tokenizer';
 import { defaultTokenCounter, resourcesDir, WordPieceCounter, type SegmentSink } from '../../src/tokenizer/wordpiece';
 
 /**
@@ -9,14 +10,6 @@ import { defaultTokenCounter, resourcesDir, WordPieceCounter, type SegmentSink }
  * `npm run build`) against the JavaScript counter and transformers.js: ranges of 96 characters
  * or more go to WebAssembly, so every text here is at least that long.
  */
-type Encoder = { encode(text: string): number[] };
-
-async function reference(): Promise<Encoder> {
-  const { AutoTokenizer, env } = await import('@huggingface/transformers');
-  env.localModelPath = `${resourcesDir()}/`;
-  env.allowRemoteModels = false;
-  return (await AutoTokenizer.from_pretrained('all-MiniLM-L6-v2')) as unknown as Encoder;
-}
 
 const tokenizerJson = () => JSON.parse(fs.readFileSync(path.join(resourcesDir(), 'all-MiniLM-L6-v2', 'tokenizer.json'), 'utf8'));
 
@@ -48,7 +41,7 @@ describe('WordPiece token counter in WebAssembly', () => {
   });
 
   it('matches transformers.js on long texts of every kind of character', async () => {
-    const ref = await reference();
+    const ref = await referenceTokenizer();
     const cases = [
       'getZoomControl() { return this.$t("KZoomControl.ZOOM_IN") } // Café crème à l\'été — naïve façade, 中文字符 and emoji 😀 x\u0001y',
       '[CLS] foo[SEP]bar [MASK][PAD][UNK] [CL S] [cls] '.repeat(4),

@@ -3,23 +3,14 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
+import { referenceTokenizer, type Encoder } from '../helpers/reference-tokenizer';
 import { DEFAULT_TABLES_FILE, defaultTokenCounter, encodeCounterTables, readCounterTables, resourcesDir, WordPieceCounter, writeDefaultCounterTables } from '../../src/tokenizer/wordpiece';
-
-type Encoder = { encode(text: string): number[] };
-
-/** transformers.js's own tokenizer, loaded from the shipped tokenizer.json: the reference. */
-async function reference(): Promise<Encoder> {
-  const { AutoTokenizer, env } = await import('@huggingface/transformers');
-  env.localModelPath = `${resourcesDir()}/`;
-  env.allowRemoteModels = false;
-  return (await AutoTokenizer.from_pretrained('all-MiniLM-L6-v2')) as unknown as Encoder;
-}
 
 describe('WordPiece token counter', () => {
   let ref: Encoder;
   const counter = defaultTokenCounter();
   before(async () => {
-    ref = await reference();
+    ref = await referenceTokenizer();
   });
 
   it('matches transformers.js on hand-picked hard cases', () => {
