@@ -127,3 +127,43 @@ describe('the token counter tables the build writes (dist/all-MiniLM-L6-v2.wordp
     assert.deepEqual(tokens(none.stdout), tokens(good.stdout));
   });
 });
+
+describe('the WebAssembly modules the build writes (dist/fathom-counter.wasm, dist/fathom-compounds.wasm)', function () {
+  this.timeout(120_000);
+  let tmp: string;
+  const modules = ['fathom-counter.wasm', 'fathom-compounds.wasm'];
+  before(function () {
+    if (!fs.existsSync(path.join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: `npm test` builds it first (npm run build)');
+    // a copy of the bundle with resources/ and node_modules/ beside it, as in the project
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-wasm-'));
+    fs.cpSync(path.join(ROOT, 'dist'), path.join(tmp, 'dist'), { recursive: true, filter: (f) => !f.endsWith('.map') });
+    fs.symlinkSync(path.join(ROOT, 'resources'), path.join(tmp, 'resources'));
+    fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(tmp, 'node_modules'));
+  });
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  /** A cold keyword-only index of the fixtures (enough files for the chunk threads) by the copied bundle: what it wrote (the chunks with their token counts, the keyword index) and its stderr. */
+  const index = (name: string) => {
+    const store = path.join(tmp, name);
+    const r = spawnSync(process.execPath, [path.join(tmp, 'dist', 'cli.js'), 'index', path.join(ROOT, 'test', 'fixtures'), '--no-embed', '--store', store], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    const read = (f: string) => fs.readFileSync(path.join(store, f));
+    return { stderr: r.stderr, chunks: read('chunks.1.bin'), texts: read('texts.1.bin'), postings: read('postings.1.bin'), lexicon: read('lexicon.1.bin'), keyword: read('keyword.1.bin') };
+  };
+
+  it('are shipped, and the index is the same without them (JavaScript) and when they are damaged (said, as a warning)', function () {
+    for (const m of modules) assert.ok(fs.statSync(path.join(tmp, 'dist', m)).size > 100, `the build wrote ${m}`);
+    const withWasm = index('with');
+    assert.doesNotMatch(withWasm.stderr, /Warning/);
+    assert.ok(withWasm.chunks.byteLength > 1000);
+    for (const m of modules) fs.writeFileSync(path.join(tmp, 'dist', m), Buffer.from('not a WebAssembly module'));
+    const damaged = index('damaged');
+    for (const m of modules) assert.match(damaged.stderr, new RegExp(`Warning: Fathom: .*${m.replace('.', '\\.')} cannot be loaded`));
+    for (const m of modules) fs.rmSync(path.join(tmp, 'dist', m));
+    const without = index('without');
+    assert.doesNotMatch(without.stderr, /Warning/);
+    for (const other of [damaged, without]) {
+      for (const k of ['chunks', 'texts', 'postings', 'lexicon', 'keyword'] as const) assert.ok(withWasm[k].equals(other[k]), `${k} differs`);
+    }
+  });
+});
