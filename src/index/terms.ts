@@ -42,7 +42,7 @@
  * the BMP classified lazily, once per code unit, with Unicode property regexes); regexes and
  * `normalize` run only on non-ASCII terms.
  */
-import { fathomWasm, instantiate, WasmHeap, type WasmMemory } from '../util/wasm';
+import { fathomWasm, instantiate, wasmOrWarn, WasmHeap, type WasmMemory } from '../util/wasm';
 
 export interface TermOptions {
   /**
@@ -412,7 +412,7 @@ let wasmScanner: WasmCompoundScanner | null | undefined;
 function wasmCompoundScanner(): WasmCompoundScanner | undefined {
   if (wasmScanner === undefined) {
     const mod = fathomWasm(COMPOUNDS_WASM_FILE);
-    wasmScanner = mod ? new WasmCompoundScanner(mod) : null;
+    wasmScanner = (mod && wasmOrWarn(() => new WasmCompoundScanner(mod))) ?? null;
   }
   return wasmScanner ?? undefined;
 }

@@ -20,7 +20,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fathomWasm, instantiate, WasmHeap, type WasmMemory } from '../util/wasm';
+import { fathomWasm, instantiate, wasmOrWarn, WasmHeap, type WasmMemory } from '../util/wasm';
 
 export interface TokenCounter {
   /** Tokens of `text` without [CLS]/[SEP]. */
@@ -188,7 +188,7 @@ export class WordPieceCounter implements TokenCounter {
     this.specials = raw.length ? new RegExp(raw.map(escapeRegExp).join('|'), 'g') : null;
     this.asciiSpecials = raw.filter((t) => /^[\x21-\x7e]+$/.test(t));
     const mod = options.wasm === false ? undefined : fathomWasm(COUNTER_WASM_FILE);
-    this.wasm = mod ? new WasmWalker(mod, this.startTrie.data(), this.continueTrie.data(), this.maxWordChars, this.asciiSpecials, (t) => this.countSlow(t), options.wasmTableBits) : undefined;
+    this.wasm = mod ? wasmOrWarn(() => new WasmWalker(mod, this.startTrie.data(), this.continueTrie.data(), this.maxWordChars, this.asciiSpecials, (t) => this.countSlow(t), options.wasmTableBits)) : undefined;
     this.warmUp();
   }
 

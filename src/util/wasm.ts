@@ -46,6 +46,19 @@ export function fathomWasm(file: string): object | undefined {
   return mod ?? undefined;
 }
 
+/**
+ * `make()` (an instance of a module, its memory laid out), or undefined with a warning when it
+ * throws (no memory to be had): the caller keeps its JavaScript.
+ */
+export function wasmOrWarn<T>(make: () => T): T | undefined {
+  try {
+    return make();
+  } catch (err) {
+    process.emitWarning(`Fathom: a WebAssembly module could not be set up (${err instanceof Error ? err.message : String(err)}): its work is done in JavaScript`);
+    return undefined;
+  }
+}
+
 /** An instance of `mod` with these imports (functions under `env`): its exports. */
 export function instantiate<T>(mod: object, env: Record<string, unknown>): T {
   return new api!.Instance(mod, { env }).exports as unknown as T;

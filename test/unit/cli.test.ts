@@ -83,16 +83,23 @@ describe('fathom chunk (CLI)', function () {
   });
 });
 
+/**
+ * A copy of the bundle in a temp folder (real files: Node resolves a symlinked script to its
+ * target's folder), with resources/ and node_modules/ beside it as in the project.
+ */
+function copyOfBundle(prefix: string): string {
+  if (!fs.existsSync(path.join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: `npm test` builds it first (npm run build)');
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  fs.cpSync(path.join(ROOT, 'dist'), path.join(tmp, 'dist'), { recursive: true, filter: (f) => !f.endsWith('.map') });
+  fs.symlinkSync(path.join(ROOT, 'resources'), path.join(tmp, 'resources'));
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(tmp, 'node_modules'));
+  return tmp;
+}
+
 describe('the token counter tables the build writes (dist/all-MiniLM-L6-v2.wordpiece)', function () {
   let tmp: string;
-  before(function () {
-    if (!fs.existsSync(path.join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: `npm test` builds it first (npm run build)');
-    // a copy of the bundle (real files: Node resolves a symlinked script to its target's folder),
-    // with resources/ and node_modules/ beside it as in the project
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-tables-'));
-    fs.cpSync(path.join(ROOT, 'dist'), path.join(tmp, 'dist'), { recursive: true, filter: (f) => !f.endsWith('.map') });
-    fs.symlinkSync(path.join(ROOT, 'resources'), path.join(tmp, 'resources'));
-    fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(tmp, 'node_modules'));
+  before(() => {
+    tmp = copyOfBundle('fathom-tables-');
   });
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
@@ -132,13 +139,8 @@ describe('the WebAssembly modules the build writes (dist/fathom-counter.wasm, di
   this.timeout(120_000);
   let tmp: string;
   const modules = ['fathom-counter.wasm', 'fathom-compounds.wasm'];
-  before(function () {
-    if (!fs.existsSync(path.join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: `npm test` builds it first (npm run build)');
-    // a copy of the bundle with resources/ and node_modules/ beside it, as in the project
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-wasm-'));
-    fs.cpSync(path.join(ROOT, 'dist'), path.join(tmp, 'dist'), { recursive: true, filter: (f) => !f.endsWith('.map') });
-    fs.symlinkSync(path.join(ROOT, 'resources'), path.join(tmp, 'resources'));
-    fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(tmp, 'node_modules'));
+  before(() => {
+    tmp = copyOfBundle('fathom-wasm-');
   });
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 

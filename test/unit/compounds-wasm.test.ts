@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { CompoundScanner, compoundsInWasm, packCompounds, terms } from '../../src/index/terms';
+import { wasmOrWarn } from '../../src/util/wasm';
 
 /**
  * The keyword index's compound scanner in WebAssembly (assembly/compounds.ts, built into
@@ -65,5 +66,14 @@ describe('compound scanner in WebAssembly', () => {
     assert.ok(chunks.length > 500);
     chunks.push({ text: chunks.map((c) => c.text).join('\n').slice(0, 1_500_000) });
     assert.deepEqual(packCompounds(chunks), packCompounds(chunks, { wasm: false }));
+  });
+});
+
+describe('a WebAssembly module that cannot be set up', () => {
+  it('leaves the work to JavaScript, with a warning that says why', async () => {
+    const warned = new Promise<Error>((resolve) => process.once('warning', resolve));
+    assert.equal(wasmOrWarn(() => { throw new RangeError('WebAssembly.Memory.grow(): Maximum memory size exceeded'); }), undefined);
+    assert.match((await warned).message, /Fathom: a WebAssembly module could not be set up \(WebAssembly\.Memory\.grow\(\): Maximum memory size exceeded\): its work is done in JavaScript/);
+    assert.equal(wasmOrWarn(() => 7), 7);
   });
 });
