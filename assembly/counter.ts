@@ -56,10 +56,6 @@ export function segments(): i32 {
   return segCount;
 }
 
-export function seenCount(): i32 {
-  return seenWords;
-}
-
 function clearSeen(): void {
   memory.fill(seen, 0, (<usize>1 << seenBits) << 4);
   seenWords = 0;

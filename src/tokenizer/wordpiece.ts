@@ -137,16 +137,14 @@ export class WordPieceCounter implements TokenCounter {
   private seenWords: string[] = [];
   private seenCounts: number[] = [];
 
-  /**
-   * From a tokenizer.json, or from the tables `tables()` made of one (what the build writes
-   * beside the bundle for the shipped tokenizer: see `readCounterTables`).
-   */
   /** The counting loop in WebAssembly (`WasmWalker`), for ranges of `WASM_MIN_CHARS` or more; undefined: all in JavaScript. */
   private readonly wasm: WasmWalker | undefined;
 
   /**
-   * `wasm: false` counts in JavaScript alone; `wasmTableBits`: the WebAssembly table of words
-   * seen has 2^bits slots (18; small ones for tests, which fill and clear it).
+   * From a tokenizer.json, or from the tables `tables()` made of one (what the build writes
+   * beside the bundle for the shipped tokenizer: see `readCounterTables`). `wasm: false` counts
+   * in JavaScript alone; `wasmTableBits`: the WebAssembly table of words seen has 2^bits slots
+   * (18; small ones for tests, which fill and clear it).
    */
   constructor(source: TokenizerJson | CounterTables, name = 'wordpiece', options: { wasm?: boolean; wasmTableBits?: number } = {}) {
     this.name = name;
@@ -199,6 +197,7 @@ export class WordPieceCounter implements TokenCounter {
 
   /** What this counter is made of, as plain data: `new WordPieceCounter(counter.tables())` counts the same. */
   tables(): CounterTables {
+    const [unitStart, unitContinuation] = this.unitTries();
     return {
       version: TABLES_VERSION,
       prefix: this.prefix,
@@ -207,8 +206,8 @@ export class WordPieceCounter implements TokenCounter {
       vocab: this.words().join('\n'),
       start: this.startTrie.data(),
       continuation: this.continueTrie.data(),
-      unitStart: this.unitTries()[0].data(),
-      unitContinuation: this.unitTries()[1].data(),
+      unitStart: unitStart.data(),
+      unitContinuation: unitContinuation.data(),
     };
   }
 
@@ -523,7 +522,6 @@ interface CounterExports {
   init(...args: number[]): void;
   walk(text: number, n: number, segs: number): number;
   segments(): number;
-  seenCount(): number;
 }
 
 /**
@@ -801,8 +799,11 @@ class UnitTrie {
   /** Does the trie hold `w` whole? */
   has(w: string): boolean {
     let node = 0;
-    for (let j = 0; j < w.length && (node = this.child(node, w.charCodeAt(j))) !== 0; j++) if (j === w.length - 1) return this.terminal[node] === 1;
-    return false;
+    for (let j = 0; j < w.length; j++) {
+      node = this.child(node, w.charCodeAt(j));
+      if (node === 0) return false;
+    }
+    return node !== 0 && this.terminal[node] === 1;
   }
 
   private slot(node: number, u: number): number {
