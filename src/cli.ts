@@ -428,7 +428,13 @@ async function openEngine(dir: string, args: Args, quiet = false, mustSave = fal
     // the save at the end is the async one below (its writes overlap its serialization)
     // no i18n lookup tables: no command that opens the engine looks a string up (`fathom i18n`
     // builds them at its first lookup, and stores them)
-    for await (const p of session.index({ saveAtEnd: !mustSave, i18nTables: false })) show(p);
+    for await (const p of session.index({ saveAtEnd: !mustSave, i18nTables: false })) {
+      show(p);
+      // the files are all chunked: the chunk threads stop now, their teardown (a heap each)
+      // going on while this thread saves, instead of at the process's exit; nothing later in
+      // this process chunks (an index run after this one would chunk on this thread)
+      if (p.phase === 'done') void chunkPool.close();
+    }
     // locale files and the i18n text of the code using each key: what keyword ranking needs of i18n
     await session.searchableI18n();
     if (mustSave) await session.saveAsync({ throwOnError: true });
