@@ -44,7 +44,7 @@ const lazy = lazyPackages('dist', cliEager, cliTogether);
 
 const builds = [
   { entryPoints: { extension: 'src/extension.ts', worker: 'src/service/worker.ts' }, outdir: 'dist', ...common },
-  { entryPoints: { cli: 'src/cli.ts', 'chunk-worker': 'src/service/chunk-worker.ts' }, outdir: 'dist', ...common, plugins: [lazy] },
+  { entryPoints: { cli: 'src/cli.ts', 'chunk-worker': 'src/service/chunk-worker.ts', 'layout-worker': 'src/index/layout-worker.ts' }, outdir: 'dist', ...common, plugins: [lazy] },
   // the sidebar's webview script: runs in the browser page of the webview, not in Node
   { entryPoints: { view: 'media/view.ts' }, outdir: 'dist/media', bundle: true, platform: 'browser', target: 'es2022', format: 'iife', sourcemap: !production, minify: production, logLevel: 'info' },
 ];

@@ -54,6 +54,7 @@
 import { Index } from 'flexsearch';
 import type { DocFilter, FacetFilter } from './fusion';
 import { Lexicon, Vocabulary } from './lexicon';
+import { HEADER, layoutBinary, layoutPostings, RESOLUTION, slotsInto, type BasePostings, type BinaryLayout } from './postings-layout';
 import { CompoundScanner, fold, queryTerms, termsOfCompound, termsWithWeakness, TOKENIZER_VERSION } from './terms';
 
 export type WeakHalf = 'none' | 'stems' | 'all';
@@ -215,6 +216,18 @@ export interface KeywordSnapshot {
   postings?: Uint8Array;
 }
 
+/** `KeywordIndex.exportRecords`: a snapshot and views of its records (`counts` a document, `body`) in its `data`. */
+export interface KeywordRecords {
+  snap: KeywordSnapshot;
+  counts: Uint32Array;
+  body: Uint32Array;
+}
+
+/** The binary snapshot of `snap` with its laid-out postings and term table (its `vocab` then in the table). */
+export function binarySnapshot(snap: KeywordSnapshot, layout: BinaryLayout): KeywordSnapshot {
+  return { ...snap, vocab: [], lexicon: layout.lexicon, postings: layout.postings };
+}
+
 export const DEFAULT_BOOSTS: Readonly<FieldBoosts> = { symbol: 5, path: 1, header: 3, text: 1 };
 export const DEFAULT_CANDIDATES = 200;
 export const DEFAULT_MAX_POSTINGS = 300_000;
@@ -223,9 +236,7 @@ export const DEFAULT_STEM: boolean | 'add' = 'add';
 /** 2: frequencies in half occurrences with `weakHalf: 'stems' | 'all' | 'none'` (1 had a boolean). */
 const SNAPSHOT_VERSION = 2;
 
-const HEADER = 6;
 const NFIELDS = 4;
-const RESOLUTION = 9;
 
 type Fx = Index<false, false, true>;
 
@@ -885,6 +896,17 @@ export class KeywordIndex {
    * (`postings`): what an import then reads in place instead of building them.
    */
   export(options: { binary?: boolean } = {}): KeywordSnapshot {
+    const r = this.exportRecords();
+    if (!options.binary) return r.snap;
+    return binarySnapshot(r.snap, layoutBinary(r.snap.docs, r.counts, r.body, r.snap.vocab));
+  }
+
+  /**
+   * The snapshot (`export` without `binary`) and views of its records in `data`: the part of a
+   * binary export done on this thread; `layoutBinary` (here or on another thread, see
+   * layout-thread.ts) and `binarySnapshot` make the rest.
+   */
+  exportRecords(): KeywordRecords {
     const D = this.intOf.size;
     let words = 0;
     for (const i of this.intOf.values()) words += (this.records[i] as Uint32Array).length;
@@ -946,12 +968,7 @@ export class KeywordIndex {
       data,
       checksum: checksum(data),
     };
-    if (!options.binary) return snap;
-    // the snapshot's records, in the order an import gives them their internal ids
-    const starts = new Uint32Array(D + 1);
-    for (let x = 0; x < D; x++) starts[x + 1] = starts[x] + HEADER + 2 * counts[x];
-    const postings = layoutPostings(D, vocab.length, (x) => body.subarray(starts[x], starts[x + 1]));
-    return { ...snap, vocab: [], lexicon: Lexicon.build(vocab), postings: postings.bytes };
+    return { snap, counts, body };
   }
 
   /**
@@ -1148,74 +1165,6 @@ export class KeywordIndex {
 }
 
 const EMPTY = new Uint8Array(0);
-
-/**
- * The FlexSearch slot of each of a record's terms (into `out`): 0 for a term in the symbol, 1
- * in the path or header, 2–8 for a text term by its position among the text's terms.
- */
-function slotsInto(rec: Uint32Array, out: Uint8Array): void {
-  let textTerms = 0;
-  for (let j = HEADER + 1; j < rec.length; j += 2) if ((rec[j] & 0xffffff) === 0) textTerms++;
-  let t = 0;
-  for (let u = 0, j = HEADER; j < rec.length; u++, j += 2) {
-    const p = rec[j + 1];
-    if (p & 255) out[u] = 0;
-    else if (p & 0xffff00) out[u] = 1;
-    else out[u] = 2 + Math.min(RESOLUTION - 3, Math.floor(((RESOLUTION - 2) * t++) / textTerms));
-  }
-}
-
-/**
- * Postings of imported documents: for term t and slot s, `ids[offsets[t·9 + s] ‥ offsets[t·9 + s + 1])`
- * are internal ids in insertion order; `live[i]` is cleared when imported document i is removed
- * (its internal id may then be reused by a document that FlexSearch holds). `bytes` holds
- * `offsets` then `ids` (what a binary snapshot stores).
- */
-interface BasePostings {
-  terms: number;
-  offsets: Uint32Array;
-  ids: Int32Array;
-  live: Uint8Array;
-  bytes: Uint8Array;
-}
-
-/**
- * The postings of documents 0‥D−1 over terms 0‥V−1 (`rec(i)` their records; undefined: removed,
- * not live), in two passes: per term and slot a count, then the ids, in id order.
- */
-function layoutPostings(D: number, V: number, rec: (i: number) => Uint32Array | undefined): BasePostings {
-  const O = V * RESOLUTION + 1;
-  const counts = new Uint32Array(O);
-  const slots = new Uint8Array(256);
-  const slotsOf = (r: Uint32Array): Uint8Array => {
-    const U = (r.length - HEADER) / 2;
-    const out = U <= slots.length ? slots : new Uint8Array(U);
-    slotsInto(r, out);
-    return out;
-  };
-  const live = new Uint8Array(D);
-  for (let i = 0; i < D; i++) {
-    const r = rec(i);
-    if (!r) continue;
-    live[i] = 1;
-    const sl = slotsOf(r);
-    for (let u = 0, j = HEADER; j < r.length; u++, j += 2) counts[r[j] * RESOLUTION + sl[u] + 1]++;
-  }
-  for (let x = 1; x < O; x++) counts[x] += counts[x - 1];
-  const P = counts[O - 1];
-  const buf = new ArrayBuffer(4 * (O + P));
-  const offsets = new Uint32Array(buf, 0, O);
-  offsets.set(counts);
-  const ids = new Int32Array(buf, 4 * O, P);
-  const fill = counts; // reused as the fill pointers
-  for (let i = 0; i < D; i++) {
-    const r = rec(i);
-    if (!r) continue;
-    const sl = slotsOf(r);
-    for (let u = 0, j = HEADER; j < r.length; u++, j += 2) ids[fill[r[j] * RESOLUTION + sl[u]]++] = i;
-  }
-  return { terms: V, offsets, ids, live, bytes: new Uint8Array(buf) };
-}
 
 /**
  * Stored postings (`layoutPostings`'s `bytes`) of `D` documents over `V` terms, read in place,

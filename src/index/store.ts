@@ -40,6 +40,7 @@ import { chunkSections, StoredChunks } from './chunks';
 import { Engine, type FileRecord } from './engine';
 import { IvfIndex } from './ivf';
 import type { KeywordSnapshot } from './keyword';
+import { exportBinaryAsync, type LayoutThreadOptions } from './layout-thread';
 import { VectorStore } from './vectors';
 
 export const STORE_FORMAT = 'fathom-index';
@@ -89,6 +90,8 @@ interface Manifest {
 export interface SaveOptions {
   /** Recorded in the manifest (`Manifest.i18nFed`). */
   i18nFed?: string;
+  /** `saveStoreAsync`'s thread for the keyword layout (layout-thread.ts): its script, its threshold, a fallback's reason. */
+  layoutThread?: LayoutThreadOptions;
 }
 
 /** CRC-32 (zlib's polynomial) of `data`, continuing from `crc`: zlib's own where Node has it (20.15+), else a table. */
@@ -472,13 +475,13 @@ type SaveStep = readonly [name: string, parts: Iterable<string | Uint8Array>];
  * sequence for both drivers (`saveStore`, `saveStoreAsync`), which write each step's file and
  * hand back its entry.
  */
-function* saveSteps(engine: Engine, g: number, options: SaveOptions = {}): Generator<SaveStep, Manifest, FileEntry> {
+function* saveSteps(engine: Engine, g: number, options: SaveOptions = {}, keywordSnapshot: () => KeywordSnapshot = () => engine.keyword.export({ binary: true })): Generator<SaveStep, Manifest, FileEntry> {
   const catalog = yield [`catalog.${g}.jsonl`, jsonLines(engine.files.values())];
   // the texts first: the chunks section records where each one starts
   const sections = chunkSections(engine.chunks, (id) => (engine.vectors?.has(id) ? engine.textHashOf(id) : undefined));
   const texts = yield [`texts.${g}.bin`, sections.texts()];
   const chunks = yield [`chunks.${g}.bin`, sections.chunks()];
-  const snap = engine.keyword.export({ binary: true });
+  const snap = keywordSnapshot();
   const { data, lexicon: lexiconData, postings: postingsData, ...meta } = snap;
   const keyword = yield [`keyword.${g}.json`, [JSON.stringify(meta)]];
   const keywordData = yield [`keyword.${g}.bin`, [data]];
@@ -565,8 +568,13 @@ export async function saveStoreAsync(dir: string, engine: Engine, options: SaveO
   // each data file's fsync and rename, going on while the next file is serialized; all of them
   // are done before the manifest that names the new generation is written
   const commits: Array<Promise<void>> = [];
+  // the keyword snapshot's layout goes on on another thread (layout-thread.ts) while the chunks
+  // are serialized here; the step after the chunks' file waits for it
+  let keyword: KeywordSnapshot | undefined;
+  const keywordReady = exportBinaryAsync(engine.keyword, options.layoutThread).then((k) => void (keyword = k));
+  keywordReady.catch(() => undefined); // awaited below
   try {
-    const steps = saveSteps(engine, g, options);
+    const steps = saveSteps(engine, g, options, () => keyword!);
     let step = steps.next();
     while (!step.done) {
       const [name, parts] = step.value;
@@ -576,13 +584,14 @@ export async function saveStoreAsync(dir: string, engine: Engine, options: SaveO
       const commit = w.commit.then(() => void written.push(file));
       commit.catch(() => undefined); // awaited below; a failure before that must not go unhandled
       commits.push(commit);
+      if (name.startsWith('chunks.')) await keywordReady;
       step = steps.next({ name, ...w.entry });
     }
     await Promise.all(commits);
     await writeAtomicAsync(path.join(dir, 'manifest.json'), [JSON.stringify(step.value, null, 2)]);
   } catch (err) {
     // the commits still going on end (or remove their temp files) before the written files go
-    await Promise.allSettled(commits);
+    await Promise.allSettled([...commits, keywordReady]);
     throw saveFailed(dir, written, err);
   }
   dropOtherGenerations(dir, g);
