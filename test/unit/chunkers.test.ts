@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { chunkFile, decodeBytes, languageOf, resolveOptions } from '../../src/chunkers/index';
+import { chunkFile, decodeBytes, languageOf, longLines, resolveOptions } from '../../src/chunkers/index';
 import { ChunkContext } from '../../src/chunkers/context';
 import { SourceText } from '../../src/parse/source';
 import { defaultTokenCounter, TokenizerMissingError, type TokenCounter } from '../../src/tokenizer/wordpiece';
@@ -37,6 +37,31 @@ describe('chunkFile: dispatch and bad input', () => {
     assert.equal(chunkFile('package-lock.json', '{}').skipped?.reason, 'minified');
     const prose = `# Title\n\n${'A long paragraph written on a single line. '.repeat(40)}\n`;
     assert.equal(chunkFile('README.md', prose).skipped, undefined);
+  });
+
+  it('measures long lines the same with or without carriage returns (the minified test)', () => {
+    // the reference: one pass over every character, a line ending at \n or \r
+    const reference = (text: string, limit: number) => {
+      let longChars = 0;
+      let longest = 0;
+      let lineStart = 0;
+      for (let i = 0; i <= text.length; i++) {
+        const c = i < text.length ? text.charCodeAt(i) : 10;
+        if (c === 10 || c === 13) {
+          const len = i - lineStart;
+          if (len > longest) longest = len;
+          if (len > limit) longChars += len;
+          lineStart = i + 1;
+        }
+      }
+      return { longest, longChars };
+    };
+    const line = fc.stringMatching(/^[a-z é]{0,40}$/);
+    const text = fc.tuple(fc.array(line, { maxLength: 12 }), fc.array(fc.constantFrom('\n', '\r', '\r\n', '\n\n'), { minLength: 12, maxLength: 12 })).map(([lines, ends]) => lines.map((l, i) => l + ends[i]).join(''));
+    fc.assert(fc.property(text, fc.integer({ min: 0, max: 30 }), (t, limit) => assert.deepEqual(longLines(t, limit), reference(t, limit))));
+    assert.deepEqual(longLines('', 5), { longest: 0, longChars: 0 });
+    assert.deepEqual(longLines('abcdefgh\nab\n', 5), { longest: 8, longChars: 8 });
+    assert.deepEqual(longLines('abcdefgh\r\nabcdefg', 5), { longest: 8, longChars: 15 });
   });
 
   it('refuses binary content, decodes UTF-16 by its BOM, and says when it replaced invalid UTF-8', () => {
