@@ -10,9 +10,8 @@
  * start, dies or throws) ends in the same layout made on this thread, from a fresh export
  * (the lent buffer may be gone): the same bytes either way, a little later.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { threadScript, type ThreadScript } from '../util/thread-script';
 import { binarySnapshot, type KeywordIndex, type KeywordRecords, type KeywordSnapshot } from './keyword';
 import { layoutBinary, type BinaryLayout } from './postings-layout';
 
@@ -37,22 +36,11 @@ export type LayoutReply = { buffer: ArrayBuffer; layout: BinaryLayout } | { buff
  */
 export const LAYOUT_THREAD_MIN_DOCS = 4000;
 
-/** The thread's script: layout-worker.js beside the bundle, or the .ts source under tsx; undefined when there is none. */
-function defaultScript(): { file: string; eval?: string } | undefined {
-  const bundled = path.join(__dirname, 'layout-worker.js');
-  if (fs.existsSync(bundled)) return { file: bundled };
-  const source = path.join(__dirname, 'layout-worker.ts');
-  if (__filename.endsWith('.ts') && fs.existsSync(source)) {
-    return { file: source, eval: `require('tsx/cjs/api').register(); require(${JSON.stringify(source)});` };
-  }
-  return undefined;
-}
-
 export interface LayoutThreadOptions {
   /** Documents from which a thread is used (default `LAYOUT_THREAD_MIN_DOCS`). */
   minDocs?: number;
   /** The thread's script (tests); null: none. */
-  script?: { file: string; eval?: string } | null;
+  script?: ThreadScript | null;
   /** Told why the thread could not be used (the layout is then made here). */
   onFallback?: (why: string) => void;
 }
@@ -63,7 +51,7 @@ export interface LayoutThreadOptions {
  * resolves once the layout is back. The index must not change until it resolves.
  */
 export function exportBinaryAsync(index: KeywordIndex, options: LayoutThreadOptions = {}): Promise<KeywordSnapshot> {
-  const script = options.script === undefined ? defaultScript() : (options.script ?? undefined);
+  const script = options.script === undefined ? threadScript(__dirname, __filename, 'layout-worker') : (options.script ?? undefined);
   if (!script || index.size < (options.minDocs ?? LAYOUT_THREAD_MIN_DOCS)) return Promise.resolve(index.export({ binary: true }));
   let worker: Worker;
   try {

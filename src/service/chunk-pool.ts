@@ -20,9 +20,7 @@
  * dist/worker.js and dist/cli.js); running from source (tsx: tests, benches), chunk-worker.ts
  * is loaded through tsx's require hook.
  */
-import * as fs from 'node:fs';
 import * as os from 'node:os';
-import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { languageOf } from '../chunkers/index';
 import type { ChunkOptions, FileChunks } from '../chunkers/types';
@@ -31,6 +29,7 @@ import type { UsageOptions } from '../i18n/usages';
 import type { ScriptLocale } from '../i18n/locales';
 import { TokenizerMissingError } from '../tokenizer/wordpiece';
 import { THREAD_STACK_MB } from '../parse/oxc';
+import { threadScript, type ThreadScript } from '../util/thread-script';
 
 export interface ChunkJobMessage {
   id: number;
@@ -195,24 +194,13 @@ interface Slot {
   jobs: Job[];
 }
 
-/** What the pool's thread would be run from, or undefined when there is none (chunk in-thread). */
-function defaultScript(): { file: string; eval?: string } | undefined {
-  const bundled = path.join(__dirname, 'chunk-worker.js');
-  if (fs.existsSync(bundled)) return { file: bundled };
-  const source = path.join(__dirname, 'chunk-worker.ts');
-  if (__filename.endsWith('.ts') && fs.existsSync(source)) {
-    return { file: source, eval: `require('tsx/cjs/api').register(); require(${JSON.stringify(source)});` };
-  }
-  return undefined;
-}
-
 export class ChunkPool {
   readonly size: number;
   readonly depth: number;
   readonly aheadChars: number;
   private readonly slots: Slot[];
   private readonly queue: Job[] = [];
-  private readonly script: { file: string; eval?: string } | undefined;
+  private readonly script: ThreadScript | undefined;
   private nextId = 1;
   private closed = false;
   /**
@@ -234,7 +222,7 @@ export class ChunkPool {
     this.aheadChars = Math.max(0, options.aheadChars ?? POOL_AHEAD_CHARS);
     this.slots = Array.from({ length: this.size }, () => ({ jobs: [] }));
     // size 0: no threads, every file is chunked in the indexing thread
-    this.script = size === 0 ? undefined : options.script ? { file: options.script } : defaultScript();
+    this.script = size === 0 ? undefined : options.script ? { file: options.script } : threadScript(__dirname, __filename, 'chunk-worker');
     if (size > 0 && !this.script) options.log?.('warn', `no chunk thread script beside ${__dirname}: files are chunked on the indexing thread`);
     this.minFiles = options.minFiles;
     this.minBytes = options.minBytes;
