@@ -15,7 +15,7 @@ import { threadScript, type ThreadScript } from '../util/thread-script';
 import { binarySnapshot, type KeywordIndex, type KeywordRecords, type KeywordSnapshot } from './keyword';
 import { layoutBinary, type BinaryLayout } from './postings-layout';
 
-/** What `layoutOnThread` sends: the records' buffer (lent) and where the counts and the body are in it; the terms joined. */
+/** What `exportBinaryAsync` sends the thread: the records' buffer (lent) and where the counts and the body are in it; the terms joined. */
 export interface LayoutJob {
   docs: number;
   buffer: ArrayBuffer;
@@ -60,7 +60,13 @@ export function exportBinaryAsync(index: KeywordIndex, options: LayoutThreadOpti
     options.onFallback?.(`no layout thread: ${err instanceof Error ? err.message : String(err)}`);
     return Promise.resolve(index.export({ binary: true }));
   }
-  const r = index.exportRecords();
+  let r: KeywordRecords;
+  try {
+    r = index.exportRecords();
+  } catch (err) {
+    void worker.terminate();
+    throw err;
+  }
   const inHere = (why: string): KeywordSnapshot => {
     options.onFallback?.(why);
     // the lent buffer may not have come back: the records again

@@ -1,5 +1,5 @@
 /**
- * The thread of `layoutOnThread` (layout-thread.ts): lays out one keyword snapshot's postings
+ * The thread of `exportBinaryAsync` (layout-thread.ts): lays out one keyword snapshot's postings
  * and term table (`layoutBinary`) and sends them back with the records' buffer it was lent.
  * Bundled as dist/layout-worker.js; imports nothing but the layout and the term table.
  */

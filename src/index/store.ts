@@ -571,10 +571,14 @@ export async function saveStoreAsync(dir: string, engine: Engine, options: SaveO
   // the keyword snapshot's layout goes on on another thread (layout-thread.ts) while the chunks
   // are serialized here; the step after the chunks' file waits for it
   let keyword: KeywordSnapshot | undefined;
-  const keywordReady = exportBinaryAsync(engine.keyword, options.layoutThread).then((k) => void (keyword = k));
-  keywordReady.catch(() => undefined); // awaited below
+  let keywordReady: Promise<void> = Promise.resolve();
   try {
-    const steps = saveSteps(engine, g, options, () => keyword!);
+    keywordReady = exportBinaryAsync(engine.keyword, options.layoutThread).then((k) => void (keyword = k));
+    keywordReady.catch(() => undefined); // awaited below
+    const steps = saveSteps(engine, g, options, () => {
+      if (!keyword) throw new Error('the keyword snapshot was asked for before its layout was done');
+      return keyword;
+    });
     let step = steps.next();
     while (!step.done) {
       const [name, parts] = step.value;
