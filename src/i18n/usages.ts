@@ -53,9 +53,17 @@ const KEY_METHODS: Array<{ method: RegExp; object: RegExp }> = [
   { method: /^_$/, object: /\bi18n$/ },
 ];
 const SCRIPT_EXT = /\.(?:[cm]?[jt]sx?)$/i;
-/** Cheap filter before parsing: no translation function, no usage. */
-const MAYBE =
-  /\$?\bt[ce]?m?\s*[(`.]|i18nKey|keypath|\bpath\s*=|v-t\b|useTranslation|useI18n|getTranslations|getFixedT|ScopedI18n|getI18n|instant|translate|Translate|getMessage|getString|getText|l10n|Localized|\bi18n\._|@lingui\/|formatMessage|formatHTMLMessage|Formatted(?:HTML)?Message|defineMessages?\b/;
+/** JSX attributes that name a key: react-i18next `i18nKey`, a wrapper's `keypath`/`i18n-key`, Fluent `<Localized id>`. */
+const JSX_KEY_ATTRS = new Set(['i18nKey', 'keypath', 'keyPath', 'i18n-key', 'tKey', 'translationKey', 'messageKey']);
+/**
+ * Cheap filter before parsing: no translation function, no usage. Every attribute of
+ * `JSX_KEY_ATTRS` lets a file through: a component whose only key is a wrapper's `tKey` (or
+ * `translationKey`, `messageKey`, `keyPath`) had its usages found only when it also called
+ * something the rest of the filter names.
+ */
+const MAYBE = new RegExp(
+  `${/\$?\bt[ce]?m?\s*[(`.]|i18nKey|keypath|\bpath\s*=|v-t\b|useTranslation|useI18n|getTranslations|getFixedT|ScopedI18n|getI18n|instant|translate|Translate|getMessage|getString|getText|l10n|Localized|\bi18n\._|@lingui\/|formatMessage|formatHTMLMessage|Formatted(?:HTML)?Message|defineMessages?\b/.source}|${[...JSX_KEY_ATTRS].map((a) => `\\b${a}\\b`).join('|')}`,
+);
 /** react-intl's formatting functions that take a message descriptor (`{ id, defaultMessage }`). */
 const INTL_FUNCS = new Set(['formatMessage', 'formatHTMLMessage']);
 /** react-intl's components whose `id` is a message id. */
@@ -342,8 +350,6 @@ function objectText(c: t.Node, code: string): string {
   return code.slice(c.object.start, c.object.end!).replace(/\s+/g, '');
 }
 
-/** JSX attributes that name a key: react-i18next `i18nKey`, a wrapper's `keypath`/`i18n-key`, Fluent `<Localized id>`. */
-const JSX_KEY_ATTRS = new Set(['i18nKey', 'keypath', 'keyPath', 'i18n-key', 'tKey', 'translationKey', 'messageKey']);
 
 interface ScanContext {
   aliases: Aliases;

@@ -107,6 +107,15 @@ describe('i18n usages: React, Next.js and custom functions', () => {
     assert.deepEqual(usedBy(cu, 'Fermer'), []);
   });
 
+  it('a component whose only key is a wrapper attribute (tKey, translationKey, messageKey, keyPath, i18n-key, keypath) gets past the prefilter', () => {
+    for (const attr of ['tKey', 'translationKey', 'messageKey', 'keyPath', 'i18n-key', 'keypath', 'i18nKey']) {
+      const code = `import { Label } from './Label';\nexport const A = () => <Label ${attr}="menu.open" />;\n`;
+      assert.deepEqual(findUsages('src/A.jsx', code).map((u) => `${u.key} ${u.via}`), [`menu.open ${attr}`], attr);
+    }
+    // a word that only contains one of them is not one
+    assert.deepEqual(findUsages('src/B.js', 'export const getKey = (o) => o.getKey();\n'), []);
+  });
+
   it('a template literal of ternaries names each key; an unbounded one stays dynamic with its prefix', () => {
     const code = "t(`list.${a ? 'edit' : b ? 'move' : 'delete'}_error`); t(`status.${s}`);";
     assert.deepEqual(
