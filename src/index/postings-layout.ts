@@ -1,8 +1,8 @@
 /**
  * The keyword index's postings laid out in typed arrays (`BasePostings`): what an import or a
  * cold run's bulk load builds in memory, and what a binary snapshot stores (store version 6).
- * Apart from keyword.ts, with no dependency, so that a save can lay a snapshot out on a thread
- * of its own (`layout-thread.ts`) while it writes the chunks.
+ * Apart from keyword.ts, needing only the term table (lexicon.ts), so that a save can lay a
+ * snapshot out on a thread of its own (`layout-thread.ts`) while it writes the chunks.
  */
 import { Lexicon } from './lexicon';
 

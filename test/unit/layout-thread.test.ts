@@ -55,6 +55,9 @@ describe('layout thread: a keyword snapshot laid out on its own thread', () => {
     const index = sampleIndex();
     const expected = index.export({ binary: true });
     assert.deepEqual(await exportBinaryAsync(index, { minDocs: index.size + 1, onFallback }), expected);
+    // a thread that would fail (and say so) is not even started below the threshold
+    const failing = { file: '', eval: `require('node:worker_threads').parentPort.once('message', () => process.exit(3));` };
+    assert.deepEqual(await exportBinaryAsync(index, { minDocs: index.size + 1, script: failing, onFallback }), expected);
     assert.deepEqual(await exportBinaryAsync(index, { minDocs: 0, script: null, onFallback }), expected);
     assert.deepEqual(why, []);
   });
