@@ -10,6 +10,9 @@
  *              `$t(key)` nesting in i18next values) uses its target;
  *   missing    a key that some locales of its scope (app, or component) have and others lack
  *              (a regional locale, `fr-CA`, lacks it only when its language, `fr`, does too);
+ *   only-in    a key the source locale of its scope lacks, which only some translations have
+ *              (a leftover, or a key never written in the source language): one finding naming
+ *              the locales that have it, never also reported missing or unused;
  *   identical  a value equal to the source locale's (left untranslated), for values with
  *              letters; the source locale is `en` when the scope has it, else the default
  *              messages `und` (see `sourceLocaleOf`), else an `en-*`, else the locale with the
@@ -20,7 +23,7 @@
 import type { Candidate, LocaleValue, Usage } from './types';
 
 export interface HealthFinding {
-  kind: 'undefined' | 'unused' | 'missing' | 'identical';
+  kind: 'undefined' | 'unused' | 'missing' | 'only-in' | 'identical';
   /** Shown key (`ns:key` when namespaced). */
   key: string;
   app: string;
@@ -31,7 +34,7 @@ export interface HealthFinding {
   column: number;
   /** undefined: how the key is named. */
   via?: string;
-  /** missing: the locales without the key; identical: the locale whose value is the source's. */
+  /** missing: the locales without the key; only-in: the locales with it; identical: the locale whose value is the source's. */
   locales?: string[];
   /** identical: the value. */
   value?: string;
@@ -97,8 +100,14 @@ export function checkHealth(input: HealthInput): HealthReport {
     const shown = c.locales.find((l) => l.locale === src) ?? c.locales[0];
     if (!shown) continue;
     const base = { key: c.key, app: c.app, component: c.component };
-    if (!c.usages.length && !input.referenced.has(c.key) && !input.referenced.has(c.path) && !/_\d+$/.test(c.path)) findings.push({ kind: 'unused', ...base, ...at(shown) });
     const have = new Set(c.locales.map((l) => l.locale));
+    // not in the source locale: its own finding, once (it is not "missing" from the others, nor
+    // worth a second line as unused)
+    if (src && src !== 'und' && !have.has(src) && !have.has(src.split('-')[0]) && !c.locales.some((l) => l.locale.split('-')[0] === src)) {
+      if (!input.fixed?.has(i)) findings.push({ kind: 'only-in', ...base, ...at(shown), locales: [...have].sort() });
+      continue;
+    }
+    if (!c.usages.length && !input.referenced.has(c.key) && !input.referenced.has(c.path) && !/_\d+$/.test(c.path)) findings.push({ kind: 'unused', ...base, ...at(shown) });
     // a regional locale without the key shows its language's (`fr-CA` → `fr`: Android's, Java's
     // and i18next's fallback), which is no missing text
     const lacking = [...(perScope.get(s)?.keys() ?? [])].filter((l) => l !== 'und' && !have.has(l) && !have.has(l.split('-')[0])).sort();
@@ -114,9 +123,9 @@ export function checkHealth(input: HealthInput): HealthReport {
       }
     }
   }
-  const order = { undefined: 0, missing: 1, unused: 2, identical: 3 };
+  const order = { undefined: 0, missing: 1, 'only-in': 2, unused: 3, identical: 4 };
   findings.sort((a, b) => order[a.kind] - order[b.kind] || (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column));
-  const counts = { undefined: 0, unused: 0, missing: 0, identical: 0 };
+  const counts = { undefined: 0, unused: 0, missing: 0, 'only-in': 0, identical: 0 };
   for (const f of findings) counts[f.kind]++;
   return { findings, counts, sourceLocales, keys: input.groups.length, usages: input.usages };
 }
@@ -143,17 +152,18 @@ export function formatHealth(r: HealthReport, json: boolean): string {
     const key = visible(f.key);
     if (f.kind === 'undefined') out.push(`undefined  ${where}  ${key}  (${visible(f.via ?? '')}: no locale defines it)`);
     else if (f.kind === 'missing') out.push(`missing    ${where}  ${key}  (not in ${f.locales!.map(visible).join(', ')})`);
+    else if (f.kind === 'only-in') out.push(`only-in    ${where}  ${key}  (only in: ${f.locales!.map(visible).join(', ')}; not in the source locale)`);
     else if (f.kind === 'unused') out.push(`unused     ${where}  ${key}`);
     else out.push(`identical  ${where}  ${key}  (${visible(f.locales![0])} = source: ${visible(JSON.stringify(f.value))})`);
   }
   const c = r.counts;
   const src = [...new Set(Object.values(r.sourceLocales))].filter(Boolean).join(', ') || 'none';
   if (json) out.push(JSON.stringify({ summary: { ...c, keys: r.keys, usages: r.usages, sourceLocales: r.sourceLocales } }));
-  else out.push(`${out.length ? '\n' : ''}${r.keys} keys, ${r.usages} usages: ${c.undefined} undefined, ${c.missing} missing, ${c.unused} unused, ${c.identical} identical to the source locale (${src})`);
+  else out.push(`${out.length ? '\n' : ''}${r.keys} keys, ${r.usages} usages: ${c.undefined} undefined, ${c.missing} missing, ${c.unused} unused, ${c.identical} identical to the source locale (${src})${c['only-in'] ? `; ${c['only-in']} only in some translations, not in the source locale` : ''}`);
   return `${out.join('\n')}\n`;
 }
 
-/** The exit code of `fathom i18n --check`: 1 when a key is used but undefined, or missing in a locale. */
+/** The exit code of `fathom i18n --check`: 1 when a key is used but undefined, missing in a locale, or absent from the source locale. */
 export function healthExitCode(r: HealthReport): number {
-  return r.counts.undefined || r.counts.missing ? 1 : 0;
+  return r.counts.undefined || r.counts.missing || r.counts['only-in'] ? 1 : 0;
 }

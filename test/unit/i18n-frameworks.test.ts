@@ -143,7 +143,7 @@ describe('i18n usages: react-intl (FormatJS) and Docusaurus', () => {
     ]);
     assert.deepEqual(usedBy(ri, 'Fotos hochladen'), ['src/Gallery.tsx:3', 'src/Gallery.tsx:11', 'src/Gallery.tsx:12']);
     assert.deepEqual(usedBy(ri, '{count} Fotos'), ['src/Gallery.tsx:10']);
-    assert.deepEqual(load(ri).health().counts, { undefined: 0, unused: 0, missing: 0, identical: 0 });
+    assert.deepEqual(load(ri).health().counts, { undefined: 0, unused: 0, missing: 0, 'only-in': 0, identical: 0 });
   });
 
   const du = path.join(FW, 'docusaurus');
@@ -190,7 +190,7 @@ describe('i18n usages: react-intl (FormatJS) and Docusaurus', () => {
     assert.deepEqual(usedBy(site, 'Bienvenue'), ['src/pages/index.tsx:6']);
     assert.deepEqual(usedBy(site, "Une documentation qui s'écrit toute seule"), ['src/pages/index.tsx:7']);
     assert.equal(ix.lookupLexical('The tagline under the title').candidates.length, 0);
-    assert.deepEqual(ix.health().counts, { undefined: 0, unused: 0, missing: 0, identical: 0 });
+    assert.deepEqual(ix.health().counts, { undefined: 0, unused: 0, missing: 0, 'only-in': 0, identical: 0 });
     // the key range is the object's key when the text comes first, else the text's field name
     const text = fs.readFileSync(path.join(site, 'i18n/fr/code.json'), 'utf8');
     const keys = readLocaleJson('i18n/fr/code.json', text)!.entries.map((e) => text.slice(e.ks, e.ke));

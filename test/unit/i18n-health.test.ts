@@ -29,7 +29,7 @@ describe('i18n key health', () => {
       'identical nav.about src/locales/fr.json:4:15 fr',
       'identical brand src/locales/fr.json:16:13 fr',
     ]);
-    assert.deepEqual(report.counts, { undefined: 1, missing: 1, unused: 1, identical: 2 });
+    assert.deepEqual(report.counts, { undefined: 1, missing: 1, 'only-in': 0, unused: 1, identical: 2 });
     assert.deepEqual(report.sourceLocales, { '': 'en' });
   });
 
@@ -63,6 +63,24 @@ describe('i18n key health', () => {
     assert.equal(sourceLocaleOf(new Map([['en-GB', 1], ['und', 3], ['fr', 3]])), 'und');
     assert.equal(sourceLocaleOf(new Map([['en', 1], ['und', 3]])), 'en');
     assert.equal(sourceLocaleOf(new Map([['en-GB', 1], ['fr', 3]])), 'en-GB');
+  });
+
+  it('a key the source locale lacks is one finding, "only in: cy", never also missing or unused', () => {
+    const files = {
+      'src/locales/en.json': JSON.stringify({ save: 'Save' }),
+      'src/locales/fr.json': JSON.stringify({ save: 'Enregistrer', common: { confirm_dialog: { title: 'Confirmer' } } }),
+      'src/locales/cy.json': JSON.stringify({ save: 'Cadw', common: { confirm_dialog: { title: 'Cadarnhau' } } }),
+      'src/App.vue': `<template><button>{{ $t('save') }}</button></template>`,
+    };
+    const report = loadI18nIndex(new MemoryFileSource(files)).index.health();
+    assert.deepEqual(
+      report.findings.map((f) => `${f.kind} ${f.key} ${f.locales?.join(',') ?? ''}`),
+      ['only-in common.confirm_dialog.title cy,fr'],
+    );
+    assert.equal(report.counts['only-in'], 1);
+    const text = formatHealth(report, false);
+    assert.match(text, /^only-in {4}src\/locales\/\w\w\.json:\d+:\d+ {2}common\.confirm_dialog\.title {2}\(only in: cy, fr; not in the source locale\)$/m);
+    assert.match(text, /0 missing, 0 unused, 0 identical to the source locale \(en\); 1 only in some translations/);
   });
 
   it("undefined leaves out what the app's build checks (Android R.string / @string, .NET's resource class) and SwiftUI literals; calls by a string are reported", () => {
