@@ -75,7 +75,8 @@ interface Manifest {
   version: number;
   generation: number;
   savedAt: string;
-  model: { id: string; dims: number } | null;
+  /** The vectors' model; `path` and `hash` when the saver knew them (`SaveOptions.modelSource`). */
+  model: StoredModel | null;
   chunking: { maxTokens: number; maxFileBytes: number; overlap?: number };
   /** `texts` from version 5 on, `lexicon`, `postings` and `ann` from 6 on. */
   files: Record<FileKey, FileEntry>;
@@ -87,9 +88,25 @@ interface Manifest {
   i18nFed?: string;
 }
 
+/**
+ * The model a store's vectors come from: its id and dimensions, and, when the saver knew them,
+ * the folder it was loaded from and a hash of its weights file, so a later run on the store can
+ * load the same model without being told (the CLI does).
+ */
+export interface StoredModel {
+  id: string;
+  dims: number;
+  /** The model folder the vectors were embedded with. */
+  path?: string;
+  /** `sha256:<hex>` of its weights file (`onnx/…`). */
+  hash?: string;
+}
+
 export interface SaveOptions {
   /** Recorded in the manifest (`Manifest.i18nFed`). */
   i18nFed?: string;
+  /** Where the embedder's model was loaded from and its hash: recorded with the model in the manifest. */
+  modelSource?: { path?: string; hash?: string };
   /** `saveStoreAsync`'s thread for the keyword layout (layout-thread.ts): its script, its threshold, a fallback's reason. */
   layoutThread?: LayoutThreadOptions;
 }
@@ -497,7 +514,7 @@ function* saveSteps(engine: Engine, g: number, options: SaveOptions = {}, keywor
     version: STORE_VERSION,
     generation: g,
     savedAt: new Date().toISOString(),
-    model: engine.embedder && engine.vectors ? { id: engine.embedder.id, dims: engine.vectors.dims } : null,
+    model: engine.embedder && engine.vectors ? { id: engine.embedder.id, dims: engine.vectors.dims, ...definedOnly(options.modelSource ?? {}) } : null,
     chunking: { maxTokens: engine.chunkOptions.maxTokens, maxFileBytes: engine.chunkOptions.maxFileBytes, overlap: engine.chunkOptions.overlap },
     files: { catalog, chunks, texts, keyword, keywordData, lexicon, postings, vectors, ann },
     ...(options.i18nFed !== undefined ? { i18nFed: options.i18nFed } : {}),
@@ -613,6 +630,22 @@ export function recordI18nFed(dir: string, id: string): void {
   writeAtomic(path.join(dir, 'manifest.json'), [JSON.stringify({ ...m, i18nFed: id }, null, 2)]);
 }
 
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/**
+ * The model recorded in the manifest of store `dir`: undefined when there is no readable
+ * manifest or it holds no vectors (a keyword-only store), or its model record is damaged.
+ */
+export function readStoredModel(dir: string): StoredModel | undefined {
+  const m = readManifest(dir) as unknown;
+  if (!isObject(m) || !isObject(m.model)) return undefined;
+  const { id, dims, path: p, hash } = m.model;
+  if (typeof id !== 'string' || !id || !isCount(dims) || dims === 0) return undefined;
+  return { id, dims, ...(typeof p === 'string' ? { path: p } : {}), ...(typeof hash === 'string' ? { hash } : {}) };
+}
+
 function readManifest(dir: string): Manifest | undefined {
   try {
     return JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as Manifest;
@@ -643,6 +676,8 @@ export function manifestProblem(m: Record<string, unknown>): string | undefined 
     if (!isObject(m.model)) return 'its "model" is missing or not an object';
     if (typeof m.model.id !== 'string' || !m.model.id) return 'its "model.id" is missing or not a string';
     if (!isCount(m.model.dims) || m.model.dims === 0) return 'its "model.dims" is missing or not a positive whole number';
+    if (m.model.path !== undefined && typeof m.model.path !== 'string') return 'its "model.path" is not a string';
+    if (m.model.hash !== undefined && typeof m.model.hash !== 'string') return 'its "model.hash" is not a string';
   }
   const c = m.chunking;
   if (!isObject(c)) return 'its "chunking" is missing or not an object';

@@ -52,6 +52,8 @@ export interface FolderSessionOptions {
   embedder?: Embedder;
   /** Why there is no embedder (the session is keyword-only). */
   noEmbedderReason?: string;
+  /** Where the embedder's model was loaded from and its weights' hash: recorded in the store's manifest. */
+  modelSource?: { path?: string; hash?: string };
   log?: (level: LogLevel, message: string) => void;
   /**
    * A store folder that cannot be written (read-only, full) fails `open` (StoreWriteError);
@@ -634,7 +636,7 @@ export class FolderSession {
       try {
         const rev = e.revision;
         const fed = this.fedIdFor(e, i18n);
-        saveStore(this.storeDir!, e, { i18nFed: fed });
+        saveStore(this.storeDir!, e, { i18nFed: fed, modelSource: this.options.modelSource });
         this.savedRevision = rev;
         this.engineFedId = fed;
         this.refedUnsaved = false;
@@ -678,7 +680,7 @@ export class FolderSession {
       if (e) {
         const rev = e.revision;
         const fed = this.fedIdFor(e, snap);
-        await saveStoreAsync(this.storeDir!, e, { i18nFed: fed });
+        await saveStoreAsync(this.storeDir!, e, { i18nFed: fed, modelSource: this.options.modelSource });
         this.savedRevision = rev;
         this.engineFedId = fed;
         this.refedUnsaved = false;
