@@ -4,49 +4,119 @@
  *   fathom chunk <dir|file> [--json] [--stats] [--max-tokens N] [--max-file-kb N]
  *                           [--json-categories a,b,…]
  */
+import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as v8 from 'node:v8';
 import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type FileChunks } from './chunkers/index';
 import { formatStats, StatsCollector } from './chunkers/stats';
-import { createEmbedder, type Embedder } from './index/embedder';
+import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_TOKENS as DEFAULT_MAX_TOKENS_HELP } from './chunkers/types';
+import { createEmbedder, type Embedder, type EmbedderDtype } from './index/embedder';
 import type { Engine, IndexProgress, SearchHit, SearchMode } from './index/engine';
 import { notRegularReason, walkFiles, type WalkedFile, type WalkProblem } from './workspace/files';
 import { compileGlob, GlobError, splitGlobList } from './workspace/glob';
-import { StoreLockedError, StoreWriteError } from './index/store';
+import { readStoredModel, StoreLockedError, StoreWriteError } from './index/store';
 import { TokenizerMissingError } from './tokenizer/wordpiece';
 import { connectPg, isPgUrl, PgStoreError, pushFolder, redact, searchWithOverlay } from './index/pgstore';
 import { FolderSession } from './service/session';
 import { evaluate, formatReport } from './eval/evaluate';
 import { mineGold, type GoldQuery } from './eval/mine';
-import type { Candidate, LookupResult } from './i18n/index';
+import type { Candidate, LocaleValue, LookupResult } from './i18n/index';
+import { orderLocales } from './ui/i18n';
 import { formatHealth, healthExitCode } from './i18n/health';
 import { loadI18nIndex } from './i18n/workspace';
 import { defaultPoolSize, sharedChunkPool } from './service/chunk-pool';
 import { version as fathomVersion } from '../package.json';
 import { relativeIn } from './util/paths';
 
-const USAGE = `Usage:
-  fathom chunk <dir|file> [--json] [--stats] [--max-tokens N] [--max-file-kb N] [--json-categories a,b]
-  fathom index <dir> [--store DIR|postgres://…] [--no-embed] [--model-path DIR] [--model ID] [--allow-download]
-  fathom search "<query>" [--dir DIR] [--store DIR|postgres://…] [--json] [--k 10] [--mode hybrid|keyword|dense] [--glob G] [--language L] [--kind K]
-  fathom similar <file>:<line> [--dir DIR] [--json] [--k 10]
-  fathom batch --dir DIR --queries q.jsonl --out results.jsonl [--k 10] [--mode hybrid|keyword|dense]
-  fathom eval <dir> [--gold gold.jsonl] [--json] [--write-gold FILE]
-  fathom i18n "<string>" [--dir DIR] [--store DIR] [--json] [--k 10] [--from FILE] [--locales GLOB]… [--no-embed] [--model-path DIR]
-  fathom i18n --key a.b.c [--dir DIR] [--store DIR] [--json] [--from FILE] [--locales GLOB]…
-  fathom i18n --check [--dir DIR] [--json] [--locales GLOB]… [--functions NAME,…]
-  fathom mcp [--dir DIR]… [--store DIR] [--no-embed] [--model-path DIR] [--model ID] [--allow-download]
+const DEFAULT_MAX_FILE_KB = DEFAULT_MAX_FILE_BYTES / 1024;
+
+const MODEL_HELP = `  --no-embed         keyword-only: load no embedding model
+  --model-path DIR   a local model folder (or FATHOM_MODEL_PATH); default: the model the store was indexed with
+  --model ID         the model's id (a Hub name, or a folder name under --model-path)
+  --allow-download   may download the model from the Hugging Face Hub (cached in ~/.cache/fathom/models)`;
+
+const SCORE_HELP = `  Each hit shows its relevance: 0-100, its score as a share of the best hit's score in this
+  answer (the best is 100). --json also gives the raw "score" (search: the fused reciprocal-rank
+  score; similar: cosine similarity, or the keyword score when keyword-only) and "keywordOnly"
+  (the reason, when no embedding model answered).`;
+
+/** Each command's own --help: its synopsis and its options. */
+const HELP: Record<string, string> = {
+  chunk: `Usage: fathom chunk <dir|file> [--json] [--stats] [--max-tokens N] [--max-file-kb N] [--json-categories a,b]
 
   --json             one JSON object per chunk per line; one {"skipped","reason"} line per skipped file
   --stats            per-language statistics and invariant checks (with --json: one JSON object)
-  --max-tokens N     token budget per chunk, header included (default 256)
-  --max-file-kb N    skip files larger than N KB (default 200)
+  --max-tokens N     token budget per chunk, header included (default ${DEFAULT_MAX_TOKENS_HELP})
+  --max-file-kb N    skip files larger than N KiB (default ${DEFAULT_MAX_FILE_KB})
   --json-categories  JSON categories to index (default schema,i18n,docs-meta,config,other;
-                     also manifest, fixture)`;
+                     also manifest, fixture)`,
+  index: `Usage: fathom index <dir> [--store DIR|postgres://…] [--no-embed] [--model-path DIR] [--model ID] [--allow-download]
+
+  --store DIR        where the index is kept (default <dir>/.fathom), or a postgres:// team index
+${MODEL_HELP}
+  The store records the model it was embedded with (id, folder, dimensions, file hash): later
+  commands on it use that model unless told otherwise.`,
+  search: `Usage: fathom search "<query>" [--dir DIR] [--store DIR|postgres://…] [--json] [--k 10] [--mode hybrid|keyword|dense] [--glob G] [--language L] [--kind K]
+
+  --dir DIR          the folder (default .)
+  --k N              hits at most (default 10)
+  --mode M           hybrid (default), keyword or dense
+  --glob G           only paths matching G (comma-separated; !G excludes)
+  --language L       only these languages (comma-separated)
+  --kind K           only these chunk kinds (comma-separated)
+  --json             one JSON object per hit per line
+${MODEL_HELP}
+
+${SCORE_HELP}`,
+  similar: `Usage: fathom similar <file>:<line> [--dir DIR] [--json] [--k 10]
+
+  --dir DIR          the folder (default .)
+  --k N              hits at most (default 10)
+  --json             one JSON object per hit per line
+${MODEL_HELP}
+
+${SCORE_HELP}`,
+  batch: `Usage: fathom batch --dir DIR --queries q.jsonl --out results.jsonl [--k 10] [--mode hybrid|keyword|dense]
+
+  --queries FILE     one {"id","query"} object per line
+  --out FILE         one {"id","results"} object per query per line
+${MODEL_HELP}`,
+  eval: `Usage: fathom eval <dir> [--gold gold.jsonl] [--json] [--write-gold FILE]
+
+  --gold FILE        one {"query","file"} object per line (default: mined from the folder)
+  --write-gold FILE  write the gold queries used
+${MODEL_HELP}`,
+  i18n: `Usage:
+  fathom i18n "<string>" [--dir DIR] [--store DIR] [--json] [--k 10] [--from FILE] [--locales GLOB]… [--no-embed] [--model-path DIR]
+  fathom i18n --key a.b.c [--dir DIR] [--store DIR] [--json] [--from FILE] [--locales GLOB]…
+  fathom i18n --check [--dir DIR] [--json] [--locales GLOB]… [--functions NAME,…]
+
+  A lookup lists each key with the matched and source locales first, then where it is used,
+  then the other locales.
+  --from FILE        rank keys used in or near FILE first
+  --locales GLOB     the locale files (repeatable; default: found in the folder)
+  --check            the health report: missing, unused, only in some translations, problems
+  --functions NAME   more translation functions to read usages from`,
+  mcp: `Usage: fathom mcp [--dir DIR]… [--store DIR] [--no-embed] [--model-path DIR] [--model ID] [--allow-download]
+
+  Serves the agent tools over stdio (MCP). It answers at once, while the first index builds.
+${MODEL_HELP}`,
+};
+
+const USAGE = `Usage:
+${Object.values(HELP)
+  .flatMap((h) => h.split('\n').filter((l) => /^(Usage: )?\s*fathom /.test(l)))
+  .map((l) => `  ${l.replace(/^Usage: /, '').trim()}`)
+  .join('\n')}
+
+Run fathom <command> --help for a command's options.`;
 
 class UsageError extends Error {}
+
+/** The command being run, for the hint after a usage error (`run fathom <command> --help`). */
+let currentCommand = '';
 
 interface Args {
   command: string;
@@ -83,8 +153,9 @@ function parseArgs(argv: string[]): Args {
   const flags = new Map<string, string | true>();
   const lists = new Map<string, string[]>();
   const dashes = rest.indexOf('--');
-  if (rest.slice(0, dashes < 0 ? undefined : dashes).some((a) => a === '--help' || a === '-h')) return { command: 'help', positional: [], flags, lists };
   const spec = COMMANDS[command];
+  if (spec) currentCommand = command;
+  if (rest.slice(0, dashes < 0 ? undefined : dashes).some((a) => a === '--help' || a === '-h')) return { command: 'help', positional: spec ? [command] : [], flags, lists };
   if (!spec) return { command, positional: rest, flags, lists };
   const valued = new Set(spec.flags.filter((f) => f.endsWith('=') || VALUED.has(f)).map((f) => f.replace(/=$/, '')));
   const switches = new Set(spec.flags.filter((f) => !f.endsWith('=') && !VALUED.has(f)));
@@ -328,18 +399,25 @@ function modeFlag(args: Args): SearchMode {
   return m;
 }
 
+/** How often a progress line is repeated when stderr is not a terminal (a log, a CI job): at least every 5 s, or at each 10% step. */
+export const PROGRESS_EVERY_MS = 5000;
+export const PROGRESS_STEP = 0.1;
+
 /**
- * A progress line on stderr, redrawn in place on a terminal, one line per phase otherwise.
- * Quiet when there is nothing to wait for: the scan of an up-to-date index shows nothing unless
- * it takes over half a second, and `done` is only said after something else was.
+ * A progress line on stderr, redrawn in place on a terminal; otherwise a line when a phase
+ * starts, then again every PROGRESS_EVERY_MS or PROGRESS_STEP of the phase, whichever comes
+ * first, so a long embed in a log never goes quiet for minutes. Quiet when there is nothing to
+ * wait for: the scan of an up-to-date index shows nothing unless it takes over half a second,
+ * and `done` is only said after something else was.
  */
-function progressPrinter(): (p: IndexProgress) => void {
-  const tty = process.stderr.isTTY;
-  const t0 = Date.now();
+export function progressPrinter(write: (s: string) => void = (s) => process.stderr.write(s), tty = !!process.stderr.isTTY, now: () => number = Date.now): (p: IndexProgress) => void {
+  const t0 = now();
   let lastPhase = '';
+  let lastAt = 0;
+  let lastShare = 0;
   let shown = false;
   return (p) => {
-    if (p.phase === 'chunk' && Date.now() - t0 < 500) return;
+    if (p.phase === 'chunk' && now() - t0 < 500) return;
     if (p.phase === 'done' && !shown) return;
     shown = true;
     const eta = p.etaSeconds !== undefined && Number.isFinite(p.etaSeconds) ? `, ${Math.ceil(p.etaSeconds)} s left` : '';
@@ -349,8 +427,18 @@ function progressPrinter(): (p: IndexProgress) => void {
         : p.phase === 'chunk'
           ? `indexing ${p.filesDone}/${p.filesTotal} files (${p.rate.toFixed(0)}/s${eta}${p.threads ? `, chunked on ${p.threads} thread${p.threads > 1 ? 's' : ''}` : ''})`
           : `done: ${p.filesTotal} files`;
-    if (tty) process.stderr.write(`\r\x1b[K${line}${p.phase === 'done' ? '\n' : ''}`);
-    else if (p.phase !== lastPhase || p.phase === 'done') process.stderr.write(`${line}\n`);
+    if (tty) {
+      write(`\r\x1b[K${line}${p.phase === 'done' ? '\n' : ''}`);
+      return;
+    }
+    const [done, total] = p.phase === 'embed' ? [p.chunksEmbedded, p.chunksToEmbed] : [p.filesDone, p.filesTotal];
+    const share = total > 0 ? done / total : 0;
+    const t = now();
+    if (p.phase !== lastPhase || p.phase === 'done' || t - lastAt >= PROGRESS_EVERY_MS || share - lastShare >= PROGRESS_STEP - 1e-9) {
+      write(`${line}\n`);
+      lastAt = t;
+      lastShare = p.phase !== lastPhase ? share : Math.floor(share / PROGRESS_STEP) * PROGRESS_STEP;
+    }
     lastPhase = p.phase;
   };
 }
@@ -379,15 +467,80 @@ function requireFolder(dir: string): void {
   if (!st.isDirectory()) throw new UsageError(`${dir} is not a folder`);
 }
 
-/** The embedder that --model, --model-path (or FATHOM_MODEL_PATH) and --allow-download ask for, or why there is none. */
-function embedderFromFlags(args: Args): ReturnType<typeof createEmbedder> {
-  return createEmbedder({
+/**
+ * A model error as the CLI's user needs it: the embedder's message names the editor's setting
+ * ("Allow downloads"); here the flags are named.
+ */
+export function withFlagHints(error: string): string {
+  const out = error.replace(/Allow downloads, or point the local model folder at a copy of the model/, 'Add --allow-download, or give --model-path DIR holding a copy of the model');
+  return /downloading is off/.test(out) && !out.includes('--allow-download') ? `${out.replace(/\.?$/, '')} (--allow-download may fetch it).` : out;
+}
+
+/** `sha256:<hex>` of the weights file of a loaded model, or undefined when it is not a local file. */
+function weightsHash(folder: string, dtype: string): string | undefined {
+  const file = path.join(folder, 'onnx', dtype === 'q8' ? 'model_quantized.onnx' : dtype === 'fp32' ? 'model.onnx' : `model_${dtype}.onnx`);
+  try {
+    const h = crypto.createHash('sha256');
+    const fd = fs.openSync(file, 'r');
+    try {
+      const buf = Buffer.alloc(1 << 20);
+      for (let n; (n = fs.readSync(fd, buf, 0, buf.length, null)) > 0; ) h.update(buf.subarray(0, n));
+    } finally {
+      fs.closeSync(fd);
+    }
+    return `sha256:${h.digest('hex')}`;
+  } catch {
+    return undefined;
+  }
+}
+
+type ModelChoice = { embedder: Embedder; modelSource?: { path?: string; hash?: string } } | { error: string };
+
+const modelCache = () => process.env.FATHOM_MODEL_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'fathom', 'models');
+
+/**
+ * The embedder for a command: the one --model, --model-path (or FATHOM_MODEL_PATH) and
+ * --allow-download ask for; when none of them is given and the store `storeDir` records the
+ * model its vectors were embedded with, that one (the same folder, the same id, the same
+ * weights), so a search after `fathom index --model-path M` is not silently keyword-only;
+ * else the default model. Or why there is none, naming the flags that would give one.
+ */
+async function embedderFor(args: Args, storeDir?: string): Promise<ModelChoice> {
+  const explicit = strFlag(args, '--model') ?? strFlag(args, '--model-path') ?? (process.env.FATHOM_MODEL_PATH || undefined);
+  const stored = !explicit && storeDir ? readStoredModel(storeDir) : undefined;
+  if (stored?.path) {
+    const said = `this index was embedded with ${stored.id} from ${stored.path}`;
+    if (!fs.existsSync(stored.path)) return { error: `${said}, which is not there any more: give --model-path DIR holding that model (or --no-embed)` };
+    const [name, dtype, window] = stored.id.split(':');
+    const root = stored.path.endsWith(`${path.sep}${name.split('/').join(path.sep)}`) ? stored.path.slice(0, -(name.length + 1)) : stored.path;
+    const r = await createEmbedder({
+      model: name,
+      ...(dtype ? { dtype: dtype as EmbedderDtype } : {}),
+      ...(window && /^\d+$/.test(window) ? { maxTokens: Number(window) } : {}),
+      localModelPath: root,
+      cacheDir: modelCache(),
+    });
+    if ('error' in r) return { error: `${said}, which cannot be loaded now (${r.error}): give --model-path DIR (or --no-embed)` };
+    const e = r.embedder;
+    const hash = stored.hash ? weightsHash(e.source, e.dtype) : undefined;
+    const differs = e.id !== stored.id || e.dims !== stored.dims ? `it loads as ${e.id} (${e.dims} dimensions), not ${stored.id} (${stored.dims})` : stored.hash && hash !== stored.hash ? 'its weights file changed since' : undefined;
+    if (differs) {
+      await e.dispose();
+      return { error: `${said}, but ${differs}: delete the store and index again, or give --model-path DIR (or --no-embed)` };
+    }
+    return { embedder: e, modelSource: { path: stored.path, hash } };
+  }
+  const r = await createEmbedder({
     model: strFlag(args, '--model'),
-    localModelPath: strFlag(args, '--model-path') ?? process.env.FATHOM_MODEL_PATH,
+    localModelPath: strFlag(args, '--model-path') ?? (process.env.FATHOM_MODEL_PATH || undefined),
     allowDownload: args.flags.has('--allow-download'),
     // downloaded models go to the user's cache, never into node_modules
-    cacheDir: process.env.FATHOM_MODEL_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'fathom', 'models'),
+    cacheDir: modelCache(),
   });
+  if ('error' in r) return { error: withFlagHints(r.error) };
+  const e = r.embedder;
+  // recorded in the store: the next command on it loads this model without being told
+  return { embedder: e, modelSource: fs.existsSync(e.source) ? { path: path.resolve(e.source), hash: weightsHash(e.source, e.dtype) } : undefined };
 }
 
 /**
@@ -408,18 +561,20 @@ async function openEngine(dir: string, args: Args, quiet = false, mustSave = fal
   // no store yet: a cold index, whose chunk threads start now, while the store, model and walk get ready
   if (!fs.existsSync(storeDir) || fs.readdirSync(storeDir).length === 0) chunkPool.warm();
   let embedder: Embedder | undefined;
+  let modelSource: { path?: string; hash?: string } | undefined;
   let noEmbedderReason: string | undefined = 'embedding is off (--no-embed)';
   if (!args.flags.has('--no-embed')) {
-    const r = await embedderFromFlags(args);
-    if ('embedder' in r) embedder = r.embedder;
+    const r = await embedderFor(args, storeDir);
+    if ('embedder' in r) ({ embedder, modelSource } = r);
     else {
       noEmbedderReason = r.error;
+      // said once, here (on stderr); the answer itself says only "keyword-only"
       say(`keyword-only: ${r.error}`);
     }
   }
   // A store that cannot be written (read-only mount, full disk) still loads: a command that
   // only reads answers from memory and says once that the index could not be saved.
-  const session = await FolderSession.open(dir, { storeDir, embedder, noEmbedderReason, mustSave, chunkPool,
+  const session = await FolderSession.open(dir, { storeDir, embedder, noEmbedderReason, modelSource, mustSave, chunkPool,
     // the could-not-save warning is said once, below
     log: (level, m) => (level === 'info' || m.startsWith('the index could not be saved') ? undefined : say(m.replace(/^rebuilding the index of .*?: /, 'rebuilding the index: '))),
   });
@@ -448,7 +603,7 @@ async function openEngine(dir: string, args: Args, quiet = false, mustSave = fal
 /** The embedder the flags ask for, or none (keyword-only, saying why on stderr). */
 async function optionalEmbedder(args: Args, quiet: boolean): Promise<Embedder | undefined> {
   if (args.flags.has('--no-embed')) return undefined;
-  const r = await embedderFromFlags(args);
+  const r = await embedderFor(args);
   if ('embedder' in r) return r.embedder;
   if (!quiet) process.stderr.write(`keyword-only: ${r.error}\n`);
   return undefined;
@@ -487,7 +642,7 @@ async function remoteSearchCommand(query: string, url: string, args: Args): Prom
     const list = (name: string) => strFlag(args, name)?.split(',').map((x) => x.trim()).filter(Boolean);
     const { hits, dirty } = await searchWithOverlay(sql, dir, query, { k: intFlag(args, '--k') ?? 10, mode, embedder, filters: { pathGlob: list('--glob'), language: list('--language'), kind: list('--kind') } });
     if (dirty.length && !json) process.stderr.write(`${dirty.length} file(s) differ from the team index: searched from the folder\n`);
-    printHits(hits, json);
+    printHits(hits, json, mode === 'keyword' ? '--mode keyword' : embedder ? undefined : args.flags.has('--no-embed') ? 'embedding is off (--no-embed)' : 'no embedding model');
   } finally {
     await sql.end();
     await embedder?.dispose();
@@ -506,26 +661,44 @@ async function indexCommand(args: Args): Promise<number> {
   const skipped = files.filter((f) => f.skipped);
   process.stdout.write(
     `indexed ${files.length - skipped.length} files (${skipped.length} skipped), ${engine.chunkCount} chunks, ` +
-      `${engine.vectors ? `${engine.vectors.count} vectors` : `keyword-only (${engine.noEmbedderReason})`} in ${((Date.now() - t0) / 1000).toFixed(1)} s; store ${storeDir}\n`,
+      `${engine.vectors ? `${engine.vectors.count} vectors` : `keyword-only${args.flags.has('--no-embed') ? ' (--no-embed)' : ''}`} in ${((Date.now() - t0) / 1000).toFixed(1)} s; store ${storeDir}\n`,
   );
   await engine.embedder?.dispose();
   return 0;
+}
+
+/** Why the answer is keyword-only (no model, or `--mode keyword`), or undefined when a model took part. */
+function keywordOnlyReason(engine: Engine, mode: SearchMode): string | undefined {
+  if (mode === 'keyword') return '--mode keyword';
+  return engine.vectors ? undefined : (engine.noEmbedderReason ?? 'no embedding model');
 }
 
 function hitLine(h: SearchHit): Record<string, unknown> {
   return { file: h.chunk.path, startLine: h.chunk.start.line, endLine: h.chunk.end.line, text: h.chunk.text, score: h.score };
 }
 
-function printHits(hits: SearchHit[], json: boolean): void {
+/** A hit's relevance, 0-100: its score as a share of the best hit's score in the answer (the one scale `search` and `similar` print). */
+export function relevance(score: number, best: number): number {
+  return best > 0 && Number.isFinite(score) ? Math.max(0, Math.min(100, (100 * score) / best)) : 0;
+}
+
+/**
+ * Prints the hits, text or one JSON line each. `keywordOnly` is why no embedding model
+ * answered, when none did: the text output said it on stderr; each JSON line carries it.
+ */
+function printHits(hits: SearchHit[], json: boolean, keywordOnly?: string): void {
+  const best = hits.reduce((m, h) => Math.max(m, h.score), 0);
   for (const [i, h] of hits.entries()) {
+    const rel = relevance(h.score, best);
     if (json) {
       const where = (cs: SearchHit['alsoIn']) => cs?.map((c) => ({ file: c.path, startLine: c.start.line, endLine: c.end.line }));
       // the same key in other locales, and this file's chunks past the per-file cap (diversify.ts)
       const folded = { ...(h.alsoIn?.length ? { alsoIn: where(h.alsoIn) } : {}), ...(h.moreInFile?.length ? { moreInFile: where(h.moreInFile) } : {}) };
-      process.stdout.write(`${JSON.stringify({ ...hitLine(h), symbol: h.chunk.symbol ?? null, kind: h.chunk.kind, header: h.chunk.header, why: h.why, ...folded })}\n`);
+      process.stdout.write(`${JSON.stringify({ ...hitLine(h), relevance: Math.round(rel * 10) / 10, symbol: h.chunk.symbol ?? null, kind: h.chunk.kind, header: h.chunk.header, why: h.why, ...(keywordOnly ? { keywordOnly } : {}), ...folded })}\n`);
     } else {
-      const why = [h.why.keyword ? `keyword #${h.why.keyword}` : '', h.why.dense ? `dense #${h.why.dense}` : ''].filter(Boolean).join(', ');
-      process.stdout.write(`${String(i + 1).padStart(2)}. ${esc(h.chunk.path)}:${h.chunk.start.line}-${h.chunk.end.line}  ${h.chunk.kind}${h.chunk.symbol ? ` ${esc(h.chunk.symbol)}` : ''}  (${h.score.toFixed(4)}; ${why})\n`);
+      // the ranks in each list, only when both lists ranked it (one list's rank is the order shown)
+      const why = h.why.keyword && h.why.dense ? `; keyword rank ${h.why.keyword}, meaning rank ${h.why.dense}` : '';
+      process.stdout.write(`${String(i + 1).padStart(2)}. ${esc(h.chunk.path)}:${h.chunk.start.line}-${h.chunk.end.line}  ${h.chunk.kind}${h.chunk.symbol ? ` ${esc(h.chunk.symbol)}` : ''}  (relevance ${rel.toFixed(0)}${why})\n`);
     }
   }
 }
@@ -550,7 +723,7 @@ async function searchCommand(args: Args): Promise<number> {
   const { engine } = await openEngine(strFlag(args, '--dir') ?? '.', args, args.flags.has('--json'));
   if (mode === 'dense' && !engine.vectors) throw new UsageError(`--mode dense needs an embedding model: ${engine.noEmbedderReason}`);
   const hits = await engine.search(query, { k, mode, filters: { pathGlob: globs, language: list('--language'), kind: list('--kind') } });
-  printHits(hits, args.flags.has('--json'));
+  printHits(hits, args.flags.has('--json'), keywordOnlyReason(engine, mode));
   await engine.embedder?.dispose();
   return 0;
 }
@@ -565,7 +738,7 @@ async function similarCommand(args: Args): Promise<number> {
   if (!engine.files.has(rel)) throw new UsageError(`${rel} is not indexed in ${dir}`);
   if (!engine.chunkAt(rel, Number(m[2]))) throw new UsageError(`no chunk of ${rel} holds line ${m[2]}`);
   const hits = await engine.similar({ path: rel, line: Number(m[2]) }, { k: intFlag(args, '--k') ?? 10 });
-  printHits(hits, args.flags.has('--json'));
+  printHits(hits, args.flags.has('--json'), keywordOnlyReason(engine, 'hybrid'));
   await engine.embedder?.dispose();
   return 0;
 }
@@ -585,9 +758,10 @@ async function batchCommand(args: Args): Promise<number> {
   const { engine } = await openEngine(dir, args);
   if (mode === 'dense' && !engine.vectors) throw new UsageError(`--mode dense needs an embedding model: ${engine.noEmbedderReason}`);
   const outLines: string[] = [];
+  const keywordOnly = keywordOnlyReason(engine, mode);
   for (const q of queries) {
     const hits = await engine.search(q.query, { k, mode });
-    outLines.push(JSON.stringify({ id: q.id, results: hits.map(hitLine) }));
+    outLines.push(JSON.stringify({ id: q.id, results: hits.map(hitLine), ...(keywordOnly ? { keywordOnly } : {}) }));
   }
   try {
     fs.writeFileSync(out, outLines.length ? `${outLines.join('\n')}\n` : '');
@@ -624,7 +798,7 @@ async function evalCommand(args: Args): Promise<number> {
   const report = await evaluate(engine, gold, modes);
   if (args.flags.has('--json')) process.stdout.write(`${JSON.stringify({ queries: gold.length, modes, noDense: engine.vectors ? undefined : engine.noEmbedderReason, report })}\n`);
   else {
-    if (!engine.vectors) process.stdout.write(`keyword only (${engine.noEmbedderReason}): dense and hybrid need a model\n`);
+    if (!engine.vectors) process.stdout.write('keyword-only: dense and hybrid need a model\n');
     process.stdout.write(`${gold.length} gold queries${goldFile ? ` from ${goldFile}` : ' mined from the workspace'}\n${formatReport(report)}\n`);
   }
   await engine.embedder?.dispose();
@@ -663,9 +837,13 @@ function printI18n(r: LookupResult, json: boolean): void {
     const where = [c.app ? `app ${esc(c.app)}` : '', c.component ? `component ${esc(c.component)}` : ''].filter(Boolean).join(', ');
     const matched = c.matched ? `, ${esc(c.matched.locale)} "${esc(c.matched.value)}"` : '';
     out.push(`${i ? '\n' : ''}${esc(c.key)}  ${c.match}${c.match === 'key' ? '' : ` ${c.score.toFixed(2)}`}${matched}${where ? `  (${where})` : ''}`);
-    for (const l of c.locales) out.push(`  ${esc(l.locale).padEnd(6)} ${esc(l.file)}:${l.range.start.line}:${l.range.start.column + 1}  ${esc(l.value)}`);
+    // as the editor's picker: the matched and source locales, then the usages, then the other locales
+    const { ordered, first } = orderLocales(c);
+    const locale = (l: LocaleValue) => `  ${esc(l.locale).padEnd(6)} ${esc(l.file)}:${l.range.start.line}:${l.range.start.column + 1}  ${esc(l.value)}`;
+    for (const l of ordered.slice(0, first)) out.push(locale(l));
     for (const u of c.usages) out.push(`  used   ${esc(u.file)}:${u.range.start.line}:${u.range.start.column + 1}  ${esc(u.via)}${u.dynamic ? ` (dynamic, prefix "${esc(u.key)}")` : ''}`);
     if (!c.usages.length) out.push('  used   nowhere found');
+    for (const l of ordered.slice(first)) out.push(locale(l));
   }
   if (out.length) process.stdout.write(`${out.join('\n')}\n`);
 }
@@ -715,7 +893,7 @@ async function i18nCommand(args: Args): Promise<number> {
         let embedder: Embedder | undefined;
         let why = 'embedding is off (--no-embed)';
         if (!args.flags.has('--no-embed')) {
-          const r = await embedderFromFlags(args);
+          const r = await embedderFor(args, storeDir);
           if ('embedder' in r) embedder = r.embedder;
           else why = r.error;
         }
@@ -742,7 +920,7 @@ async function mcpCommand(args: Args): Promise<number> {
   let embedder: Embedder | undefined;
   let noEmbedderReason: string | undefined = 'embedding is off (--no-embed)';
   if (!args.flags.has('--no-embed')) {
-    const r = await embedderFromFlags(args);
+    const r = await embedderFor(args, dirs.length === 1 ? path.resolve(store ?? path.join(dirs[0], '.fathom')) : undefined);
     if ('embedder' in r) embedder = r.embedder;
     else {
       noEmbedderReason = r.error;
@@ -777,7 +955,7 @@ export async function main(argv: string[]): Promise<number> {
     case 'help':
     case '--help':
     case '-h':
-      process.stdout.write(`${USAGE}\n`);
+      process.stdout.write(`${HELP[args.positional[0] ?? ''] ?? USAGE}\n`);
       return args.command ? 0 : 2;
     default:
       throw new UsageError(`unknown command: ${args.command}`);
@@ -834,7 +1012,8 @@ export function run(argv: string[]): Promise<void> {
     },
     (err: unknown) => {
       if (err instanceof UsageError || err instanceof GlobError) {
-        process.stderr.write(`fathom: ${esc(err.message)}\n\n${USAGE}\n`);
+        // the line that says what is wrong, and where to read more: not the whole usage every time
+        process.stderr.write(`fathom: ${esc(err.message)}\nrun fathom ${currentCommand ? `${currentCommand} ` : ''}--help\n`);
         process.exitCode = 2;
       } else if (err instanceof StoreLockedError || err instanceof StoreWriteError || err instanceof PgStoreError || err instanceof TokenizerMissingError || isDatabaseError(err) || (err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string')) {
         // expected failures (a lock, a full disk, a system error): the message, no stack trace

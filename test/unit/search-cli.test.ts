@@ -83,7 +83,9 @@ describe('index, search, batch, eval (CLI and evaluation)', () => {
     assert.equal(r.code, 0, r.err);
     const lines = fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     assert.deepEqual(lines.map((l) => l.id), ['a', 7]);
-    assert.deepEqual(Object.keys(lines[0]), ['id', 'results']);
+    // --mode keyword: each line says the answer is keyword-only, and why
+    assert.deepEqual(Object.keys(lines[0]), ['id', 'results', 'keywordOnly']);
+    assert.equal(lines[0].keywordOnly, '--mode keyword');
     assert.deepEqual(Object.keys(lines[0].results[0]), ['file', 'startLine', 'endLine', 'text', 'score']);
     assert.equal(lines[0].results[0].file, 'locales/core_fr.json');
     assert.equal(lines[1].results[0].file, 'docs/i18n.md');

@@ -1,0 +1,199 @@
+/**
+ * The CLI as a new user meets it, through the built bundle (bin/fathom.js → dist/cli.js): a store
+ * remembers the model it was embedded with, an answer says when it is keyword-only (also in
+ * --json) and why, once; an argument error is one line and where to read more; each command has
+ * its own --help; hits carry one documented relevance scale; an i18n lookup lists the matched and
+ * source locales, then the usages, then the rest; progress keeps coming in a log.
+ */
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { DEFAULT_MAX_FILE_BYTES } from '../../src/chunkers/types';
+import { progressPrinter, PROGRESS_EVERY_MS, relevance, withFlagHints } from '../../src/cli';
+
+const ROOT = path.join(__dirname, '..', '..');
+const BIN = path.join(ROOT, 'bin', 'fathom.js');
+const TINY = path.join(ROOT, 'test', 'fixtures', 'models', 'fathom-tiny-bert');
+
+describe('CLI: the first run (dist/cli.js)', function () {
+  this.timeout(120_000);
+  let tmp: string;
+  let dir: string;
+  let cache: string;
+  const fathom = (args: string[]) => {
+    // no model from the environment, and an empty download cache: only what the flags or the store say
+    const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, FATHOM_MODEL_PATH: '', FATHOM_MODEL_CACHE: cache } });
+    return { code: r.status, out: r.stdout, err: r.stderr };
+  };
+  before(() => {
+    if (!fs.existsSync(path.join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: `npm test` builds it first (npm run build)');
+  });
+  beforeEach(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-first-'));
+    dir = path.join(tmp, 'app');
+    cache = path.join(tmp, 'cache');
+    fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
+    fs.mkdirSync(cache);
+    fs.writeFileSync(path.join(dir, 'src', 'zoom.ts'), 'export function getZoomControl(map: Map) {\n  return map.zoom;\n}\n\nexport function resetZoom(map: Map) {\n  map.zoom = 1;\n}\n');
+    fs.writeFileSync(path.join(dir, 'src', 'pan.ts'), 'export function panTo(map: Map, x: number, y: number) {\n  map.center = { x, y };\n}\n');
+  });
+  afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it('a store remembers its model (id, folder, dimensions, hash): search and similar use it without --model-path', () => {
+    const model = path.join(tmp, 'models', 'fathom-tiny-bert');
+    fs.cpSync(TINY, model, { recursive: true });
+    const ix = fathom(['index', dir, '--model-path', model]);
+    assert.equal(ix.code, 0, ix.err);
+    assert.match(ix.out, /\d+ vectors/);
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, '.fathom', 'manifest.json'), 'utf8'));
+    assert.equal(manifest.model.id, 'fathom-tiny-bert:q8:256');
+    assert.equal(manifest.model.path, model);
+    assert.equal(manifest.model.dims, 32);
+    assert.match(manifest.model.hash, /^sha256:[0-9a-f]{64}$/);
+
+    const s = fathom(['search', 'zoom', '--dir', dir, '--json']);
+    assert.equal(s.code, 0, s.err);
+    const hits = s.out.trim().split('\n').map((l) => JSON.parse(l));
+    assert.ok(hits.length > 0);
+    assert.ok(hits.every((h) => h.keywordOnly === undefined), s.out);
+    assert.ok(hits.some((h) => h.why.dense !== undefined), 'the dense list took part');
+    assert.doesNotMatch(s.err, /keyword-only/);
+    const sim = fathom(['similar', `${path.join(dir, 'src', 'zoom.ts')}:2`, '--dir', dir]);
+    assert.equal(sim.code, 0, sim.err);
+    assert.doesNotMatch(sim.err, /keyword-only/);
+
+    // the weights changed under the store: said, and keyword-only, never vectors of two models mixed
+    fs.copyFileSync(path.join(model, 'onnx', 'model.onnx'), path.join(model, 'onnx', 'model_quantized.onnx'));
+    const changed = fathom(['search', 'zoom', '--dir', dir, '--json']);
+    assert.equal(changed.code, 0, changed.err);
+    assert.match(JSON.parse(changed.out.split('\n')[0]).keywordOnly, /weights file changed since/);
+
+    // the model folder is gone: one line that says which model and how to give it
+    fs.rmSync(model, { recursive: true });
+    const gone = fathom(['search', 'zoom', '--dir', dir]);
+    assert.equal(gone.code, 0, gone.err);
+    const said = gone.err.split('\n').filter((l) => /keyword-only/.test(l));
+    assert.deepEqual(said, [`keyword-only: this index was embedded with fathom-tiny-bert:q8:256 from ${model}, which is not there any more: give --model-path DIR holding that model (or --no-embed)`]);
+    // and a model given explicitly still wins
+    const given = fathom(['search', 'zoom', '--dir', dir, '--model-path', TINY, '--json']);
+    assert.equal(given.code, 0, given.err);
+    assert.ok(given.out.trim().split('\n').every((l) => JSON.parse(l).keywordOnly === undefined));
+  });
+
+  it('keyword-only is said once, on stderr, naming --allow-download; --json hits carry it', () => {
+    const ix = fathom(['index', dir]);
+    assert.equal(ix.code, 0, ix.err);
+    const lines = (ix.out + ix.err).split('\n').filter((l) => /No embedding model/.test(l));
+    assert.equal(lines.length, 1, ix.out + ix.err);
+    assert.match(lines[0], /^keyword-only: .*--allow-download/);
+    assert.doesNotMatch(lines[0], /Allow downloads/);
+    assert.match(ix.out, /keyword-only in/);
+    const s = fathom(['search', 'zoom', '--dir', dir, '--json']);
+    const hits = s.out.trim().split('\n').map((l) => JSON.parse(l));
+    assert.ok(hits.length > 0 && hits.every((h) => /--allow-download/.test(h.keywordOnly)), s.out);
+    assert.equal(s.err, '', 'with --json, stderr stays quiet');
+    const off = fathom(['search', 'zoom', '--dir', dir, '--json', '--no-embed']);
+    assert.equal(JSON.parse(off.out.split('\n')[0]).keywordOnly, 'embedding is off (--no-embed)');
+  });
+
+  it('an argument error is its line and `run fathom <command> --help`; each command has its own --help', () => {
+    const bad = fathom(['search', 'zoom', '--dir', dir, '--kk', '3']);
+    assert.equal(bad.code, 2);
+    assert.equal(bad.err, 'fathom: unknown option --kk for fathom search\nrun fathom search --help\n');
+    assert.equal(bad.out, '');
+    const none = fathom(['serch', 'zoom']);
+    assert.equal(none.code, 2);
+    assert.equal(none.err, 'fathom: unknown command: serch\nrun fathom --help\n');
+    for (const cmd of ['chunk', 'index', 'search', 'similar', 'batch', 'eval', 'i18n', 'mcp']) {
+      const h = fathom([cmd, '--help']);
+      assert.equal(h.code, 0, cmd);
+      assert.ok(h.out.startsWith(`Usage:${cmd === 'i18n' ? '\n' : ''}`), h.out);
+      assert.match(h.out, new RegExp(`fathom ${cmd} `));
+      assert.ok(!/fathom (chunk|index|search|similar|batch|eval|i18n|mcp) /.test(h.out.replace(new RegExp(`fathom ${cmd} `, 'g'), '')), `${cmd} --help shows only ${cmd}: ${h.out}`);
+    }
+    // the real cap, from the code
+    assert.match(fathom(['chunk', '--help']).out, new RegExp(`--max-file-kb N +skip files larger than N KiB \\(default ${DEFAULT_MAX_FILE_BYTES / 1024}\\)`));
+    const all = fathom(['--help']);
+    assert.equal(all.code, 0);
+    assert.match(all.out, /Run fathom <command> --help/);
+    assert.match(fathom(['help', 'similar']).out, /^Usage: fathom similar/);
+  });
+
+  it('search: relevance 0-100 on one scale (the best hit 100), no unexplained "#17"; ranks named when both lists ranked a hit', () => {
+    fathom(['index', dir, '--model-path', TINY]);
+    const t = fathom(['search', 'zoom', '--dir', dir]);
+    assert.equal(t.code, 0, t.err);
+    const rows = t.out.trim().split('\n');
+    assert.match(rows[0], /\(relevance 100(; keyword rank \d+, meaning rank \d+)?\)$/);
+    assert.doesNotMatch(t.out, /#\d/);
+    assert.ok(rows.some((r) => /keyword rank \d+, meaning rank \d+/.test(r)), t.out);
+    for (const cmd of [
+      ['search', 'zoom', '--dir', dir, '--json'],
+      ['similar', `${path.join(dir, 'src', 'zoom.ts')}:2`, '--dir', dir, '--json'],
+    ]) {
+      const hits = fathom(cmd).out.trim().split('\n').map((l) => JSON.parse(l));
+      assert.equal(hits[0].relevance, 100, cmd.join(' '));
+      assert.ok(hits.every((h) => h.relevance >= 0 && h.relevance <= 100));
+      assert.ok(hits.every((h, i) => i === 0 || h.relevance <= hits[i - 1].relevance));
+    }
+  });
+
+  it('i18n "<value>": the matched and source locales, then the usages, then the other locales', () => {
+    const loc = path.join(dir, 'src', 'locales');
+    fs.mkdirSync(loc);
+    const values: Record<string, string> = { cy: 'Cadw', de: 'Speichern', en: 'Save', fr: 'Enregistrer', it: 'Salva' };
+    for (const [l, v] of Object.entries(values)) fs.writeFileSync(path.join(loc, `${l}.json`), JSON.stringify({ save: v }));
+    fs.writeFileSync(path.join(dir, 'src', 'App.vue'), "<template><button>{{ $t('save') }}</button></template>\n");
+    const r = fathom(['i18n', 'Enregistrer', '--dir', dir, '--no-embed']);
+    assert.equal(r.code, 0, r.err);
+    const order = r.out.trim().split('\n').slice(1).map((l) => l.trim().split(/\s+/)[0]);
+    assert.deepEqual(order, ['fr', 'en', 'used', 'cy', 'de', 'it']);
+  });
+});
+
+describe('CLI: pieces', () => {
+  it('progress off a terminal: a line when a phase starts, then at least every 5 s or 10%, never minutes of silence', () => {
+    const lines: Array<{ at: number; s: string }> = [];
+    let now = 0;
+    const show = progressPrinter((s) => lines.push({ at: now, s }), false, () => now);
+    const total = 5636;
+    // a slow embed: 136 s, a progress event every 100 ms, but uneven (nothing for 20 s at first)
+    now = 1000;
+    show({ phase: 'embed', filesDone: 0, filesTotal: 10, chunksEmbedded: 32, chunksToEmbed: total, rate: 1 });
+    for (let t = 21_000; t <= 136_000; t += 100) {
+      now = t;
+      show({ phase: 'embed', filesDone: 0, filesTotal: 10, chunksEmbedded: Math.round(32 + ((t - 21_000) / 115_000) * (total - 32)), chunksToEmbed: total, rate: 41 });
+    }
+    show({ phase: 'done', filesDone: 10, filesTotal: 10, chunksEmbedded: total, chunksToEmbed: total, rate: 0 });
+    assert.match(lines[0].s, /^embedding 32\/5636 chunks/);
+    assert.equal(lines[lines.length - 1].s, 'done: 10 files\n');
+    for (let i = 1; i < lines.length - 1; i++) assert.ok(lines[i].at - lines[i - 1].at <= PROGRESS_EVERY_MS || i === 1, `gap before line ${i}: ${lines[i].at - lines[i - 1].at} ms`);
+    // the first event after the 20 s silence prints at once; then about every 5 s: 115 s / 5 s
+    assert.ok(lines.length >= 20 && lines.length <= 40, `${lines.length} lines`);
+    assert.ok(lines.every((l) => l.s.endsWith('\n') && !l.s.includes('\r')));
+  });
+
+  it('progress on a terminal: redrawn in place', () => {
+    const out: string[] = [];
+    const show = progressPrinter((s) => out.push(s), true, () => 0);
+    show({ phase: 'embed', filesDone: 0, filesTotal: 1, chunksEmbedded: 1, chunksToEmbed: 2, rate: 1 });
+    show({ phase: 'embed', filesDone: 0, filesTotal: 1, chunksEmbedded: 2, chunksToEmbed: 2, rate: 1 });
+    assert.equal(out.length, 2);
+    assert.ok(out.every((s) => s.startsWith('\r\x1b[K')));
+  });
+
+  it('relevance: a share of the best score, 0-100, whatever the raw scale', () => {
+    assert.equal(relevance(0.0164, 0.0164), 100);
+    assert.equal(relevance(46.8, 93.6), 50);
+    assert.equal(relevance(0.3, 0), 0);
+    assert.equal(relevance(-1, 2), 0);
+  });
+
+  it('a model error names the flags, not the editor setting', () => {
+    const msg = withFlagHints('No embedding model: "m" (q8) not found: /x/config.json is missing, and downloading is off. Allow downloads, or point the local model folder at a copy of the model (config.json).');
+    assert.match(msg, /Add --allow-download, or give --model-path DIR holding a copy of the model \(config\.json\)\.$/);
+    assert.match(withFlagHints('No embedding model: the local model folder /m does not exist and downloading is off.'), /\(--allow-download may fetch it\)\.$/);
+  });
+});
