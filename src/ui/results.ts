@@ -114,6 +114,9 @@ const lower = (s: string | undefined) => (s ?? '').toLowerCase();
  */
 export function whyWords(h: Pick<WorkerHit, 'chunk' | 'why' | 'score'>, terms: string[], similar = false): string {
   if (similar) return h.why.dense !== undefined ? `${Math.round(Math.max(0, Math.min(1, h.score)) * 100)}% similar` : 'shares words';
+  const shows = h.why.keyword !== undefined ? shownValueMatching(h.chunk, terms) : undefined;
+  // the code shows the query's text (a translated label it uses): that value is why it ranked
+  if (shows !== undefined) return `shows "${shows.length > SHOWN_MAX ? `${shows.slice(0, SHOWN_MAX - 1)}…` : shows}"${h.why.dense !== undefined ? ' + meaning' : ''}`;
   const parts: string[] = [];
   if (h.why.keyword !== undefined) {
     const name = lower(h.chunk.symbol);
@@ -124,6 +127,28 @@ export function whyWords(h: Pick<WorkerHit, 'chunk' | 'why' | 'score'>, terms: s
   }
   if (h.why.dense !== undefined) parts.push('meaning');
   return `matched ${parts.join(' + ')}`;
+}
+
+/** The longest shown value quoted in a row's "why" (longer ones end in …). */
+const SHOWN_MAX = 48;
+
+/**
+ * The value a chunk shows on screen (the i18n text of the keys its code uses, kept in
+ * `meta.i18nText` by the index, one value a line) that holds every word of the query, or more
+ * of them than the chunk's own name and text do; the one holding most; undefined when none does.
+ */
+export function shownValueMatching(chunk: Pick<Chunk, 'symbol' | 'text' | 'meta'>, terms: string[]): string | undefined {
+  const shown = chunk.meta?.i18nText;
+  if (typeof shown !== 'string' || !terms.length) return undefined;
+  const own = `${lower(chunk.symbol)}\n${lower(chunk.text)}`;
+  const inOwn = terms.filter((t) => own.includes(t)).length;
+  let best: { value: string; n: number } | undefined;
+  for (const value of shown.split('\n')) {
+    const v = lower(value);
+    const n = terms.filter((t) => v.includes(t)).length;
+    if ((n === terms.length || n > inOwn) && n > (best?.n ?? 0)) best = { value: value.trim(), n };
+  }
+  return best?.value;
 }
 
 /** A chunk's kind in words, for the context line. */

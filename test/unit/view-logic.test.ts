@@ -102,6 +102,18 @@ describe('results: terms, highlights, snippets, groups', function () {
     assert.ok(!/fused|rank/.test(v.why), 'no jargon in the words');
   });
 
+  it('a hit whose code shows the query\'s text (a translated label it uses) says so: shows "<value>", not "matched words"', () => {
+    const c = chunk('src/Post.vue', "<button @click=\"copy\">{{ $t('post.copy_link') }}</button>", 1, { symbol: '<template>' });
+    const shown = { ...c, meta: { i18nText: 'Share\nCopy link to this post' } };
+    assert.equal(whyWords(hit(shown), queryTerms('copy link to this post')), 'shows "Copy link to this post"');
+    assert.equal(whyWords(hit(shown, '/ws', { keyword: 2, dense: 4, fused: 0.03 }), queryTerms('copy link')), 'shows "Copy link to this post" + meaning');
+    // the code's own words say more: they are the reason
+    assert.equal(whyWords(hit(shown), queryTerms('copy button')), 'matched words');
+    const long = { ...c, meta: { i18nText: `Copy link ${'and more '.repeat(10)}` } };
+    assert.match(whyWords(hit(long), queryTerms('link more')), /^shows "Copy link and more.{20,}…"$/);
+    assert.equal(groupHits([hit(shown)], 'copy link to this post')[0].hits[0].why, 'shows "Copy link to this post"');
+  });
+
   it('rows show the symbol first and where in the file second, readable for Vue, Markdown, JSON', function () {
     const vue = (kind: Chunk['kind'], symbol: string, header: string) => rowLabel({ path: 'src/components/KZoomControl.vue', kind, symbol, header });
     assert.deepEqual(vue('group', 'KZoomControl.methods.{zoomIn, zoomOut}', '<!-- src/components/KZoomControl.vue — zoom control [script] :: KZoomControl.methods.{zoomIn, zoomOut} -->'), { title: 'methods.{zoomIn, zoomOut}', context: 'script · members' });
