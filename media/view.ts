@@ -186,6 +186,7 @@ function renderState(s: ViewIndexState): void {
   const iconEl = $('fathom-state-icon');
   iconEl.className = `codicon ${s.unavailable ? 'codicon-circle-slash' : s.paused ? 'codicon-debug-pause' : s.indexing ? 'codicon-sync codicon-modifier-spin' : 'codicon-database'}`;
   $('fathom-state-text').textContent = s.text;
+  $('fathom-state-text').title = s.text;
   $('fathom-state').dataset.indexing = String(s.indexing);
   const pause = $<HTMLButtonElement>('fathom-pause');
   pause.hidden = !s.indexing && !s.paused;

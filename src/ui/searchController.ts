@@ -42,10 +42,13 @@ export interface SearchControllerDeps {
 }
 
 
+/** The note of Find Similar results found keyword-only, once a model answers. */
+export const SIMILAR_STALE_NOTE = 'Found by shared words, before the model was ready: run Find Similar again to compare by meaning.';
+
 export class SearchController {
   private newestSeq = -1;
   private current: { seq: number; query: string; filters: ViewFilters } | undefined;
-  private shown: { seq: number; query: string; title?: string; hits: WorkerHit[] } | undefined;
+  private shown: { seq: number; query: string; title?: string; hits: WorkerHit[]; mode?: 'hybrid' | 'keyword'; staleSaid?: boolean } | undefined;
   private readonly byKey = new Map<string, WorkerHit>();
   private state: ViewIndexState | undefined;
   private firstResultsSeen = false;
@@ -98,6 +101,14 @@ export class SearchController {
   setState(state: ViewIndexState): void {
     this.state = state;
     this.deps.post({ type: 'state', state });
+    // Find Similar results found keyword-only are not re-run as the index grows: once a model
+    // answers, their "keyword-only" summary says it was so when they were found, and how to
+    // compare by meaning, instead of staying on screen as if still true
+    const s = this.shown;
+    if (s?.title !== undefined && s.mode === 'keyword' && !s.staleSaid && this.deps.hasVectors?.()) {
+      s.staleSaid = true;
+      this.postResults(s.seq, s.query, s.hits, 0, s.title);
+    }
   }
 
   /** Re-runs the query shown (the index grew or changed). No-op without one. */
@@ -154,6 +165,9 @@ export class SearchController {
   }
 
   private postResultsNow(seq: number, query: string, hits: WorkerHit[], ms: number, title?: string): void {
+    const stale = title !== undefined && this.shown?.staleSaid === true && this.shown.hits === hits;
+    const mode = stale ? 'keyword' : hits.some((h) => h.why.dense !== undefined) || this.deps.hasVectors?.() ? 'hybrid' : 'keyword';
+    if (this.shown?.hits === hits) this.shown.mode = mode;
     this.deps.post({
       type: 'results',
       seq,
@@ -163,8 +177,15 @@ export class SearchController {
       total: hits.length,
       ms: Math.round(ms),
       partial: this.deps.isIndexing?.() ?? false,
-      mode: hits.some((h) => h.why.dense !== undefined) || this.deps.hasVectors?.() ? 'hybrid' : 'keyword',
-      note: title === undefined ? queryNote(query, hits.length) : hits.length ? undefined : 'Nothing is similar enough (results must be close in meaning, or share many words).',
+      mode,
+      note:
+        title === undefined
+          ? queryNote(query, hits.length)
+          : stale
+            ? SIMILAR_STALE_NOTE
+            : hits.length
+              ? undefined
+              : 'Nothing is similar enough (results must be close in meaning, or share many words).',
     });
   }
 }

@@ -101,3 +101,17 @@ export function indexState(
     tooltip: lines.join('\n'),
   };
 }
+
+/**
+ * The status item's label for a screen reader: the tooltip's first lines as sentences. A line
+ * that already ends a sentence (`…model yet.`) gets no second period (it read "yet..").
+ */
+export function accessibleLabel(tooltip: string, lines = 3): string {
+  return tooltip
+    .split('\n')
+    .slice(0, lines)
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .map((l) => (/[.!?…:]$/.test(l) ? l : `${l}.`))
+    .join(' ');
+}

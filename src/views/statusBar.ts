@@ -4,7 +4,7 @@
  * (pause/resume, rebuild, indexed files, log). Its text comes from src/ui/status.ts.
  */
 import * as vscode from 'vscode';
-import type { IndexStateModel } from '../ui/status';
+import { accessibleLabel, type IndexStateModel } from '../ui/status';
 
 export class StatusBar implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
@@ -22,7 +22,7 @@ export class StatusBar implements vscode.Disposable {
   update(m: IndexStateModel): void {
     this.item.text = m.barText;
     this.item.tooltip = m.tooltip;
-    this.item.accessibilityInformation = { label: m.tooltip.split('\n').slice(0, 3).join('. '), role: 'button' };
+    this.item.accessibilityInformation = { label: accessibleLabel(m.tooltip), role: 'button' };
     this.item.backgroundColor = m.warning ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
   }
 

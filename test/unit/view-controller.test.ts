@@ -7,12 +7,12 @@ import { CancelledError } from '../../src/service/client';
 import type { SearchOptions } from '../../src/index/engine';
 import type { WorkerHit } from '../../src/service/protocol';
 import type { HostToView } from '../../src/ui/messages';
-import { SearchController } from '../../src/ui/searchController';
+import { SearchController, SIMILAR_STALE_NOTE } from '../../src/ui/searchController';
 import { chunk, hit } from '../helpers/hits';
 
 const filters = { language: '', paths: '' };
 
-function setup(search: (q: string, o: SearchOptions) => Promise<WorkerHit[]>) {
+function setup(search: (q: string, o: SearchOptions) => Promise<WorkerHit[]>, hasVectors?: () => boolean) {
   const posted: HostToView[] = [];
   const opened: Array<{ hit: WorkerHit; preview: boolean }> = [];
   const logs: string[] = [];
@@ -29,6 +29,7 @@ function setup(search: (q: string, o: SearchOptions) => Promise<WorkerHit[]>) {
     log: (level, m) => void logs.push(`${level}: ${m}`),
     options: () => ({ k: 7, rrfK: 30 }),
     onFirstResults: (_ms, q) => void first.push(q),
+    hasVectors,
   });
   const results = () => posted.filter((m): m is Extract<HostToView, { type: 'results' }> => m.type === 'results');
   return { ctl, posted, opened, logs, calls, results, first };
@@ -130,5 +131,30 @@ describe('search view controller', function () {
     const [r] = t.results();
     assert.equal(r.title, 'Similar to a.js:1');
     assert.equal(r.seq, -1);
+  });
+
+  it('Find Similar results found keyword-only say so once a model answers, instead of "keyword-only" staying as if still true', function () {
+    let vectors = false;
+    const t = setup(async () => [], () => vectors);
+    t.ctl.showResults('Similar to a.js:1', [hit(chunk('b.js', 'x'))]);
+    const state = { text: 'Embedding 5% (288 / 5,636 chunks)', indexing: true, percent: 5, paused: false };
+    t.ctl.setState(state);
+    assert.equal(t.results().length, 1, 'no model yet: nothing to say');
+    assert.equal(t.results()[0].mode, 'keyword');
+    vectors = true;
+    t.ctl.setState(state);
+    t.ctl.setState(state);
+    const r = t.results();
+    assert.equal(r.length, 2, 're-posted once, not at every progress event');
+    assert.equal(r[1].title, 'Similar to a.js:1');
+    assert.equal(r[1].mode, 'keyword', 'they were found by keywords');
+    assert.equal(r[1].note, SIMILAR_STALE_NOTE);
+    // the page reloads: the same
+    void t.ctl.handle({ type: 'ready' });
+    assert.equal(t.results()[2].note, SIMILAR_STALE_NOTE);
+    // new Find Similar results with the model: no note
+    t.ctl.showResults('Similar to c.js:1', [hit(chunk('d.js', 'y'))]);
+    assert.equal(t.results()[3].note, undefined);
+    assert.equal(t.results()[3].mode, 'hybrid');
   });
 });

@@ -17,7 +17,7 @@ import { parseViewMessage } from '../../src/ui/messages';
 import { breadcrumbOf, filterSpecOf, groupHits, highlightRanges, localeOf, looksLikeRegex, paletteRow, queryNote, queryTerms, rowLabel, snippetOf, splitHighlights, whyText, whyWords } from '../../src/ui/results';
 import { buildTree, TRANSLATIONS_ID } from '../../src/ui/resultTree';
 import { bundledModel, initOptionsOf, keywordOnlyAdvice, needsReinit, readSettings, selectionOf, type Inspected } from '../../src/ui/settings';
-import { indexState } from '../../src/ui/status';
+import { accessibleLabel, indexState } from '../../src/ui/status';
 import { IndexTracker } from '../../src/ui/tracker';
 
 describe('view messages', function () {
@@ -381,6 +381,15 @@ describe('index state', function () {
   const folder = (o: Partial<WorkerStatus['folders'][0]> = {}) => ({ root: '/ws', storeDir: '/s', files: 10, skipped: 2, chunks: 40, vectors: 0, pendingVectors: 0, indexing: false, embedding: false, dirty: false, ...o });
   const status = (o: Partial<WorkerStatus> = {}): WorkerStatus => ({ initialized: true, paused: false, folders: [folder()], ...o });
   const prog = (o: Partial<IndexProgress>): IndexProgress => ({ phase: 'chunk', filesDone: 0, filesTotal: 0, chunksEmbedded: 0, chunksToEmbed: 0, rate: 0, ...o });
+
+  it('the status label for a screen reader: sentences, never "yet.." (a line that ends a sentence gets no second period)', function () {
+    const advice = keywordOnlyAdvice('No embedding model: "m" not found', readSettings(() => undefined, true))!;
+    const st = indexState(status(), new Map(), { advice: advice.text, adviceDetail: advice.detail });
+    const label = accessibleLabel(st.tooltip, 4);
+    assert.match(label, /no embedding model yet\. No embedding model: "m" not found\. Click/);
+    assert.doesNotMatch(label, /\.\./);
+    assert.equal(accessibleLabel('Fathom: 10 files\nKeyword-only: no embedding model yet.\nClick for more'), 'Fathom: 10 files. Keyword-only: no embedding model yet. Click for more.');
+  });
 
   it('while indexing: spinner and the percentage of files, then of vectors', function () {
     const chunking = indexState(status({ folders: [folder({ indexing: true })] }), new Map([['/ws', prog({ filesDone: 30, filesTotal: 120 })]]));
