@@ -25,20 +25,33 @@ export async function runMcp(options: McpRunOptions): Promise<number> {
   // stdout is the protocol: anything a library prints goes to stderr
   for (const k of ['log', 'info', 'debug', 'warn'] as const) console[k] = (...a: unknown[]) => process.stderr.write(`${util.format(...a)}\n`);
   const folders = options.dirs.map((d) => LocalFolder.open(d, { storeDir: options.storeDir, embedder: options.embedder, noEmbedderReason: options.noEmbedderReason, chunk: options.chunk, log }));
-  const t0 = Date.now();
   const { server, closed } = await serveStdio(folders, { version: options.version, log });
-  log(`serving ${folders.map((f) => f.root).join(', ')} over stdio`);
+  log(`serving ${folders.map((f) => f.root).join(', ')} over stdio; indexing in the background`);
   // loading a large stored index blocks for a while: answer the client's handshake first
   let started = false;
   const start = () => {
     if (started) return;
     started = true;
     clearTimeout(fallback);
+    const t1 = Date.now();
     for (const f of folders) f.start();
+    // answers are served meanwhile, from what is indexed so far: say how far, every 5 s, and
+    // when the first pass is done (`f.indexed` is that pass only once `start` has run)
+    const tick = setInterval(() => {
+      const going = folders.map((f) => f.state().indexing).filter((p) => p !== undefined);
+      const done = going.reduce((a, p) => a + p.filesDone, 0);
+      const total = going.reduce((a, p) => a + p.filesTotal, 0);
+      if (going.length) log(`serving; ${total ? `indexing ${done}/${total} files` : 'loading the index'}`);
+    }, 5000);
+    tick.unref();
+    void Promise.all(folders.map((f) => f.indexed)).then(() => {
+      clearInterval(tick);
+      // each folder says its own "indexed N files … in"; several: the whole too
+      if (folders.length > 1) log(`indexed ${folders.reduce((a, f) => a + f.state().files, 0)} files in ${folders.length} folders in ${((Date.now() - t1) / 1000).toFixed(1)} s`);
+    });
   };
   const fallback = setTimeout(start, 2000);
   server.server.oninitialized = start;
-  void Promise.all(folders.map((f) => f.indexed)).then(() => log(`ready in ${Date.now() - t0} ms`));
   const signalled = new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());

@@ -6,7 +6,7 @@
  * source locales, then the usages, then the rest; progress keeps coming in a log.
  */
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -150,6 +150,34 @@ describe('CLI: the first run (dist/cli.js)', function () {
     assert.equal(r.code, 0, r.err);
     const order = r.out.trim().split('\n').slice(1).map((l) => l.trim().split(/\s+/)[0]);
     assert.deepEqual(order, ['fr', 'en', 'used', 'cy', 'de', 'it']);
+  });
+});
+
+describe('fathom mcp (dist/cli.js): what it says while the first index builds', function () {
+  this.timeout(60_000);
+  it('says it is serving and indexing, then "indexed N files … in", never "ready" before the index is done', async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-mcp-'));
+    try {
+      for (let i = 0; i < 20; i++) fs.writeFileSync(path.join(tmp, `f${i}.ts`), `export function f${i}() {\n  return ${i};\n}\n`);
+      const child = spawn(process.execPath, [BIN, 'mcp', '--dir', tmp, '--no-embed'], { stdio: ['pipe', 'pipe', 'pipe'] });
+      let err = '';
+      await new Promise<void>((resolve, reject) => {
+        child.stderr.on('data', (d: Buffer) => {
+          err += d.toString();
+          if (/indexed \d+ files/.test(err)) resolve();
+        });
+        child.on('exit', () => reject(new Error(`exited early: ${err}`)));
+      });
+      child.stdin.end(); // the client leaves: the server closes
+      await new Promise((r) => child.once('exit', r));
+      const lines = err.trim().split('\n');
+      assert.doesNotMatch(err, /ready in/);
+      const serving = lines.findIndex((l) => /serving .* over stdio; indexing in the background/.test(l));
+      const indexed = lines.findIndex((l) => /indexed 20 files, \d+ chunks in/.test(l));
+      assert.ok(serving >= 0 && indexed > serving, err);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });
 
