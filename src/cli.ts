@@ -505,12 +505,11 @@ const modelCache = () => process.env.FATHOM_MODEL_CACHE ?? path.join(process.env
  * weights), so a search after `fathom index --model-path M` is not silently keyword-only;
  * else the default model. Or why there is none, naming the flags that would give one.
  */
-async function embedderFor(args: Args, storeDir?: string): Promise<ModelChoice> {
+async function embedderFor(args: Args, storeDir?: string, reembed = false): Promise<ModelChoice> {
   const explicit = strFlag(args, '--model') ?? strFlag(args, '--model-path') ?? (process.env.FATHOM_MODEL_PATH || undefined);
   const stored = !explicit && storeDir ? readStoredModel(storeDir) : undefined;
-  if (stored?.path) {
-    const said = `this index was embedded with ${stored.id} from ${stored.path}`;
-    if (!fs.existsSync(stored.path)) return { error: `${said}, which is not there any more: give --model-path DIR holding that model (or --no-embed)` };
+  const said = stored ? `this index was embedded with ${stored.id}${stored.path ? ` from ${stored.path}` : ''}` : '';
+  if (stored?.path && fs.existsSync(stored.path)) {
     const [name, dtype, window] = stored.id.split(':');
     const root = stored.path.endsWith(`${path.sep}${name.split('/').join(path.sep)}`) ? stored.path.slice(0, -(name.length + 1)) : stored.path;
     const r = await createEmbedder({
@@ -537,10 +536,18 @@ async function embedderFor(args: Args, storeDir?: string): Promise<ModelChoice> 
     // downloaded models go to the user's cache, never into node_modules
     cacheDir: modelCache(),
   });
-  if ('error' in r) return { error: withFlagHints(r.error) };
+  const gone = stored?.path ? ', which is not there any more' : '';
+  if ('error' in r) return { error: stored ? `${said}${gone}: give --model-path DIR holding that model (or --no-embed)` : withFlagHints(r.error) };
   const e = r.embedder;
+  const source = fs.existsSync(e.source) ? { path: path.resolve(e.source), hash: weightsHash(e.source, e.dtype) } : undefined;
+  // the default model is another one than the store's (its folder moved, or the default changed):
+  // a command that only reads never re-embeds the whole store behind the user's back
+  if (stored && !reembed && (e.id !== stored.id || e.dims !== stored.dims || (stored.hash && source?.hash && source.hash !== stored.hash))) {
+    await e.dispose();
+    return { error: `${said}${gone}, not with the default ${e.id}: give --model-path DIR holding that model, or run fathom index to embed again with ${e.id} (or --no-embed)` };
+  }
   // recorded in the store: the next command on it loads this model without being told
-  return { embedder: e, modelSource: fs.existsSync(e.source) ? { path: path.resolve(e.source), hash: weightsHash(e.source, e.dtype) } : undefined };
+  return { embedder: e, modelSource: source };
 }
 
 /**
@@ -564,7 +571,7 @@ async function openEngine(dir: string, args: Args, quiet = false, mustSave = fal
   let modelSource: { path?: string; hash?: string } | undefined;
   let noEmbedderReason: string | undefined = 'embedding is off (--no-embed)';
   if (!args.flags.has('--no-embed')) {
-    const r = await embedderFor(args, storeDir);
+    const r = await embedderFor(args, storeDir, mustSave);
     if ('embedder' in r) ({ embedder, modelSource } = r);
     else {
       noEmbedderReason = r.error;
