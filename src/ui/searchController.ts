@@ -52,6 +52,8 @@ export class SearchController {
   private readonly byKey = new Map<string, WorkerHit>();
   private state: ViewIndexState | undefined;
   private firstResultsSeen = false;
+  /** Counts the page's loads: a search the page before asked for is not answered to this one. */
+  private page = 0;
 
   constructor(private readonly deps: SearchControllerDeps) {}
 
@@ -64,6 +66,11 @@ export class SearchController {
     }
     switch (m.type) {
       case 'ready':
+        // a new page (the view was hidden and shown again: its script starts over) counts its
+        // queries from 1 again: without this its queries were dropped as replays of older ones
+        // until it had typed as many as the page before it
+        this.newestSeq = -1;
+        this.page++;
         if (this.state) this.deps.post({ type: 'state', state: this.state });
         if (this.shown) this.postResults(this.shown.seq, this.shown.query, this.shown.hits, 0, this.shown.title);
         return;
@@ -140,15 +147,16 @@ export class SearchController {
       return;
     }
     const t0 = now();
+    const page = this.page;
     let hits: WorkerHit[];
     try {
       hits = await this.deps.search(query, { ...this.deps.options?.(), filters: filterSpecOf(filters) });
     } catch (e) {
-      if (isCancelled(e) || seq < this.newestSeq) return;
+      if (isCancelled(e) || seq < this.newestSeq || page !== this.page) return;
       this.deps.post({ type: 'error', seq, message: errText(e) });
       return;
     }
-    if (seq < this.newestSeq) return; // a newer query was asked for meanwhile
+    if (seq < this.newestSeq || page !== this.page) return; // a newer query was asked for meanwhile, or by a newer page
     const ms = now() - t0;
     this.shown = { seq, query, hits };
     this.remember(hits);

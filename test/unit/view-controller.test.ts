@@ -157,4 +157,24 @@ describe('search view controller', function () {
     assert.equal(t.results()[3].note, undefined);
     assert.equal(t.results()[3].mode, 'hybrid');
   });
+
+  it('a page loaded again (the view hidden and shown) counts its queries from 1: they are answered, not dropped as replays', async function () {
+    const t = setup(async (q) => [hit(chunk(`${q}.js`, q))]);
+    for (let i = 1; i <= 5; i++) await t.ctl.handle({ type: 'search', seq: i, query: `q${i}`, filters });
+    await t.ctl.handle({ type: 'ready' });
+    assert.equal(t.results().at(-1)!.query, 'q5', 'the page gets the results shown');
+    await t.ctl.handle({ type: 'search', seq: 1, query: 'again', filters });
+    assert.equal(t.results().at(-1)!.query, 'again');
+    assert.equal(t.results().at(-1)!.seq, 1);
+  });
+
+  it("a search the page before asked for, finishing after the page loaded again, is not posted to the new one", async function () {
+    const gates: Array<() => void> = [];
+    const t = setup((q) => new Promise((resolve) => gates.push(() => resolve([hit(chunk(`${q}.js`, q))]))));
+    const old = t.ctl.handle({ type: 'search', seq: 9, query: 'old page', filters });
+    await t.ctl.handle({ type: 'ready' });
+    gates[0]();
+    await old;
+    assert.ok(!t.results().some((r) => r.query === 'old page'));
+  });
 });
