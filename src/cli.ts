@@ -900,7 +900,9 @@ async function i18nCommand(args: Args): Promise<number> {
         let embedder: Embedder | undefined;
         let why = 'embedding is off (--no-embed)';
         if (!args.flags.has('--no-embed')) {
-          const r = await embedderFor(args, storeDir);
+          // the lookup loads no search index (lazyEngine): any model may embed the locale values,
+          // the store's first
+          const r = await embedderFor(args, storeDir, true);
           if ('embedder' in r) embedder = r.embedder;
           else why = r.error;
         }
