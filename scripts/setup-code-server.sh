@@ -15,13 +15,29 @@
 #
 # Env: FATHOM_E2E_CACHE (cache root), FATHOM_CODE_SERVER_VERSION (default 4.100.3, the last
 # release whose engines.node is 20), FATHOM_SKIP_APT=1 (never call apt-get; fail if missing).
+#
+# The same whoever calls it: run from `npm start` (or any npm script), the environment carries
+# the calling project's npm settings as npm_config_* variables, among them this repository's
+# `ignore-scripts=true` (.npmrc), which would make `npm rebuild` below build nothing. So the npm
+# settings of the caller are dropped here, except where packages come from (registry, proxy,
+# certificates, cache); the rebuilds also pass --ignore-scripts=false, against a user's
+# ~/.npmrc; and every native binary is checked after its build, by name, with a clear error.
 set -euo pipefail
+
+for name in $(compgen -e); do
+  case "${name,,}" in
+    npm_config_registry | npm_config_cache | npm_config_userconfig | npm_config_globalconfig | \
+      npm_config_cafile | npm_config_ca | npm_config_proxy | npm_config_https_proxy | npm_config_noproxy | \
+      npm_config_strict_ssl | npm_config_nodedir) ;;
+    npm_config_* | npm_package_* | npm_lifecycle_* | npm_command) unset "$name" ;;
+  esac
+done
 
 VERSION="${FATHOM_CODE_SERVER_VERSION:-4.100.3}"
 CACHE="${FATHOM_E2E_CACHE:-$HOME/.cache/fathom-e2e}"
 DEST="$CACHE/code-server-$VERSION"
 # Bump when the recipe below changes, so that caches made by an older recipe are rebuilt.
-RECIPE=1
+RECIPE=2
 STAMP="$DEST/.fathom-setup-ok"
 APT_PACKAGES=(libkrb5-dev libxkbfile-dev libsecret-1-dev pkg-config ripgrep chromium)
 
@@ -84,29 +100,39 @@ node -e 'const p=require(process.argv[1]);const want=String(p.engines&&p.engines
 
 # Plain npm flags: no audit/fund noise, no lifecycle scripts (rebuilt one by one below).
 NPM_FLAGS=(--omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error)
+# The rebuilds must run the modules' install scripts, whatever an .npmrc says.
+REBUILD_FLAGS=(--ignore-scripts=false --loglevel=error)
 log "npm install (code-server root)"
 (cd "$PKG" && npm install "${NPM_FLAGS[@]}" >&2)
 log "npm install (lib/vscode)"
 (cd "$PKG/lib/vscode" && npm install "${NPM_FLAGS[@]}" >&2)
+# lib/vscode/extensions has its own package.json: the TypeScript that VS Code's built-in
+# TypeScript/JavaScript extension runs as its tsserver. code-server's postinstall installs it;
+# without it that extension says "VS Code's tsserver was deleted by another application" on
+# every start. Its postinstall.mjs (upstream's) only trims the package down to lib/.
+log "npm install (lib/vscode/extensions: the built-in tsserver)"
+(cd "$PKG/lib/vscode/extensions" && npm install "${NPM_FLAGS[@]}" >&2 && node postinstall.mjs >/dev/null)
+TSSERVER="$PKG/lib/vscode/extensions/node_modules/typescript/lib/tsserver.js"
+[[ -f "$TSSERVER" ]] || die "VS Code's built-in tsserver is missing after npm install: lib/vscode/extensions/node_modules/typescript/lib/tsserver.js"
 
 log "rebuilding argon2"
-(cd "$PKG" && npm rebuild argon2 --loglevel=error >&2)
+(cd "$PKG" && npm rebuild argon2 "${REBUILD_FLAGS[@]}" >&2)
 mkdir -p "$PKG/node_modules/argon2/lib/binding/napi-v3"
 ARGON2_BUILT="$PKG/node_modules/argon2/build-tmp-napi-v3/Release/argon2.node"
 ARGON2_BINDING="$PKG/node_modules/argon2/lib/binding/napi-v3/argon2.node"
-[[ -f "$ARGON2_BUILT" ]] || die "argon2 was not built: $ARGON2_BUILT"
+[[ -f "$ARGON2_BUILT" ]] || die "argon2 was not built: $ARGON2_BUILT (npm rebuild argon2 ran no build; is npm's ignore-scripts or allowScripts forbidding it?)"
 # npm may already have hard-linked the build there; cp refuses to copy a file onto itself.
 cmp -s "$ARGON2_BUILT" "$ARGON2_BINDING" || cp "$ARGON2_BUILT" "$ARGON2_BINDING"
 
 log "rebuilding @vscode/spdlog kerberos native-watchdog"
-(cd "$PKG/lib/vscode" && npm rebuild @vscode/spdlog kerberos native-watchdog --loglevel=error >&2)
+(cd "$PKG/lib/vscode" && npm rebuild @vscode/spdlog kerberos native-watchdog "${REBUILD_FLAGS[@]}" >&2)
 log "rebuilding node-pty"
 # node-pty's last post-install step (compile_commands.json, through npx) fails here harmlessly:
 # pty.node is built before it. Its output goes to a log; the binding itself is checked below.
-(cd "$PKG/lib/vscode" && npm rebuild node-pty --loglevel=error >"$BUILD/node-pty.log" 2>&1) ||
+(cd "$PKG/lib/vscode" && npm rebuild node-pty "${REBUILD_FLAGS[@]}" >"$BUILD/node-pty.log" 2>&1) ||
   log "node-pty's post-install reported an error (its compile_commands step is known to); checking pty.node"
 for f in node-pty/build/Release/pty.node @vscode/spdlog/build/Release/spdlog.node kerberos/build/Release/kerberos.node native-watchdog/build/Release/watchdog.node; do
-  [[ -f "$PKG/lib/vscode/node_modules/$f" ]] || { cat "$BUILD/node-pty.log" >&2; die "native module not built: lib/vscode/node_modules/$f"; }
+  [[ -f "$PKG/lib/vscode/node_modules/$f" ]] || { cat "$BUILD/node-pty.log" >&2; die "native module not built: lib/vscode/node_modules/$f (npm rebuild ran no build for it)"; }
 done
 
 mkdir -p "$PKG/lib/vscode/node_modules/@vscode/ripgrep/bin"

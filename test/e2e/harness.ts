@@ -245,7 +245,7 @@ function latestExtHostDir(userDataDir: string): string | undefined {
 }
 
 /** A .vsix as is; an extension folder packed with vsce into `tmp` (a copy, so nothing is written into the repo). */
-function packFolder(ext: string, tmp: string): string {
+export function packFolder(ext: string, tmp: string): string {
   if (ext.endsWith('.vsix')) return ext;
   const copy = path.join(tmp, `pack-${path.basename(ext)}`);
   fs.cpSync(ext, copy, { recursive: true });

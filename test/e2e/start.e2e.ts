@@ -10,7 +10,7 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_ARGS, artifactsDir, prepare, repoRoot, waitFor } from './harness';
+import { CHROMIUM, CHROMIUM_ARGS, artifactsDir, packFolder, prepare, repoRoot, useSession, waitFor } from './harness';
 
 const healthz = (port: number): Promise<number | undefined> =>
   new Promise((resolve) => {
@@ -109,5 +109,87 @@ describe('npm start -- <folder>', function () {
     const code = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 20_000))]);
     assert.equal(code, 0, `start.mjs exit code after Ctrl-C (${String(code)})`);
     await waitFor('code-server to stop answering', async () => ((await healthz(port)) === undefined ? true : undefined), 15_000);
+  });
+});
+
+/** Runs scripts/start.mjs to its end (bounded), with extra env; its exit code and output. */
+function runStart(argv: string[], env: Record<string, string>, timeoutMs = 240_000): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, [path.join(repoRoot, 'scripts', 'start.mjs'), ...argv], { cwd: repoRoot, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    let out = '';
+    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    p.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const timer = setTimeout(() => {
+      out += `\n(killed after ${timeoutMs} ms)`;
+      try {
+        process.kill(-p.pid!, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }, timeoutMs);
+    p.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
+  });
+}
+
+describe('npm start -- --smoke', function () {
+  this.timeout(300_000);
+  let tmp: string;
+
+  before(async function () {
+    this.timeout(300_000);
+    await prepare();
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-e2e-smoke-'));
+  });
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it('starts code-server on the sample workspace with Fathom installed, says so, stops it and exits 0', async () => {
+    const { vsix } = await prepare();
+    const r = await runStart(['--smoke'], { FATHOM_START_STATE: path.join(tmp, 'ok'), FATHOM_START_VSIX: vsix });
+    assert.equal(r.code, 0, r.out);
+    const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string };
+    const [, port] = /smoke test passed in \d+ s: code-server answered \/healthz on port (\d+), fathom\.fathom@([\d.]+) installed; stopped it/.exec(r.out) ?? [];
+    assert.ok(port, `no smoke line in:\n${r.out}`);
+    assert.match(r.out, new RegExp(`fathom\\.fathom@${pkg.version.replace(/\./g, '\\.')} installed`));
+    assert.equal(await healthz(Number(port)), undefined, 'code-server still answers after the smoke run');
+  });
+
+  it('fails with the reason and the log\'s tail when Fathom is not what got installed', async () => {
+    // A VSIX of another extension installs fine: only the check of what is installed can notice.
+    const other = packFolder(path.join(repoRoot, 'test', 'e2e', 'fixtures', 'webview-probe'), tmp);
+    const r = await runStart(['--smoke'], { FATHOM_START_STATE: path.join(tmp, 'other'), FATHOM_START_VSIX: other });
+    assert.equal(r.code, 1, r.out);
+    assert.match(r.out, /fathom: fathom\.fathom is not among code-server's installed extensions \(--list-extensions: fathom-e2e\.webview-probe@0\.0\.1\); code-server's whole log: /);
+    assert.doesNotMatch(r.out, /smoke test passed/);
+  });
+});
+
+/**
+ * The code-server that scripts/setup-code-server.sh installs is a whole VS Code: its own
+ * TypeScript/JavaScript support runs the tsserver it ships (lib/vscode/extensions/node_modules/
+ * typescript). Without it, VS Code says "VS Code's tsserver was deleted by another application"
+ * as soon as a TS or JS file opens, and no TypeScript feature works.
+ */
+describe('VS Code\'s own TypeScript support in the installed code-server', function () {
+  const vscode = useSession({ name: 'tsserver' });
+
+  it('runs its bundled tsserver (a type error is underlined) and shows no "tsserver was deleted" error', async () => {
+    const s = vscode();
+    fs.writeFileSync(path.join(s.workspace, 'src', 'typed.ts'), "export const count: number = 'three';\n");
+    await s.openFile('src/typed.ts');
+    const deleted = /tsserver was deleted|Could not find bundled tsserver/i;
+    // A squiggle under the type error is tsserver's own answer: only a running tsserver gives it.
+    await waitFor('tsserver to underline the type error', async () => {
+      const shown = (await s.notifications()).find((n) => deleted.test(n));
+      if (shown) throw new Error(`VS Code says: ${shown}`);
+      const logged = deleted.exec(s.readExtensionHostLog());
+      if (logged) throw new Error(`the extension host log says: ${logged[0]}`);
+      return (await s.page.locator('.editor-instance .monaco-editor .squiggly-error').count()) > 0 ? true : undefined;
+    }, 90_000, 500);
+    assert.deepEqual((await s.notifications()).filter((n) => deleted.test(n)), []);
+    assert.doesNotMatch(s.readExtensionHostLog(), deleted);
+    await s.screenshot('tsserver-type-error');
   });
 });
