@@ -121,7 +121,8 @@ async function addTotals(sql: Sql, d: { chunks: number; lens: number[] }): Promi
 const MIGRATIONS: Array<(sql: Sql) => Promise<void>> = [
   // 1: files, chunks with their tsvector (GIN) and text hash
   async (sql) => {
-    await sql.query('create extension if not exists vector');
+    // No extension here: keyword-only indexes work on any PostgreSQL; pgvector is created by the
+    // first push with vectors (ensureVectors).
     await sql.query('create table if not exists fathom_meta (key text primary key, value text not null)');
     await sql.query('create table if not exists fathom_files (path text primary key, hash text not null, size bigint not null, language text not null, record jsonb not null)');
     await sql.query(
@@ -321,6 +322,13 @@ async function ensureVectors(sql: Sql, embedder: Embedder): Promise<void> {
       const again = await meta(sql); // another writer may have set it meanwhile
       const now = again.get('model');
       if (now && now !== embedder.id) throw new PgStoreError(`the remote index holds vectors of ${now}, not ${embedder.id}: push with that model or rebuild the remote index`);
+      try {
+        await sql.query('create extension if not exists vector');
+      } catch (e) {
+        throw new PgStoreError(
+          `dense search on the team index needs the pgvector extension, which this server lacks or this role may not create (${(e as Error).message}): push with --no-embed for a keyword-only team index`,
+        );
+      }
       await sql.query(`alter table fathom_chunks add column if not exists embedding vector(${Math.trunc(embedder.dims)})`);
       await setMeta(sql, 'model', embedder.id);
       await setMeta(sql, 'dims', String(embedder.dims));
