@@ -297,6 +297,8 @@ export interface PushStats {
   reused: number;
   /** Write transactions (batches of files). */
   batches: number;
+  /** Files stored without chunks (binary, too large, a NUL byte …), each with why. */
+  skippedFiles?: Array<{ path: string; reason: string }>;
   /** Set when the stored settings differed and the remote index was emptied first. */
   rebuilt?: string;
   /** Where the time went, ms: reading and chunking, embedding, the write transactions, building the HNSW index and vacuuming at the end. */
@@ -457,6 +459,7 @@ export async function pushFolder(sql: Sql, dir: string, options: PushOptions = {
         continue;
       }
       const { record, chunks } = chunkBytes(f.rel, bytes, hash, chunkOptions);
+      if (record.skipped) (stats.skippedFiles ??= []).push({ path: f.rel, reason: record.skipped.detail });
       const texts = chunks.map((c) => embedText(c));
       batch.push({ rel: f.rel, hash, size: bytes.byteLength, record, chunks, recs: chunks.map(recordOf), texts, textHashes: texts.map((t) => hashText(t)) });
       stats.ms.chunk += performance.now() - t0;
@@ -579,6 +582,11 @@ function chunkBytes(rel: string, bytes: Uint8Array, hash: string, options: Resol
   const decoded = decodeBytes(bytes);
   if (decoded.text === undefined) {
     record.skipped = { reason: 'binary', detail: decoded.binary ?? 'binary content' };
+    return { record, chunks: [] };
+  }
+  if (decoded.text.includes('\u0000')) {
+    // the local store keeps it; PostgreSQL's text and jsonb cannot hold U+0000, and one such row failed the whole push
+    record.skipped = { reason: 'binary', detail: 'a NUL byte in the text: PostgreSQL cannot store it, file left out of the team index' };
     return { record, chunks: [] };
   }
   const result = chunkFile(rel, decoded.text, options);

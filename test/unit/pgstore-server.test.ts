@@ -42,6 +42,24 @@ describe('team index on a real PostgreSQL server', function () {
     }
   });
 
+  it('a file with a NUL byte past its first 8 KB is named and left out; the rest is pushed', async () => {
+    const db: PgConnection = await connectPg(server!.url);
+    const nul = path.join(ws, 'late-nul.ts');
+    try {
+      fs.writeFileSync(nul, `${'// padding line for the sniffed prefix\n'.repeat(300)}const marker = "a\u0000b";\n`);
+      fs.writeFileSync(path.join(ws, 'orders.ts'), 'export function shipPendingOrders() { return 1; }\n');
+      const s = await pushFolder(db, ws);
+      assert.deepEqual(s.skippedFiles?.map((f) => f.path), ['late-nul.ts']);
+      assert.match(s.skippedFiles![0].reason, /NUL/);
+      const hits = await pgSearch(db, 'shipPendingOrders', { k: 5, mode: 'keyword' });
+      assert.equal(hits[0]?.chunk.path, 'orders.ts');
+    } finally {
+      fs.rmSync(nul, { force: true });
+      fs.rmSync(path.join(ws, 'orders.ts'), { force: true });
+      await db.end();
+    }
+  });
+
   it('a push with vectors says pgvector is missing, and keyword search still answers', async () => {
     const db: PgConnection = await connectPg(server!.url);
     try {
