@@ -121,7 +121,8 @@ async function addTotals(sql: Sql, d: { chunks: number; lens: number[] }): Promi
 const MIGRATIONS: Array<(sql: Sql) => Promise<void>> = [
   // 1: files, chunks with their tsvector (GIN) and text hash
   async (sql) => {
-    await sql.query('create extension if not exists vector');
+    // No extension here: keyword-only indexes work on any PostgreSQL; pgvector is created by the
+    // first push with vectors (ensureVectors).
     await sql.query('create table if not exists fathom_meta (key text primary key, value text not null)');
     await sql.query('create table if not exists fathom_files (path text primary key, hash text not null, size bigint not null, language text not null, record jsonb not null)');
     await sql.query(
@@ -296,6 +297,8 @@ export interface PushStats {
   reused: number;
   /** Write transactions (batches of files). */
   batches: number;
+  /** Files stored without chunks (binary, too large, a NUL byte …), each with why. */
+  skippedFiles?: Array<{ path: string; reason: string }>;
   /** Set when the stored settings differed and the remote index was emptied first. */
   rebuilt?: string;
   /** Where the time went, ms: reading and chunking, embedding, the write transactions, building the HNSW index and vacuuming at the end. */
@@ -321,6 +324,13 @@ async function ensureVectors(sql: Sql, embedder: Embedder): Promise<void> {
       const again = await meta(sql); // another writer may have set it meanwhile
       const now = again.get('model');
       if (now && now !== embedder.id) throw new PgStoreError(`the remote index holds vectors of ${now}, not ${embedder.id}: push with that model or rebuild the remote index`);
+      try {
+        await sql.query('create extension if not exists vector');
+      } catch (e) {
+        throw new PgStoreError(
+          `dense search on the team index needs the pgvector extension, which this server lacks or this role may not create (${(e as Error).message}): push with --no-embed for a keyword-only team index`,
+        );
+      }
       await sql.query(`alter table fathom_chunks add column if not exists embedding vector(${Math.trunc(embedder.dims)})`);
       await setMeta(sql, 'model', embedder.id);
       await setMeta(sql, 'dims', String(embedder.dims));
@@ -449,6 +459,7 @@ export async function pushFolder(sql: Sql, dir: string, options: PushOptions = {
         continue;
       }
       const { record, chunks } = chunkBytes(f.rel, bytes, hash, chunkOptions);
+      if (record.skipped) (stats.skippedFiles ??= []).push({ path: f.rel, reason: record.skipped.detail });
       const texts = chunks.map((c) => embedText(c));
       batch.push({ rel: f.rel, hash, size: bytes.byteLength, record, chunks, recs: chunks.map(recordOf), texts, textHashes: texts.map((t) => hashText(t)) });
       stats.ms.chunk += performance.now() - t0;
@@ -571,6 +582,11 @@ function chunkBytes(rel: string, bytes: Uint8Array, hash: string, options: Resol
   const decoded = decodeBytes(bytes);
   if (decoded.text === undefined) {
     record.skipped = { reason: 'binary', detail: decoded.binary ?? 'binary content' };
+    return { record, chunks: [] };
+  }
+  if (decoded.text.includes('\u0000')) {
+    // the local store keeps it; PostgreSQL's text and jsonb cannot hold U+0000, and one such row failed the whole push
+    record.skipped = { reason: 'binary', detail: 'a NUL byte in the text: PostgreSQL cannot store it, file left out of the team index' };
     return { record, chunks: [] };
   }
   const result = chunkFile(rel, decoded.text, options);
