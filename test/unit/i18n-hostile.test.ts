@@ -42,3 +42,46 @@ describe('i18n: large hostile files answer', function () {
     assert.equal(lf.entries.length, 50_000);
   });
 });
+
+/** A "billion laughs" YAML: 9 levels of 10 aliases, each level ten of the one before (10^9 leaves). */
+function aliasBomb(): string {
+  const names = 'abcdefghi';
+  let text = `a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n`;
+  for (let i = 1; i < names.length; i++) text += `${names[i]}: &${names[i]} [${Array(10).fill(`*${names[i - 1]}`).join(',')}]\n`;
+  return text;
+}
+
+describe('i18n: inputs that expand or nest without bound are reported', function () {
+  this.timeout(30_000);
+
+  it('YAML: an alias bomb is reported as malformed and not read', function () {
+    const lf = readLocaleFormat('locales/en.yml', aliasBomb());
+    assert.equal(lf?.entries.length, 0);
+    assert.equal(lf.problems.length, 1);
+    assert.equal(lf.problems[0].kind, 'malformed');
+    assert.match(lf.problems[0].message, /aliases expand to more than \d+ nodes/);
+  });
+
+  it('YAML: aliases that expand a little are still followed', function () {
+    const lf = readLocaleFormat('locales/en.yml', 'base: &b\n  ok: OK\n  no: "No"\none:\n  <<: *b\ntwo:\n  <<: *b\n');
+    assert.deepEqual(lf?.problems, []);
+    assert.equal(lf.entries.length, 6);
+  });
+
+  it('TOML: a key of 20,000 dotted parts and 20,000 nested arrays are each a reported line, the rest read', function () {
+    const parts = Array.from({ length: 20_000 }, (_, i) => `k${i % 10}`).join('.');
+    const text = `ok = "fine"\n${parts} = "x"\nnest = ${'['.repeat(20_000)}${']'.repeat(20_000)}\nlast = "end"\n`;
+    const lf = readLocaleFormat('i18n/fr.toml', text);
+    assert.deepEqual(
+      lf?.entries.map((e) => e.value),
+      ['fine', 'end'],
+    );
+    assert.deepEqual(
+      lf.problems.map((p) => [p.line, /more than 128/.test(p.message)]),
+      [
+        [2, true],
+        [3, true],
+      ],
+    );
+  });
+});
