@@ -8,6 +8,8 @@
 import { strict as assert } from 'node:assert';
 import { readLocaleFormat } from '../../src/i18n/formats/index';
 import { findUsages } from '../../src/i18n/usages';
+import { loadI18nIndex } from '../../src/i18n/workspace';
+import { MemoryFileSource } from '../../src/workspace/source';
 
 describe('i18n: large hostile files answer', function () {
   this.timeout(30_000);
@@ -83,5 +85,50 @@ describe('i18n: inputs that expand or nest without bound are reported', function
         [3, true],
       ],
     );
+  });
+});
+
+describe('i18n: a check over many dynamic usages and many keys', function () {
+  this.timeout(60_000);
+
+  it('5,000 `t(`k.${x}`)` calls against 30,000 keys: every key under k. used, the others unused', function () {
+    const en: Record<string, Record<string, string>> = { k: {}, other: {} };
+    for (let i = 0; i < 30_000; i++) en.k[`key${i}`] = `Value ${i}`;
+    for (let i = 0; i < 3; i++) en.other[`o${i}`] = `Other ${i}`;
+    let code = '';
+    for (let i = 0; i < 5_000; i++) code += `t(\`k.\${x${i}}\`);\n`;
+    const files = { 'src/locales/en.json': JSON.stringify(en), 'src/app.js': `import { t } from 'i18next';\n${code}` };
+    const report = loadI18nIndex(new MemoryFileSource(files)).index.health();
+    assert.equal(report.keys, 30_003);
+    assert.deepEqual(
+      report.findings.filter((f) => f.kind === 'unused').map((f) => f.key),
+      ['other.o0', 'other.o1', 'other.o2'],
+    );
+  });
+});
+
+describe('i18n: Ember templates nested past what Glimmer parses', function () {
+  this.timeout(30_000);
+
+  it('6,000 nested {{#if}}: the usages inside are found, at their offsets', function () {
+    const mid = `{{t "deep.key"}} {{!-- {{t "commented"}} --}}{{my-input label=(t 'sub.key')}}\n`;
+    const text = '{{#if a}}\n'.repeat(6_000) + mid + '{{/if}}\n'.repeat(6_000);
+    const us = findUsages('app/templates/deep.hbs', text);
+    assert.deepEqual(
+      us.map((u) => [u.key, text.slice(u.range.start.offset, u.range.end.offset)]),
+      [
+        ['deep.key', 'deep.key'],
+        ['sub.key', 'sub.key'],
+      ],
+    );
+  });
+
+  it('the lexical scan finds what Glimmer finds in an ordinary template', function () {
+    const text = `<p>{{t "a.b"}}</p>\n{{#if x}}{{t-html 'c' count=1}}{{/if}}\n{{!-- {{t "no"}} --}}{{! {{t "no2"}} }}\n<Foo @label={{t "d"}} @x={{concat (t "e") "f"}} />\n`;
+    const glimmer = findUsages('app/templates/a.hbs', text).map((u) => [u.key, u.range.start.offset, u.range.end.offset]);
+    const nested = '{{#if a}}'.repeat(300);
+    const deep = findUsages('app/templates/a.hbs', nested + text + '{{/if}}'.repeat(300)).map((u) => [u.key, u.range.start.offset - nested.length, u.range.end.offset - nested.length]);
+    assert.deepEqual(glimmer.map((g) => g[0]), ['a.b', 'c', 'd', 'e']);
+    assert.deepEqual(deep, glimmer);
   });
 });
