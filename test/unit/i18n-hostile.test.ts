@@ -132,3 +132,25 @@ describe('i18n: Ember templates nested past what Glimmer parses', function () {
     assert.deepEqual(deep, glimmer);
   });
 });
+
+describe('i18n: a monorepo of 1,000 packages', function () {
+  this.timeout(60_000);
+
+  it('every package keeps its own usages; --key and the check answer', function () {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 1_000; i++) {
+      const p = `packages/p${i}`;
+      files[`${p}/package.json`] = JSON.stringify({ name: `p${i}` });
+      files[`${p}/src/locales/en.json`] = JSON.stringify({ title: `Title ${i}`, save: 'Save' });
+      files[`${p}/src/locales/fr.json`] = JSON.stringify({ title: `Titre ${i}`, save: 'Enregistrer' });
+      files[`${p}/src/app.js`] = `import { t } from 'i18next';\nt('title');\nt('save');\n`;
+    }
+    const { index } = loadI18nIndex(new MemoryFileSource(files));
+    const found = index.lookupKey('title', { limit: 2_000 }).candidates;
+    assert.equal(found.length, 1_000);
+    for (const c of found) assert.deepEqual(c.usages.map((u) => u.file), [`${c.app}/src/app.js`]);
+    const report = index.health();
+    assert.equal(report.keys, 2_000);
+    assert.deepEqual(report.counts, { undefined: 0, unused: 0, missing: 0, identical: 0 });
+  });
+});
