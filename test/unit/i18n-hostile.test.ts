@@ -154,3 +154,30 @@ describe('i18n: a monorepo of 1,000 packages', function () {
     assert.deepEqual(report.counts, { undefined: 0, unused: 0, missing: 0, identical: 0 });
   });
 });
+
+describe('i18n: XML locale files nested without bound', function () {
+  this.timeout(30_000);
+
+  it('.resx: 200,000 nested elements in one <value> are reported, not read', function () {
+    const n = 200_000;
+    const text = `<?xml version="1.0"?>\n<root>\n<data name="a"><value>${'<x>'.repeat(n)}${'</x>'.repeat(n)}</value></data>\n</root>\n`;
+    const lf = readLocaleFormat('Resources/Strings.fr.resx', text);
+    assert.equal(lf?.entries.length, 0);
+    assert.deepEqual(
+      lf.problems.map((p) => [p.kind, p.line]),
+      [['malformed', 3]],
+    );
+    assert.match(lf.problems[0].message, /nest elements \d+ deep \(more than 1000/);
+  });
+
+  it('Android: 100,000 nested <b> are reported; 900 nested, with comments and CDATA, are read', function () {
+    const n = 100_000;
+    const deep = `<resources>\n<string name="a">${'<b>'.repeat(n)}x${'</b>'.repeat(n)}</string>\n</resources>\n`;
+    const lf = readLocaleFormat('app/src/main/res/values-fr/strings.xml', deep);
+    assert.equal(lf?.problems[0]?.kind, 'malformed');
+    const ok = `<resources>\n<!-- <a><a><a> -->\n<string name="a">${'<b>'.repeat(900)}<![CDATA[<i><i>]]>x<br/>${'</b>'.repeat(900)}</string>\n</resources>\n`;
+    const read = readLocaleFormat('app/src/main/res/values-fr/strings.xml', ok);
+    assert.deepEqual(read?.problems, []);
+    assert.equal(read.entries.length, 1);
+  });
+});
