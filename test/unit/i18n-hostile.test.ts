@@ -8,6 +8,7 @@
 import { strict as assert } from 'node:assert';
 import { readLocaleFormat } from '../../src/i18n/formats/index';
 import { findUsages } from '../../src/i18n/usages';
+import { readLocaleScript } from '../../src/i18n/locales';
 import { loadI18nIndex } from '../../src/i18n/workspace';
 import { MemoryFileSource } from '../../src/workspace/source';
 
@@ -179,5 +180,20 @@ describe('i18n: XML locale files nested without bound', function () {
     const read = readLocaleFormat('app/src/main/res/values-fr/strings.xml', ok);
     assert.deepEqual(read?.problems, []);
     assert.equal(read.entries.length, 1);
+  });
+});
+
+describe('i18n: a JS locale module that spreads another one', function () {
+  it('`export default { ...en, hola: "Hola" }`: its own member read, the spread reported', function () {
+    const lf = readLocaleScript('src/locales/es.js', `import en from './en';\nexport default {\n  ...en,\n  hola: 'Hola',\n};\n`);
+    assert.deepEqual(
+      lf?.entries.map((e) => [e.locale, e.path, e.value]),
+      [['es', 'hola', 'Hola']],
+    );
+    assert.deepEqual(
+      lf.problems.map((p) => [p.kind, p.line]),
+      [['unsupported', 3]],
+    );
+    assert.match(lf.problems[0].message, /"\.\.\.en" spreads in another object/);
   });
 });
