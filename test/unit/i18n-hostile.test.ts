@@ -8,7 +8,7 @@
 import { strict as assert } from 'node:assert';
 import { readLocaleFormat } from '../../src/i18n/formats/index';
 import { findUsages } from '../../src/i18n/usages';
-import { readLocaleScript } from '../../src/i18n/locales';
+import { readLocaleScript, readSfcLocales } from '../../src/i18n/locales';
 import { loadI18nIndex } from '../../src/i18n/workspace';
 import { MemoryFileSource } from '../../src/workspace/source';
 
@@ -63,6 +63,16 @@ describe('i18n: inputs that expand or nest without bound are reported', function
     assert.equal(lf.problems.length, 1);
     assert.equal(lf.problems[0].kind, 'malformed');
     assert.match(lf.problems[0].message, /aliases expand to more than \d+ nodes/);
+  });
+
+  it('YAML: an alias bomb in a Vue <i18n lang="yaml"> block is reported, the block skipped', function () {
+    const block = aliasBomb()
+      .split('\n')
+      .map((l) => `  ${l}`)
+      .join('\n');
+    const lf = readSfcLocales('src/App.vue', `<template><p>{{ $t('x') }}</p></template>\n<i18n lang="yaml">\nen:\n${block}\n</i18n>\n`);
+    assert.equal(lf?.entries.length ?? 0, 0);
+    assert.match(lf?.problems[0]?.message ?? '', /block does not parse \(its aliases expand to more than \d+ nodes/);
   });
 
   it('YAML: aliases that expand a little are still followed', function () {
