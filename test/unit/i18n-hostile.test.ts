@@ -162,7 +162,7 @@ describe('i18n: a monorepo of 1,000 packages', function () {
     for (const c of found) assert.deepEqual(c.usages.map((u) => u.file), [`${c.app}/src/app.js`]);
     const report = index.health();
     assert.equal(report.keys, 2_000);
-    assert.deepEqual(report.counts, { undefined: 0, unused: 0, missing: 0, identical: 0 });
+    assert.deepEqual(report.counts, { undefined: 0, unused: 0, missing: 0, identical: 0, 'only-in': 0 });
   });
 });
 
