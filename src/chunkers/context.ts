@@ -28,6 +28,8 @@ export class ChunkContext {
   readonly src: SourceText;
   private segmentTable: SegmentTable | null = null;
   private readonly ids = new Set<string>();
+  /** Per id taken, the least suffix that may be free: a file of 20,000 identical sections probed 2, 3, … for each (quadratic). */
+  private readonly nextSuffix = new Map<string, number>();
   private readonly headerCosts = new Map<string, number>();
   /** Tokens of `path`, once counted (countHeader). */
   private pathTokens = -1;
@@ -250,8 +252,9 @@ export class ChunkContext {
     const tokens = this.headerCost(spec.header) + this.countRange(spec.start, spec.end);
     let id = sha1Hex(`${this.path}\0${spec.kind}\0${spec.symbol ?? ''}\0${text}`).slice(0, 16);
     if (this.ids.has(id)) {
-      let n = 2;
+      let n = this.nextSuffix.get(id) ?? 2;
       while (this.ids.has(`${id}-${n}`)) n++;
+      this.nextSuffix.set(id, n + 1);
       id = `${id}-${n}`;
     }
     this.ids.add(id);

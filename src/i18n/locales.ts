@@ -546,6 +546,7 @@ export function readLocaleScript(rel: string, text: string, globbed = false): Lo
   const problems: I18nProblem[] = [];
   const leaves: Array<{ path: string; value: string; vs: number; ve: number; ks: number; ke: number }> = [];
   let others = 0;
+  const spreads: t.SpreadElement[] = [];
   const stack: Array<{ node: t.Node; prefix: string; depth: number; ks: number; ke: number }> = [{ node: obj, prefix: '', depth: 0, ks: 0, ke: 0 }];
   while (stack.length) {
     const { node, prefix, depth, ks, ke } = stack.pop()!;
@@ -564,6 +565,11 @@ export function readLocaleScript(rel: string, text: string, globbed = false): Lo
       const shadowed = shadowedMembers(node.properties.map((p) => ({ key: keyOf(p), subtree: p.type === 'ObjectProperty' && isTree(p.value.type), at: p.start! })));
       for (let i = node.properties.length - 1; i >= 0; i--) {
         const p = node.properties[i];
+        if (p.type === 'SpreadElement') {
+          // `{ ...en, hola: 'Hola' }`: the spread object's messages are its own file's; this one's are read
+          spreads.push(p);
+          continue;
+        }
         if (p.type !== 'ObjectProperty' || p.computed) {
           others++;
           continue;
@@ -588,8 +594,13 @@ export function readLocaleScript(rel: string, text: string, globbed = false): Lo
       });
     } else others++;
   }
-  // a module of messages is mostly strings (functions, spreads and imports are not messages)
+  // a module of messages is mostly strings (functions and imports are not messages; a spread is
+  // another object's messages, said below)
   if (!leaves.length || leaves.length < (leaves.length + others) * 0.6) return undefined;
+  for (const sp of spreads.sort((a, b) => a.start! - b.start!)) {
+    const line = src.position(sp.start!).line;
+    problems.push({ kind: 'unsupported', file: rel, line, message: `"${text.slice(sp.start!, Math.min(sp.end!, sp.start! + 60))}" spreads in another object: its messages are not read from this file (only its own members are)` });
+  }
   leaves.sort((a, b) => a.vs - b.vs);
   const byPath = new Map<string, number>();
   const entries: LocaleEntry[] = [];

@@ -40,6 +40,13 @@ const FORMS = new Set(['zero', 'one', 'two', 'few', 'many', 'other']);
 const MESSAGE_MEMBERS = new Set([...FORMS, 'description', 'hash', 'id', 'translation']);
 const ESCAPES: Record<string, string> = { b: '\b', t: '\t', n: '\n', f: '\f', r: '\r', '"': '"', '\\': '\\' };
 const BARE_KEY = /[A-Za-z0-9_-]+/y;
+/**
+ * Bounds on a key's parts and on nested arrays and inline tables: a table's members are listed by
+ * their path's prefixes, so a key of 20,000 parts took 75 s and 4 GB. Past them the statement is
+ * a syntax error (reported, its line skipped).
+ */
+const MAX_KEY_PARTS = 128;
+const MAX_NESTING = 128;
 /** A value that is no string, array or table: a boolean, a number, a date or time (skipped). */
 const SCALAR = /(?:true|false|[+-]?(?:inf|nan)|[+-]?\d[\w.:+-]*(?: \d\d:[\w.:+-]*)?)(?=[\s,\]}#]|$)/y;
 
@@ -144,6 +151,7 @@ class Reader {
         this.i += m[0].length;
       }
       segs.push({ ...seg, from: segs[0]?.s ?? seg.s });
+      if (segs.length > MAX_KEY_PARTS) throw new TomlError(`a key of more than ${MAX_KEY_PARTS} dotted parts`, seg.s);
       this.blanks();
       if (this.text[this.i] !== '.') return segs;
       this.i++;
@@ -203,8 +211,10 @@ class Reader {
   }
 
   /** The value at `i`: a string is recorded under `path`, an inline table's members under theirs; any other value as a member only. */
-  value(path: Seg[], out: Assignment[]): void {
+  value(path: Seg[], out: Assignment[], nesting = 0): void {
     const c = this.text[this.i];
+    if (nesting > MAX_NESTING) throw new TomlError(`arrays or inline tables nested more than ${MAX_NESTING} deep`, this.i);
+    if (path.length > 4 * MAX_KEY_PARTS) throw new TomlError(`a key path of more than ${4 * MAX_KEY_PARTS} parts`, this.i);
     if (c === '"' || c === "'") {
       out.push({ path, str: this.string() });
     } else if (c === '{' || c === '[') {
@@ -221,8 +231,8 @@ class Reader {
           if (this.text[this.i] !== '=') throw new TomlError('"=" expected after the key', this.i);
           this.i++;
           this.blanks();
-          this.value([...path, ...key], items);
-        } else this.value(path, items);
+          this.value([...path, ...key], items, nesting + 1);
+        } else this.value(path, items, nesting + 1);
         this.gap();
         if (this.text[this.i] !== ',') break;
         this.i++;

@@ -7,7 +7,8 @@
  *
  * A root map whose keys are all locale codes and whose values are maps is a multi-locale file
  * (Rails, SFC blocks): each top key is a locale. Aliases are followed (`<<: *base` merges too).
- * A document that does not parse is reported (`malformed`, with its line) and skipped whole.
+ * A document that does not parse is reported (`malformed`, with its line) and skipped whole, and
+ * so is one whose aliases expand past a bound (ALIAS_SLACK: an alias bomb).
  */
 import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node as YNode } from 'yaml';
 import { SourceText } from '../../parse/source';
@@ -18,6 +19,12 @@ import { buildEntries, errText, unreadable, type Leaf, type LocaleFormat } from 
 
 const EXT = /\.ya?ml$/i;
 const MAX_DEPTH = 64;
+/**
+ * Nodes a walk may visit, beyond one per character: without aliases a document has fewer nodes
+ * than characters, so only aliases go past it. A "billion laughs" file (9 levels of 10 aliases in
+ * 483 bytes) expands to 10^9 leaves; past the bound the file is reported and not read.
+ */
+const ALIAS_SLACK = 10_000;
 
 /** `[vs, ve)` of a scalar's text: inside quotes, after a block header. */
 function scalarRange(text: string, node: YNode, base: number): [number, number] {
@@ -70,8 +77,14 @@ export function yamlLeaves(text: string, base = 0, allowMulti = true): YamlScan 
     allowMulti &&
     root.items.length > 0 &&
     root.items.every((p) => isScalar(p.key) && isLocaleCode(String(p.key.value)) && (isMap(p.value) || (isAlias(p.value) && isMap(p.value.resolve(doc)))));
-  const walk = (node: YNode | null | undefined, prefix: string, depth: number, ks: number, ke: number, locale: string | undefined) => {
-    if (!node) return;
+  let budget = text.length + ALIAS_SLACK;
+  let exploded = false;
+  const walk = (node: YNode | null | undefined, prefix: string, depth: number, ks: number, ke: number, locale: string | undefined): void => {
+    if (!node || exploded) return;
+    if (--budget < 0) {
+      exploded = true;
+      return;
+    }
     if (isAlias(node)) {
       const target = node.resolve(doc);
       if (!target || depth > MAX_DEPTH) return;
@@ -111,6 +124,10 @@ export function yamlLeaves(text: string, base = 0, allowMulti = true): YamlScan 
     }
   };
   walk(root, '', 0, 0, 0, undefined);
+  if (exploded) {
+    const first = text.search(/[*]/);
+    return { leaves: [], total: 0, strings: 0, multiLocale: false, error: { offset: Math.max(0, first), message: `its aliases expand to more than ${text.length + ALIAS_SLACK} nodes (an alias bomb?)` } };
+  }
   return out;
 }
 
