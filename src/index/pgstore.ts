@@ -253,9 +253,24 @@ export async function connectPg(url: string, options: { timeoutMs?: number } = {
   return client as unknown as PgConnection;
 }
 
-/** The URL without its password, for messages. */
+/**
+ * The URL without its password, for messages. The userinfo runs to the LAST `@` (a password
+ * may hold a raw `@`, `/` or `:`): everything after the user name's `:` up to it is masked; an
+ * `@` in the query makes this mask more than the password, never less.
+ */
 export function redact(url: string): string {
-  return url.replace(/(\/\/[^:/@]*):[^@]*@/, '$1:***@').replace(/([?&]password=)[^&]*/gi, '$1***');
+  const scheme = /^[a-z][\w+.-]*:\/\//i.exec(url);
+  let out = url;
+  if (scheme) {
+    const at = url.lastIndexOf('@');
+    const start = scheme[0].length;
+    if (at > start) {
+      const info = url.slice(start, at);
+      const colon = info.indexOf(':');
+      if (colon >= 0) out = `${url.slice(0, start)}${info.slice(0, colon)}:***${url.slice(at)}`;
+    }
+  }
+  return out.replace(/([?&]password=)[^&]*/gi, '$1***');
 }
 
 export const isPgUrl = (s: string | undefined): s is string => !!s && /^postgres(ql)?:\/\//i.test(s);

@@ -422,6 +422,79 @@ export function lockHolderAlive(holder: LockHolder): boolean {
  * Takes the store's lock, or throws StoreLockedError naming the holder. Returns the release.
  * A folder that cannot be written (read-only, full) throws StoreWriteError.
  */
+/** Files a Fathom store holds: its manifest, its data generations, the i18n index, the lock. */
+const OWN_FILE = /^(?:manifest\.json|lock|i18n\.json|(?:catalog|chunks|texts|keyword|keywordData|lexicon|postings|vectors|ann)\.[\w-]+\.(?:jsonl|json|bin)|.*\.tmp[\w.-]*)$/;
+
+/**
+ * Refuses (StoreWriteError) a store folder Fathom must not write in, before anything is written:
+ * - inside the folder `root` but reached through a link that leads out of it (a committed
+ *   `.fathom -> ../victim`): writing there would overwrite files outside the folder;
+ * - a folder that holds a `manifest.json` or `i18n.json` that is not Fathom's: never overwritten.
+ */
+export function checkStorePlace(root: string, dir: string): void {
+  const rel = path.relative(root, dir);
+  if (rel && !rel.startsWith('..') && !path.isAbsolute(rel)) {
+    // each folder from the root down to the store: a link there leads elsewhere
+    let at = root;
+    for (const part of rel.split(path.sep)) {
+      at = path.join(at, part);
+      let st: fs.Stats;
+      try {
+        st = fs.lstatSync(at);
+      } catch {
+        break; // not there yet: created as a plain folder
+      }
+      if (!st.isSymbolicLink()) continue;
+      let target = '';
+      try {
+        target = fs.realpathSync.native(at);
+      } catch {
+        target = fs.readlinkSync(at);
+      }
+      const realRoot = fs.realpathSync.native(root);
+      const inside = path.relative(realRoot, target);
+      if (inside.startsWith('..') || path.isAbsolute(inside)) {
+        throw new StoreWriteError(`the index folder ${dir} goes through a link to ${target}, outside ${root}: Fathom does not write there (remove the link, or give --store DIR)`, 'ELINKOUT');
+      }
+    }
+  }
+  for (const name of ['manifest.json', 'i18n.json']) {
+    const file = path.join(dir, name);
+    let text: string;
+    try {
+      if (!fs.lstatSync(file).isFile()) throw new StoreWriteError(`${file} is not a file Fathom wrote: the index folder ${dir} is not used`, 'ENOTOWN');
+      text = fs.readFileSync(file, 'utf8');
+    } catch (err) {
+      if (err instanceof StoreWriteError) throw err;
+      continue; // none
+    }
+    let own = false;
+    try {
+      const v = JSON.parse(text) as { format?: unknown; version?: unknown; keys?: unknown };
+      own = name === 'manifest.json' ? v?.format === STORE_FORMAT : isFathomI18n(v);
+    } catch {
+      own = false;
+    }
+    if (!own) throw new StoreWriteError(`${file} is not Fathom's (it would be overwritten): the index folder ${dir} is not used; give --store DIR for an empty or Fathom folder`, 'ENOTOWN');
+  }
+  // a folder of other things (`--store ~/Documents`): Fathom writes only into an empty folder or its own
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return; // not there yet
+  }
+  const foreign = names.filter((n) => !OWN_FILE.test(n));
+  if (foreign.length && !names.includes('manifest.json') && !names.includes('i18n.json')) {
+    throw new StoreWriteError(`the index folder ${dir} holds files that are not Fathom's (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', …' : ''}): give --store DIR for an empty or Fathom folder`, 'ENOTOWN');
+  }
+}
+
+/** A stored i18n index (service/session.ts writes it with format 'fathom-i18n'). */
+function isFathomI18n(v: unknown): boolean {
+  return !!v && typeof v === 'object' && (v as { format?: unknown }).format === 'fathom-i18n';
+}
+
 export function lockStore(dir: string): () => void {
   const lock = path.join(dir, 'lock');
   const mine = JSON.stringify({ ...me(), at: new Date().toISOString() });

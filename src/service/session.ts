@@ -30,7 +30,7 @@ import { decodeBytes } from '../parse/decode';
 import type { Embedder } from '../index/embedder';
 import { Engine, type FileChunker, type IndexHook, type IndexProgress, type SearchHit, type SearchOptions } from '../index/engine';
 import { i18nFeed } from '../index/i18n-feed';
-import { loadStore, lockStore, recordI18nFed, saveStore, saveStoreAsync, StoreWriteError } from '../index/store';
+import { checkStorePlace, loadStore, lockStore, recordI18nFed, saveStore, saveStoreAsync, StoreWriteError } from '../index/store';
 import { I18N_SNAPSHOT_VERSION, stringAt, type I18nIndex, type I18nSnapshot, type LookupResult } from '../i18n/index';
 import { feedI18n, i18nCap, newI18nIndex, wantsFile } from '../i18n/workspace';
 import type { FileSelection } from '../workspace/files';
@@ -165,10 +165,14 @@ export class FolderSession {
     let cannotSave: string | undefined;
     if (options.storeDir) {
       try {
+        // never written: a store that is a link out of the folder, or a folder holding files not Fathom's
+        checkStorePlace(abs, path.resolve(options.storeDir));
         release = lockStore(path.resolve(options.storeDir));
       } catch (err) {
         if (!(err instanceof StoreWriteError) || options.mustSave) throw err;
         cannotSave = err.message; // read-only or full: answer from memory
+        // a store Fathom must not write in is not read either (it may lie outside the folder)
+        if (err.code === 'ELINKOUT' || err.code === 'ENOTOWN') options = { ...options, storeDir: undefined };
       }
     }
     const session = new FolderSession(abs, options, release);
@@ -181,6 +185,17 @@ export class FolderSession {
       throw err;
     }
     return session;
+  }
+
+  /**
+   * The folder's selection, with the store left out when it lies inside the folder under any
+   * name (`--store ws/idx`): Fathom's own files are never indexed as the folder's.
+   */
+  private walkSelection(): FileSelection | undefined {
+    if (!this.storeDir) return this.selection;
+    const rel = path.relative(this.root, this.storeDir).split(path.sep).join('/');
+    if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return this.selection;
+    return { ...this.selection, exclude: [...(this.selection?.exclude ?? []), rel, `${rel}/**`] };
   }
 
   /** The search engine of the folder (loaded from the store on first use). */
@@ -290,7 +305,7 @@ export class FolderSession {
     let lastSave = Date.now();
     try {
       let phase: IndexProgress['phase'] | undefined;
-      const run = this.engine.indexFolder(this.source, { signal, selection: this.selection, embed: options.embed, hook: this.i18nHook(), pool: this.options.chunkPool });
+      const run = this.engine.indexFolder(this.source, { signal, selection: this.walkSelection(), embed: options.embed, hook: this.i18nHook(), pool: this.options.chunkPool });
       let warned = false;
       for await (const p of run) {
         if (phase === 'chunk' && p.phase !== 'chunk') warned = this.warnMemorySkips();
@@ -343,7 +358,7 @@ export class FolderSession {
    */
   apply(changes: FileUpdate[]): UpdateResult {
     this.assertOpen();
-    const wanted = this.source.filter(this.selection);
+    const wanted = this.source.filter(this.walkSelection());
     const i18n = this.i18nState;
     const cap = this.engine.chunkOptions.maxFileBytes;
     let changed = 0;
@@ -549,7 +564,7 @@ export class FolderSession {
     const t0 = performance.now();
     let slice = t0;
     let read = 0;
-    const files = await this.source.walkAsync(this.selection, [], signal);
+    const files = await this.source.walkAsync(this.walkSelection(), [], signal);
     const listed = new Set(files.map((f) => f.rel));
     for (const rel of [...state.catalog.keys(), ...state.index.knownFiles()]) if (!listed.has(rel)) this.i18nDrop(state, rel);
     for (const f of files) {

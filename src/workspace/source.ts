@@ -86,12 +86,41 @@ function readWith(rel: string, stat: FileStat | undefined, maxBytes: number | un
   return { ok: true, rel, stat: { ...stat, size: bytes.byteLength }, bytes, hash: hashBytes(bytes), decoded: decodeBytes(bytes) };
 }
 
-/** A folder on disk. */
+/**
+ * O_NOFOLLOW where the platform has it (not Windows: there the lstat check is the guard), and
+ * O_NONBLOCK so that opening a FIFO that replaced a file never waits for a writer (fstat then
+ * refuses it; a regular file ignores the flag).
+ */
+const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
+const LINK_DETAIL = 'a symbolic link (links are not followed)';
+
+/**
+ * A folder on disk. Links are never followed, at the walk (files.ts) and at every read and stat
+ * since: a file replaced by a link while Fathom watches (`ln -s /etc/passwd LICENSE`), or a
+ * folder on the way replaced by one, is not read — the real path of the file's folder must be
+ * the folder's own, and the file itself is opened with O_NOFOLLOW and checked with fstat.
+ */
 export class NodeFileSource implements FileSource {
   readonly root: string;
+  /** The root's real path (the root itself may be reached through a link: the user opened it). */
+  private realRoot: string | undefined;
 
   constructor(root: string) {
     this.root = path.resolve(root);
+  }
+
+  /** Why `rel` is not read as a file inside the folder (a link on its way), or undefined. */
+  private throughLink(rel: string): string | undefined {
+    try {
+      this.realRoot ??= fs.realpathSync.native(this.root);
+      const dir = path.dirname(path.join(this.root, rel));
+      const want = path.dirname(path.join(this.realRoot, rel));
+      if (dir !== this.root && fs.realpathSync.native(dir) !== want) return `a path through ${LINK_DETAIL}`;
+      if (fs.lstatSync(path.join(this.root, rel)).isSymbolicLink()) return LINK_DETAIL;
+    } catch {
+      // gone: the read says so
+    }
+    return undefined;
   }
 
   walk(selection?: FileSelection, problems: WalkProblem[] = [], signal?: AbortSignal): SourceFile[] {
@@ -113,7 +142,9 @@ export class NodeFileSource implements FileSource {
 
   stat(rel: string): FileStat | undefined {
     try {
-      const st = fs.statSync(path.join(this.root, rel));
+      // a link is no file of the folder's (its target is never read)
+      if (this.throughLink(rel)) return undefined;
+      const st = fs.lstatSync(path.join(this.root, rel));
       return st.isFile() ? { size: st.size, mtimeMs: st.mtimeMs } : undefined;
     } catch {
       return undefined; // gone (or unreadable: read says which)
@@ -122,16 +153,27 @@ export class NodeFileSource implements FileSource {
 
   read(rel: string, maxBytes?: number): ReadResult {
     const abs = path.join(this.root, rel);
-    let stat: FileStat | undefined;
+    const link = this.throughLink(rel);
+    if (link) return { ok: false, rel, reason: 'unreadable', detail: link };
+    let fd: number;
     try {
-      const st = fs.statSync(abs);
-      if (!st.isFile()) return { ok: false, rel, reason: 'unreadable', detail: 'not a regular file' };
-      stat = { size: st.size, mtimeMs: st.mtimeMs };
+      fd = fs.openSync(abs, OPEN_FLAGS);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { ok: false, rel, reason: 'missing', detail: 'no such file' };
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return { ok: false, rel, reason: 'missing', detail: 'no such file' };
+      // O_NOFOLLOW on a link that appeared since the check
+      if (code === 'ELOOP' || code === 'EMLINK') return { ok: false, rel, reason: 'unreadable', detail: LINK_DETAIL };
       return { ok: false, rel, reason: 'unreadable', detail: (err as Error).message };
     }
-    return readWith(rel, stat, maxBytes, () => fs.readFileSync(abs));
+    try {
+      const st = fs.fstatSync(fd);
+      if (!st.isFile()) return { ok: false, rel, reason: 'unreadable', detail: 'not a regular file' };
+      return readWith(rel, { size: st.size, mtimeMs: st.mtimeMs }, maxBytes, () => fs.readFileSync(fd));
+    } catch (err) {
+      return { ok: false, rel, reason: 'unreadable', detail: (err as Error).message };
+    } finally {
+      fs.closeSync(fd);
+    }
   }
 }
 
