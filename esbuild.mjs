@@ -97,7 +97,11 @@ function lazyPackages(outdir, eager, together = []) {
         const { file, fn, esModule, keys } = await bundleOf(args.path);
         const load = `let m;\nconst load = () => m || (m = require(require('node:path').join(__dirname, ${JSON.stringify(file)}))[${JSON.stringify(args.path)}]);\n`;
         const contents = fn
-          ? `${load}const esModule = ${esModule};\nconst stub = new Proxy(function () {}, {\n  apply: (_, self, a) => Reflect.apply(load(), self, a),\n  construct: (_, a, nt) => Reflect.construct(load(), a, nt === stub ? load() : nt),\n  get: (_, k) => (k === '__esModule' ? esModule : load()[k]),\n  has: (_, k) => k in load(),\n});\nmodule.exports = stub;\n`
+          ? `${load}const esModule = ${esModule};\n` +
+            // the export names on the stand-in itself, as getters: esbuild's __toESM copies own properties
+            // (a Proxy without them gave \`import { Engine } from 'php-parser'\` undefined in the bundle)
+            `const target = function () {};\nfor (const k of ${JSON.stringify(keys.filter((k) => k !== 'prototype' && k !== 'length' && k !== 'name'))}) Object.defineProperty(target, k, { enumerable: true, configurable: true, get: () => load()[k] });\n` +
+            `const stub = new Proxy(target, {\n  apply: (_, self, a) => Reflect.apply(load(), self, a),\n  construct: (_, a, nt) => Reflect.construct(load(), a, nt === stub ? load() : nt),\n  get: (_, k) => (k === '__esModule' ? esModule : load()[k]),\n  has: (_, k) => k in load(),\n});\nmodule.exports = stub;\n`
           : `${load}${esModule ? "Object.defineProperty(exports, '__esModule', { value: true });\n" : ''}for (const k of ${JSON.stringify(keys)}) Object.defineProperty(exports, k, { enumerable: true, get: () => load()[k] });\n`;
         return { contents, loader: 'js' };
       });

@@ -1,0 +1,52 @@
+/**
+ * The i18n readers and scanners in what users run: `fathom i18n --check` through the built
+ * bundle (dist/cli.js, whose parsers load lazily from their own files) must find what the
+ * sources find, in every format and framework fixture. A lazy chunk that cannot load (php-parser's
+ * `Engine` was undefined in the bundle: "is not a constructor") fails here.
+ */
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { loadI18nIndex } from '../../src/i18n/workspace';
+
+const ROOT = path.join(__dirname, '..', '..');
+const BROKEN_LOAD = /is not a constructor|is not a function|Cannot find module|lazy-[\w-]+\.js|Cannot read properties of undefined/;
+
+describe('i18n through the built bundle (dist/cli.js): every format and framework fixture', function () {
+  this.timeout(300_000);
+  let tmp: string;
+  before(() => {
+    if (!fs.existsSync(path.join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: `npm test` builds it first (npm run build)');
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-i18n-bundle-'));
+  });
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  const fixtures = ['i18n-formats', 'i18n-frameworks'].flatMap((group) =>
+    fs
+      .readdirSync(path.join(ROOT, 'test', 'fixtures', group))
+      .filter((n) => n !== 'unreadable' && fs.statSync(path.join(ROOT, 'test', 'fixtures', group, n)).isDirectory())
+      .map((n) => path.join(group, n)),
+  );
+
+  for (const rel of fixtures) {
+    it(`${rel}: the same keys and usages as the sources, no parser that fails to load`, () => {
+      const dir = path.join(ROOT, 'test', 'fixtures', rel);
+      const store = path.join(tmp, rel.replace(/\W+/g, '-'));
+      const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'fathom.js'), 'i18n', '--check', '--json', '--dir', dir, '--no-embed', '--store', store], { encoding: 'utf8', timeout: 120_000 });
+      assert.ok(r.status === 0 || r.status === 1, `exit ${r.status}: ${r.stderr}`);
+      assert.doesNotMatch(r.stdout + r.stderr, BROKEN_LOAD);
+      const summary = r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { summary?: { keys: number; usages: number } })
+        .find((l) => l.summary)?.summary;
+      assert.ok(summary, r.stdout);
+      const { index } = loadI18nIndex(dir);
+      const sources = index.health();
+      assert.equal(summary.keys, sources.keys, `keys: bundle ${summary.keys}, sources ${sources.keys}`);
+      assert.equal(summary.usages, sources.usages, `usages: bundle ${summary.usages}, sources ${sources.usages}`);
+    });
+  }
+});
