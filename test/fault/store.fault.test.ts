@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine } from '../../src/index/engine';
 import type { Embedder } from '../../src/index/embedder';
-import { loadStore, lockStore, processStartTime, readJsonLines, saveStore, StoreLockedError } from '../../src/index/store';
+import { loadStore, lockStore, processStartTime, readJsonLines, saveStore, StoreLockedError, STORE_VERSION, quantizeRows, dequantizeRows } from '../../src/index/store';
 import { writeLegacyStore } from '../helpers/legacy-store';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -40,7 +40,9 @@ function fakeEmbedder(): Embedder {
       return texts.map((t) => {
         const v = new Float32Array(dims);
         for (let i = 0; i < t.length; i++) v[t.charCodeAt(i) % dims] += 1;
-        return v;
+        // rows the store's int8 encoding holds exactly: a loaded store answers as the saved engine did
+        const q = quantizeRows(v, 1, dims);
+        return dequantizeRows(q.scales, q.rows, 1, dims);
       });
     },
     async dispose() {},
@@ -235,7 +237,7 @@ describe('fault injection: the store and its lock', function () {
     assert.doesNotMatch(fathom(['search', 'zoom', '--dir', dir, '--no-embed']).err, /rebuilding/);
   });
 
-  it('stores of versions 3, 4 (chunks as JSON lines, sha1; 3 with the presence flags first) and 5 (no stored postings) load as they were, take edits, and are saved as version 6; version 2 is rebuilt with the reason', async () => {
+  it('stores of versions 3, 4 (chunks as JSON lines, sha1; 3 with the presence flags first) and 5 (no stored postings) load as they were, take edits, and are saved as the current version; version 2 is rebuilt with the reason', async () => {
     const store = path.join(dir, '.fathom');
     const file = path.join(store, 'manifest.json');
     const a = await indexed(dir, fakeEmbedder());
@@ -255,13 +257,13 @@ describe('fault injection: the store and its lock', function () {
         assert.deepEqual((await b.search('zoom control', { k: 8, mode })).map((h) => `${h.chunk.id} ${h.score}`), (await a.search('zoom control', { k: 8, mode })).map((h) => `${h.chunk.id} ${h.score}`), mode);
       }
       saveStore(store, b);
-      assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).version, 6);
+      assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).version, STORE_VERSION);
       assert.ok(!fs.readdirSync(store).some((f) => f.endsWith('.jsonl') && f.startsWith('chunks.')), 'the JSON lines chunks went with their generation');
       const c = new Engine({ embedder: fakeEmbedder() });
       assert.deepEqual(loadStore(store, c), { ok: true });
       assert.deepEqual([...c.chunks], [...b.chunks], 'every chunk, field by field');
       assert.equal(c.pendingVectors, 0);
-      // saved as 6: the vocabulary and the postings stored, and read back to the same answers
+      // saved as the current version: the vocabulary and the postings stored, and read back to the same answers
       assert.ok(fs.readdirSync(store).some((f) => /^postings\.\d+\.bin$/.test(f)) && fs.readdirSync(store).some((f) => /^lexicon\.\d+\.bin$/.test(f)));
       for (const q of ['zoom control', 'tooltip', 'useState effect']) {
         assert.deepEqual((await c.search(q, { k: 8, mode: 'keyword' })).map((h) => `${h.chunk.id} ${h.score}`), (await a.search(q, { k: 8, mode: 'keyword' })).map((h) => `${h.chunk.id} ${h.score}`), `${version} → 6: ${q}`);

@@ -1,4 +1,5 @@
 import type { Embedder } from '../../src/index/embedder';
+import { dequantizeRows, quantizeRows } from '../../src/index/store';
 
 /** A deterministic fake embedder (bag of character trigrams, 64 dims) that counts what it embeds. */
 export function fakeEmbedder(): Embedder & { embedded: number } {
@@ -17,7 +18,9 @@ export function fakeEmbedder(): Embedder & { embedded: number } {
         for (const x of v) n += x * x;
         n = Math.sqrt(n) || 1;
         for (let i = 0; i < dims; i++) v[i] /= n;
-        return v;
+        // rows the store's int8 encoding holds exactly: a saved and loaded store answers as before
+        const q = quantizeRows(v, 1, dims);
+        return dequantizeRows(q.scales, q.rows, 1, dims);
       });
     },
     async dispose() {},

@@ -8,7 +8,7 @@ import { probeFor, VectorStore } from '../../src/index/vectors';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { crc32, loadStore, saveStore } from '../../src/index/store';
+import { crc32, dequantizeRows, loadStore, quantizeRows, saveStore } from '../../src/index/store';
 
 /** mulberry32 */
 function rng(seed: number): () => number {
@@ -338,7 +338,10 @@ describe('ANN (IVF) index persisted', () => {
         return texts.map((t) => {
           const [c, i] = t.split(/\s+/).slice(-2);
           const rr = rng(Number(i) * 31 + 1);
-          return unit(Float32Array.from(centres[Number(c.slice(1)) % centres.length], (x) => x + 0.1 * gauss(rr)));
+          // vectors the store's int8 rows hold exactly: a load then answers exactly as before the save
+          const v = unit(Float32Array.from(centres[Number(c.slice(1)) % centres.length], (x) => x + 0.1 * gauss(rr)));
+          const q = quantizeRows(v, 1, dims);
+          return dequantizeRows(q.scales, q.rows, 1, dims);
         });
       },
       async matmul(a, rowsA, bT, colsB, d) {

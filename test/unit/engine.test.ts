@@ -247,11 +247,17 @@ describe('Engine: incremental index, hybrid search, persistence', () => {
     const nodeFs = createRequire(__filename)('node:fs') as typeof fs;
     const realRead = nodeFs.readFileSync;
     const realStat = nodeFs.statSync;
+    const realOpen = nodeFs.openSync;
     const fail = (code: string, file: string) => Object.assign(new Error(`${code}: simulated, open '${file}'`), { code });
     // as root, chmod cannot make a file unreadable: fail the engine's own reads instead
     (nodeFs as { readFileSync: unknown }).readFileSync = (file: fs.PathOrFileDescriptor, ...rest: unknown[]) => {
       if (file === locked) throw fail('EACCES', locked);
       return (realRead as (...a: unknown[]) => unknown)(file, ...rest);
+    };
+    // the read policy opens the file (O_NOFOLLOW) and reads from the descriptor
+    (nodeFs as { openSync: unknown }).openSync = (file: fs.PathLike, ...rest: unknown[]) => {
+      if (file === locked) throw fail('EACCES', locked);
+      return (realOpen as (...a: unknown[]) => unknown)(file, ...rest);
     };
     (nodeFs as { statSync: unknown }).statSync = (file: fs.PathLike, ...rest: unknown[]) => {
       if (file === gone) throw fail('ENOENT', gone);
@@ -263,6 +269,7 @@ describe('Engine: incremental index, hybrid search, persistence', () => {
     } finally {
       (nodeFs as { readFileSync: unknown }).readFileSync = realRead;
       (nodeFs as { statSync: unknown }).statSync = realStat;
+      (nodeFs as { openSync: unknown }).openSync = realOpen;
     }
     assert.equal(engine.files.get('src/map/zoom.js')?.skipped?.reason, 'unreadable');
     assert.match(engine.files.get('src/map/zoom.js')!.skipped!.detail, /ENOENT/);
