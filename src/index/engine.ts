@@ -16,7 +16,7 @@ import { EmbedQueue, embedTier, HINTED_TIER } from './embedOrder';
 import type { FileSelection, WalkProblem } from '../workspace/files';
 import { NodeFileSource, type FileContent, type FileNotRead, type FileSource, type FileStat, type ReadResult, type SourceFile } from '../workspace/source';
 import { diversify, type DiversifyOptions } from './diversify';
-import { compileFilter, DEFAULT_RRF_K, rrf, type FilterSpec } from './fusion';
+import { compileFilter, DEFAULT_RRF_K, DENSE_WEIGHT, modelLabel, rrf, weighTests, type FilterSpec, type RankedList } from './fusion';
 import type { Usage } from '../i18n/types';
 import type { ScriptLocale } from '../i18n/locales';
 import type { UsageOptions } from '../i18n/usages';
@@ -25,6 +25,7 @@ import { ChunkTable, type ChunkHead, type StoredChunks } from './chunks';
 import { KeywordIndex, type KeywordFields } from './keyword';
 import { compoundsByChunk } from './terms';
 import { VectorStore } from './vectors';
+import { STATIC_MODEL_NAME } from './static-model';
 
 export interface FileRecord {
   path: string;
@@ -55,7 +56,7 @@ export interface SearchHit {
   chunk: Chunk;
   docId: number;
   score: number;
-  why: { keyword?: number; dense?: number; fused: number };
+  why: { keyword?: number; dense?: number; model?: string; fused: number };
   /** The same key section in other locale files (folded into this hit), best first. */
   alsoIn?: Chunk[];
   /** More chunks of this hit's file past the per-file cap ("more in this file"), best first. */
@@ -903,7 +904,7 @@ export class Engine {
     const filter = this.filterFor(options.filters);
     const mode = options.mode ?? 'hybrid';
     const depth = Math.max(50, k * 5);
-    const lists: Array<{ name: 'keyword' | 'dense'; ids: number[] }> = [];
+    const lists: RankedList[] = [];
     if (mode !== 'dense') {
       // the phrase and shown-value tiers look deeper than the list fused: a chunk that displays
       // the query ("Confirm") can rank low on BM25 among chunks that use the word in code
@@ -917,10 +918,20 @@ export class Engine {
       lists.push({ name: 'keyword', ids: phraseFirst(q, ids, textOf, (id) => this.shownLines(id), depth).slice(0, depth) });
     }
     if (mode !== 'keyword' && this.embedder && this.vectors && this.vectors.count) {
-      const [qv] = await this.embedder.embed([q], undefined, { urgent: true });
-      lists.push({ name: 'dense', ids: (await this.denseTop(qv, depth, filter)).map((h) => h.docId) });
+      const [qv] = await this.embedder.embed([q], undefined, { urgent: true, query: true });
+      lists.push({ name: 'dense', ids: (await this.denseTop(qv, depth, filter)).map((h) => h.docId), weight: this.embedder.id.startsWith(STATIC_MODEL_NAME) ? DENSE_WEIGHT : 1 });
     }
-    const fused = rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: options.diversify === false ? k : depth }).filter((h) => this.chunks.has(h.docId));
+    // implementation above its tests, unless the query is about tests
+    const fused = weighTests(
+      rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: options.diversify === false ? k : depth }).filter((h) => this.chunks.has(h.docId)),
+      q,
+      (h) => this.chunks.head(h.docId)?.path,
+    );
+    // "why it ranked" names the model behind a meaning rank
+    if (this.embedder) {
+      const model = modelLabel(this.embedder.id);
+      for (const h of fused) if (h.why.dense !== undefined) h.why.model = model;
+    }
     if (options.diversify === false) return fused.map((h) => ({ chunk: this.chunks.get(h.docId)!, docId: h.docId, score: h.score, why: h.why }));
     const byId = new Map(fused.map((h) => [h.docId, h]));
     // a key or a path (`user.sign_out`, `src/a.js`) asks for itself: no code-first order then
