@@ -11,7 +11,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DEFAULT_MODEL } from '../index/embedder';
-import { isStaticModel } from '../index/static-model';
+import { isStaticModel, STATIC_MODEL_FILE, STATIC_MODEL_NAME } from '../index/static-model';
 import type { FileSelection } from '../workspace/files';
 import type { WorkerInitOptions } from '../service/protocol';
 
@@ -209,6 +209,8 @@ export interface KeywordOnlyAdvice {
 export function keywordOnlyAdvice(reason: string | undefined, s: FathomSettings, env: { downloadChosen?: boolean } = {}): KeywordOnlyAdvice | undefined {
   if (!reason) return undefined;
   if (!s.dense) return { text: 'Keyword-only: search by meaning is off (fathom.search.dense).', detail: reason, modelActions: false };
+  // Fathom's own model ships with it: nothing to download, the installation is damaged
+  if (reason.includes(STATIC_MODEL_FILE) || reason.includes(STATIC_MODEL_NAME)) return { text: "Keyword-only: Fathom's own model could not be loaded.", detail: reason, modelActions: false };
   if (/download/i.test(reason) && /fail/i.test(reason) && (s.allowDownload || env.downloadChosen)) return { text: 'Keyword-only: the model download failed.', detail: reason, modelActions: true };
   if (s.localModelPath) return { text: 'Keyword-only: the model folder could not be loaded.', detail: reason, modelActions: true };
   return { text: 'Keyword-only: no embedding model yet.', detail: reason, modelActions: true };

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { asksForTests, isTestPath, weighTests } from '../../src/index/fusion';
+import { asksForTests, DENSE_WEIGHT, isTestPath, ownModelWeight, weighTests } from '../../src/index/fusion';
 
 describe('test code below its implementation (weighTests)', () => {
   it('knows test files by folder and by each language convention, and not a `testing` package', () => {
@@ -31,5 +31,17 @@ describe('test code below its implementation (weighTests)', () => {
     assert.deepEqual(out.map((h) => h.path), ['routergroup.go', 'routergroup_test.go', 'other.go']);
     // the caller's objects are not changed
     assert.equal(hits[0].score, 1 / 61);
+  });
+});
+
+describe("when Fathom's own model takes part (ownModelWeight)", () => {
+  it('a sentence in plain words: yes; a phrase some chunk holds, a name, a key, code, a Capitalized name: no', () => {
+    assert.equal(ownModelWeight('Creates a test client for this application', false), DENSE_WEIGHT);
+    assert.equal(ownModelWeight('Creates a test client for this application', true), 0);
+    assert.equal(ownModelWeight('zoom control', false), 0);
+    assert.equal(ownModelWeight('user.sign_out label text', false), 0);
+    assert.equal(ownModelWeight('returns the getZoomControl of a map', false), 0);
+    assert.equal(ownModelWeight('field title with component Input', false), 0);
+    assert.equal(ownModelWeight('Register database functions with the app', false), DENSE_WEIGHT);
   });
 });

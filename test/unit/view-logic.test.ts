@@ -353,6 +353,8 @@ describe('settings', function () {
     assert.equal(keywordOnlyAdvice('No embedding model: downloading "x" from the Hugging Face Hub failed (fetch failed).', s, { downloadChosen: true })!.text, 'Keyword-only: the model download failed.');
     assert.equal(keywordOnlyAdvice('No embedding model: the local model folder /m does not exist', { ...s, localModelPath: '/m' })!.text, 'Keyword-only: the model folder could not be loaded.');
     assert.equal(keywordOnlyAdvice(undefined, s), undefined);
+    // the shipped model missing: no download to offer
+    assert.deepEqual(keywordOnlyAdvice("No embedding model: Fathom's own model (fathom-code-search.bin) is missing from this installation (resources/model/); reinstall Fathom, or choose another model.", s)?.modelActions, false);
   });
 
   it('a model bundled in the VSIX is used with no setting; a local folder setting wins; "Download" chosen allows downloads', function () {
