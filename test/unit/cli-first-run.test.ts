@@ -145,7 +145,7 @@ describe('CLI: the first run (dist/cli.js)', function () {
     const t = fathom(['search', 'zoom', '--dir', dir]);
     assert.equal(t.code, 0, t.err);
     const rows = t.out.trim().split('\n');
-    assert.match(rows[0], /\(relevance 100(; keyword rank \d+, meaning rank \d+)?\)$/);
+    assert.match(rows[0], /\(relevance 100(; keyword rank \d+, meaning rank \d+ by [\w/.-]+)?\)$/);
     assert.doesNotMatch(t.out, /#\d/);
     assert.ok(rows.some((r) => /keyword rank \d+, meaning rank \d+/.test(r)), t.out);
     for (const cmd of [
