@@ -40,7 +40,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { hash, rng } from './rng';
 import { chunkFile, decodeBytes, prepareLanguagesFor } from '../src/chunkers/index';
-import { createEmbedder, embedText, type TransformersEmbedder } from '../src/index/embedder';
+import { createTransformersEmbedder, embedText, type TransformersEmbedder } from '../src/index/embedder';
 import { probeFor, VectorStore } from '../src/index/vectors';
 import { walkFiles } from '../src/workspace/files';
 
@@ -192,7 +192,7 @@ async function makeSets(args: Args): Promise<{ sets: VectorSet[]; notes: string[
   const sets: VectorSet[] = [];
   const wantReal = args.sets.filter((s) => s === 'code' || s === 'python');
   if (wantReal.length) {
-    const created = args.model ? await createEmbedder({ localModelPath: args.model, batchSize: 8, threads: 1 }) : { error: 'no cost model found (give --model DIR)' };
+    const created = args.model ? await createTransformersEmbedder({ localModelPath: args.model, batchSize: 8, threads: 1 }) : { error: 'no cost model found (give --model DIR)' };
     if ('error' in created) notes.push(`code/python sets left out: ${created.error}`);
     else {
       const embedder = created.embedder;
@@ -276,7 +276,7 @@ async function main(): Promise<void> {
   for (const n of notes) log(n);
   let kernel: TransformersEmbedder | undefined;
   if (args.model) {
-    const c = await createEmbedder({ localModelPath: args.model, threads: 1 });
+    const c = await createTransformersEmbedder({ localModelPath: args.model, threads: 1 });
     if ('embedder' in c) kernel = c.embedder;
   }
   const rows: Row[] = [];

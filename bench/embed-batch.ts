@@ -17,7 +17,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { chunkFile } from '../src/chunkers/index';
-import { createEmbedder, defaultThreads, embedText, rawSessionEmbed, type Batch, type EmbedderDtype, type PreparedBatches } from '../src/index/embedder';
+import { createTransformersEmbedder, defaultThreads, embedText, rawSessionEmbed, type Batch, type EmbedderDtype, type PreparedBatches } from '../src/index/embedder';
 
 // ../shared beside the checkout (a worktree under /work/wt/<name> finds it one level further up)
 const COST_MODEL = [path.join(__dirname, '..', '..', 'shared'), path.join(__dirname, '..', '..', '..', 'shared')].map((d) => path.join(d, 'models', 'minilm-l6-costmodel')).find((d) => fs.existsSync(d)) ?? path.join(__dirname, '..', '..', 'shared', 'models', 'minilm-l6-costmodel');
@@ -79,7 +79,7 @@ function pack(rowsIds: number[][], rows: number, pad: number): PreparedBatches {
 async function main(): Promise<void> {
   const a = parseArgs(process.argv.slice(2));
   const log = (s: string) => (a.json ? process.stderr : process.stdout).write(`${s}\n`);
-  const created = await createEmbedder({ localModelPath: a.modelDir, dtype: a.dtype, threads: a.threads });
+  const created = await createTransformersEmbedder({ localModelPath: a.modelDir, dtype: a.dtype, threads: a.threads });
   if ('error' in created) throw new Error(created.error);
   const emb = created.embedder;
   const tok = emb.pipeline.tokenizer;

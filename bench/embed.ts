@@ -31,7 +31,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { chunkFile } from '../src/chunkers/index';
 import {
-  createEmbedder,
+  createTransformersEmbedder,
   DEFAULT_BATCH_SIZE,
   defaultThreads,
   embedText,
@@ -139,7 +139,7 @@ async function main(): Promise<void> {
   const { texts, distinct, meanTokens } = chunkTexts(args);
 
   const t0 = performance.now();
-  const created = await createEmbedder({ localModelPath: args.modelDir, dtype: args.dtype, threads: args.threads, batchSize: args.batchSize });
+  const created = await createTransformersEmbedder({ localModelPath: args.modelDir, dtype: args.dtype, threads: args.threads, batchSize: args.batchSize });
   if ('error' in created) throw new UsageError(created.error);
   const embedder = created.embedder;
   const loadMs = performance.now() - t0;

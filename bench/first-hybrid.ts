@@ -25,7 +25,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createEmbedder, type Embedder } from '../src/index/embedder';
+import { createTransformersEmbedder, type Embedder } from '../src/index/embedder';
 import { embedTier } from '../src/index/embedOrder';
 import { Engine } from '../src/index/engine';
 
@@ -156,7 +156,7 @@ async function main(): Promise<void> {
     console.log('bench/first-hybrid: skipped — the shared cost model (../shared/models/minilm-l6-costmodel, or --model DIR / $FATHOM_COST_MODEL) is not here');
     return;
   }
-  const created = await createEmbedder({ localModelPath: model });
+  const created = await createTransformersEmbedder({ localModelPath: model });
   if ('error' in created) throw new Error(created.error);
   const embedder = created.embedder;
   const want = opt('--part');

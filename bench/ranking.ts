@@ -8,6 +8,8 @@
  *   node --import tsx bench/ranking.ts --baseline <git ref> # another baseline (default: BASELINE_REF)
  *   node --import tsx bench/ranking.ts --no-baseline --json # today's build only, one JSON object
  *   node --import tsx bench/ranking.ts --misses 10          # print some misses of the tuning half
+ *   node --import tsx bench/ranking.ts --model [FILE]       # also this build with the model (default: the shipped one):
+ *                                                           #   its dense ranking alone and hybrid, beside keyword-only
  *
  * Sources (installed, never copied into git; bench/.ranking/ holds the workspaces and stores):
  * - npm (bench/ranking-corpus/package.json, pinned; installed here on first run with
@@ -75,6 +77,9 @@ interface Args {
   baseline?: string;
   json: boolean;
   misses: number;
+  /** With the model: '' the default one, else a model file or folder (`--model [PATH]`). */
+  model?: string;
+  prepareOnly?: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -90,7 +95,9 @@ function parseArgs(argv: string[]): Args {
     else if (x === '--baseline') a.baseline = next();
     else if (x === '--no-baseline') a.baseline = undefined;
     else if (x === '--json') a.json = true;
+    else if (x === '--prepare-only') a.prepareOnly = true;
     else if (x === '--misses') a.misses = Number(next());
+    else if (x === '--model') a.model = argv[i + 1] && !argv[i + 1].startsWith('--') ? path.resolve(next()) : '';
     else throw new Error(`unknown argument ${x}`);
   }
   return a;
@@ -263,6 +270,62 @@ function goDocBench(): Bench | string {
     const out: string[] = [];
     for (const m of text.matchAll(/((?:^[ \t]*\/\/[^\n]*\n)+)[ \t]*(?:func|type)\s/gm)) {
       const doc = m[1].replace(/^[ \t]*\/\/ ?/gm, '');
+      if (/^(?:go:|\+build|nolint)/.test(doc.trim())) continue;
+      const s = firstSentence(doc);
+      if (s) out.push(s);
+    }
+    return out;
+  });
+}
+
+/**
+ * Whole package trees as a user's workspace has them, tests included: Python and Go web
+ * frameworks (Tornado, CherryPy, Falcon; Revel) from Debian, none of them in the model's
+ * training data (train/extract.ts is run with --exclude-tree on them). The gold is a doc
+ * sentence of a non-test file (removed from it); the test files stay in the workspace and
+ * compete, as they do in a real repository.
+ */
+const REPO_DEBS: Record<'py-repo' | 'go-repo', { debs: string[]; roots: string[]; ext: RegExp; test: RegExp }> = {
+  'py-repo': {
+    debs: ['python3-tornado', 'python3-cherrypy3', 'python3-falcon'],
+    roots: ['usr/lib/python3/dist-packages/tornado', 'usr/lib/python3/dist-packages/cherrypy', 'usr/lib/python3/dist-packages/falcon'],
+    ext: /\.py$/,
+    test: /(?:^|\/)tests?\/|(?:^|\/)test_[^/]*\.py$/,
+  },
+  'go-repo': { debs: ['golang-github-revel-revel-dev'], roots: ['usr/share/gocode/src/github.com/revel/revel'], ext: /\.go$/, test: /_test\.go$/ },
+};
+
+/** `apt-get download` + `dpkg-deb -x` into bench/.ranking/debs/<package> (no install), once. */
+function debTree(pkg: string): string | undefined {
+  const dir = path.join(work, 'debs', pkg);
+  if (fs.existsSync(path.join(dir, '.done'))) return dir;
+  fs.mkdirSync(dir, { recursive: true });
+  const dl = spawnSync('apt-get', ['download', '-q', pkg], { cwd: path.join(work, 'debs'), encoding: 'utf8' });
+  const deb = fs.readdirSync(path.join(work, 'debs')).find((f) => f.startsWith(`${pkg}_`) && f.endsWith('.deb'));
+  if (dl.status !== 0 || !deb) return undefined;
+  run('dpkg-deb', ['-x', path.join(work, 'debs', deb), dir]);
+  fs.writeFileSync(path.join(dir, '.done'), '');
+  return dir;
+}
+
+function repoDocBench(name: 'py-repo' | 'go-repo'): Bench | string {
+  const spec = REPO_DEBS[name];
+  const files: Array<{ rel: string; text: string }> = [];
+  for (const [i, pkg] of spec.debs.entries()) {
+    const tree = debTree(pkg);
+    if (!tree) return `${name} skipped: apt-get download ${pkg} failed`;
+    const roots = name === 'py-repo' ? [spec.roots[i]] : spec.roots;
+    for (const r of roots) {
+      const root = path.join(tree, r);
+      for (const abs of walk(root)) if (spec.ext.test(abs) && fs.statSync(abs).size < 200_000) files.push({ rel: path.join(path.basename(root), path.relative(root, abs)), text: fs.readFileSync(abs, 'utf8') });
+    }
+  }
+  const docs = name === 'py-repo' ? /^[ \t]*(?:async\s+)?(?:def|class)\s+\w+[^\n]*:\s*\n\s*[rRuU]?("""|''')([\s\S]*?)\1/gm : /((?:^[ \t]*\/\/[^\n]*\n)+)[ \t]*(?:func|type)\s/gm;
+  return docBench(name, name === 'py-repo' ? 'python' : 'go', files, (text, rel) => {
+    if (spec.test.test(rel)) return [];
+    const out: string[] = [];
+    for (const m of text.matchAll(docs)) {
+      const doc = name === 'py-repo' ? m[2] : m[1].replace(/^[ \t]*\/\/ ?/gm, '');
       if (/^(?:go:|\+build|nolint)/.test(doc.trim())) continue;
       const s = firstSentence(doc);
       if (s) out.push(s);
@@ -671,12 +734,17 @@ function dirBytes(dir: string): number {
   return n;
 }
 
-function runCli(cli: Cli, b: Bench, queries: Gold[]): { answers: Answer[]; cost: IndexCost } {
-  const tag = cli.name.replace(/\W+/g, '-');
+/**
+ * Indexes `b` with `cli` and answers `queries` with `fathom batch --mode <mode>`. `model`:
+ * undefined → keyword-only (`--no-embed`); '' → the default model; else `--model-path <model>`.
+ */
+function runCli(cli: Cli, b: Bench, queries: Gold[], model?: string, mode: 'keyword' | 'dense' | 'hybrid' = 'keyword'): { answers: Answer[]; cost: IndexCost; store: string; qFile: string; rFile: string; modelArgs: string[] } {
+  const tag = `${cli.name.replace(/\W+/g, '-')}${model === undefined ? '' : `-model${model ? `-${path.basename(model)}` : ''}`}`;
+  const modelArgs = model === undefined ? ['--no-embed'] : model ? ['--model-path', model] : [];
   const store = path.join(work, 'stores', tag, b.name);
   fs.rmSync(store, { recursive: true, force: true });
   const t0 = Date.now();
-  const out = run('node', [cli.bin, 'index', b.dir, '--no-embed', '--store', store]);
+  const out = run('node', [cli.bin, 'index', b.dir, ...modelArgs, '--store', store]);
   const seconds = (Date.now() - t0) / 1000;
   const chunks = Number(/(\d+) chunks/.exec(out)?.[1] ?? 0);
   const qFile = path.join(work, 'stores', tag, `${b.name}.queries.jsonl`);
@@ -684,14 +752,19 @@ function runCli(cli: Cli, b: Bench, queries: Gold[]): { answers: Answer[]; cost:
   fs.writeFileSync(qFile, queries.map((g, i) => JSON.stringify({ id: i, query: g.query })).join('\n') + '\n');
   // the gold with its half, for looking at the tuning half by hand
   fs.writeFileSync(path.join(work, 'stores', tag, `${b.name}.gold.jsonl`), queries.map((g, i) => JSON.stringify({ id: i, query: g.query, files: g.files, half: half(b.name, g.query) })).join('\n') + '\n');
-  run('node', [cli.bin, 'batch', '--dir', b.dir, '--store', store, '--no-embed', '--queries', qFile, '--out', rFile, '--k', '10', '--mode', 'keyword']);
+  const answers = batchAnswers(cli, b, store, queries, qFile, rFile, modelArgs, mode);
+  return { answers, cost: { seconds, storeBytes: dirBytes(store), chunks }, store, qFile, rFile, modelArgs };
+}
+
+function batchAnswers(cli: Cli, b: Bench, store: string, queries: Gold[], qFile: string, rFile: string, modelArgs: string[], mode: string): Answer[] {
+  run('node', [cli.bin, 'batch', '--dir', b.dir, '--store', store, ...modelArgs, '--queries', qFile, '--out', rFile, '--k', '10', '--mode', mode]);
   const answers: Answer[] = queries.map(() => ({ files: [] }));
   for (const line of fs.readFileSync(rFile, 'utf8').split('\n')) {
     if (!line.trim()) continue;
     const r = JSON.parse(line) as { id: number; results: Array<{ file: string; startLine: number; endLine: number }> };
     answers[r.id] = { files: r.results.map((x) => x.file), ranges: r.results.map((x) => [x.startLine, x.endLine]) };
   }
-  return { answers, cost: { seconds, storeBytes: dirBytes(store), chunks } };
+  return answers;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -809,6 +882,12 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   fs.mkdirSync(work, { recursive: true });
   ensureNpm();
+  if (args.prepareOnly) {
+    // the sources only (for train/run.sh's --exclude-tree): no index, no query
+    for (const name of ['py-repo', 'go-repo'] as const) for (const pkg of REPO_DEBS[name].debs) if (!debTree(pkg)) log(`apt-get download ${pkg} failed`);
+    for (const r of [pyDocBench(), goDocBench()]) if (typeof r === 'string') log(r);
+    return;
+  }
   const want = (n: string) => !args.only || args.only.has(n);
   const benches: Bench[] = [];
   const skips: string[] = [];
@@ -816,6 +895,8 @@ async function main(): Promise<void> {
   if (want('js-doc') || want('mined')) add(jsDocBench());
   if (want('py-doc')) add(pyDocBench());
   if (want('go-doc')) add(goDocBench());
+  if (want('py-repo')) add(repoDocBench('py-repo'));
+  if (want('go-repo')) add(repoDocBench('go-repo'));
   if (want('vue-ui') || want('mined')) add(await vueUiBench());
   if (want('react-ui') || want('mined')) add(reactUiBench());
   if (want('react-intl-ui') || want('mined')) add(reactIntlUiBench());
@@ -844,6 +925,14 @@ async function main(): Promise<void> {
       const { answers, cost } = runCli(cli, b, b.gold);
       systems.push({ name: cli.name, answers });
       costs.push({ bench: b.name, system: cli.name, ...cost });
+    }
+    if (args.model !== undefined) {
+      // this build with the model: its dense ranking alone, and the hybrid one users get by default
+      const cli = clis[clis.length - 1];
+      const r = runCli(cli, b, b.gold, args.model, 'hybrid');
+      costs.push({ bench: b.name, system: `${cli.name} +model`, ...r.cost });
+      systems.push({ name: 'model (dense)', answers: batchAnswers(cli, b, r.store, b.gold, r.qFile, r.rFile, r.modelArgs, 'dense') });
+      systems.push({ name: 'hybrid', answers: r.answers });
     }
     if (b.splitter) systems.push({ name: 'langchain+bm25', answers: await langchainBm25(b, b.gold) });
     const routes = [...new Set(b.gold.map((g) => g.route))].sort();
@@ -881,7 +970,7 @@ async function main(): Promise<void> {
   const line = (r: string[]) => r.map((c, i) => (i < 4 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ');
   console.log(line(head));
   for (const r of table) console.log(line(r));
-  console.log('\nindex (fathom index --no-embed; seconds on a loaded machine)');
+  console.log('\nindex (fathom index --no-embed, or with the model: +model; seconds on a loaded machine)');
   for (const c of costs) console.log(`  ${c.bench.padEnd(16)} ${c.system.padEnd(18)} ${String(c.chunks).padStart(6)} chunks  store ${(c.storeBytes / 1e6).toFixed(2)} MB  ${c.seconds.toFixed(1)} s`);
   for (const s of skips) console.log(s);
   if (misses.length) console.log(`\nmisses (tuning half, this build):\n${misses.join('\n')}`);

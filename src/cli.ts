@@ -13,6 +13,7 @@ import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type FileC
 import { formatStats, StatsCollector } from './chunkers/stats';
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_TOKENS as DEFAULT_MAX_TOKENS_HELP } from './chunkers/types';
 import { createEmbedder, type Embedder, type EmbedderDtype } from './index/embedder';
+import { isStaticModel, loadStaticModel } from './index/static-model';
 import type { Engine, IndexProgress, SearchHit, SearchMode } from './index/engine';
 import { notRegularReason, walkFiles, type WalkedFile, type WalkProblem } from './workspace/files';
 import { compileGlob, GlobError, splitGlobList } from './workspace/glob';
@@ -509,6 +510,12 @@ async function embedderFor(args: Args, storeDir?: string, reembed = false): Prom
   const explicit = strFlag(args, '--model') ?? strFlag(args, '--model-path') ?? (process.env.FATHOM_MODEL_PATH || undefined);
   const stored = !explicit && storeDir ? readStoredModel(storeDir) : undefined;
   const said = stored ? `this index was embedded with ${stored.id}${stored.path ? ` from ${stored.path}` : ''}` : '';
+  if (stored?.path && fs.existsSync(stored.path) && isStaticModel(stored.id)) {
+    const r = loadStaticModel(stored.path);
+    if ('error' in r) return { error: `${said}, which cannot be loaded now (${r.error}): give --model-path FILE (or --no-embed)` };
+    if (r.embedder.id !== stored.id || r.embedder.dims !== stored.dims) return { error: `${said}, but that file now holds ${r.embedder.id}: run fathom index to embed again (or --no-embed)` };
+    return { embedder: r.embedder, modelSource: { path: stored.path, hash: r.embedder.hash } };
+  }
   if (stored?.path && fs.existsSync(stored.path)) {
     const [name, dtype, window] = stored.id.split(':');
     const root = stored.path.endsWith(`${path.sep}${name.split('/').join(path.sep)}`) ? stored.path.slice(0, -(name.length + 1)) : stored.path;
@@ -539,7 +546,7 @@ async function embedderFor(args: Args, storeDir?: string, reembed = false): Prom
   const gone = stored?.path ? ', which is not there any more' : '';
   if ('error' in r) return { error: stored ? `${said}${gone}: give --model-path DIR holding that model (or --no-embed)` : withFlagHints(r.error) };
   const e = r.embedder;
-  const source = fs.existsSync(e.source) ? { path: path.resolve(e.source), hash: weightsHash(e.source, e.dtype) } : undefined;
+  const source = fs.existsSync(e.source) ? { path: path.resolve(e.source), hash: e.hash ?? weightsHash(e.source, e.dtype) } : undefined;
   // the default model is another one than the store's (its folder moved, or the default changed):
   // a command that only reads never re-embeds the whole store behind the user's back
   if (stored && !reembed && (e.id !== stored.id || e.dims !== stored.dims || (stored.hash && source?.hash && source.hash !== stored.hash))) {
@@ -705,7 +712,7 @@ function printHits(hits: SearchHit[], json: boolean, keywordOnly?: string): void
       process.stdout.write(`${JSON.stringify({ ...hitLine(h), relevance: Math.round(rel * 10) / 10, symbol: h.chunk.symbol ?? null, kind: h.chunk.kind, header: h.chunk.header, why: h.why, ...(keywordOnly ? { keywordOnly } : {}), ...folded })}\n`);
     } else {
       // the ranks in each list, only when both lists ranked it (one list's rank is the order shown)
-      const why = h.why.keyword && h.why.dense ? `; keyword rank ${h.why.keyword}, meaning rank ${h.why.dense}` : '';
+      const why = h.why.keyword && h.why.dense ? `; keyword rank ${h.why.keyword}, meaning rank ${h.why.dense}${h.why.model ? ` by ${h.why.model}` : ''}` : '';
       process.stdout.write(`${String(i + 1).padStart(2)}. ${esc(h.chunk.path)}:${h.chunk.start.line}-${h.chunk.end.line}  ${h.chunk.kind}${h.chunk.symbol ? ` ${esc(h.chunk.symbol)}` : ''}  (relevance ${rel.toFixed(0)}${why})\n`);
     }
   }

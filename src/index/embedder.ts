@@ -39,6 +39,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FeatureExtractionPipeline, Tensor } from '@huggingface/transformers';
 import type { Chunk } from '../chunkers/types';
+import { isStaticModel, loadStaticModel, STATIC_MODEL_NAME } from './static-model';
 
 export interface Embedder {
   /** Identifies the vector space: model, dtype and window. Vectors of two ids never mix. */
@@ -65,6 +66,11 @@ export interface EmbedCallOptions {
    * most one batch, not for the whole backlog.
    */
   urgent?: boolean;
+  /**
+   * The texts are search queries, not chunks: a model with a query tower of its own (Fathom's
+   * static model) reads them with it. Models with one tower ignore it.
+   */
+  query?: boolean;
 }
 
 export type EmbedderDtype = 'fp32' | 'fp16' | 'q8' | 'int8' | 'uint8' | 'q4' | 'bnb4' | 'q4f16';
@@ -93,9 +99,16 @@ export interface EmbedderOptions {
   maxTokens?: number;
 }
 
-export type CreateEmbedderResult = { embedder: TransformersEmbedder } | { error: string };
+/** An embedder `createEmbedder` loaded: what it is and where it came from (for the store's manifest). */
+export type LoadedEmbedder = Embedder & { readonly source: string; readonly dtype: string; readonly hash?: string };
 
-export const DEFAULT_MODEL = 'Xenova/all-MiniLM-L6-v2';
+export type CreateEmbedderResult = { embedder: TransformersEmbedder } | { error: string };
+export type CreateAnyEmbedderResult = { embedder: LoadedEmbedder } | { error: string };
+
+/** The default: Fathom's own code-search model, shipped with it (src/index/static-model.ts). */
+export const DEFAULT_MODEL = STATIC_MODEL_NAME;
+/** The transformers.js model Fathom downloads (with consent) when asked for "a transformer model". */
+export const DEFAULT_TRANSFORMERS_MODEL = 'Xenova/all-MiniLM-L6-v2';
 export const DEFAULT_DTYPE: EmbedderDtype = 'q8';
 /**
  * Rows per model call, and the token budget of one call (rows × padded length): a batch has
@@ -460,8 +473,18 @@ function isModelId(name: string): boolean {
  * Loads the model and returns an Embedder, or the reason why there is none (never throws for
  * that: the caller goes keyword-only and shows the reason).
  */
-export async function createEmbedder(options: EmbedderOptions = {}): Promise<CreateEmbedderResult> {
-  const model = options.model ?? DEFAULT_MODEL;
+export async function createEmbedder(options: EmbedderOptions = {}): Promise<CreateAnyEmbedderResult> {
+  // Fathom's own model: asked by name (or a .bin file), or nothing asked at all
+  if (isStaticModel(options.model) || isStaticModel(options.localModelPath) || (!options.model && !options.localModelPath)) {
+    const file = [options.localModelPath, options.model].find((p) => p?.endsWith('.bin'));
+    return loadStaticModel(file);
+  }
+  return createTransformersEmbedder(options);
+}
+
+/** A transformers.js model (all-MiniLM-L6-v2 by default), or why there is none. */
+export async function createTransformersEmbedder(options: EmbedderOptions = {}): Promise<CreateEmbedderResult> {
+  const model = options.model ?? DEFAULT_TRANSFORMERS_MODEL;
   const dtype = options.dtype ?? DEFAULT_DTYPE;
   const allowDownload = options.allowDownload ?? false;
   if (!(dtype in DTYPE_FILE)) return { error: `Unknown embedding dtype "${dtype}" (one of ${Object.keys(DTYPE_FILE).join(', ')}).` };

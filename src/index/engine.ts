@@ -16,7 +16,7 @@ import { EmbedQueue, embedTier, HINTED_TIER } from './embedOrder';
 import type { FileSelection, WalkProblem } from '../workspace/files';
 import { NodeFileSource, type FileContent, type FileNotRead, type FileSource, type FileStat, type ReadResult, type SourceFile } from '../workspace/source';
 import { diversify, type DiversifyOptions } from './diversify';
-import { compileFilter, DEFAULT_RRF_K, rrf, type FilterSpec } from './fusion';
+import { compileFilter, DEFAULT_RRF_K, modelLabel, ownModelWeight, rrf, weighTests, type FilterSpec, type RankedList } from './fusion';
 import type { Usage } from '../i18n/types';
 import type { ScriptLocale } from '../i18n/locales';
 import type { UsageOptions } from '../i18n/usages';
@@ -25,6 +25,7 @@ import { ChunkTable, type ChunkHead, type StoredChunks } from './chunks';
 import { KeywordIndex, type KeywordFields } from './keyword';
 import { compoundsByChunk } from './terms';
 import { VectorStore } from './vectors';
+import { STATIC_MODEL_NAME } from './static-model';
 
 export interface FileRecord {
   path: string;
@@ -55,7 +56,7 @@ export interface SearchHit {
   chunk: Chunk;
   docId: number;
   score: number;
-  why: { keyword?: number; dense?: number; fused: number };
+  why: { keyword?: number; dense?: number; model?: string; fused: number };
   /** The same key section in other locale files (folded into this hit), best first. */
   alsoIn?: Chunk[];
   /** More chunks of this hit's file past the per-file cap ("more in this file"), best first. */
@@ -285,6 +286,7 @@ export function phraseFirst(
   textOf: (id: number) => string | undefined,
   shownOf?: (id: number) => readonly string[] | undefined,
   textDepth = ids.length,
+  found?: { phrase: boolean },
 ): number[] {
   const phrase = query.trim().replace(/\s+/g, ' ');
   if (phrase.length > 200 || ids.length < 2) return ids;
@@ -308,6 +310,7 @@ export function phraseFirst(
     const flat = text.includes('\n') || text.includes('  ') || text.includes('\t') ? text.replace(/\s+/g, ' ') : text;
     tiers[containsWord(flat, phrase) ? 0 : containsWord(flat.toLowerCase(), lower) || shown?.some((line) => containsWord(line, want)) ? 1 : 2].push(id);
   }
+  if (found) found.phrase = tiers[0].length > 0 || tiers[1].length > 0;
   return tiers[0].length || tiers[1].length ? tiers.flat() : ids;
 }
 
@@ -903,7 +906,8 @@ export class Engine {
     const filter = this.filterFor(options.filters);
     const mode = options.mode ?? 'hybrid';
     const depth = Math.max(50, k * 5);
-    const lists: Array<{ name: 'keyword' | 'dense'; ids: number[] }> = [];
+    const lists: RankedList[] = [];
+    const found = { phrase: false };
     if (mode !== 'dense') {
       // the phrase and shown-value tiers look deeper than the list fused: a chunk that displays
       // the query ("Confirm") can rank low on BM25 among chunks that use the word in code
@@ -914,13 +918,25 @@ export class Engine {
         return texts.get(id);
       };
       const ids = proximityOrder(q, hits, depth, (id) => proximityText(textOf(id), this.chunks.head(id)));
-      lists.push({ name: 'keyword', ids: phraseFirst(q, ids, textOf, (id) => this.shownLines(id), depth).slice(0, depth) });
+      lists.push({ name: 'keyword', ids: phraseFirst(q, ids, textOf, (id) => this.shownLines(id), depth, found).slice(0, depth) });
     }
-    if (mode !== 'keyword' && this.embedder && this.vectors && this.vectors.count) {
-      const [qv] = await this.embedder.embed([q], undefined, { urgent: true });
-      lists.push({ name: 'dense', ids: (await this.denseTop(qv, depth, filter)).map((h) => h.docId) });
+    // Fathom's own model takes part where it helps (fusion.ts, ownModelWeight); another model always
+    const weight = this.embedder ? (this.embedder.id.startsWith(STATIC_MODEL_NAME) ? (mode === 'dense' ? 1 : ownModelWeight(q, found.phrase)) : 1) : 0;
+    if (mode !== 'keyword' && weight > 0 && this.embedder && this.vectors && this.vectors.count) {
+      const [qv] = await this.embedder.embed([q], undefined, { urgent: true, query: true });
+      lists.push({ name: 'dense', ids: (await this.denseTop(qv, depth, filter)).map((h) => h.docId), weight });
     }
-    const fused = rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: options.diversify === false ? k : depth }).filter((h) => this.chunks.has(h.docId));
+    // implementation above its tests, unless the query is about tests
+    const fused = weighTests(
+      rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: options.diversify === false ? k : depth }).filter((h) => this.chunks.has(h.docId)),
+      q,
+      (h) => this.chunks.head(h.docId)?.path,
+    );
+    // "why it ranked" names the model behind a meaning rank
+    if (this.embedder) {
+      const model = modelLabel(this.embedder.id);
+      for (const h of fused) if (h.why.dense !== undefined) h.why.model = model;
+    }
     if (options.diversify === false) return fused.map((h) => ({ chunk: this.chunks.get(h.docId)!, docId: h.docId, score: h.score, why: h.why }));
     const byId = new Map(fused.map((h) => [h.docId, h]));
     // a key or a path (`user.sign_out`, `src/a.js`) asks for itself: no code-first order then

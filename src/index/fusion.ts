@@ -18,6 +18,8 @@ export interface RankedList {
   name: ListName;
   /** Best first. A docId repeated in a list counts at its first (best) rank. */
   ids: number[];
+  /** This list's share in the fused score: weight / (k + rank). Default 1. */
+  weight?: number;
 }
 
 export interface RrfOptions {
@@ -35,11 +37,47 @@ export interface FusedHit {
     keyword?: number;
     /** 1-based rank in the dense list, when it is there. */
     dense?: number;
+    /** The model behind the dense rank (`fathom-code-search`, `Xenova/all-MiniLM-L6-v2`), set by the engine. */
+    model?: string;
     fused: number;
   };
 }
 
 export const DEFAULT_RRF_K = 60;
+
+/**
+ * The dense list's weight in the fused score (the keyword list's is 1). Measured with Fathom's
+ * own model on bench/ranking.ts (py-doc, go-doc, js-doc, py-repo, go-repo; hit@5 of the tuning
+ * halves, keyword-only 0.846 on average): weight 1 → 0.854, 0.7 → 0.857, 0.5 → 0.860. The
+ * keyword ranking is the stronger one on these; the model adds what it misses (words the code
+ * never uses) without pulling its best answers down. See docs/MODEL.md. A transformers.js
+ * model (all-MiniLM-L6-v2) keeps weight 1, as before: it was not measured here.
+ */
+export const DENSE_WEIGHT = 0.5;
+
+/**
+ * The weight of Fathom's own model's list for `query`: DENSE_WEIGHT for a query in plain words
+ * that the keyword ranking cannot find as written, else 0 (the model is not asked). A bag of
+ * words learned from doc comments ranks by topic, not by the exact words: measured on
+ * bench/ranking.ts, fusing it into a query that is a name, a key, a displayed string or a phrase
+ * some chunk holds (vue-ui, react-ui, schema, registration, mined routes) took hit@1 from
+ * 0.85–1.00 down to 0.27–0.83, while those queries were already answered by their words. So:
+ * - `phrase`: the keyword list found the query as written (a displayed string, a heading, a
+ *   value): the words are in the code;
+ * - fewer than 3 words: a name or a key;
+ * - a token written like code (camelCase, snake_case, a dotted or slashed path, `$`, brackets),
+ *   or a Capitalized word after the first (`field title with component Input`): a query that
+ *   names what it wants. This last rule took schema hit@1 (tuning half) from 0.884 back to the
+ *   keyword ranking's 0.953, for a change within ±0.005 of hit@5 on the doc-sentence benchmarks.
+ */
+export function ownModelWeight(query: string, phrase: boolean): number {
+  if (phrase) return 0;
+  const words = query.trim().split(/\s+/).filter((w) => /\p{L}/u.test(w));
+  if (words.length < 3) return 0;
+  if (/[a-z][A-Z]|[A-Za-z0-9]_[A-Za-z0-9]|\w[./:]\w|[$<>{}()[\]=]/.test(query)) return 0;
+  if (words.slice(1).some((w) => /^[A-Z][a-z]/.test(w))) return 0;
+  return DENSE_WEIGHT;
+}
 
 export function rrf(lists: RankedList[], options: RrfOptions = {}): FusedHit[] {
   const k = options.k ?? DEFAULT_RRF_K;
@@ -58,7 +96,7 @@ export function rrf(lists: RankedList[], options: RrfOptions = {}): FusedHit[] {
         e = { docId, score: 0, best: rank };
         acc.set(docId, e);
       }
-      e.score += 1 / (k + rank);
+      e.score += (list.weight ?? 1) / (k + rank);
       if (rank < e.best) e.best = rank;
       const prev = e[list.name];
       if (prev === undefined || rank < prev) e[list.name] = rank;
@@ -185,4 +223,47 @@ function facetsOf(spec: FilterSpec): FacetFilter {
   facetCache.set(key, facets);
   if (facetCache.size > 64) facetCache.delete(facetCache.keys().next().value as string);
   return facets;
+}
+
+/**
+ * Test code: a path under a `test`/`tests`/`__tests__`/`spec`/`specs` folder (not `testing/`: in Go and Python that is often a package of helpers other code imports), or a test file by
+ * its own language's convention (`test_x.py`, `x_test.py`, `x_test.go`, `x.test.ts`,
+ * `x.spec.js`, `XTest.java`, `x_spec.rb`).
+ */
+export function isTestPath(p: string): boolean {
+  return /(?:^|\/)(?:tests?|__tests__|specs?)\/|(?:^|\/)test_[^/]*\.py$|_test\.(?:py|go)$|\.(?:test|spec)\.[cm]?[jt]sx?$|Tests?\.(?:java|kt|cs)$|_spec\.rb$/.test(p);
+}
+
+/** A model id as users name it: no weights hash (`fathom-code-search@ab12…`), no dtype and window (`…:q8:256`). */
+export function modelLabel(id: string): string {
+  return id.replace(/@[0-9a-f]+$/, '').replace(/:[^/]*$/, '');
+}
+
+/** A query about tests names them: then test code keeps its rank. */
+export function asksForTests(query: string): boolean {
+  return /\b(?:tests?|testing|tested|specs?|mocks?|mocked|fixtures?|unittests?|pytest|jest|mocha|vitest|assert(?:s|ions?)?)\b|_test\b|\btest_/i.test(query);
+}
+
+/**
+ * The fused score of a test-code hit, for a query that is not about tests, is multiplied by
+ * this: implementation above its tests. Measured keyword-only on bench/ranking.ts's py-repo
+ * and go-repo (whole package trees of web frameworks, tests included), hit@5 of the tuning
+ * half: 1 → 0.795 / 0.863, 0.8 → 0.815 / 0.866, 0.7 → 0.817 / 0.866, 0.6 (with `testing/`
+ * folders counted as tests) → 0.795 / 0.817; held-out half at 0.8: 0.801 → 0.818 / 0.874 → 0.878.
+ */
+export const TEST_CODE_WEIGHT = 0.8;
+
+/** `hits` (fused, best first) with test code weighted down unless the query asks for tests; re-sorted, stable. */
+export function weighTests<T extends { score: number }>(hits: T[], query: string, pathOf: (h: T) => string | undefined, weight = TEST_CODE_WEIGHT): T[] {
+  if (weight === 1 || asksForTests(query)) return hits;
+  let changed = false;
+  const out = hits.map((h, i) => {
+    const p = pathOf(h);
+    if (p === undefined || !isTestPath(p)) return { h, s: h.score, i };
+    changed = true;
+    return { h: { ...h, score: h.score * weight }, s: h.score * weight, i };
+  });
+  if (!changed) return hits;
+  out.sort((a, b) => b.s - a.s || a.i - b.i);
+  return out.map((x) => x.h);
 }

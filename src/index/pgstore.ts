@@ -45,7 +45,8 @@ import type { Chunk, ChunkOptions } from '../chunkers/types';
 import { walkFiles, type FileSelection } from '../workspace/files';
 import { embedText, type Embedder } from './embedder';
 import { Engine, hashText, keywordFieldsOf, phraseFirst, proximityOrder, proximityText, shownForm, shownText, type SearchHit, type SearchMode } from './engine';
-import { compileFilter, DEFAULT_RRF_K, rrf, type FilterSpec } from './fusion';
+import { compileFilter, DEFAULT_RRF_K, ownModelWeight, rrf, weighTests, type FilterSpec, type RankedList } from './fusion';
+import { STATIC_MODEL_NAME } from './static-model';
 import { COVERAGE_MAX_CONCEPTS, keywordRecord, KeywordIndex, planQuery, planTerms } from './keyword';
 import { TOKENIZER_VERSION } from './terms';
 import { errText } from '../util/errors';
@@ -777,7 +778,8 @@ export async function pgSearch(sql: Sql, query: string, options: PgSearchOptions
     return !factFilter || factFilter(0);
   };
   const keep = (id: number) => !options.exclude?.has(pool[id].path) && (!filter || filter(id));
-  const lists: Array<{ name: 'keyword' | 'dense'; ids: number[] }> = [];
+  const lists: RankedList[] = [];
+  const found = { phrase: false };
   const asked: Array<Promise<void>> = [];
   if (mode !== 'dense') {
     const slot = lists.push({ name: 'keyword', ids: [] }) - 1;
@@ -800,7 +802,7 @@ export async function pgSearch(sql: Sql, query: string, options: PgSearchOptions
         const hits = kept.map((id) => ({ docId: idOf(parseChunk(chunkOf.get(id)!.chunk), chunkOf.get(id)!.ord), score: scoreOf.get(id) ?? 0 }));
         // the engine's order after BM25: term proximity (over the text and the i18n text shown with it), then the phrase tiers
         const ids = proximityOrder(q, hits, depth, (id) => proximityText(pool[id]?.text, pool[id]));
-        lists[slot].ids = phraseFirst(q, ids, (id) => pool[id]?.text, (id) => shownText(pool[id])?.split('\n').map(shownForm));
+        lists[slot].ids = phraseFirst(q, ids, (id) => pool[id]?.text, (id) => shownText(pool[id])?.split('\n').map(shownForm), ids.length, found);
       })(),
     );
   }
@@ -809,7 +811,7 @@ export async function pgSearch(sql: Sql, query: string, options: PgSearchOptions
     const slot = lists.push({ name: 'dense', ids: [] }) - 1;
     asked.push(
       (async () => {
-        const [qv] = await embedder.embed([q], undefined, { urgent: true });
+        const [qv] = await embedder.embed([q], undefined, { urgent: true, query: true });
         if (!efSet.has(sql)) {
           await sql.query("select set_config('hnsw.ef_search', '200', false)").catch(() => undefined);
           efSet.add(sql);
@@ -820,7 +822,16 @@ export async function pgSearch(sql: Sql, query: string, options: PgSearchOptions
     );
   }
   await Promise.all(asked);
-  return rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: k }).map((h) => ({ chunk: pool[h.docId], docId: h.docId, score: h.score, why: h.why }));
+  // Fathom's own model weighed as the local engine weighs it (asked in parallel, dropped when it takes no part)
+  const dense = lists.find((l) => l.name === 'dense');
+  if (dense && options.embedder?.id.startsWith(STATIC_MODEL_NAME) && mode !== 'dense') {
+    dense.weight = ownModelWeight(q, found.phrase);
+    if (!dense.weight) lists.splice(lists.indexOf(dense), 1);
+  }
+  // test code below its implementation, as in the local engine
+  return weighTests(rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: depth }), q, (h) => pool[h.docId]?.path)
+    .slice(0, k)
+    .map((h) => ({ chunk: pool[h.docId], docId: h.docId, score: h.score, why: h.why }));
 }
 
 function parseChunk(c: Chunk | string): Chunk {

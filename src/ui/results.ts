@@ -97,7 +97,7 @@ export function snippetOf(chunk: Pick<Chunk, 'text' | 'start'>, terms: string[],
 export function whyText(why: WorkerHit['why']): string {
   const parts: string[] = [];
   if (why.keyword !== undefined) parts.push(`keyword rank #${why.keyword}`);
-  if (why.dense !== undefined) parts.push(`meaning rank #${why.dense}`);
+  if (why.dense !== undefined) parts.push(`meaning rank #${why.dense}${why.model ? ` (${why.model})` : ''}`);
   if (why.keyword === undefined && why.dense !== undefined) parts.push('no keyword match');
   if (why.dense === undefined && why.keyword !== undefined) parts.push('no vector match');
   parts.push(`fused score ${why.fused.toFixed(4)}`);

@@ -11,6 +11,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DEFAULT_MODEL } from '../index/embedder';
+import { isStaticModel, STATIC_MODEL_FILE, STATIC_MODEL_NAME } from '../index/static-model';
 import type { FileSelection } from '../workspace/files';
 import type { WorkerInitOptions } from '../service/protocol';
 
@@ -143,19 +144,24 @@ export interface ModelEnv {
 }
 
 /**
- * The worker's `init` options. The model comes from, in this order: `fathom.model.localPath`,
+ * The worker's `init` options. With `fathom.model.id` at its default, Fathom's own model (no
+ * download). For a transformers.js model, it comes from, in this order: `fathom.model.localPath`,
  * the model bundled in the VSIX, the download cache (a model downloaded once is found there
  * without the network), a download — only when `fathom.model.allowDownload` is on or the user
  * chose "Download" when asked.
  */
 export function initOptionsOf(s: FathomSettings, env: ModelEnv): WorkerInitOptions {
   const localModelPath = localModelPathOf(s, env).path;
+  // Fathom's own model ships with it; a model folder the user set (fathom.model.localPath), or
+  // one the VSIX was packaged with, is theirs to use even with the default id
+  const own = isStaticModel(s.modelId);
+  const userFolder = (!!localModelPath && !localModelPath.endsWith('.bin')) || (!localModelPath && !!env.bundledModelPath);
   return {
     chunk: { maxTokens: s.maxTokens, maxFileBytes: s.maxFileSizeKB * 1024, jsonCategories: s.jsonCategories },
     embedder: s.dense
       ? {
-          model: s.modelId,
-          localModelPath: localModelPath || env.bundledModelPath || undefined,
+          model: own && userFolder ? undefined : s.modelId,
+          localModelPath: own && !userFolder ? localModelPath || undefined : localModelPath || env.bundledModelPath || undefined,
           allowDownload: s.allowDownload || (!localModelPath && !env.bundledModelPath && env.downloadChosen === true),
           cacheDir: env.cacheDir,
           threads: s.threads > 0 ? s.threads : undefined,
@@ -203,6 +209,8 @@ export interface KeywordOnlyAdvice {
 export function keywordOnlyAdvice(reason: string | undefined, s: FathomSettings, env: { downloadChosen?: boolean } = {}): KeywordOnlyAdvice | undefined {
   if (!reason) return undefined;
   if (!s.dense) return { text: 'Keyword-only: search by meaning is off (fathom.search.dense).', detail: reason, modelActions: false };
+  // Fathom's own model ships with it: nothing to download, the installation is damaged
+  if (reason.includes(STATIC_MODEL_FILE) || reason.includes(STATIC_MODEL_NAME)) return { text: "Keyword-only: Fathom's own model could not be loaded.", detail: reason, modelActions: false };
   if (/download/i.test(reason) && /fail/i.test(reason) && (s.allowDownload || env.downloadChosen)) return { text: 'Keyword-only: the model download failed.', detail: reason, modelActions: true };
   if (s.localModelPath) return { text: 'Keyword-only: the model folder could not be loaded.', detail: reason, modelActions: true };
   return { text: 'Keyword-only: no embedding model yet.', detail: reason, modelActions: true };

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import {
-  createEmbedder,
+  createTransformersEmbedder,
   defaultThreads,
   embedText,
   rawSessionEmbed,
@@ -15,13 +15,13 @@ import { VectorStore } from '../../src/index/vectors';
 /**
  * The Embedder on the tiny BERT the project ships (test/fixtures/models/fathom-tiny-bert, made by
  * scripts/make-tiny-model.py): real all-MiniLM-L6-v2 tokenizer, tiny random encoder whose mean-
- * pooled vectors behave like a bag of tokens. Loaded through `createEmbedder`, the product's path.
+ * pooled vectors behave like a bag of tokens. Loaded through `createTransformersEmbedder`, the product's path.
  */
 const MODELS = path.join(__dirname, '..', 'fixtures', 'models');
 const TINY = 'fathom-tiny-bert';
 
 async function load(options: EmbedderOptions = {}): Promise<TransformersEmbedder> {
-  const r = await createEmbedder({ localModelPath: MODELS, model: TINY, ...options });
+  const r = await createTransformersEmbedder({ localModelPath: MODELS, model: TINY, ...options });
   if ('error' in r) assert.fail(r.error);
   return r.embedder;
 }
@@ -307,7 +307,7 @@ describe('Embedder (transformers.js, tiny fixture model)', function () {
 
   describe('without a model it returns the reason instead of throwing', () => {
     it('model not in the local folder and downloads off', async () => {
-      const msg = errorOf(await createEmbedder({ localModelPath: MODELS }));
+      const msg = errorOf(await createTransformersEmbedder({ localModelPath: MODELS }));
       assert.match(msg, /^No embedding model: "Xenova\/all-MiniLM-L6-v2" \(q8\) not found/);
       assert.match(msg, /config\.json is missing/);
       assert.match(msg, /downloading is off/);
@@ -316,27 +316,27 @@ describe('Embedder (transformers.js, tiny fixture model)', function () {
 
     it('no local folder, nothing in the cache, downloads off (the default)', async () => {
       const cacheDir = path.join(MODELS, 'no-such-cache');
-      const msg = errorOf(await createEmbedder({ cacheDir }));
+      const msg = errorOf(await createTransformersEmbedder({ cacheDir }));
       assert.match(msg, /"Xenova\/all-MiniLM-L6-v2" \(q8\) not found: .*no-such-cache.*config\.json is missing, and downloading is off/);
-      assert.match(errorOf(await createEmbedder({ model: 'fathom/no-such-model' })), /"fathom\/no-such-model" \(q8\) not found.*downloading is off/);
+      assert.match(errorOf(await createTransformersEmbedder({ model: 'fathom/no-such-model' })), /"fathom\/no-such-model" \(q8\) not found.*downloading is off/);
     });
 
     it('local folder that does not exist', async () => {
       const dir = path.join(MODELS, 'no-such-folder');
-      assert.equal(errorOf(await createEmbedder({ localModelPath: dir })), `No embedding model: the local model folder ${dir} does not exist and downloading is off.`);
+      assert.equal(errorOf(await createTransformersEmbedder({ localModelPath: dir })), `No embedding model: the local model folder ${dir} does not exist and downloading is off.`);
     });
 
     it('model folder without the file of the dtype', async () => {
-      const msg = errorOf(await createEmbedder({ localModelPath: path.join(MODELS, TINY), dtype: 'fp16' }));
+      const msg = errorOf(await createTransformersEmbedder({ localModelPath: path.join(MODELS, TINY), dtype: 'fp16' }));
       assert.match(msg, /"fathom-tiny-bert" \(fp16\) not found: .*model_fp16\.onnx is missing/);
     });
 
     it('bad options', async () => {
-      assert.match(errorOf(await createEmbedder({ localModelPath: MODELS, model: TINY, threads: 0 })), /threads must be an integer of at least 1, got 0/);
-      assert.match(errorOf(await createEmbedder({ localModelPath: MODELS, model: TINY, batchSize: 1.5 })), /batchSize/);
-      assert.match(errorOf(await createEmbedder({ localModelPath: MODELS, model: TINY, batchTokens: 0 })), /batchTokens/);
-      assert.match(errorOf(await createEmbedder({ localModelPath: MODELS, model: TINY, maxTokens: 2 })), /maxTokens must be an integer of at least 4/);
-      assert.match(errorOf(await createEmbedder({ localModelPath: MODELS, model: TINY, dtype: 'fp64' as never })), /Unknown embedding dtype "fp64"/);
+      assert.match(errorOf(await createTransformersEmbedder({ localModelPath: MODELS, model: TINY, threads: 0 })), /threads must be an integer of at least 1, got 0/);
+      assert.match(errorOf(await createTransformersEmbedder({ localModelPath: MODELS, model: TINY, batchSize: 1.5 })), /batchSize/);
+      assert.match(errorOf(await createTransformersEmbedder({ localModelPath: MODELS, model: TINY, batchTokens: 0 })), /batchTokens/);
+      assert.match(errorOf(await createTransformersEmbedder({ localModelPath: MODELS, model: TINY, maxTokens: 2 })), /maxTokens must be an integer of at least 4/);
+      assert.match(errorOf(await createTransformersEmbedder({ localModelPath: MODELS, model: TINY, dtype: 'fp64' as never })), /Unknown embedding dtype "fp64"/);
     });
   });
 });

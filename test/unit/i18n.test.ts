@@ -6,7 +6,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createEmbedder, type TransformersEmbedder } from '../../src/index/embedder';
+import { createTransformersEmbedder, type TransformersEmbedder } from '../../src/index/embedder';
 import { I18nIndex, stringAt, type Candidate, type LocaleValue, type Usage } from '../../src/i18n/index';
 import { canonicalLocale, identifyLocale } from '../../src/i18n/locales';
 import { boundedDistance, normalize, placeholderPattern } from '../../src/i18n/normalize';
@@ -350,7 +350,7 @@ describe('i18n: the string under the cursor', () => {
 describe('i18n: semantic matching as the last resort (tiny shipped model)', function () {
   let embedder: TransformersEmbedder;
   before(async () => {
-    const r = await createEmbedder({ localModelPath: path.join(__dirname, '..', 'fixtures', 'models'), model: 'fathom-tiny-bert' });
+    const r = await createTransformersEmbedder({ localModelPath: path.join(__dirname, '..', 'fixtures', 'models'), model: 'fathom-tiny-bert' });
     if ('error' in r) assert.fail(r.error);
     embedder = r.embedder;
   });

@@ -324,7 +324,10 @@ describe('settings', function () {
   it('worker options: dense off means no embedder; downloads go to the cache folder', function () {
     const s = readSettings(inspectOf({}), true);
     const on = initOptionsOf(s, { cacheDir: '/global/models' });
-    assert.deepEqual(on.embedder, { model: 'Xenova/all-MiniLM-L6-v2', localModelPath: undefined, allowDownload: false, cacheDir: '/global/models', threads: undefined });
+    // Fathom's own model by default: no folder, no download
+    assert.deepEqual(on.embedder, { model: 'fathom-code-search', localModelPath: undefined, allowDownload: false, cacheDir: '/global/models', threads: undefined });
+    // a transformers.js model by name
+    assert.deepEqual(initOptionsOf({ ...s, modelId: 'Xenova/all-MiniLM-L6-v2' }, { cacheDir: '/global/models' }).embedder, { model: 'Xenova/all-MiniLM-L6-v2', localModelPath: undefined, allowDownload: false, cacheDir: '/global/models', threads: undefined });
     assert.equal(on.chunk?.maxFileBytes, 512 * 1024);
     assert.equal(initOptionsOf({ ...s, dense: false }, { cacheDir: '/c' }).embedder, false);
     assert.equal((initOptionsOf({ ...s, localModelPath: 'models' }, { cacheDir: '/c', localPathBase: '/ws', trusted: true }).embedder as { localModelPath: string }).localModelPath, '/ws/models');
@@ -350,6 +353,8 @@ describe('settings', function () {
     assert.equal(keywordOnlyAdvice('No embedding model: downloading "x" from the Hugging Face Hub failed (fetch failed).', s, { downloadChosen: true })!.text, 'Keyword-only: the model download failed.');
     assert.equal(keywordOnlyAdvice('No embedding model: the local model folder /m does not exist', { ...s, localModelPath: '/m' })!.text, 'Keyword-only: the model folder could not be loaded.');
     assert.equal(keywordOnlyAdvice(undefined, s), undefined);
+    // the shipped model missing: no download to offer
+    assert.deepEqual(keywordOnlyAdvice("No embedding model: Fathom's own model (fathom-code-search.bin) is missing from this installation (resources/model/); reinstall Fathom, or choose another model.", s)?.modelActions, false);
   });
 
   it('a model bundled in the VSIX is used with no setting; a local folder setting wins; "Download" chosen allows downloads', function () {
@@ -366,7 +371,9 @@ describe('settings', function () {
       assert.equal(bundledModel(ext), m);
       const s = readSettings(inspectOf({}), true);
       const opts = (o: Parameters<typeof initOptionsOf>[1], st = s) => initOptionsOf(st, o).embedder as { localModelPath?: string; allowDownload: boolean };
-      assert.deepEqual(opts({ cacheDir: '/c', bundledModelPath: m }), { model: 'Xenova/all-MiniLM-L6-v2', localModelPath: m, allowDownload: false, cacheDir: '/c', threads: undefined });
+      // a VSIX packaged with a model folder chose it: it is used instead of Fathom's own model
+      assert.deepEqual(opts({ cacheDir: '/c', bundledModelPath: m }), { model: undefined, localModelPath: m, allowDownload: false, cacheDir: '/c', threads: undefined });
+      assert.deepEqual(opts({ cacheDir: '/c', bundledModelPath: m }, { ...s, modelId: 'Xenova/all-MiniLM-L6-v2' }), { model: 'Xenova/all-MiniLM-L6-v2', localModelPath: m, allowDownload: false, cacheDir: '/c', threads: undefined });
       assert.equal(opts({ cacheDir: '/c', bundledModelPath: m }, { ...s, localModelPath: '/mine' }).localModelPath, '/mine');
       assert.equal(opts({ cacheDir: '/c', downloadChosen: true }).allowDownload, true);
       assert.equal(opts({ cacheDir: '/c', downloadChosen: true, bundledModelPath: m }).allowDownload, false, 'a bundled model needs no download');

@@ -1,0 +1,117 @@
+/**
+ * How fast Fathom's own model embeds, on one core: chunks per second over the real chunks of a
+ * folder, next to the keyword tokenizer alone (`terms` over the same texts), in the same run.
+ *
+ *   node --import tsx bench/static-model.ts [FOLDER] [--model FILE] [--passes 3] [--cold N]
+ *
+ * `--cold N` also times what a user waits for, with the built CLI (dist/cli.js, `npm run build`
+ * first): a cold `fathom index FOLDER` with the model and with `--no-embed`, alternately, N
+ * times each into fresh stores; prints the medians and their ratio (the goal: ≤ 1.3×).
+ *
+ * FOLDER defaults to bench/.ranking/ws (the ranking benchmarks' workspaces; run
+ * `npm run bench:ranking` once). The model defaults to the shipped one.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { chunkFile, prepareLanguagesFor } from '../src/chunkers/index';
+import { embedText } from '../src/index/embedder';
+import { loadStaticModel } from '../src/index/static-model';
+import { terms } from '../src/index/terms';
+
+function* walk(dir: string): Generator<string> {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const abs = path.join(dir, e.name);
+    if (e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules') yield* walk(abs);
+    else if (e.isFile()) yield abs;
+  }
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const flag = (n: string) => {
+    const i = argv.indexOf(n);
+    return i >= 0 ? argv.splice(i, 2)[1] : undefined;
+  };
+  const modelFile = flag('--model');
+  const passes = Number(flag('--passes') ?? 3);
+  const cold = Number(flag('--cold') ?? 0);
+  const dir = path.resolve(argv[0] ?? path.join(__dirname, '.ranking', 'ws'));
+  const r = loadStaticModel(modelFile);
+  if ('error' in r) throw new Error(r.error);
+  const files = [...walk(dir)].filter((f) => /\.(py|go|js|ts|vue|md|json|rs)$/.test(f)).slice(0, 4000);
+  await prepareLanguagesFor(files);
+  const texts: string[] = [];
+  for (const f of files) {
+    const text = fs.readFileSync(f, 'utf8');
+    if (text.length > 200_000) continue;
+    for (const c of chunkFile(path.relative(dir, f), text).chunks) texts.push(embedText(c));
+  }
+  const bytes = texts.reduce((s, t) => s + t.length, 0);
+  process.stderr.write(`${texts.length} chunks (${(bytes / 1e6).toFixed(1)} MB of text) from ${files.length} files under ${dir}\n`);
+  const time = (fn: () => void) => {
+    fn(); // warm-up
+    let best = Infinity;
+    for (let p = 0; p < passes; p++) {
+      const t0 = process.hrtime.bigint();
+      fn();
+      best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e9);
+    }
+    return best;
+  };
+  const e = r.embedder;
+  const tTerms = time(() => {
+    for (const t of texts) terms(t, { stem: true });
+  });
+  const tEmbed = time(() => {
+    for (const t of texts) e.vector(t);
+  });
+  const rate = (s: number) => `${Math.round(texts.length / s).toLocaleString('en')} chunks/s`;
+  console.log(`model ${e.id} (${e.dims} dims), one core, best of ${passes}`);
+  console.log(`  terms only (the tokenizer):  ${tTerms.toFixed(3)} s  ${rate(tTerms)}`);
+  console.log(`  embed (terms + rows):        ${tEmbed.toFixed(3)} s  ${rate(tEmbed)}`);
+  console.log(`  embed / terms: ${(tEmbed / tTerms).toFixed(2)}×`);
+  if (cold > 0) coldIndex(dir, cold, modelFile);
+}
+
+function coldIndex(dir: string, n: number, modelFile?: string): void {
+  const cli = path.join(__dirname, '..', 'dist', 'cli.js');
+  if (!fs.existsSync(cli)) throw new Error('dist/cli.js is missing: npm run build');
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-cold-'));
+  const once = (extra: string[]) => {
+    const store = path.join(tmp, 'store');
+    fs.rmSync(store, { recursive: true, force: true });
+    const t0 = process.hrtime.bigint();
+    const r = spawnSync(process.execPath, [cli, 'index', dir, '--store', store, ...extra], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`fathom index failed: ${r.stderr}`);
+    const s = Number(process.hrtime.bigint() - t0) / 1e9;
+    let bytes = 0;
+    for (const f of fs.readdirSync(store)) bytes += fs.statSync(path.join(store, f)).size;
+    return { s, bytes };
+  };
+  const withModel = modelFile ? ['--model-path', modelFile] : [];
+  const kw: number[] = [];
+  const md: number[] = [];
+  let kwBytes = 0;
+  let mdBytes = 0;
+  for (let i = 0; i < n; i++) {
+    const a = once(['--no-embed']);
+    const b = once(withModel);
+    kw.push(a.s);
+    md.push(b.s);
+    kwBytes = a.bytes;
+    mdBytes = b.bytes;
+  }
+  fs.rmSync(tmp, { recursive: true, force: true });
+  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+  console.log(`cold fathom index ${dir}, median of ${n} (alternating)`);
+  console.log(`  keyword-only (--no-embed): ${median(kw).toFixed(2)} s, store ${(kwBytes / 1e6).toFixed(2)} MB`);
+  console.log(`  with the model:            ${median(md).toFixed(2)} s, store ${(mdBytes / 1e6).toFixed(2)} MB`);
+  console.log(`  ratio: time ${(median(md) / median(kw)).toFixed(2)}×, store ${(mdBytes / kwBytes).toFixed(2)}×`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`${(err as Error).stack ?? err}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,150 @@
+/**
+ * Fathom's own code-search model: a dual bag-of-words encoder (CodeSearchNet's NBoW baseline,
+ * trained here by train/train.py on doc-comment → code pairs from open-source packages; see
+ * docs/MODEL.md). It ships with Fathom (resources/model/fathom-code-search.bin), needs no
+ * download and no runtime: a text's vector is the sum of its terms' rows, normalized.
+ *
+ * - Terms: `modelTerms` (the keyword index's code-aware terms, S-stemmed), the same function
+ *   the training pairs were made with. Each distinct known term counts 1 + ln(tf) times; terms
+ *   the model does not know are left out.
+ * - Two towers: a query is read with the query table, a chunk (and the text of "Find similar")
+ *   with the code table; `embed(texts, signal, { query: true })` picks the query one. The
+ *   learned term weights are folded into the rows at export, so a row is one int8 vector and
+ *   one float scale.
+ * - File format (little-endian): `FTHM`, u32 header length, a JSON header (`dims`, `vocab`
+ *   (term list, row order), training facts), padding to 4 bytes, then the query rows' scales
+ *   (f32 × vocab), the code rows' scales, the query rows (int8 × vocab × dims), the code rows.
+ *
+ * Plain Node, no dependency: runs in the worker thread, the chunk threads and the CLI.
+ */
+import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { EmbedCallOptions, Embedder } from './embedder';
+import { modelTerms } from './model-terms';
+
+/** The model's name, as users give it (`--model fathom-code-search`, the `fathom.model.id` setting). */
+export const STATIC_MODEL_NAME = 'fathom-code-search';
+/** The file name of the shipped model. */
+export const STATIC_MODEL_FILE = 'fathom-code-search.bin';
+
+const MAGIC = 'FTHM';
+
+export interface StaticModelHeader {
+  format: string;
+  version: number;
+  dims: number;
+  vocab: string[];
+  [fact: string]: unknown;
+}
+
+/** Where the shipped model is: next to the bundles (dist/ → resources/model) or the sources (src/index → resources/model). */
+export function bundledModelPath(): string | undefined {
+  const candidates = [
+    path.join(__dirname, '..', 'resources', 'model', STATIC_MODEL_FILE),
+    path.join(__dirname, '..', '..', 'resources', 'model', STATIC_MODEL_FILE),
+  ];
+  return candidates.find((p) => fs.existsSync(p));
+}
+
+/** Is `name` (a model id or a path) Fathom's static model? */
+export function isStaticModel(name: string | undefined): boolean {
+  if (!name) return false;
+  return name === STATIC_MODEL_NAME || name.startsWith(`${STATIC_MODEL_NAME}@`) || name.endsWith('.bin');
+}
+
+export class StaticEmbedder implements Embedder {
+  readonly id: string;
+  readonly dims: number;
+  /** The model file (recorded in the store's manifest). */
+  readonly source: string;
+  readonly dtype = 'int8';
+  /** `sha256:<hex>` of the file. */
+  readonly hash: string;
+  readonly header: StaticModelHeader;
+  private readonly index: Map<string, number>;
+  private readonly qScale: Float32Array;
+  private readonly cScale: Float32Array;
+  private readonly qRows: Int8Array;
+  private readonly cRows: Int8Array;
+
+  constructor(file: string, bytes: Buffer) {
+    if (bytes.length < 8 || bytes.toString('latin1', 0, 4) !== MAGIC) throw new Error(`${file} is not a Fathom model file (no ${MAGIC} header)`);
+    const headerLength = bytes.readUInt32LE(4);
+    if (8 + headerLength > bytes.length) throw new Error(`${file} is cut short (header of ${headerLength} bytes)`);
+    const header = JSON.parse(bytes.toString('utf8', 8, 8 + headerLength)) as StaticModelHeader;
+    if (header.format !== 'fathom-static-model' || header.version !== 1) throw new Error(`${file}: unknown model format ${header.format} v${header.version}`);
+    const dims = header.dims;
+    const n = header.vocab.length;
+    const start = 8 + headerLength;
+    const need = start + n * 4 * 2 + n * dims * 2;
+    if (!Number.isInteger(dims) || dims <= 0 || bytes.length !== need) throw new Error(`${file} has ${bytes.length} bytes, ${need} expected for ${n} terms × ${dims} dimensions`);
+    // a copy in an aligned buffer of its own (a Buffer from readFileSync may share a pool)
+    const own = new Uint8Array(bytes.length - start);
+    own.set(bytes.subarray(start));
+    this.qScale = new Float32Array(own.buffer, 0, n);
+    this.cScale = new Float32Array(own.buffer, n * 4, n);
+    this.qRows = new Int8Array(own.buffer, n * 8, n * dims);
+    this.cRows = new Int8Array(own.buffer, n * 8 + n * dims, n * dims);
+    this.index = new Map(header.vocab.map((t, i) => [t, i]));
+    this.header = header;
+    this.dims = dims;
+    this.source = file;
+    this.hash = `sha256:${crypto.createHash('sha256').update(bytes).digest('hex')}`;
+    this.id = `${STATIC_MODEL_NAME}@${this.hash.slice(7, 19)}`;
+  }
+
+  /** The vector of one text (unit length; all zeros when no term is known). */
+  vector(text: string, query = false): Float32Array {
+    const scale = query ? this.qScale : this.cScale;
+    const rows = query ? this.qRows : this.cRows;
+    const d = this.dims;
+    const tf = new Map<number, number>();
+    for (const t of modelTerms(text)) {
+      const i = this.index.get(t);
+      if (i !== undefined && i > 0) tf.set(i, (tf.get(i) ?? 0) + 1);
+    }
+    const v = new Float32Array(d);
+    for (const [i, n] of tf) {
+      const w = (1 + Math.log(n)) * scale[i];
+      const off = i * d;
+      for (let k = 0; k < d; k++) v[k] += w * rows[off + k];
+    }
+    let norm = 0;
+    for (let k = 0; k < d; k++) norm += v[k] * v[k];
+    if (norm > 0) {
+      const inv = 1 / Math.sqrt(norm);
+      for (let k = 0; k < d; k++) v[k] *= inv;
+    }
+    return v;
+  }
+
+  async embed(texts: string[], signal?: AbortSignal, options?: EmbedCallOptions): Promise<Float32Array[]> {
+    signal?.throwIfAborted();
+    const out: Float32Array[] = new Array(texts.length);
+    for (let i = 0; i < texts.length; i++) out[i] = this.vector(texts[i], options?.query === true);
+    signal?.throwIfAborted();
+    return out;
+  }
+
+  async dispose(): Promise<void> {
+    // nothing held but memory
+  }
+}
+
+const loaded = new Map<string, StaticEmbedder>();
+
+/** The static model in `file` (default: the shipped one), loaded once per process; or why not. */
+export function loadStaticModel(file?: string): { embedder: StaticEmbedder } | { error: string } {
+  const where = file ? path.resolve(file) : bundledModelPath();
+  if (!where) return { error: `No embedding model: Fathom's own model (${STATIC_MODEL_FILE}) is missing from this installation (resources/model/); reinstall Fathom, or choose another model.` };
+  const hit = loaded.get(where);
+  if (hit) return { embedder: hit };
+  try {
+    const e = new StaticEmbedder(where, fs.readFileSync(where));
+    loaded.set(where, e);
+    return { embedder: e };
+  } catch (err) {
+    return { error: `No embedding model: ${where} cannot be read as Fathom's model: ${(err as Error).message}` };
+  }
+}

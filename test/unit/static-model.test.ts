@@ -1,0 +1,131 @@
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createEmbedder } from '../../src/index/embedder';
+import { bundledModelPath, loadStaticModel, StaticEmbedder, STATIC_MODEL_NAME } from '../../src/index/static-model';
+
+/** Writes a model file in the format train/train.py exports (int8 rows, one scale per row). */
+function writeModel(file: string, vocab: string[], q: number[][], c: number[][], extra: Record<string, unknown> = {}): void {
+  const dims = q[0].length;
+  let hb = Buffer.from(JSON.stringify({ format: 'fathom-static-model', version: 1, dims, vocab, ...extra }));
+  hb = Buffer.concat([hb, Buffer.alloc((((-hb.length - 8) % 4) + 4) % 4, 0x20)]);
+  const quant = (rows: number[][]) => {
+    const scales = new Float32Array(rows.length);
+    const ints = new Int8Array(rows.length * dims);
+    rows.forEach((r, i) => {
+      const m = Math.max(...r.map(Math.abs)) / 127 || 1;
+      scales[i] = m;
+      r.forEach((x, k) => (ints[i * dims + k] = Math.round(x / m)));
+    });
+    return { scales, ints };
+  };
+  const qq = quant(q);
+  const cq = quant(c);
+  const len = Buffer.alloc(4);
+  len.writeUInt32LE(hb.length);
+  fs.writeFileSync(file, Buffer.concat([Buffer.from('FTHM'), len, hb, Buffer.from(qq.scales.buffer), Buffer.from(cq.scales.buffer), Buffer.from(qq.ints.buffer), Buffer.from(cq.ints.buffer)]));
+}
+
+describe("Fathom's own model (static-model)", function () {
+  this.timeout(30_000);
+  let dir: string;
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-static-'));
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('reads queries with the query table and chunks with the code table, 1 + ln(tf) per term, unit length', async () => {
+    const file = path.join(dir, 'm.bin');
+    // row 0 is <unk>; "client" and "test" differ between the towers
+    writeModel(file, ['<unk>', 'client', 'test', 'zoom'], [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 0, 0], [0, 1, 0], [1, 0, 0], [0, 0, 1]]);
+    const r = loadStaticModel(file);
+    assert.ok('embedder' in r, JSON.stringify(r));
+    const e = r.embedder;
+    assert.equal(e.dims, 3);
+    assert.match(e.id, new RegExp(`^${STATIC_MODEL_NAME}@[0-9a-f]{12}$`));
+    const [q] = await e.embed(['client'], undefined, { query: true });
+    const [c] = await e.embed(['client']);
+    assert.deepEqual([...q].map((x) => Math.round(x * 1000) / 1000), [1, 0, 0]);
+    assert.deepEqual([...c].map((x) => Math.round(x * 1000) / 1000), [0, 1, 0]);
+    // "test test zoom": test counts 1 + ln 2 times, zoom once
+    const [v] = await e.embed(['test test zoom'], undefined, { query: true });
+    const w = 1 + Math.log(2);
+    const n = Math.hypot(w, 1);
+    assert.ok(Math.abs(v[1] - w / n) < 0.01 && Math.abs(v[2] - 1 / n) < 0.01, `${[...v]}`);
+    // unknown words only: a zero vector, not NaN
+    const [z] = await e.embed(['qwertyuiop'], undefined, { query: true });
+    assert.deepEqual([...z], [0, 0, 0]);
+  });
+
+  it('says why a file cannot be read instead of throwing', () => {
+    const bad = path.join(dir, 'bad.bin');
+    fs.writeFileSync(bad, 'not a model');
+    const r = loadStaticModel(bad);
+    assert.ok('error' in r && /not a Fathom model file/.test(r.error), JSON.stringify(r));
+    const cut = path.join(dir, 'cut.bin');
+    writeModel(cut, ['<unk>', 'a1'], [[0, 0], [1, 1]], [[0, 0], [1, 1]]);
+    fs.writeFileSync(cut, fs.readFileSync(cut).subarray(0, -3));
+    const r2 = loadStaticModel(cut);
+    assert.ok('error' in r2 && /bytes, \d+ expected/.test(r2.error), JSON.stringify(r2));
+    assert.throws(() => new StaticEmbedder('x', Buffer.from('FTHM\xff\xff\xff\x7f', 'latin1')), /cut short/);
+  });
+
+  it('ships with Fathom and is what createEmbedder gives with no model asked', async () => {
+    const shipped = bundledModelPath();
+    assert.ok(shipped && fs.existsSync(shipped), 'resources/model/fathom-code-search.bin is missing');
+    const r = await createEmbedder();
+    assert.ok('embedder' in r, JSON.stringify(r));
+    assert.equal(r.embedder.source, shipped);
+    assert.ok(r.embedder.id.startsWith(`${STATIC_MODEL_NAME}@`));
+    // it has learned something: a doc sentence lands nearer its code than unrelated code
+    const [q] = await r.embedder.embed(['Parse a JSON string into an object'], undefined, { query: true });
+    const [good, bad] = await r.embedder.embed(['function parseJson(text) { return JSON.parse(text); }', 'function drawCircle(ctx, radius) { ctx.arc(0, 0, radius, 0, 2 * Math.PI); }']);
+    const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i], 0);
+    assert.ok(dot(q, good) > dot(q, bad), `${dot(q, good)} vs ${dot(q, bad)}`);
+  });
+});
+
+describe("Fathom's own model in the built CLI (dist/cli.js): on with no flag, no download", function () {
+  this.timeout(120_000);
+  const ROOT = path.join(__dirname, '..', '..');
+  let tmp: string;
+  let dir: string;
+  const fathom = (args: string[]) => {
+    // nothing from the environment: no model path, an empty download cache
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'fathom.js'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, FATHOM_MODEL_PATH: '', FATHOM_MODEL_CACHE: path.join(tmp, 'cache') } });
+    return { code: r.status, out: r.stdout, err: r.stderr };
+  };
+  before(() => {
+    if (!fs.existsSync(path.join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: `npm test` builds it first (npm run build)');
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-own-model-'));
+    dir = path.join(tmp, 'app');
+    fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
+    fs.mkdirSync(path.join(dir, 'tests'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'src', 'server.py'), 'def serve_forever(app, port):\n    sock = bind(port)\n    while True:\n        handle(app, sock.accept())\n\n\ndef parse_cookie(header):\n    return dict(p.split("=", 1) for p in header.split("; "))\n');
+    fs.writeFileSync(path.join(dir, 'tests', 'test_server.py'), 'def test_serve_forever():\n    app = make_app()\n    serve_forever(app, 0)\n');
+  });
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it('indexes with vectors, records the model in the store, and names it in "why it ranked"', () => {
+    const ix = fathom(['index', dir]);
+    assert.equal(ix.code, 0, ix.err);
+    assert.match(ix.out, /[1-9]\d* vectors/);
+    assert.doesNotMatch(ix.out + ix.err, /keyword-only/);
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, '.fathom', 'manifest.json'), 'utf8'));
+    assert.match(manifest.model.id, /^fathom-code-search@[0-9a-f]{12}$/);
+    assert.equal(manifest.model.path, bundledModelPath());
+    // a sentence in plain words that no chunk holds as written: the model takes part
+    const s = fathom(['search', 'keep serving the app on a port', '--dir', dir]);
+    assert.equal(s.code, 0, s.err);
+    assert.match(s.out, /meaning rank \d+ by fathom-code-search/);
+    // implementation above its test when the query is not about tests
+    const lines = s.out.split('\n').filter((l) => /^\s*\d+\./.test(l));
+    assert.match(lines[0], /src\/server\.py/, s.out);
+    const t = fathom(['search', 'test that the app keeps serving', '--dir', dir, '--json']);
+    const hits = t.out.trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(hits[0].file, 'tests/test_server.py', t.out);
+    assert.ok(hits.every((h) => h.keywordOnly === undefined));
+  });
+});
