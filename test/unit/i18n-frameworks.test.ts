@@ -229,6 +229,14 @@ describe('i18n usages: Laravel, Rails, Dart, UI5', () => {
     assert.deepEqual(usedBy(lv, 'Valeur profonde'), ['app/Http/HomeController.php:7', 'resources/views/welcome.blade.php:2']);
   });
 
+  it("PHP's gettext: _('id'), gettext('id') (AST, comments skipped), dgettext's id after the domain; PO locales of a PHP app", () => {
+    const gp = path.join(FW, 'gettext-php');
+    assert.deepEqual(usagesOf(gp, 'index.php'), ['3:9 _ hello_world=hello_world', '4:15 gettext sign_in=sign_in', '6:11 _ hello_world=hello_world']);
+    assert.deepEqual(usedBy(gp, '你好世界'), ['index.php:3', 'index.php:6']);
+    assert.deepEqual(load(gp).lookupLexical('登录').candidates[0].locales.map((l) => l.locale), ['en-US', 'zh-CN']);
+    assert.deepEqual(findUsages('a.php', "<?php echo dgettext('shop', 'cart') . ngettext('item', 'items', 2);").map((u) => `${u.via} ${u.key}`), ['dgettext cart', 'ngettext item']);
+  });
+
   it('Rails: lazy t(".k") from the view path, t "k" without parentheses, I18n.t', () => {
     const rl = path.join(FMT, 'rails');
     assert.deepEqual(usagesOf(rl, 'app/views/users/index.html.erb'), ['1:12 t users.index.title=.title', '2:11 t users.index.empty=.empty', '3:13 I18n.t flash.saved=flash.saved']);
