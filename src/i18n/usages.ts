@@ -456,11 +456,25 @@ function scanner(code: string, off: number, ctx: ScanContext, out: Raw[]): (n: t
       const v = n.value?.type === 'JSXExpressionContainer' ? n.value.expression : n.value;
       const attr = n.name.name;
       if (attr === 'id') return; // only on <Localized>, handled at the element
-      // `<Trans i18nKey="k" ns="common">`: the element's ns attribute
+      // `<Trans i18nKey="k" ns="common">`: the element's ns attribute; `<Trans t={t} i18nKey="k">`:
+      // the namespace (and keyPrefix) of the hook that bound that `t` (`useTranslation('pages/home')`)
       let ns: string | undefined;
+      let tAlias: Alias | undefined;
       const el = jsxOwner.get(n);
-      if (el) for (const a of el.attributes) if (a.type === 'JSXAttribute' && a.name.type === 'JSXIdentifier' && a.name.name === 'ns') ns = stringValue(a.value?.type === 'JSXExpressionContainer' ? (a.value.expression as t.Node) : a.value);
-      for (const k of keysOf(v as t.Node | undefined)) out.push({ ...splitNamespace(k.key, k.dynamic, ns), dynamic: k.dynamic, via: attr, start: off + k.start, end: off + k.end });
+      if (el) {
+        for (const a of el.attributes) {
+          if (a.type !== 'JSXAttribute' || a.name.type !== 'JSXIdentifier') continue;
+          if (a.name.name === 'ns') ns = stringValue(a.value?.type === 'JSXExpressionContainer' ? (a.value.expression as t.Node) : a.value);
+          if (a.name.name === 't' && a.value?.type === 'JSXExpressionContainer' && a.value.expression.type === 'Identifier') {
+            tAlias = aliases.resolve(a.value.expression.name, ctx.scoped ? off + (a.start ?? 0) : undefined);
+          }
+        }
+      }
+      for (const k of keysOf(v as t.Node | undefined)) {
+        const split = splitNamespace(k.key, k.dynamic, ns ?? tAlias?.namespace);
+        const key = tAlias?.prefix && split.namespace === (ns ?? tAlias.namespace) ? tAlias.prefix + split.key : split.key;
+        out.push({ ...split, key, dynamic: k.dynamic, via: attr, start: off + k.start, end: off + k.end });
+      }
     } else if (n.type === 'JSXOpeningElement') {
       for (const a of n.attributes) if (a.type === 'JSXAttribute') jsxOwner.set(a, n);
       const name = n.name.type === 'JSXIdentifier' ? n.name.name : '';

@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadI18nIndex } from '../../src/i18n/workspace';
+import { IndexClient } from '../../src/service/client';
 
 const ROOT = path.join(__dirname, '..', '..');
 const BROKEN_LOAD = /is not a constructor|is not a function|Cannot find module|lazy-[\w-]+\.js|Cannot read properties of undefined/;
@@ -47,6 +48,46 @@ describe('i18n through the built bundle (dist/cli.js): every format and framewor
       const sources = index.health();
       assert.equal(summary.keys, sources.keys, `keys: bundle ${summary.keys}, sources ${sources.keys}`);
       assert.equal(summary.usages, sources.usages, `usages: bundle ${summary.usages}, sources ${sources.usages}`);
+    });
+  }
+});
+
+/**
+ * The extension's side: dist/worker.js (the bundle the extension starts) answers every key of every
+ * fixture as the sources do, locales and usages alike. A parser the bundle cannot load (PHP's, the
+ * Fluent and Glimmer parsers, …) leaves a fixture's keys or usages out here.
+ */
+describe("i18n through the extension's worker bundle (dist/worker.js): every format and framework fixture", function () {
+  this.timeout(300_000);
+  let client: IndexClient;
+  before(async () => {
+    const worker = path.join(ROOT, 'dist', 'worker.js');
+    if (!fs.existsSync(worker)) throw new Error('dist/worker.js is missing: `npm test` builds it first (npm run build)');
+    client = new IndexClient(worker, { initialBackoffMs: 50 });
+    await client.init({});
+  });
+  after(async () => client?.dispose());
+
+  const fixtures = ['i18n-formats', 'i18n-frameworks'].flatMap((group) =>
+    fs
+      .readdirSync(path.join(ROOT, 'test', 'fixtures', group))
+      .filter((n) => n !== 'unreadable' && fs.statSync(path.join(ROOT, 'test', 'fixtures', group, n)).isDirectory())
+      .map((n) => path.join(group, n)),
+  );
+  const show = (r: { candidates: Array<{ key: string; locales: Array<{ locale: string; value: string; file: string }>; usages: Array<{ file: string; range: { start: { line: number } }; via: string }> }> }) =>
+    r.candidates.slice(0, 1).map((c) => ({ key: c.key, locales: c.locales.map((l) => `${l.locale} ${l.file} ${l.value}`), usages: c.usages.map((u) => `${u.file}:${u.range.start.line} ${u.via}`) }));
+
+  for (const rel of fixtures) {
+    it(`${rel}: every key with the same locales and usages as the sources`, async () => {
+      const dir = path.join(ROOT, 'test', 'fixtures', rel);
+      const { index } = loadI18nIndex(dir);
+      const keys = [...index.keyValues().keys()];
+      assert.ok(keys.length > 0, `${rel} has keys from the sources`);
+      for (const key of keys) {
+        const r = await client.i18nKey(dir, key);
+        assert.doesNotMatch(JSON.stringify(r.problems), BROKEN_LOAD);
+        assert.deepEqual(show(r), show(index.lookupKey(key)), `${rel}: ${key}`);
+      }
     });
   }
 });

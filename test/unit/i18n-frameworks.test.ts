@@ -93,6 +93,17 @@ describe('i18n usages: React, Next.js and custom functions', () => {
     assert.deepEqual(usedBy(ix, 'Willkommen, <1>{{name}}</1>'), ['src/App.jsx:9']);
   });
 
+  it('i18next default namespace: t("k") and <Trans i18nKey> with and without "translation:"; <Trans t={t}> takes the namespace of its t', () => {
+    const dn = path.join(FW, 'i18next-default');
+    assert.deepEqual(usagesOf(dn, 'src/App.jsx'), ['7:14 t foo.bar=foo.bar', '8:23 i18nKey foo.bar=foo.bar', '9:23 i18nKey translation:title=translation:title']);
+    assert.deepEqual(usagesOf(dn, 'src/Home.jsx'), ['5:32 i18nKey pages/home:title=title']);
+    assert.deepEqual(usedBy(dn, "Barre de l'espace par défaut"), ['src/App.jsx:7', 'src/App.jsx:8']);
+    // `t` comes from useTranslation('pages/home'): the default namespace's title is not used there
+    assert.deepEqual(usedBy(dn, 'Titre par défaut'), ['src/App.jsx:9']);
+    assert.deepEqual(usedBy(dn, "Titre de l'accueil"), ['src/Home.jsx:5']);
+    assert.deepEqual(findUsages('a.jsx', "const { t } = useTranslation('ns1', { keyPrefix: 'p' });\nconst x = <Trans t={t} i18nKey=\"k\" />;").map((u) => `${u.namespace}:${u.key}`), ['ns1:p.k']);
+  });
+
   it('next-international: useScopedI18n("scope") prefixes its t', () => {
     const nx = path.join(FW, 'nextinternational');
     assert.deepEqual(usagesOf(nx, 'app/page.tsx'), ['6:17 t hello=hello', '6:36 scopedT scope.more.title=title']);
@@ -218,6 +229,14 @@ describe('i18n usages: Laravel, Rails, Dart, UI5', () => {
     assert.deepEqual(usedBy(lv, 'Valeur profonde'), ['app/Http/HomeController.php:7', 'resources/views/welcome.blade.php:2']);
   });
 
+  it("PHP's gettext: _('id'), gettext('id') (AST, comments skipped), dgettext's id after the domain; PO locales of a PHP app", () => {
+    const gp = path.join(FW, 'gettext-php');
+    assert.deepEqual(usagesOf(gp, 'index.php'), ['3:9 _ hello_world=hello_world', '4:15 gettext sign_in=sign_in', '6:11 _ hello_world=hello_world']);
+    assert.deepEqual(usedBy(gp, '你好世界'), ['index.php:3', 'index.php:6']);
+    assert.deepEqual(load(gp).lookupLexical('登录').candidates[0].locales.map((l) => l.locale), ['en-US', 'zh-CN']);
+    assert.deepEqual(findUsages('a.php', "<?php echo dgettext('shop', 'cart') . ngettext('item', 'items', 2);").map((u) => `${u.via} ${u.key}`), ['dgettext cart', 'ngettext item']);
+  });
+
   it('Rails: lazy t(".k") from the view path, t "k" without parentheses, I18n.t', () => {
     const rl = path.join(FMT, 'rails');
     assert.deepEqual(usagesOf(rl, 'app/views/users/index.html.erb'), ['1:12 t users.index.title=.title', '2:11 t users.index.empty=.empty', '3:13 I18n.t flash.saved=flash.saved']);
@@ -231,6 +250,18 @@ describe('i18n usages: Laravel, Rails, Dart, UI5', () => {
     assert.deepEqual(usagesOf(fl, 'lib/main.dart'), ['5:11 .tr() helloWorld=helloWorld', '6:14 tr itemCount=itemCount', '7:22 context.tr helloWorld=helloWorld']);
     assert.deepEqual(usedBy(fl, '¡Hola Mundo!'), ['lib/main.dart:5', 'lib/main.dart:7']);
     assert.deepEqual(findUsages('a.dart', "// 'x'.tr()\nfinal s = AppLocalizations.of(context)!.helloWorld;").map((u) => `${u.via} ${u.key}`), ['AppLocalizations.of(context)! helloWorld']);
+  });
+
+  it('Flutter flutter_i18n: FlutterI18n.translate/plural(context, "k"), I18nText("k"); the key is the second argument', () => {
+    const fi = path.join(FW, 'flutter_i18n');
+    assert.deepEqual(usagesOf(fi, 'lib/main.dart'), [
+      '5:49 FlutterI18n.translate button.label.clickMe=button.label.clickMe',
+      '8:6 FlutterI18n.plural button.clicked.times=button.clicked.times',
+      '12:15 I18nText title=title',
+      '13:47 FlutterI18n.translate title=title',
+    ]);
+    assert.deepEqual(usedBy(fi, 'Cliccami'), ['lib/main.dart:5']);
+    assert.deepEqual(load(fi).lookupLexical('Cliccami').candidates[0].locales.map((l) => l.locale), ['en', 'it']);
   });
 
   it('UI5 XML views: {i18n>key}', () => {

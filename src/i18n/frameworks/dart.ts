@@ -2,7 +2,9 @@
  * Flutter / Dart (`.dart`): easy_localization's `'k'.tr()`, `'k'.plural(n)`, `tr('k')`,
  * `plural('k', n)`, `context.tr('k')`; GetX `'k'.tr`; and gen-l10n's generated getters on an ARB
  * file, `AppLocalizations.of(context)!.helloWorld`, `S.of(context).helloWorld`, `S.current.x`,
- * `context.l10n.x` (the getter is the key). A scanner (Dart has no parser on npm) that skips
+ * `context.l10n.x` (the getter is the key); flutter_i18n's `FlutterI18n.translate(context, 'k')`,
+ * `FlutterI18n.plural(context, 'k', n)` (the key is the second argument, after the build context)
+ * and its `I18nText('k')` widget. A scanner (Dart has no parser on npm) that skips
  * line and block comments; `'a.$x'` is dynamic with its prefix.
  */
 import type { Raw } from '../usages';
@@ -24,6 +26,9 @@ export const dartFramework: Framework = {
     }
     const raws: Raw[] = [];
     scanCalls(text, /(?<![\w.])(?:context\.)?(?:tr|plural)\s*\(\s*(?=['"])/g, (m) => m[0].replace(/[\s(]+$/, ''), raws);
+    // flutter_i18n: the first argument is the BuildContext (`context`, `this.context`, `ctx!`).
+    scanCalls(text, /\bFlutterI18n\s*\.\s*(translate|plural)\s*\(\s*[A-Za-z_][\w.]{0,80}!?\s*,\s*(?=['"])/g, (m) => `FlutterI18n.${m[1]}`, raws);
+    scanCalls(text, /(?<![\w.])I18nText\s*\(\s*(?=['"])/g, () => 'I18nText', raws);
     for (const r of raws) if (!inComment(r.start)) out.push(r);
     GETTER.lastIndex = 0;
     for (let m = GETTER.exec(text); m; m = GETTER.exec(text)) {

@@ -4,7 +4,9 @@
  * positions), and in Blade templates (`.blade.php`, which no PHP parser reads) the same calls
  * plus `@lang('k')` and `@choice('k', n)`, found by a scanner that skips `{{-- --}}` comments.
  * A key with an interpolation (`"messages.$x"`) is dynamic with its static prefix. WordPress's
- * gettext calls too (`__`, `_e`, `esc_html__`, `_x`, `_n` … see WP_FUNCS).
+ * gettext calls too (`__`, `_e`, `esc_html__`, `_x`, `_n` … see WP_FUNCS), and PHP's own gettext
+ * extension: `_('id')`, `gettext('id')`, `ngettext('id', 'ids', n)`, `dgettext('domain', 'id')`,
+ * `dngettext`, `dcgettext` (see PHP_GETTEXT), keyed by the message id as a PO file has it.
  */
 import { Engine } from 'php-parser';
 import type { Raw } from '../usages';
@@ -18,6 +20,8 @@ const FUNCS = new Set(['__', 'trans', 'trans_choice', '_t', 'lang']);
  */
 const WP_FUNCS = new Set(['_e', 'esc_html__', 'esc_html_e', 'esc_attr__', 'esc_attr_e', '_n', '_n_noop']);
 const WP_CONTEXT: Record<string, number> = { _x: 1, _ex: 1, esc_html_x: 1, esc_attr_x: 1, _nx: 3, _nx_noop: 2 };
+/** PHP's gettext extension: the argument holding the message id (the `d…` forms take the domain first). */
+const PHP_GETTEXT: Record<string, number> = { _: 0, gettext: 0, ngettext: 0, dgettext: 1, dngettext: 1, dcgettext: 1 };
 const BLADE = /(?:(?<![\w$>:])(?:__|trans|trans_choice)|@lang|@choice|Lang::(?:get|choice|has))\s*\(\s*(?=['"])/g;
 
 interface PNode {
@@ -50,7 +54,7 @@ export const laravelFramework: Framework = {
   claims: (rel) => /\.php$/i.test(rel),
   find(rel, text) {
     const out: Raw[] = [];
-    if (!/__|trans|Lang::|@lang|@choice|\b_[enx]\s*\(|\b_nx|\besc_(?:html|attr)_/.test(text)) return out;
+    if (!/__|trans|Lang::|@lang|@choice|\b_[enx]?\s*\(|\b_nx|\besc_(?:html|attr)_|gettext\s*\(/.test(text)) return out;
     if (/\.blade\.php$/i.test(rel)) {
       const inComment = commentMask(text, [['{{--', '--}}']]);
       const raws: Raw[] = [];
@@ -65,8 +69,9 @@ export const laravelFramework: Framework = {
       let via: string | undefined;
       if (w.kind === 'name' && (FUNCS.has(String(w.name)) || WP_FUNCS.has(String(w.name)) || String(w.name) in WP_CONTEXT)) via = String(w.name);
       else if (w.kind === 'staticlookup' && w.what?.kind === 'name' && /(?:^|\\)Lang$/.test(String(w.what.name)) && /^(?:get|choice|has)$/.test(String(w.offset?.name))) via = `Lang::${w.offset?.name}`;
+      else if (w.kind === 'name' && Object.hasOwn(PHP_GETTEXT, String(w.name).replace(/^\\/, ''))) via = String(w.name).replace(/^\\/, '');
       if (!via) return;
-      const a = n.arguments?.[0];
+      const a = n.arguments?.[Object.hasOwn(PHP_GETTEXT, via) ? PHP_GETTEXT[via] : 0];
       if (!a?.loc) return;
       const ctxAt = Object.hasOwn(WP_CONTEXT, via) ? WP_CONTEXT[via] : undefined;
       if (ctxAt !== undefined) {
