@@ -231,6 +231,57 @@ export async function migrate(sql: Sql, to = PG_SCHEMA_VERSION): Promise<{ from:
   });
 }
 
+/** What a team index is and how it searches, for `fathom status --store postgres://…`. */
+export interface PgStatus {
+  /** The schema version stored in the index (0: no Fathom index in this database). */
+  schemaVersion: number;
+  /** The schema version this Fathom writes. */
+  fathomSchemaVersion: number;
+  /**
+   * How dense search runs: `pgvector-hnsw` (vectors in a pgvector column, HNSW index) or
+   * `keyword-only` (no vectors stored: keyword search only). `none`: no Fathom index here.
+   */
+  mode: 'pgvector-hnsw' | 'keyword-only' | 'none';
+  /** The embedding model whose vectors are stored, when any. */
+  model?: string;
+  dims?: number;
+  files: number;
+  chunks: number;
+  /** Chunks with a stored vector. */
+  vectors: number;
+  /** pgvector: installed in this database, or only available to install on the server. */
+  pgvector: 'installed' | 'available' | 'missing';
+  /** The server's version (`server_version`). */
+  serverVersion: string;
+}
+
+/** Reads what the team index in `sql` is (schema version, search mode, counts); writes nothing. */
+export async function pgStatus(sql: Sql): Promise<PgStatus> {
+  const ext = await sql.query<{ installed: boolean; available: boolean }>(
+    "select exists (select 1 from pg_extension where extname = 'vector') as installed, exists (select 1 from pg_available_extensions where name = 'vector') as available",
+  );
+  const server = await sql.query<{ v: string }>("select current_setting('server_version') as v");
+  const pgvector = ext.rows[0]?.installed ? 'installed' : ext.rows[0]?.available ? 'available' : 'missing';
+  const base = { fathomSchemaVersion: PG_SCHEMA_VERSION, pgvector, serverVersion: String(server.rows[0]?.v ?? '') } as const;
+  const m = await meta(sql);
+  const schemaVersion = Number(m.get('schema_version') ?? 0);
+  if (!m.size || !schemaVersion) return { ...base, schemaVersion: 0, mode: 'none', files: 0, chunks: 0, vectors: 0 };
+  const files = (await sql.query<{ n: number }>('select count(*)::int as n from fathom_files')).rows[0]?.n ?? 0;
+  const chunks = (await sql.query<{ n: number }>('select count(*)::int as n from fathom_chunks')).rows[0]?.n ?? 0;
+  const col = await sql.query<{ n: number }>("select count(*)::int as n from information_schema.columns where table_name = 'fathom_chunks' and column_name = 'embedding' and table_schema = current_schema()");
+  const hasVectors = (col.rows[0]?.n ?? 0) > 0 && !!m.get('model');
+  const vectors = hasVectors ? ((await sql.query<{ n: number }>('select count(embedding)::int as n from fathom_chunks')).rows[0]?.n ?? 0) : 0;
+  return {
+    ...base,
+    schemaVersion,
+    mode: hasVectors ? 'pgvector-hnsw' : 'keyword-only',
+    ...(hasVectors ? { model: m.get('model'), dims: Number(m.get('dims')) || undefined } : {}),
+    files,
+    chunks,
+    vectors,
+  };
+}
+
 export interface PgConnection extends Sql {
   end(): Promise<void>;
 }
