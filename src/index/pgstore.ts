@@ -451,6 +451,20 @@ interface Pending {
  * removed.
  */
 export async function pushFolder(sql: Sql, dir: string, options: PushOptions = {}): Promise<PushStats> {
+  const progress = { written: 0 };
+  try {
+    return await pushFolderOnce(sql, dir, options, progress);
+  } catch (err) {
+    if (err instanceof PgStoreError || options.signal?.aborted) throw err;
+    // a lost connection or a server that stopped: every batch is its own transaction, so what was
+    // written is whole, and the next push writes only the rest
+    throw new PgStoreError(
+      `the push stopped part-way (${progress.written} changed files written): ${errText(err)}. What was written is complete; push again to finish (unchanged files are not written twice)`,
+    );
+  }
+}
+
+async function pushFolderOnce(sql: Sql, dir: string, options: PushOptions, progress: { written: number }): Promise<PushStats> {
   await migrate(sql);
   const chunkOptions = resolveOptions(options.chunk ?? {});
   const stats: PushStats = { files: 0, written: 0, unchanged: 0, removed: 0, chunks: 0, embedded: 0, reused: 0, batches: 0, ms: { chunk: 0, embed: 0, write: 0, finish: 0 } };
@@ -497,6 +511,7 @@ export async function pushFolder(sql: Sql, dir: string, options: PushOptions = {
     else await sql.query(HNSW_INDEX); // (a push that died while bulk loading left it out)
   }
   let finishFrom = 0;
+  let failed = false;
   try {
     await prepareLanguagesFor(files.map((f) => f.rel));
     let done = 0;
@@ -508,6 +523,7 @@ export async function pushFolder(sql: Sql, dir: string, options: PushOptions = {
       batch = [];
       batchChunks = 0;
       await writeBatch(sql, b, embedder, stats, options.signal);
+      progress.written = stats.written;
       options.onProgress?.(done, files.length);
     };
     for (const f of files) {
@@ -534,11 +550,16 @@ export async function pushFolder(sql: Sql, dir: string, options: PushOptions = {
       if (batchChunks >= BATCH_CHUNKS || batch.length >= BATCH_FILES) await flush();
     }
     await flush();
+  } catch (err) {
+    failed = true;
+    throw err;
   } finally {
     finishFrom = performance.now();
     if (bulk || bulkKeyword) await sql.query("set maintenance_work_mem = '512MB'").catch(() => undefined);
-    if (bulkKeyword) await sql.query(POSTINGS_INDEX);
-    if (bulk) await sql.query(HNSW_INDEX);
+    // after a failure (often a lost connection) the index builds must not hide its cause: the next push builds what is missing
+    const build = (q: string) => (failed ? sql.query(q).catch(() => undefined) : sql.query(q));
+    if (bulkKeyword) await build(POSTINGS_INDEX);
+    if (bulk) await build(HNSW_INDEX);
   }
   // a large write: the planner's statistics, and the visibility map that lets the keyword
   // candidates be read from the postings index alone (no autovacuum in PGlite)
