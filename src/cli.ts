@@ -19,7 +19,7 @@ import { notRegularReason, walkFiles, type WalkedFile, type WalkProblem } from '
 import { compileGlob, GlobError, splitGlobList } from './workspace/glob';
 import { readStoredModel, StoreLockedError, StoreWriteError } from './index/store';
 import { TokenizerMissingError } from './tokenizer/wordpiece';
-import { connectPg, isPgUrl, PgStoreError, pushFolder, redact, searchWithOverlay } from './index/pgstore';
+import { connectPg, isPgUrl, PgStoreError, pgStatus, pushFolder, redact, searchWithOverlay } from './index/pgstore';
 import { FolderSession } from './service/session';
 import { evaluate, formatReport } from './eval/evaluate';
 import { mineGold, type GoldQuery } from './eval/mine';
@@ -104,6 +104,11 @@ ${MODEL_HELP}`,
 
   Serves the agent tools over stdio (MCP). It answers at once, while the first index builds.
 ${MODEL_HELP}`,
+  status: `Usage: fathom status --store postgres://… [--json]
+
+  Says what a team index is: its schema version, how it searches (pgvector HNSW or keyword-only),
+  its files, chunks and vectors, the server's version and whether pgvector is installed.
+  --json             one JSON object`,
 };
 
 const USAGE = `Usage:
@@ -140,6 +145,7 @@ const COMMANDS: Record<string, { flags: string[]; positional: number }> = {
   eval: { flags: ['--gold=', '--json', '--write-gold=', ...STORE_FLAGS], positional: 1 },
   i18n: { flags: ['--dir=', '--json', '--k=', '--from=', '--locales=', '--key=', '--check', '--functions=', ...STORE_FLAGS], positional: 1 },
   mcp: { flags: ['--dir=', ...STORE_FLAGS], positional: 0 },
+  status: { flags: ['--store=', '--json'], positional: 0 },
 };
 const VALUED = new Set(['--store', '--model-path', '--model']);
 
@@ -949,6 +955,31 @@ async function mcpCommand(args: Args): Promise<number> {
   return runMcp({ dirs, storeDir: store, embedder, noEmbedderReason, version: fathomVersion });
 }
 
+/** `fathom status --store postgres://… [--json]`: the team index's schema version, search mode and size. */
+async function statusCommand(args: Args): Promise<number> {
+  const url = strFlag(args, '--store');
+  if (!isPgUrl(url)) throw new UsageError('fathom status: which team index? (--store postgres://…)');
+  const sql = await connectPg(url);
+  try {
+    const s = await pgStatus(sql);
+    if (args.flags.has('--json')) {
+      process.stdout.write(`${JSON.stringify({ store: redact(url), ...s })}\n`);
+      return 0;
+    }
+    if (s.mode === 'none') {
+      process.stdout.write(`no Fathom index in ${redact(url)} (push one with \`fathom index <dir> --store postgres://…\`); PostgreSQL ${s.serverVersion}, pgvector ${s.pgvector}\n`);
+      return 0;
+    }
+    const how = s.mode === 'pgvector-hnsw' ? `dense search by pgvector HNSW (${s.vectors} vectors of ${s.model})` : 'keyword-only (no vectors stored)';
+    process.stdout.write(
+      `team index ${redact(url)}: schema ${s.schemaVersion} (this Fathom writes ${s.fathomSchemaVersion}), ${s.files} files, ${s.chunks} chunks, ${how}; PostgreSQL ${s.serverVersion}, pgvector ${s.pgvector}\n`,
+    );
+  } finally {
+    await sql.end();
+  }
+  return 0;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const args = parseArgs(argv);
   switch (args.command) {
@@ -968,6 +999,8 @@ export async function main(argv: string[]): Promise<number> {
       return i18nCommand(args);
     case 'mcp':
       return mcpCommand(args);
+    case 'status':
+      return statusCommand(args);
     case '':
     case 'help':
     case '--help':

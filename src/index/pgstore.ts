@@ -231,6 +231,57 @@ export async function migrate(sql: Sql, to = PG_SCHEMA_VERSION): Promise<{ from:
   });
 }
 
+/** What a team index is and how it searches, for `fathom status --store postgres://…`. */
+export interface PgStatus {
+  /** The schema version stored in the index (0: no Fathom index in this database). */
+  schemaVersion: number;
+  /** The schema version this Fathom writes. */
+  fathomSchemaVersion: number;
+  /**
+   * How dense search runs: `pgvector-hnsw` (vectors in a pgvector column, HNSW index) or
+   * `keyword-only` (no vectors stored: keyword search only). `none`: no Fathom index here.
+   */
+  mode: 'pgvector-hnsw' | 'keyword-only' | 'none';
+  /** The embedding model whose vectors are stored, when any. */
+  model?: string;
+  dims?: number;
+  files: number;
+  chunks: number;
+  /** Chunks with a stored vector. */
+  vectors: number;
+  /** pgvector: installed in this database, or only available to install on the server. */
+  pgvector: 'installed' | 'available' | 'missing';
+  /** The server's version (`server_version`). */
+  serverVersion: string;
+}
+
+/** Reads what the team index in `sql` is (schema version, search mode, counts); writes nothing. */
+export async function pgStatus(sql: Sql): Promise<PgStatus> {
+  const ext = await sql.query<{ installed: boolean; available: boolean }>(
+    "select exists (select 1 from pg_extension where extname = 'vector') as installed, exists (select 1 from pg_available_extensions where name = 'vector') as available",
+  );
+  const server = await sql.query<{ v: string }>("select current_setting('server_version') as v");
+  const pgvector = ext.rows[0]?.installed ? 'installed' : ext.rows[0]?.available ? 'available' : 'missing';
+  const base = { fathomSchemaVersion: PG_SCHEMA_VERSION, pgvector, serverVersion: String(server.rows[0]?.v ?? '') } as const;
+  const m = await meta(sql);
+  const schemaVersion = Number(m.get('schema_version') ?? 0);
+  if (!m.size || !schemaVersion) return { ...base, schemaVersion: 0, mode: 'none', files: 0, chunks: 0, vectors: 0 };
+  const files = (await sql.query<{ n: number }>('select count(*)::int as n from fathom_files')).rows[0]?.n ?? 0;
+  const chunks = (await sql.query<{ n: number }>('select count(*)::int as n from fathom_chunks')).rows[0]?.n ?? 0;
+  const col = await sql.query<{ n: number }>("select count(*)::int as n from information_schema.columns where table_name = 'fathom_chunks' and column_name = 'embedding' and table_schema = current_schema()");
+  const hasVectors = (col.rows[0]?.n ?? 0) > 0 && !!m.get('model');
+  const vectors = hasVectors ? ((await sql.query<{ n: number }>('select count(embedding)::int as n from fathom_chunks')).rows[0]?.n ?? 0) : 0;
+  return {
+    ...base,
+    schemaVersion,
+    mode: hasVectors ? 'pgvector-hnsw' : 'keyword-only',
+    ...(hasVectors ? { model: m.get('model'), dims: Number(m.get('dims')) || undefined } : {}),
+    files,
+    chunks,
+    vectors,
+  };
+}
+
 export interface PgConnection extends Sql {
   end(): Promise<void>;
 }
@@ -400,6 +451,20 @@ interface Pending {
  * removed.
  */
 export async function pushFolder(sql: Sql, dir: string, options: PushOptions = {}): Promise<PushStats> {
+  const progress = { written: 0 };
+  try {
+    return await pushFolderOnce(sql, dir, options, progress);
+  } catch (err) {
+    if (err instanceof PgStoreError || options.signal?.aborted) throw err;
+    // a lost connection or a server that stopped: every batch is its own transaction, so what was
+    // written is whole, and the next push writes only the rest
+    throw new PgStoreError(
+      `the push stopped part-way (${progress.written} changed files written): ${errText(err)}. What was written is complete; push again to finish (unchanged files are not written twice)`,
+    );
+  }
+}
+
+async function pushFolderOnce(sql: Sql, dir: string, options: PushOptions, progress: { written: number }): Promise<PushStats> {
   await migrate(sql);
   const chunkOptions = resolveOptions(options.chunk ?? {});
   const stats: PushStats = { files: 0, written: 0, unchanged: 0, removed: 0, chunks: 0, embedded: 0, reused: 0, batches: 0, ms: { chunk: 0, embed: 0, write: 0, finish: 0 } };
@@ -446,6 +511,7 @@ export async function pushFolder(sql: Sql, dir: string, options: PushOptions = {
     else await sql.query(HNSW_INDEX); // (a push that died while bulk loading left it out)
   }
   let finishFrom = 0;
+  let failed = false;
   try {
     await prepareLanguagesFor(files.map((f) => f.rel));
     let done = 0;
@@ -457,6 +523,7 @@ export async function pushFolder(sql: Sql, dir: string, options: PushOptions = {
       batch = [];
       batchChunks = 0;
       await writeBatch(sql, b, embedder, stats, options.signal);
+      progress.written = stats.written;
       options.onProgress?.(done, files.length);
     };
     for (const f of files) {
@@ -483,11 +550,16 @@ export async function pushFolder(sql: Sql, dir: string, options: PushOptions = {
       if (batchChunks >= BATCH_CHUNKS || batch.length >= BATCH_FILES) await flush();
     }
     await flush();
+  } catch (err) {
+    failed = true;
+    throw err;
   } finally {
     finishFrom = performance.now();
     if (bulk || bulkKeyword) await sql.query("set maintenance_work_mem = '512MB'").catch(() => undefined);
-    if (bulkKeyword) await sql.query(POSTINGS_INDEX);
-    if (bulk) await sql.query(HNSW_INDEX);
+    // after a failure (often a lost connection) the index builds must not hide its cause: the next push builds what is missing
+    const build = (q: string) => (failed ? sql.query(q).catch(() => undefined) : sql.query(q));
+    if (bulkKeyword) await build(POSTINGS_INDEX);
+    if (bulk) await build(HNSW_INDEX);
   }
   // a large write: the planner's statistics, and the visibility map that lets the keyword
   // candidates be read from the postings index alone (no autovacuum in PGlite)
