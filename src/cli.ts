@@ -120,6 +120,8 @@ ${Object.values(HELP)
 Run fathom <command> --help for a command's options.`;
 
 class UsageError extends Error {}
+/** The folder's default store is a plain file: an expected failure (exit 1), not a usage error. */
+class StoreFileError extends Error {}
 
 /** The command being run, for the hint after a usage error (`run fathom <command> --help`). */
 let currentCommand = '';
@@ -571,15 +573,23 @@ async function embedderFor(args: Args, storeDir?: string, reembed = false): Prom
  */
 async function openEngine(dir: string, args: Args, quiet = false, mustSave = false): Promise<{ engine: Engine; storeDir: string }> {
   requireFolder(dir);
-  const storeDir = path.resolve(strFlag(args, '--store') ?? path.join(dir, '.fathom'));
-  if (fs.existsSync(storeDir) && !fs.statSync(storeDir).isDirectory()) throw new UsageError(`--store ${storeDir} is a file, not a folder`);
+  const storeFlag = strFlag(args, '--store');
+  const storeDir = path.resolve(storeFlag ?? path.join(dir, '.fathom'));
+  // a `.fathom` that is a plain file (no --store given): not a usage error; the folder is
+  // answered from memory, saying so, and `index` (whose work is the saved store) fails plainly
+  let storeIsFile: string | undefined;
+  if (fs.existsSync(storeDir) && !fs.statSync(storeDir).isDirectory()) {
+    if (storeFlag !== undefined) throw new UsageError(`--store ${storeDir} is a file, not a folder`);
+    storeIsFile = `${storeDir} is a file, not a folder: the index of ${path.resolve(dir)} is not saved`;
+    if (mustSave) throw new StoreFileError(`${storeIsFile} (move the file away, or give --store DIR)`);
+  }
   const say = (m: string) => {
     if (!quiet) process.stderr.write(`${m}\n`);
   };
   // a batch process: a chunk thread per core (no editor's host to leave a core to)
   const chunkPool = sharedChunkPool({ size: defaultPoolSize(0), log: (level, m) => level !== 'info' && say(m) });
   // no store yet: a cold index, whose chunk threads start now, while the store, model and walk get ready
-  if (!fs.existsSync(storeDir) || fs.readdirSync(storeDir).length === 0) chunkPool.warm();
+  if (storeIsFile || !fs.existsSync(storeDir) || fs.readdirSync(storeDir).length === 0) chunkPool.warm();
   let embedder: Embedder | undefined;
   let modelSource: { path?: string; hash?: string } | undefined;
   let noEmbedderReason: string | undefined = 'embedding is off (--no-embed)';
@@ -594,7 +604,7 @@ async function openEngine(dir: string, args: Args, quiet = false, mustSave = fal
   }
   // A store that cannot be written (read-only mount, full disk) still loads: a command that
   // only reads answers from memory and says once that the index could not be saved.
-  const session = await FolderSession.open(dir, { storeDir, embedder, noEmbedderReason, modelSource, mustSave, chunkPool,
+  const session = await FolderSession.open(dir, { storeDir: storeIsFile ? undefined : storeDir, embedder, noEmbedderReason, modelSource, mustSave, chunkPool,
     // the could-not-save warning is said once, below
     log: (level, m) => (level === 'info' || m.startsWith('the index could not be saved') ? undefined : say(m.replace(/^rebuilding the index of .*?: /, 'rebuilding the index: '))),
   });
@@ -617,6 +627,7 @@ async function openEngine(dir: string, args: Args, quiet = false, mustSave = fal
     await session.close();
   }
   if (session.cannotSave) process.stderr.write(`fathom: warning: the index could not be saved, answering from memory: ${session.cannotSave}\n`);
+  if (storeIsFile) process.stderr.write(`fathom: warning: ${esc(storeIsFile)}, answering from memory\n`);
   return { engine: session.engine, storeDir };
 }
 
@@ -684,6 +695,8 @@ async function indexCommand(args: Args): Promise<number> {
     `indexed ${files.length - skipped.length} files (${skipped.length} skipped), ${engine.chunkCount} chunks, ` +
       `${engine.vectors ? `${engine.vectors.count} vectors` : `keyword-only${args.flags.has('--no-embed') ? ' (--no-embed)' : ''}`} in ${((Date.now() - t0) / 1000).toFixed(1)} s; store ${storeDir}\n`,
   );
+  // what the walk could not read or use (a file, a .gitignore pattern): named, not only counted
+  for (const f of skipped) if (f.skipped!.reason === 'unreadable' || f.skipped!.reason === 'not-regular') process.stderr.write(`skipped ${esc(f.path)}: ${esc(f.skipped!.detail || f.skipped!.reason)}\n`);
   await engine.embedder?.dispose();
   return 0;
 }
@@ -764,6 +777,18 @@ async function similarCommand(args: Args): Promise<number> {
   return 0;
 }
 
+/** Whether `b` names the file `a` names (same real path, or the same inode); false when `b` does not exist. */
+function sameFile(a: string, b: string): boolean {
+  try {
+    if (fs.realpathSync(a) === fs.realpathSync(b)) return true;
+    const sa = fs.statSync(a);
+    const sb = fs.statSync(b);
+    return sa.dev === sb.dev && sa.ino === sb.ino;
+  } catch {
+    return false;
+  }
+}
+
 async function batchCommand(args: Args): Promise<number> {
   const dir = strFlag(args, '--dir');
   const queriesFile = strFlag(args, '--queries');
@@ -775,6 +800,9 @@ async function batchCommand(args: Args): Promise<number> {
     if (typeof q.query !== 'string') throw new UsageError(`${queriesFile}:${line} has no "query" string`);
     return { id: q.id ?? line, query: q.query };
   });
+  // writing the results over the queries would lose them: the same file (by its real path, or
+  // a hard link to it) is refused before anything is written
+  if (sameFile(queriesFile, out)) throw new UsageError(`--out ${out} is the --queries file: the results would replace the queries`);
   checkWritable('--out', out); // before the work, not after it
   const { engine } = await openEngine(dir, args);
   if (mode === 'dense' && !engine.vectors) throw new UsageError(`--mode dense needs an embedding model: ${engine.noEmbedderReason}`);
@@ -1065,7 +1093,7 @@ export function run(argv: string[]): Promise<void> {
         // the line that says what is wrong, and where to read more: not the whole usage every time
         process.stderr.write(`fathom: ${esc(err.message)}\nrun fathom ${currentCommand ? `${currentCommand} ` : ''}--help\n`);
         process.exitCode = 2;
-      } else if (err instanceof StoreLockedError || err instanceof StoreWriteError || err instanceof PgStoreError || err instanceof TokenizerMissingError || isDatabaseError(err) || (err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string')) {
+      } else if (err instanceof StoreLockedError || err instanceof StoreWriteError || err instanceof StoreFileError || err instanceof PgStoreError || err instanceof TokenizerMissingError || isDatabaseError(err) || (err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string')) {
         // expected failures (a lock, a full disk, a system error): the message, no stack trace
         process.stderr.write(`fathom: ${esc(err.message)}\n`);
         process.exitCode = 1;

@@ -6,6 +6,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { FrameLimiter, MAX_FRAME_BYTES } from './frames';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentFolder } from './folder';
 import { descriptions, inputShapes, outputShapes, runTool, TOOL_NAMES, ToolError } from './tools';
@@ -56,7 +57,14 @@ export function createMcpServer(folders: AgentFolder[], options: { version: stri
 /** Serves `folders` over stdin/stdout until the client goes away; resolves once closed. */
 export async function serveStdio(folders: AgentFolder[], options: { version: string; log?: (m: string) => void }): Promise<{ server: McpServer; closed: Promise<void> }> {
   const server = createMcpServer(folders, options);
-  const transport = new StdioServerTransport();
+  // a frame over MAX_FRAME_BYTES is answered with an error and skipped; the transport's own
+  // buffer (which closes the transport when passed) is sized above any frame that reaches it
+  const frames = new FrameLimiter(process.stdin, (bytes, id) => {
+    const message = `request of ${bytes} bytes not read: a frame may be at most ${MAX_FRAME_BYTES} bytes (10 MiB)`;
+    options.log?.(message);
+    process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32600, message } })}\n`);
+  });
+  const transport = new StdioServerTransport(frames as unknown as NodeJS.ReadStream, process.stdout, { maxBufferSize: MAX_FRAME_BYTES + 2 });
   await server.connect(transport);
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = () => resolve();

@@ -80,6 +80,40 @@ type Rules = Array<{ base: string; ig: Ignore }>;
  * the OS allows is fine): yields after each folder it lists, so a driver can give the event
  * loop a turn there (`walkFilesAsync`). `signal` is checked between entries.
  */
+/** Lines longer than this are compiled alone first: V8 refuses a regular expression that large. */
+const LONG_PATTERN = 1000;
+
+/**
+ * The rules of a `.gitignore` text. The `ignore` package turns each pattern into a regular
+ * expression when a path is first tested, so a pattern V8 cannot compile ("Regular expression
+ * too large": one 40,000-character line) would fail the whole walk there; a long pattern is
+ * compiled alone first, and one that fails is left out and reported through `leftOut`.
+ */
+export function gitignoreRules(text: string, leftOut?: (pattern: string, why: string, line: number) => void): Ignore {
+  const lines = text.split(/\r?\n/);
+  if (!lines.some((l) => l.length > LONG_PATTERN)) return ignore().add(text);
+  const kept: string[] = [];
+  for (const [i, line] of lines.entries()) {
+    if (line.length > LONG_PATTERN) {
+      try {
+        // a negated pattern compiles to the same expression without its `!`; a positive rule is
+        // always tested, so this compiles it
+        ignore().add(line.replace(/^!/, '')).ignores('a');
+      } catch (err) {
+        leftOut?.(line, (err as Error).message.replace(/^Invalid regular expression: \/[\s\S]*\/\w*: /, ''), i + 1);
+        continue;
+      }
+    }
+    kept.push(line);
+  }
+  return ignore().add(kept.join('\n'));
+}
+
+/** A long text cut to its start and length, for a message. */
+function shorten(text: string, max = 80): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters)`;
+}
+
 function* walkSteps(root: string, out: WalkedFile[], problems: WalkProblem[], selection?: FileSelection, signal?: AbortSignal): Generator<void, void> {
   const sel = compileSelection(selection);
   const list = (dirAbs: string, dirRel: string, rules: Rules): { entries: fs.Dirent[]; rules: Rules } => {
@@ -93,7 +127,11 @@ function* walkSteps(root: string, out: WalkedFile[], problems: WalkProblem[], se
     const here = entries.find((e) => e.name === '.gitignore' && e.isFile());
     if (here) {
       try {
-        rules = [...rules, { base: dirRel, ig: ignore().add(fs.readFileSync(path.join(dirAbs, '.gitignore'), 'utf8')) }];
+        const rel = `${dirRel ? `${dirRel}/` : ''}.gitignore`;
+        const ig = gitignoreRules(fs.readFileSync(path.join(dirAbs, '.gitignore'), 'utf8'), (pattern, why, line) =>
+          problems.push({ rel: `${rel}:${line}`, reason: `pattern left out (${why}): ${shorten(pattern)}` }),
+        );
+        rules = [...rules, { base: dirRel, ig }];
       } catch (err) {
         problems.push({ rel: `${dirRel ? `${dirRel}/` : ''}.gitignore`, reason: `unreadable: ${(err as Error).message}` });
       }
@@ -187,7 +225,8 @@ export function createPathFilter(root: string, selection?: FileSelection, readTe
     let rules = parent;
     try {
       const text = read(dirRel ? `${dirRel}/.gitignore` : '.gitignore');
-      if (text !== undefined) rules = [...parent, { base: dirRel, ig: ignore().add(text) }];
+      // a pattern no regular expression can hold is left out (the walk reports it)
+      if (text !== undefined) rules = [...parent, { base: dirRel, ig: gitignoreRules(text) }];
     } catch {
       rules = parent; // no .gitignore in this folder (or unreadable: the walk reports that)
     }
