@@ -617,9 +617,17 @@ export function quantizeRows(data: Float32Array, rows: number, dims: number): { 
   for (let r = 0; r < rows; r++) {
     const off = r * dims;
     let max = 0;
+    let nan = false;
     for (let k = 0; k < dims; k++) {
       const a = Math.abs(data[off + k]);
       if (a > max) max = a;
+      else if (a !== a) nan = true;
+    }
+    // a row with NaN or an infinity has no int8 form: stored with a NaN scale, so it loads as NaN
+    // and never scores (as its float row never did), not as another, finite vector
+    if (nan || max === Infinity) {
+      scales[r] = NaN;
+      continue;
     }
     scales[r] = max;
     if (max === 0) continue;

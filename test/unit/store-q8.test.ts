@@ -83,6 +83,15 @@ describe('store v7: int8 vectors on disk', () => {
     assert.throws(() => readVectors(file.subarray(0, file.byteLength - 1), dims, 7), /not a whole number of rows/);
   });
 
+  it('a row with NaN or an infinity loads as NaN (never scores, as its float row), not as another vector', () => {
+    const dims = 4;
+    const data = Float32Array.of(0.5, NaN, 0.5, 0.5, 1, Infinity, 0, 0, 0.6, 0.8, 0, 0);
+    const q = quantizeRows(data, 3, dims);
+    const back = dequantizeRows(q.scales, q.rows, 3, dims);
+    assert.ok([...back.subarray(0, 8)].every((x) => Number.isNaN(x)), `${[...back.subarray(0, 8)]}`);
+    assert.ok(Math.abs(back[8] - 0.6) < 0.005 && Math.abs(back[9] - 0.8) < 0.005, 'the finite row as before');
+  });
+
   describe('through the store', () => {
     let dir: string;
     let store: string;
