@@ -19,7 +19,9 @@
  *   term and slot, then internal ids), both read in place: a load builds no vocabulary map, no
  *   string per term and no postings (version 5 built both: ~75% of its load), and FlexSearch is
  *   not rebuilt (that was 87% of version 3's load time and most of its memory).
- * - vectors: the float rows, then one presence byte a row: read into one Float32Array in place.
+ * - vectors: one float32 scale a row, the int8 rows, then one presence byte a row (version 7):
+ *   dequantized into one Float32Array in one pass (`readVectors`). The ann file below holds int8
+ *   codes of its own, no float rows.
  * - ann: the dense IVF index as it is held (ivf.ts `export`; empty when there is none): loaded
  *   instead of rebuilt (94–130 s at 1M rows). Derived from the vectors, so one that fails its
  *   checksum or its checks, or misses a row with a vector (stale), is left out with a note and
@@ -28,7 +30,7 @@
  * Loading never re-chunks or re-embeds. A store that is corrupt, truncated, of another
  * format or of a newer version is not trusted: `load` says why and the caller rebuilds.
  * Versions 3 and 4 (chunks as JSON lines, sha1 checksums) and 5 (vocabulary as JSON, postings
- * built on load) are read as well and written as 6 on the next save. A lock file keeps two processes (two windows on one workspace) from writing at once.
+ * built on load) and 6 (float32 vector rows) are read as well and written as 7 on the next save. A lock file keeps two processes (two windows on one workspace) from writing at once.
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -60,7 +62,7 @@ export const STORE_FORMAT = 'fathom-index';
  * 2: Python, Go, Rust and Java chunked by tree-sitter (version 1 holds text chunks for them).
  */
 export const STORE_VERSION = 7;
-/** The oldest version this one reads (3 and 4: chunks as JSON lines; 3‥5: the keyword postings built on load; written as 6 on the next save). */
+/** The oldest version this one reads (3 and 4: chunks as JSON lines; 3‥5: the keyword postings built on load; 3‥6: float32 vector rows; written as 7 on the next save). */
 const OLDEST_READ = 3;
 
 export interface FileEntry {
@@ -615,9 +617,17 @@ export function quantizeRows(data: Float32Array, rows: number, dims: number): { 
   for (let r = 0; r < rows; r++) {
     const off = r * dims;
     let max = 0;
+    let nan = false;
     for (let k = 0; k < dims; k++) {
       const a = Math.abs(data[off + k]);
       if (a > max) max = a;
+      else if (a !== a) nan = true;
+    }
+    // a row with NaN or an infinity has no int8 form: stored with a NaN scale, so it loads as NaN
+    // and never scores (as its float row never did), not as another, finite vector
+    if (nan || max === Infinity) {
+      scales[r] = NaN;
+      continue;
     }
     scales[r] = max;
     if (max === 0) continue;
@@ -814,6 +824,41 @@ export function manifestProblem(m: Record<string, unknown>): string | undefined 
   return undefined;
 }
 
+/**
+ * The vectors section of a store of `version` (its bytes checked against the manifest) as a
+ * VectorStore of `dims`; throws when the size is not a whole number of rows.
+ * - 7: float32 scales[rows], int8 rows[rows × dims], presence[rows]: dequantized into one new
+ *   Float32Array; the presence flags copied out, so the file's bytes (a quarter of the floats'
+ *   size: 390 MB at 1M × 384) are not kept alive by them once the load is done;
+ * - 4‥6: float32 rows[rows × dims], then presence[rows]: both read in place, no copy;
+ * - 3: presence[rows], then the rows (unaligned): copied out.
+ * bench/store-vectors.ts: its time at 100k rows, versions 6 and 7 side by side.
+ */
+export function readVectors(vbuf: Uint8Array, dims: number, version: number): VectorStore {
+  if (version >= 7) {
+    const rows = vbuf.byteLength / (1 + 4 + dims);
+    if (!Number.isInteger(rows)) throw new Error('vectors file has a size that is not a whole number of rows');
+    // copied into an aligned buffer of its own when the read one is not 4-byte aligned
+    const head = vbuf.byteOffset % 4 === 0 ? vbuf : Uint8Array.from(vbuf);
+    const scales = new Float32Array(head.buffer, head.byteOffset, rows);
+    const ints = new Int8Array(head.buffer, head.byteOffset + 4 * rows, rows * dims);
+    const present = new Uint8Array(head.buffer, head.byteOffset + (4 + dims) * rows, rows).slice();
+    return VectorStore.adopt(dims, rows, present, dequantizeRows(scales, ints, rows, dims));
+  }
+  const rows = vbuf.byteLength / (1 + 4 * dims);
+  if (!Number.isInteger(rows)) throw new Error('vectors file has a size that is not a whole number of rows');
+  const floats = rows * dims;
+  if (version === 3) {
+    // presence flags first, then the rows (unaligned): copied out
+    const present = new Uint8Array(vbuf.subarray(0, rows));
+    const data = new Float32Array(vbuf.buffer.slice(vbuf.byteOffset + rows, vbuf.byteOffset + vbuf.byteLength));
+    return VectorStore.adopt(dims, rows, present, data);
+  }
+  const data = new Float32Array(vbuf.buffer, vbuf.byteOffset, floats);
+  const present = new Uint8Array(vbuf.buffer, vbuf.byteOffset + 4 * floats, rows);
+  return VectorStore.adopt(dims, rows, present, data);
+}
+
 /** `note`: what was left out of a load that still succeeded (a stored dense index that did not fit: rebuilt when needed). */
 export type LoadResult = { ok: true; note?: string; i18nFed?: string } | { ok: false; reason: string };
 
@@ -865,31 +910,7 @@ export function loadStore(dir: string, engine: Engine): LoadResult {
     // every byte was checked against the manifest's checksums just now
     engine.keyword.import({ ...kmeta, data: kdata, lexicon, postings }, { adopt: true, checked: true });
     let vectors: VectorStore | undefined;
-    if (m.model && engine.vectors && vbuf.byteLength && m.version >= 7) {
-      const dims = m.model.dims;
-      const rows = vbuf.byteLength / (1 + 4 + dims);
-      if (!Number.isInteger(rows)) throw new Error('vectors file has a size that is not a whole number of rows');
-      // copied into an aligned buffer of its own when the read one is not 4-byte aligned
-      const head = vbuf.byteOffset % 4 === 0 ? vbuf : Buffer.from(vbuf);
-      const scales = new Float32Array(head.buffer, head.byteOffset, rows);
-      const ints = new Int8Array(head.buffer, head.byteOffset + 4 * rows, rows * dims);
-      const present = new Uint8Array(head.buffer, head.byteOffset + (4 + dims) * rows, rows);
-      vectors = VectorStore.adopt(dims, rows, present, dequantizeRows(scales, ints, rows, dims));
-    } else if (m.model && engine.vectors && vbuf.byteLength) {
-      const rows = vbuf.byteLength / (1 + 4 * m.model.dims);
-      if (!Number.isInteger(rows)) throw new Error('vectors file has a size that is not a whole number of rows');
-      const floats = rows * m.model.dims;
-      if (m.version === 3) {
-        // presence flags first, then the rows (unaligned): copied out
-        const present = new Uint8Array(vbuf.subarray(0, rows));
-        const data = new Float32Array(vbuf.buffer.slice(vbuf.byteOffset + rows, vbuf.byteOffset + vbuf.byteLength));
-        vectors = VectorStore.adopt(m.model.dims, rows, present, data);
-      } else {
-        const data = new Float32Array(vbuf.buffer, vbuf.byteOffset, floats);
-        const present = new Uint8Array(vbuf.buffer, vbuf.byteOffset + 4 * floats, rows);
-        vectors = VectorStore.adopt(m.model.dims, rows, present, data);
-      }
-    }
+    if (m.model && engine.vectors && vbuf.byteLength) vectors = readVectors(vbuf, m.model.dims, m.version);
     // the stored dense index: it can be built again from the vectors, so one that does not fit is left out, not a rebuild
     // (a manifest naming a file that is not there is the manifest's damage: refused like any other)
     let note: string | undefined;

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine } from '../../src/index/engine';
-import { crc32, dequantizeRows, loadStore, quantizeRows, saveStore, STORE_VERSION } from '../../src/index/store';
+import { crc32, dequantizeRows, loadStore, quantizeRows, readVectors, saveStore, STORE_VERSION } from '../../src/index/store';
 import { fakeEmbedder } from '../helpers/fake-embedder';
 
 const SAMPLE = path.join(__dirname, '..', '..', 'sample-workspace');
@@ -59,6 +59,37 @@ describe('store v7: int8 vectors on disk', () => {
         }
       }
     }
+  });
+
+  it('readVectors: the rows of a version 7 section, the presence flags copied out so the file is not kept alive by them; a size that is not whole rows refused', () => {
+    const dims = 8;
+    const rows = 3;
+    const data = new Float32Array(rows * dims);
+    data.set(unit(dims, 1), 0);
+    data.set(unit(dims, 2), 2 * dims); // row 1 a zero row, and absent
+    const q = quantizeRows(data, rows, dims);
+    const file = new Uint8Array(rows * (dims + 5));
+    file.set(new Uint8Array(q.scales.buffer), 0);
+    file.set(new Uint8Array(q.rows.buffer), 4 * rows);
+    file.set([1, 0, 1], (4 + dims) * rows);
+    const store = readVectors(file, dims, 7);
+    assert.equal(store.count, 2);
+    assert.equal(store.get(1), undefined);
+    assert.deepEqual(store.get(2), dequantizeRows(q.scales, q.rows, rows, dims).subarray(2 * dims));
+    // what the store holds on to: the floats and the flags, not the file's bytes
+    const held = store as unknown as { present: Uint8Array; data: Float32Array };
+    assert.equal(held.present.buffer.byteLength, rows, 'the presence flags are a copy, not a view of the file');
+    assert.notEqual(held.data.buffer, file.buffer);
+    assert.throws(() => readVectors(file.subarray(0, file.byteLength - 1), dims, 7), /not a whole number of rows/);
+  });
+
+  it('a row with NaN or an infinity loads as NaN (never scores, as its float row), not as another vector', () => {
+    const dims = 4;
+    const data = Float32Array.of(0.5, NaN, 0.5, 0.5, 1, Infinity, 0, 0, 0.6, 0.8, 0, 0);
+    const q = quantizeRows(data, 3, dims);
+    const back = dequantizeRows(q.scales, q.rows, 3, dims);
+    assert.ok([...back.subarray(0, 8)].every((x) => Number.isNaN(x)), `${[...back.subarray(0, 8)]}`);
+    assert.ok(Math.abs(back[8] - 0.6) < 0.005 && Math.abs(back[9] - 0.8) < 0.005, 'the finite row as before');
   });
 
   describe('through the store', () => {
