@@ -7,9 +7,9 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { FrameLimiter, MAX_FRAME_BYTES } from './frames';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentFolder } from './folder';
-import { descriptions, inputShapes, outputShapes, runTool, TOOL_NAMES, ToolError } from './tools';
+import { describeTools, inputShapes, outputShapes, runTool, TOOL_NAMES, ToolError } from './tools';
 import { errText } from '../util/errors';
 
 export const SERVER_NAME = 'fathom';
@@ -24,20 +24,21 @@ export function createMcpServer(folders: AgentFolder[], options: { version: stri
         'Fathom searches this workspace by meaning and by name at once. Start with `search` (a developer question, identifiers or a displayed string), then `context` on a hit for the enclosing unit and its neighbours, `similar` for related code, `i18n` for where a displayed string is defined. Answers fit a token budget (maxTokens, default 2000); nextCursor pages on.',
     },
   );
+  const descriptions = describeTools(folders);
+  const call = async (name: string, args: unknown): Promise<CallToolResult> => {
+    const t0 = performance.now();
+    try {
+      const answer = await runTool(name, args ?? {}, { folders });
+      log(`${name}: answered in ${Math.round(performance.now() - t0)} ms`);
+      return { content: [{ type: 'text', text: answer.text }], structuredContent: answer.structured };
+    } catch (err) {
+      const message = errText(err);
+      // bad input is the agent's to fix; anything else is logged with its stack, never fatal
+      if (!(err instanceof ToolError)) log(`${name} failed: ${err instanceof Error ? (err.stack ?? message) : message}`);
+      return { content: [{ type: 'text', text: err instanceof ToolError ? message : `Fathom failed: ${message}` }], isError: true };
+    }
+  };
   for (const name of TOOL_NAMES) {
-    const call = async (args: Record<string, unknown>): Promise<CallToolResult> => {
-      const t0 = performance.now();
-      try {
-        const answer = await runTool(name, args ?? {}, { folders });
-        log(`${name}: answered in ${Math.round(performance.now() - t0)} ms`);
-        return { content: [{ type: 'text', text: answer.text }], structuredContent: answer.structured };
-      } catch (err) {
-        const message = errText(err);
-        // bad input is the agent's to fix; anything else is logged with its stack, never fatal
-        if (!(err instanceof ToolError)) log(`${name} failed: ${err instanceof Error ? (err.stack ?? message) : message}`);
-        return { content: [{ type: 'text', text: err instanceof ToolError ? message : `Fathom failed: ${message}` }], isError: true };
-      }
-    };
     server.registerTool(
       name,
       {
@@ -48,9 +49,13 @@ export function createMcpServer(folders: AgentFolder[], options: { version: stri
         annotations: { readOnlyHint: true, openWorldHint: false },
       },
       // the SDK types the callback per schema; every tool takes one argument object
-      ((args: Record<string, unknown>) => call(args)) as never,
+      ((args: Record<string, unknown>) => call(name, args)) as never,
     );
   }
+  // tools/call answered here, not by McpServer's handler: that one validates the arguments
+  // itself and answers a wrong type with a dump of validation issues; runTool validates with
+  // the same schemas and says what is wrong in one line per argument
+  server.server.setRequestHandler(CallToolRequestSchema, (request) => call(request.params.name, request.params.arguments));
   return server;
 }
 
