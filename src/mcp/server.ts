@@ -59,6 +59,18 @@ export function createMcpServer(folders: AgentFolder[], options: { version: stri
   return server;
 }
 
+/**
+ * The JSON-RPC 2.0 error for a frame the transport could not take: -32700 for text that is not
+ * JSON, -32600 for JSON that is no JSON-RPC 2.0 message (`{}`, `[]`, `null`, `jsonrpc: "1.0"`).
+ * The transport reports both to `onerror` and drops the frame; the spec wants an answer, with
+ * id null since the id could not be read. Undefined for any other error.
+ */
+export function badFrameReply(err: unknown): { jsonrpc: '2.0'; id: null; error: { code: number; message: string } } | undefined {
+  if (err instanceof SyntaxError) return { jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: the frame is not JSON (${err.message})` } };
+  if (err instanceof Error && err.name === 'ZodError') return { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: the frame is not a JSON-RPC 2.0 request, notification or response (an object with jsonrpc "2.0")' } };
+  return undefined;
+}
+
 /** Serves `folders` over stdin/stdout until the client goes away; resolves once closed. */
 export async function serveStdio(folders: AgentFolder[], options: { version: string; log?: (m: string) => void }): Promise<{ server: McpServer; closed: Promise<void> }> {
   const server = createMcpServer(folders, options);
@@ -71,6 +83,14 @@ export async function serveStdio(folders: AgentFolder[], options: { version: str
   });
   const transport = new StdioServerTransport(frames as unknown as NodeJS.ReadStream, process.stdout, { maxBufferSize: MAX_FRAME_BYTES + 2 });
   await server.connect(transport);
+  const onerror = server.server.onerror;
+  server.server.onerror = (err) => {
+    onerror?.(err);
+    const reply = badFrameReply(err);
+    if (!reply) return;
+    options.log?.(`a frame that is not JSON-RPC 2.0: answered ${reply.error.code} (${reply.error.message})`);
+    transport.send(reply as never).catch((e: unknown) => options.log?.(`could not answer a bad frame: ${errText(e)}`));
+  };
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = () => resolve();
     // the transport does not notice a closed stdin by itself: the client is gone

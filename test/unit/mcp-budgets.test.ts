@@ -154,3 +154,30 @@ describe('fathom mcp: answers that fit, errors that say what to do (SDK client)'
     assert.match(text, /maxTokens: .*expected number/);
   });
 });
+
+describe('fathom mcp: frames that are not JSON-RPC 2.0 (raw stdio)', function () {
+  this.timeout(60_000);
+  it('answers -32700 for non-JSON and -32600 for {}, [], null and jsonrpc "1.0", with id null, and keeps serving', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-mcp-frames-'));
+    fs.writeFileSync(path.join(dir, 'a.js'), 'export const a = 1\n');
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [BIN, 'mcp', '--dir', dir, '--no-embed'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, FATHOM_MODEL_PATH: '' } });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    try {
+      child.stdin.write('{}\n[]\nnull\nnot json\n{"jsonrpc":"1.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","id":7,"method":"ping"}\n');
+      for (let i = 0; i < 400 && !out.includes('"id":7'); i++) await sleep(25);
+      const replies = out.trim().split('\n').map((l) => JSON.parse(l) as { id: unknown; error?: { code: number }; result?: unknown });
+      assert.deepEqual(
+        replies.map((r) => [r.id, r.error?.code ?? 'ok']),
+        [[null, -32600], [null, -32600], [null, -32600], [null, -32700], [null, -32600], [7, 'ok']],
+      );
+    } finally {
+      // the server stops when its client goes away: stdin closed
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.stdin.end();
+      await exited;
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
