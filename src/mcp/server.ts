@@ -7,9 +7,9 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { FrameLimiter, MAX_FRAME_BYTES } from './frames';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentFolder } from './folder';
-import { descriptions, inputShapes, outputShapes, runTool, TOOL_NAMES, ToolError } from './tools';
+import { describeTools, inputShapes, outputShapes, runTool, TOOL_NAMES, ToolError } from './tools';
 import { errText } from '../util/errors';
 
 export const SERVER_NAME = 'fathom';
@@ -24,20 +24,21 @@ export function createMcpServer(folders: AgentFolder[], options: { version: stri
         'Fathom searches this workspace by meaning and by name at once. Start with `search` (a developer question, identifiers or a displayed string), then `context` on a hit for the enclosing unit and its neighbours, `similar` for related code, `i18n` for where a displayed string is defined. Answers fit a token budget (maxTokens, default 2000); nextCursor pages on.',
     },
   );
+  const descriptions = describeTools(folders);
+  const call = async (name: string, args: unknown): Promise<CallToolResult> => {
+    const t0 = performance.now();
+    try {
+      const answer = await runTool(name, args ?? {}, { folders });
+      log(`${name}: answered in ${Math.round(performance.now() - t0)} ms`);
+      return { content: [{ type: 'text', text: answer.text }], structuredContent: answer.structured };
+    } catch (err) {
+      const message = errText(err);
+      // bad input is the agent's to fix; anything else is logged with its stack, never fatal
+      if (!(err instanceof ToolError)) log(`${name} failed: ${err instanceof Error ? (err.stack ?? message) : message}`);
+      return { content: [{ type: 'text', text: err instanceof ToolError ? message : `Fathom failed: ${message}` }], isError: true };
+    }
+  };
   for (const name of TOOL_NAMES) {
-    const call = async (args: Record<string, unknown>): Promise<CallToolResult> => {
-      const t0 = performance.now();
-      try {
-        const answer = await runTool(name, args ?? {}, { folders });
-        log(`${name}: answered in ${Math.round(performance.now() - t0)} ms`);
-        return { content: [{ type: 'text', text: answer.text }], structuredContent: answer.structured };
-      } catch (err) {
-        const message = errText(err);
-        // bad input is the agent's to fix; anything else is logged with its stack, never fatal
-        if (!(err instanceof ToolError)) log(`${name} failed: ${err instanceof Error ? (err.stack ?? message) : message}`);
-        return { content: [{ type: 'text', text: err instanceof ToolError ? message : `Fathom failed: ${message}` }], isError: true };
-      }
-    };
     server.registerTool(
       name,
       {
@@ -48,10 +49,26 @@ export function createMcpServer(folders: AgentFolder[], options: { version: stri
         annotations: { readOnlyHint: true, openWorldHint: false },
       },
       // the SDK types the callback per schema; every tool takes one argument object
-      ((args: Record<string, unknown>) => call(args)) as never,
+      ((args: Record<string, unknown>) => call(name, args)) as never,
     );
   }
+  // tools/call answered here, not by McpServer's handler: that one validates the arguments
+  // itself and answers a wrong type with a dump of validation issues; runTool validates with
+  // the same schemas and says what is wrong in one line per argument
+  server.server.setRequestHandler(CallToolRequestSchema, (request) => call(request.params.name, request.params.arguments));
   return server;
+}
+
+/**
+ * The JSON-RPC 2.0 error for a frame the transport could not take: -32700 for text that is not
+ * JSON, -32600 for JSON that is no JSON-RPC 2.0 message (`{}`, `[]`, `null`, `jsonrpc: "1.0"`).
+ * The transport reports both to `onerror` and drops the frame; the spec wants an answer, with
+ * id null since the id could not be read. Undefined for any other error.
+ */
+export function badFrameReply(err: unknown): { jsonrpc: '2.0'; id: null; error: { code: number; message: string } } | undefined {
+  if (err instanceof SyntaxError) return { jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: the frame is not JSON (${err.message})` } };
+  if (err instanceof Error && err.name === 'ZodError') return { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: the frame is not a JSON-RPC 2.0 request, notification or response (an object with jsonrpc "2.0")' } };
+  return undefined;
 }
 
 /** Serves `folders` over stdin/stdout until the client goes away; resolves once closed. */
@@ -66,6 +83,14 @@ export async function serveStdio(folders: AgentFolder[], options: { version: str
   });
   const transport = new StdioServerTransport(frames as unknown as NodeJS.ReadStream, process.stdout, { maxBufferSize: MAX_FRAME_BYTES + 2 });
   await server.connect(transport);
+  const onerror = server.server.onerror;
+  server.server.onerror = (err) => {
+    onerror?.(err);
+    const reply = badFrameReply(err);
+    if (!reply) return;
+    options.log?.(`a frame that is not JSON-RPC 2.0: answered ${reply.error.code} (${reply.error.message})`);
+    transport.send(reply as never).catch((e: unknown) => options.log?.(`could not answer a bad frame: ${errText(e)}`));
+  };
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = () => resolve();
     // the transport does not notice a closed stdin by itself: the client is gone

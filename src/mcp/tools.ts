@@ -12,7 +12,10 @@
  */
 import * as path from 'node:path';
 import { z } from 'zod';
-import type { Chunk } from '../chunkers/types';
+import type { Chunk, ChunkKind } from '../chunkers/types';
+import { languageOf } from '../chunkers/index';
+import { compileGlob, splitGlobList } from '../workspace/glob';
+import { errText } from '../util/errors';
 import type { SearchHit } from '../index/engine';
 import type { Candidate, LookupResult } from '../i18n/types';
 import { defaultTokenCounter, type TokenCounter } from '../tokenizer/wordpiece';
@@ -36,7 +39,13 @@ export class ToolError extends Error {}
 // Input schemas (zod: the MCP server validates with them; their JSON Schema is in package.json)
 
 const stringOrList = (what: string) => z.union([z.string(), z.array(z.string())]).optional().describe(what);
-const maxTokens = z.number().int().min(100).max(100_000).optional().describe(`Token budget of the answer (default ${DEFAULT_MAX_TOKENS}), counted with Fathom's embedding model's tokenizer.`);
+const maxTokens = z
+  .number()
+  .int()
+  .min(100)
+  .max(100_000)
+  .optional()
+  .describe(`Token budget of the whole answer, notes included (default ${DEFAULT_MAX_TOKENS}): about 4 characters of text per token (Fathom counts with its WordPiece tokenizer). The smallest budget still answers: the first hit is cut to fit.`);
 
 export const inputShapes = {
   search: {
@@ -62,8 +71,8 @@ export const inputShapes = {
   },
   context: {
     path: z.string().min(1).max(4000).describe('A file of the folder (relative to it, or absolute).'),
-    line: z.number().int().min(1).optional().describe('A 1-based line: its enclosing unit.'),
-    startLine: z.number().int().min(1).optional().describe('Or a range of 1-based lines (with endLine): the units it touches.'),
+    line: z.number().int().min(1).optional().describe('A 1-based line: its enclosing unit. Give line, or startLine (and endLine): one of the two is required.'),
+    startLine: z.number().int().min(1).optional().describe('Or a range of 1-based lines (with endLine): the units it touches. Required when line is not given.'),
     endLine: z.number().int().min(1).optional(),
     window: z.number().int().min(0).max(10).optional().describe('Neighbouring chunks on each side (default 1).'),
     maxTokens,
@@ -73,6 +82,7 @@ export const inputShapes = {
     key: z.string().min(1).max(1000).optional().describe('Or an i18n key (a.b.c, ns:key): its value in every locale and its usages.'),
     fromFile: z.string().max(4000).optional().describe("The file the string comes from: its app's keys rank first."),
     k: z.number().int().min(1).max(50).optional().describe('Most keys (default 10).'),
+    locales: stringOrList('Only these locales, e.g. "de" or ["en", "pt-BR"] (default: every locale; a long key is cut to the matched and source locales first).'),
     maxTokens,
   },
   status: {},
@@ -94,7 +104,7 @@ export const descriptions: Record<ToolName, { title: string; description: string
   context: {
     title: 'Context around a line',
     description:
-      'The unit that encloses a line or range of a file (its function, method, class, section…, whole even when it was cut into pieces), its parent (class, section) and its neighbouring units; for Markdown, the section with its code blocks.',
+      'Needs path and a line (or startLine and endLine). The unit that encloses that line or range of a file (its function, method, class, section…, whole even when it was cut into pieces), its parent (class, section) and its neighbouring units; for Markdown, the section with its code blocks.',
   },
   i18n: {
     title: 'Find an i18n key',
@@ -105,6 +115,25 @@ export const descriptions: Record<ToolName, { title: string; description: string
     description: 'The open folders: files, chunks, vectors, whether indexing is still running (answers then cover what is indexed so far), keyword-only reason, how edits are followed.',
   },
 };
+
+/**
+ * The descriptions as this server answers now: a folder without the embedding model searches by
+ * keyword only, and its tools must not promise meaning.
+ */
+export function describeTools(folders: AgentFolder[]): Record<ToolName, { title: string; description: string }> {
+  const reason = folders.map((f) => f.state().keywordOnlyReason).find(Boolean);
+  if (!reason) return descriptions;
+  return {
+    ...descriptions,
+    search: {
+      title: descriptions.search.title,
+      description: descriptions.search.description
+        .replace('by meaning and by name at once (hybrid keyword + embedding search over', 'by name and words (keyword search only on this server: no embedding model; over')
+        .replace(/$/, ` Keyword-only here: ${reason}.`),
+    },
+    similar: { title: descriptions.similar.title, description: 'Chunks like the one at path:line, by its text (keyword-only on this server: no embedding model): other implementations, duplicates, related tests and docs.' },
+  };
+}
 
 // ---------------------------------------------------------------------------------------------
 // Output schemas (structuredContent)
@@ -158,6 +187,7 @@ export const outputShapes = {
         score: z.number(),
         locales: z.array(z.object({ locale: z.string(), file: z.string(), line: z.number(), value: z.string() })),
         usages: z.array(z.object({ file: z.string(), line: z.number(), via: z.string(), dynamic: z.boolean() })),
+        truncated: z.boolean().optional(),
       }),
     ),
     problems: z.array(z.string()),
@@ -279,6 +309,18 @@ function cutToTokens(text: string, tokens: number, counter: TokenCounter): strin
   return n ? lines.slice(0, n).join('\n') : undefined;
 }
 
+/** The longest prefix of one line that fits `tokens` (with an ellipsis), '' when none does. */
+function cutChars(line: string, tokens: number, counter: TokenCounter): string {
+  let lo = 0;
+  let hi = line.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (counter.count(`${line.slice(0, mid)}…`) <= tokens) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo ? `${line.slice(0, lo)}…` : '';
+}
+
 interface Block<T> {
   text: string;
   tokens: number;
@@ -313,7 +355,12 @@ function fencedBlock<T>(title: string, body: string, lang: string, room: number,
   const tokens = counter.count(full);
   if (tokens <= room) return { text: full, tokens, data: data(body, false) };
   const cut = cutToTokens(body, room - counter.count(`${title}\n${fence('', lang)}\n(cut to the budget)`), counter);
-  if (!cut) return undefined;
+  if (!cut) {
+    // not one line of the body fits: the title alone (where it is and what), never nothing
+    const bare = `${title}\n(its text left out by the budget)`;
+    const t = counter.count(bare);
+    return t <= room ? { text: bare, tokens: t, data: data('', true), truncated: true } : undefined;
+  }
   const text = `${title}\n${fence(cut, lang)}\n(cut to the budget)`;
   return { text, tokens: counter.count(text), data: data(cut, true), truncated: true };
 }
@@ -354,6 +401,22 @@ function stateNote(folders: AgentFolder[]): string {
   return notes.join('\n');
 }
 
+/** Folders whose keyword-only reason an answer has given already: said once, then `status` has it. */
+const keywordOnlyTold = new WeakSet<AgentFolder>();
+
+/** The keyword-only explanation, in the first answer of a folder only (status always has it). */
+function keywordOnlyNote(folders: AgentFolder[]): string {
+  const f = folders.find((x) => x.state().keywordOnlyReason && !keywordOnlyTold.has(x));
+  if (!f) return '';
+  for (const x of folders) keywordOnlyTold.add(x);
+  return `keyword-only (${f.state().keywordOnlyReason}); said once, \`status\` repeats it.`;
+}
+
+/** The notes were left out after all: the next answer says it. */
+function forgetKeywordOnly(folders: AgentFolder[]): void {
+  for (const x of folders) keywordOnlyTold.delete(x);
+}
+
 async function rankedHits(folders: AgentFolder[], run: (f: AgentFolder, depth: number) => Promise<SearchHit[]>, depth: number): Promise<Array<{ root: string; hit: SearchHit }>> {
   const all: Array<{ root: string; hit: SearchHit }> = [];
   for (const f of folders) for (const h of await run(f, depth)) all.push({ root: f.root, hit: h });
@@ -375,12 +438,13 @@ function hitsAnswer(
   const page = ranked.slice(offset, offset + k);
   // room for the closing note with its cursor, so that the whole answer stays in the budget
   const reserve = counter.count(`(${page.length} more of this page left out by the ${maxTokens}-token budget: call again with cursor "${encodeCursor(fp, MAX_DEPTH)}")`) + 2;
-  const packed = pack(
-    head,
-    page.map((r, i) => (room: number) => hitBlock(folders, r.root, r.hit, offset + i + 1, counter, room)),
-    Math.max(0, maxTokens - reserve),
-    counter,
-  );
+  const makers = page.map((r, i) => (room: number) => hitBlock(folders, r.root, r.hit, offset + i + 1, counter, room));
+  let packed = pack(head, makers, Math.max(0, maxTokens - reserve), counter);
+  if (!packed.blocks.length && page.length && head) {
+    // the notes took the room of the first hit: the hit matters more
+    packed = pack('', makers, Math.max(0, maxTokens - reserve), counter);
+    forgetKeywordOnly(folders);
+  }
   const count = packed.blocks.length;
   const shown = page.slice(0, count);
   const hits = packed.blocks.map((b) => b.data);
@@ -408,7 +472,7 @@ async function search(a: SearchArgs, folders: AgentFolder[], counter: TokenCount
     const without = folders.map((f) => f.state()).find((s) => s.keywordOnlyReason);
     if (without) throw new ToolError(`mode "dense" needs the embedding model, and ${without.root} has none (${without.keywordOnlyReason}): use hybrid or keyword`);
   }
-  const filters = { pathGlob: list(a.glob), language: list(a.language), kind: list(a.kind) };
+  const filters = checkedFilters(a, folders);
   if ((a.detail ?? 'files') === 'files') return searchFiles(a, folders, counter, mode, filters);
   const k = a.k ?? 10;
   const maxTokens = a.maxTokens ?? DEFAULT_MAX_TOKENS;
@@ -416,13 +480,61 @@ async function search(a: SearchArgs, folders: AgentFolder[], counter: TokenCount
   const offset = decodeCursor(a.cursor, fp);
   const depth = Math.min(MAX_DEPTH, offset + k);
   const ranked = await rankedHits(folders, (f, d) => f.search(a.query, { k: d, mode, filters }), depth);
-  const notes = [stateNote(folders)];
-  if (mode === 'hybrid') {
-    const kw = folders.map((f) => f.state()).find((s) => s.keywordOnlyReason);
-    if (kw) notes.push(`keyword-only (${kw.keywordOnlyReason}).`);
-  }
+  const notes = [stateNote(folders), mode === 'hybrid' ? keywordOnlyNote(folders) : ''];
   const answer = hitsAnswer(folders, ranked, offset, k, depth, maxTokens, notes.filter(Boolean).join('\n'), fp, counter);
   return { text: answer.text, structured: answer.structured };
+}
+
+/** Every chunk kind the chunkers make (a `kind` filter outside it can never match). */
+const CHUNK_KINDS = ['function', 'class', 'method', 'property', 'const', 'interface', 'type', 'enum', 'namespace', 'struct', 'trait', 'impl', 'macro', 'object', 'group', 'module', 'fragment', 'template', 'script', 'style', 'i18n-block', 'schema-property', 'schema', 'i18n-section', 'i18n-labels', 'manifest', 'json', 'section', 'code-block', 'front-matter', 'text'] as const;
+// compile-time check that the list above names every ChunkKind
+const kindsComplete: Record<Exclude<ChunkKind, (typeof CHUNK_KINDS)[number]>, never> = {};
+void kindsComplete;
+
+/**
+ * The search filters, refused with the valid values when they can never match: a kind no
+ * chunker makes, a language no indexed file has, a glob that does not compile or has an
+ * unclosed `[` or `{` (a silent "no hits" would send the agent looking elsewhere).
+ */
+function checkedFilters(a: SearchArgs, folders: AgentFolder[]): { pathGlob?: string[]; language?: string[]; kind?: string[] } {
+  // a glob list splits at commas outside braces: "src/*.{js,ts}" is one glob
+  const globs = typeof a.glob === 'string' ? splitGlobList(a.glob) : list(a.glob);
+  const filters = { pathGlob: globs?.length ? globs : undefined, language: list(a.language), kind: list(a.kind) };
+  const badKinds = (filters.kind ?? []).filter((k) => !(CHUNK_KINDS as readonly string[]).includes(k));
+  if (badKinds.length) throw new ToolError(`unknown kind ${badKinds.map((k) => JSON.stringify(k)).join(', ')}: the kinds are ${CHUNK_KINDS.join(', ')}`);
+  if (filters.language) {
+    const present = new Set<string>();
+    for (const f of folders) for (const p of f.paths?.() ?? []) present.add(languageOf(p));
+    const badLangs = filters.language.filter((l) => !present.has(l.toLowerCase()));
+    // a folder that cannot list its files (the team index) is not second-guessed
+    if (badLangs.length && present.size) throw new ToolError(`no indexed file is in language ${badLangs.map((l) => JSON.stringify(l)).join(', ')}: the languages here are ${[...present].sort().join(', ')}`);
+  }
+  for (const g of filters.pathGlob ?? []) {
+    const problem = globProblem(g);
+    if (problem) throw new ToolError(`invalid glob ${JSON.stringify(g)}: ${problem} (e.g. "src/**", "*.ts", "!**/*.test.ts", "src/*.{js,ts}")`);
+  }
+  return filters;
+}
+
+function globProblem(glob: string): string | undefined {
+  try {
+    compileGlob(glob);
+  } catch (err) {
+    return errText(err);
+  }
+  let square = false;
+  let braces = 0;
+  for (let i = 0; i < glob.length; i++) {
+    const ch = glob[i];
+    if (ch === '\\') i++;
+    else if (square) square = ch !== ']' || glob[i - 1] === '[' || (glob[i - 1] === '!' && glob[i - 2] === '[');
+    else if (ch === '[') square = true;
+    else if (ch === '{') braces++;
+    else if (ch === '}') braces = Math.max(0, braces - 1);
+  }
+  if (square) return 'a "[" is never closed by "]"';
+  if (braces) return 'a "{" is never closed by "}"';
+  return undefined;
 }
 
 /** Excerpt lines under each of the first files: 2 for the first few, then 1. */
@@ -446,11 +558,7 @@ async function searchFiles(a: SearchArgs, folders: AgentFolder[], counter: Token
   const limit = Math.min(MAX_DEPTH, offset + k) + 1;
   for (const f of folders) for (const file of await rankFiles(f, q, { mode, filters, limit })) ranked.push({ root: f.root, file });
   if (folders.length > 1) ranked.sort((x, y) => y.file.score - x.file.score);
-  const notes = [stateNote(folders)];
-  if (mode === 'hybrid') {
-    const kw = folders.map((f) => f.state()).find((s) => s.keywordOnlyReason);
-    if (kw) notes.push(`keyword-only (${kw.keywordOnlyReason}).`);
-  }
+  const notes = [stateNote(folders), mode === 'hybrid' ? keywordOnlyNote(folders) : ''];
   if (!q.passThrough) notes.push(`searched: ${q.text || q.raw}`);
   const head = notes.filter(Boolean).join('\n');
   const page = ranked.slice(offset, offset + k);
@@ -471,21 +579,39 @@ async function searchFiles(a: SearchArgs, folders: AgentFolder[], counter: Token
       ...lines.map((l) => `   ${l.line}: ${l.text}`),
       ...(more.length ? [`   also: ${more.map((m) => `${m.start.line}-${m.end.line}${m.symbol ? ` ${m.symbol}` : ''}`).join(', ')}`] : []),
     ].join('\n');
-    const t = counter.count(block);
-    if (tokens + t > room) break;
+    let shownBlock = block;
+    let t = counter.count(block);
+    let shownLines = lines;
+    let shownMore = more;
+    if (tokens + t > room) {
+      if (hits.length) break;
+      // the first file must answer: its place line alone, then without the notes, then cut
+      shownLines = [];
+      shownMore = [];
+      shownBlock = block.split('\n')[0];
+      t = counter.count(shownBlock);
+      if (tokens + t > room && head) {
+        parts.length = 0;
+        tokens = 0;
+        forgetKeywordOnly(folders);
+      }
+      if (t > room) shownBlock = cutChars(shownBlock, room, counter);
+      t = counter.count(shownBlock);
+      if (!shownBlock || t > room) break;
+    }
     tokens += t;
-    parts.push(block);
+    parts.push(shownBlock);
     hits.push({
-      ...hitData(root, best, false, lines.map((l) => l.text).join('\n')),
+      ...hitData(root, best, shownLines.length < lines.length, shownLines.map((l) => l.text).join('\n')),
       score: file.score,
-      lines,
-      ...(more.length ? { more: more.map((m) => ({ startLine: m.start.line, endLine: m.end.line, kind: m.kind, symbol: m.symbol ?? null })) } : {}),
+      lines: shownLines,
+      ...(shownMore.length ? { more: shownMore.map((m) => ({ startLine: m.start.line, endLine: m.end.line, kind: m.kind, symbol: m.symbol ?? null })) } : {}),
       ...(file.pathTerms.length ? { pathMatch: file.pathTerms } : {}),
     });
   }
   const next = offset + hits.length;
   const nextCursor = hits.length && next < ranked.length && next < MAX_DEPTH ? encodeCursor(fp, next) : undefined;
-  let text = parts.join('\n');
+  let text = parts.join('\n').trim();
   let note: string | undefined;
   if (!hits.length) {
     note = page.length ? 'the first file does not fit the token budget: raise maxTokens' : offset ? 'no more files' : 'no hits';
@@ -699,52 +825,102 @@ async function context(a: ContextArgs, folders: AgentFolder[], counter: TokenCou
 
 // --- i18n ---------------------------------------------------------------------------------------
 
-function candidateBlock(folders: AgentFolder[], root: string, c: Candidate): string {
-  const lines = [`## ${c.key} · ${c.match}${c.match === 'key' ? '' : ` ${c.score.toFixed(2)}`}${c.matched ? ` (${c.matched.locale}: "${c.matched.value}")` : ''}${c.app ? ` · app ${c.app}` : ''}${c.component ? ` · component ${c.component}` : ''}`];
-  for (const l of c.locales) lines.push(`- ${l.locale}: ${JSON.stringify(l.value)}  ${shownPath(folders, root, l.file)}:${l.range.start.line}`);
-  for (const u of c.usages) lines.push(`- used: ${shownPath(folders, root, u.file)}:${u.range.start.line}  ${u.via}${u.dynamic ? ` (dynamic, prefix "${u.key}")` : ''}`);
-  if (!c.usages.length) lines.push('- used: nowhere found');
-  return lines.join('\n');
+/** The source locale among a key's locales: `en`, else the template `und`, else an `en-*`. */
+function sourceLocale(c: Candidate): string | undefined {
+  const names = c.locales.map((l) => l.locale);
+  return names.find((l) => l === 'en') ?? names.find((l) => l === 'und') ?? names.filter((l) => l.startsWith('en-')).sort()[0];
+}
+
+type CandidateData = z.infer<typeof outputShapes.i18n.candidates>[number];
+
+/**
+ * One key's block: its heading, then locale lines (the matched and source locales first, then
+ * the others), then its usages, as many lines as `room` holds — a key is cut, never dropped for
+ * its size; what was left out is said on its last line.
+ */
+function candidateBlock(folders: AgentFolder[], root: string, c: Candidate, room: number, counter: TokenCounter): Block<CandidateData> | undefined {
+  const head = `## ${c.key} · ${c.match}${c.match === 'key' ? '' : ` ${c.score.toFixed(2)}`}${c.matched ? ` (${c.matched.locale}: "${c.matched.value}")` : ''}${c.app ? ` · app ${c.app}` : ''}${c.component ? ` · component ${c.component}` : ''}`;
+  const src = sourceLocale(c);
+  const rank = (l: Candidate['locales'][number]) => (l.locale === c.matched?.locale ? 0 : l.locale === src ? 1 : 2);
+  const locales = c.locales.map((l, i) => ({ l, i })).sort((x, y) => rank(x.l) - rank(y.l) || x.i - y.i).map((x) => x.l);
+  const lines: Array<{ text: string; locale?: Candidate['locales'][number]; usage?: Candidate['usages'][number] }> = [
+    ...locales.map((l) => ({ text: `- ${l.locale}: ${JSON.stringify(l.value)}  ${shownPath(folders, root, l.file)}:${l.range.start.line}`, locale: l })),
+    ...c.usages.map((u) => ({ text: `- used: ${shownPath(folders, root, u.file)}:${u.range.start.line}  ${u.via}${u.dynamic ? ` (dynamic, prefix "${u.key}")` : ''}`, usage: u })),
+  ];
+  if (!c.usages.length) lines.push({ text: '- used: nowhere found' });
+  let tokens = counter.count(head);
+  const kept: typeof lines = [];
+  const leftNote = (n: number) => `- (${n} more line(s) of this key left out by the budget: the locales filter or a larger maxTokens shows them)`;
+  for (let i = 0; i < lines.length; i++) {
+    const t = counter.count(lines[i].text);
+    const rest = lines.length - i - 1;
+    const tail = rest ? counter.count(leftNote(rest)) : 0;
+    if (tokens + t + tail > room) break;
+    tokens += t;
+    kept.push(lines[i]);
+  }
+  const left = lines.length - kept.length;
+  const text = [head, ...kept.map((l) => l.text), ...(left ? [leftNote(left)] : [])].join('\n');
+  const total = counter.count(text);
+  if (total > room && kept.length === 0) {
+    if (counter.count(head) > room) return undefined;
+    return { text: head, tokens: counter.count(head), data: candidateData(root, c, [], []), truncated: true };
+  }
+  return {
+    text,
+    tokens: total,
+    data: candidateData(root, c, kept.flatMap((l) => (l.locale ? [l.locale] : [])), kept.flatMap((l) => (l.usage ? [l.usage] : []))),
+    ...(left ? { truncated: true } : {}),
+  };
+}
+
+function candidateData(root: string, c: Candidate, locales: Candidate['locales'], usages: Candidate['usages']): CandidateData {
+  return {
+    folder: root,
+    key: c.key,
+    match: c.match,
+    score: c.score,
+    locales: locales.map((l) => ({ locale: l.locale, file: l.file, line: l.range.start.line, value: l.value })),
+    usages: usages.map((u) => ({ file: u.file, line: u.range.start.line, via: u.via, dynamic: u.dynamic })),
+    ...(locales.length < c.locales.length || usages.length < c.usages.length ? { truncated: true } : {}),
+  };
 }
 
 async function i18n(a: I18nArgs, folders: AgentFolder[], counter: TokenCounter): Promise<ToolAnswer> {
   if ((a.text === undefined) === (a.key === undefined)) throw new ToolError('give text (a displayed string) or key, one of the two');
   const limit = a.k ?? 10;
   const maxTokens = a.maxTokens ?? DEFAULT_MAX_TOKENS;
+  const wanted = list(a.locales)?.map((l) => l.toLowerCase());
   const from = a.fromFile !== undefined ? resolvePath(folders, a.fromFile) : undefined;
   const results: Array<{ root: string; r: LookupResult }> = [];
   for (const f of from ? [from.folder] : folders) {
     const ask = a.key !== undefined ? { op: 'key' as const, key: a.key, fromFile: from?.rel, limit } : { op: 'string' as const, text: a.text!, fromFile: from?.rel, limit };
     results.push({ root: f.root, r: await f.i18n(ask) });
   }
-  const all = results.flatMap(({ root, r }) => r.candidates.map((c) => ({ root, c }))).sort((x, y) => y.c.score - x.c.score).slice(0, limit);
+  let all = results.flatMap(({ root, r }) => r.candidates.map((c) => ({ root, c }))).sort((x, y) => y.c.score - x.c.score).slice(0, limit);
+  if (wanted) {
+    const known = new Set(all.flatMap(({ c }) => c.locales.map((l) => l.locale.toLowerCase())));
+    const unknown = wanted.filter((l) => !known.has(l));
+    if (all.length && unknown.length === wanted.length) throw new ToolError(`no matching key has locale ${unknown.map((l) => JSON.stringify(l)).join(', ')}: its locales are ${[...known].sort().join(', ')}`);
+    all = all.map(({ root, c }) => ({ root, c: { ...c, locales: c.locales.filter((l) => wanted.includes(l.locale.toLowerCase())) } }));
+  }
   const problems = results.flatMap(({ r }) => r.problems.map((p) => `${p.file}${p.line ? `:${p.line}` : ''}: ${p.kind}: ${p.message}`));
   const semantic = results.map(({ r }) => r.semanticUnavailable).find(Boolean);
   const head = [stateNote(folders), all.length ? '' : `no key found for ${a.key !== undefined ? `key ${a.key}` : JSON.stringify(a.text)}${semantic ? ` (${semantic})` : ''}`].filter(Boolean).join('\n');
   const reserve = counter.count(`(${all.length} more key(s) left out by the ${maxTokens}-token budget)`) + 2;
   const packed = pack(
     head,
-    all.map(({ root, c }) => () => {
-      const text = candidateBlock(folders, root, c);
-      return { text, tokens: counter.count(text), data: null };
-    }),
+    all.map(({ root, c }) => (room: number) => candidateBlock(folders, root, c, room, counter)),
     Math.max(0, maxTokens - reserve),
     counter,
   );
   let text = packed.text;
   if (problems.length) {
     const p = `problems in locale files: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (+${problems.length - 5})` : ''}`;
-    if (counter.count(p) + packed.tokens <= maxTokens) text = `${text}\n\n${p}`;
+    if (counter.count(p) + packed.tokens + reserve <= maxTokens) text = `${text}\n\n${p}`;
   }
   const kept = packed.blocks.length;
-  const candidates = all.slice(0, kept).map(({ root, c }) => ({
-    folder: root,
-    key: c.key,
-    match: c.match,
-    score: c.score,
-    locales: c.locales.map((l) => ({ locale: l.locale, file: l.file, line: l.range.start.line, value: l.value })),
-    usages: c.usages.map((u) => ({ file: u.file, line: u.range.start.line, via: u.via, dynamic: u.dynamic })),
-  }));
+  const candidates = packed.blocks.map((b) => b.data);
   const note = kept < all.length ? `${all.length - kept} more key(s) left out by the ${maxTokens}-token budget` : undefined;
   if (note) text = `${text}\n\n(${note})`;
   return { text, structured: { candidates, problems, tokens: counter.count(text), maxTokens, ...(note ? { note } : {}) } };
