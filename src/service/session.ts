@@ -721,7 +721,8 @@ export class FolderSession {
     // the folder deleted (a checkout being replaced): no store folder is made where it was; kept
     // unsaved until it is back. Back, or changed under the session: its place is checked again,
     // so a .fathom link (or foreign files) that came with a fresh checkout is never written.
-    if (!isFolder(this.root)) return null;
+    const rel = path.relative(this.root, this.storeDir);
+    if (rel && !rel.startsWith('..') && !path.isAbsolute(rel) && !isFolder(this.root)) return null;
     try {
       checkStorePlace(this.root, this.storeDir);
     } catch (err) {
