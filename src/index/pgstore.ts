@@ -43,6 +43,7 @@ import * as path from 'node:path';
 import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type ResolvedOptions } from '../chunkers/index';
 import type { Chunk, ChunkOptions } from '../chunkers/types';
 import { walkFiles, type FileSelection } from '../workspace/files';
+import { NodeFileSource } from '../workspace/source';
 import { embedText, type Embedder } from './embedder';
 import { Engine, hashText, keywordFieldsOf, phraseFirst, proximityOrder, proximityText, shownForm, shownText, type SearchHit, type SearchMode } from './engine';
 import { compileFilter, DEFAULT_RRF_K, ownModelWeight, rrf, weighTests, type FilterSpec, type RankedList } from './fusion';
@@ -526,16 +527,19 @@ async function pushFolderOnce(sql: Sql, dir: string, options: PushOptions, progr
       progress.written = stats.written;
       options.onProgress?.(done, files.length);
     };
+    // every read through the folder's read policy: a file that became a link since the walk
+    // (to /etc/passwd …) is refused at the read, named among the skipped files, never pushed
+    const source = new NodeFileSource(dir);
     for (const f of files) {
       options.signal?.throwIfAborted();
       done++;
       const t0 = performance.now();
-      let bytes: Buffer;
-      try {
-        bytes = fs.readFileSync(f.abs);
-      } catch {
-        continue; // vanished or unreadable since the walk: the next push sees it
+      const read = source.read(f.rel);
+      if (!read.ok) {
+        if (read.reason !== 'missing') (stats.skippedFiles ??= []).push({ path: f.rel, reason: read.detail });
+        continue; // vanished since the walk: the next push sees it
       }
+      const bytes = Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength);
       const hash = hashText(bytes);
       if (remote.get(f.rel) === hash) {
         stats.unchanged++;
@@ -951,13 +955,11 @@ export async function searchWithOverlay(
   const present = new Set(files.map((f) => f.rel));
   for (const rel of remote.keys()) if (!present.has(rel)) dirty.add(rel);
   await prepareLanguagesFor(files.map((f) => f.rel));
+  const source = new NodeFileSource(dir);
   for (const f of files) {
-    let bytes: Buffer;
-    try {
-      bytes = fs.readFileSync(f.abs);
-    } catch {
-      continue;
-    }
+    const read = source.read(f.rel); // the folder's read policy: never a link's target
+    if (!read.ok) continue;
+    const bytes = Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength);
     if (remote.get(f.rel) === hashText(bytes)) continue;
     dirty.add(f.rel);
     if (bytes.byteLength <= local.chunkOptions.maxFileBytes) local.updateFile(f.rel, bytes, { size: bytes.byteLength, mtimeMs: 0 });

@@ -85,6 +85,8 @@ export interface LocalFolderOptions {
   log?: (message: string) => void;
   /** Watch the folder (default true). */
   watch?: boolean;
+  /** How often the folder itself is checked for having been deleted or replaced, ms (default 2000; every tool call checks too). */
+  rootCheckMs?: number;
   /** Quiet time before a batch of file events is applied, ms (default 150). */
   debounceMs?: number;
   /** Delay of saves after changes, ms (default 2000). */
@@ -109,6 +111,9 @@ export class LocalFolder implements AgentFolder {
   private progress: FolderState['indexing'];
   private watcher: fs.FSWatcher | undefined;
   private watchNote = 'not watching';
+  /** The identity (device and inode) of the folder being watched: a folder deleted and created again (a fresh checkout) has another, and no watcher of the old one sees it. */
+  private watchedId: string | undefined;
+  private rootTimer: NodeJS.Timeout | undefined;
   private pending = new Set<string>();
   private flushTimer: NodeJS.Timeout | undefined;
   private firstPendingAt = 0;
@@ -149,7 +154,12 @@ export class LocalFolder implements AgentFolder {
 
   /** Opens the session and indexes in the background (answers are served meanwhile), and watches. */
   start(): void {
-    if (this.options.watch !== false) this.startWatching();
+    if (this.options.watch !== false) {
+      this.startWatching();
+      // a folder replaced while nobody asks is found within a few seconds, not at the next tool call only
+      this.rootTimer = setInterval(() => this.checkRoot(), this.options.rootCheckMs ?? 2000);
+      this.rootTimer.unref();
+    }
     this.progress = { phase: 'load', filesDone: 0, filesTotal: 0 };
     this.indexed = this.openSession()
       .then(() => this.reindex())
@@ -204,8 +214,43 @@ export class LocalFolder implements AgentFolder {
 
   // --- watching ---------------------------------------------------------------------------
 
+  /** The folder's device and inode, or undefined when it is not a folder (any more). */
+  private rootId(): string | undefined {
+    try {
+      const st = fs.statSync(this.root);
+      return st.isDirectory() ? `${st.dev}:${st.ino}` : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * A folder deleted (and created again: a fresh checkout) while served is no longer the one
+   * the watcher watches, and the watcher says nothing: the folder is checked on every tool call
+   * and every few seconds. Gone: said in `status`, and its files are dropped from the index.
+   * Back: watched again and rescanned, so what appeared is indexed.
+   */
+  private checkRoot(): void {
+    if (this.closed || this.options.watch === false) return;
+    const id = this.rootId();
+    if (id === this.watchedId) return;
+    this.watcher?.close();
+    this.watcher = undefined;
+    if (!id) {
+      this.watchedId = undefined;
+      this.watchNote = 'the folder is gone (deleted or moved): watching for it to come back';
+      this.log(`${this.root}: ${this.watchNote}`);
+      this.queue('');
+      return;
+    }
+    this.log(`${this.root}: the folder was ${this.watchedId ? 'replaced' : 'created again'}: watching it again and rescanning`);
+    this.startWatching();
+    this.queue('');
+  }
+
   private startWatching(): void {
     const storeRel = relativeIn(this.root, this.storeDir) ?? '';
+    this.watchedId = this.rootId();
     try {
       this.watcher = fs.watch(this.root, { recursive: true }, (_event, filename) => {
         if (!filename) {
@@ -217,6 +262,10 @@ export class LocalFolder implements AgentFolder {
         this.queue(rel);
       });
       this.watcher.on('error', (err) => {
+        if (this.rootId() !== this.watchedId) {
+          this.checkRoot(); // the folder itself went away: not a failed watcher
+          return;
+        }
         this.watchNote = `the watcher failed (${errText(err)}): changes are picked up by a rescan on every tool call`;
         this.log(`${this.root}: ${this.watchNote}`);
         this.watcher?.close();
@@ -246,7 +295,8 @@ export class LocalFolder implements AgentFolder {
   async flush(): Promise<void> {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    if (!this.watcher && this.options.watch !== false && !this.progress && !this.closed) this.pending.add('');
+    this.checkRoot();
+    if (!this.watcher && this.watchedId !== undefined && this.options.watch !== false && !this.progress && !this.closed) this.pending.add('');
     if (!this.pending.size) return this.applying;
     const batch = [...this.pending];
     this.pending.clear();
@@ -280,6 +330,12 @@ export class LocalFolder implements AgentFolder {
     const before = session.engine.revision;
     if (gone.length) session.remove(gone);
     if (files.length) session.apply(files);
+    if (rescan && this.rootId() === undefined) {
+      // the folder is gone: nothing of it is answered from any more (it is rescanned when it comes back)
+      const all = [...session.engine.files.keys()];
+      if (all.length) session.remove(all);
+      rescan = false;
+    }
     if (rescan) for await (const _ of session.index({ signal: this.abort.signal, embed: false })) await turn();
     this.lastUpdate = new Date().toISOString();
     if (session.engine.revision !== before) this.log(`${this.root}: updated ${rescan ? 'after a rescan' : `${files.length + gone.length} path(s)`}`);
@@ -290,6 +346,7 @@ export class LocalFolder implements AgentFolder {
     if (this.closed) return;
     this.closed = true;
     this.watcher?.close();
+    if (this.rootTimer) clearInterval(this.rootTimer);
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.abort.abort(new Error('closed'));
     await this.indexed.catch(() => undefined);

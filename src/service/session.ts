@@ -718,6 +718,17 @@ export class FolderSession {
       if (options.throwOnError) throw new StoreWriteError(this.saveProblem);
       return null;
     }
+    // the folder deleted (a checkout being replaced): no store folder is made where it was; kept
+    // unsaved until it is back. Back, or changed under the session: its place is checked again,
+    // so a .fathom link (or foreign files) that came with a fresh checkout is never written.
+    const rel = path.relative(this.root, this.storeDir);
+    if (rel && !rel.startsWith('..') && !path.isAbsolute(rel) && !isFolder(this.root)) return null;
+    try {
+      checkStorePlace(this.root, this.storeDir);
+    } catch (err) {
+      this.saveFailed(err, options);
+      return null;
+    }
     const e = this.loadedEngine?.engine;
     return e && e.revision !== this.savedRevision ? e : undefined;
   }
@@ -906,5 +917,13 @@ export class FolderSession {
 
   private assertOpen(): void {
     if (this.closed) throw new Error(`the session of ${this.root} is closed`);
+  }
+}
+
+function isFolder(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
   }
 }
