@@ -215,7 +215,8 @@ function ignored(rules: Rules, rel: string, isDir: boolean): boolean {
  */
 export function createPathFilter(root: string, selection?: FileSelection, readText?: (rel: string) => string | undefined): (rel: string) => boolean {
   const rootAbs = path.resolve(root);
-  const read = readText ?? ((rel: string) => fs.readFileSync(path.join(rootAbs, rel), 'utf8'));
+  // a .gitignore that is a link is not read, as at the walk (its target may lie outside the folder)
+  const read = readText ?? ((rel: string) => (fs.lstatSync(path.join(rootAbs, rel)).isFile() ? fs.readFileSync(path.join(rootAbs, rel), 'utf8') : undefined));
   const sel = compileSelection(selection);
   const rulesOf = new Map<string, Array<{ base: string; ig: Ignore }>>();
   const rulesFor = (dirRel: string): Array<{ base: string; ig: Ignore }> => {

@@ -56,6 +56,15 @@ describe('fault: links made at run time are not followed (reads stay inside the 
     }
   });
 
+  it('a .gitignore that is a link is not read by the path filter either (as at the walk)', () => {
+    // an outside file whose lines would exclude src/a.js if it were read as ignore rules
+    fs.writeFileSync(path.join(outside, 'rules'), 'src/\n');
+    fs.symlinkSync(path.join(outside, 'rules'), path.join(dir, '.gitignore'));
+    const source = new NodeFileSource(dir);
+    assert.equal(source.filter()('src/a.js'), true);
+    assert.ok(source.walk().some((f) => f.rel === 'src/a.js'));
+  });
+
   it('fathom mcp: a link made while serving is not indexed; context and search never show what it points to', async () => {
     const f = LocalFolder.open(dir, { watch: true, debounceMs: 20, log: () => undefined });
     try {
