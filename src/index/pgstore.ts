@@ -506,10 +506,10 @@ async function pushFolderOnce(sql: Sql, dir: string, options: PushOptions, progr
   const bulk = !!embedder && remote.size === 0;
   const bulkKeyword = remote.size === 0;
   if (bulkKeyword) await tx(sql, () => sql.query('drop index if exists fathom_postings_key'));
-  else await sql.query(POSTINGS_INDEX); // (a push that died while bulk loading left it out)
+  else await tx(sql, () => sql.query(POSTINGS_INDEX)); // (a push that died while bulk loading left it out)
   if (embedder) {
     if (bulk) await tx(sql, () => sql.query('drop index if exists fathom_chunks_embedding'));
-    else await sql.query(HNSW_INDEX); // (a push that died while bulk loading left it out)
+    else await tx(sql, () => sql.query(HNSW_INDEX)); // (a push that died while bulk loading left it out)
   }
   let finishFrom = 0;
   let failed = false;
@@ -561,7 +561,9 @@ async function pushFolderOnce(sql: Sql, dir: string, options: PushOptions, progr
     finishFrom = performance.now();
     if (bulk || bulkKeyword) await sql.query("set maintenance_work_mem = '512MB'").catch(() => undefined);
     // after a failure (often a lost connection) the index builds must not hide its cause: the next push builds what is missing
-    const build = (q: string) => (failed ? sql.query(q).catch(() => undefined) : sql.query(q));
+    // under the writers' lock: two pushes into an empty index both bulk-load, and their two
+    // `create index if not exists` raced on the catalog (duplicate key in pg_class_relname_nsp_index)
+    const build = (q: string) => (failed ? tx(sql, () => sql.query(q)).catch(() => undefined) : tx(sql, () => sql.query(q)));
     if (bulkKeyword) await build(POSTINGS_INDEX);
     if (bulk) await build(HNSW_INDEX);
   }
