@@ -46,6 +46,10 @@ const BASE_SETTINGS: Record<string, unknown> = {
   'window.restoreWindows': 'none',
   'files.hotExit': 'off',
   'security.workspace.trust.startupPrompt': 'never',
+  // The editor flows tested here are those of a transformers.js model (the consent prompt, a
+  // local folder, a model bundled in the VSIX, keyword-only until one is there): its id is set.
+  // Fathom's own model, the default, is tested through the built bundles (test/unit/static-model.test.ts).
+  'fathom.model.id': 'Xenova/all-MiniLM-L6-v2',
 };
 
 export function log(msg: string): void {
