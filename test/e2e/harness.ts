@@ -276,6 +276,11 @@ export async function launch(opts: LaunchOptions = {}): Promise<Session> {
   const theme = opts.theme ?? 'light';
   const trustSettings = opts.workspaceTrust ? { 'security.workspace.trust.startupPrompt': 'always' } : {};
   fs.writeFileSync(settingsFile, JSON.stringify({ ...BASE_SETTINGS, ...trustSettings, 'workbench.colorTheme': THEMES[theme].name, ...opts.settings }, null, 2));
+  // code-server is a remote window: after a reload it takes machine-overridable settings (the
+  // model id) from its Machine settings, so the model id is written there too
+  const machineModel = { 'fathom.model.id': (opts.settings?.['fathom.model.id'] as string | undefined) ?? BASE_SETTINGS['fathom.model.id'] };
+  fs.mkdirSync(path.join(userDataDir, 'Machine'), { recursive: true });
+  fs.writeFileSync(path.join(userDataDir, 'Machine', 'settings.json'), JSON.stringify(machineModel, null, 2));
   // code-server otherwise reads and writes ~/.config/code-server/config.yaml.
   const configFile = path.join(tmp, 'config.yaml');
   fs.writeFileSync(configFile, 'auth: none\ncert: false\n');
