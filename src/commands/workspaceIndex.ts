@@ -19,6 +19,7 @@ import { i18nConfigOf, initOptionsOf, keywordOnlyAdvice, localModelPathOf, needs
 import type { IndexTracker } from '../ui/tracker';
 import { folderSelection, readFathomSettings } from './settings';
 import { errText } from '../util/errors';
+import { bundledModelPath, isStaticModel } from '../index/static-model';
 import { relativeIn } from '../util/paths';
 
 /** A batch bigger than this is cheaper as a re-walk (unchanged files are only stat'ed). */
@@ -201,7 +202,10 @@ export class WorkspaceIndex implements vscode.Disposable {
     const downloadChosen = this.env.modelChoice?.() === 'download';
     const options = initOptionsOf(this.settings, { cacheDir: this.env.cacheDir, ...pathEnv, bundledModelPath: this.env.bundledModelPath, downloadChosen });
     const bundled = !!options.embedder && !!this.env.bundledModelPath && options.embedder.localModelPath === this.env.bundledModelPath;
-    this.env.log.info(`model: ${options.embedder ? `${options.embedder.model}${options.embedder.localModelPath ? ` from ${options.embedder.localModelPath}${bundled ? ' (bundled with the extension)' : ''}` : ''}, downloads ${options.embedder.allowDownload ? 'allowed' : 'off'}, cache ${this.env.cacheDir}` : 'off (fathom.search.dense is false)'}`);
+    const emb = options.embedder || undefined;
+    const own = emb && !emb.localModelPath && isStaticModel(emb.model) ? bundledModelPath() : undefined;
+    const from = emb?.localModelPath ? ` from ${emb.localModelPath}${bundled ? ' (bundled with the extension)' : ''}` : own ? ` from ${own} (Fathom's own, shipped with the extension)` : '';
+    this.env.log.info(`model: ${options.embedder ? `${options.embedder.model}${from}, downloads ${options.embedder.allowDownload ? 'allowed' : 'off'}, cache ${this.env.cacheDir}` : 'off (fathom.search.dense is false)'}`);
     const st = await this.env.client.init(options, signal);
     this.loaded = !st.keywordOnlyReason;
     const advice = keywordOnlyAdvice(st.keywordOnlyReason, this.settings, { downloadChosen });

@@ -119,7 +119,7 @@ export function prepare(): Promise<Prepared> {
 export interface LaunchOptions {
   /** Folder copied as the workspace (default test/fixtures/e2e-workspace). */
   fixture?: string;
-  /** User settings merged over the harness defaults, written before code-server starts. */
+  /** User settings merged over the harness defaults, written before code-server starts; a key set to undefined is left unset. */
   settings?: Record<string, unknown>;
   /** Start in light or dark theme (default light). */
   theme?: Theme;
@@ -275,12 +275,14 @@ export async function launch(opts: LaunchOptions = {}): Promise<Session> {
   const settingsFile = path.join(userDataDir, 'User', 'settings.json');
   const theme = opts.theme ?? 'light';
   const trustSettings = opts.workspaceTrust ? { 'security.workspace.trust.startupPrompt': 'always' } : {};
-  fs.writeFileSync(settingsFile, JSON.stringify({ ...BASE_SETTINGS, ...trustSettings, 'workbench.colorTheme': THEMES[theme].name, ...opts.settings }, null, 2));
+  // a setting given as undefined is left unset (JSON.stringify drops it), harness default or not
+  const userSettings: Record<string, unknown> = { ...BASE_SETTINGS, ...trustSettings, 'workbench.colorTheme': THEMES[theme].name, ...opts.settings };
+  fs.writeFileSync(settingsFile, JSON.stringify(userSettings, null, 2));
   // code-server is a remote window: after a reload it takes machine-overridable settings (the
   // model id) from its Machine settings, so the model id is written there too
-  const machineModel = { 'fathom.model.id': (opts.settings?.['fathom.model.id'] as string | undefined) ?? BASE_SETTINGS['fathom.model.id'] };
+  const modelId = userSettings['fathom.model.id'];
   fs.mkdirSync(path.join(userDataDir, 'Machine'), { recursive: true });
-  fs.writeFileSync(path.join(userDataDir, 'Machine', 'settings.json'), JSON.stringify(machineModel, null, 2));
+  fs.writeFileSync(path.join(userDataDir, 'Machine', 'settings.json'), JSON.stringify(modelId === undefined ? {} : { 'fathom.model.id': modelId }, null, 2));
   // code-server otherwise reads and writes ~/.config/code-server/config.yaml.
   const configFile = path.join(tmp, 'config.yaml');
   fs.writeFileSync(configFile, 'auth: none\ncert: false\n');

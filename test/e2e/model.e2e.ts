@@ -1,5 +1,6 @@
 /**
  * Search by meaning without a hunt for settings, in code-server:
+ * - with no setting, Fathom's own model (shipped in the VSIX) embeds and search is hybrid;
  * - a VSIX packed with `--model` (the shared cost model: all-MiniLM-L6-v2's shape and tokenizer,
  *   random weights — fine for "it loads and search is hybrid") searches hybrid with no setting;
  * - without a bundled model Fathom asks once; "Not now" is remembered across a window reload,
@@ -66,12 +67,14 @@ describe('Fathom in code-server: a VSIX with a bundled model searches by meaning
       log('skipped: the shared cost model (../shared/models/minilm-l6-costmodel or $FATHOM_COST_MODEL) is not here');
       this.skip();
     }
+    fs.mkdirSync(path.dirname(vsix), { recursive: true });
     const t0 = Date.now();
     const r = spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'package.mjs'), '--model', model!, '--out', vsix], { cwd: repoRoot, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`package --model failed (exit ${r.status}):\n${r.stderr}`);
     log(`packaged with the model in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${r.stdout.split('\n').slice(0, 2).join('; ')}`);
   });
-  const fathom = useSession({ name: 'bundled-model', vsix });
+  // no model id either: a bundled model is used with no setting at all (the harness sets one for the other sessions)
+  const fathom = useSession({ name: 'bundled-model', vsix, settings: { 'fathom.model.id': undefined } });
 
   it('the VSIX carries the model under models/, and Fathom uses it: hybrid results, no setting touched, no prompt', async () => {
     const names = listZip(vsix).map((e) => e.name);
@@ -85,6 +88,26 @@ describe('Fathom in code-server: a VSIX with a bundled model searches by meaning
     const view = await openSidebar(s);
     await searchMode(view, 'format distance in miles', 'hybrid');
     await s.waitForLog('Fathom', /indexed workspace: \d+ files .*\d+ vectors/, 120_000);
+    assert.doesNotMatch(s.readLog('Fathom'), /asking for the model/);
+    assert.equal((await s.notifications()).filter((n) => n.includes(PROMPT)).length, 0, 'no download prompt');
+    assert.equal(await view.locator('#fathom-warning').isVisible(), false, 'no keyword-only line');
+    await s.screenshot('sidebar-hybrid');
+  });
+});
+
+describe("Fathom in code-server: with no model setting at all, Fathom's own model searches by meaning", function () {
+  this.timeout(240_000);
+  // the plain VSIX (no model folder) and no fathom.model.id: what a user who installs Fathom gets
+  const fathom = useSession({ name: 'own-model', settings: { 'fathom.model.id': undefined } });
+
+  it('embeds with fathom-code-search from the installation: hybrid results, no prompt, no keyword-only line', async () => {
+    const s = fathom();
+    assert.doesNotMatch(fs.readFileSync(path.join(s.userDataDir, 'User', 'settings.json'), 'utf8'), /fathom\./, 'no Fathom setting in the user settings');
+    const text = await s.waitForLog('Fathom', /embedding with fathom-code-search/, 120_000);
+    assert.match(text, /model: fathom-code-search from .*fathom-code-search\.bin/);
+    await s.waitForLog('Fathom', /indexed workspace: \d+ files .*\d+ vectors/, 120_000);
+    const view = await openSidebar(s);
+    await searchMode(view, 'format distance in miles', 'hybrid');
     assert.doesNotMatch(s.readLog('Fathom'), /asking for the model/);
     assert.equal((await s.notifications()).filter((n) => n.includes(PROMPT)).length, 0, 'no download prompt');
     assert.equal(await view.locator('#fathom-warning').isVisible(), false, 'no keyword-only line');
