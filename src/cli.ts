@@ -41,7 +41,7 @@ const MODEL_HELP = `  --no-embed         keyword-only: load no embedding model
 const SCORE_HELP = `  Each hit shows its relevance: 0-100, its score as a share of the best hit's score in this
   answer (the best is 100). --json also gives the raw "score" (search: the fused reciprocal-rank
   score; similar: cosine similarity, or the keyword score when keyword-only) and "keywordOnly"
-  (the reason, when no embedding model answered).`;
+  (the reason, when no embedding model answered; with no hit, one {"noHits":true,"keywordOnly"} line).`;
 
 /** Each command's own --help: its synopsis and its options. */
 const HELP: Record<string, string> = {
@@ -721,6 +721,8 @@ export function relevance(score: number, best: number): number {
  * answered, when none did: the text output said it on stderr; each JSON line carries it.
  */
 function printHits(hits: SearchHit[], json: boolean, keywordOnly?: string): void {
+  // no hit, no hit line: the JSON output still says that the answer was keyword-only, and why
+  if (json && hits.length === 0 && keywordOnly) process.stdout.write(`${JSON.stringify({ noHits: true, keywordOnly })}\n`);
   const best = hits.reduce((m, h) => Math.max(m, h.score), 0);
   for (const [i, h] of hits.entries()) {
     const rel = relevance(h.score, best);

@@ -115,6 +115,10 @@ describe('CLI: the first run (dist/cli.js)', function () {
     assert.equal(s.err, '', 'with --json, stderr stays quiet');
     const off = fathom(['search', 'zoom', '--dir', dir, '--json', '--no-embed']);
     assert.equal(JSON.parse(off.out.split('\n')[0]).keywordOnly, 'embedding is off (--no-embed)');
+    // no hit: still one line that says the answer was keyword-only
+    const none = fathom(['search', 'qqzzxxnothinglikethis', '--dir', dir, '--json', '--no-embed']);
+    assert.equal(none.code, 0, none.err);
+    assert.deepEqual(none.out.trim().split('\n').map((l) => JSON.parse(l)), [{ noHits: true, keywordOnly: 'embedding is off (--no-embed)' }]);
   });
 
   it('an argument error is its line and `run fathom <command> --help`; each command has its own --help', () => {
