@@ -142,11 +142,17 @@ export function shownValueMatching(chunk: Pick<Chunk, 'symbol' | 'text' | 'meta'
   if (typeof shown !== 'string' || !terms.length) return undefined;
   const own = `${lower(chunk.symbol)}\n${lower(chunk.text)}`;
   const inOwn = terms.filter((t) => own.includes(t)).length;
-  let best: { value: string; n: number } | undefined;
+  // the value holding most terms; between equals, the one holding more as whole words
+  // ("Block domain" shows "Block domain {0}", not "Blocked domains"), then the shorter
+  let best: { value: string; n: number; whole: number } | undefined;
   for (const value of shown.split('\n')) {
     const v = lower(value);
     const n = terms.filter((t) => v.includes(t)).length;
-    if ((n === terms.length || n > inOwn) && n > (best?.n ?? 0)) best = { value: value.trim(), n };
+    if (!(n === terms.length || n > inOwn) || n === 0) continue;
+    const words = new Set(v.split(/[^\p{L}\p{N}]+/u));
+    const whole = terms.filter((t) => words.has(t)).length;
+    const better = !best || n > best.n || (n === best.n && (whole > best.whole || (whole === best.whole && value.trim().length < best.value.length)));
+    if (better) best = { value: value.trim(), n, whole };
   }
   return best?.value;
 }

@@ -11,6 +11,7 @@
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FrameLocator } from 'playwright-core';
 import { listZip } from '../../scripts/vsix.mjs';
@@ -112,6 +113,58 @@ describe("Fathom in code-server: with no model setting at all, Fathom's own mode
     assert.equal((await s.notifications()).filter((n) => n.includes(PROMPT)).length, 0, 'no download prompt');
     assert.equal(await view.locator('#fathom-warning').isVisible(), false, 'no keyword-only line');
     await s.screenshot('sidebar-hybrid');
+  });
+});
+
+/** A workspace of `files` JS files of a few functions each: enough chunks that embedding with a transformers.js model takes a while. */
+function manyChunksWorkspace(files: number): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-e2e-many-chunks-'));
+  fs.mkdirSync(path.join(dir, 'src'));
+  const words = ['distance', 'route', 'marker', 'tile', 'zoom', 'layer', 'popup', 'scale', 'legend', 'cluster'];
+  for (let i = 0; i < files; i++) {
+    const w = words[i % words.length];
+    const fns = Array.from({ length: 6 }, (_, j) => `/** Computes the ${w} ${j} of a map view number ${i}. */\nexport function ${w}${i}_${j}(view, options = {}) {\n  const value = view.${w} * ${j + 1} + (options.offset ?? ${i});\n  return Math.round(value * 100) / 100;\n}\n`);
+    fs.writeFileSync(path.join(dir, 'src', `${w}-${i}.js`), fns.join('\n'));
+  }
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'many-chunks', version: '1.0.0' }));
+  return dir;
+}
+
+describe('Fathom in code-server: while a transformers.js model embeds', function () {
+  this.timeout(300_000);
+  const model = costModel();
+  const fixture = manyChunksWorkspace(250);
+  before(function () {
+    if (!model) {
+      log('skipped: the shared cost model (../shared/models/minilm-l6-costmodel or $FATHOM_COST_MODEL) is not here');
+      this.skip();
+    }
+  });
+  after(() => fs.rmSync(fixture, { recursive: true, force: true }));
+  // the cost model (all-MiniLM-L6-v2's shape, random weights) embeds at MiniLM's pace: seconds to minutes here
+  const fathom = useSession({ name: 'embedding-progress', fixture, settings: { 'fathom.model.localPath': model } });
+
+  it('the sidebar\'s progress line is whole at the default width, the status label has no "..", and results become hybrid without a new search', async () => {
+    const s = fathom();
+    const view = await openSidebar(s);
+    const state = view.locator('#fathom-state-text');
+    const text = await waitFor('the sidebar to say it is embedding', async () => {
+      const t = (await state.innerText().catch(() => '')).trim();
+      return /^Embedding \d+% \([\d,]+ \/ [\d,]+ chunks\)/.test(t) ? t : undefined;
+    }, 120_000, 100);
+    // never cut: the whole line is laid out (it wraps), no ellipsis, nothing scrolled out of view
+    const box = await state.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth, overflow: el.ownerDocument.defaultView?.getComputedStyle(el).textOverflow, height: el.getBoundingClientRect().height }));
+    assert.ok(box.scroll <= box.client + 1, `the progress line overflows its box: ${JSON.stringify(box)} "${text}"`);
+    assert.notEqual(box.overflow, 'ellipsis');
+    const label = (await s.page.locator('.statusbar-item', { hasText: 'Fathom' }).first().getAttribute('aria-label')) ?? '';
+    assert.doesNotMatch(label, /\.\./, `status bar label: ${label}`);
+    await s.screenshot('embedding-progress');
+    // a search while embedding runs: its summary is not left saying keyword-only once vectors are there
+    await view.locator('#fathom-query').fill('round the zoom value of a map view');
+    await waitFor('results while embedding', async () => ((await view.locator('.fathom-result').count()) > 0 ? true : undefined), 60_000);
+    await waitFor('the same results to become hybrid with no new search', async () => ((await view.locator('#fathom-summary').getAttribute('data-mode')) === 'hybrid' ? true : undefined), 240_000, 500);
+    assert.doesNotMatch(await view.locator('#fathom-summary').innerText(), /keyword-only/i);
+    assert.equal(await view.locator('#fathom-query').inputValue(), 'round the zoom value of a map view');
   });
 });
 

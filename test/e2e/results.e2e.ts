@@ -129,6 +129,15 @@ describe('Fathom in code-server: results that read well (13 locales)', function 
     await waitFor('folded again', async () => ((await view.locator('.fathom-group[data-translations]').count()) === 1 ? true : undefined));
   });
 
+  it('a component found through the text it displays says so: shows "<the value>"', async () => {
+    const s = fathom();
+    const view = await openSidebar(s);
+    // the English value of domain.block, typed as a user reads it on screen
+    await sidebarSearch(view, 'Block domain', '.fathom-group[data-path="src/components/DomainActions.vue"] .fathom-result');
+    const why = (await view.locator('.fathom-group[data-path="src/components/DomainActions.vue"] .fathom-result .fathom-why').allInnerTexts()).map((t) => t.trim());
+    assert.ok(why.some((w) => /^shows "Block domain \{0\}"/.test(w)), `why of DomainActions.vue's rows: ${why.join(' | ')}`);
+  });
+
   it('a regex or a query of only punctuation says why', async () => {
     const s = fathom();
     const view = await openSidebar(s);

@@ -112,6 +112,9 @@ describe('results: terms, highlights, snippets, groups', function () {
     const long = { ...c, meta: { i18nText: `Copy link ${'and more '.repeat(10)}` } };
     assert.match(whyWords(hit(long), queryTerms('link more')), /^shows "Copy link and more.{20,}…"$/);
     assert.equal(groupHits([hit(shown)], 'copy link to this post')[0].hits[0].why, 'shows "Copy link to this post"');
+    // of several shown values holding the words, the one holding them as whole words
+    const two = { ...c, meta: { i18nText: 'Blocked domains\nBlock domain {0}\nUnblock domain {0}' } };
+    assert.equal(whyWords(hit(two), queryTerms('Block domain')), 'shows "Block domain {0}"');
   });
 
   it('rows show the symbol first and where in the file second, readable for Vue, Markdown, JSON', function () {
