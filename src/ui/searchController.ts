@@ -6,7 +6,8 @@
  * - Results of a query older than the newest one asked for are dropped (the page's `seq`);
  *   a search superseded in the worker rejects with a CancelledError — dropped silently.
  * - While the index grows (first index, vectors arriving) `refresh()` re-runs the query shown,
- *   so keyword results come first and the fused ranking replaces them as vectors arrive.
+ *   so keyword results come first and the fused ranking replaces them as vectors arrive; a
+ *   refresh that finds nothing while a folder is re-indexed keeps the results shown.
  * - `open`/`similar` name a result by key; only results this controller posted can be opened.
  */
 import type { SearchOptions } from '../index/engine';
@@ -122,7 +123,7 @@ export class SearchController {
   refresh(): Promise<void> {
     const c = this.current;
     if (!c || !c.query.trim() || this.shown?.title) return Promise.resolve();
-    return this.run(c.seq, c.query, c.filters);
+    return this.run(c.seq, c.query, c.filters, true);
   }
 
   /** Shows hits that did not come from the query box (Find Similar). */
@@ -138,7 +139,7 @@ export class SearchController {
     for (const h of hits) this.byKey.set(hitKey(h), h);
   }
 
-  private async run(seq: number, query: string, filters: ViewFilters): Promise<void> {
+  private async run(seq: number, query: string, filters: ViewFilters, refreshing = false): Promise<void> {
     const now = this.deps.now ?? Date.now;
     if (!query.trim()) {
       this.shown = { seq, query, hits: [] };
@@ -157,6 +158,14 @@ export class SearchController {
       return;
     }
     if (seq < this.newestSeq || page !== this.page) return; // a newer query was asked for meanwhile, or by a newer page
+    // A re-run while a folder is re-indexed from scratch (a model or chunking setting changed, the
+    // store was reset) met an index still filling up and answered nothing: the list the user was
+    // reading was cleared for no visible reason. Keep it until the index answers again.
+    const shown = this.shown;
+    if (refreshing && !hits.length && shown && shown.query === query && shown.title === undefined && shown.hits.length && this.deps.isIndexing?.()) {
+      this.deps.log('info', `search view: kept the ${shown.hits.length} results of "${query.slice(0, 80)}" while the index fills up again (its refresh found none yet)`);
+      return;
+    }
     const ms = now() - t0;
     this.shown = { seq, query, hits };
     this.remember(hits);

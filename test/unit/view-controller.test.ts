@@ -119,6 +119,47 @@ describe('search view controller', function () {
     assert.deepEqual(t.posted.map((m) => m.type), ['state', 'results']);
   });
 
+  it('a refresh that finds nothing while the index fills up again keeps the results shown; a typed query that finds nothing clears them', async function () {
+    let answer = [hit(chunk('a.js', 'zoom'))];
+    let indexing = false;
+    const posted: HostToView[] = [];
+    const logs: string[] = [];
+    const ctl = new SearchController({
+      search: async () => answer,
+      post: (m) => posted.push(m),
+      open: () => undefined,
+      similar: () => undefined,
+      cancelIndex: () => undefined,
+      pause: () => undefined,
+      resume: () => undefined,
+      log: (_l, m) => void logs.push(m),
+      isIndexing: () => indexing,
+    });
+    const totals = () => posted.flatMap((m) => (m.type === 'results' ? [m.total] : []));
+    await ctl.handle({ type: 'search', seq: 1, query: 'zoom', filters });
+    // the store was reset (a setting changed): the index is empty while it fills up again
+    answer = [];
+    indexing = true;
+    await ctl.refresh();
+    assert.deepEqual(totals(), [1], 'the list is not cleared by a refresh of an index filling up');
+    assert.match(logs.join('\n'), /kept the 1 results of "zoom"/);
+    answer = [hit(chunk('a.js', 'zoom')), hit(chunk('b.js', 'zoom'))];
+    await ctl.refresh();
+    assert.deepEqual(totals(), [1, 2]);
+    // done indexing, nothing found: that is the answer
+    answer = [];
+    indexing = false;
+    await ctl.refresh();
+    assert.deepEqual(totals(), [1, 2, 0]);
+    // a query the user typed is answered as it is, even while indexing
+    answer = [hit(chunk('a.js', 'zoom'))];
+    await ctl.handle({ type: 'search', seq: 2, query: 'zoom', filters });
+    answer = [];
+    indexing = true;
+    await ctl.handle({ type: 'search', seq: 3, query: 'zoom', filters });
+    assert.deepEqual(totals(), [1, 2, 0, 1, 0]);
+  });
+
   it('Find Similar results show with a title, and refresh leaves them alone', async function () {
     let n = 0;
     const t = setup(async () => {
