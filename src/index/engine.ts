@@ -982,7 +982,7 @@ export class Engine {
     return lines ?? undefined;
   }
 
-  /** Exact dense top-k: the embedder's BLAS kernel when it has one (and it works), else the JS scan. */
+  /** Exact dense top-k: the embedder's BLAS kernel when it has one (and it works), else the int8 SIMD scan with a float re-score, else the JS scan. */
   private async denseTop(qv: Float32Array, k: number, filter?: (docId: number) => boolean): Promise<Array<{ docId: number; score: number }>> {
     const vectors = this.vectors!;
     if (vectors.count >= this.annMinRows) {
@@ -998,7 +998,7 @@ export class Engine {
         this.kernelFailed = `the embedder's scoring kernel failed, using the JS scan: ${(err as Error).message}`;
       }
     }
-    return vectors.search(qv, k, filter);
+    return vectors.fastSearch(qv, k, filter) ?? vectors.search(qv, k, filter);
   }
 
   /**

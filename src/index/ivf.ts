@@ -425,7 +425,7 @@ const OVERFLOW = -2;
 const IVF_MAGIC = 0x31465649;
 
 /** int8 codes of row `data[off..off+d)` into `codes[to..to+d)`, scaled by its largest magnitude; returns the scale. */
-function quantize(data: Float32Array, off: number, d: number, codes: Int8Array, to: number): number {
+export function quantize(data: Float32Array, off: number, d: number, codes: Int8Array, to: number): number {
   let m = 0;
   for (let j = 0; j < d; j++) {
     const a = Math.abs(data[off + j]);
@@ -474,7 +474,7 @@ function dot8(codes: Int8Array, off: number, query: Float32Array, d: number, tai
 }
 
 /** The `cap` largest (score, id) pairs seen: a binary min-heap; `min` is the score to beat once full. */
-class TopHeap {
+export class TopHeap {
   readonly ids: Int32Array;
   private readonly scores: Float64Array;
   size = 0;

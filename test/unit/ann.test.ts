@@ -5,6 +5,7 @@ import type { Embedder } from '../../src/index/embedder';
 import { queryLimit, SimdScanner } from '../../src/index/int8-simd';
 import { IvfIndex, jsMatMul } from '../../src/index/ivf';
 import { probeFor, VectorStore } from '../../src/index/vectors';
+import { INT8_SCAN_MIN_ROWS } from '../../src/index/int8-scan';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -252,6 +253,44 @@ describe('ANN (IVF) dense index', () => {
     annEngine.removeFile('f3.md');
     const after = await annEngine.search('c3 9001', { mode: 'dense', k: 10 });
     assert.ok(after.every((h) => h.chunk.path !== 'f3.md'));
+  });
+});
+
+describe('exact dense scan through int8 codes (VectorStore.fastSearch)', () => {
+  it('gives the float scan\'s top-10 with its float scores, honours deletes, filters, rows set or added after the build', function () {
+    this.timeout(30_000);
+    const { store, centres, near } = clusteredSet(7, 128, 200, 50, 0.6); // 10,000 rows, Fathom's model's 128 dims
+    assert.ok(store.count >= INT8_SCAN_MIN_ROWS);
+    const r = rng(9);
+    let same = 0;
+    const queries = Array.from({ length: 60 }, (_, i) => near(centres[Math.floor(r() * centres.length)]).map((x) => (i % 2 ? x : x + 0.01 * gauss(r))));
+    for (const q of queries) {
+      const fast = store.fastSearch(q, 10);
+      assert.ok(fast, 'SIMD is there in Node 20');
+      const exact = store.search(q, 10);
+      if (ids(fast).join() === ids(exact).join()) same++;
+      const floatScore = (id: number) => Math.fround(store.get(id)!.reduce((a, x, j) => a + x * q[j], 0));
+      for (const h of fast) assert.ok(Math.abs(h.score - floatScore(h.docId)) < 1e-5, 'the float score');
+    }
+    assert.ok(same >= 59, `the same top-10 for ${same} of 60 queries`);
+    const q = queries[0];
+    const top = store.fastSearch(q, 10)!;
+    store.delete(top[0].docId);
+    assert.ok(!ids(store.fastSearch(q, 10)!).includes(top[0].docId), 'a deleted row is never returned');
+    assert.ok(store.fastSearch(q, 10, (id) => id % 2 === 0)!.every((h) => h.docId % 2 === 0), 'the filter holds');
+    // a row overwritten with the query itself is the best at once; a row past the codes' room too
+    store.set(123, q);
+    assert.equal(store.fastSearch(q, 1)![0].docId, 123);
+    const far = store.count + 50_000;
+    const other = queries[1];
+    store.set(far, other);
+    assert.equal(store.fastSearch(other, 1)![0].docId, far);
+  });
+
+  it('is not used below INT8_SCAN_MIN_ROWS or for dimensions the SIMD kernel cannot take', () => {
+    assert.equal(clusteredSet(3, 128, 10, 10, 0.6).store.fastSearch(unit(new Float32Array(128).fill(1)), 5), undefined);
+    const odd = clusteredSet(4, 40, 100, 90, 0.6).store; // 9,000 rows of 40 dims
+    assert.equal(odd.fastSearch(unit(new Float32Array(40).fill(1)), 5), undefined);
   });
 });
 
