@@ -8,6 +8,7 @@
  *   node --import tsx bench/ranking.ts --baseline <git ref> # another baseline (default: BASELINE_REF)
  *   node --import tsx bench/ranking.ts --no-baseline --json # today's build only, one JSON object
  *   node --import tsx bench/ranking.ts --misses 10          # print some misses of the tuning half
+ *   node --import tsx bench/ranking.ts --only flask,gin --no-baseline --model   # Flask and Gin: measured, never tuned on
  *   node --import tsx bench/ranking.ts --model [FILE]       # also this build with the model (default: the shipped one):
  *                                                           #   its dense ranking alone and hybrid, beside keyword-only
  *
@@ -285,14 +286,21 @@ function goDocBench(): Bench | string {
  * sentence of a non-test file (removed from it); the test files stay in the workspace and
  * compete, as they do in a real repository.
  */
-const REPO_DEBS: Record<'py-repo' | 'go-repo', { debs: string[]; roots: string[]; ext: RegExp; test: RegExp }> = {
+type RepoBench = 'py-repo' | 'go-repo' | 'flask' | 'gin';
+const REPO_DEBS: Record<RepoBench, { debs: string[]; roots: string[]; ext: RegExp; test: RegExp; lang: 'python' | 'go' }> = {
   'py-repo': {
     debs: ['python3-tornado', 'python3-cherrypy3', 'python3-falcon'],
     roots: ['usr/lib/python3/dist-packages/tornado', 'usr/lib/python3/dist-packages/cherrypy', 'usr/lib/python3/dist-packages/falcon'],
     ext: /\.py$/,
     test: /(?:^|\/)tests?\/|(?:^|\/)test_[^/]*\.py$/,
+    lang: 'python',
   },
-  'go-repo': { debs: ['golang-github-revel-revel-dev'], roots: ['usr/share/gocode/src/github.com/revel/revel'], ext: /\.go$/, test: /_test\.go$/ },
+  'go-repo': { debs: ['golang-github-revel-revel-dev'], roots: ['usr/share/gocode/src/github.com/revel/revel'], ext: /\.go$/, test: /_test\.go$/, lang: 'go' },
+  // Flask and Gin are among the projects Fathom is measured on elsewhere: never trained on
+  // (train/), never tuned on here — only run with `--only flask,gin` to report. Gin's package
+  // carries its Markdown docs, which compete with the code as in the real repository.
+  flask: { debs: ['python3-flask'], roots: ['usr/lib/python3/dist-packages/flask'], ext: /\.py$/, test: /(?:^|\/)tests?\/|(?:^|\/)test_[^/]*\.py$/, lang: 'python' },
+  gin: { debs: ['golang-github-gin-gonic-gin-dev'], roots: ['usr/share/gocode/src/github.com/gin-gonic/gin'], ext: /\.(?:go|md)$/, test: /_test\.go$/, lang: 'go' },
 };
 
 /** `apt-get download` + `dpkg-deb -x` into bench/.ranking/debs/<package> (no install), once. */
@@ -308,24 +316,25 @@ function debTree(pkg: string): string | undefined {
   return dir;
 }
 
-function repoDocBench(name: 'py-repo' | 'go-repo'): Bench | string {
+function repoDocBench(name: RepoBench): Bench | string {
   const spec = REPO_DEBS[name];
   const files: Array<{ rel: string; text: string }> = [];
   for (const [i, pkg] of spec.debs.entries()) {
     const tree = debTree(pkg);
     if (!tree) return `${name} skipped: apt-get download ${pkg} failed`;
-    const roots = name === 'py-repo' ? [spec.roots[i]] : spec.roots;
+    const roots = spec.debs.length > 1 ? [spec.roots[i]] : spec.roots;
     for (const r of roots) {
       const root = path.join(tree, r);
       for (const abs of walk(root)) if (spec.ext.test(abs) && fs.statSync(abs).size < 200_000) files.push({ rel: path.join(path.basename(root), path.relative(root, abs)), text: fs.readFileSync(abs, 'utf8') });
     }
   }
-  const docs = name === 'py-repo' ? /^[ \t]*(?:async\s+)?(?:def|class)\s+\w+[^\n]*:\s*\n\s*[rRuU]?("""|''')([\s\S]*?)\1/gm : /((?:^[ \t]*\/\/[^\n]*\n)+)[ \t]*(?:func|type)\s/gm;
-  return docBench(name, name === 'py-repo' ? 'python' : 'go', files, (text, rel) => {
-    if (spec.test.test(rel)) return [];
+  const py = spec.lang === 'python';
+  const docs = py ? /^[ \t]*(?:async\s+)?(?:def|class)\s+\w+[^\n]*:\s*\n\s*[rRuU]?("""|''')([\s\S]*?)\1/gm : /((?:^[ \t]*\/\/[^\n]*\n)+)[ \t]*(?:func|type)\s/gm;
+  return docBench(name, spec.lang, files, (text, rel) => {
+    if (spec.test.test(rel) || !rel.endsWith(py ? '.py' : '.go')) return [];
     const out: string[] = [];
     for (const m of text.matchAll(docs)) {
-      const doc = name === 'py-repo' ? m[2] : m[1].replace(/^[ \t]*\/\/ ?/gm, '');
+      const doc = py ? m[2] : m[1].replace(/^[ \t]*\/\/ ?/gm, '');
       if (/^(?:go:|\+build|nolint)/.test(doc.trim())) continue;
       const s = firstSentence(doc);
       if (s) out.push(s);
@@ -897,6 +906,9 @@ async function main(): Promise<void> {
   if (want('go-doc')) add(goDocBench());
   if (want('py-repo')) add(repoDocBench('py-repo'));
   if (want('go-repo')) add(repoDocBench('go-repo'));
+  // measured, never tuned on: only when asked by name
+  if (args.only?.has('flask')) add(repoDocBench('flask'));
+  if (args.only?.has('gin')) add(repoDocBench('gin'));
   if (want('vue-ui') || want('mined')) add(await vueUiBench());
   if (want('react-ui') || want('mined')) add(reactUiBench());
   if (want('react-intl-ui') || want('mined')) add(reactIntlUiBench());
