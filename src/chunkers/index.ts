@@ -10,7 +10,7 @@ import { ChunkContext } from './context';
 import { chunkTreeSitter } from './code-ast';
 import { chunkJavaScript } from './javascript';
 import { chunkJson, DEFAULT_JSON_CATEGORIES } from './json';
-import { CHUNKER_OF, LANGUAGE_BY_EXTENSION, LANGUAGE_BY_FILE_NAME, type ChunkerName } from './languages';
+import { CHUNKER_OF, LANGUAGE_BY_EXTENSION, LANGUAGE_BY_FILE_NAME, table, type ChunkerName } from './languages';
 import { chunkMarkdown } from './markdown';
 import { chunkText } from './text';
 import {
@@ -40,7 +40,7 @@ const CHUNKERS: Readonly<Record<ChunkerName, Chunker>> = {
 };
 
 /** Language id → its structural chunker (the others are cut by the text chunker). */
-const STRUCTURAL: Readonly<Record<string, Chunker>> = Object.fromEntries(Object.entries(CHUNKER_OF).map(([language, name]) => [language, CHUNKERS[name]]));
+const STRUCTURAL = table(Object.entries(CHUNKER_OF).map(([language, name]) => [language, CHUNKERS[name]] as const));
 
 /** Generated or minified by name: never worth indexing. */
 const GENERATED_NAME = /(?:\.min\.(?:js|mjs|cjs|css)|\.map|-lock\.json|\.lock|\.bundle\.js|\.chunk\.js)$/i;

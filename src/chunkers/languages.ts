@@ -105,33 +105,39 @@ export const LANGUAGE_REGISTRY: readonly LanguageEntry[] = [
 ];
 
 // ---------------------------------------------------------------------------------------------
-// The tables the chunkers read, derived from the registry.
+// The tables the chunkers read, derived from the registry. They have no prototype: a file
+// `a.constructor` is language `constructor`, not Object's constructor function.
+
+/** A lookup table without a prototype (only its own keys answer). */
+export function table<T>(entries: Iterable<readonly [string, T]>): Readonly<Record<string, T>> {
+  const t = Object.create(null) as Record<string, T>;
+  for (const [k, v] of entries) t[k] = v;
+  return t;
+}
 
 /** Language id → its entry. */
 export const LANGUAGE_BY_ID: ReadonlyMap<string, LanguageEntry> = new Map(LANGUAGE_REGISTRY.map((l) => [l.id, l]));
 
 /** Extension (lower-case, no dot) → language id. */
-export const LANGUAGE_BY_EXTENSION: Readonly<Record<string, string>> = Object.fromEntries(LANGUAGE_REGISTRY.flatMap((l) => l.extensions.map((e) => [e, l.id])));
+export const LANGUAGE_BY_EXTENSION = table(LANGUAGE_REGISTRY.flatMap((l) => l.extensions.map((e) => [e, l.id] as const)));
 
 /** Whole file name (lower-case) → language id. */
 export const LANGUAGE_BY_FILE_NAME: ReadonlyMap<string, string> = new Map(LANGUAGE_REGISTRY.flatMap((l) => (l.fileNames ?? []).map((n) => [n, l.id] as const)));
 
 /** Language id → the chunker that finds its structure. */
-export const CHUNKER_OF: Readonly<Record<string, ChunkerName>> = Object.fromEntries(LANGUAGE_REGISTRY.flatMap((l) => (l.chunker ? [[l.id, l.chunker]] : [])));
+export const CHUNKER_OF = table(LANGUAGE_REGISTRY.flatMap((l) => (l.chunker ? [[l.id, l.chunker] as const] : [])));
 
 /** Language id → grammar name (`tree-sitter-<name>.wasm`), for the languages parsed by tree-sitter. */
-export const TREE_SITTER_GRAMMARS: Readonly<Record<string, string>> = Object.fromEntries(LANGUAGE_REGISTRY.flatMap((l) => (l.grammar ? [[l.id, l.grammar]] : [])));
+export const TREE_SITTER_GRAMMARS = table(LANGUAGE_REGISTRY.flatMap((l) => (l.grammar ? [[l.id, l.grammar] as const] : [])));
 
 /** Extension → language id, for the languages parsed by tree-sitter only. */
-export const TREE_SITTER_EXTENSIONS: Readonly<Record<string, string>> = Object.fromEntries(
-  LANGUAGE_REGISTRY.flatMap((l) => (l.grammar ? l.extensions.map((e) => [e, l.id]) : [])),
-);
+export const TREE_SITTER_EXTENSIONS = table(LANGUAGE_REGISTRY.flatMap((l) => (l.grammar ? l.extensions.map((e) => [e, l.id] as const) : [])));
 
 /** Language id → the key of its rules in code-ast.ts. */
-export const RULES_OF: Readonly<Record<string, string>> = Object.fromEntries(LANGUAGE_REGISTRY.flatMap((l) => (l.rules ? [[l.id, l.rules]] : [])));
+export const RULES_OF = table(LANGUAGE_REGISTRY.flatMap((l) => (l.rules ? [[l.id, l.rules] as const] : [])));
 
 /** Language id → breadcrumb comment syntax (see LanguageEntry.comment); others use DEFAULT_COMMENT. */
-export const COMMENT_PREFIX: Readonly<Record<string, string>> = Object.fromEntries(LANGUAGE_REGISTRY.map((l) => [l.id, l.comment]));
+export const COMMENT_PREFIX = table(LANGUAGE_REGISTRY.map((l) => [l.id, l.comment] as const));
 
 /** The languages that are source code. */
 export const CODE_LANGUAGES: ReadonlySet<string> = new Set(LANGUAGE_REGISTRY.filter((l) => l.embed === 'code').map((l) => l.id));

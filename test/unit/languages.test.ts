@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { chunkFile, languageOf, prepareLanguagesFor, treeSitterLanguageOf } from '../../src/chunkers/index';
 import { RULES } from '../../src/chunkers/code-ast';
 import { LANGUAGE_REGISTRY, treeSitterWasmFiles, type ChunkerName, type LanguageEntry } from '../../src/chunkers/languages';
+import { StatsCollector } from '../../src/chunkers/stats';
 import { commentHeader } from '../../src/chunkers/text';
 import { TREE_SITTER_GRAMMARS } from '../../src/chunkers/treesitter';
 import { embedTier } from '../../src/index/embedOrder';
@@ -136,6 +137,29 @@ describe('language registry (chunkers/languages.ts)', () => {
           assert.deepEqual(r.chunks.map((c) => c.kind), sample.kinds, `${f} (${l.chunker ?? 'text'} chunker)`);
         }
       }
+    });
+  });
+
+  describe('names that are also Object.prototype keys', () => {
+    it('are languages of their own, chunked as text and counted in the stats', () => {
+      // (an object literal as lookup table gave `a.constructor` Object's constructor function as
+      // its language, and `a.__proto__` Object.prototype; the stats lost the `__proto__` row)
+      const st = new StatsCollector(256);
+      for (const name of ['constructor', '__proto__']) {
+        assert.equal(languageOf(`a.${name}`), name);
+        assert.equal(languageOf(`src/${name}`), 'plaintext');
+        assert.equal(treeSitterLanguageOf(`a.${name}`), undefined);
+        assert.equal(commentHeader(name, 'p'), '// p');
+        assert.equal(embedTier(`src/a.${name}`, name), 2);
+        const text = 'one\n\ntwo\n';
+        const r = chunkFile(`a.${name}`, text);
+        assert.equal(r.fallback, undefined);
+        assert.deepEqual(r.chunks.map((c) => [c.language, c.kind, c.header]), [[name, 'text', `// a.${name}`]]);
+        st.add(r, text);
+      }
+      const langs = JSON.parse(JSON.stringify(st.result().languages)) as Record<string, { files: number }>;
+      assert.deepEqual(Object.keys(langs).sort(), ['__proto__', 'constructor']);
+      assert.equal(langs.__proto__.files, 1);
     });
   });
 
