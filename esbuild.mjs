@@ -118,10 +118,21 @@ for (const f of fs.existsSync('media') ? fs.readdirSync('media') : []) {
 for (const f of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(`node_modules/@vscode/codicons/dist/${f}`, `dist/media/${f}`);
 
 // Tree-sitter's runtime and the grammars Fathom uses (src/chunkers/treesitter.ts looks in
-// dist/tree-sitter/ first): only these files of @vscode/tree-sitter-wasm ship.
-const treeSitterWasm = ['tree-sitter', 'tree-sitter-python', 'tree-sitter-go', 'tree-sitter-rust', 'tree-sitter-java', 'tree-sitter-c-sharp', 'tree-sitter-cpp', 'tree-sitter-php', 'tree-sitter-ruby'];
+// dist/tree-sitter/ first): only these files of @vscode/tree-sitter-wasm ship. The grammars are
+// those the language registry names (src/chunkers/languages.ts, read by loading it here).
+const { treeSitterWasmFiles } = await loadSource('src/chunkers/languages.ts');
 fs.mkdirSync('dist/tree-sitter', { recursive: true });
-for (const f of treeSitterWasm) fs.copyFileSync(`node_modules/@vscode/tree-sitter-wasm/wasm/${f}.wasm`, `dist/tree-sitter/${f}.wasm`);
+for (const f of treeSitterWasmFiles()) {
+  const from = `node_modules/@vscode/tree-sitter-wasm/wasm/${f}.wasm`;
+  if (!fs.existsSync(from)) throw new Error(`${from} does not exist: src/chunkers/languages.ts names a grammar @vscode/tree-sitter-wasm does not ship`);
+  fs.copyFileSync(from, `dist/tree-sitter/${f}.wasm`);
+}
+
+/** A TypeScript source's exports, bundled in memory (no file written) and loaded as an ES module. */
+async function loadSource(file) {
+  const { outputFiles } = await esbuild.build({ entryPoints: [file], bundle: true, write: false, platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
+  return import(`data:text/javascript;base64,${Buffer.from(outputFiles[0].text).toString('base64')}`);
+}
 
 // The shipped tokenizer's token-counter tables (src/tokenizer/wordpiece.ts DEFAULT_TABLES_FILE):
 // each chunk thread reads them at its start instead of building them from tokenizer.json.

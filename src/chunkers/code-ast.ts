@@ -40,6 +40,7 @@ import { FallbackError, type ChunkerOutput, type ResolvedOptions } from './chunk
 import { firstLine, type ChunkContext } from './context';
 import type { Range } from '../parse/source';
 import { commentHeader } from './text';
+import { RULES_OF } from './languages';
 import { grammar, grammarProblem } from './treesitter';
 import type { ChunkKind } from './types';
 import { emitUnits, type Unit } from './units';
@@ -47,7 +48,7 @@ import { emitUnits, type Unit } from './units';
 /** Deeper than this, nested units are not opened and cut points are not sought (lines serve). */
 const MAX_DEPTH = 64;
 
-interface LanguageRules {
+export interface LanguageRules {
   /** Nodes that belong to the next sibling when directly above it (comments, attributes). */
   attaches: (n: Node) => boolean;
   /** The unit a declaration node makes, if any. `parent` is the enclosing unit, if any. */
@@ -529,7 +530,8 @@ const ruby: LanguageRules = {
   },
 };
 
-const RULES: Record<string, LanguageRules> = { python, go, rust, java, csharp, c: cpp, cpp, php, ruby };
+/** The rules by name: a language's `rules` in languages.ts names one of these. */
+export const RULES: Readonly<Record<string, LanguageRules>> = { python, go, rust, java, csharp, cpp, php, ruby };
 
 // ---------------------------------------------------------------------------------------------
 
@@ -550,8 +552,10 @@ function syntaxErrors(root: Node, limit = 50): Node[] {
 }
 
 export function chunkTreeSitter(ctx: ChunkContext, options?: ResolvedOptions): ChunkerOutput {
-  const rules = RULES[ctx.language];
-  if (!rules) throw new FallbackError(`no tree-sitter rules for ${ctx.language}`);
+  const name = RULES_OF[ctx.language];
+  const found = name ? RULES[name] : undefined;
+  if (!found) throw new FallbackError(`no tree-sitter rules for ${ctx.language}`);
+  const rules: LanguageRules = found;
   const g = grammar(ctx.language);
   if (!g) throw new FallbackError(grammarProblem(ctx.language));
   const text = ctx.text;

@@ -10,6 +10,7 @@ import { ChunkContext } from './context';
 import { chunkTreeSitter } from './code-ast';
 import { chunkJavaScript } from './javascript';
 import { chunkJson, DEFAULT_JSON_CATEGORIES } from './json';
+import { CHUNKER_OF, LANGUAGE_BY_EXTENSION, LANGUAGE_BY_FILE_NAME, table, type ChunkerName } from './languages';
 import { chunkMarkdown } from './markdown';
 import { chunkText } from './text';
 import {
@@ -29,35 +30,17 @@ export { prepareLanguagesFor, treeSitterLanguageOf } from './treesitter';
 
 export { FallbackError, type Chunker, type ChunkerOutput, type ResolvedOptions } from './chunker';
 
-const LANGUAGES: Record<string, string> = {
-  js: 'javascript', mjs: 'javascript', cjs: 'javascript', jsx: 'javascript',
-  ts: 'typescript', mts: 'typescript', cts: 'typescript', tsx: 'typescript',
-  vue: 'vue',
-  json: 'json', jsonc: 'json', json5: 'json', webmanifest: 'json',
-  md: 'markdown', markdown: 'markdown', mdx: 'markdown',
-  py: 'python', pyi: 'python', go: 'go', rs: 'rust', rb: 'ruby', java: 'java', kt: 'kotlin', c: 'c', h: 'c',
-  cc: 'cpp', cpp: 'cpp', cxx: 'cpp', hh: 'cpp', hpp: 'cpp', hxx: 'cpp', cs: 'csharp', php: 'php', swift: 'swift', scala: 'scala',
-  sh: 'shellscript', bash: 'shellscript', zsh: 'shellscript',
-  yml: 'yaml', yaml: 'yaml', toml: 'toml', ini: 'ini', xml: 'xml', html: 'html', htm: 'html',
-  css: 'css', scss: 'scss', less: 'less', sql: 'sql', lua: 'lua', txt: 'plaintext', rst: 'restructuredtext',
-};
-
-const STRUCTURAL: Record<string, Chunker> = {
+/** The chunker of each structure-finding kind in the language registry (languages.ts). */
+const CHUNKERS: Readonly<Record<ChunkerName, Chunker>> = {
   javascript: chunkJavaScript,
-  typescript: chunkJavaScript,
   vue: chunkVue,
   json: chunkJson,
   markdown: chunkMarkdown,
-  python: chunkTreeSitter,
-  go: chunkTreeSitter,
-  rust: chunkTreeSitter,
-  java: chunkTreeSitter,
-  csharp: chunkTreeSitter,
-  c: chunkTreeSitter,
-  cpp: chunkTreeSitter,
-  php: chunkTreeSitter,
-  ruby: chunkTreeSitter,
+  'tree-sitter': chunkTreeSitter,
 };
+
+/** Language id → its structural chunker (the others are cut by the text chunker). */
+const STRUCTURAL = table(Object.entries(CHUNKER_OF).map(([language, name]) => [language, CHUNKERS[name]] as const));
 
 /** Generated or minified by name: never worth indexing. */
 const GENERATED_NAME = /(?:\.min\.(?:js|mjs|cjs|css)|\.map|-lock\.json|\.lock|\.bundle\.js|\.chunk\.js)$/i;
@@ -65,11 +48,11 @@ const GENERATED_BASENAMES = new Set(['package-lock.json', 'npm-shrinkwrap.json',
 
 export function languageOf(path: string): string {
   const base = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
-  if (base === 'dockerfile') return 'dockerfile';
-  if (base === 'makefile') return 'makefile';
+  const byName = LANGUAGE_BY_FILE_NAME.get(base);
+  if (byName) return byName;
   const dot = base.lastIndexOf('.');
   if (dot <= 0) return 'plaintext';
-  return LANGUAGES[base.slice(dot + 1)] ?? base.slice(dot + 1);
+  return LANGUAGE_BY_EXTENSION[base.slice(dot + 1)] ?? base.slice(dot + 1);
 }
 
 /**

@@ -104,10 +104,10 @@ export class StatsCollector {
   }
 
   result(): CorpusStats {
-    const languages: Record<string, LanguageStats> = {};
-    for (const [name, { tokenSum, ...s }] of [...this.langs].sort((a, b) => b[1].chunks - a[1].chunks)) {
-      languages[name] = { ...s, meanTokens: s.chunks ? Math.round((tokenSum / s.chunks) * 10) / 10 : 0 };
-    }
+    // (fromEntries defines own keys: a language `__proto__`, from a file `a.__proto__`, is a row too)
+    const languages: Record<string, LanguageStats> = Object.fromEntries(
+      [...this.langs].sort((a, b) => b[1].chunks - a[1].chunks).map(([name, { tokenSum, ...s }]) => [name, { ...s, meanTokens: s.chunks ? Math.round((tokenSum / s.chunks) * 10) / 10 : 0 }]),
+    );
     return { maxTokens: this.maxTokens, languages, skipped: Object.fromEntries(this.skipped), examples: this.examples };
   }
 }

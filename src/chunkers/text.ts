@@ -3,31 +3,12 @@
  * (blank-line runs) are the natural cut, then lines, then words.
  */
 import type { ChunkContext } from './context';
+import { COMMENT_PREFIX, DEFAULT_COMMENT } from './languages';
 import type { Chunk } from './types';
 
-const COMMENT_PREFIX: Record<string, string> = {
-  python: '#',
-  ruby: '#',
-  shellscript: '#',
-  yaml: '#',
-  toml: '#',
-  perl: '#',
-  r: '#',
-  dockerfile: '#',
-  makefile: '#',
-  sql: '--',
-  lua: '--',
-  haskell: '--',
-  html: '<!--',
-  xml: '<!--',
-  vue: '<!--',
-  markdown: '',
-  plaintext: '',
-};
-
-/** The breadcrumb line in the file's own comment syntax: `// a/b.js :: sym`, `# a/b.py`, `<!-- x -->`. */
+/** The breadcrumb line in the file's own comment syntax (languages.ts): `// a/b.js :: sym`, `# a/b.py`, `<!-- x -->`. */
 export function commentHeader(language: string, body: string): string {
-  const p = COMMENT_PREFIX[language] ?? '//';
+  const p = COMMENT_PREFIX[language] ?? DEFAULT_COMMENT;
   if (p === '<!--') return `<!-- ${body} -->`;
   return p ? `${p} ${body}` : body;
 }

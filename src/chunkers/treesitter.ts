@@ -1,5 +1,6 @@
 /**
- * Tree-sitter grammars for the languages Babel cannot parse (Python, Go, Rust, Java, C#, C/C++, PHP, Ruby), loaded lazily.
+ * Tree-sitter grammars for the languages Babel cannot parse (those with a `grammar` in languages.ts:
+ * Python, Go, Rust, Java, C#, C/C++, PHP, Ruby), loaded lazily.
  *
  * Runtime and grammars both come from `@vscode/tree-sitter-wasm` (the build VS Code itself
  * ships): the runtime and the grammars are built together at language ABI 15, so they always
@@ -19,22 +20,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Language, Parser as ParserType } from '@vscode/tree-sitter-wasm';
 import { errText } from '../util/errors';
+import { TREE_SITTER_EXTENSIONS, TREE_SITTER_GRAMMARS } from './languages';
 
-/** Fathom language id → grammar file name (`tree-sitter-<name>.wasm`). */
-export const TREE_SITTER_GRAMMARS: Readonly<Record<string, string>> = {
-  python: 'python',
-  go: 'go',
-  rust: 'rust',
-  java: 'java',
-  csharp: 'c-sharp',
-  c: 'cpp', // C is parsed by the C++ grammar (a superset for what chunking needs)
-  cpp: 'cpp',
-  php: 'php',
-  ruby: 'ruby',
-};
-
-const EXT_LANGUAGE: Readonly<Record<string, string>> = { py: 'python', pyi: 'python', go: 'go', rs: 'rust', java: 'java', cs: 'csharp',
-  c: 'c', h: 'c', cc: 'cpp', cpp: 'cpp', cxx: 'cpp', hh: 'cpp', hpp: 'cpp', hxx: 'cpp', php: 'php', rb: 'ruby' };
+export { TREE_SITTER_GRAMMARS } from './languages';
 
 interface Runtime {
   Parser: typeof ParserType;
@@ -110,7 +98,7 @@ export function prepareLanguage(language: string): Promise<void> {
 export function treeSitterLanguageOf(relPath: string): string | undefined {
   const base = relPath.slice(relPath.lastIndexOf('/') + 1).toLowerCase();
   const dot = base.lastIndexOf('.');
-  return dot > 0 ? EXT_LANGUAGE[base.slice(dot + 1)] : undefined;
+  return dot > 0 ? TREE_SITTER_EXTENSIONS[base.slice(dot + 1)] : undefined;
 }
 
 /**

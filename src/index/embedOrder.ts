@@ -4,7 +4,7 @@
  * is hybrid over what is embedded so far. Tiers, first to last:
  *
  * 0. files the editor hints at (open, visible, recently edited: `Engine.setPriority`);
- * 1. source code;
+ * 1. source code (the languages whose `embed` is 'code' in chunkers/languages.ts);
  * 2. docs, config and schemas, test code;
  * 3. locale files (i18n dictionaries, also as JS/TS modules in a locale folder) and fixtures
  *    (test data, mocks, snapshots): many chunks, and the i18n lookup finds their strings
@@ -13,10 +13,11 @@
  * Within a tier, the walk's order. Pure: a function of the path, language and JSON category.
  */
 
+import { CODE_LANGUAGES, DATA_LANGUAGES } from '../chunkers/languages';
+
 export const TIERS = 4;
 export const HINTED_TIER = 0;
 
-const CODE = new Set(['javascript', 'typescript', 'vue', 'python', 'go', 'rust', 'java', 'c', 'cpp', 'csharp', 'ruby', 'php', 'kotlin', 'swift', 'scala', 'svelte']);
 const LOCALE_DIRS = new Set(['locale', 'locales', 'i18n', 'l10n', 'lang', 'langs', 'translations', 'translation']);
 const FIXTURE_DIRS = new Set(['fixtures', 'fixture', '__fixtures__', '__mocks__', '__mock__', 'mocks', 'mock', '__snapshots__', 'testdata', 'test-data', 'test_data', 'mock-data', 'mockdata', 'mock_data']);
 const TEST_DIRS = new Set(['test', 'tests', '__tests__', '__test__', 'spec', 'specs', 'e2e']);
@@ -29,8 +30,8 @@ export function embedTier(path: string, language: string, category?: string): nu
   const base = parts.pop() ?? '';
   if (category === 'i18n' || category === 'fixture' || FIXTURE_NAME.test(base)) return 3;
   if (parts.some((d) => FIXTURE_DIRS.has(d))) return 3;
-  if (parts.some((d) => LOCALE_DIRS.has(d)) && (language === 'json' || CODE.has(language) || language === 'yaml')) return 3;
-  if (CODE.has(language)) return parts.some((d) => TEST_DIRS.has(d)) || TEST_NAME.test(base) ? 2 : 1;
+  if (parts.some((d) => LOCALE_DIRS.has(d)) && (DATA_LANGUAGES.has(language) || CODE_LANGUAGES.has(language))) return 3;
+  if (CODE_LANGUAGES.has(language)) return parts.some((d) => TEST_DIRS.has(d)) || TEST_NAME.test(base) ? 2 : 1;
   return 2;
 }
 
