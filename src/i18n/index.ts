@@ -27,7 +27,8 @@ import { formatOf, readLocaleFormat, readLocaleJson, readLocaleScript, readSfcLo
 import { boundedDistance, deletions, hasPlaceholder, normalize, PLACEHOLDER, placeholderPattern, tokens, typoBudget } from './normalize';
 import type { Candidate, HoverResult, I18nDiagnostic, I18nProblem, LookupOptions, LookupResult, MatchKind, Usage } from './types';
 import { checkHealth, sourceLocaleOf, type HealthReport } from './health';
-import { findUsages } from './usages';
+import { findUsages, type UsageOptions } from './usages';
+import type { UsagePatterns } from './ally';
 import { own } from './formats/common';
 import { undefinedIsNoFinding } from './frameworks/index';
 import { columnsToEntries, entriesToColumns, type EntryColumns } from './snapshot-codec';
@@ -157,6 +158,12 @@ export interface I18nIndexOptions {
   semanticMinScore?: number;
   /** A project's own translate functions (`translate`, `i18n.tr`): their first argument is a key. */
   functions?: string[];
+  /** i18n Ally's custom framework: usage regexes (ally.ts). */
+  patterns?: UsagePatterns;
+  /** The locale the key health checks the others against when the scope has it (i18n Ally's `sourceLanguage`). */
+  sourceLanguage?: string;
+  /** Problems of the configuration (a refused regex), shown with the locale files' problems. */
+  configProblems?: I18nProblem[];
 }
 
 /** Precomputed parts of the tables (from a stored `I18nTables`). */
@@ -376,7 +383,7 @@ export class I18nIndex {
     }
     if (hadLocale || lf) this.built = undefined;
     const had = this.usages.delete(rel);
-    const u = usages ?? findUsages(rel, text, { functions: this.options.functions });
+    const u = usages ?? findUsages(rel, text, this.usageOptions());
     if (u.length) this.usages.set(rel, u);
     if (had || u.length) this.usageTable = undefined;
   }
@@ -564,6 +571,11 @@ export class I18nIndex {
     return this.grouped().problems;
   }
 
+  /** What `findUsages` is given for this index (the chunk threads are given the same). */
+  usageOptions(): UsageOptions {
+    return { functions: this.options.functions, ...(this.options.patterns ? { patterns: this.options.patterns } : {}) };
+  }
+
   /** Builds the lookup tables now (the first lookup builds them otherwise): for a long-lived index that wants its first answer quick. */
   prepareTables(): void {
     this.build();
@@ -583,7 +595,7 @@ export class I18nIndex {
     const groups: Group[] = [];
     /** app\0component\0namespace → key path → group id. */
     const groupIds = new Map<string, Map<string, number>>();
-    const problems: I18nProblem[] = [];
+    const problems: I18nProblem[] = [...(this.options.configProblems ?? [])];
     for (const ps of this.fileProblems.values()) problems.push(...ps);
     const files = [...this.locales.values()].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
     for (const lf of files) {
@@ -959,7 +971,7 @@ export class I18nIndex {
     const groups = b.groups.map((g) => this.candidate(g, b, 'key', 1, undefined, true));
     const fixed = new Set<number>();
     for (const [i, g] of b.groups.entries()) if (g.values.some((v) => v.fixed)) fixed.add(i);
-    return checkHealth({ groups, undefinedUsages, usages, referenced: this.referenced(b), fixed });
+    return checkHealth({ groups, undefinedUsages, usages, referenced: this.referenced(b), fixed, sourceLanguage: this.options.sourceLanguage });
   }
 
   /**
@@ -974,10 +986,10 @@ export class I18nIndex {
     const app = this.appOf(file);
     const scopeLocales = new Map<string, number>();
     for (const g of b.groups) if (g.app === app && !g.component) for (const v of g.values) scopeLocales.set(v.locale, (scopeLocales.get(v.locale) ?? 0) + 1);
-    const source = sourceLocaleOf(scopeLocales);
+    const source = sourceLocaleOf(scopeLocales, this.options.sourceLanguage);
     const target = (e: LocaleEntry | undefined) => (e ? { file: e.file, locale: e.locale, range: toLocaleValue(e, this.locales.get(e.file)!.lines).range } : undefined);
     const defined = this.definedTest(b);
-    const list = text !== undefined ? findUsages(file, text, { functions: this.options.functions }) : (this.usages.get(file) ?? []);
+    const list = text !== undefined ? findUsages(file, text, this.usageOptions()) : (this.usages.get(file) ?? []);
     for (const u of list) {
       if (u.dynamic || defined(u) || undefinedIsNoFinding(u)) continue;
       const key = u.namespace ? `${u.namespace}:${u.key}` : u.key;
@@ -1074,7 +1086,7 @@ export class I18nIndex {
    * usages recorded for `file` are used. Undefined when no usage is under the offset.
    */
   hover(file: string, offset: number, text?: string): HoverResult | undefined {
-    const list = text !== undefined ? findUsages(file, text, { functions: this.options.functions }) : (this.usages.get(file) ?? []);
+    const list = text !== undefined ? findUsages(file, text, this.usageOptions()) : (this.usages.get(file) ?? []);
     const usage = list.find((u) => offset >= u.range.start.offset && offset <= u.range.end.offset);
     if (!usage) return undefined;
     const b = this.build();

@@ -32,6 +32,7 @@ import type * as t from '@babel/types';
 import { parse as parseSfc } from '@vue/compiler-sfc';
 import { parseScript } from '../parse/script';
 import { SourceText } from '../parse/source';
+import { patternUsages, patternsApply, type UsagePatterns } from './ally';
 import { frameworkOf } from './frameworks/index';
 import type { Usage } from './types';
 
@@ -79,6 +80,8 @@ export interface UsageOptions {
    * Babel (compiling it a second time, in its own isolate, was ~5% of a cold index's CPU).
    */
   localeScript?: 'plain' | 'globbed';
+  /** i18n Ally's custom framework (`.vscode/i18n-ally-custom-framework.yml`): usage regexes run on RE2JS. */
+  patterns?: UsagePatterns;
 }
 const SKIP_KEYS = new Set(['loc', 'start', 'end', 'leadingComments', 'trailingComments', 'innerComments', 'extra', 'range', 'comments', 'tokens', 'errors']);
 
@@ -609,8 +612,29 @@ function maybe(text: string, opts: UsageOptions): boolean {
   return MAYBE.test(text) || (opts.functions ?? []).some((f) => text.includes(`${f.slice(f.lastIndexOf('.') + 1)}(`));
 }
 
-/** Every key usage in one file (JS/TS/JSX/TSX, Vue SFC, or a framework of frameworks/); other files have none. Never throws. */
+/**
+ * Every key usage in one file (JS/TS/JSX/TSX, Vue SFC, or a framework of frameworks/; and what
+ * the custom framework's regexes find in the languages they are given); other files have none.
+ * Never throws.
+ */
 export function findUsages(rel: string, text: string, opts: UsageOptions = {}): Usage[] {
+  const p = opts.patterns && patternsApply(opts.patterns, rel) ? opts.patterns : undefined;
+  if (!p) return builtInUsages(rel, text, opts);
+  let custom: Raw[] = [];
+  try {
+    custom = patternUsages(p, text).map((k) => ({ key: k.key, dynamic: false, via: 'usageMatchRegex', start: k.start, end: k.end }));
+  } catch {
+    custom = [];
+  }
+  if (p.monopoly) return toUsages(rel, text, custom);
+  const own = builtInUsages(rel, text, opts);
+  if (!custom.length) return own;
+  const seen = new Set(own.map((u) => `${u.range.start.line}:${u.range.start.column}:${u.key}`));
+  const more = toUsages(rel, text, custom).filter((u) => !seen.has(`${u.range.start.line}:${u.range.start.column}:${u.key}`));
+  return [...own, ...more].sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.column - b.range.start.column);
+}
+
+function builtInUsages(rel: string, text: string, opts: UsageOptions): Usage[] {
   const lower = rel.toLowerCase();
   const isVue = lower.endsWith('.vue');
   const fw = !isVue && !SCRIPT_EXT.test(lower) ? frameworkOf(rel) : undefined;

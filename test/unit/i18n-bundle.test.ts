@@ -91,3 +91,36 @@ describe("i18n through the extension's worker bundle (dist/worker.js): every for
     });
   }
 });
+
+/**
+ * What the generic comparisons above cannot see (the sources could be wrong the same way): the
+ * expected answers of the fixtures of issue-36's items, from dist/cli.js.
+ */
+describe('i18n through the built bundle (dist/cli.js): the answers expected', function () {
+  this.timeout(300_000);
+  let tmp: string;
+  before(() => {
+    if (!fs.existsSync(path.join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: `npm test` builds it first (npm run build)');
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-i18n-bundle-'));
+  });
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  const cli = (fixture: string, ...args: string[]) => {
+    const dir = path.join(ROOT, 'test', 'fixtures', 'i18n-frameworks', fixture);
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'fathom.js'), 'i18n', ...args, '--dir', dir, '--no-embed', '--store', path.join(tmp, fixture)], { encoding: 'utf8', timeout: 120_000 });
+    assert.ok(r.status === 0 || r.status === 1, `exit ${r.status}: ${r.stderr}`);
+    return r.stdout;
+  };
+  /** `file:line via` of every "used" line of a `--key` answer. */
+  const used = (out: string) => out.split('\n').filter((l) => l.trim().startsWith('used ')).map((l) => l.trim().replace(/^used\s+/, '').replace(/:\d+\s+/, ' '));
+
+  it("i18n Ally's custom framework: customT('key') declared in .vscode/i18n-ally-custom-framework.yml is a usage; its sourceLanguage is the source", () => {
+    assert.deepEqual(used(cli('ally-custom', '--key', 'nested.foo.bar')), ['src/App.vue:9 usageMatchRegex', 'src/index.ts:1 usageMatchRegex']);
+    assert.deepEqual(used(cli('ally-custom', '--key', 'project')), ['src/App.vue:2 usageMatchRegex']);
+    const summary = cli('ally-custom', '--check', '--json')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { summary?: { sourceLocales: Record<string, string> } })
+      .find((l) => l.summary)?.summary;
+    assert.deepEqual(summary?.sourceLocales, { '': 'fr' });
+  });
+});
