@@ -106,8 +106,9 @@ function canon(ns: string | undefined, path: string): string {
  * 3: Android, Apple, .NET, TOML (Hugo, go-i18n) and Qt Linguist files read, and usages found
  *    in Java, Kotlin, JSP, Swift, Objective-C, C#, VB, Razor, XAML, Go, Go templates, Rust,
  *    C++, QML and PyQt, which version 2 left unread or reported as unsupported.
+ * 4: an Angular component's inline `template:` read as a template (its usages were missed).
  */
-export const I18N_SNAPSHOT_VERSION = 3;
+export const I18N_SNAPSHOT_VERSION = 4;
 
 /** A locale file in the snapshot: its entries as columns (`cols`; as objects, `entries`, when a position does not fit one), its line table's starts. */
 export interface StoredLocaleFile {

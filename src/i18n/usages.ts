@@ -33,6 +33,7 @@ import { parse as parseSfc } from '@vue/compiler-sfc';
 import { parseScript } from '../parse/script';
 import { SourceText } from '../parse/source';
 import { patternUsages, patternsApply, type UsagePatterns } from './ally';
+import { ngTemplateUsages } from './frameworks/angular';
 import { frameworkOf } from './frameworks/index';
 import type { Usage } from './types';
 
@@ -63,7 +64,7 @@ const JSX_KEY_ATTRS = new Set(['i18nKey', 'keypath', 'keyPath', 'i18n-key', 'tKe
  * something the rest of the filter names.
  */
 const MAYBE = new RegExp(
-  `${/\$?\bt[ce]?m?\s*[(`.]|i18nKey|keypath|\bpath\s*=|v-t\b|useTranslation|useI18n|getTranslations|getFixedT|ScopedI18n|getI18n|instant|translate|Translate|getMessage|getString|getText|l10n|Localized|\bi18n\._|@lingui\/|formatMessage|formatHTMLMessage|Formatted(?:HTML)?Message|defineMessages?\b/.source}|${[...JSX_KEY_ATTRS].map((a) => `\\b${a}\\b`).join('|')}`,
+  `${/\$?\bt[ce]?m?\s*[(`.]|i18nKey|keypath|\bpath\s*=|v-t\b|useTranslation|useI18n|getTranslations|getFixedT|ScopedI18n|getI18n|instant|translate|Translate|getMessage|getString|getText|l10n|Localized|transloco|\bi18n\._|@lingui\/|formatMessage|formatHTMLMessage|Formatted(?:HTML)?Message|defineMessages?\b/.source}|${[...JSX_KEY_ATTRS].map((a) => `\\b${a}\\b`).join('|')}`,
 );
 /** react-intl's formatting functions that take a message descriptor (`{ id, defaultMessage }`). */
 const INTL_FUNCS = new Set(['formatMessage', 'formatHTMLMessage']);
@@ -418,6 +419,14 @@ function scanner(code: string, off: number, ctx: ScanContext, out: Raw[]): (n: t
         return;
       }
       if (cal.name === 'defineMessage' && arg0?.type === 'ObjectExpression') return descriptor(arg0, cal.via);
+      // Angular: @Component({ template: `…` }) — the inline template read as a template, its
+      // offsets mapped back into the script (escapes and `${}` placeholders accounted for)
+      if (cal.name === 'Component' && arg0?.type === 'ObjectExpression') {
+        const tpl = propNode(arg0, 'template');
+        const inline = tpl ? inlineText(tpl, code) : undefined;
+        if (inline) for (const r of ngTemplateUsages(inline.text)) out.push({ ...r, start: off + inline.at(r.start), end: off + inline.at(r.end) });
+        return;
+      }
       // Docusaurus: translate({ id: 'theme.x', message: 'Copy' }); without an id the message is the key
       if (n.callee.type === 'Identifier' && cal.name === 'translate' && arg0?.type === 'ObjectExpression') {
         const id = propNode(arg0, 'id');
@@ -513,6 +522,56 @@ function scanner(code: string, off: number, ctx: ScanContext, out: Raw[]): (n: t
       }
     }
   };
+}
+
+/**
+ * The text a string or template literal holds, with the source offset of each of its characters
+ * (`at(i)`; `at(text.length)` is the literal's end): escapes are decoded (`\'`, `\n`, `\u{…}`,
+ * a line continuation), and a template's `${…}` stands as one space.
+ */
+export function inlineText(n: t.Node, code: string): { text: string; at: (i: number) => number } | undefined {
+  const parts: Array<[number, number]> = [];
+  if (n.type === 'StringLiteral' && n.start != null && n.end != null) parts.push([n.start + 1, n.end - 1]);
+  else if (n.type === 'TemplateLiteral') for (const q of n.quasis) if (q.start != null && q.end != null) parts.push([q.start, q.end]);
+  if (!parts.length) return undefined;
+  let text = '';
+  const map: number[] = [];
+  for (const [pi, [s, e]] of parts.entries()) {
+    if (pi) {
+      text += ' ';
+      map.push(s - 1);
+    }
+    for (let i = s; i < e; ) {
+      const c = code[i];
+      if (c !== '\\' || i + 1 >= e) {
+        text += c;
+        map.push(i);
+        i++;
+        continue;
+      }
+      const d = code[i + 1];
+      let len = 2;
+      let out: string;
+      if (d === '\n' || d === '\u2028' || d === '\u2029') out = '';
+      else if (d === '\r') {
+        out = '';
+        if (code[i + 2] === '\n') len = 3;
+      } else if (d === 'x' && /^[0-9a-f]{2}$/i.test(code.slice(i + 2, i + 4))) {
+        out = String.fromCharCode(parseInt(code.slice(i + 2, i + 4), 16));
+        len = 4;
+      } else if (d === 'u') {
+        const m = /^\{([0-9a-f]{1,6})\}|^([0-9a-f]{4})/i.exec(code.slice(i + 2, i + 10));
+        const cp = m ? parseInt(m[1] ?? m[2], 16) : NaN;
+        out = m && cp <= 0x10ffff ? String.fromCodePoint(cp) : 'u';
+        len = m ? 2 + m[0].length : 2;
+      } else out = ({ n: '\n', t: '\t', r: '\r', b: '\b', f: '\f', v: '\v', '0': '\0' } as Record<string, string>)[d] ?? d;
+      for (let k = 0; k < out.length; k++) map.push(i);
+      text += out;
+      i += len;
+    }
+  }
+  const end = parts[parts.length - 1][1];
+  return { text, at: (i) => (i < map.length ? map[i] : end) };
 }
 
 /** JSX attribute → its element (set as the walk passes the element, before its attributes). */

@@ -123,4 +123,9 @@ describe('i18n through the built bundle (dist/cli.js): the answers expected', fu
       .find((l) => l.summary)?.summary;
     assert.deepEqual(summary?.sourceLocales, { '': 'fr' });
   });
+
+  it("Angular: a component's inline template: pipes (one with the key on its own line), attr pipes, the translate directive's content", () => {
+    assert.deepEqual(used(cli('angular-inline', '--key', 'HOME.SELECT')), ['src/app.component.ts:11 | translate', 'src/app.component.ts:13 | translate', 'src/app.component.ts:16 translate']);
+    assert.deepEqual(used(cli('angular-inline', '--key', 'HOME.QUOTED')), ['src/app.component.ts:32 | translate']);
+  });
 });

@@ -71,6 +71,27 @@ describe('i18n usages: Svelte, Angular, Ember', () => {
     assert.deepEqual(usedBy(ng, 'Usuarios'), ['src/app/home.component.html:7']);
   });
 
+  it("Angular inline templates: a component's template: string (backtick or quoted) is read as a template, every range mapped back into the .ts exactly", () => {
+    const ngi = path.join(FW, 'angular-inline');
+    assert.deepEqual(usagesOf(ngi, 'src/app.component.ts'), [
+      '8:15 | translate HOME.TITLE=HOME.TITLE',
+      // a pipe whose key is on its own line
+      '11:12 | translate HOME.SELECT=HOME.SELECT',
+      // attr="'K' | translate" and [title]="'K' | translate"
+      '13:24 | translate HOME.SELECT=HOME.SELECT',
+      '13:60 | translate HOME.HINT=HOME.HINT',
+      // the translate directive, the key as the element's content (trimmed)
+      '16:25 translate HOME.SELECT=HOME.SELECT',
+      // after a ${} placeholder; the commented pipe above is skipped
+      '18:28 | translate HOME.HINT=HOME.HINT',
+      '26:20 translate.get HOME.TITLE=HOME.TITLE',
+      // a quoted template with escaped quotes: the range is the key's text in the source
+      '32:22 | translate HOME.QUOTED=HOME.QUOTED',
+      '32:67 translate HOME.HINT=HOME.HINT',
+    ]);
+    assert.deepEqual(usedBy(ngi, 'Changer de langue'), ['src/app.component.ts:11', 'src/app.component.ts:13', 'src/app.component.ts:16']);
+  });
+
   it('Ember/Handlebars: {{t "k"}}, (t "k") sub-expressions, named params; a path key is not static', () => {
     const em = path.join(FW, 'ember');
     assert.deepEqual(usagesOf(em, 'app/templates/application.hbs'), ['1:11 {{t}} nav.home=nav.home', "2:15 {{t}} nav.greeting=nav.greeting", '3:11 {{t}} nav.home=nav.home']);
