@@ -101,6 +101,25 @@ function canon(ns: string | undefined, path: string): string {
 }
 
 /**
+ * The canonical keys a static usage may name: as written; without a namespace, also with its
+ * first segment as one (vue-i18n's per-folder namespaces `common.save`, i18n Ally's
+ * `translation.title`); a namespace written with dots also as i18n Ally writes a folder's
+ * (`pages.home:title` → `pages/home`) and as a namespace then a key prefix
+ * (`useTranslation('translation.foo')` then `t('bar')` → `translation:foo.bar`).
+ */
+function usageCanons(namespace: string | undefined, key: string): string[] {
+  const out = [canon(namespace, key)];
+  if (!namespace) {
+    const dot = key.indexOf('.');
+    if (dot > 0) out.push(canon(key.slice(0, dot), key.slice(dot + 1)));
+  } else if (namespace.includes('.')) {
+    out.push(canon(namespace.replace(/\./g, '/'), key));
+    for (let i = namespace.indexOf('.'); i > 0; i = namespace.indexOf('.', i + 1)) out.push(canon(namespace.slice(0, i), `${namespace.slice(i + 1)}.${key}`));
+  }
+  return out;
+}
+
+/**
  * Bump when what `setFile` extracts from a file changes (locale discovery, entries, usages,
  * problems): a stored snapshot of another version is not trusted and the files are read again.
  * 3: Android, Apple, .NET, TOML (Hugo, go-i18n) and Qt Linguist files read, and usages found
@@ -668,12 +687,7 @@ export class I18nIndex {
           else dynamic.set(u.key, [u]);
           continue;
         }
-        add(canon(u.namespace, u.key), u);
-        // vue-i18n: a per-folder namespace is the key's first segment (`common.save`)
-        if (!u.namespace) {
-          const dot = u.key.indexOf('.');
-          if (dot > 0) add(canon(u.key.slice(0, dot), u.key.slice(dot + 1)), u);
-        }
+        for (const k of usageCanons(u.namespace, u.key)) add(k, u);
       }
     }
     const dynamicLengths = [...new Set([...dynamic.keys()].map((k) => k.length))].sort((a, c) => a - c);
@@ -1062,12 +1076,7 @@ export class I18nIndex {
       return g.app === app || !b.appsWithKeys.has(app);
     };
     return (u: Usage) => {
-      const keys = [canon(u.namespace, u.key)];
-      if (!u.namespace) {
-        const dot = u.key.indexOf('.');
-        if (dot > 0) keys.push(canon(u.key.slice(0, dot), u.key.slice(dot + 1)));
-      }
-      for (const k of keys) {
+      for (const k of usageCanons(u.namespace, u.key)) {
         if ((b.byCanon.get(k) ?? []).some((id) => fits(b.groups[id], u.file))) return true;
         if (PLURAL_FORMS.some((p) => (b.byCanon.get(k + p) ?? []).some((id) => fits(b.groups[id], u.file)))) return true;
         if (parents.has(k)) return true;

@@ -128,4 +128,10 @@ describe('i18n through the built bundle (dist/cli.js): the answers expected', fu
     assert.deepEqual(used(cli('angular-inline', '--key', 'HOME.SELECT')), ['src/app.component.ts:11 | translate', 'src/app.component.ts:13 | translate', 'src/app.component.ts:16 translate']);
     assert.deepEqual(used(cli('angular-inline', '--key', 'HOME.QUOTED')), ['src/app.component.ts:32 | translate']);
   });
+
+  it("i18next: the default namespace as i18n Ally writes its keys (useTranslation(['translation.foo']), pages.home:title); --check finds nothing", () => {
+    assert.deepEqual(used(cli('i18next-ally', '--key', 'translation:foo.bar')), ['src/App.jsx:33 t']);
+    assert.deepEqual(used(cli('i18next-ally', '--key', 'pages/home:title')), ['src/App.jsx:34 t', 'src/App.jsx:35 t', 'src/App.jsx:40 t', 'src/App.jsx:53 i18nKey']);
+    assert.match(cli('i18next-ally', '--check'), /0 undefined, 0 missing, 0 unused/);
+  });
 });

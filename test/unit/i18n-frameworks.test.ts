@@ -125,6 +125,18 @@ describe('i18n usages: React, Next.js and custom functions', () => {
     assert.deepEqual(findUsages('a.jsx', "const { t } = useTranslation('ns1', { keyPrefix: 'p' });\nconst x = <Trans t={t} i18nKey=\"k\" />;").map((u) => `${u.namespace}:${u.key}`), ['ns1:p.k']);
   });
 
+  it("i18next as i18n Ally writes it: translation.title (the namespace as first segment), pages.home:title (a folder namespace with dots), useTranslation(['translation.foo']) then t('bar'); no finding", () => {
+    const ia = path.join(FW, 'i18next-ally');
+    const ix = load(ia);
+    const usedIn = (key: string) => ix.lookupKey(key).candidates[0].usages.map((u) => `${u.range.start.line} ${u.via}`);
+    assert.deepEqual(usedIn('translation:foo.bar'), ['33 t']);
+    assert.deepEqual(usedIn('pages/home:title'), ['34 t', '35 t', '40 t', '53 i18nKey']);
+    assert.deepEqual(usedIn('translation:title'), ['7 t', '41 t', '46 t', '54 i18nKey']);
+    assert.deepEqual(usedIn('translation:description.part1'), ['14 i18nKey', '26 i18nKey']);
+    assert.deepEqual(usedIn('translation:description.part2'), ['24 t', '25 i18nKey']);
+    assert.deepEqual(ix.health().findings, []);
+  });
+
   it('next-international: useScopedI18n("scope") prefixes its t', () => {
     const nx = path.join(FW, 'nextinternational');
     assert.deepEqual(usagesOf(nx, 'app/page.tsx'), ['6:17 t hello=hello', '6:36 scopedT scope.more.title=title']);
