@@ -125,7 +125,8 @@ function usageCanons(namespace: string | undefined, key: string): string[] {
  * 3: Android, Apple, .NET, TOML (Hugo, go-i18n) and Qt Linguist files read, and usages found
  *    in Java, Kotlin, JSP, Swift, Objective-C, C#, VB, Razor, XAML, Go, Go templates, Rust,
  *    C++, QML and PyQt, which version 2 left unread or reported as unsupported.
- * 4: an Angular component's inline `template:` read as a template (its usages were missed).
+ * 4: an Angular component's inline `template:` read as a template, Lingui msgids of every macro
+ *    form, fluent-vue's `v-t:id` and `$ta`, `getMessage` destructured from `chrome.i18n` (all missed).
  */
 export const I18N_SNAPSHOT_VERSION = 4;
 
@@ -709,6 +710,10 @@ export class I18nIndex {
       keys.push(canon(g.namespace, base));
       if (g.namespace) keys.push(canon(undefined, base));
     }
+    // a Fluent attribute (`props.title`; a message id has no dot) is used where its message is:
+    // fluent-vue's `$ta('props')`, `<Localized id attrs>` and `data-l10n-id` apply the attributes
+    const dot = g.path.indexOf('.');
+    if (dot > 0 && g.values.some((v) => /\.ftl$/i.test(v.file))) keys.push(canon(g.namespace, g.path.slice(0, dot)));
     const fits = (u: Usage) => {
       if (g.component) return u.file === g.component;
       const app = this.appOf(u.file);

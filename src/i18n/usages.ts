@@ -37,7 +37,7 @@ import { ngTemplateUsages } from './frameworks/angular';
 import { frameworkOf } from './frameworks/index';
 import type { Usage } from './types';
 
-const T_FUNCS = new Set(['t', '$t', 'tc', '$tc', 'te', '$te', 'tm', '$tm']);
+const T_FUNCS = new Set(['t', '$t', 'tc', '$tc', 'te', '$te', 'tm', '$tm', '$ta']);
 const HOOKS = new Set(['useI18n', 'useTranslation', 'useTranslations', 'getTranslations', 'getFixedT', 'useScopedI18n', 'getScopedI18n', 'getI18n']);
 /** next-intl's `t.rich('k')`, `t.markup('k')`, `t.raw('k')`, `t.has('k')` on a bound `t`. */
 const T_METHODS = new Set(['rich', 'markup', 'raw', 'has']);
@@ -45,7 +45,8 @@ const T_METHODS = new Set(['rich', 'markup', 'raw', 'has']);
  * Methods that take a key when called on an object whose name says what it is:
  * ngx-translate `translate.instant/get/stream('K')`, transloco `transloco.translate('k')`,
  * WebExtensions `chrome.i18n.getMessage('name')`, Fluent `l10n.getString('id')`, UI5
- * `getResourceBundle().getText('key')`, Lingui `i18n._('id')`.
+ * `getResourceBundle().getText('key')`, Lingui `i18n._('id')`, fluent-vue `fluent.format('id')`.
+ * A method destructured from such an object (`const { getMessage } = chrome.i18n`) takes a key too.
  */
 const KEY_METHODS: Array<{ method: RegExp; object: RegExp }> = [
   { method: /^(?:instant|get|stream|translate|selectTranslate|selectTranslation)$/, object: /translat|transloco/i },
@@ -53,6 +54,7 @@ const KEY_METHODS: Array<{ method: RegExp; object: RegExp }> = [
   { method: /^(?:getString|formatValue|setAttributes)$/, object: /l10n/i },
   { method: /^getText$/, object: /bundle|i18n/i },
   { method: /^_$/, object: /\bi18n$/ },
+  { method: /^(?:format|formatAttrs)$/, object: /(?:^|\.)\$?fluent$/ },
 ];
 const SCRIPT_EXT = /\.(?:[cm]?[jt]sx?)$/i;
 /** JSX attributes that name a key: react-i18next `i18nKey`, a wrapper's `keypath`/`i18n-key`, Fluent `<Localized id>`. */
@@ -64,7 +66,7 @@ const JSX_KEY_ATTRS = new Set(['i18nKey', 'keypath', 'keyPath', 'i18n-key', 'tKe
  * something the rest of the filter names.
  */
 const MAYBE = new RegExp(
-  `${/\$?\bt[ce]?m?\s*[(`.]|i18nKey|keypath|\bpath\s*=|v-t\b|useTranslation|useI18n|getTranslations|getFixedT|ScopedI18n|getI18n|instant|translate|Translate|getMessage|getString|getText|l10n|Localized|transloco|\bi18n\._|@lingui\/|formatMessage|formatHTMLMessage|Formatted(?:HTML)?Message|defineMessages?\b/.source}|${[...JSX_KEY_ATTRS].map((a) => `\\b${a}\\b`).join('|')}`,
+  `${/\$?\bt[ce]?m?\s*[(`.]|\$ta\s*\(|i18nKey|keypath|\bpath\s*=|v-t\b|useTranslation|useI18n|getTranslations|getFixedT|ScopedI18n|getI18n|instant|translate|Translate|getMessage|getString|getText|l10n|Localized|transloco|\bi18n\._|@lingui\/|formatMessage|formatHTMLMessage|Formatted(?:HTML)?Message|defineMessages?\b/.source}|${[...JSX_KEY_ATTRS].map((a) => `\\b${a}\\b`).join('|')}`,
 );
 /** react-intl's formatting functions that take a message descriptor (`{ id, defaultMessage }`). */
 const INTL_FUNCS = new Set(['formatMessage', 'formatHTMLMessage']);
@@ -110,6 +112,8 @@ class Aliases {
   readonly intl = new Set(INTL_FUNCS);
   /** react-intl: `const messages = defineMessages({ k: { id } })` → `messages` → `k` → the id's node. */
   readonly descriptors = new Map<string, Map<string, t.Node>>();
+  /** Key methods destructured from their object: `const { getMessage } = chrome.i18n` → `getMessage`. */
+  readonly keyFns = new Set<string>();
   add(name: string, d: AliasDecl): void {
     const l = this.decls.get(name);
     if (l) l.push(d);
@@ -307,7 +311,7 @@ function hookContext(call: t.CallExpression): Alias {
 const FUNCTION_TYPES = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression', 'ObjectMethod', 'ClassMethod', 'ClassPrivateMethod']);
 
 /** Names bound from the i18n hooks, with the namespace/prefix they imply and the function they are bound in. */
-function collectAliases(ast: t.Node, into: Aliases, off = 0, later?: t.Node[]): void {
+function collectAliases(ast: t.Node, into: Aliases, off = 0, later?: t.Node[], code?: string): void {
   const fns: Array<[number, number]> = [];
   const found: Array<{ name: string; ctx: Alias; at: number }> = [];
   walkAst(ast, (n) => {
@@ -316,6 +320,15 @@ function collectAliases(ast: t.Node, into: Aliases, off = 0, later?: t.Node[]): 
     if (n.type !== 'VariableDeclarator' || !n.init) return;
     let init: t.Node = n.init;
     if (init.type === 'AwaitExpression') init = init.argument;
+    // `const { getMessage } = chrome.i18n`: a key method taken from its object
+    if (n.id.type === 'ObjectPattern' && code !== undefined && init.start != null && init.end != null && (init.type === 'MemberExpression' || init.type === 'Identifier')) {
+      const obj = code.slice(init.start, init.end).replace(/\s+/g, '');
+      for (const p of n.id.properties) {
+        if (p.type !== 'ObjectProperty' || p.computed || p.key.type !== 'Identifier' || p.value.type !== 'Identifier') continue;
+        const method = p.key.name;
+        if (KEY_METHODS.some((m) => m.method.test(method) && m.object.test(obj))) into.keyFns.add(p.value.name);
+      }
+    }
     // react-intl: `const { formatMessage: fm } = useIntl()` (or `= intl`, `= this.props.intl`)
     if (n.id.type === 'ObjectPattern') {
       for (const p of n.id.properties) {
@@ -382,7 +395,7 @@ const SCANNED = new Set(['CallExpression', 'OptionalCallExpression', 'TaggedTemp
  */
 function aliasesThenScan(ast: t.Node, code: string, off: number, ctx: ScanContext, out: Raw[]): void {
   const later: t.Node[] = [];
-  collectAliases(ast, ctx.aliases, off, later);
+  collectAliases(ast, ctx.aliases, off, later, code);
   const visit = scanner(code, off, ctx, out);
   for (const n of later) visit(n);
 }
@@ -412,6 +425,10 @@ function scanner(code: string, off: number, ctx: ScanContext, out: Raw[]): (n: t
       const cal = calleeName(n.callee, code);
       if (!cal) return;
       const arg0 = n.arguments[0] as t.Node | undefined;
+      // Lingui: msg({ id, message, context }), defineMessage({ … }), i18n._({ … }): the id, else the message (with its context)
+      if (ctx.lingui && arg0?.type === 'ObjectExpression' && (LINGUI_DESCRIPTOR_CALLS.has(cal.name) || (cal.name === '_' && /\bi18n$/.test(objectText(n.callee, code))))) {
+        return linguiDescriptor(arg0, cal.via, off, out);
+      }
       // react-intl: intl.formatMessage({ id }) / formatMessage(messages.k), defineMessages({ k: { id } }), defineMessage({ id })
       if (INTL_FUNCS.has(cal.name) || (n.callee.type === 'Identifier' && aliases.intl.has(cal.name))) return descriptor(arg0, cal.via);
       if (cal.name === 'defineMessages' && arg0?.type === 'ObjectExpression') {
@@ -451,19 +468,19 @@ function scanner(code: string, off: number, ctx: ScanContext, out: Raw[]): (n: t
           return push((cal.name === 'setAttributes' ? n.arguments[1] : arg0) as t.Node | undefined, cal.via, ns, undefined);
         }
       }
+      if (n.callee.type === 'Identifier' && aliases.keyFns.has(cal.name)) return push(arg0, cal.via, ns, undefined);
       const alias = n.callee.type === 'Identifier' ? aliases.resolve(cal.name, at) : undefined;
       if (!alias && !T_FUNCS.has(cal.name)) return;
-      // Lingui's `t({ id: 'msg' })` / `t({ message: 'Hello' })`
-      if (ctx.lingui && arg0?.type === 'ObjectExpression') {
-        const id = propString(arg0, 'id') ?? propString(arg0, 'message');
-        if (id !== undefined) out.push({ key: id, dynamic: false, via: cal.via, start: off + arg0.start!, end: off + arg0.end! });
-        return;
-      }
+      // Lingui's `t({ id: 'msg' })` / `t({ message: 'Hello', context: 'button' })`
+      if (ctx.lingui && arg0?.type === 'ObjectExpression') return linguiDescriptor(arg0, cal.via, off, out);
       push(arg0, cal.via, ns, alias);
-    } else if (n.type === 'TaggedTemplateExpression' && ctx.lingui && n.tag.type === 'Identifier' && (n.tag.name === 't' || n.tag.name === 'msg')) {
-      // Lingui: t`Welcome back` — the msgid is the template's text
+    } else if (n.type === 'TaggedTemplateExpression' && ctx.lingui && n.tag.type === 'Identifier' && LINGUI_TAGS.has(n.tag.name)) {
+      // Lingui: t`Welcome back`, msg`…`, defineMessage`…` — the msgid is the template's text, a
+      // placeholder named by its variable (`${name}` → {name}), others numbered ({0})
       const q = n.quasi;
-      if (q.start != null && q.end != null) out.push({ key: q.quasis.map((x, i) => (i ? `{${i - 1}}` : '') + (x.value.cooked ?? '')).join(''), dynamic: false, via: `${n.tag.name}\``, start: off + q.start + 1, end: off + q.end - 1 });
+      let pos = 0;
+      const ph = (e: t.Node) => (e.type === 'Identifier' ? `{${e.name}}` : `{${pos++}}`);
+      if (q.start != null && q.end != null) out.push({ key: q.quasis.map((x, i) => (i ? ph(q.expressions[i - 1] as t.Node) : '') + (x.value.cooked ?? '')).join(''), dynamic: false, via: `${n.tag.name}\``, start: off + q.start + 1, end: off + q.end - 1 });
     } else if (n.type === 'JSXAttribute' && n.name.type === 'JSXIdentifier' && (JSX_KEY_ATTRS.has(n.name.name) || n.name.name === 'id')) {
       const v = n.value?.type === 'JSXExpressionContainer' ? n.value.expression : n.value;
       const attr = n.name.name;
@@ -510,16 +527,15 @@ function scanner(code: string, off: number, ctx: ScanContext, out: Raw[]): (n: t
         for (const k of keysOf(c0.expression as t.Node)) if (!k.dynamic) out.push({ key: k.key, dynamic: false, via: '<Translate>', start: off + k.start, end: off + k.end });
       }
     } else if (n.type === 'JSXElement' && ctx.lingui && n.openingElement.name.type === 'JSXIdentifier' && n.openingElement.name.name === 'Trans') {
-      // Lingui `<Trans>Welcome back</Trans>` (no id): the msgid is the children's text
+      // Lingui `<Trans>Hello <b>{name}</b></Trans>` (no id): the msgid is made of the children as
+      // Lingui's macro makes it (`Hello <0>{name}</0>`), with the `context` attribute if any
       const attrs = n.openingElement.attributes;
       if (attrs.some((a) => a.type === 'JSXAttribute' && a.name.type === 'JSXIdentifier' && (a.name.name === 'id' || a.name.name === 'i18nKey'))) return;
-      if (n.children.length === 1 && n.children[0].type === 'JSXText') {
-        const c0 = n.children[0];
-        const raw = c0.value;
-        const lead = raw.length - raw.trimStart().length;
-        const text = raw.trim().replace(/\s+/g, ' ');
-        if (text && c0.start != null) out.push({ key: text, dynamic: false, via: '<Trans>', start: off + c0.start + lead, end: off + c0.start + lead + raw.trim().length });
-      }
+      const m = linguiChildren(n.children);
+      if (!m) return;
+      const context = attrs.find((a): a is t.JSXAttribute => a.type === 'JSXAttribute' && a.name.type === 'JSXIdentifier' && a.name.name === 'context');
+      const cv = context ? stringValue((context.value?.type === 'JSXExpressionContainer' ? context.value.expression : context.value) as t.Node) : undefined;
+      out.push({ key: cv ? `${cv}|${m.text}` : m.text, dynamic: false, via: '<Trans>', start: off + m.start, end: off + m.end });
     }
   };
 }
@@ -574,6 +590,68 @@ export function inlineText(n: t.Node, code: string): { text: string; at: (i: num
   return { text, at: (i) => (i < map.length ? map[i] : end) };
 }
 
+/** Lingui's calls taking a message descriptor, and its tags whose template is a message. */
+const LINGUI_DESCRIPTOR_CALLS = new Set(['msg', 'defineMessage']);
+const LINGUI_TAGS = new Set(['t', 'msg', 'defineMessage']);
+
+/**
+ * A Lingui message descriptor `{ id, message, context }`: the id when there is one, else the
+ * message, as `context|message` with a context (the key the PO reader gives a msgctxt).
+ */
+function linguiDescriptor(obj: t.ObjectExpression, via: string, off: number, out: Raw[]): void {
+  const id = propNode(obj, 'id');
+  const idKey = stringValue(id);
+  if (id && idKey !== undefined) {
+    out.push({ key: idKey, dynamic: false, via, start: off + id.start! + (id.type === 'StringLiteral' || id.type === 'TemplateLiteral' ? 1 : 0), end: off + id.end! - (id.type === 'StringLiteral' || id.type === 'TemplateLiteral' ? 1 : 0) });
+    return;
+  }
+  const message = propNode(obj, 'message');
+  const text = stringValue(message);
+  if (!message || text === undefined) return;
+  const context = propString(obj, 'context');
+  out.push({ key: context !== undefined ? `${context}|${text}` : text, dynamic: false, via, start: off + message.start! + 1, end: off + message.end! - 1 });
+}
+
+/**
+ * The msgid Lingui's macro makes of `<Trans>` children: text with its whitespace collapsed, a
+ * variable as `{name}`, another expression as `{0}`, an element as `<0>…</0>` (`<0/>` empty),
+ * numbered in order; with its range in the script (first to last non-blank child). Undefined
+ * for children it cannot name (a spread) or none.
+ */
+function linguiChildren(children: t.Node[]): { text: string; start: number; end: number } | undefined {
+  let el = 0;
+  let pos = 0;
+  let ok = true;
+  const walk = (kids: t.Node[]): string =>
+    kids
+      .map((c) => {
+        if (c.type === 'JSXText') return c.value;
+        if (c.type === 'JSXExpressionContainer') {
+          const e = c.expression;
+          if (e.type === 'JSXEmptyExpression') return '';
+          const sv = stringValue(e);
+          if (sv !== undefined) return sv;
+          return e.type === 'Identifier' ? `{${e.name}}` : `{${pos++}}`;
+        }
+        if (c.type === 'JSXElement') {
+          const i = el++;
+          return c.children.length ? `<${i}>${walk(c.children)}</${i}>` : `<${i}/>`;
+        }
+        if (c.type === 'JSXFragment') return walk(c.children);
+        ok = false;
+        return '';
+      })
+      .join('');
+  const text = walk(children).replace(/\s+/g, ' ').trim();
+  const shown = children.filter((c) => !(c.type === 'JSXText' && !c.value.trim()));
+  if (!ok || !text || !shown.length) return undefined;
+  const first = shown[0];
+  const last = shown[shown.length - 1];
+  const lead = first.type === 'JSXText' ? first.value.length - first.value.trimStart().length : 0;
+  const trail = last.type === 'JSXText' ? last.value.length - last.value.trimEnd().length : 0;
+  return { text, start: first.start! + lead, end: last.end! - trail };
+}
+
 /** JSX attribute → its element (set as the walk passes the element, before its attributes). */
 const jsxOwner = new WeakMap<t.Node, t.JSXOpeningElement>();
 
@@ -586,7 +664,7 @@ interface TNode {
   children?: TNode[];
   content?: TNode | string;
   exp?: { content: string; loc: { start: { offset: number } } };
-  arg?: { content?: string };
+  arg?: { content?: string; isStatic?: boolean; loc?: { start: { offset: number }; end: { offset: number } } };
   value?: { content: string; loc: { start: { offset: number }; end: { offset: number } } };
 }
 
@@ -625,6 +703,10 @@ function scanTemplate(root: TNode, text: string, ctx: ScanContext, out: Raw[]): 
           const q = text[v.loc.start.offset];
           const inner = q === '"' || q === "'" ? 1 : 0;
           out.push({ key: v.content, dynamic: false, via: `<${n.tag} ${p.name}>`, start: v.loc.start.offset + inner, end: v.loc.end.offset - inner });
+        } else if (p.type === 7 && p.name === 't' && p.arg?.isStatic && p.arg.content && p.arg.loc) {
+          // fluent-vue's directive: `v-t:message-id` (its value, if any, is the message's arguments)
+          out.push({ key: p.arg.content, dynamic: false, via: 'v-t:', start: p.arg.loc.start.offset, end: p.arg.loc.end.offset });
+          if (p.exp && typeof p.exp.content === 'string') expr(p.exp.content, p.exp.loc.start.offset);
         } else if (p.type === 7 && p.exp && typeof p.exp.content === 'string') {
           if (p.name === 'for' || p.name === 'slot') continue;
           if (p.name === 't') expr(p.exp.content, p.exp.loc.start.offset, 'v-t');

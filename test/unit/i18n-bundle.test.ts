@@ -134,4 +134,18 @@ describe('i18n through the built bundle (dist/cli.js): the answers expected', fu
     assert.deepEqual(used(cli('i18next-ally', '--key', 'pages/home:title')), ['src/App.jsx:34 t', 'src/App.jsx:35 t', 'src/App.jsx:40 t', 'src/App.jsx:53 i18nKey']);
     assert.match(cli('i18next-ally', '--check'), /0 undefined, 0 missing, 0 unused/);
   });
+
+  it('Lingui: --key finds every msgid form; --check: every msgid used', () => {
+    assert.deepEqual(used(cli('lingui', '--key', 'Read the <0>documentation</0>, {name}.')), ['src/App.tsx:18 <Trans>']);
+    assert.deepEqual(used(cli('lingui', '--key', 'button|Open')), ['src/App.tsx:8 defineMessage']);
+    assert.deepEqual(used(cli('lingui', '--key', 'Hello {name}')), ['src/App.tsx:11 t`']);
+    assert.match(cli('lingui', '--check'), /11 keys, 11 usages: 0 undefined, 0 missing, 0 unused/);
+  });
+
+  it('WebExtension getMessage destructured from chrome.i18n, fluent-vue v-t:id and $ta', () => {
+    assert.deepEqual(used(cli('chrome-extension', '--key', 'tooltip')), ['popup.js:5 getMessage']);
+    assert.deepEqual(used(cli('fluent-vue', '--key', 'greeting')), ['src/App.vue:9 v-t:']);
+    assert.deepEqual(used(cli('fluent-vue', '--key', 'props.title')), ['src/App.vue:5 $ta']);
+    assert.match(cli('fluent-vue', '--check'), /1 undefined, 0 missing, 0 unused/);
+  });
 });

@@ -169,6 +169,59 @@ describe('i18n usages: React, Next.js and custom functions', () => {
   });
 });
 
+describe('i18n usages: Lingui msgids, WebExtension getMessage, fluent-vue', () => {
+  it('Lingui: every msgid form — t`…` with a named placeholder, msg`…`, msg/defineMessage/t/i18n._ descriptors (id, else message with its context), <Trans> children with elements and variables, <Trans id>, <Trans context>', () => {
+    const li = path.join(FW, 'lingui');
+    assert.deepEqual(usagesOf(li, 'src/App.tsx'), [
+      '5:19 msg` Changes saved=Changes saved',
+      '6:43 defineMessage Profile updated=Profile updated',
+      '7:27 msg auth.logout=auth.logout',
+      '8:59 defineMessage button|Open=Open',
+      '11:22 t` Hello {name}=Hello ${name}',
+      '12:31 t Your account=Your account',
+      '13:34 i18n._ app.title=app.title',
+      '16:14 <Trans> Welcome back=Welcome back',
+      '18:9 <Trans> Read the <0>documentation</0>, {name}.=Read the <a href="/docs">documentation</a>, {name}.',
+      '20:18 <Trans id> checkout.title=checkout.title',
+      '21:29 <Trans> menu|Open=Open',
+    ]);
+    // every msgid of the catalogs is used, in both locales
+    const ix = load(li);
+    assert.equal(ix.keyValues().size, 11);
+    assert.deepEqual(ix.health().findings, []);
+    assert.deepEqual(usedBy(li, 'Lisez la <0>documentation</0>, {name}.'), ['src/App.tsx:18']);
+  });
+
+  it('WebExtension: chrome.i18n.getMessage / browser.i18n.getMessage in a template literal, as an argument, optional-chained, destructured from chrome.i18n', () => {
+    const ce = path.join(FW, 'chrome-extension');
+    assert.deepEqual(usagesOf(ce, 'popup.js'), [
+      '1:25 chrome.i18n.getMessage errorRemoved=errorRemoved',
+      '2:35 chrome.i18n.getMessage showInFolderTitle=showInFolderTitle',
+      '3:47 browser.i18n.getMessage savedCount=savedCount',
+      '5:28 getMessage tooltip=tooltip',
+      '6:52 getMessage optional=optional',
+      '7:42 chrome.i18n.getMessage extName=extName',
+    ]);
+    assert.deepEqual(load(ce).health().findings, []);
+  });
+
+  it("fluent-vue: $t / $ta (a message's attributes used with it), the v-t:id directive, <i18n path>, $fluent.format; a key no .ftl has is undefined", () => {
+    const fv = path.join(FW, 'fluent-vue');
+    assert.deepEqual(usagesOf(fv, 'src/App.vue'), [
+      '4:17 $t test=test',
+      '5:23 $ta props=props',
+      '8:14 v-t: test=test',
+      '9:14 v-t: greeting=greeting',
+      '12:17 <i18n path> term=term',
+      '26:24 $t test=test',
+      '30:23 this.$t user-name=user-name',
+      '33:35 this.$fluent.format plain-format=plain-format',
+      '36:23 this.$t wrong-key=wrong-key',
+    ]);
+    assert.deepEqual(load(fv).health().findings.map((f) => `${f.kind} ${f.key}`), ['undefined wrong-key']);
+  });
+});
+
 describe('i18n usages: react-intl (FormatJS) and Docusaurus', () => {
   const ri = path.join(FW, 'reactintl');
   it('react-intl: defineMessages / defineMessage ids; a file naming nothing else gets past the prefilter', () => {
