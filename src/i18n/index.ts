@@ -126,7 +126,8 @@ function usageCanons(namespace: string | undefined, key: string): string[] {
  *    in Java, Kotlin, JSP, Swift, Objective-C, C#, VB, Razor, XAML, Go, Go templates, Rust,
  *    C++, QML and PyQt, which version 2 left unread or reported as unsupported.
  * 4: an Angular component's inline `template:` read as a template, Lingui msgids of every macro
- *    form, fluent-vue's `v-t:id` and `$ta`, `getMessage` destructured from `chrome.i18n` (all missed).
+ *    form, fluent-vue's `v-t:id` and `$ta`, `getMessage` destructured from `chrome.i18n` (all missed);
+ *    a local object named `translate`, a local `t` that translates nothing: no usages.
  */
 export const I18N_SNAPSHOT_VERSION = 4;
 

@@ -114,6 +114,14 @@ class Aliases {
   readonly descriptors = new Map<string, Map<string, t.Node>>();
   /** Key methods destructured from their object: `const { getMessage } = chrome.i18n` → `getMessage`. */
   readonly keyFns = new Set<string>();
+  /**
+   * Names this script binds to something of its own, never a framework's: a variable holding an
+   * object, array or literal (`const translate = {}`: its `.get('k')` is no ngx-translate call),
+   * a function or class it declares. Key methods on them are not usages.
+   */
+  readonly own = new Set<string>();
+  /** A `t` (or `$t` …) this script defines as a function that calls no translation API: its calls are not usages. */
+  readonly localFns = new Set<string>();
   add(name: string, d: AliasDecl): void {
     const l = this.decls.get(name);
     if (l) l.push(d);
@@ -317,7 +325,16 @@ function collectAliases(ast: t.Node, into: Aliases, off = 0, later?: t.Node[], c
   walkAst(ast, (n) => {
     if (later && SCANNED.has(n.type)) later.push(n);
     if (FUNCTION_TYPES.has(n.type) && n.start != null && n.end != null) fns.push([n.start, n.end]);
+    if ((n.type === 'FunctionDeclaration' || n.type === 'ClassDeclaration') && n.id) {
+      into.own.add(n.id.name);
+      if (n.type === 'FunctionDeclaration' && T_FUNCS.has(n.id.name) && code !== undefined && !translates(n.body, code)) into.localFns.add(n.id.name);
+    }
     if (n.type !== 'VariableDeclarator' || !n.init) return;
+    if (n.id.type === 'Identifier' && OWN_VALUES.has(n.init.type)) {
+      into.own.add(n.id.name);
+      const f = n.init;
+      if (T_FUNCS.has(n.id.name) && code !== undefined && (f.type === 'ArrowFunctionExpression' || f.type === 'FunctionExpression') && !translates(f.body, code)) into.localFns.add(n.id.name);
+    }
     let init: t.Node = n.init;
     if (init.type === 'AwaitExpression') init = init.argument;
     // `const { getMessage } = chrome.i18n`: a key method taken from its object
@@ -359,6 +376,21 @@ function collectAliases(ast: t.Node, into: Aliases, off = 0, later?: t.Node[], c
     for (const r of fns) if (r[0] <= f.at && f.at <= r[1] && r[1] - r[0] < scope[1] - scope[0]) scope = r;
     into.add(f.name, { ...f.ctx, scopeStart: scope[0] + off, scopeEnd: scope[1] + off, at: f.at + off });
   }
+}
+
+/** Initializers that make a variable the script's own value (not a service of a framework). */
+const OWN_VALUES = new Set(['ObjectExpression', 'ArrayExpression', 'StringLiteral', 'NumericLiteral', 'BooleanLiteral', 'NullLiteral', 'TemplateLiteral', 'ArrowFunctionExpression', 'FunctionExpression', 'ClassExpression']);
+
+/** Does a function body name a translation API (a wrapper of one), by the prefilter's test? */
+function translates(body: t.Node, code: string): boolean {
+  return body.start != null && body.end != null && MAYBE.test(code.slice(body.start, body.end));
+}
+
+/** The identifier a member chain starts from (`translate` of `translate.get`), if any. */
+function rootName(n: t.Node): string | undefined {
+  let o: t.Node = n;
+  while (o.type === 'MemberExpression' || o.type === 'OptionalMemberExpression') o = o.object;
+  return o.type === 'Identifier' ? o.name : undefined;
 }
 
 /** `a.b.c(…)` → `a.b`: the object a method is called on, as written (short). */
@@ -463,7 +495,8 @@ function scanner(code: string, off: number, ctx: ScanContext, out: Raw[]): (n: t
       }
       if (c.type === 'MemberExpression' || c.type === 'OptionalMemberExpression') {
         const obj = objectText(c, code);
-        if (KEY_METHODS.some((m) => m.method.test(cal.name) && m.object.test(obj))) {
+        const root = rootName(c.object);
+        if (!(root && aliases.own.has(root)) && KEY_METHODS.some((m) => m.method.test(cal.name) && m.object.test(obj))) {
           // Fluent `l10n.setAttributes(el, 'id')`: the id is the second argument
           return push((cal.name === 'setAttributes' ? n.arguments[1] : arg0) as t.Node | undefined, cal.via, ns, undefined);
         }
@@ -471,6 +504,8 @@ function scanner(code: string, off: number, ctx: ScanContext, out: Raw[]): (n: t
       if (n.callee.type === 'Identifier' && aliases.keyFns.has(cal.name)) return push(arg0, cal.via, ns, undefined);
       const alias = n.callee.type === 'Identifier' ? aliases.resolve(cal.name, at) : undefined;
       if (!alias && !T_FUNCS.has(cal.name)) return;
+      // a `t` of the script's own that translates nothing (`const t = (s) => s.trim()`) is not the framework's
+      if (!alias && n.callee.type === 'Identifier' && aliases.localFns.has(cal.name)) return;
       // Lingui's `t({ id: 'msg' })` / `t({ message: 'Hello', context: 'button' })`
       if (ctx.lingui && arg0?.type === 'ObjectExpression') return linguiDescriptor(arg0, cal.via, off, out);
       push(arg0, cal.via, ns, alias);

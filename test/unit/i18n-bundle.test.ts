@@ -148,4 +148,9 @@ describe('i18n through the built bundle (dist/cli.js): the answers expected', fu
     assert.deepEqual(used(cli('fluent-vue', '--key', 'props.title')), ['src/App.vue:5 $ta']);
     assert.match(cli('fluent-vue', '--check'), /1 undefined, 0 missing, 0 unused/);
   });
+
+  it('no false usage: a local object named translate, a local t that translates nothing', () => {
+    assert.match(cli('false-usages', '--check'), /0 undefined, 0 missing, 1 unused/);
+    assert.deepEqual(used(cli('false-usages', '--key', 'HOME.TITLE')), []);
+  });
 });

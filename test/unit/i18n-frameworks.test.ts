@@ -222,6 +222,20 @@ describe('i18n usages: Lingui msgids, WebExtension getMessage, fluent-vue', () =
   });
 });
 
+describe('i18n usages: no false usage', () => {
+  it("a local object named translate, a local t that translates nothing are not the framework's; the injected service and a wrapper still are", () => {
+    const fu = path.join(FW, 'false-usages');
+    assert.deepEqual(usagesOf(fu, 'src/should_ignore.jsx'), []);
+    assert.deepEqual(usagesOf(fu, 'src/should_ignore.vue'), []);
+    assert.deepEqual(usagesOf(fu, 'src/helpers.js'), []);
+    assert.deepEqual(usagesOf(fu, 'src/app.service.ts'), ['9:36 this.translate.instant HOME.SUBTITLE=HOME.SUBTITLE', '15:27 t wrapped=wrapped', '18:29 translate.instant menu.open=menu.open']);
+    // HOME.TITLE is named only by the files that do not use the framework: unused, and nothing undefined
+    assert.deepEqual(load(fu).health().findings.map((f) => `${f.kind} ${f.key}`), ['unused HOME.TITLE']);
+    // a project that names its own t in the settings has its calls counted
+    assert.deepEqual(findUsages('a.js', "function t(s) { return s }\nt('menu.open');", { functions: ['t'] }).map((u) => u.key), ['menu.open']);
+  });
+});
+
 describe('i18n usages: react-intl (FormatJS) and Docusaurus', () => {
   const ri = path.join(FW, 'reactintl');
   it('react-intl: defineMessages / defineMessage ids; a file naming nothing else gets past the prefilter', () => {
