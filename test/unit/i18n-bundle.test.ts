@@ -111,7 +111,7 @@ describe('i18n through the built bundle (dist/cli.js): the answers expected', fu
     return r.stdout;
   };
   /** `file:line via` of every "used" line of a `--key` answer. */
-  const used = (out: string) => out.split('\n').filter((l) => l.trim().startsWith('used ')).map((l) => l.trim().replace(/^used\s+/, '').replace(/:\d+\s+/, ' '));
+  const used = (out: string) => out.split('\n').filter((l) => l.trim().startsWith('used ') && !l.includes('used   nowhere found')).map((l) => l.trim().replace(/^used\s+/, '').replace(/:\d+\s+/, ' '));
 
   it("i18n Ally's custom framework: customT('key') declared in .vscode/i18n-ally-custom-framework.yml is a usage; its sourceLanguage is the source", () => {
     assert.deepEqual(used(cli('ally-custom', '--key', 'nested.foo.bar')), ['src/App.vue:9 usageMatchRegex', 'src/index.ts:1 usageMatchRegex']);
@@ -152,5 +152,13 @@ describe('i18n through the built bundle (dist/cli.js): the answers expected', fu
   it('no false usage: a local object named translate, a local t that translates nothing', () => {
     assert.match(cli('false-usages', '--check'), /0 undefined, 0 missing, 1 unused/);
     assert.deepEqual(used(cli('false-usages', '--key', 'HOME.TITLE')), []);
+  });
+
+  it("gettext PO in a PHP app: every locale of a msgid listed, PHP's _() and gettext() usages found", () => {
+    const out = cli('gettext-php', '--key', 'sign_in');
+    assert.match(out, /en-US\s+locale\/en_US\/messages\.po/);
+    assert.match(out, /zh-CN\s+locale\/zh-CN\/messages\.po/);
+    assert.deepEqual(used(out), ['index.php:4 gettext']);
+    assert.deepEqual(used(cli('gettext-php', '--key', 'hello_world')), ['index.php:3 _', 'index.php:6 _']);
   });
 });
