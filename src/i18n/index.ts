@@ -127,7 +127,8 @@ function usageCanons(namespace: string | undefined, key: string): string[] {
  *    C++, QML and PyQt, which version 2 left unread or reported as unsupported.
  * 4: an Angular component's inline `template:` read as a template, Lingui msgids of every macro
  *    form, fluent-vue's `v-t:id` and `$ta`, `getMessage` destructured from `chrome.i18n` (all missed);
- *    a local object named `translate`, a local `t` that translates nothing: no usages.
+ *    a local object named `translate`, a local `t` that translates nothing: no usages; a
+ *    WebExtension manifest's `__MSG_name__`.
  */
 export const I18N_SNAPSHOT_VERSION = 4;
 

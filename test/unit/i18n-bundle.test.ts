@@ -143,7 +143,8 @@ describe('i18n through the built bundle (dist/cli.js): the answers expected', fu
   });
 
   it('WebExtension getMessage destructured from chrome.i18n, fluent-vue v-t:id and $ta', () => {
-    assert.deepEqual(used(cli('chrome-extension', '--key', 'tooltip')), ['popup.js:5 getMessage']);
+    assert.deepEqual(used(cli('chrome-extension', '--key', 'tooltip')), ['manifest.json:6 __MSG__', 'popup.js:5 getMessage']);
+    assert.deepEqual(used(cli('chrome-extension', '--key', 'extDescription')), ['manifest.json:4 __MSG__']);
     assert.deepEqual(used(cli('fluent-vue', '--key', 'greeting')), ['src/App.vue:9 v-t:']);
     assert.deepEqual(used(cli('fluent-vue', '--key', 'props.title')), ['src/App.vue:5 $ta']);
     assert.match(cli('fluent-vue', '--check'), /1 undefined, 0 missing, 0 unused/);

@@ -192,7 +192,7 @@ describe('i18n usages: Lingui msgids, WebExtension getMessage, fluent-vue', () =
     assert.deepEqual(usedBy(li, 'Lisez la <0>documentation</0>, {name}.'), ['src/App.tsx:18']);
   });
 
-  it('WebExtension: chrome.i18n.getMessage / browser.i18n.getMessage in a template literal, as an argument, optional-chained, destructured from chrome.i18n', () => {
+  it("WebExtension: chrome.i18n.getMessage / browser.i18n.getMessage in a template literal, as an argument, optional-chained, destructured from chrome.i18n; the manifest's __MSG_name__", () => {
     const ce = path.join(FW, 'chrome-extension');
     assert.deepEqual(usagesOf(ce, 'popup.js'), [
       '1:25 chrome.i18n.getMessage errorRemoved=errorRemoved',
@@ -202,6 +202,8 @@ describe('i18n usages: Lingui msgids, WebExtension getMessage, fluent-vue', () =
       '6:52 getMessage optional=optional',
       '7:42 chrome.i18n.getMessage extName=extName',
     ]);
+    // the manifest's __MSG_name__ (parsed JSON string values; the predefined __MSG_@@ui_locale__ is none of the extension's)
+    assert.deepEqual(usagesOf(ce, 'manifest.json'), ['3:18 __MSG__ extName=extName', '4:25 __MSG__ extDescription=extDescription', '6:39 __MSG__ tooltip=tooltip']);
     assert.deepEqual(load(ce).health().findings, []);
   });
 
