@@ -135,6 +135,8 @@ function readCustom(text: string, out: AllyConfig): void {
   }
   if (!regexes.length) return;
   const ids = stringList(d.languageIds);
+  const unknown = ids.filter((id) => !KNOWN_LANGUAGES.has(id));
+  if (unknown.length) out.problems.push({ kind: 'unsupported', file: ALLY_CUSTOM, message: `languageIds ${unknown.join(', ')}: no usages are looked for in ${unknown.length > 1 ? 'these languages' : 'this language'}` });
   out.patterns = { regexes, ...(ids.length ? { languageIds: ids } : {}), ...(d.monopoly === true ? { monopoly: true } : {}) };
 }
 
@@ -190,11 +192,9 @@ const LANGUAGE_IDS: Record<string, string> = {
   m: 'objective-c',
   cs: 'csharp',
   cshtml: 'razor',
-  xml: 'xml',
-  json: 'json',
-  yml: 'yaml',
-  yaml: 'yaml',
 };
+/** The languages whose files Fathom looks for usages in (the custom regexes run in no other). */
+const KNOWN_LANGUAGES = new Set(Object.values(LANGUAGE_IDS));
 
 /** Does `patterns` apply to this file (its language is among the ids, or no ids are given)? */
 export function patternsApply(patterns: UsagePatterns, rel: string): boolean {

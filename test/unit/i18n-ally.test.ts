@@ -79,6 +79,12 @@ describe("i18n Ally's configuration", () => {
     assert.deepEqual(patternUsages(c.patterns!, '(ok!').map((k) => k.key), ['ok']);
   });
 
+  it('a language id whose files Fathom reads no usages in is reported, not silently skipped', () => {
+    const c = readAllyConfig((rel) => (rel === ALLY_CUSTOM ? 'usageMatchRegex: "tr\\\\(\'({key})\'\\\\)"\nlanguageIds: [typescript, plaintext]\n' : undefined));
+    assert.deepEqual(c.patterns?.languageIds, ['typescript', 'plaintext']);
+    assert.deepEqual(c.problems.map((p) => p.message), ['languageIds plaintext: no usages are looked for in this language']);
+  });
+
   it('a refused regex is a problem of the index (fathom i18n --check prints it)', () => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-ally-'));
     try {
