@@ -58,15 +58,19 @@ export interface HealthInput {
   referenced: Set<string>;
   /** The groups (indexes into `groups`) marked not to translate (`LocaleEntry.fixed`): never missing or identical. */
   fixed?: ReadonlySet<number>;
+  /** The configured source locale (i18n Ally's `sourceLanguage`): the source of every scope that has it. */
+  sourceLanguage?: string;
 }
 
 /**
  * The locale the others are checked against: `en` when there is one, else the default messages
  * (`und`: Android's `values/`, a neutral `.resx`, a base bundle, a POT's msgids: the developer's
  * own text, which a regional `values-en-rGB/` only adapts), else an `en-*`, else the locale with
- * most values.
+ * most values. A configured `preferred` locale (i18n Ally's `sourceLanguage`) comes first where
+ * the scope has it.
  */
-export function sourceLocaleOf(counts: Map<string, number>): string {
+export function sourceLocaleOf(counts: Map<string, number>, preferred?: string): string {
+  if (preferred && counts.has(preferred)) return preferred;
   const list = [...counts.keys()].filter((l) => l !== 'und');
   if (list.includes('en')) return 'en';
   if (counts.has('und')) return 'und';
@@ -92,7 +96,7 @@ export function checkHealth(input: HealthInput): HealthReport {
     for (const l of c.locales) m.set(l.locale, (m.get(l.locale) ?? 0) + 1);
   }
   const sourceLocales: Record<string, string> = {};
-  for (const [s, m] of perScope) sourceLocales[s] = sourceLocaleOf(m);
+  for (const [s, m] of perScope) sourceLocales[s] = sourceLocaleOf(m, input.sourceLanguage);
   const at = (l: LocaleValue) => ({ file: l.file, line: l.range.start.line, column: l.range.start.column + 1 });
   for (const [i, c] of input.groups.entries()) {
     const s = scopeOf(c);

@@ -27,7 +27,8 @@ import { formatOf, readLocaleFormat, readLocaleJson, readLocaleScript, readSfcLo
 import { boundedDistance, deletions, hasPlaceholder, normalize, PLACEHOLDER, placeholderPattern, tokens, typoBudget } from './normalize';
 import type { Candidate, HoverResult, I18nDiagnostic, I18nProblem, LookupOptions, LookupResult, MatchKind, Usage } from './types';
 import { checkHealth, sourceLocaleOf, type HealthReport } from './health';
-import { findUsages } from './usages';
+import { findUsages, type UsageOptions } from './usages';
+import type { UsagePatterns } from './ally';
 import { own } from './formats/common';
 import { undefinedIsNoFinding } from './frameworks/index';
 import { columnsToEntries, entriesToColumns, type EntryColumns } from './snapshot-codec';
@@ -100,13 +101,36 @@ function canon(ns: string | undefined, path: string): string {
 }
 
 /**
+ * The canonical keys a static usage may name: as written; without a namespace, also with its
+ * first segment as one (vue-i18n's per-folder namespaces `common.save`, i18n Ally's
+ * `translation.title`); a namespace written with dots also as i18n Ally writes a folder's
+ * (`pages.home:title` → `pages/home`) and as a namespace then a key prefix
+ * (`useTranslation('translation.foo')` then `t('bar')` → `translation:foo.bar`).
+ */
+function usageCanons(namespace: string | undefined, key: string): string[] {
+  const out = [canon(namespace, key)];
+  if (!namespace) {
+    const dot = key.indexOf('.');
+    if (dot > 0) out.push(canon(key.slice(0, dot), key.slice(dot + 1)));
+  } else if (namespace.includes('.')) {
+    out.push(canon(namespace.replace(/\./g, '/'), key));
+    for (let i = namespace.indexOf('.'); i > 0; i = namespace.indexOf('.', i + 1)) out.push(canon(namespace.slice(0, i), `${namespace.slice(i + 1)}.${key}`));
+  }
+  return out;
+}
+
+/**
  * Bump when what `setFile` extracts from a file changes (locale discovery, entries, usages,
  * problems): a stored snapshot of another version is not trusted and the files are read again.
  * 3: Android, Apple, .NET, TOML (Hugo, go-i18n) and Qt Linguist files read, and usages found
  *    in Java, Kotlin, JSP, Swift, Objective-C, C#, VB, Razor, XAML, Go, Go templates, Rust,
  *    C++, QML and PyQt, which version 2 left unread or reported as unsupported.
+ * 4: an Angular component's inline `template:` read as a template, Lingui msgids of every macro
+ *    form, fluent-vue's `v-t:id` and `$ta`, `getMessage` destructured from `chrome.i18n` (all missed);
+ *    a local object named `translate`, a local `t` that translates nothing: no usages; a
+ *    WebExtension manifest's `__MSG_name__`.
  */
-export const I18N_SNAPSHOT_VERSION = 3;
+export const I18N_SNAPSHOT_VERSION = 4;
 
 /** A locale file in the snapshot: its entries as columns (`cols`; as objects, `entries`, when a position does not fit one), its line table's starts. */
 export interface StoredLocaleFile {
@@ -157,6 +181,12 @@ export interface I18nIndexOptions {
   semanticMinScore?: number;
   /** A project's own translate functions (`translate`, `i18n.tr`): their first argument is a key. */
   functions?: string[];
+  /** i18n Ally's custom framework: usage regexes (ally.ts). */
+  patterns?: UsagePatterns;
+  /** The locale the key health checks the others against when the scope has it (i18n Ally's `sourceLanguage`). */
+  sourceLanguage?: string;
+  /** Problems of the configuration (a refused regex), shown with the locale files' problems. */
+  configProblems?: I18nProblem[];
 }
 
 /** Precomputed parts of the tables (from a stored `I18nTables`). */
@@ -376,7 +406,7 @@ export class I18nIndex {
     }
     if (hadLocale || lf) this.built = undefined;
     const had = this.usages.delete(rel);
-    const u = usages ?? findUsages(rel, text, { functions: this.options.functions });
+    const u = usages ?? findUsages(rel, text, this.usageOptions());
     if (u.length) this.usages.set(rel, u);
     if (had || u.length) this.usageTable = undefined;
   }
@@ -564,6 +594,11 @@ export class I18nIndex {
     return this.grouped().problems;
   }
 
+  /** What `findUsages` is given for this index (the chunk threads are given the same). */
+  usageOptions(): UsageOptions {
+    return { functions: this.options.functions, ...(this.options.patterns ? { patterns: this.options.patterns } : {}) };
+  }
+
   /** Builds the lookup tables now (the first lookup builds them otherwise): for a long-lived index that wants its first answer quick. */
   prepareTables(): void {
     this.build();
@@ -583,7 +618,7 @@ export class I18nIndex {
     const groups: Group[] = [];
     /** app\0component\0namespace → key path → group id. */
     const groupIds = new Map<string, Map<string, number>>();
-    const problems: I18nProblem[] = [];
+    const problems: I18nProblem[] = [...(this.options.configProblems ?? [])];
     for (const ps of this.fileProblems.values()) problems.push(...ps);
     const files = [...this.locales.values()].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
     for (const lf of files) {
@@ -655,12 +690,7 @@ export class I18nIndex {
           else dynamic.set(u.key, [u]);
           continue;
         }
-        add(canon(u.namespace, u.key), u);
-        // vue-i18n: a per-folder namespace is the key's first segment (`common.save`)
-        if (!u.namespace) {
-          const dot = u.key.indexOf('.');
-          if (dot > 0) add(canon(u.key.slice(0, dot), u.key.slice(dot + 1)), u);
-        }
+        for (const k of usageCanons(u.namespace, u.key)) add(k, u);
       }
     }
     const dynamicLengths = [...new Set([...dynamic.keys()].map((k) => k.length))].sort((a, c) => a - c);
@@ -682,6 +712,10 @@ export class I18nIndex {
       keys.push(canon(g.namespace, base));
       if (g.namespace) keys.push(canon(undefined, base));
     }
+    // a Fluent attribute (`props.title`; a message id has no dot) is used where its message is:
+    // fluent-vue's `$ta('props')`, `<Localized id attrs>` and `data-l10n-id` apply the attributes
+    const dot = g.path.indexOf('.');
+    if (dot > 0 && g.values.some((v) => /\.ftl$/i.test(v.file))) keys.push(canon(g.namespace, g.path.slice(0, dot)));
     const fits = (u: Usage) => {
       if (g.component) return u.file === g.component;
       const app = this.appOf(u.file);
@@ -959,7 +993,7 @@ export class I18nIndex {
     const groups = b.groups.map((g) => this.candidate(g, b, 'key', 1, undefined, true));
     const fixed = new Set<number>();
     for (const [i, g] of b.groups.entries()) if (g.values.some((v) => v.fixed)) fixed.add(i);
-    return checkHealth({ groups, undefinedUsages, usages, referenced: this.referenced(b), fixed });
+    return checkHealth({ groups, undefinedUsages, usages, referenced: this.referenced(b), fixed, sourceLanguage: this.options.sourceLanguage });
   }
 
   /**
@@ -974,10 +1008,10 @@ export class I18nIndex {
     const app = this.appOf(file);
     const scopeLocales = new Map<string, number>();
     for (const g of b.groups) if (g.app === app && !g.component) for (const v of g.values) scopeLocales.set(v.locale, (scopeLocales.get(v.locale) ?? 0) + 1);
-    const source = sourceLocaleOf(scopeLocales);
+    const source = sourceLocaleOf(scopeLocales, this.options.sourceLanguage);
     const target = (e: LocaleEntry | undefined) => (e ? { file: e.file, locale: e.locale, range: toLocaleValue(e, this.locales.get(e.file)!.lines).range } : undefined);
     const defined = this.definedTest(b);
-    const list = text !== undefined ? findUsages(file, text, { functions: this.options.functions }) : (this.usages.get(file) ?? []);
+    const list = text !== undefined ? findUsages(file, text, this.usageOptions()) : (this.usages.get(file) ?? []);
     for (const u of list) {
       if (u.dynamic || defined(u) || undefinedIsNoFinding(u)) continue;
       const key = u.namespace ? `${u.namespace}:${u.key}` : u.key;
@@ -1049,12 +1083,7 @@ export class I18nIndex {
       return g.app === app || !b.appsWithKeys.has(app);
     };
     return (u: Usage) => {
-      const keys = [canon(u.namespace, u.key)];
-      if (!u.namespace) {
-        const dot = u.key.indexOf('.');
-        if (dot > 0) keys.push(canon(u.key.slice(0, dot), u.key.slice(dot + 1)));
-      }
-      for (const k of keys) {
+      for (const k of usageCanons(u.namespace, u.key)) {
         if ((b.byCanon.get(k) ?? []).some((id) => fits(b.groups[id], u.file))) return true;
         if (PLURAL_FORMS.some((p) => (b.byCanon.get(k + p) ?? []).some((id) => fits(b.groups[id], u.file)))) return true;
         if (parents.has(k)) return true;
@@ -1074,7 +1103,7 @@ export class I18nIndex {
    * usages recorded for `file` are used. Undefined when no usage is under the offset.
    */
   hover(file: string, offset: number, text?: string): HoverResult | undefined {
-    const list = text !== undefined ? findUsages(file, text, { functions: this.options.functions }) : (this.usages.get(file) ?? []);
+    const list = text !== undefined ? findUsages(file, text, this.usageOptions()) : (this.usages.get(file) ?? []);
     const usage = list.find((u) => offset >= u.range.start.offset && offset <= u.range.end.offset);
     if (!usage) return undefined;
     const b = this.build();

@@ -19,6 +19,7 @@
  * columns 0-based, as everywhere in Fathom.
  */
 import type { Position } from '../parse/source';
+import type { UsagePatterns } from './ally';
 
 export interface TextRange {
   start: Position;
@@ -127,6 +128,12 @@ export interface I18nOptions {
   maxLocaleBytes?: number;
   /** A project's own translate functions (`translate`, `i18n.tr`): their first argument is a key. */
   functions?: string[];
+  /** i18n Ally's custom framework: usage regexes (ally.ts). */
+  patterns?: UsagePatterns;
+  /** The locale key health checks the others against (i18n Ally's `sourceLanguage`). */
+  sourceLanguage?: string;
+  /** Problems of the configuration (a refused regex), shown with the locale files' problems. */
+  configProblems?: I18nProblem[];
 }
 
 export interface LookupOptions {

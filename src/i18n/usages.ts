@@ -32,10 +32,12 @@ import type * as t from '@babel/types';
 import { parse as parseSfc } from '@vue/compiler-sfc';
 import { parseScript } from '../parse/script';
 import { SourceText } from '../parse/source';
+import { patternUsages, patternsApply, type UsagePatterns } from './ally';
+import { ngTemplateUsages } from './frameworks/angular';
 import { frameworkOf } from './frameworks/index';
 import type { Usage } from './types';
 
-const T_FUNCS = new Set(['t', '$t', 'tc', '$tc', 'te', '$te', 'tm', '$tm']);
+const T_FUNCS = new Set(['t', '$t', 'tc', '$tc', 'te', '$te', 'tm', '$tm', '$ta']);
 const HOOKS = new Set(['useI18n', 'useTranslation', 'useTranslations', 'getTranslations', 'getFixedT', 'useScopedI18n', 'getScopedI18n', 'getI18n']);
 /** next-intl's `t.rich('k')`, `t.markup('k')`, `t.raw('k')`, `t.has('k')` on a bound `t`. */
 const T_METHODS = new Set(['rich', 'markup', 'raw', 'has']);
@@ -43,7 +45,8 @@ const T_METHODS = new Set(['rich', 'markup', 'raw', 'has']);
  * Methods that take a key when called on an object whose name says what it is:
  * ngx-translate `translate.instant/get/stream('K')`, transloco `transloco.translate('k')`,
  * WebExtensions `chrome.i18n.getMessage('name')`, Fluent `l10n.getString('id')`, UI5
- * `getResourceBundle().getText('key')`, Lingui `i18n._('id')`.
+ * `getResourceBundle().getText('key')`, Lingui `i18n._('id')`, fluent-vue `fluent.format('id')`.
+ * A method destructured from such an object (`const { getMessage } = chrome.i18n`) takes a key too.
  */
 const KEY_METHODS: Array<{ method: RegExp; object: RegExp }> = [
   { method: /^(?:instant|get|stream|translate|selectTranslate|selectTranslation)$/, object: /translat|transloco/i },
@@ -51,6 +54,7 @@ const KEY_METHODS: Array<{ method: RegExp; object: RegExp }> = [
   { method: /^(?:getString|formatValue|setAttributes)$/, object: /l10n/i },
   { method: /^getText$/, object: /bundle|i18n/i },
   { method: /^_$/, object: /\bi18n$/ },
+  { method: /^(?:format|formatAttrs)$/, object: /(?:^|\.)\$?fluent$/ },
 ];
 const SCRIPT_EXT = /\.(?:[cm]?[jt]sx?)$/i;
 /** JSX attributes that name a key: react-i18next `i18nKey`, a wrapper's `keypath`/`i18n-key`, Fluent `<Localized id>`. */
@@ -62,7 +66,7 @@ const JSX_KEY_ATTRS = new Set(['i18nKey', 'keypath', 'keyPath', 'i18n-key', 'tKe
  * something the rest of the filter names.
  */
 const MAYBE = new RegExp(
-  `${/\$?\bt[ce]?m?\s*[(`.]|i18nKey|keypath|\bpath\s*=|v-t\b|useTranslation|useI18n|getTranslations|getFixedT|ScopedI18n|getI18n|instant|translate|Translate|getMessage|getString|getText|l10n|Localized|\bi18n\._|@lingui\/|formatMessage|formatHTMLMessage|Formatted(?:HTML)?Message|defineMessages?\b/.source}|${[...JSX_KEY_ATTRS].map((a) => `\\b${a}\\b`).join('|')}`,
+  `${/\$?\bt[ce]?m?\s*[(`.]|\$ta\s*\(|i18nKey|keypath|\bpath\s*=|v-t\b|useTranslation|useI18n|getTranslations|getFixedT|ScopedI18n|getI18n|instant|translate|Translate|getMessage|getString|getText|l10n|Localized|transloco|\bi18n\._|@lingui\/|formatMessage|formatHTMLMessage|Formatted(?:HTML)?Message|defineMessages?\b/.source}|${[...JSX_KEY_ATTRS].map((a) => `\\b${a}\\b`).join('|')}`,
 );
 /** react-intl's formatting functions that take a message descriptor (`{ id, defaultMessage }`). */
 const INTL_FUNCS = new Set(['formatMessage', 'formatHTMLMessage']);
@@ -79,6 +83,8 @@ export interface UsageOptions {
    * Babel (compiling it a second time, in its own isolate, was ~5% of a cold index's CPU).
    */
   localeScript?: 'plain' | 'globbed';
+  /** i18n Ally's custom framework (`.vscode/i18n-ally-custom-framework.yml`): usage regexes run on RE2JS. */
+  patterns?: UsagePatterns;
 }
 const SKIP_KEYS = new Set(['loc', 'start', 'end', 'leadingComments', 'trailingComments', 'innerComments', 'extra', 'range', 'comments', 'tokens', 'errors']);
 
@@ -106,6 +112,16 @@ class Aliases {
   readonly intl = new Set(INTL_FUNCS);
   /** react-intl: `const messages = defineMessages({ k: { id } })` → `messages` → `k` → the id's node. */
   readonly descriptors = new Map<string, Map<string, t.Node>>();
+  /** Key methods destructured from their object: `const { getMessage } = chrome.i18n` → `getMessage`. */
+  readonly keyFns = new Set<string>();
+  /**
+   * Names this script binds to something of its own, never a framework's: a variable holding an
+   * object, array or literal (`const translate = {}`: its `.get('k')` is no ngx-translate call),
+   * a function or class it declares. Key methods on them are not usages.
+   */
+  readonly own = new Set<string>();
+  /** A `t` (or `$t` …) this script defines as a function that calls no translation API: its calls are not usages. */
+  readonly localFns = new Set<string>();
   add(name: string, d: AliasDecl): void {
     const l = this.decls.get(name);
     if (l) l.push(d);
@@ -303,15 +319,33 @@ function hookContext(call: t.CallExpression): Alias {
 const FUNCTION_TYPES = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression', 'ObjectMethod', 'ClassMethod', 'ClassPrivateMethod']);
 
 /** Names bound from the i18n hooks, with the namespace/prefix they imply and the function they are bound in. */
-function collectAliases(ast: t.Node, into: Aliases, off = 0, later?: t.Node[]): void {
+function collectAliases(ast: t.Node, into: Aliases, off = 0, later?: t.Node[], code?: string): void {
   const fns: Array<[number, number]> = [];
   const found: Array<{ name: string; ctx: Alias; at: number }> = [];
   walkAst(ast, (n) => {
     if (later && SCANNED.has(n.type)) later.push(n);
     if (FUNCTION_TYPES.has(n.type) && n.start != null && n.end != null) fns.push([n.start, n.end]);
+    if ((n.type === 'FunctionDeclaration' || n.type === 'ClassDeclaration') && n.id) {
+      into.own.add(n.id.name);
+      if (n.type === 'FunctionDeclaration' && T_FUNCS.has(n.id.name) && code !== undefined && !translates(n.body, code)) into.localFns.add(n.id.name);
+    }
     if (n.type !== 'VariableDeclarator' || !n.init) return;
+    if (n.id.type === 'Identifier' && OWN_VALUES.has(n.init.type)) {
+      into.own.add(n.id.name);
+      const f = n.init;
+      if (T_FUNCS.has(n.id.name) && code !== undefined && (f.type === 'ArrowFunctionExpression' || f.type === 'FunctionExpression') && !translates(f.body, code)) into.localFns.add(n.id.name);
+    }
     let init: t.Node = n.init;
     if (init.type === 'AwaitExpression') init = init.argument;
+    // `const { getMessage } = chrome.i18n`: a key method taken from its object
+    if (n.id.type === 'ObjectPattern' && code !== undefined && init.start != null && init.end != null && (init.type === 'MemberExpression' || init.type === 'Identifier')) {
+      const obj = code.slice(init.start, init.end).replace(/\s+/g, '');
+      for (const p of n.id.properties) {
+        if (p.type !== 'ObjectProperty' || p.computed || p.key.type !== 'Identifier' || p.value.type !== 'Identifier') continue;
+        const method = p.key.name;
+        if (KEY_METHODS.some((m) => m.method.test(method) && m.object.test(obj))) into.keyFns.add(p.value.name);
+      }
+    }
     // react-intl: `const { formatMessage: fm } = useIntl()` (or `= intl`, `= this.props.intl`)
     if (n.id.type === 'ObjectPattern') {
       for (const p of n.id.properties) {
@@ -342,6 +376,21 @@ function collectAliases(ast: t.Node, into: Aliases, off = 0, later?: t.Node[]): 
     for (const r of fns) if (r[0] <= f.at && f.at <= r[1] && r[1] - r[0] < scope[1] - scope[0]) scope = r;
     into.add(f.name, { ...f.ctx, scopeStart: scope[0] + off, scopeEnd: scope[1] + off, at: f.at + off });
   }
+}
+
+/** Initializers that make a variable the script's own value (not a service of a framework). */
+const OWN_VALUES = new Set(['ObjectExpression', 'ArrayExpression', 'StringLiteral', 'NumericLiteral', 'BooleanLiteral', 'NullLiteral', 'TemplateLiteral', 'ArrowFunctionExpression', 'FunctionExpression', 'ClassExpression']);
+
+/** Does a function body name a translation API (a wrapper of one), by the prefilter's test? */
+function translates(body: t.Node, code: string): boolean {
+  return body.start != null && body.end != null && MAYBE.test(code.slice(body.start, body.end));
+}
+
+/** The identifier a member chain starts from (`translate` of `translate.get`), if any. */
+function rootName(n: t.Node): string | undefined {
+  let o: t.Node = n;
+  while (o.type === 'MemberExpression' || o.type === 'OptionalMemberExpression') o = o.object;
+  return o.type === 'Identifier' ? o.name : undefined;
 }
 
 /** `a.b.c(…)` → `a.b`: the object a method is called on, as written (short). */
@@ -378,7 +427,7 @@ const SCANNED = new Set(['CallExpression', 'OptionalCallExpression', 'TaggedTemp
  */
 function aliasesThenScan(ast: t.Node, code: string, off: number, ctx: ScanContext, out: Raw[]): void {
   const later: t.Node[] = [];
-  collectAliases(ast, ctx.aliases, off, later);
+  collectAliases(ast, ctx.aliases, off, later, code);
   const visit = scanner(code, off, ctx, out);
   for (const n of later) visit(n);
 }
@@ -408,6 +457,10 @@ function scanner(code: string, off: number, ctx: ScanContext, out: Raw[]): (n: t
       const cal = calleeName(n.callee, code);
       if (!cal) return;
       const arg0 = n.arguments[0] as t.Node | undefined;
+      // Lingui: msg({ id, message, context }), defineMessage({ … }), i18n._({ … }): the id, else the message (with its context)
+      if (ctx.lingui && arg0?.type === 'ObjectExpression' && (LINGUI_DESCRIPTOR_CALLS.has(cal.name) || (cal.name === '_' && /\bi18n$/.test(objectText(n.callee, code))))) {
+        return linguiDescriptor(arg0, cal.via, off, out);
+      }
       // react-intl: intl.formatMessage({ id }) / formatMessage(messages.k), defineMessages({ k: { id } }), defineMessage({ id })
       if (INTL_FUNCS.has(cal.name) || (n.callee.type === 'Identifier' && aliases.intl.has(cal.name))) return descriptor(arg0, cal.via);
       if (cal.name === 'defineMessages' && arg0?.type === 'ObjectExpression') {
@@ -415,6 +468,14 @@ function scanner(code: string, off: number, ctx: ScanContext, out: Raw[]): (n: t
         return;
       }
       if (cal.name === 'defineMessage' && arg0?.type === 'ObjectExpression') return descriptor(arg0, cal.via);
+      // Angular: @Component({ template: `…` }) — the inline template read as a template, its
+      // offsets mapped back into the script (escapes and `${}` placeholders accounted for)
+      if (cal.name === 'Component' && arg0?.type === 'ObjectExpression') {
+        const tpl = propNode(arg0, 'template');
+        const inline = tpl ? inlineText(tpl, code) : undefined;
+        if (inline) for (const r of ngTemplateUsages(inline.text)) out.push({ ...r, start: off + inline.at(r.start), end: off + inline.at(r.end) });
+        return;
+      }
       // Docusaurus: translate({ id: 'theme.x', message: 'Copy' }); without an id the message is the key
       if (n.callee.type === 'Identifier' && cal.name === 'translate' && arg0?.type === 'ObjectExpression') {
         const id = propNode(arg0, 'id');
@@ -434,24 +495,27 @@ function scanner(code: string, off: number, ctx: ScanContext, out: Raw[]): (n: t
       }
       if (c.type === 'MemberExpression' || c.type === 'OptionalMemberExpression') {
         const obj = objectText(c, code);
-        if (KEY_METHODS.some((m) => m.method.test(cal.name) && m.object.test(obj))) {
+        const root = rootName(c.object);
+        if (!(root && aliases.own.has(root)) && KEY_METHODS.some((m) => m.method.test(cal.name) && m.object.test(obj))) {
           // Fluent `l10n.setAttributes(el, 'id')`: the id is the second argument
           return push((cal.name === 'setAttributes' ? n.arguments[1] : arg0) as t.Node | undefined, cal.via, ns, undefined);
         }
       }
+      if (n.callee.type === 'Identifier' && aliases.keyFns.has(cal.name)) return push(arg0, cal.via, ns, undefined);
       const alias = n.callee.type === 'Identifier' ? aliases.resolve(cal.name, at) : undefined;
       if (!alias && !T_FUNCS.has(cal.name)) return;
-      // Lingui's `t({ id: 'msg' })` / `t({ message: 'Hello' })`
-      if (ctx.lingui && arg0?.type === 'ObjectExpression') {
-        const id = propString(arg0, 'id') ?? propString(arg0, 'message');
-        if (id !== undefined) out.push({ key: id, dynamic: false, via: cal.via, start: off + arg0.start!, end: off + arg0.end! });
-        return;
-      }
+      // a `t` of the script's own that translates nothing (`const t = (s) => s.trim()`) is not the framework's
+      if (!alias && n.callee.type === 'Identifier' && aliases.localFns.has(cal.name)) return;
+      // Lingui's `t({ id: 'msg' })` / `t({ message: 'Hello', context: 'button' })`
+      if (ctx.lingui && arg0?.type === 'ObjectExpression') return linguiDescriptor(arg0, cal.via, off, out);
       push(arg0, cal.via, ns, alias);
-    } else if (n.type === 'TaggedTemplateExpression' && ctx.lingui && n.tag.type === 'Identifier' && (n.tag.name === 't' || n.tag.name === 'msg')) {
-      // Lingui: t`Welcome back` — the msgid is the template's text
+    } else if (n.type === 'TaggedTemplateExpression' && ctx.lingui && n.tag.type === 'Identifier' && LINGUI_TAGS.has(n.tag.name)) {
+      // Lingui: t`Welcome back`, msg`…`, defineMessage`…` — the msgid is the template's text, a
+      // placeholder named by its variable (`${name}` → {name}), others numbered ({0})
       const q = n.quasi;
-      if (q.start != null && q.end != null) out.push({ key: q.quasis.map((x, i) => (i ? `{${i - 1}}` : '') + (x.value.cooked ?? '')).join(''), dynamic: false, via: `${n.tag.name}\``, start: off + q.start + 1, end: off + q.end - 1 });
+      let pos = 0;
+      const ph = (e: t.Node) => (e.type === 'Identifier' ? `{${e.name}}` : `{${pos++}}`);
+      if (q.start != null && q.end != null) out.push({ key: q.quasis.map((x, i) => (i ? ph(q.expressions[i - 1] as t.Node) : '') + (x.value.cooked ?? '')).join(''), dynamic: false, via: `${n.tag.name}\``, start: off + q.start + 1, end: off + q.end - 1 });
     } else if (n.type === 'JSXAttribute' && n.name.type === 'JSXIdentifier' && (JSX_KEY_ATTRS.has(n.name.name) || n.name.name === 'id')) {
       const v = n.value?.type === 'JSXExpressionContainer' ? n.value.expression : n.value;
       const attr = n.name.name;
@@ -498,18 +562,129 @@ function scanner(code: string, off: number, ctx: ScanContext, out: Raw[]): (n: t
         for (const k of keysOf(c0.expression as t.Node)) if (!k.dynamic) out.push({ key: k.key, dynamic: false, via: '<Translate>', start: off + k.start, end: off + k.end });
       }
     } else if (n.type === 'JSXElement' && ctx.lingui && n.openingElement.name.type === 'JSXIdentifier' && n.openingElement.name.name === 'Trans') {
-      // Lingui `<Trans>Welcome back</Trans>` (no id): the msgid is the children's text
+      // Lingui `<Trans>Hello <b>{name}</b></Trans>` (no id): the msgid is made of the children as
+      // Lingui's macro makes it (`Hello <0>{name}</0>`), with the `context` attribute if any
       const attrs = n.openingElement.attributes;
       if (attrs.some((a) => a.type === 'JSXAttribute' && a.name.type === 'JSXIdentifier' && (a.name.name === 'id' || a.name.name === 'i18nKey'))) return;
-      if (n.children.length === 1 && n.children[0].type === 'JSXText') {
-        const c0 = n.children[0];
-        const raw = c0.value;
-        const lead = raw.length - raw.trimStart().length;
-        const text = raw.trim().replace(/\s+/g, ' ');
-        if (text && c0.start != null) out.push({ key: text, dynamic: false, via: '<Trans>', start: off + c0.start + lead, end: off + c0.start + lead + raw.trim().length });
-      }
+      const m = linguiChildren(n.children);
+      if (!m) return;
+      const context = attrs.find((a): a is t.JSXAttribute => a.type === 'JSXAttribute' && a.name.type === 'JSXIdentifier' && a.name.name === 'context');
+      const cv = context ? stringValue((context.value?.type === 'JSXExpressionContainer' ? context.value.expression : context.value) as t.Node) : undefined;
+      out.push({ key: cv ? `${cv}|${m.text}` : m.text, dynamic: false, via: '<Trans>', start: off + m.start, end: off + m.end });
     }
   };
+}
+
+/**
+ * The text a string or template literal holds, with the source offset of each of its characters
+ * (`at(i)`; `at(text.length)` is the literal's end): escapes are decoded (`\'`, `\n`, `\u{…}`,
+ * a line continuation), and a template's `${…}` stands as one space.
+ */
+export function inlineText(n: t.Node, code: string): { text: string; at: (i: number) => number } | undefined {
+  const parts: Array<[number, number]> = [];
+  if (n.type === 'StringLiteral' && n.start != null && n.end != null) parts.push([n.start + 1, n.end - 1]);
+  else if (n.type === 'TemplateLiteral') for (const q of n.quasis) if (q.start != null && q.end != null) parts.push([q.start, q.end]);
+  if (!parts.length) return undefined;
+  let text = '';
+  const map: number[] = [];
+  for (const [pi, [s, e]] of parts.entries()) {
+    if (pi) {
+      text += ' ';
+      map.push(s - 1);
+    }
+    for (let i = s; i < e; ) {
+      const c = code[i];
+      if (c !== '\\' || i + 1 >= e) {
+        text += c;
+        map.push(i);
+        i++;
+        continue;
+      }
+      const d = code[i + 1];
+      let len = 2;
+      let out: string;
+      if (d === '\n' || d === '\u2028' || d === '\u2029') out = '';
+      else if (d === '\r') {
+        out = '';
+        if (code[i + 2] === '\n') len = 3;
+      } else if (d === 'x' && /^[0-9a-f]{2}$/i.test(code.slice(i + 2, i + 4))) {
+        out = String.fromCharCode(parseInt(code.slice(i + 2, i + 4), 16));
+        len = 4;
+      } else if (d === 'u') {
+        const m = /^\{([0-9a-f]{1,6})\}|^([0-9a-f]{4})/i.exec(code.slice(i + 2, i + 10));
+        const cp = m ? parseInt(m[1] ?? m[2], 16) : NaN;
+        out = m && cp <= 0x10ffff ? String.fromCodePoint(cp) : 'u';
+        len = m ? 2 + m[0].length : 2;
+      } else out = ({ n: '\n', t: '\t', r: '\r', b: '\b', f: '\f', v: '\v', '0': '\0' } as Record<string, string>)[d] ?? d;
+      for (let k = 0; k < out.length; k++) map.push(i);
+      text += out;
+      i += len;
+    }
+  }
+  const end = parts[parts.length - 1][1];
+  return { text, at: (i) => (i < map.length ? map[i] : end) };
+}
+
+/** Lingui's calls taking a message descriptor, and its tags whose template is a message. */
+const LINGUI_DESCRIPTOR_CALLS = new Set(['msg', 'defineMessage']);
+const LINGUI_TAGS = new Set(['t', 'msg', 'defineMessage']);
+
+/**
+ * A Lingui message descriptor `{ id, message, context }`: the id when there is one, else the
+ * message, as `context|message` with a context (the key the PO reader gives a msgctxt).
+ */
+function linguiDescriptor(obj: t.ObjectExpression, via: string, off: number, out: Raw[]): void {
+  const id = propNode(obj, 'id');
+  const idKey = stringValue(id);
+  if (id && idKey !== undefined) {
+    out.push({ key: idKey, dynamic: false, via, start: off + id.start! + (id.type === 'StringLiteral' || id.type === 'TemplateLiteral' ? 1 : 0), end: off + id.end! - (id.type === 'StringLiteral' || id.type === 'TemplateLiteral' ? 1 : 0) });
+    return;
+  }
+  const message = propNode(obj, 'message');
+  const text = stringValue(message);
+  if (!message || text === undefined) return;
+  const context = propString(obj, 'context');
+  out.push({ key: context !== undefined ? `${context}|${text}` : text, dynamic: false, via, start: off + message.start! + 1, end: off + message.end! - 1 });
+}
+
+/**
+ * The msgid Lingui's macro makes of `<Trans>` children: text with its whitespace collapsed, a
+ * variable as `{name}`, another expression as `{0}`, an element as `<0>…</0>` (`<0/>` empty),
+ * numbered in order; with its range in the script (first to last non-blank child). Undefined
+ * for children it cannot name (a spread) or none.
+ */
+function linguiChildren(children: t.Node[]): { text: string; start: number; end: number } | undefined {
+  let el = 0;
+  let pos = 0;
+  let ok = true;
+  const walk = (kids: t.Node[]): string =>
+    kids
+      .map((c) => {
+        if (c.type === 'JSXText') return c.value;
+        if (c.type === 'JSXExpressionContainer') {
+          const e = c.expression;
+          if (e.type === 'JSXEmptyExpression') return '';
+          const sv = stringValue(e);
+          if (sv !== undefined) return sv;
+          return e.type === 'Identifier' ? `{${e.name}}` : `{${pos++}}`;
+        }
+        if (c.type === 'JSXElement') {
+          const i = el++;
+          return c.children.length ? `<${i}>${walk(c.children)}</${i}>` : `<${i}/>`;
+        }
+        if (c.type === 'JSXFragment') return walk(c.children);
+        ok = false;
+        return '';
+      })
+      .join('');
+  const text = walk(children).replace(/\s+/g, ' ').trim();
+  const shown = children.filter((c) => !(c.type === 'JSXText' && !c.value.trim()));
+  if (!ok || !text || !shown.length) return undefined;
+  const first = shown[0];
+  const last = shown[shown.length - 1];
+  const lead = first.type === 'JSXText' ? first.value.length - first.value.trimStart().length : 0;
+  const trail = last.type === 'JSXText' ? last.value.length - last.value.trimEnd().length : 0;
+  return { text, start: first.start! + lead, end: last.end! - trail };
 }
 
 /** JSX attribute → its element (set as the walk passes the element, before its attributes). */
@@ -524,7 +699,7 @@ interface TNode {
   children?: TNode[];
   content?: TNode | string;
   exp?: { content: string; loc: { start: { offset: number } } };
-  arg?: { content?: string };
+  arg?: { content?: string; isStatic?: boolean; loc?: { start: { offset: number }; end: { offset: number } } };
   value?: { content: string; loc: { start: { offset: number }; end: { offset: number } } };
 }
 
@@ -563,6 +738,10 @@ function scanTemplate(root: TNode, text: string, ctx: ScanContext, out: Raw[]): 
           const q = text[v.loc.start.offset];
           const inner = q === '"' || q === "'" ? 1 : 0;
           out.push({ key: v.content, dynamic: false, via: `<${n.tag} ${p.name}>`, start: v.loc.start.offset + inner, end: v.loc.end.offset - inner });
+        } else if (p.type === 7 && p.name === 't' && p.arg?.isStatic && p.arg.content && p.arg.loc) {
+          // fluent-vue's directive: `v-t:message-id` (its value, if any, is the message's arguments)
+          out.push({ key: p.arg.content, dynamic: false, via: 'v-t:', start: p.arg.loc.start.offset, end: p.arg.loc.end.offset });
+          if (p.exp && typeof p.exp.content === 'string') expr(p.exp.content, p.exp.loc.start.offset);
         } else if (p.type === 7 && p.exp && typeof p.exp.content === 'string') {
           if (p.name === 'for' || p.name === 'slot') continue;
           if (p.name === 't') expr(p.exp.content, p.exp.loc.start.offset, 'v-t');
@@ -609,8 +788,29 @@ function maybe(text: string, opts: UsageOptions): boolean {
   return MAYBE.test(text) || (opts.functions ?? []).some((f) => text.includes(`${f.slice(f.lastIndexOf('.') + 1)}(`));
 }
 
-/** Every key usage in one file (JS/TS/JSX/TSX, Vue SFC, or a framework of frameworks/); other files have none. Never throws. */
+/**
+ * Every key usage in one file (JS/TS/JSX/TSX, Vue SFC, or a framework of frameworks/; and what
+ * the custom framework's regexes find in the languages they are given); other files have none.
+ * Never throws.
+ */
 export function findUsages(rel: string, text: string, opts: UsageOptions = {}): Usage[] {
+  const p = opts.patterns && patternsApply(opts.patterns, rel) ? opts.patterns : undefined;
+  if (!p) return builtInUsages(rel, text, opts);
+  let custom: Raw[] = [];
+  try {
+    custom = patternUsages(p, text).map((k) => ({ key: k.key, dynamic: false, via: 'usageMatchRegex', start: k.start, end: k.end }));
+  } catch {
+    custom = [];
+  }
+  if (p.monopoly) return toUsages(rel, text, custom);
+  const own = builtInUsages(rel, text, opts);
+  if (!custom.length) return own;
+  const seen = new Set(own.map((u) => `${u.range.start.line}:${u.range.start.column}:${u.key}`));
+  const more = toUsages(rel, text, custom).filter((u) => !seen.has(`${u.range.start.line}:${u.range.start.column}:${u.key}`));
+  return [...own, ...more].sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.column - b.range.start.column);
+}
+
+function builtInUsages(rel: string, text: string, opts: UsageOptions): Usage[] {
   const lower = rel.toLowerCase();
   const isVue = lower.endsWith('.vue');
   const fw = !isVue && !SCRIPT_EXT.test(lower) ? frameworkOf(rel) : undefined;

@@ -8,6 +8,7 @@
 import type { FileSelection } from '../workspace/files';
 import { compileGlobs, splitGlobList } from '../workspace/glob';
 import { NodeFileSource, type FileSource, type ReadResult } from '../workspace/source';
+import { allyReader, readAllyConfig, withAlly } from './ally';
 import { I18nIndex, type I18nIndexOptions } from './index';
 import { frameworkOf } from './frameworks/index';
 import { formatOf, identifyLocale, type ScriptLocale } from './locales';
@@ -90,8 +91,10 @@ export function newI18nIndex(opts: LoadOptions = {}): I18nIndex {
 }
 
 /** Walks the source and reads its locale and code files into a new index, pausing (yield) after each file read. */
-function* readFolder(source: FileSource, opts: LoadOptions): Generator<void, LoadedI18n> {
+function* readFolder(source: FileSource, given: LoadOptions): Generator<void, LoadedI18n> {
   const t0 = performance.now();
+  // i18n Ally's settings (.vscode/settings.json, its custom framework), under Fathom's own
+  const opts = withAlly(given, readAllyConfig(allyReader(source)));
   const index = newI18nIndex(opts);
   const matchesGlobs = index.options.matchesGlobs;
   let filesRead = 0;

@@ -24,7 +24,8 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ChunkOptions } from '../chunkers/types';
-import type { Usage } from '../i18n/types';
+import type { I18nProblem, Usage } from '../i18n/types';
+import { ALLY_FILES, allyReader, readAllyConfig, withAlly, type AllyConfig, type UsagePatterns } from '../i18n/ally';
 import type { ScriptLocale } from '../i18n/locales';
 import { decodeBytes } from '../parse/decode';
 import type { Embedder } from '../index/embedder';
@@ -76,17 +77,29 @@ export { CancelledError };
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** What an i18n index is built with: locale globs overriding discovery, a project's own translate functions. */
+/**
+ * What an i18n index is built with: locale globs overriding discovery, a project's own translate
+ * functions; and, folded in from i18n Ally's settings in the folder (ally.ts), its custom usage
+ * regexes, source language and what of them was refused.
+ */
 export interface I18nConfig {
   localeGlobs?: string[];
   functions?: string[];
+  patterns?: UsagePatterns;
+  sourceLanguage?: string;
+  configProblems?: I18nProblem[];
 }
 
-const configKey = (c: I18nConfig): string => JSON.stringify([c.localeGlobs ?? [], c.functions ?? []]);
+const configKey = (c: I18nConfig): string => JSON.stringify([c.localeGlobs ?? [], c.functions ?? [], c.patterns ?? null, c.sourceLanguage ?? null, c.configProblems ?? []]);
+/** The configuration a caller gives (Fathom's own settings). */
+const asked = (c: I18nConfig): I18nConfig => ({ localeGlobs: c.localeGlobs, functions: c.functions });
 
 interface I18nState {
   index: I18nIndex;
+  /** Fathom's settings the index was asked with. */
   config: I18nConfig;
+  /** `config` with i18n Ally's settings in the folder folded in: what the index is built with. */
+  effective: I18nConfig;
   /** What each fed file was, when it was read (size, mtime): the i18n side's catalog. */
   catalog: Map<string, FileStat>;
   /** Settles once every wanted file of the walk was read; undefined: not brought up to date with the folder yet (restored from the store). */
@@ -102,6 +115,7 @@ interface StoredI18n {
   format: 'fathom-i18n';
   version: number;
   config: I18nConfig;
+  effective?: I18nConfig;
   /** path, size, mtime of every file the index was fed. */
   catalog: Array<[string, number, number]>;
   state: I18nSnapshot;
@@ -296,7 +310,8 @@ export class FolderSession {
     // the run feeds the i18n index too (one read of each file for both): the UI text of the code
     // is searchable when it is done, not only after a first i18n question
     const i18n = options.i18n ?? this.i18nState?.config ?? {};
-    if (!this.i18nState || configKey(this.i18nState.config) !== configKey(i18n)) this.i18nState = { index: newI18nIndex(i18n), config: { localeGlobs: i18n.localeGlobs, functions: i18n.functions }, catalog: new Map(), ready: undefined };
+    const effective = this.withAllyOf(i18n);
+    if (!this.i18nState || configKey(this.i18nState.effective) !== configKey(effective)) this.i18nState = { index: newI18nIndex(effective), config: asked(i18n), effective, catalog: new Map(), ready: undefined };
     await this.stopEmbedding();
     this.indexing++;
     const stop = new AbortController();
@@ -533,18 +548,33 @@ export class FolderSession {
 
   /** The i18n index (built or being built) for these locale globs. */
   private i18nFor(config: I18nConfig, signal?: AbortSignal): I18nState {
-    const key = configKey(config);
+    const effective = this.withAllyOf(config);
+    const key = configKey(effective);
     const have = this.i18nState;
-    if (have && configKey(have.config) === key) {
+    if (have && configKey(have.effective) === key) {
       if (!have.ready) this.startReading(have, signal); // restored from the store: read what changed since
       return have;
     }
-    const index = newI18nIndex({ localeGlobs: config.localeGlobs, functions: config.functions });
-    const state: I18nState = { index, config: { localeGlobs: config.localeGlobs, functions: config.functions }, catalog: new Map(), ready: undefined };
+    const index = newI18nIndex(effective);
+    const state: I18nState = { index, config: asked(config), effective, catalog: new Map(), ready: undefined };
     this.i18nState = state;
     this.startReading(state, signal);
     return state;
   }
+
+  /**
+   * Fathom's i18n settings with i18n Ally's in the folder folded in (its two small files are read
+   * again when their size or mtime changed: an edited `.vscode/settings.json` or custom framework
+   * rebuilds the index at the next question).
+   */
+  private withAllyOf(config: I18nConfig): I18nConfig {
+    const stats = JSON.stringify(ALLY_FILES.map((rel) => this.source.stat(rel) ?? null));
+    if (this.ally?.stats !== stats) this.ally = { stats, config: readAllyConfig(allyReader(this.source)) };
+    return withAlly(asked(config), this.ally.config);
+  }
+
+  /** i18n Ally's settings as last read, and the stats of its files then (read again when one changes). */
+  private ally: { stats: string; config: AllyConfig } | undefined;
 
   private startReading(state: I18nState, signal?: AbortSignal): void {
     const ready = this.readI18n(state, signal).then(() => {
@@ -616,7 +646,7 @@ export class FolderSession {
       usages: (rel) => {
         if (!wantsFile(rel, matches)) return undefined;
         const mode = state.index.scriptMode(rel);
-        return { functions: state.index.options.functions, ...(mode ? { localeScript: mode } : {}) };
+        return { ...state.index.usageOptions(), ...(mode ? { localeScript: mode } : {}) };
       },
       read: (r, found) => {
         if (this.i18nState === state && wantsFile(r.rel, matches)) this.i18nFeed(state, r, found);
@@ -782,7 +812,18 @@ export class FolderSession {
       return;
     }
     const config: I18nConfig = { localeGlobs: Array.isArray(snap.config?.localeGlobs) ? snap.config.localeGlobs : undefined, functions: Array.isArray(snap.config?.functions) ? snap.config.functions : undefined };
-    const index = newI18nIndex(config);
+    const e = snap.effective;
+    const effective: I18nConfig =
+      e && typeof e === 'object'
+        ? {
+            ...config,
+            localeGlobs: Array.isArray(e.localeGlobs) ? e.localeGlobs : undefined,
+            ...(e.patterns && Array.isArray(e.patterns.regexes) ? { patterns: e.patterns } : {}),
+            ...(typeof e.sourceLanguage === 'string' ? { sourceLanguage: e.sourceLanguage } : {}),
+            ...(Array.isArray(e.configProblems) ? { configProblems: e.configProblems } : {}),
+          }
+        : config;
+    const index = newI18nIndex(effective);
     try {
       index.importState(snap.state);
     } catch (err) {
@@ -790,7 +831,7 @@ export class FolderSession {
       return;
     }
     const catalog = new Map<string, FileStat>(snap.catalog.map(([rel, size, mtimeMs]) => [rel, { size, mtimeMs }]));
-    this.i18nState = { index, config, catalog, ready: undefined };
+    this.i18nState = { index, config, effective, catalog, ready: undefined };
     this.savedI18nRevision = index.revision;
     this.savedI18nId = typeof snap.id === 'string' ? snap.id : undefined;
   }
@@ -832,6 +873,7 @@ export class FolderSession {
       format: 'fathom-i18n',
       version: I18N_SNAPSHOT_VERSION,
       config: st.config,
+      effective: st.effective,
       catalog: [...st.catalog].map(([rel, s]) => [rel, s.size, s.mtimeMs]),
       state: st.index.exportState(),
       // the same content keeps its id (a save that only adds the lookup tables)

@@ -91,3 +91,75 @@ describe("i18n through the extension's worker bundle (dist/worker.js): every for
     });
   }
 });
+
+/**
+ * What the generic comparisons above cannot see (the sources could be wrong the same way): the
+ * expected answers of the fixtures of issue-36's items, from dist/cli.js.
+ */
+describe('i18n through the built bundle (dist/cli.js): the answers expected', function () {
+  this.timeout(300_000);
+  let tmp: string;
+  before(() => {
+    if (!fs.existsSync(path.join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: `npm test` builds it first (npm run build)');
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-i18n-bundle-'));
+  });
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  const cli = (fixture: string, ...args: string[]) => {
+    const dir = path.join(ROOT, 'test', 'fixtures', 'i18n-frameworks', fixture);
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'fathom.js'), 'i18n', ...args, '--dir', dir, '--no-embed', '--store', path.join(tmp, fixture)], { encoding: 'utf8', timeout: 120_000 });
+    assert.ok(r.status === 0 || r.status === 1, `exit ${r.status}: ${r.stderr}`);
+    return r.stdout;
+  };
+  /** `file:line via` of every "used" line of a `--key` answer. */
+  const used = (out: string) => out.split('\n').filter((l) => l.trim().startsWith('used ') && !l.includes('used   nowhere found')).map((l) => l.trim().replace(/^used\s+/, '').replace(/:\d+\s+/, ' '));
+
+  it("i18n Ally's custom framework: customT('key') declared in .vscode/i18n-ally-custom-framework.yml is a usage; its sourceLanguage is the source", () => {
+    assert.deepEqual(used(cli('ally-custom', '--key', 'nested.foo.bar')), ['src/App.vue:9 usageMatchRegex', 'src/index.ts:1 usageMatchRegex']);
+    assert.deepEqual(used(cli('ally-custom', '--key', 'project')), ['src/App.vue:2 usageMatchRegex']);
+    const summary = cli('ally-custom', '--check', '--json')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { summary?: { sourceLocales: Record<string, string> } })
+      .find((l) => l.summary)?.summary;
+    assert.deepEqual(summary?.sourceLocales, { '': 'fr' });
+  });
+
+  it("Angular: a component's inline template: pipes (one with the key on its own line), attr pipes, the translate directive's content", () => {
+    assert.deepEqual(used(cli('angular-inline', '--key', 'HOME.SELECT')), ['src/app.component.ts:11 | translate', 'src/app.component.ts:13 | translate', 'src/app.component.ts:16 translate']);
+    assert.deepEqual(used(cli('angular-inline', '--key', 'HOME.QUOTED')), ['src/app.component.ts:32 | translate']);
+  });
+
+  it("i18next: the default namespace as i18n Ally writes its keys (useTranslation(['translation.foo']), pages.home:title); --check finds nothing", () => {
+    assert.deepEqual(used(cli('i18next-ally', '--key', 'translation:foo.bar')), ['src/App.jsx:33 t']);
+    assert.deepEqual(used(cli('i18next-ally', '--key', 'pages/home:title')), ['src/App.jsx:34 t', 'src/App.jsx:35 t', 'src/App.jsx:40 t', 'src/App.jsx:53 i18nKey']);
+    assert.match(cli('i18next-ally', '--check'), /0 undefined, 0 missing, 0 unused/);
+  });
+
+  it('Lingui: --key finds every msgid form; --check: every msgid used', () => {
+    assert.deepEqual(used(cli('lingui', '--key', 'Read the <0>documentation</0>, {name}.')), ['src/App.tsx:18 <Trans>']);
+    assert.deepEqual(used(cli('lingui', '--key', 'button|Open')), ['src/App.tsx:8 defineMessage']);
+    assert.deepEqual(used(cli('lingui', '--key', 'Hello {name}')), ['src/App.tsx:11 t`']);
+    assert.match(cli('lingui', '--check'), /11 keys, 11 usages: 0 undefined, 0 missing, 0 unused/);
+  });
+
+  it('WebExtension getMessage destructured from chrome.i18n, fluent-vue v-t:id and $ta', () => {
+    assert.deepEqual(used(cli('chrome-extension', '--key', 'tooltip')), ['manifest.json:6 __MSG__', 'popup.js:5 getMessage']);
+    assert.deepEqual(used(cli('chrome-extension', '--key', 'extDescription')), ['manifest.json:4 __MSG__']);
+    assert.deepEqual(used(cli('fluent-vue', '--key', 'greeting')), ['src/App.vue:9 v-t:']);
+    assert.deepEqual(used(cli('fluent-vue', '--key', 'props.title')), ['src/App.vue:5 $ta']);
+    assert.match(cli('fluent-vue', '--check'), /1 undefined, 0 missing, 0 unused/);
+  });
+
+  it('no false usage: a local object named translate, a local t that translates nothing', () => {
+    assert.match(cli('false-usages', '--check'), /0 undefined, 0 missing, 1 unused/);
+    assert.deepEqual(used(cli('false-usages', '--key', 'HOME.TITLE')), []);
+  });
+
+  it("gettext PO in a PHP app: every locale of a msgid listed, PHP's _() and gettext() usages found", () => {
+    const out = cli('gettext-php', '--key', 'sign_in');
+    assert.match(out, /en-US\s+locale\/en_US\/messages\.po/);
+    assert.match(out, /zh-CN\s+locale\/zh-CN\/messages\.po/);
+    assert.deepEqual(used(out), ['index.php:4 gettext']);
+    assert.deepEqual(used(cli('gettext-php', '--key', 'hello_world')), ['index.php:3 _', 'index.php:6 _']);
+  });
+});

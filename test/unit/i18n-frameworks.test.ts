@@ -71,6 +71,27 @@ describe('i18n usages: Svelte, Angular, Ember', () => {
     assert.deepEqual(usedBy(ng, 'Usuarios'), ['src/app/home.component.html:7']);
   });
 
+  it("Angular inline templates: a component's template: string (backtick or quoted) is read as a template, every range mapped back into the .ts exactly", () => {
+    const ngi = path.join(FW, 'angular-inline');
+    assert.deepEqual(usagesOf(ngi, 'src/app.component.ts'), [
+      '8:15 | translate HOME.TITLE=HOME.TITLE',
+      // a pipe whose key is on its own line
+      '11:12 | translate HOME.SELECT=HOME.SELECT',
+      // attr="'K' | translate" and [title]="'K' | translate"
+      '13:24 | translate HOME.SELECT=HOME.SELECT',
+      '13:60 | translate HOME.HINT=HOME.HINT',
+      // the translate directive, the key as the element's content (trimmed)
+      '16:25 translate HOME.SELECT=HOME.SELECT',
+      // after a ${} placeholder; the commented pipe above is skipped
+      '18:28 | translate HOME.HINT=HOME.HINT',
+      '26:20 translate.get HOME.TITLE=HOME.TITLE',
+      // a quoted template with escaped quotes: the range is the key's text in the source
+      '32:22 | translate HOME.QUOTED=HOME.QUOTED',
+      '32:67 translate HOME.HINT=HOME.HINT',
+    ]);
+    assert.deepEqual(usedBy(ngi, 'Changer de langue'), ['src/app.component.ts:11', 'src/app.component.ts:13', 'src/app.component.ts:16']);
+  });
+
   it('Ember/Handlebars: {{t "k"}}, (t "k") sub-expressions, named params; a path key is not static', () => {
     const em = path.join(FW, 'ember');
     assert.deepEqual(usagesOf(em, 'app/templates/application.hbs'), ['1:11 {{t}} nav.home=nav.home', "2:15 {{t}} nav.greeting=nav.greeting", '3:11 {{t}} nav.home=nav.home']);
@@ -104,6 +125,18 @@ describe('i18n usages: React, Next.js and custom functions', () => {
     assert.deepEqual(findUsages('a.jsx', "const { t } = useTranslation('ns1', { keyPrefix: 'p' });\nconst x = <Trans t={t} i18nKey=\"k\" />;").map((u) => `${u.namespace}:${u.key}`), ['ns1:p.k']);
   });
 
+  it("i18next as i18n Ally writes it: translation.title (the namespace as first segment), pages.home:title (a folder namespace with dots), useTranslation(['translation.foo']) then t('bar'); no finding", () => {
+    const ia = path.join(FW, 'i18next-ally');
+    const ix = load(ia);
+    const usedIn = (key: string) => ix.lookupKey(key).candidates[0].usages.map((u) => `${u.range.start.line} ${u.via}`);
+    assert.deepEqual(usedIn('translation:foo.bar'), ['33 t']);
+    assert.deepEqual(usedIn('pages/home:title'), ['34 t', '35 t', '40 t', '53 i18nKey']);
+    assert.deepEqual(usedIn('translation:title'), ['7 t', '41 t', '46 t', '54 i18nKey']);
+    assert.deepEqual(usedIn('translation:description.part1'), ['14 i18nKey', '26 i18nKey']);
+    assert.deepEqual(usedIn('translation:description.part2'), ['24 t', '25 i18nKey']);
+    assert.deepEqual(ix.health().findings, []);
+  });
+
   it('next-international: useScopedI18n("scope") prefixes its t', () => {
     const nx = path.join(FW, 'nextinternational');
     assert.deepEqual(usagesOf(nx, 'app/page.tsx'), ['6:17 t hello=hello', '6:36 scopedT scope.more.title=title']);
@@ -133,6 +166,75 @@ describe('i18n usages: React, Next.js and custom functions', () => {
       findUsages('x.js', code).map((u) => `${u.key}${u.dynamic ? '*' : ''}`),
       ['list.edit_error', 'list.move_error', 'list.delete_error', 'status.*'],
     );
+  });
+});
+
+describe('i18n usages: Lingui msgids, WebExtension getMessage, fluent-vue', () => {
+  it('Lingui: every msgid form — t`…` with a named placeholder, msg`…`, msg/defineMessage/t/i18n._ descriptors (id, else message with its context), <Trans> children with elements and variables, <Trans id>, <Trans context>', () => {
+    const li = path.join(FW, 'lingui');
+    assert.deepEqual(usagesOf(li, 'src/App.tsx'), [
+      '5:19 msg` Changes saved=Changes saved',
+      '6:43 defineMessage Profile updated=Profile updated',
+      '7:27 msg auth.logout=auth.logout',
+      '8:59 defineMessage button|Open=Open',
+      '11:22 t` Hello {name}=Hello ${name}',
+      '12:31 t Your account=Your account',
+      '13:34 i18n._ app.title=app.title',
+      '16:14 <Trans> Welcome back=Welcome back',
+      '18:9 <Trans> Read the <0>documentation</0>, {name}.=Read the <a href="/docs">documentation</a>, {name}.',
+      '20:18 <Trans id> checkout.title=checkout.title',
+      '21:29 <Trans> menu|Open=Open',
+    ]);
+    // every msgid of the catalogs is used, in both locales
+    const ix = load(li);
+    assert.equal(ix.keyValues().size, 11);
+    assert.deepEqual(ix.health().findings, []);
+    assert.deepEqual(usedBy(li, 'Lisez la <0>documentation</0>, {name}.'), ['src/App.tsx:18']);
+  });
+
+  it("WebExtension: chrome.i18n.getMessage / browser.i18n.getMessage in a template literal, as an argument, optional-chained, destructured from chrome.i18n; the manifest's __MSG_name__", () => {
+    const ce = path.join(FW, 'chrome-extension');
+    assert.deepEqual(usagesOf(ce, 'popup.js'), [
+      '1:25 chrome.i18n.getMessage errorRemoved=errorRemoved',
+      '2:35 chrome.i18n.getMessage showInFolderTitle=showInFolderTitle',
+      '3:47 browser.i18n.getMessage savedCount=savedCount',
+      '5:28 getMessage tooltip=tooltip',
+      '6:52 getMessage optional=optional',
+      '7:42 chrome.i18n.getMessage extName=extName',
+    ]);
+    // the manifest's __MSG_name__ (parsed JSON string values; the predefined __MSG_@@ui_locale__ is none of the extension's)
+    assert.deepEqual(usagesOf(ce, 'manifest.json'), ['3:18 __MSG__ extName=extName', '4:25 __MSG__ extDescription=extDescription', '6:39 __MSG__ tooltip=tooltip']);
+    assert.deepEqual(load(ce).health().findings, []);
+  });
+
+  it("fluent-vue: $t / $ta (a message's attributes used with it), the v-t:id directive, <i18n path>, $fluent.format; a key no .ftl has is undefined", () => {
+    const fv = path.join(FW, 'fluent-vue');
+    assert.deepEqual(usagesOf(fv, 'src/App.vue'), [
+      '4:17 $t test=test',
+      '5:23 $ta props=props',
+      '8:14 v-t: test=test',
+      '9:14 v-t: greeting=greeting',
+      '12:17 <i18n path> term=term',
+      '26:24 $t test=test',
+      '30:23 this.$t user-name=user-name',
+      '33:35 this.$fluent.format plain-format=plain-format',
+      '36:23 this.$t wrong-key=wrong-key',
+    ]);
+    assert.deepEqual(load(fv).health().findings.map((f) => `${f.kind} ${f.key}`), ['undefined wrong-key']);
+  });
+});
+
+describe('i18n usages: no false usage', () => {
+  it("a local object named translate, a local t that translates nothing are not the framework's; the injected service and a wrapper still are", () => {
+    const fu = path.join(FW, 'false-usages');
+    assert.deepEqual(usagesOf(fu, 'src/should_ignore.jsx'), []);
+    assert.deepEqual(usagesOf(fu, 'src/should_ignore.vue'), []);
+    assert.deepEqual(usagesOf(fu, 'src/helpers.js'), []);
+    assert.deepEqual(usagesOf(fu, 'src/app.service.ts'), ['9:36 this.translate.instant HOME.SUBTITLE=HOME.SUBTITLE', '15:27 t wrapped=wrapped', '18:29 translate.instant menu.open=menu.open']);
+    // HOME.TITLE is named only by the files that do not use the framework: unused, and nothing undefined
+    assert.deepEqual(load(fu).health().findings.map((f) => `${f.kind} ${f.key}`), ['unused HOME.TITLE']);
+    // a project that names its own t in the settings has its calls counted
+    assert.deepEqual(findUsages('a.js', "function t(s) { return s }\nt('menu.open');", { functions: ['t'] }).map((u) => u.key), ['menu.open']);
   });
 });
 

@@ -18,10 +18,11 @@ import { railsFramework } from './rails';
 import { rustFramework } from './rust';
 import { svelteFramework } from './svelte';
 import { ui5Framework } from './ui5';
+import { webextensionFramework } from './webextension';
 
 export type { Framework } from './common';
 
-export const FRAMEWORKS: Framework[] = [svelteFramework, angularFramework, handlebarsFramework, laravelFramework, railsFramework, dartFramework, ui5Framework, gettextFramework, androidFramework, jvmFramework, jspFramework, appleFramework, dotnetFramework, rustFramework, qtFramework, goFramework];
+export const FRAMEWORKS: Framework[] = [svelteFramework, angularFramework, handlebarsFramework, laravelFramework, railsFramework, dartFramework, ui5Framework, gettextFramework, androidFramework, jvmFramework, jspFramework, appleFramework, dotnetFramework, rustFramework, qtFramework, goFramework, webextensionFramework];
 
 /** The extractor of a (non-JS, non-Vue) file, or undefined. */
 export function frameworkOf(rel: string): Framework | undefined {
