@@ -11,6 +11,8 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { defaultTokenCounter } from '../../src/tokenizer/wordpiece';
+import type { AgentFolder } from '../../src/mcp/folder';
+import { describeTools, descriptions, inputShapes } from '../../src/mcp/tools';
 
 const ROOT = path.join(__dirname, '..', '..');
 const BIN = path.join(ROOT, 'bin', 'fathom.js');
@@ -266,5 +268,22 @@ describe('fathom mcp: several folders (SDK client)', function () {
     const { tools } = await two.client.listTools();
     const search = tools.find((t) => t.name === 'search')!;
     assert.match(search.description!, /Scores are on one scale, 0 to 1/);
+  });
+});
+
+describe('tool descriptions say what the server does now', () => {
+  const folder = (keywordOnlyReason?: string) => ({ state: () => ({ keywordOnlyReason }) }) as unknown as AgentFolder;
+
+  it("with the model (the default): hybrid with Fathom's own model, no download; without: keyword search only, with the reason", () => {
+    const withModel = describeTools([folder()]);
+    assert.match(withModel.search.description, /hybrid search: keywords fused with Fathom's own embedding model, which ships with Fathom and needs no download/);
+    assert.match(withModel.similar.description, /Fathom's own embedding model/);
+    const without = describeTools([folder('--no-embed was given')]);
+    assert.match(without.search.description, /by name and words \(keyword search only on this server: no embedding model; over structure-aware chunks/);
+    assert.doesNotMatch(without.search.description, /Fathom's own embedding model/);
+    assert.match(without.search.description, /Keyword-only here: --no-embed was given\.$/);
+    // the schema's words an LLM can use: characters, and context needs a line or a range
+    assert.match(String(inputShapes.read.maxTokens.description), /about 4 characters of text per token/);
+    assert.match(descriptions.context.description, /^Needs path and a line \(or startLine and endLine\)/);
   });
 });
