@@ -1235,6 +1235,8 @@ const PROSE_KINDS = new Set<string>(['section', 'code-block', 'front-matter', 't
 
 /** A member found inside a whole unit is re-parsed at this chunk budget (tokens), so the chunkers cut the unit into its members. */
 const MEMBER_BUDGET = 48;
+/** Kinds of chunk that hold units of their own (a class's methods, a group of small functions, a Vue script's methods): only these are parsed again for members; a function's chunk merely using the name is not. */
+const MEMBER_HOLDERS = new Set<string>(['class', 'struct', 'impl', 'trait', 'interface', 'namespace', 'object', 'module', 'group', 'enum', 'type', 'fragment', 'template', 'script']);
 /** Most files re-parsed for members in one call (the rest are said). */
 const MAX_MEMBER_FILES = 200;
 
@@ -1278,7 +1280,7 @@ async function definitions(a: DefinitionsArgs, folders: AgentFolder[], counter: 
         seen.add(key);
         const st = stitch(pieces);
         defs.push({ folder: f, path: c.path, language: c.language, kind: c.kind, symbol: c.symbol!, startLine: st.start.line, endLine: st.end.line, text: st.text });
-      } else if (c.text.includes(name) && hasIdentifier(c.text, name)) {
+      } else if (MEMBER_HOLDERS.has(c.kind) && c.text.includes(name) && hasIdentifier(c.text, name)) {
         let list = holders.get(c.path);
         if (!list) holders.set(c.path, (list = []));
         list.push(c);
