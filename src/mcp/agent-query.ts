@@ -64,6 +64,10 @@ export interface AgentQuery {
   aboutTests: boolean;
   /** The task is about dependencies (`Remove run-time dependency on cffi`, `Upgrade to pyo3 0.16`): manifests are among its places. */
   aboutDependencies: boolean;
+  /** The task is about documentation (`Fix typos in the docs`, `Update README`): prose files are its places. */
+  aboutDocs: boolean;
+  /** The task is about translations (`Update German translation`): locale files are its places. */
+  aboutTranslations: boolean;
 }
 
 const MAX_IDENTIFIERS = 6;
@@ -71,6 +75,8 @@ const MAX_FILE_NAMES = 4;
 /** Words of a task about tests (on their own or as parts of an identifier). */
 const TEST_WORDS = new Set(['test', 'tests', 'testing', 'testsuite', 'unittest', 'unittests', 'spec', 'specs']);
 /** Words of a task about what a project depends on. */
+const DOC_WORDS = new Set(['doc', 'docs', 'documentation', 'document', 'documented', 'readme', 'typo', 'typos', 'spelling', 'manpage', 'manpages', 'man', 'manual', 'guide', 'tutorial', 'howto', 'changelog', 'wording', 'sphinx']);
+const TRANSLATION_WORDS = new Set(['translation', 'translations', 'translate', 'translated', 'locale', 'locales', 'i18n', 'l10n', 'localization', 'localisation', 'language', 'languages']);
 const DEPENDENCY_WORDS = new Set(['dependency', 'dependencies', 'depend', 'depends', 'dep', 'deps', 'requirement', 'requirements', 'upgrade', 'upgrades', 'downgrade', 'bump', 'pin', 'unpin']);
 
 /** A token written like a file name (`a.ext`, ext with a letter) or a relative folder/file path (`a/b`). */
@@ -134,5 +140,5 @@ export function analyzeQuery(query: string): AgentQuery {
   }
   const allTerms = new Set([...words, ...identifiers.flatMap((id) => terms(id))].map((t) => t.toLowerCase()));
   const has = (set: Set<string>) => [...allTerms].some((t) => set.has(t));
-  return { raw, passThrough, words, identifiers, text, pathTerms: pt, fileNames, aboutTests: has(TEST_WORDS), aboutDependencies: has(DEPENDENCY_WORDS) };
+  return { raw, passThrough, words, identifiers, text, pathTerms: pt, fileNames, aboutTests: has(TEST_WORDS), aboutDependencies: has(DEPENDENCY_WORDS), aboutDocs: has(DOC_WORDS), aboutTranslations: has(TRANSLATION_WORDS) };
 }
