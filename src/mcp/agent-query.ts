@@ -30,7 +30,7 @@ const STOP = new Set(
   (
     'a an and are as at be been but by can could do does did for from had has have how i if in into is it its me my no not of on or our should so some such than that the their them then there these this those to too was we were what when where which while who why will with would you your ' +
     'also again all any both each every more most much other same very only just even still yet already always never sometimes ' +
-    'add added adding adds allow allowed allows avoid avoided avoids change changed changes correct corrected corrects ensure ensured ensures fix fixed fixes fixing handle handled handles improve improved improves make made makes making prevent prevented prevents remove removed removes support supported supports update updated updates use used uses using work works properly correctly possible potential potentially issue issues problem problems bug bugs case cases edge crash crashes crashed error errors wrong instead new old now refs ref see closes close closed regression hack workaround via about after before like don doesn didn isn t s'
+    'add added adding adds allow allowed allows avoid avoided avoids change changed changes correct corrected corrects ensure ensured ensures fix fixed fixes fixing handle handled handles improve improved improves make made makes making prevent prevented prevents remove removed removes support supported supports update updated updates use used uses using work works properly correctly possible potential potentially issue issues problem problems bug bugs case cases edge crash crashes crashed error errors wrong instead old now refs ref see closes close closed regression hack workaround via about after before like don doesn didn isn t s'
   ).split(' '),
 );
 

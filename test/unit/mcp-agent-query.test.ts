@@ -204,6 +204,8 @@ describe('file ranking for agents', () => {
     for (const p of ['src/locale.js', 'src/post.ts']) assert.ok(!isLocalePath(p), p);
     const all = new Set<string>();
     const behaviour = analyzeQuery('Compose a new post from the editor toolbar');
+    // "new" is a content word of a task ("compose a new post"), not a change-log word to drop
+    assert.ok(behaviour.words.includes('new'), behaviour.words.join(' '));
     assert.ok(filePrior('locales/pt-BR.json', behaviour, all) < filePrior('src/compose/post.ts', behaviour, all));
     assert.ok(filePrior('docs/compose.md', behaviour, all) < filePrior('src/compose/post.ts', behaviour, all));
     assert.equal(filePrior('docs/compose.md', analyzeQuery('Fix typos in the compose docs'), all), 1);
