@@ -1101,16 +1101,19 @@ function scanFolders(folders: AgentFolder[], mode: ExactMode, pattern: string, a
 
 const isDefinitionOf = (c: Chunk, name: string) => !!c.symbol && !PROSE_KINDS.has(c.kind) && symbolNames(c.symbol).includes(name);
 
-/** The lines that define `name`: in a unit named so, the first of its lines that holds the name (after its doc comment). */
+/** A line that is a comment (`//`, `#`, `/*`, ` * `, `--`, a docstring's quotes): a doc comment naming the unit is not its definition. */
+const COMMENT_LINE = /^\s*(?:\/\/|#|\/\*|\*|--|"""|''')/;
+
+/** The lines that define `name`: in a unit named so, the first of its lines that holds the name, past its doc comment. */
 function definitionLines(file: FileMatches, name: string): Set<number> {
-  const seen = new Set<string>();
-  const out = new Set<number>();
+  const first = new Map<string, number>();
+  const firstCode = new Map<string, number>();
   for (const m of file.lines) {
-    if (seen.has(m.chunk.id) || !isDefinitionOf(m.chunk, name)) continue;
-    seen.add(m.chunk.id);
-    out.add(m.line);
+    if (!isDefinitionOf(m.chunk, name)) continue;
+    if (!first.has(m.chunk.id)) first.set(m.chunk.id, m.line);
+    if (!firstCode.has(m.chunk.id) && !COMMENT_LINE.test(m.text)) firstCode.set(m.chunk.id, m.line);
   }
-  return out;
+  return new Set([...first.keys()].map((id) => firstCode.get(id) ?? first.get(id)!));
 }
 
 /**

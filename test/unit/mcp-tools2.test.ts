@@ -32,6 +32,8 @@ function workspace(prefix: string): string {
   // `fn` as a whole identifier, and inside longer ones that must not match it
   fs.writeFileSync(path.join(dir, 'src', 'util', 'fn.js'), 'export const fn = (x) => x\n\nexport function callsFn () {\n  return fn(1) + fn_other(2) + myfn(3)\n}\n');
   fs.writeFileSync(path.join(dir, 'src', 'util', 'long.js'), Array.from({ length: LONG_LINES }, (_, i) => `export const value${i + 1} = ${i + 1} // line ${i + 1}`).join('\n') + '\n');
+  // a unit whose doc comment names it
+  fs.writeFileSync(path.join(dir, 'src', 'util', 'doc.js'), "/**\n * helperName returns the helper's name.\n */\nexport function helperName () {\n  return 'helper'\n}\n");
   // a line on which (a+)+$ backtracks without end
   fs.writeFileSync(path.join(dir, 'src', 'util', 'aaa.js'), `export const aaa = '${'a'.repeat(60)}!'\n`);
   return dir;
@@ -139,6 +141,9 @@ describe('fathom mcp: read, definitions, references, files, exact search modes (
     // KZoomControl (the Vue component) holds ZoomControl only inside a longer name
     assert.deepEqual(hits.map((h) => [h.path, h.lines.map((l) => l.line)]), [['src/map/zoom.js', [8, 13]]]);
     assert.match(r.content[0].text, / {3}13: export class ZoomControl \{ {2}\(definition\)/);
+    // the definition is the line that declares it, not the doc comment above it that names it
+    const doc = await call('references', { symbol: 'helperName' });
+    assert.match(doc.content[0].text, / {3}2: \* helperName returns the helper's name\.\n {3}4: export function helperName \(\) \{ {2}\(definition\)/);
     const none = await call('references', { symbol: 'SECRETDIRCANARY_fn' });
     assert.match(none.content[0].text, /no match/);
   });
