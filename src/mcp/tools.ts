@@ -406,9 +406,10 @@ function fence(text: string, lang: string): string {
 
 const FENCE_LANG: Record<string, string> = { javascript: 'js', typescript: 'ts', python: 'python', go: 'go', rust: 'rust', java: 'java', vue: 'vue', json: 'json', markdown: 'markdown', text: '' };
 
-function whyWords(w: SearchHit['why']): string {
+/** Why a hit ranked, and its score on the answers' one scale (SCORE_SCALE), as in `score`. */
+function whyWords(w: SearchHit['why'], score: number): string {
   const parts = [w.keyword ? `keyword #${w.keyword}` : '', w.dense ? `meaning #${w.dense}` : ''].filter(Boolean);
-  return `${parts.join(', ') || 'ranked'} (score ${w.fused.toFixed(4)})`;
+  return `${parts.join(', ') || 'ranked'} (score ${score.toFixed(2)})`;
 }
 
 function shownPath(folders: AgentFolder[], root: string, rel: string): string {
@@ -486,7 +487,7 @@ function fencedBlock<T>(title: string, body: string, lang: string, room: number,
 
 function hitBlock(folders: AgentFolder[], root: string, h: SearchHit, rank: number, counter: TokenCounter, room: number): Block<z.infer<typeof hit>> | undefined {
   const c = h.chunk;
-  const title = `## ${rank}. ${shownPath(folders, root, c.path)}:${c.start.line}-${c.end.line} · ${c.kind}${c.symbol ? ` ${c.symbol}` : ''}${c.split ? ` [part ${c.split.index + 1}/${c.split.total}]` : ''}\nwhy: ${whyWords(h.why)}`;
+  const title = `## ${rank}. ${shownPath(folders, root, c.path)}:${c.start.line}-${c.end.line} · ${c.kind}${c.symbol ? ` ${c.symbol}` : ''}${c.split ? ` [part ${c.split.index + 1}/${c.split.total}]` : ''}\nwhy: ${whyWords(h.why, h.score)}`;
   return fencedBlock(title, c.text, FENCE_LANG[c.language] ?? '', room, counter, (text, truncated) => hitData(root, h, truncated, text));
 }
 

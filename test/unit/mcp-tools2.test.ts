@@ -270,6 +270,10 @@ describe('fathom mcp: several folders (SDK client)', function () {
       for (const root of [a, b]) assert.equal(Math.max(...both.filter((h) => h.folder === root).map((h) => h.score)), 1, `${detail} ${root}`);
       assert.deepEqual(both.map((h) => h.score), [...both.map((h) => h.score)].sort((x, y) => y - x));
     }
+    // the text says the same score as the structured hit
+    const chunks = await two.call('search', { query: 'zoom control', detail: 'chunks', k: 3 });
+    const scores = [...chunks.content[0].text.matchAll(/^why: .*\(score ([\d.]+)\)$/gm)].map((m) => Number(m[1]));
+    assert.deepEqual(scores, (chunks.structuredContent!.hits as Array<{ score: number }>).map((h) => Number(h.score.toFixed(2))));
     const { tools } = await two.client.listTools();
     const search = tools.find((t) => t.name === 'search')!;
     assert.match(search.description!, /Scores are on one scale, 0 to 1/);
