@@ -10,8 +10,8 @@
  * (--dev-only: the tuning half alone, for trying changes without seeing the held-out half.
  * --baseline DIR: a checkout of an earlier Fathom (e.g. `git worktree add --detach /tmp/base main`,
  * with node_modules linked); its search tool answers over the same open folder, as the "base"
- * column, so before and after come from one run. --misses: each tuning-half task whose gold file
- * is not in the answer, with the files answered instead. --only: these packages alone.)
+ * column, so before and after come from one run. --misses: each tuning-half task with a gold file
+ * not among the first 5 files of the answer, with the files answered instead. --only: these packages alone.)
  *
  * Tasks: every patch in debian/patches of the Debian source packages that bench/agent-setup.mjs
  * unpacked without their patches (the state before the changes; a patch applied after others in
@@ -22,9 +22,13 @@
  * package/patch, are held out: both halves are reported, neither was looked at to tune.
  *
  * debian/ (the patches themselves, with their subjects and diffs) is searched by neither
- * retriever. Fathom runs keyword-only (no real model weights can be had here: quality of the dense half
- * is not measured). Metrics per task, averaged: `hit` (a gold file is in the answer), `recall`
- * (share of the gold files in the answer), `top5` (a gold file among the first 5 distinct files).
+ * retriever. Fathom runs as it does by default: hybrid with its own model (bundled, no
+ * download; `--no-embed`: keyword-only); the "keyword" column is the same tool asked with mode
+ * "keyword" in the same run (what a folder without the model answers: the former figure).
+ * The measure is `r@5`: the share of a task's gold files among the first 5 distinct files of
+ * the 2,000-token answer, averaged. Beside it: `hit` (a gold file anywhere in the answer, 40–50
+ * files: too loose to steer by), `recall` (share of the gold files in the answer), `top5` (a gold
+ * file among the first 5 distinct files of the unbudgeted ranking).
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -32,6 +36,7 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { LocalFolder } from '../src/mcp/folder';
+import { createEmbedder, type Embedder } from '../src/index/embedder';
 import { DEFAULT_MAX_TOKENS, runTool } from '../src/mcp/tools';
 import { defaultTokenCounter } from '../src/tokenizer/wordpiece';
 import { hash } from './rng';
@@ -122,11 +127,11 @@ interface Answer {
 
 /**
  * The search tool as an agent calls it: `{ query }` alone (the defaults: detail "files", the
- * 2,000-token budget); `before` is the chunk answer the tool gave by default until detail
- * "files" came (k 50, whole chunks). `ranked`: the same call with a 100,000-token budget.
+ * 2,000-token budget); `keyword`: the same with mode "keyword". `ranked`: the same call with a
+ * 100,000-token budget.
  */
-async function fathomAnswer(folder: LocalFolder, task: Task, detail: 'files' | 'chunks', tool: typeof runTool = runTool): Promise<Answer> {
-  const args = detail === 'files' ? { query: task.subject } : { query: task.subject, k: 50, detail };
+async function fathomAnswer(folder: LocalFolder, task: Task, mode: 'default' | 'keyword', tool: typeof runTool = runTool): Promise<Answer> {
+  const args = mode === 'default' ? { query: task.subject } : { query: task.subject, mode };
   const a = await tool('search', args, { folders: [folder] });
   const deep = await tool('search', { ...args, k: 50, maxTokens: 100_000 }, { folders: [folder] });
   const files = (s: Record<string, unknown>) => [...new Set((s.hits as Array<{ path: string }>).map((h) => h.path))];
@@ -182,6 +187,8 @@ interface Score {
   hit: number;
   recall: number;
   top5: number;
+  /** Share of the gold files among the first 5 distinct files of the (2,000-token) answer: the measure. */
+  r5: number;
 }
 
 function score(tasks: Task[], answers: Map<Task, Answer>): Score | undefined {
@@ -189,15 +196,17 @@ function score(tasks: Task[], answers: Map<Task, Answer>): Score | undefined {
   let hit = 0;
   let recall = 0;
   let top5 = 0;
+  let r5 = 0;
   for (const t of tasks) {
     const a = answers.get(t)!;
+    r5 += t.gold.filter((g) => a.answer.slice(0, 5).includes(g)).length / t.gold.length;
     const inAnswer = t.gold.filter((g) => a.answer.includes(g)).length;
     hit += inAnswer ? 1 : 0;
     recall += inAnswer / t.gold.length;
     top5 += t.gold.some((g) => a.ranked.slice(0, 5).includes(g)) ? 1 : 0;
   }
   const n = Math.max(1, tasks.length);
-  return { tasks: tasks.length, hit: hit / n, recall: recall / n, top5: top5 / n };
+  return { tasks: tasks.length, hit: hit / n, recall: recall / n, top5: top5 / n, r5: r5 / n };
 }
 
 // --- the protocol --------------------------------------------------------------------------------
@@ -284,7 +293,15 @@ async function main(): Promise<void> {
   const base = new Map<Task, Answer>();
   say(`${tasks.length} tasks from ${Object.keys(status.trees).length} packages (${Object.entries(dropped).map(([k, v]) => `${v} patches: ${k}`).join(', ')}); unreachable: ${Object.keys(status.unreachable).join(', ') || 'none'}`);
   const fathom = new Map<Task, Answer>();
-  const before = new Map<Task, Answer>();
+  const keyword = new Map<Task, Answer>();
+  let embedder: Embedder | undefined;
+  let noModel = process.argv.includes('--no-embed') ? '--no-embed' : undefined;
+  if (!noModel) {
+    const e = await createEmbedder();
+    if ('error' in e) noModel = e.error;
+    else embedder = e.embedder;
+  }
+  say(embedder ? `fathom: hybrid with its own model (${embedder.id})` : `fathom: keyword-only (${noModel})`);
   const rg = new Map<Task, Answer>();
   const rgCapped = new Map<Task, Answer>();
   const rgFiles = new Map<Task, Answer>();
@@ -298,16 +315,18 @@ async function main(): Promise<void> {
     // debian/ holds the patches themselves (their subjects, their diffs): not the code an agent
     // searches before the change, so neither retriever sees it
     const exclude = ['debian', ...(status.trees[pkg].exclude ?? [])];
-    const folder = LocalFolder.open(tree, { storeDir: path.join(CACHE, 'index', pkg), watch: false, selection: { exclude } });
+    const folder = LocalFolder.open(tree, { storeDir: path.join(CACHE, embedder ? 'index-model' : 'index', pkg), watch: false, selection: { exclude }, embedder, noEmbedderReason: noModel });
     folder.start();
     await folder.indexed;
+    // vectors are computed in the background after the first pass: the answers need them all
+    while (embedder && folder.state().pendingVectors) await new Promise((r) => setTimeout(r, 200));
     const st = folder.state();
     index[pkg] = { files: st.files, chunks: st.chunks, ms: performance.now() - t0 };
     say(`${pkg}: ${st.files} files, ${st.chunks} chunks (${Math.round(index[pkg].ms)} ms to load and bring up to date; loaded machine)`);
     for (const t of mine) {
-      fathom.set(t, await fathomAnswer(folder, t, 'files'));
-      before.set(t, await fathomAnswer(folder, t, 'chunks'));
-      if (baseTool) base.set(t, await fathomAnswer(folder, t, 'files', baseTool));
+      fathom.set(t, await fathomAnswer(folder, t, 'default'));
+      keyword.set(t, await fathomAnswer(folder, t, 'keyword'));
+      if (baseTool) base.set(t, await fathomAnswer(folder, t, 'default', baseTool));
       rg.set(t, ripgrepAnswer(tree, t, exclude));
       rgCapped.set(t, ripgrepAnswer(tree, t, exclude, 3)); // as `rg -m 3`: at most 3 lines per file
       rgFiles.set(t, ripgrepFilesAnswer(rg.get(t)!));
@@ -318,14 +337,19 @@ async function main(): Promise<void> {
     ['all', tasks],
     ['dev', tasks.filter((t) => t.split === 'dev')],
     ['held-out', tasks.filter((t) => t.split === 'held-out')],
-    ...Object.keys(status.trees).map((p): [string, Task[]] => [p, tasks.filter((t) => t.pkg === p)]).filter(([, ts]) => ts.length),
+    ...Object.keys(status.trees).flatMap((p): Array<[string, Task[]]> => [
+      [p, tasks.filter((t) => t.pkg === p)],
+      [`${p} dev`, tasks.filter((t) => t.pkg === p && t.split === 'dev')],
+      [`${p} held-out`, tasks.filter((t) => t.pkg === p && t.split === 'held-out')],
+    ]).filter(([, ts]) => ts.length),
   ];
-  const shownGroups = groups.filter(([name, ts]) => ts.length && !(devOnly && name === 'held-out'));
-  const rows = protocolOnly ? [] : shownGroups.map(([name, ts]) => ({ name, fathom: score(ts, fathom)!, base: score(ts, base), before: score(ts, before)!, ripgrep: score(ts, rg)!, ripgrepCapped: score(ts, rgCapped)!, ripgrepFiles: score(ts, rgFiles)! }));
+  const shownGroups = groups.filter(([name, ts]) => ts.length && !(devOnly && name.endsWith('held-out')));
+  const rows = protocolOnly ? [] : shownGroups.map(([name, ts]) => ({ name, fathom: score(ts, fathom)!, base: score(ts, base), keyword: score(ts, keyword)!, ripgrep: score(ts, rg)!, ripgrepCapped: score(ts, rgCapped)!, ripgrepFiles: score(ts, rgFiles)! }));
   if (process.argv.includes('--misses')) {
     for (const t of tasks.filter((x) => x.split === 'dev')) {
       const a = fathom.get(t);
-      if (!a || t.gold.some((g) => a.answer.includes(g))) continue;
+      // a miss: a changed file not among the first 5 files of the answer (the r@5 measure)
+      if (!a || t.gold.every((g) => a.answer.slice(0, 5).includes(g))) continue;
       const at = (g: string) => a.ranked.indexOf(g);
       say(`miss ${t.pkg}/${t.patch}: "${t.subject}"\n  gold: ${t.gold.map((g) => `${g} (rank ${at(g) < 0 ? '-' : at(g) + 1})`).join(', ')}; answer ${a.answer.length} files: ${a.answer.slice(0, 6).join(', ')}; rg ${rgFiles.get(t)!.answer.some((g) => t.gold.includes(g)) ? 'hit' : 'miss'}`);
     }
@@ -337,23 +361,24 @@ async function main(): Promise<void> {
     say(`protocol: fathom mcp on ${pkg}`);
     proto = await protocol(path.join(CACHE, status.trees[pkg].dir), tasks.filter((t) => t.pkg === pkg).map((t) => t.subject).concat(tasks.slice(0, 20).map((t) => t.subject)));
   }
+  await embedder?.dispose();
   if (json) {
     process.stdout.write(`${JSON.stringify({ tasks: tasks.length, dropped, unreachable: status.unreachable, versions: Object.fromEntries(Object.entries(status.trees).map(([k, v]) => [k, v.version])), index, rows, protocol: proto })}\n`);
     return;
   }
   const f = (x: number) => x.toFixed(2);
   const lines = [
-    `agent retrieval: subject line of a real change → the files it changed (Fathom keyword-only, ${DEFAULT_MAX_TOKENS}-token answer; ripgrep output cut to the same budget)`,
+    `agent retrieval: subject line of a real change → the files it changed (Fathom ${embedder ? `hybrid with its own model ${embedder.id}` : `keyword-only: ${noModel}`}, ${DEFAULT_MAX_TOKENS}-token answer; ripgrep output cut to the same budget)`,
     ...(baselineDir ? [`base: the search tool of ${baselineDir} over the same folders`] : []),
     `packages: ${Object.entries(status.trees).map(([k, v]) => `${k} ${v.version}`).join(', ')}`,
     `unreachable: ${Object.entries(status.unreachable).map(([k, v]) => `${k} (${v})`).join('; ') || 'none'}`,
     `tasks: ${tasks.length}; not tasks: ${Object.entries(dropped).map(([k, v]) => `${v} ${k}`).join(', ')}`,
     '',
-    'fathom: the search tool\'s answer to { query } (detail "files"); before: detail "chunks", k 50 (the former default answer); rg lines: `rg -n` output (path:line:text) in file-rank order; rg -m3: at most 3 lines per file; rg files: the ranked paths alone',
-    `${'group'.padEnd(20)} ${'n'.padStart(3)}  ${'fathom hit/recall/top5'.padEnd(23)} ${baseTool ? `${'base hit/recall/top5'.padEnd(23)} ` : ''}${'before hit/recall/top5'.padEnd(23)} ${'rg lines h/r'.padEnd(12)} ${'rg -m3 h/r'.padEnd(12)} ${'rg files h/r'.padEnd(12)} ${'rg top5'.padEnd(7)}`,
+    'r@5: share of the changed files among the first 5 distinct files of the answer (the measure); fathom: the search tool\'s answer to { query }; keyword: the same with mode "keyword" (the former, keyword-only figure); rg r@5: ripgrep\'s ranking (files by match count); rg lines: `rg -n` output (path:line:text) in file-rank order; rg -m3: at most 3 lines per file; rg files: the ranked paths alone. h/r/t5: a changed file in the 2,000-token answer / share of them in it / one in the first 5 of the ranking',
+    `${'group'.padEnd(28)} ${'n'.padStart(3)}  ${'fathom r@5'.padEnd(10)} ${'keyword r@5'.padEnd(11)} ${'rg r@5'.padEnd(6)} ${baseTool ? `${'base r@5'.padEnd(8)} ` : ''} ${'fathom h/r/t5'.padEnd(16)} ${'keyword h/r/t5'.padEnd(16)} ${'rg lines h/r'.padEnd(12)} ${'rg -m3 h/r'.padEnd(12)} ${'rg files h/r'.padEnd(12)} ${'rg top5'.padEnd(7)}`,
     ...rows.map(
       (r) =>
-        `${r.name.padEnd(20)} ${String(r.fathom.tasks).padStart(3)}  ${`${f(r.fathom.hit)} / ${f(r.fathom.recall)} / ${f(r.fathom.top5)}`.padEnd(23)} ${r.base ? `${`${f(r.base.hit)} / ${f(r.base.recall)} / ${f(r.base.top5)}`.padEnd(23)} ` : ''}${`${f(r.before.hit)} / ${f(r.before.recall)} / ${f(r.before.top5)}`.padEnd(23)} ${`${f(r.ripgrep.hit)}/${f(r.ripgrep.recall)}`.padEnd(12)} ${`${f(r.ripgrepCapped.hit)}/${f(r.ripgrepCapped.recall)}`.padEnd(12)} ${`${f(r.ripgrepFiles.hit)}/${f(r.ripgrepFiles.recall)}`.padEnd(12)} ${f(r.ripgrep.top5)}`,
+        `${r.name.padEnd(28)} ${String(r.fathom.tasks).padStart(3)}  ${f(r.fathom.r5).padEnd(10)} ${f(r.keyword.r5).padEnd(11)} ${f(r.ripgrepFiles.r5).padEnd(6)} ${r.base ? `${f(r.base.r5).padEnd(8)} ` : ''} ${`${f(r.fathom.hit)}/${f(r.fathom.recall)}/${f(r.fathom.top5)}`.padEnd(16)} ${`${f(r.keyword.hit)}/${f(r.keyword.recall)}/${f(r.keyword.top5)}`.padEnd(16)} ${`${f(r.ripgrep.hit)}/${f(r.ripgrep.recall)}`.padEnd(12)} ${`${f(r.ripgrepCapped.hit)}/${f(r.ripgrepCapped.recall)}`.padEnd(12)} ${`${f(r.ripgrepFiles.hit)}/${f(r.ripgrepFiles.recall)}`.padEnd(12)} ${f(r.ripgrep.top5)}`,
     ),
   ];
   if (proto) {

@@ -1,6 +1,8 @@
 /**
  * Fathom's agent tools in the editor: the `languageModelTools` of package.json (`fathom_search`,
- * `fathom_similar`, `fathom_context`, `fathom_i18n`, `fathom_status`) registered with
+ * `fathom_similar`, `fathom_context`, `fathom_i18n`, `fathom_read`, `fathom_definitions`,
+ * `fathom_references`, `fathom_files`, `fathom_status`; written from src/mcp/tools.ts by
+ * scripts/lm-tools.ts) registered with
  * `vscode.lm.registerTool` and answered by the worker (`tool` request → src/mcp/tools.ts, the
  * same answers as `fathom mcp`), the budget taken from the invocation's `tokenizationOptions`.
  *
@@ -40,6 +42,8 @@ function invocationMessage(tool: string, input: Record<string, unknown>): string
   if (typeof input.path === 'string') return `Fathom: ${tool} ${input.path}${typeof input.line === 'number' ? `:${input.line}` : ''}`;
   if (typeof input.text === 'string') return `Fathom: where is "${input.text.slice(0, 80)}" defined?`;
   if (typeof input.key === 'string') return `Fathom: i18n key ${input.key}`;
+  if (typeof input.symbol === 'string') return `Fathom: ${tool} of ${input.symbol.slice(0, 80)}`;
+  if (tool === 'files') return `Fathom: files${typeof input.glob === 'string' ? ` ${input.glob.slice(0, 80)}` : ''}`;
   return `Fathom: ${tool}`;
 }
 

@@ -30,7 +30,7 @@ const STOP = new Set(
   (
     'a an and are as at be been but by can could do does did for from had has have how i if in into is it its me my no not of on or our should so some such than that the their them then there these this those to too was we were what when where which while who why will with would you your ' +
     'also again all any both each every more most much other same very only just even still yet already always never sometimes ' +
-    'add added adding adds allow allowed allows avoid avoided avoids change changed changes correct corrected corrects ensure ensured ensures fix fixed fixes fixing handle handled handles improve improved improves make made makes making prevent prevented prevents remove removed removes support supported supports update updated updates use used uses using work works properly correctly possible potential potentially issue issues problem problems bug bugs case cases edge crash crashes crashed error errors wrong instead new old now refs ref see closes close closed regression hack workaround via about after before like don doesn didn isn t s'
+    'add added adding adds allow allowed allows avoid avoided avoids change changed changes correct corrected corrects ensure ensured ensures fix fixed fixes fixing handle handled handles improve improved improves make made makes making prevent prevented prevents remove removed removes support supported supports update updated updates use used uses using work works properly correctly possible potential potentially issue issues problem problems bug bugs case cases edge crash crashes crashed error errors wrong instead old now refs ref see closes close closed regression hack workaround via about after before like don doesn didn isn t s'
   ).split(' '),
 );
 
@@ -64,6 +64,10 @@ export interface AgentQuery {
   aboutTests: boolean;
   /** The task is about dependencies (`Remove run-time dependency on cffi`, `Upgrade to pyo3 0.16`): manifests are among its places. */
   aboutDependencies: boolean;
+  /** The task is about documentation (`Fix typos in the docs`, `Update README`): prose files are its places. */
+  aboutDocs: boolean;
+  /** The task is about translations (`Update German translation`): locale files are its places. */
+  aboutTranslations: boolean;
 }
 
 const MAX_IDENTIFIERS = 6;
@@ -71,6 +75,8 @@ const MAX_FILE_NAMES = 4;
 /** Words of a task about tests (on their own or as parts of an identifier). */
 const TEST_WORDS = new Set(['test', 'tests', 'testing', 'testsuite', 'unittest', 'unittests', 'spec', 'specs']);
 /** Words of a task about what a project depends on. */
+const DOC_WORDS = new Set(['doc', 'docs', 'documentation', 'document', 'documented', 'readme', 'typo', 'typos', 'spelling', 'manpage', 'manpages', 'man', 'manual', 'guide', 'tutorial', 'howto', 'changelog', 'wording', 'sphinx']);
+const TRANSLATION_WORDS = new Set(['translation', 'translations', 'translate', 'translated', 'locale', 'locales', 'i18n', 'l10n', 'localization', 'localisation', 'language', 'languages']);
 const DEPENDENCY_WORDS = new Set(['dependency', 'dependencies', 'depend', 'depends', 'dep', 'deps', 'requirement', 'requirements', 'upgrade', 'upgrades', 'downgrade', 'bump', 'pin', 'unpin']);
 
 /** A token written like a file name (`a.ext`, ext with a letter) or a relative folder/file path (`a/b`). */
@@ -134,5 +140,5 @@ export function analyzeQuery(query: string): AgentQuery {
   }
   const allTerms = new Set([...words, ...identifiers.flatMap((id) => terms(id))].map((t) => t.toLowerCase()));
   const has = (set: Set<string>) => [...allTerms].some((t) => set.has(t));
-  return { raw, passThrough, words, identifiers, text, pathTerms: pt, fileNames, aboutTests: has(TEST_WORDS), aboutDependencies: has(DEPENDENCY_WORDS) };
+  return { raw, passThrough, words, identifiers, text, pathTerms: pt, fileNames, aboutTests: has(TEST_WORDS), aboutDependencies: has(DEPENDENCY_WORDS), aboutDocs: has(DOC_WORDS), aboutTranslations: has(TRANSLATION_WORDS) };
 }

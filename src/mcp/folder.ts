@@ -16,6 +16,7 @@ import type { Engine, IndexProgress, SearchHit, SearchOptions } from '../index/e
 import { StoreLockedError } from '../index/store';
 import type { LookupResult } from '../i18n/types';
 import { FolderSession } from '../service/session';
+import { NodeFileSource, type ReadResult } from '../workspace/source';
 import type { FileSelection } from '../workspace/files';
 import { errText } from '../util/errors';
 import { relativeIn, toRel } from '../util/paths';
@@ -55,6 +56,12 @@ export interface AgentFolder {
   paths?(): Iterable<string>;
   /** Why a file holds no chunks (skipped: binary, too large …), when it is known. */
   skipOf(rel: string): { reason: string; detail: string } | undefined;
+  /** Applies the changes the watcher reported (hosts that follow edits themselves leave it out). */
+  refresh?(): Promise<void>;
+  /** Every chunk of the folder (for exact matches over the parsed units); absent where the host cannot list them. */
+  allChunks?(): Iterable<Chunk>;
+  /** Reads one file of the folder by the folder's one read policy (no link out of the folder is followed); absent where the host cannot read files. */
+  readFile?(rel: string, maxBytes: number): ReadResult;
   i18n(ask: I18nAsk): Promise<LookupResult>;
   state(): FolderState;
 }
@@ -62,6 +69,11 @@ export interface AgentFolder {
 /** The indexed (not skipped) files of `engine`. */
 export function* enginePaths(engine: Engine): Iterable<string> {
   for (const [p, rec] of engine.files) if (!rec.skipped && rec.docIds.length) yield p;
+}
+
+/** Every live chunk of `engine`. */
+export function* engineChunks(engine: Engine): Iterable<Chunk> {
+  for (const c of engine.chunks) if (c) yield c;
 }
 
 /** Chunks of one file of `engine`, ordered by start offset. */
@@ -387,6 +399,19 @@ export class LocalFolder implements AgentFolder {
     return this.session?.engine.files.get(rel)?.skipped;
   }
 
+  refresh(): Promise<void> {
+    return this.fresh();
+  }
+
+  allChunks(): Iterable<Chunk> {
+    return this.session ? engineChunks(this.session.engine) : [];
+  }
+
+  readFile(rel: string, maxBytes: number): ReadResult {
+    // before the session is open: the same policy on the folder itself
+    return (this.session?.source ?? new NodeFileSource(this.root)).read(rel, maxBytes);
+  }
+
   async i18n(ask: I18nAsk): Promise<LookupResult> {
     await this.fresh();
     if (!this.session) return { candidates: [], problems: [] };
@@ -430,6 +455,8 @@ export function sessionAgentFolder(
     chunksOf: (rel) => engineChunksOf(session.engine, rel),
     paths: () => enginePaths(session.engine),
     skipOf: (rel) => session.engine.files.get(rel)?.skipped,
+    allChunks: () => engineChunks(session.engine),
+    readFile: (rel, maxBytes) => session.source.read(rel, maxBytes),
     i18n: host.i18n,
     state: () => {
       const s = session.status();

@@ -21,7 +21,7 @@ export function createMcpServer(folders: AgentFolder[], options: { version: stri
     { name: SERVER_NAME, version: options.version },
     {
       instructions:
-        'Fathom searches this workspace by meaning and by name at once. Start with `search` (a developer question, identifiers or a displayed string), then `context` on a hit for the enclosing unit and its neighbours, `similar` for related code, `i18n` for where a displayed string is defined. Answers fit a token budget (maxTokens, default 2000); nextCursor pages on.',
+        'Fathom searches this workspace by meaning and by name at once (keyword-only where a folder has no embedding model: `status` says). Start with `search` (a developer question, identifiers or a displayed string; mode exact, identifier or regex for text as written, answered "no match" when nothing holds it), then `context` on a hit for the enclosing unit and its neighbours, `read` for a file\'s lines, `definitions` and `references` of a symbol, `files` to list files by glob, `similar` for related code, `i18n` for where a displayed string is defined. With several folders, `folder` picks one. Answers fit a token budget (maxTokens, default 2000, about 4 characters per token); nextCursor pages on.',
     },
   );
   const descriptions = describeTools(folders);

@@ -1,5 +1,6 @@
 /**
- * Fathom's tools for coding agents — `search`, `similar`, `context`, `i18n`, `status` — as
+ * Fathom's tools for coding agents — `search`, `similar`, `context`, `i18n`, `read`,
+ * `definitions`, `references`, `files`, `status` — as
  * plain functions over open folders (`AgentFolder`). The MCP server (server.ts) and the
  * extension's language-model tools (answered by the worker) both call `runTool`, so an agent
  * gets the same answer from either.
@@ -13,13 +14,15 @@
 import * as path from 'node:path';
 import { z } from 'zod';
 import type { Chunk, ChunkKind } from '../chunkers/types';
-import { languageOf } from '../chunkers/index';
+import { chunkFile, languageOf } from '../chunkers/index';
+import { prepareLanguagesFor } from '../chunkers/treesitter';
 import { compileGlob, splitGlobList } from '../workspace/glob';
 import { errText } from '../util/errors';
 import type { SearchHit } from '../index/engine';
 import type { Candidate, LookupResult } from '../i18n/types';
 import { defaultTokenCounter, type TokenCounter } from '../tokenizer/wordpiece';
 import { analyzeQuery } from './agent-query';
+import { EXACT_MODES, hasIdentifier, PatternError, pathFilter, scanChunks, symbolNames, type ExactMode, type FileMatches } from './exact';
 import { bestLines, rankFiles, type RankedFile } from './file-rank';
 import type { AgentFolder, FolderState } from './folder';
 import { relativeIn } from '../util/paths';
@@ -47,20 +50,36 @@ const maxTokens = z
   .optional()
   .describe(`Token budget of the whole answer, notes included (default ${DEFAULT_MAX_TOKENS}): about 4 characters of text per token (Fathom counts with its WordPiece tokenizer). The smallest budget still answers: the first hit is cut to fit.`);
 
+/** With several folders, which one answers (every tool takes it). */
+const folderArg = z
+  .string()
+  .min(1)
+  .max(4000)
+  .optional()
+  .describe('Only this open folder (its path, or its name as answers show it before each path). Default: every open folder; a relative path that several folders hold is refused until folder says which.');
+const globArg = stringOrList('Path globs relative to the folder, e.g. "src/**" or ["*.ts", "!**/*.test.ts"]; a glob without "/" matches file names anywhere.');
+const symbolArg = z.string().min(1).max(500).describe('A symbol name exactly as written in code, e.g. "getZoomControl" or "Map.zoomIn" (its last part matches too).');
+
 export const inputShapes = {
   search: {
-    query: z.string().min(1).max(4000).describe('What to find: words, an identifier, a question, or a displayed string.'),
+    query: z.string().min(1).max(4000).describe('What to find: words, an identifier, a question, or a displayed string. In mode exact / identifier / regex: the text, identifier or JavaScript regex to match in each line.'),
     k: z.number().int().min(1).max(50).optional().describe(`Most hits in this answer (files: default ${DEFAULT_FILES}; chunks: default 10; at most 50); the token budget may cut earlier.`),
-    glob: stringOrList('Path globs relative to the folder, e.g. "src/**" or ["*.ts", "!**/*.test.ts"]; a glob without "/" matches file names anywhere.'),
+    glob: globArg,
     language: stringOrList('Languages, e.g. "typescript", "python", "vue", "markdown", "json".'),
     kind: stringOrList('Chunk kinds, e.g. "function", "class", "method", "section", "schema-property", "i18n-section".'),
-    mode: z.enum(['hybrid', 'keyword', 'dense']).optional().describe('hybrid (default: keyword and meaning fused), keyword, or dense (meaning only; needs the embedding model).'),
+    mode: z
+      .enum(['hybrid', 'keyword', 'dense', 'exact', 'identifier', 'regex'])
+      .optional()
+      .describe(
+        'hybrid (default: keyword and meaning fused), keyword, dense (meaning only; needs the embedding model); or a match that says "no match" when nothing holds it: exact (the text as written, case-sensitive), identifier (the text as a whole identifier, never inside a longer one), regex (a JavaScript regular expression per line; one that runs over 2 s is stopped and refused). The three match modes answer files with their matching lines.',
+      ),
     detail: z
       .enum(['files', 'chunks'])
       .optional()
-      .describe(`files (default): one line per file (path:start-end, kind and symbol of its best place) with its best line(s), many files per answer, k files (default ${DEFAULT_FILES}); chunks: one block per hit with the whole chunk, k chunks (default 10).`),
+      .describe(`files (default): one line per file (path:start-end, kind and symbol of its best place) with its best line(s), many files per answer, k files (default ${DEFAULT_FILES}); chunks: one block per hit with the whole chunk, k chunks (default 10). Match modes always answer files.`),
     maxTokens,
     cursor: z.string().max(2000).optional().describe('The nextCursor of a previous answer to the same query: the hits after it.'),
+    folder: folderArg,
   },
   similar: {
     path: z.string().min(1).max(4000).describe('A file of the folder (relative to it, or absolute).'),
@@ -68,6 +87,7 @@ export const inputShapes = {
     k: z.number().int().min(1).max(50).optional().describe('Most hits (default 10).'),
     maxTokens,
     cursor: z.string().max(2000).optional().describe('The nextCursor of a previous answer for the same place.'),
+    folder: folderArg,
   },
   context: {
     path: z.string().min(1).max(4000).describe('A file of the folder (relative to it, or absolute).'),
@@ -76,6 +96,7 @@ export const inputShapes = {
     endLine: z.number().int().min(1).optional(),
     window: z.number().int().min(0).max(10).optional().describe('Neighbouring chunks on each side (default 1).'),
     maxTokens,
+    folder: folderArg,
   },
   i18n: {
     text: z.string().min(1).max(4000).optional().describe('A displayed string in any locale: the keys whose value matches it.'),
@@ -84,22 +105,53 @@ export const inputShapes = {
     k: z.number().int().min(1).max(50).optional().describe('Most keys (default 10).'),
     locales: stringOrList('Only these locales, e.g. "de" or ["en", "pt-BR"] (default: every locale; a long key is cut to the matched and source locales first).'),
     maxTokens,
+    folder: folderArg,
   },
-  status: {},
+  read: {
+    path: z.string().min(1).max(4000).describe('A file of the folder (relative to it, or absolute); links out of the folder are not followed.'),
+    startLine: z.number().int().min(1).optional().describe('First 1-based line (default 1).'),
+    endLine: z.number().int().min(1).optional().describe('Last line (default: the end of the file); the budget may cut earlier, and the answer says where to go on.'),
+    maxTokens,
+    folder: folderArg,
+  },
+  definitions: {
+    symbol: symbolArg,
+    kind: stringOrList('Only these chunk kinds, e.g. "function", "class", "method".'),
+    glob: globArg,
+    k: z.number().int().min(1).max(50).optional().describe('Most definitions (default 10).'),
+    maxTokens,
+    folder: folderArg,
+  },
+  references: {
+    symbol: symbolArg,
+    glob: globArg,
+    maxTokens,
+    cursor: z.string().max(2000).optional().describe('The nextCursor of a previous answer for the same symbol: the files after it.'),
+    folder: folderArg,
+  },
+  files: {
+    glob: globArg,
+    maxTokens,
+    cursor: z.string().max(2000).optional().describe('The nextCursor of a previous answer with the same glob: the files after it.'),
+    folder: folderArg,
+  },
+  status: { folder: folderArg },
 } as const;
 
 export type ToolName = keyof typeof inputShapes;
 export const TOOL_NAMES = Object.keys(inputShapes) as ToolName[];
 
+/** How search scores read, the same with one folder or several. */
+export const SCORE_SCALE = 'Scores are on one scale, 0 to 1: a hit\'s score relative to the best hit of its folder\'s ranking (1 = the best; match modes: 1 for every file); with several folders the hits interleave by it.';
+
 export const descriptions: Record<ToolName, { title: string; description: string }> = {
   search: {
     title: 'Search the workspace',
-    description:
-      'Find code, docs, schemas and i18n strings in the workspace by meaning and by name at once (hybrid keyword + embedding search over structure-aware chunks: functions, classes, methods, Markdown sections, JSON schema properties, i18n sections). A task or commit-style sentence works as a query: its identifiers and content words are searched, and files rank by all their matching chunks and their path. Default detail "files": one line per file (path:startLine-endLine, kind and symbol of its best place) with its best line(s) and other places, many files in one answer; detail "chunks": one block per hit with the whole chunk and why it ranked. Cut to a token budget; nextCursor pages on. Use it before reading files, then `context` on a line for its enclosing unit.',
+    description: `Find code, docs, schemas and i18n strings in the workspace by meaning and by name at once (hybrid search: keywords fused with Fathom's own embedding model, which ships with Fathom and needs no download; keyword-only where a folder has no model; over structure-aware chunks: functions, classes, methods, Markdown sections, JSON schema properties, i18n sections). A task or commit-style sentence works as a query: its identifiers and content words are searched, and files rank by all their matching chunks and their path. Default detail "files": one line per file (path:startLine-endLine, kind and symbol of its best place) with its best line(s) and other places, many files in one answer; detail "chunks": one block per hit with the whole chunk and why it ranked. Modes exact, identifier and regex match text as written and say "no match" when nothing holds it. ${SCORE_SCALE} Cut to a token budget; nextCursor pages on. Use it before reading files, then \`context\` on a line for its enclosing unit, \`read\` for lines.`,
   },
   similar: {
     title: 'Find similar code',
-    description: 'Chunks like the one at path:line (by embedding when there is one, else by its text): other implementations, duplicates, related tests and docs.',
+    description: "Chunks like the one at path:line (by Fathom's own embedding model when the folder has it, else by its text): other implementations, duplicates, related tests and docs.",
   },
   context: {
     title: 'Context around a line',
@@ -109,6 +161,22 @@ export const descriptions: Record<ToolName, { title: string; description: string
   i18n: {
     title: 'Find an i18n key',
     description: 'Where is this displayed string defined? Give text (a translation in any locale) or key: the matching keys, their value in every locale with file:line, and their usages in code.',
+  },
+  read: {
+    title: 'Read lines of a file',
+    description: 'The lines startLine..endLine of a file of the open folder (the whole file by default), cut to the token budget at a line; the answer says which line to go on from. Only files of the folder: paths outside it and links out of it are refused.',
+  },
+  definitions: {
+    title: 'Where a symbol is defined',
+    description: 'The units (functions, classes, methods, types, constants…) whose name is exactly this symbol, as the chunkers parsed them, each whole with path:startLine-endLine; "no match" when none is named so (no near names).',
+  },
+  references: {
+    title: 'Where a symbol is used',
+    description: 'Every line that holds this symbol as a whole identifier (never inside a longer name), by file, its definitions marked; "no match" when no line holds it. Cut to the token budget; nextCursor pages on by file.',
+  },
+  files: {
+    title: 'List files',
+    description: 'The indexed files of the open folder(s), in path order, optionally only those matching globs ("src/**", "*.py", "!**/test/**"), with the total; cut to the token budget, nextCursor pages on.',
   },
   status: {
     title: 'Index status',
@@ -128,7 +196,7 @@ export function describeTools(folders: AgentFolder[]): Record<ToolName, { title:
     search: {
       title: descriptions.search.title,
       description: descriptions.search.description
-        .replace('by meaning and by name at once (hybrid keyword + embedding search over', 'by name and words (keyword search only on this server: no embedding model; over')
+        .replace(/by meaning and by name at once \(hybrid search: [^;]*; keyword-only where a folder has no model; over/, 'by name and words (keyword search only on this server: no embedding model; over')
         .replace(/$/, ` Keyword-only here: ${reason}.`),
     },
     similar: { title: descriptions.similar.title, description: 'Chunks like the one at path:line, by its text (keyword-only on this server: no embedding model): other implementations, duplicates, related tests and docs.' },
@@ -149,7 +217,7 @@ const hit = z.object({
   language: z.string(),
   header: z.string(),
   text: z.string(),
-  score: z.number(),
+  score: z.number().describe(SCORE_SCALE),
   why,
   truncated: z.boolean().optional(),
   /** detail "files": the best lines of the file's best place (also in `text`), its other places, the query terms in its path. */
@@ -193,6 +261,10 @@ export const outputShapes = {
     problems: z.array(z.string()),
     ...budget,
   },
+  read: { folder: z.string(), path: z.string(), startLine: z.number(), endLine: z.number(), totalLines: z.number(), text: z.string(), nextStartLine: z.number().optional(), truncated: z.boolean().optional(), ...budget },
+  definitions: { definitions: z.array(unit.omit({ role: true }).extend({ folder: z.string() })), ...budget },
+  references: { hits: z.array(hit), nextCursor: z.string().optional(), ...budget },
+  files: { files: z.array(z.object({ folder: z.string(), path: z.string() })), total: z.number(), nextCursor: z.string().optional(), ...budget },
   status: { folders: z.array(folderState) },
 } as const;
 
@@ -223,19 +295,62 @@ export async function runTool(name: string, args: unknown, env: ToolEnv): Promis
   if (!TOOL_NAMES.includes(name as ToolName)) throw new ToolError(`unknown tool "${name}": the tools are ${TOOL_NAMES.join(', ')}`);
   if (!env.folders.length) throw new ToolError('no folder is open in Fathom yet (indexing starts when a folder opens)');
   const counter = env.counter ?? defaultTokenCounter();
+  const scope = (a: { folder?: string }) => pickFolders(env.folders, a.folder);
   switch (name as ToolName) {
-    case 'search':
-      return search(parse('search', args), env.folders, counter);
-    case 'similar':
-      return similar(parse('similar', args), env.folders, counter);
-    case 'context':
-      return context(parse('context', args), env.folders, counter);
-    case 'i18n':
-      return i18n(parse('i18n', args), env.folders, counter);
-    case 'status':
-      parse('status', args);
-      return status(env.folders);
+    case 'search': {
+      const a = parse('search', args);
+      return search(a, scope(a), counter);
+    }
+    case 'similar': {
+      const a = parse('similar', args);
+      return similar(a, scope(a), counter);
+    }
+    case 'context': {
+      const a = parse('context', args);
+      return context(a, scope(a), counter);
+    }
+    case 'i18n': {
+      const a = parse('i18n', args);
+      return i18n(a, scope(a), counter);
+    }
+    case 'read': {
+      const a = parse('read', args);
+      return read(a, scope(a), counter);
+    }
+    case 'definitions': {
+      const a = parse('definitions', args);
+      return definitions(a, scope(a), counter);
+    }
+    case 'references': {
+      const a = parse('references', args);
+      return references(a, scope(a), counter);
+    }
+    case 'files': {
+      const a = parse('files', args);
+      return files(a, scope(a), counter);
+    }
+    case 'status': {
+      const a = parse('status', args);
+      return status(scope(a));
+    }
   }
+}
+
+/**
+ * The folders a call is answered from: all, or the one `folder` names (its path, absolute or
+ * as given to the server, or its name); a name that fits none, or several, is refused with the
+ * candidates.
+ */
+export function pickFolders(folders: AgentFolder[], folder: string | undefined): AgentFolder[] {
+  if (folder === undefined) return folders;
+  const want = folder.trim().replace(/\\/g, '/').replace(/\/+$/, '');
+  const byPath = folders.filter((f) => path.resolve(f.root) === path.resolve(want));
+  if (byPath.length) return byPath;
+  const byName = folders.filter((f) => path.basename(f.root) === want);
+  if (byName.length === 1) return byName;
+  const list = folders.map((f) => f.root).join(', ');
+  if (byName.length > 1) throw new ToolError(`folder "${folder}" names ${byName.length} open folders (${byName.map((f) => f.root).join(', ')}): give its full path`);
+  throw new ToolError(`no open folder is "${folder}": the folders are ${list}`);
 }
 
 type ArgsOf<N extends ToolName> = z.infer<z.ZodObject<(typeof inputShapes)[N]>>;
@@ -243,6 +358,10 @@ type SearchArgs = ArgsOf<'search'>;
 type SimilarArgs = ArgsOf<'similar'>;
 type ContextArgs = ArgsOf<'context'>;
 type I18nArgs = ArgsOf<'i18n'>;
+type ReadArgs = ArgsOf<'read'>;
+type DefinitionsArgs = ArgsOf<'definitions'>;
+type ReferencesArgs = ArgsOf<'references'>;
+type FilesArgs = ArgsOf<'files'>;
 
 const list = (v: string | string[] | undefined): string[] | undefined => {
   if (v === undefined) return undefined;
@@ -263,7 +382,7 @@ function encodeCursor(fp: string, offset: number): string {
   return Buffer.from(JSON.stringify({ f: fp, o: offset })).toString('base64url');
 }
 
-function decodeCursor(cursor: string | undefined, fp: string): number {
+function decodeCursor(cursor: string | undefined, fp: string, maxDepth = MAX_DEPTH): number {
   if (cursor === undefined) return 0;
   let parsed: { f?: unknown; o?: unknown };
   try {
@@ -271,7 +390,7 @@ function decodeCursor(cursor: string | undefined, fp: string): number {
   } catch {
     throw new ToolError('cursor is not one Fathom gave: pass the nextCursor of the previous answer as it was');
   }
-  if (typeof parsed.o !== 'number' || !Number.isInteger(parsed.o) || parsed.o < 0 || parsed.o > MAX_DEPTH) throw new ToolError('cursor is not one Fathom gave: pass the nextCursor of the previous answer as it was');
+  if (typeof parsed.o !== 'number' || !Number.isInteger(parsed.o) || parsed.o < 0 || parsed.o > maxDepth) throw new ToolError('cursor is not one Fathom gave: pass the nextCursor of the previous answer as it was');
   if (parsed.f !== fp) throw new ToolError('cursor belongs to another request: repeat the same query, filters and mode with it, or leave it out');
   return parsed.o;
 }
@@ -287,9 +406,10 @@ function fence(text: string, lang: string): string {
 
 const FENCE_LANG: Record<string, string> = { javascript: 'js', typescript: 'ts', python: 'python', go: 'go', rust: 'rust', java: 'java', vue: 'vue', json: 'json', markdown: 'markdown', text: '' };
 
-function whyWords(w: SearchHit['why']): string {
+/** Why a hit ranked, and its score on the answers' one scale (SCORE_SCALE), as in `score`. */
+function whyWords(w: SearchHit['why'], score: number): string {
   const parts = [w.keyword ? `keyword #${w.keyword}` : '', w.dense ? `meaning #${w.dense}` : ''].filter(Boolean);
-  return `${parts.join(', ') || 'ranked'} (score ${w.fused.toFixed(4)})`;
+  return `${parts.join(', ') || 'ranked'} (score ${score.toFixed(2)})`;
 }
 
 function shownPath(folders: AgentFolder[], root: string, rel: string): string {
@@ -367,7 +487,7 @@ function fencedBlock<T>(title: string, body: string, lang: string, room: number,
 
 function hitBlock(folders: AgentFolder[], root: string, h: SearchHit, rank: number, counter: TokenCounter, room: number): Block<z.infer<typeof hit>> | undefined {
   const c = h.chunk;
-  const title = `## ${rank}. ${shownPath(folders, root, c.path)}:${c.start.line}-${c.end.line} · ${c.kind}${c.symbol ? ` ${c.symbol}` : ''}${c.split ? ` [part ${c.split.index + 1}/${c.split.total}]` : ''}\nwhy: ${whyWords(h.why)}`;
+  const title = `## ${rank}. ${shownPath(folders, root, c.path)}:${c.start.line}-${c.end.line} · ${c.kind}${c.symbol ? ` ${c.symbol}` : ''}${c.split ? ` [part ${c.split.index + 1}/${c.split.total}]` : ''}\nwhy: ${whyWords(h.why, h.score)}`;
   return fencedBlock(title, c.text, FENCE_LANG[c.language] ?? '', room, counter, (text, truncated) => hitData(root, h, truncated, text));
 }
 
@@ -419,9 +539,19 @@ function forgetKeywordOnly(folders: AgentFolder[]): void {
 
 async function rankedHits(folders: AgentFolder[], run: (f: AgentFolder, depth: number) => Promise<SearchHit[]>, depth: number): Promise<Array<{ root: string; hit: SearchHit }>> {
   const all: Array<{ root: string; hit: SearchHit }> = [];
-  for (const f of folders) for (const h of await run(f, depth)) all.push({ root: f.root, hit: h });
+  for (const f of folders) for (const h of relativeScores(await run(f, depth))) all.push({ root: f.root, hit: h });
   if (folders.length > 1) all.sort((a, b) => b.hit.score - a.hit.score);
   return all.slice(0, depth);
+}
+
+/**
+ * One score scale (SCORE_SCALE): each hit's score over the best of its ranking, so that 1 is
+ * a folder's best hit whether one folder answers or several (a fused score of 0.016 and a
+ * keyword score of 111 are not comparable; their ranks within their folder are).
+ */
+export function relativeScores(hits: SearchHit[]): SearchHit[] {
+  const top = hits.reduce((m, h) => Math.max(m, h.score), 0);
+  return hits.map((h) => ({ ...h, score: top > 0 ? h.score / top : 0 }));
 }
 
 function hitsAnswer(
@@ -466,8 +596,9 @@ function hitsAnswer(
 
 async function search(a: SearchArgs, folders: AgentFolder[], counter: TokenCounter): Promise<ToolAnswer> {
   const mode = a.mode ?? 'hybrid';
-  if (!['hybrid', 'keyword', 'dense'].includes(mode)) throw new ToolError(`unknown mode "${String(mode)}": use hybrid, keyword or dense`);
+  if (!['hybrid', 'keyword', 'dense', ...EXACT_MODES].includes(mode)) throw new ToolError(`unknown mode "${String(mode)}": use hybrid, keyword, dense, exact, identifier or regex`);
   if (!a.query.trim()) throw new ToolError('query is empty');
+  if (mode === 'exact' || mode === 'identifier' || mode === 'regex') return searchExact(a, folders, counter, mode, checkedFilters(a, folders));
   if (mode === 'dense') {
     const without = folders.map((f) => f.state()).find((s) => s.keywordOnlyReason);
     if (without) throw new ToolError(`mode "dense" needs the embedding model, and ${without.root} has none (${without.keywordOnlyReason}): use hybrid or keyword`);
@@ -496,7 +627,7 @@ void kindsComplete;
  * chunker makes, a language no indexed file has, a glob that does not compile or has an
  * unclosed `[` or `{` (a silent "no hits" would send the agent looking elsewhere).
  */
-function checkedFilters(a: SearchArgs, folders: AgentFolder[]): { pathGlob?: string[]; language?: string[]; kind?: string[] } {
+function checkedFilters(a: { glob?: string | string[]; language?: string | string[]; kind?: string | string[] }, folders: AgentFolder[]): { pathGlob?: string[]; language?: string[]; kind?: string[] } {
   // a glob list splits at commas outside braces: "src/*.{js,ts}" is one glob
   const globs = typeof a.glob === 'string' ? splitGlobList(a.glob) : list(a.glob);
   const filters = { pathGlob: globs?.length ? globs : undefined, language: list(a.language), kind: list(a.kind) };
@@ -556,7 +687,12 @@ async function searchFiles(a: SearchArgs, folders: AgentFolder[], counter: Token
   const ranked: Array<{ root: string; file: RankedFile }> = [];
   // one file past the page: whether there are more
   const limit = Math.min(MAX_DEPTH, offset + k) + 1;
-  for (const f of folders) for (const file of await rankFiles(f, q, { mode, filters, limit })) ranked.push({ root: f.root, file });
+  for (const f of folders) {
+    const mine = await rankFiles(f, q, { mode, filters, limit });
+    // one scale (SCORE_SCALE): relative to the folder's best file
+    const top = mine.reduce((m, x) => Math.max(m, x.score), 0);
+    for (const file of mine) ranked.push({ root: f.root, file: { ...file, score: top > 0 ? file.score / top : 0 } });
+  }
   if (folders.length > 1) ranked.sort((x, y) => y.file.score - x.file.score);
   const notes = [stateNote(folders), mode === 'hybrid' ? keywordOnlyNote(folders) : ''];
   if (!q.passThrough) notes.push(`searched: ${q.text || q.raw}`);
@@ -648,7 +784,13 @@ export function resolvePath(folders: AgentFolder[], p: string): { folder: AgentF
     }
   }
   if (!candidates.length) throw new ToolError(`${p} is outside the open folder${folders.length > 1 ? 's' : ''} (${folders.map((f) => f.root).join(', ')})`);
-  return candidates.find((c) => c.folder.chunksOf(c.rel)) ?? candidates[0];
+  const known = candidates.filter((c) => c.folder.chunksOf(c.rel) !== undefined);
+  const holders = [...new Set(known.map((c) => c.folder))];
+  if (holders.length > 1) {
+    // a bare path that several folders hold: which one is the agent's to say, never a guess
+    throw new ToolError(`${p} is in ${holders.length} open folders: give folder (one of ${holders.map((f) => JSON.stringify(path.basename(f.root))).join(', ')}), or write the path as ${holders.map((f) => `${path.basename(f.root)}/${known.find((c) => c.folder === f)!.rel}`).join(' or ')}`);
+  }
+  return known[0] ?? candidates[0];
 }
 
 function requireChunks(folder: AgentFolder, rel: string): Chunk[] {
@@ -680,7 +822,7 @@ async function similar(a: SimilarArgs, folders: AgentFolder[], counter: TokenCou
   const fp = fingerprint(['similar', folder.root, rel, a.line]);
   const offset = decodeCursor(a.cursor, fp);
   const depth = Math.min(MAX_DEPTH, offset + k);
-  const hits = (await folder.similar({ path: rel, line: a.line }, { k: depth })).map((h) => ({ root: folder.root, hit: h }));
+  const hits = relativeScores(await folder.similar({ path: rel, line: a.line }, { k: depth })).map((h) => ({ root: folder.root, hit: h }));
   const head = [stateNote(folders), `like ${shownPath(folders, folder.root, rel)}:${source.start.line}-${source.end.line} · ${source.kind}${source.symbol ? ` ${source.symbol}` : ''}`].filter(Boolean).join('\n');
   const answer = hitsAnswer(folders, hits, offset, k, depth, maxTokens, head, fp, counter);
   return { text: answer.text, structured: { source: { path: rel, startLine: source.start.line, endLine: source.end.line, symbol: source.symbol ?? null }, ...answer.structured } };
@@ -924,6 +1066,374 @@ async function i18n(a: I18nArgs, folders: AgentFolder[], counter: TokenCounter):
   const note = kept < all.length ? `${all.length - kept} more key(s) left out by the ${maxTokens}-token budget` : undefined;
   if (note) text = `${text}\n\n(${note})`;
   return { text, structured: { candidates, problems, tokens: counter.count(text), maxTokens, ...(note ? { note } : {}) } };
+}
+
+// --- exact matches: search modes exact / identifier / regex, references, definitions ------------
+
+/** Matching lines shown under a file (search) and at most under one file (references). */
+const EXACT_LINES = 3;
+const REFERENCE_LINES = 30;
+
+/** The watcher's reported changes applied first (search, similar and i18n do this inside the folder). */
+async function refreshed(folders: AgentFolder[]): Promise<void> {
+  for (const f of folders) await f.refresh?.();
+}
+
+/** Every chunk of a folder, or a ToolError when the host cannot list them. */
+function chunksOfFolder(f: AgentFolder): Iterable<Chunk> {
+  if (!f.allChunks) throw new ToolError(`${f.root} cannot be scanned for exact matches here (its index lists no chunks): use mode hybrid or keyword`);
+  return f.allChunks();
+}
+
+function scanFolders(folders: AgentFolder[], mode: ExactMode, pattern: string, accept: (p: string) => boolean, chunkOk?: (c: Chunk) => boolean): Array<{ root: string; file: FileMatches }> {
+  const out: Array<{ root: string; file: FileMatches }> = [];
+  for (const f of folders) {
+    let files: FileMatches[];
+    try {
+      files = scanChunks(chunksOfFolder(f), mode, pattern, { accept, chunkOk });
+    } catch (err) {
+      if (err instanceof PatternError) throw new ToolError(err.message);
+      throw err;
+    }
+    for (const file of files) out.push({ root: f.root, file });
+  }
+  return out;
+}
+
+const isDefinitionOf = (c: Chunk, name: string) => !!c.symbol && !PROSE_KINDS.has(c.kind) && symbolNames(c.symbol).includes(name);
+
+/** A line that is a comment (`//`, `#`, `/*`, ` * `, `--`, a docstring's quotes): a doc comment naming the unit is not its definition. */
+const COMMENT_LINE = /^\s*(?:\/\/|#|\/\*|\*|--|"""|''')/;
+
+/** The lines that define `name`: in a unit named so, the first of its lines that holds the name, past its doc comment. */
+function definitionLines(file: FileMatches, name: string): Set<number> {
+  const first = new Map<string, number>();
+  const firstCode = new Map<string, number>();
+  for (const m of file.lines) {
+    if (!isDefinitionOf(m.chunk, name)) continue;
+    if (!first.has(m.chunk.id)) first.set(m.chunk.id, m.line);
+    if (!firstCode.has(m.chunk.id) && !COMMENT_LINE.test(m.text)) firstCode.set(m.chunk.id, m.line);
+  }
+  return new Set([...first.keys()].map((id) => firstCode.get(id) ?? first.get(id)!));
+}
+
+/**
+ * Files with their matching lines, one block each (`N. path:line · kind symbol (n lines)`, then
+ * up to `perFile` lines), as many files as the budget holds; nextCursor pages by file.
+ */
+function linesAnswer(
+  folders: AgentFolder[],
+  found: Array<{ root: string; file: FileMatches }>,
+  opts: { offset: number; k: number; maxTokens: number; head: string; fp: string; perFile: number; none: string; mark?: (m: FileMatches['lines'][number]) => string },
+  counter: TokenCounter,
+): ToolAnswer {
+  const { offset, k, maxTokens, fp, perFile } = opts;
+  const page = found.slice(offset, offset + k);
+  const reserve = counter.count(`(more files: call again with cursor "${encodeCursor(fp, MAX_DEPTH)}")`) + 2;
+  const room = Math.max(0, maxTokens - reserve);
+  const parts: string[] = opts.head ? [opts.head, ''] : [];
+  let tokens = opts.head ? counter.count(opts.head) + 1 : 0;
+  const hits: Array<z.infer<typeof hit>> = [];
+  for (let i = 0; i < page.length; i++) {
+    const { root, file } = page[i];
+    const first = file.lines[0];
+    const c = first.chunk;
+    const title = `${offset + i + 1}. ${shownPath(folders, root, file.path)}:${first.line} · ${c.kind}${c.symbol ? ` ${c.symbol}` : ''} (${file.lines.length} matching line${file.lines.length === 1 ? '' : 's'})`;
+    const lineText = (m: FileMatches['lines'][number]) => `   ${m.line}: ${m.text.trim().slice(0, 300)}${opts.mark?.(m) ?? ''}`;
+    let shown = file.lines.slice(0, perFile);
+    const blockOf = (ls: typeof shown) => {
+      const rest = file.lines.length - ls.length;
+      return [title, ...ls.map(lineText), ...(rest ? [`   also lines: ${file.lines.slice(ls.length, ls.length + 12).map((m) => m.line).join(', ')}${rest > 12 ? ` (+${rest - 12})` : ''}`] : [])].join('\n');
+    };
+    let block = blockOf(shown);
+    let t = counter.count(block);
+    while (tokens + t > room && shown.length) {
+      shown = shown.slice(0, hits.length ? 0 : shown.length - 1);
+      block = blockOf(shown);
+      t = counter.count(block);
+      if (hits.length) break;
+    }
+    if (tokens + t > room) {
+      if (hits.length) break;
+      block = cutChars(title, Math.max(0, room - tokens), counter);
+      t = counter.count(block);
+      if (!block) break;
+    }
+    tokens += t;
+    parts.push(block);
+    hits.push({
+      folder: root,
+      path: file.path,
+      startLine: first.line,
+      endLine: file.lines[file.lines.length - 1].line,
+      kind: c.kind,
+      symbol: c.symbol ?? null,
+      language: c.language,
+      header: c.header,
+      text: shown.map((m) => m.text).join('\n'),
+      score: 1,
+      why: { fused: 1 },
+      lines: shown.map((m) => ({ line: m.line, text: m.text })),
+      ...(shown.length < file.lines.length ? { truncated: true } : {}),
+    });
+  }
+  const next = offset + hits.length;
+  const nextCursor = hits.length && next < found.length && next < MAX_DEPTH ? encodeCursor(fp, next) : undefined;
+  let text = parts.join('\n').trim();
+  let note: string | undefined;
+  if (!hits.length) {
+    note = page.length ? 'the first file does not fit the token budget: raise maxTokens' : offset ? 'no more files' : opts.none;
+    text = [opts.head, note].filter(Boolean).join('\n\n');
+  } else if (nextCursor) {
+    note = `${found.length - next} more file(s): call again with cursor "${nextCursor}"`;
+    text = `${text}\n\n(${note})`;
+  }
+  return { text, structured: { hits, nextCursor, tokens: counter.count(text), maxTokens, ...(note ? { note } : {}) } };
+}
+
+/** Search modes exact / identifier / regex: the files whose lines hold the query, "no match" when none. */
+async function searchExact(a: SearchArgs, folders: AgentFolder[], counter: TokenCounter, mode: ExactMode, filters: { pathGlob?: string[]; language?: string[]; kind?: string[] }): Promise<ToolAnswer> {
+  await refreshed(folders);
+  const pattern = mode === 'regex' ? a.query : a.query.trim();
+  const langs = filters.language?.map((l) => l.toLowerCase());
+  const chunkOk = (c: Chunk) => (!langs || langs.includes(c.language)) && (!filters.kind || filters.kind.includes(c.kind));
+  const found = scanFolders(folders, mode, pattern, pathFilter(filters.pathGlob), filters.language || filters.kind ? chunkOk : undefined);
+  // the files that define it first (an identifier), then those that hold it most, then by path
+  const defines = (x: FileMatches) => (mode === 'identifier' && definitionLines(x, pattern).size ? 1 : 0);
+  found.sort((x, y) => defines(y.file) - defines(x.file) || y.file.lines.length - x.file.lines.length || x.file.path.localeCompare(y.file.path));
+  const fp = fingerprint(['search-exact', a.query, filters, mode]);
+  const offset = decodeCursor(a.cursor, fp);
+  const what = mode === 'regex' ? `regex ${JSON.stringify(pattern)}` : `${mode === 'exact' ? 'text' : 'identifier'} ${JSON.stringify(pattern)}`;
+  const head = [stateNote(folders), found.length ? `${found.length} file(s) hold ${what}` : ''].filter(Boolean).join('\n');
+  return linesAnswer(folders, found, { offset, k: a.k ?? DEFAULT_FILES, maxTokens: a.maxTokens ?? DEFAULT_MAX_TOKENS, head, fp, perFile: EXACT_LINES, none: `no match: no indexed line holds ${what}` }, counter);
+}
+
+/** Every line holding the symbol as a whole identifier, by file; its definitions marked. */
+async function references(a: ReferencesArgs, folders: AgentFolder[], counter: TokenCounter): Promise<ToolAnswer> {
+  await refreshed(folders);
+  const name = a.symbol.trim();
+  const filters = checkedFilters({ glob: a.glob }, folders);
+  // a dotted symbol (Map.zoomIn) is used by its last name
+  const used = symbolNames(name).pop()!;
+  const found = scanFolders(folders, 'identifier', used, pathFilter(filters.pathGlob));
+  const defs = new Map(found.map((x) => [x.file, definitionLines(x.file, used)]));
+  const lineDefs = new Map<FileMatches['lines'][number], boolean>();
+  for (const [file, lines] of defs) for (const m of file.lines) if (lines.has(m.line)) lineDefs.set(m, true);
+  const isDef = (m: FileMatches['lines'][number]) => lineDefs.has(m);
+  // the files that define it first, then those that use it most
+  found.sort((x, y) => (defs.get(y.file)!.size ? 1 : 0) - (defs.get(x.file)!.size ? 1 : 0) || y.file.lines.length - x.file.lines.length || x.file.path.localeCompare(y.file.path));
+  const fp = fingerprint(['references', name, filters]);
+  const offset = decodeCursor(a.cursor, fp);
+  const total = found.reduce((n, x) => n + x.file.lines.length, 0);
+  const head = [stateNote(folders), found.length ? `${total} line(s) in ${found.length} file(s) hold ${JSON.stringify(used)} as a whole identifier` : ''].filter(Boolean).join('\n');
+  return linesAnswer(
+    folders,
+    found,
+    { offset, k: MAX_DEPTH, maxTokens: a.maxTokens ?? DEFAULT_MAX_TOKENS, head, fp, perFile: REFERENCE_LINES, none: `no match: no indexed line holds ${JSON.stringify(used)} as a whole identifier`, mark: (m) => (isDef(m) ? '  (definition)' : '') },
+    counter,
+  );
+}
+
+/** Chunk kinds that are prose or data, never a symbol's definition. */
+const PROSE_KINDS = new Set<string>(['section', 'code-block', 'front-matter', 'text', 'i18n-block', 'i18n-section', 'i18n-labels', 'json', 'manifest']);
+
+/** A member found inside a whole unit is re-parsed at this chunk budget (tokens), so the chunkers cut the unit into its members. */
+const MEMBER_BUDGET = 48;
+/** Kinds of chunk that hold units of their own (a class's methods, a group of small functions, a Vue script's methods): only these are parsed again for members; a function's chunk merely using the name is not. */
+const MEMBER_HOLDERS = new Set<string>(['class', 'struct', 'impl', 'trait', 'interface', 'namespace', 'object', 'module', 'group', 'enum', 'type', 'fragment', 'template', 'script']);
+/** Most files re-parsed for members in one call (the rest are said). */
+const MAX_MEMBER_FILES = 200;
+
+interface Definition {
+  folder: AgentFolder;
+  path: string;
+  language: string;
+  kind: string;
+  symbol: string;
+  startLine: number;
+  endLine: number;
+  text: string;
+}
+
+/**
+ * The units named exactly `symbol` (or whose last name is it), each whole: the chunks named so,
+ * and members of whole units (a small class is one chunk: its methods have no chunk of their
+ * own) found by parsing again, with the same chunkers at a small budget, the files whose units
+ * hold the name.
+ */
+async function definitions(a: DefinitionsArgs, folders: AgentFolder[], counter: TokenCounter): Promise<ToolAnswer> {
+  await refreshed(folders);
+  const name = a.symbol.trim();
+  const filters = checkedFilters({ glob: a.glob, kind: a.kind }, folders);
+  const accept = pathFilter(filters.pathGlob);
+  const k = a.k ?? 10;
+  const maxTokens = a.maxTokens ?? DEFAULT_MAX_TOKENS;
+  const kindOk = (kind: string) => !PROSE_KINDS.has(kind) && kind !== 'fragment' && (!filters.kind || filters.kind.includes(kind));
+  const nameOk = (symbol: string | undefined) => !!symbol && (symbol === name || symbolNames(symbol).includes(name));
+  const defs: Definition[] = [];
+  const notes: string[] = [];
+  for (const f of folders) {
+    const seen = new Set<string>();
+    const holders = new Map<string, Chunk[]>();
+    for (const c of chunksOfFolder(f)) {
+      if (PROSE_KINDS.has(c.kind) || !accept(c.path)) continue;
+      if (nameOk(c.symbol) && kindOk(c.kind)) {
+        const pieces = piecesOf(f.chunksOf(c.path) ?? [c], c);
+        const key = `${c.path}\0${pieces[0].id}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const st = stitch(pieces);
+        defs.push({ folder: f, path: c.path, language: c.language, kind: c.kind, symbol: c.symbol!, startLine: st.start.line, endLine: st.end.line, text: st.text });
+      } else if (MEMBER_HOLDERS.has(c.kind) && c.text.includes(name) && hasIdentifier(c.text, name)) {
+        let list = holders.get(c.path);
+        if (!list) holders.set(c.path, (list = []));
+        list.push(c);
+      }
+    }
+    const paths = [...holders.keys()].sort();
+    if (paths.length > MAX_MEMBER_FILES) notes.push(`${paths.length - MAX_MEMBER_FILES} file(s) holding the name were not searched for members (over ${MAX_MEMBER_FILES})`);
+    if (!f.readFile || !paths.length) continue;
+    await prepareLanguagesFor(paths.slice(0, MAX_MEMBER_FILES));
+    for (const p of paths.slice(0, MAX_MEMBER_FILES)) {
+      const r = f.readFile(p, MAX_READ_BYTES);
+      if (!r.ok || r.decoded.text === undefined) continue;
+      const text = r.decoded.text;
+      const units = new Map<string, Chunk[]>();
+      for (const c of chunkFile(p, text, { maxTokens: MEMBER_BUDGET }).chunks) {
+        if (!nameOk(c.symbol) || !kindOk(c.kind)) continue;
+        let list = units.get(c.symbol!);
+        if (!list) units.set(c.symbol!, (list = []));
+        list.push(c);
+      }
+      for (const [symbol, pieces] of units) {
+        const start = pieces.reduce((m, c) => (c.start.offset < m.start.offset ? c : m)).start;
+        const end = pieces.reduce((m, c) => (c.end.offset > m.end.offset ? c : m)).end;
+        // a unit the index names so already (a whole chunk of its own) is listed once
+        if (defs.some((d) => d.folder === f && d.path === p && d.startLine <= start.line && d.endLine >= end.line && d.symbol === symbol)) continue;
+        let body = text.slice(start.offset, end.offset);
+        let endLine = end.line;
+        // the last member's last piece runs to its container's end: its closing line is not the member's
+        const container = holders.get(p)!.find((c) => c.start.offset <= start.offset && c.end.offset === end.offset && c.symbol !== symbol);
+        const lines = body.split('\n');
+        if (container && lines.length > 2 && /^\s*(\}|\};|end|\)|\]);?\s*$/.test(lines[lines.length - 1])) {
+          body = lines.slice(0, -1).join('\n');
+          endLine--;
+        }
+        defs.push({ folder: f, path: p, language: pieces[0].language, kind: pieces[0].kind, symbol, startLine: start.line, endLine, text: body });
+      }
+    }
+  }
+  // the exact full name first, then by path and line
+  const exact = (d: Definition) => (d.symbol === name ? 0 : 1);
+  defs.sort((x, y) => exact(x) - exact(y) || x.path.localeCompare(y.path) || x.startLine - y.startLine);
+  const head = [stateNote(folders), ...notes].filter(Boolean).join('\n');
+  if (!defs.length) {
+    const note = `no match: no unit is named ${JSON.stringify(name)} (exact names only; search mode "identifier" finds the lines that hold it)`;
+    const text = [head, note].filter(Boolean).join('\n\n');
+    return { text, structured: { definitions: [], tokens: counter.count(text), maxTokens, note } };
+  }
+  const shownDefs = defs.slice(0, k);
+  const reserve = counter.count(`(${defs.length} more definition(s) left out (k ${k}) by the ${maxTokens}-token budget)`) + 2;
+  const makers = shownDefs.map((d) => (room: number) => {
+    const title = `## ${shownPath(folders, d.folder.root, d.path)}:${d.startLine}-${d.endLine} · ${d.kind} ${d.symbol}`;
+    return fencedBlock(title, d.text, FENCE_LANG[d.language] ?? '', room, counter, (text, truncated) => ({ folder: d.folder.root, path: d.path, startLine: d.startLine, endLine: d.endLine, kind: d.kind, symbol: d.symbol, text, ...(truncated ? { truncated: true } : {}) }));
+  });
+  const packed = pack(head, makers, Math.max(0, maxTokens - reserve), counter);
+  let text = packed.text;
+  const left = defs.length - packed.blocks.length;
+  const note = left ? `${left} more definition(s) left out${defs.length > k ? ` (k ${k})` : ''}${packed.blocks.length < shownDefs.length ? ` by the ${maxTokens}-token budget` : ''}` : undefined;
+  if (note) text = `${text}\n\n(${note})`;
+  return { text, structured: { definitions: packed.blocks.map((b) => b.data), tokens: counter.count(text), maxTokens, ...(note ? { note } : {}) } };
+}
+
+// --- read ----------------------------------------------------------------------------------------
+
+/** Largest file `read` opens (bytes). */
+export const MAX_READ_BYTES = 8 * 1024 * 1024;
+
+async function read(a: ReadArgs, folders: AgentFolder[], counter: TokenCounter): Promise<ToolAnswer> {
+  await refreshed(folders);
+  const { folder, rel } = resolvePath(folders, a.path);
+  if (folder.chunksOf(rel) === undefined) {
+    throw new ToolError(`${rel} is not a file of ${folder.root}'s index${folder.state().indexing ? ' (yet: indexing is still running)' : ' (no such file, or ignored)'}: \`files\` lists them`);
+  }
+  if (!folder.readFile) throw new ToolError(`${folder.root} cannot read files here (its index holds no file contents): use \`context\``);
+  const r = folder.readFile(rel, MAX_READ_BYTES);
+  if (!r.ok) throw new ToolError(`${rel} was not read: ${r.detail}`);
+  if (r.decoded.text === undefined) throw new ToolError(`${rel} is not text (${r.decoded.binary ?? 'binary'})`);
+  const lines = r.decoded.text.split(/\r?\n/);
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+  const total = lines.length;
+  const start = a.startLine ?? 1;
+  const end = Math.min(a.endLine ?? total, total);
+  if (start > total) throw new ToolError(`startLine ${start} is past the end of ${rel} (${total} line${total === 1 ? '' : 's'})`);
+  if (a.endLine !== undefined && a.endLine < start) throw new ToolError(`endLine ${a.endLine} is before startLine ${start}`);
+  const maxTokens = a.maxTokens ?? DEFAULT_MAX_TOKENS;
+  const shown = shownPath(folders, folder.root, rel);
+  const lang = FENCE_LANG[languageOf(rel)] ?? '';
+  const head = stateNote(folders);
+  const wanted = lines.slice(start - 1, end);
+  const titleOf = (last: number) => `## ${shown}:${start}-${last} (of ${total} lines)`;
+  const tail = (from: number) => `(lines ${from}-${end} left out by the ${maxTokens}-token budget: call again with startLine ${from})`;
+  const fixed = counter.count([head, titleOf(end), fence('', lang), tail(end)].filter(Boolean).join('\n')) + 4;
+  let body = wanted.join('\n');
+  let last = end;
+  if (fixed + counter.count(body) > maxTokens) {
+    const cut = cutToTokens(body, Math.max(0, maxTokens - fixed), counter);
+    if (cut !== undefined) {
+      body = cut;
+      last = start + cut.split('\n').length - 1;
+    } else {
+      // not one whole line fits: the first line cut, marked
+      body = cutChars(wanted[0], Math.max(1, maxTokens - fixed), counter);
+      last = start;
+    }
+  }
+  const parts = [head, `${titleOf(last)}\n${fence(body, lang)}`].filter(Boolean);
+  const more = last < end ? last + 1 : undefined;
+  const note = more ? tail(more).slice(1, -1) : body.endsWith('…') && last === start && wanted[0] !== body ? `line ${start} cut to the ${maxTokens}-token budget` : undefined;
+  if (note) parts.push(`(${note})`);
+  const text = parts.join('\n\n');
+  return {
+    text,
+    structured: { folder: folder.root, path: rel, startLine: start, endLine: last, totalLines: total, text: body, ...(more ? { nextStartLine: more, truncated: true } : {}), tokens: counter.count(text), maxTokens, ...(note ? { note } : {}) },
+  };
+}
+
+// --- files ---------------------------------------------------------------------------------------
+
+async function files(a: FilesArgs, folders: AgentFolder[], counter: TokenCounter): Promise<ToolAnswer> {
+  await refreshed(folders);
+  const filters = checkedFilters({ glob: a.glob }, folders);
+  const accept = pathFilter(filters.pathGlob);
+  const all: Array<{ root: string; path: string }> = [];
+  for (const f of folders) {
+    if (!f.paths) throw new ToolError(`${f.root} cannot list its files here`);
+    for (const p of [...f.paths()].sort()) if (accept(p)) all.push({ root: f.root, path: p });
+  }
+  const maxTokens = a.maxTokens ?? DEFAULT_MAX_TOKENS;
+  const fp = fingerprint(['files', filters, folders.map((f) => f.root)]);
+  const offset = decodeCursor(a.cursor, fp, Number.MAX_SAFE_INTEGER);
+  const head = [stateNote(folders), `${all.length} indexed file(s)${filters.pathGlob ? ` match ${filters.pathGlob.join(', ')}` : ''}${offset ? `; from #${offset + 1}` : ''}`].filter(Boolean).join('\n');
+  const reserve = counter.count(`(${all.length} more file(s): call again with cursor "${encodeCursor(fp, all.length)}")`) + 2;
+  let tokens = counter.count(head);
+  const shown: typeof all = [];
+  for (let i = offset; i < all.length; i++) {
+    const line = shownPath(folders, all[i].root, all[i].path);
+    const t = counter.count(line) + 1;
+    if (tokens + t > maxTokens - reserve) break;
+    tokens += t;
+    shown.push(all[i]);
+  }
+  const next = offset + shown.length;
+  const nextCursor = next < all.length && shown.length ? encodeCursor(fp, next) : undefined;
+  let text = [head, shown.map((x) => shownPath(folders, x.root, x.path)).join('\n')].filter(Boolean).join('\n\n');
+  let note: string | undefined;
+  if (!all.length) note = filters.pathGlob ? 'no match: no indexed file matches the glob' : 'no indexed file yet';
+  else if (nextCursor) note = `${all.length - next} more file(s): call again with cursor "${nextCursor}"`;
+  else if (!shown.length) note = offset >= all.length ? 'no more files' : 'not one path fits the token budget: raise maxTokens';
+  if (note) text = `${text}\n\n(${note})`;
+  return { text, structured: { files: shown.map((x) => ({ folder: x.root, path: x.path })), total: all.length, nextCursor, tokens: counter.count(text), maxTokens, ...(note ? { note } : {}) } };
 }
 
 // --- status -------------------------------------------------------------------------------------

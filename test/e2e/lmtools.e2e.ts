@@ -19,11 +19,11 @@ describe('language-model tools (vscode.lm.invokeTool)', function () {
   it('fathom_search answers the expected file and line within the invocation budget', async () => {
     const s = fathom();
     const flog = await s.waitForLog('Fathom', /first index done/, 120_000);
-    assert.match(flog, /language-model tools: registered fathom_search, fathom_similar, fathom_context, fathom_i18n, fathom_status/);
+    assert.match(flog, /language-model tools: registered fathom_search, fathom_similar, fathom_context, fathom_i18n, fathom_read, fathom_definitions, fathom_references, fathom_files, fathom_status/);
     assert.match(flog, /MCP server definition: needs VS Code 1\.101 or later \(this is 1\.100\.\d+\), not offered/);
     await s.runCommand('LM Probe: Invoke Fathom Search');
     const log = await s.waitForLog('LM Probe', /fathom_search (answered|failed)[\s\S]*--- end of answer/, 60_000);
-    assert.match(log, /tools: fathom_search, fathom_similar, fathom_context, fathom_i18n, fathom_status/);
+    assert.match(log, /tools: fathom_search, fathom_similar, fathom_context, fathom_i18n, fathom_read, fathom_definitions, fathom_references, fathom_files, fathom_status/);
     const answer = /fathom_search answered:\n([\s\S]*?)\n--- end of answer/.exec(log)?.[1];
     assert.ok(answer, `an answer, not a failure: ${log}`);
     const logged = answer.split('\n').map((l) => l.replace(/^\d{4}-\d\d-\d\d [\d:.]+ \[info\] /, '')).join('\n');

@@ -6,7 +6,7 @@ import { strict as assert } from 'node:assert';
 import type { Chunk } from '../../src/chunkers/types';
 import type { SearchHit, SearchOptions } from '../../src/index/engine';
 import { analyzeQuery } from '../../src/mcp/agent-query';
-import { bestLines, filePrior, isTestPath, rankFiles } from '../../src/mcp/file-rank';
+import { bestLines, filePrior, isLocalePath, isProsePath, isTestPath, rankFiles } from '../../src/mcp/file-rank';
 import type { AgentFolder } from '../../src/mcp/folder';
 
 function chunk(path: string, line: number, text: string, symbol?: string): Chunk {
@@ -168,7 +168,8 @@ describe('file ranking for agents', () => {
     const q = analyzeQuery('Use IPv6 address for content server default value');
     const f = fakeFolder({ [q.text]: ranking }, paths);
     const files = (await rankFiles(f, q, { mode: 'keyword', filters: {} })).map((x) => x.path);
-    assert.deepEqual(files.slice(0, 2), ['man-pages/man1/server.1', 'srv/opts.py'], files.join(' '));
+    // the code first (a man page is prose: behind code for a task about behaviour), then the man page, ahead of its translated copy
+    assert.deepEqual(files.slice(0, 2), ['srv/opts.py', 'man-pages/man1/server.1'], files.join(' '));
     const all = new Set(paths);
     assert.equal(filePrior('man-pages/uk/man1/server.1', q, all), filePrior('CHANGELOG.md', q, all));
     assert.equal(filePrior('es/index.js', q, all), 1, 'a folder named like a locale with no copy elsewhere is no translation');
@@ -194,6 +195,23 @@ describe('file ranking for agents', () => {
     const q = analyzeQuery('Skip flaky watch tests on slow machines');
     const all = new Set<string>();
     assert.ok(filePrior('lib/fs/basicfs_watch.go', q, all) < filePrior('lib/fs/basicfs_watch_test.go', q, all));
+  });
+
+  it('prose docs and translation files fall behind code for a task about behaviour; not when the task is about docs or translations', () => {
+    for (const p of ['README.md', 'docs/content/ftp.md', 'docs/howto/deploy.txt', 'man/rclone.1', 'docs/conf.css']) assert.ok(isProsePath(p), p);
+    for (const p of ['docs/conf.py', 'src/readme.js', 'lib/doc.go']) assert.ok(!isProsePath(p), p);
+    for (const p of ['locales/pt-BR.json', 'po/de.po', 'src/i18n/messages.ts', 'app/translations/fr.yml']) assert.ok(isLocalePath(p), p);
+    for (const p of ['src/locale.js', 'src/post.ts']) assert.ok(!isLocalePath(p), p);
+    const all = new Set<string>();
+    const behaviour = analyzeQuery('Compose a new post from the editor toolbar');
+    // "new" is a content word of a task ("compose a new post"), not a change-log word to drop
+    assert.ok(behaviour.words.includes('new'), behaviour.words.join(' '));
+    assert.ok(filePrior('locales/pt-BR.json', behaviour, all) < filePrior('src/compose/post.ts', behaviour, all));
+    assert.ok(filePrior('docs/compose.md', behaviour, all) < filePrior('src/compose/post.ts', behaviour, all));
+    assert.equal(filePrior('docs/compose.md', analyzeQuery('Fix typos in the compose docs'), all), 1);
+    assert.equal(filePrior('locales/pt-BR.json', analyzeQuery('Update the Brazilian translation of the composer'), all), 1);
+    // a test file is not weighed down for a task about behaviour: the changes measured touch tests as often as code
+    assert.equal(filePrior('src/compose/post.test.ts', behaviour, all), 1);
   });
 
   it('bestLines: the lines with the most query terms (identifiers weigh more), in line order', () => {

@@ -190,7 +190,7 @@ describe('MCP server definition (VS Code 1.101+)', function () {
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((t) => t.name).sort(), ['context', 'i18n', 'search', 'similar', 'status']);
+      assert.deepEqual(tools.map((t) => t.name).sort(), ['context', 'definitions', 'files', 'i18n', 'read', 'references', 'search', 'similar', 'status']);
       let text = '';
       for (let i = 0; i < 200; i++) {
         const r = (await client.callTool({ name: 'search', arguments: { query: 'getZoomControl' } })) as unknown as { content: Array<{ text: string }> };

@@ -85,5 +85,41 @@ describe('agent tools in the editor', () => {
       const i = await client.tool('i18n', { key: 'app.title' });
       assert.ok(!i.isError, i.text);
     });
+
+    // the tools added for agents, each as fathom_<name> answers it in the editor (the worker's sessions)
+    it('read: a line range of a file; a path outside the folder refused', async () => {
+      const r = await client.tool('read', { path: 'src/map/zoom.js', startLine: 6, endLine: 6 });
+      assert.ok(!r.isError, r.text);
+      assert.equal(r.text, '## src/map/zoom.js:6-6 (of 28 lines)\n```js\nexport function getZoomControl (map, options = {}) {\n```');
+      const outside = await client.tool('read', { path: '../../etc/passwd' });
+      assert.equal(outside.isError, true);
+    });
+
+    it('definitions: the unit named so, a member of a whole class too; a near name is no match', async () => {
+      const d = await client.tool('definitions', { symbol: 'zoomOut' });
+      assert.ok(!d.isError, d.text);
+      assert.deepEqual((d.structured.definitions as Array<{ path: string; startLine: number; endLine: number }>).map((x) => [x.path, x.startLine, x.endLine]).filter((x) => x[0] === 'src/map/zoom.js'), [['src/map/zoom.js', 25, 27]]);
+      assert.match((await client.tool('definitions', { symbol: 'getZoom' })).text, /no match/);
+    });
+
+    it('references: whole-identifier lines by file, the definition marked', async () => {
+      const r = await client.tool('references', { symbol: 'getZoomControl' });
+      assert.ok(!r.isError, r.text);
+      assert.match(r.text, / {3}6: export function getZoomControl \(map, options = \{\}\) \{ {2}\(definition\)/);
+      assert.match((await client.tool('references', { symbol: 'getZoomControlX' })).text, /no match/);
+    });
+
+    it('files: listed by glob with the total', async () => {
+      const f = await client.tool('files', { glob: 'src/**/*.js' });
+      assert.ok(!f.isError, f.text);
+      assert.deepEqual((f.structured.files as Array<{ path: string }>).map((x) => x.path), ['src/composables/layers.js', 'src/map/zoom.js']);
+      assert.equal(f.structured.total, 2);
+    });
+
+    it('search mode identifier: "no match" for a name nothing holds', async () => {
+      const r = await client.tool('search', { query: 'SECRETDIRCANARY_fn', mode: 'identifier' });
+      assert.ok(!r.isError, r.text);
+      assert.match(r.text, /no match/);
+    });
   });
 });

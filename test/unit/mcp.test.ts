@@ -56,16 +56,16 @@ describe('fathom mcp over stdio (SDK client)', function () {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('lists the five tools, each with input and output schemas', async () => {
+  it('lists the nine tools, each with input and output schemas', async () => {
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), ['context', 'i18n', 'search', 'similar', 'status']);
+    assert.deepEqual(tools.map((t) => t.name).sort(), ['context', 'definitions', 'files', 'i18n', 'read', 'references', 'search', 'similar', 'status']);
     for (const t of tools) {
       assert.equal(t.inputSchema.type, 'object', t.name);
       assert.equal(t.outputSchema?.type, 'object', t.name);
       assert.ok(t.description && t.description.length > 40, t.name);
     }
     const search = tools.find((t) => t.name === 'search')!;
-    assert.deepEqual(Object.keys(search.inputSchema.properties!).sort(), ['cursor', 'detail', 'glob', 'k', 'kind', 'language', 'maxTokens', 'mode', 'query']);
+    assert.deepEqual(Object.keys(search.inputSchema.properties!).sort(), ['cursor', 'detail', 'folder', 'glob', 'k', 'kind', 'language', 'maxTokens', 'mode', 'query']);
     assert.deepEqual(search.inputSchema.required, ['query']);
   });
 

@@ -1,0 +1,298 @@
+/**
+ * The tools agents reach for beyond search (issue: answers that fit, tools agents reach for):
+ * `read`, `definitions`, `references`, `files`, search modes exact / identifier / regex that
+ * say "no match", and several folders (`folder`, an ambiguous bare path refused, one score
+ * scale). Through the official SDK client over stdio against the built CLI.
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { defaultTokenCounter } from '../../src/tokenizer/wordpiece';
+import type { AgentFolder } from '../../src/mcp/folder';
+import { describeTools, descriptions, inputShapes } from '../../src/mcp/tools';
+
+const ROOT = path.join(__dirname, '..', '..');
+const BIN = path.join(ROOT, 'bin', 'fathom.js');
+
+interface ToolResult {
+  content: Array<{ type: string; text: string }>;
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+const LONG_LINES = 400;
+
+function workspace(prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  fs.cpSync(path.join(ROOT, 'sample-workspace'), dir, { recursive: true, filter: (src) => !src.includes(`${path.sep}.fathom`) });
+  fs.mkdirSync(path.join(dir, 'src', 'util'), { recursive: true });
+  // `fn` as a whole identifier, and inside longer ones that must not match it
+  fs.writeFileSync(path.join(dir, 'src', 'util', 'fn.js'), 'export const fn = (x) => x\n\nexport function callsFn () {\n  return fn(1) + fn_other(2) + myfn(3)\n}\n');
+  fs.writeFileSync(path.join(dir, 'src', 'util', 'long.js'), Array.from({ length: LONG_LINES }, (_, i) => `export const value${i + 1} = ${i + 1} // line ${i + 1}`).join('\n') + '\n');
+  // a unit whose doc comment names it
+  fs.writeFileSync(path.join(dir, 'src', 'util', 'doc.js'), "/**\n * helperName returns the helper's name.\n */\nexport function helperName () {\n  return 'helper'\n}\n");
+  // a line on which (a+)+$ backtracks without end
+  fs.writeFileSync(path.join(dir, 'src', 'util', 'aaa.js'), `export const aaa = '${'a'.repeat(60)}!'\n`);
+  return dir;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const counter = defaultTokenCounter();
+
+async function open(dirs: string[]): Promise<{ client: Client; call: (name: string, args: Record<string, unknown>) => Promise<ToolResult> }> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', ...dirs.flatMap((d) => ['--dir', d]), '--no-embed'], stderr: 'pipe', env: { ...process.env, FATHOM_MODEL_PATH: '' } as Record<string, string> });
+  const client = new Client({ name: 'fathom-test', version: '0.0.0' });
+  await client.connect(transport);
+  const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as unknown as ToolResult;
+  for (let i = 0; i < 400; i++) {
+    const s = await call('status', {});
+    if (!(s.structuredContent!.folders as Array<{ indexing?: unknown }>).some((f) => f.indexing)) break;
+    await sleep(50);
+  }
+  return { client, call };
+}
+
+describe('fathom mcp: read, definitions, references, files, exact search modes (SDK client)', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let client: Client;
+  let call: (name: string, args: Record<string, unknown>) => Promise<ToolResult>;
+
+  before(async () => {
+    dir = workspace('fathom-mcp-tools2-');
+    ({ client, call } = await open([dir]));
+  });
+  after(async () => {
+    await client?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lists the new tools with their schemas', async () => {
+    const { tools } = await client.listTools();
+    for (const name of ['read', 'definitions', 'references', 'files']) {
+      const t = tools.find((x) => x.name === name);
+      assert.ok(t, name);
+      assert.ok(t.outputSchema, `${name} has an output schema`);
+      assert.ok('folder' in (t.inputSchema.properties ?? {}), `${name} takes folder`);
+    }
+    const search = tools.find((t) => t.name === 'search')!;
+    assert.deepEqual((search.inputSchema.properties as Record<string, { enum?: string[] }>).mode.enum, ['hybrid', 'keyword', 'dense', 'exact', 'identifier', 'regex']);
+    assert.match(String((search.inputSchema.properties as Record<string, { description?: string }>).query.description), /regex/);
+  });
+
+  it('search mode identifier: a name that does not exist is "no match", never sub-word noise', async () => {
+    const none = await call('search', { query: 'SECRETDIRCANARY_fn', mode: 'identifier' });
+    assert.ok(!none.isError, none.content[0].text);
+    assert.match(none.content[0].text, /no match/);
+    assert.deepEqual(none.structuredContent!.hits, []);
+    // keyword search finds it through "fn"; the identifier mode does not
+    const exact = await call('search', { query: 'SECRETDIRCANARY_fn', mode: 'exact' });
+    assert.match(exact.content[0].text, /no match/);
+    const fn = await call('search', { query: 'fn', mode: 'identifier' });
+    const hits = fn.structuredContent!.hits as Array<{ path: string; lines: Array<{ line: number; text: string }> }>;
+    assert.deepEqual(hits.map((h) => h.path), ['src/util/fn.js']);
+    assert.deepEqual(hits[0].lines.map((l) => l.line), [1, 4]);
+    assert.match(fn.content[0].text, /^1\. src\/util\/fn\.js:1 · .*\(2 matching lines\)\n {3}1: export const fn = \(x\) => x\n {3}4: return fn\(1\)/m);
+  });
+
+  it('search mode exact and regex: lines as written; a regex that backtracks without end is stopped and refused', async () => {
+    const exact = await call('search', { query: 'this.map.setZoom(', mode: 'exact' });
+    const e = exact.structuredContent!.hits as Array<{ path: string; lines: Array<{ line: number }> }>;
+    assert.deepEqual(e.map((h) => [h.path, h.lines.map((l) => l.line)]), [['src/map/zoom.js', [22, 26]]]);
+    const regex = await call('search', { query: 'getZoom(Control)?\\b', mode: 'regex', glob: 'src/map/**' });
+    assert.ok(!regex.isError, regex.content[0].text);
+    assert.deepEqual((regex.structuredContent!.hits as Array<{ lines: Array<{ line: number }> }>)[0].lines.map((l) => l.line), [6, 22, 26]);
+    const bad = await call('search', { query: '(unclosed', mode: 'regex' });
+    assert.equal(bad.isError, true);
+    assert.match(bad.content[0].text, /invalid regex/);
+    const slow = await call('search', { query: '(a+)+$', mode: 'regex' });
+    assert.equal(slow.isError, true);
+    assert.match(slow.content[0].text, /ran over 2000 ms and was stopped/);
+    // the server still answers
+    const after = await call('search', { query: 'zoomIn', mode: 'identifier' });
+    assert.ok(!after.isError);
+  });
+
+  it('definitions: the unit named exactly so, whole; its last name matches; a near name is no match', async () => {
+    const d = await call('definitions', { symbol: 'getZoomControl' });
+    assert.ok(!d.isError, d.content[0].text);
+    assert.match(d.content[0].text, /^## src\/map\/zoom\.js:3-11 · function getZoomControl\n```js\n\/\*\*\n \* Returns the zoom control[^]*\nexport function getZoomControl[^]*\n {2}return map\._zoomControl\n\}\n```$/m);
+    const m = await call('definitions', { symbol: 'zoomIn' });
+    const defs = m.structuredContent!.definitions as Array<{ path: string; startLine: number; symbol: string }>;
+    assert.deepEqual(defs.map((x) => [x.path, x.startLine, x.symbol]), [
+      ['src/components/KZoomControl.vue', 34, 'KZoomControl.methods.zoomIn'],
+      ['src/map/zoom.js', 21, 'ZoomControl.zoomIn'],
+    ]);
+    // a member of a whole unit (the class is one chunk) comes whole: its own lines only
+    assert.match(m.content[0].text, /## src\/map\/zoom\.js:21-23 · method ZoomControl\.zoomIn\n```js\nzoomIn \(\) \{\n.*\n {2}\}\n```/);
+    const near = await call('definitions', { symbol: 'getZoom' });
+    assert.ok(!near.isError);
+    assert.match(near.content[0].text, /no match/);
+    assert.deepEqual(near.structuredContent!.definitions, []);
+  });
+
+  it('references: every line holding the symbol as a whole identifier, the definition marked; none is "no match"', async () => {
+    const r = await call('references', { symbol: 'ZoomControl' });
+    assert.ok(!r.isError, r.content[0].text);
+    const hits = r.structuredContent!.hits as Array<{ path: string; lines: Array<{ line: number }> }>;
+    // KZoomControl (the Vue component) holds ZoomControl only inside a longer name
+    assert.deepEqual(hits.map((h) => [h.path, h.lines.map((l) => l.line)]), [['src/map/zoom.js', [8, 13]]]);
+    assert.match(r.content[0].text, / {3}13: export class ZoomControl \{ {2}\(definition\)/);
+    // the definition is the line that declares it, not the doc comment above it that names it
+    const doc = await call('references', { symbol: 'helperName' });
+    assert.match(doc.content[0].text, / {3}2: \* helperName returns the helper's name\.\n {3}4: export function helperName \(\) \{ {2}\(definition\)/);
+    const none = await call('references', { symbol: 'SECRETDIRCANARY_fn' });
+    assert.match(none.content[0].text, /no match/);
+  });
+
+  it('read: a line range of a file; cut to the budget at a line with where to go on; outside the folder and links out refused', async () => {
+    const r = await call('read', { path: 'src/map/zoom.js', startLine: 6, endLine: 7 });
+    assert.ok(!r.isError, r.content[0].text);
+    assert.equal(r.content[0].text, '## src/map/zoom.js:6-7 (of 28 lines)\n```js\nexport function getZoomControl (map, options = {}) {\n  if (!map._zoomControl) {\n```');
+    const cut = await call('read', { path: 'src/util/long.js', maxTokens: 200 });
+    const s = cut.structuredContent as { endLine: number; nextStartLine: number; tokens: number; totalLines: number };
+    assert.ok(s.tokens <= 200 && counter.count(cut.content[0].text) <= 200, String(s.tokens));
+    assert.equal(s.totalLines, LONG_LINES);
+    assert.ok(s.endLine > 1 && s.endLine < LONG_LINES);
+    assert.equal(s.nextStartLine, s.endLine + 1);
+    assert.match(cut.content[0].text, new RegExp(`call again with startLine ${s.nextStartLine}`));
+    const next = await call('read', { path: 'src/util/long.js', startLine: s.nextStartLine, maxTokens: 200 });
+    assert.match(next.content[0].text, new RegExp(`export const value${s.nextStartLine} = `));
+    const outside = await call('read', { path: '../../../etc/passwd' });
+    assert.equal(outside.isError, true);
+    assert.match(outside.content[0].text, /outside the open folder/);
+    const past = await call('read', { path: 'src/map/zoom.js', startLine: 999 });
+    assert.match(past.content[0].text, /past the end of src\/map\/zoom\.js \(28 lines\)/);
+    // a file of the index replaced by a link out of the folder: refused, the target never shown
+    const secret = path.join(os.tmpdir(), `fathom-secret-${process.pid}.txt`);
+    fs.writeFileSync(secret, 'TOPSECRETCONTENT\n');
+    try {
+      fs.rmSync(path.join(dir, 'src', 'util', 'aaa.js'));
+      fs.symlinkSync(secret, path.join(dir, 'src', 'util', 'aaa.js'));
+      const link = await call('read', { path: 'src/util/aaa.js' });
+      assert.equal(link.isError, true, link.content[0].text);
+      assert.doesNotMatch(link.content[0].text, /TOPSECRET/);
+    } finally {
+      fs.rmSync(secret, { force: true });
+    }
+  });
+
+  it('files: by glob, in path order, with the total; cut to the budget and paged with no overlap; a bad glob refused', async () => {
+    const vue = await call('files', { glob: '*.vue' });
+    assert.deepEqual((vue.structuredContent!.files as Array<{ path: string }>).map((f) => f.path), ['src/components/KZoomControl.vue', 'src/components/LayerPanel.vue']);
+    assert.match(vue.content[0].text, /^2 indexed file\(s\) match \*\.vue/);
+    const all = await call('files', {});
+    const total = all.structuredContent!.total as number;
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let i = 0; i < 50; i++) {
+      const page = await call('files', { maxTokens: 100, ...(cursor ? { cursor } : {}) });
+      assert.ok((page.structuredContent!.tokens as number) <= 100);
+      seen.push(...(page.structuredContent!.files as Array<{ path: string }>).map((f) => f.path));
+      cursor = page.structuredContent!.nextCursor as string | undefined;
+      if (!cursor) break;
+    }
+    assert.equal(seen.length, total);
+    assert.equal(new Set(seen).size, total);
+    assert.deepEqual(seen, [...seen].sort());
+    const none = await call('files', { glob: 'nothing/**' });
+    assert.match(none.content[0].text, /no match/);
+    const bad = await call('files', { glob: '[' });
+    assert.equal(bad.isError, true);
+    assert.match(bad.content[0].text, /invalid glob/);
+  });
+});
+
+describe('fathom mcp: several folders (SDK client)', function () {
+  this.timeout(90_000);
+  let a: string;
+  let b: string;
+  let one: Awaited<ReturnType<typeof open>>;
+  let two: Awaited<ReturnType<typeof open>>;
+
+  before(async () => {
+    a = workspace('fathom-mcp-a-');
+    b = workspace('fathom-mcp-b-');
+    // b holds one more file, so the folders' keyword statistics differ
+    fs.writeFileSync(path.join(b, 'src', 'map', 'pan.js'), 'export function panTo (map, x, y) {\n  map.setCenter(x, y)\n}\n');
+    one = await open([a]);
+    two = await open([a, b]);
+  });
+  after(async () => {
+    await one?.client.close();
+    await two?.client.close();
+    fs.rmSync(a, { recursive: true, force: true });
+    fs.rmSync(b, { recursive: true, force: true });
+  });
+
+  it('a bare path both folders hold is refused with the candidates; folder (name or path) says which', async () => {
+    const amb = await two.call('read', { path: 'src/map/zoom.js', startLine: 1, endLine: 1 });
+    assert.equal(amb.isError, true);
+    assert.match(amb.content[0].text, new RegExp(`is in 2 open folders: give folder \\(one of "${path.basename(a)}", "${path.basename(b)}"\\)`));
+    const ctx = await two.call('context', { path: 'src/map/zoom.js', line: 7 });
+    assert.equal(ctx.isError, true);
+    const byName = await two.call('read', { path: 'src/map/zoom.js', startLine: 1, endLine: 1, folder: path.basename(b) });
+    assert.ok(!byName.isError, byName.content[0].text);
+    assert.equal(byName.structuredContent!.folder, b);
+    const byPath = await two.call('context', { path: 'src/map/zoom.js', line: 7, folder: a });
+    assert.ok(!byPath.isError, byPath.content[0].text);
+    assert.equal(byPath.structuredContent!.folder, a);
+    // a file only one folder holds needs no folder
+    const only = await two.call('read', { path: 'src/map/pan.js' });
+    assert.ok(!only.isError, only.content[0].text);
+    const unknown = await two.call('search', { query: 'zoom', folder: 'nowhere' });
+    assert.equal(unknown.isError, true);
+    assert.match(unknown.content[0].text, new RegExp(`no open folder is "nowhere": the folders are ${a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+  });
+
+  it('folder filters every tool to one folder', async () => {
+    const files = await two.call('files', { glob: 'src/map/**', folder: path.basename(b) });
+    assert.deepEqual((files.structuredContent!.files as Array<{ folder: string; path: string }>).map((f) => [f.folder, f.path]), [[b, 'src/map/pan.js'], [b, 'src/map/zoom.js']]);
+    const s = await two.call('search', { query: 'zoom control', folder: path.basename(a), detail: 'chunks' });
+    const hits = s.structuredContent!.hits as Array<{ folder: string }>;
+    assert.ok(hits.length > 0);
+    assert.ok(hits.every((h) => h.folder === a));
+    const st = await two.call('status', { folder: b });
+    assert.deepEqual((st.structuredContent!.folders as Array<{ root: string }>).map((f) => f.root), [b]);
+  });
+
+  it('scores are on one scale (0 to 1, the best hit of a folder 1) with one folder and with several, documented in the schema', async () => {
+    for (const detail of ['chunks', 'files']) {
+      const single = (await one.call('search', { query: 'zoom control', detail, k: 5 })).structuredContent!.hits as Array<{ score: number }>;
+      const both = (await two.call('search', { query: 'zoom control', detail, k: 10 })).structuredContent!.hits as Array<{ folder: string; score: number }>;
+      assert.equal(single[0].score, 1, detail);
+      assert.ok(single.every((h) => h.score > 0 && h.score <= 1), `${detail}: ${single.map((h) => h.score).join(', ')}`);
+      assert.ok(both.every((h) => h.score > 0 && h.score <= 1), `${detail}: ${both.map((h) => h.score).join(', ')}`);
+      // each folder's best is 1, and the answer is in score order
+      for (const root of [a, b]) assert.equal(Math.max(...both.filter((h) => h.folder === root).map((h) => h.score)), 1, `${detail} ${root}`);
+      assert.deepEqual(both.map((h) => h.score), [...both.map((h) => h.score)].sort((x, y) => y - x));
+    }
+    // the text says the same score as the structured hit
+    const chunks = await two.call('search', { query: 'zoom control', detail: 'chunks', k: 3 });
+    const scores = [...chunks.content[0].text.matchAll(/^why: .*\(score ([\d.]+)\)$/gm)].map((m) => Number(m[1]));
+    assert.deepEqual(scores, (chunks.structuredContent!.hits as Array<{ score: number }>).map((h) => Number(h.score.toFixed(2))));
+    const { tools } = await two.client.listTools();
+    const search = tools.find((t) => t.name === 'search')!;
+    assert.match(search.description!, /Scores are on one scale, 0 to 1/);
+  });
+});
+
+describe('tool descriptions say what the server does now', () => {
+  const folder = (keywordOnlyReason?: string) => ({ state: () => ({ keywordOnlyReason }) }) as unknown as AgentFolder;
+
+  it("with the model (the default): hybrid with Fathom's own model, no download; without: keyword search only, with the reason", () => {
+    const withModel = describeTools([folder()]);
+    assert.match(withModel.search.description, /hybrid search: keywords fused with Fathom's own embedding model, which ships with Fathom and needs no download/);
+    assert.match(withModel.similar.description, /Fathom's own embedding model/);
+    const without = describeTools([folder('--no-embed was given')]);
+    assert.match(without.search.description, /by name and words \(keyword search only on this server: no embedding model; over structure-aware chunks/);
+    assert.doesNotMatch(without.search.description, /Fathom's own embedding model/);
+    assert.match(without.search.description, /Keyword-only here: --no-embed was given\.$/);
+    // the schema's words an LLM can use: characters, and context needs a line or a range
+    assert.match(String(inputShapes.read.maxTokens.description), /about 4 characters of text per token/);
+    assert.match(descriptions.context.description, /^Needs path and a line \(or startLine and endLine\)/);
+  });
+});
