@@ -22,10 +22,9 @@
  * changed (usages alone are cheaper: only their table is rebuilt).
  */
 import { SourceText } from '../parse/source';
-import type { Embedder } from '../index/embedder';
 import { formatOf, readLocaleFormat, readLocaleJson, readLocaleScript, readSfcLocales, toLocaleValue, withLines, type LocaleEntry, type LocaleFile, type ScriptLocale } from './locales';
 import { boundedDistance, deletions, hasPlaceholder, normalize, PLACEHOLDER, placeholderPattern, tokens, typoBudget } from './normalize';
-import type { Candidate, HoverResult, I18nDiagnostic, I18nProblem, LookupOptions, LookupResult, MatchKind, Usage } from './types';
+import type { Candidate, HoverResult, I18nDiagnostic, I18nProblem, LookupOptions, LookupResult, MatchKind, TextEmbedder, Usage } from './types';
 import { checkHealth, sourceLocaleOf, type HealthReport } from './health';
 import { findUsages, type UsageOptions } from './usages';
 import type { UsagePatterns } from './ally';
@@ -889,7 +888,7 @@ export class I18nIndex {
    * Exact, normalized, fuzzy — and semantic when nothing else matched and `embedder` is given
    * (without one, `semanticUnavailable` says so).
    */
-  async lookupString(text: string, opts: LookupOptions & { embedder?: Embedder; signal?: AbortSignal } = {}): Promise<LookupResult> {
+  async lookupString(text: string, opts: LookupOptions & { embedder?: TextEmbedder; signal?: AbortSignal } = {}): Promise<LookupResult> {
     const lexical = this.lookupLexical(text, opts);
     if (lexical.candidates.length || !text.trim()) return lexical;
     if (!opts.embedder) return { ...lexical, semanticUnavailable: 'no embedding model: semantic matching is unavailable' };

@@ -142,3 +142,13 @@ export interface LookupOptions {
   /** Candidates at most (default 10). */
   limit?: number;
 }
+
+/**
+ * What a semantic lookup needs of an embedding model: its vector space's id and `embed`. The
+ * index's `Embedder` (index/embedder.ts) is one; declared here so that i18n/ imports nothing
+ * from index/.
+ */
+export interface TextEmbedder {
+  readonly id: string;
+  embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+}

@@ -1,0 +1,71 @@
+/**
+ * The import graph between src/ folders points down: a folder imports only folders of a lower
+ * layer (ARCHITECTURE.md). An arrow back up fails here, with the file and the import. The one
+ * known arrow back (service → mcp: the worker runs the agent tools) is listed, so that a new one
+ * fails and removing it makes this test ask to drop it from the list.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+const SRC = path.join(__dirname, '..', '..', 'src');
+
+/** Lower number = lower layer. Folders on one layer do not import each other. */
+const LAYER: Record<string, number> = {
+  util: 0,
+  parse: 1,
+  tokenizer: 1,
+  workspace: 2,
+  chunkers: 3,
+  i18n: 4,
+  index: 5,
+  eval: 6,
+  service: 6,
+  mcp: 7,
+  ui: 8,
+  commands: 9,
+  views: 9,
+  '(root)': 10, // extension.ts, cli.ts: the entry points
+};
+
+/** Known arrows back up (issue: agent tools belong below the service). */
+const KNOWN_UP = new Set(['service/worker.ts -> mcp']);
+
+function files(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : /\.ts$/.test(e.name) ? [path.join(dir, e.name)] : []));
+}
+
+const folderOf = (rel: string) => (rel.includes('/') ? rel.split('/')[0] : '(root)');
+
+describe('layers: src/ imports point down', function () {
+  const edges: Array<{ file: string; from: string; to: string; spec: string }> = [];
+  before(() => {
+    for (const f of files(SRC)) {
+      const rel = path.relative(SRC, f).split(path.sep).join('/');
+      const text = fs.readFileSync(f, 'utf8');
+      for (const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)'(\.{1,2}\/[^']+)'/g)) {
+        const target = path.relative(SRC, path.resolve(path.dirname(f), m[1])).split(path.sep).join('/');
+        if (target.startsWith('..')) continue; // package.json and the like, outside src/
+        edges.push({ file: rel, from: folderOf(rel), to: folderOf(target), spec: m[1] });
+      }
+    }
+  });
+
+  it('every src/ folder has a layer', () => {
+    const folders = new Set(files(SRC).map((f) => folderOf(path.relative(SRC, f).split(path.sep).join('/'))));
+    assert.deepEqual([...folders].filter((d) => LAYER[d] === undefined), []);
+  });
+
+  it('no import from a higher layer or across one layer, but the known ones', () => {
+    assert.ok(edges.length > 100, `read ${edges.length} imports`);
+    const up = edges.filter((e) => e.from !== e.to && LAYER[e.to] >= LAYER[e.from]);
+    const found = new Set(up.map((e) => `${e.file} -> ${e.to}`));
+    const unknown = up.filter((e) => !KNOWN_UP.has(`${e.file} -> ${e.to}`)).map((e) => `${e.file} imports ${e.spec} (${e.from} → ${e.to})`);
+    assert.deepEqual(unknown, [], 'arrows back up');
+    assert.deepEqual([...KNOWN_UP].filter((k) => !found.has(k)), [], 'a known arrow is gone: drop it from KNOWN_UP');
+  });
+
+  it('i18n/ and index/ do not import each other both ways: i18n/ imports nothing of index/', () => {
+    assert.deepEqual(edges.filter((e) => e.from === 'i18n' && e.to === 'index').map((e) => e.file), []);
+  });
+});
