@@ -982,7 +982,10 @@ async function mcpCommand(args: Args): Promise<number> {
   }
   // loaded here: the agent server's tool schemas (zod, the MCP SDK) cost every other command nothing
   const { runMcp } = await import('./mcp/run');
-  return runMcp({ dirs, storeDir: store, embedder, noEmbedderReason, version: fathomVersion });
+  const code = await runMcp({ dirs, storeDir: store, embedder, noEmbedderReason, version: fathomVersion });
+  // the folders are closed and their stores saved: nothing left to wait for (a chunk thread
+  // finishing a job of the cancelled first pass, stdin held open by the client) keeps it running
+  process.exit(code);
 }
 
 /** `fathom status --store postgres://… [--json]`: the team index's schema version, search mode and size. */

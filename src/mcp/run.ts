@@ -59,6 +59,8 @@ export async function runMcp(options: McpRunOptions): Promise<number> {
   await Promise.race([closed, signalled]);
   for (const f of folders) await f.close();
   await options.embedder?.dispose();
+  // stdin (the transport) would keep the process alive after a signal: the server is closed too
+  await server.close().catch(() => undefined);
   log('closed');
   return 0;
 }

@@ -204,6 +204,34 @@ describe('fathom mcp (dist/cli.js): what it says while the first index builds', 
   });
 });
 
+describe('fathom mcp (dist/cli.js): SIGTERM while the first index builds', function () {
+  this.timeout(120_000);
+  it('stops: the folder closed, "closed" said, exit 0, with the client still holding stdin open', async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-mcp-term-'));
+    try {
+      // enough files that the first pass is still running when the signal comes
+      for (let i = 0; i < 1500; i++) fs.writeFileSync(path.join(tmp, `f${i}.ts`), `/** Returns ${i}. */\nexport function f${i}(a: number, b: number) {\n  return a * ${i} + b;\n}\n`.repeat(4));
+      const child = spawn(process.execPath, [BIN, 'mcp', '--dir', tmp, '--no-embed'], { stdio: ['pipe', 'pipe', 'pipe'] });
+      let err = '';
+      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+      await new Promise<void>((resolve) => {
+        child.stderr.on('data', (d: Buffer) => {
+          err += d.toString();
+          if (/serving .* over stdio/.test(err)) resolve();
+        });
+      });
+      child.kill('SIGTERM');
+      // it used to go on running (stdin open, the first pass's threads busy): a hang, not a slow exit
+      const code = await Promise.race([exited, new Promise<'running'>((r) => setTimeout(() => r('running'), 60_000).unref())]);
+      if (code === 'running') child.kill('SIGKILL');
+      assert.equal(code, 0, err);
+      assert.match(err, /fathom mcp: closed/);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('CLI: pieces', () => {
   it('progress off a terminal: a line when a phase starts, then at least every 5 s or 10%, never minutes of silence', () => {
     const lines: Array<{ at: number; s: string }> = [];
