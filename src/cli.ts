@@ -32,6 +32,8 @@ import { version as fathomVersion } from '../package.json';
 import { relativeIn } from './util/paths';
 
 const DEFAULT_MAX_FILE_KB = DEFAULT_MAX_FILE_BYTES / 1024;
+/** `fathom index` names this many unreadable or non-regular files, then counts the rest. */
+export const SKIP_LINES = 20;
 
 const MODEL_HELP = `  --no-embed         keyword-only: load no embedding model
   --model-path DIR   a local model folder (or FATHOM_MODEL_PATH); default: the model the store was indexed with
@@ -696,7 +698,10 @@ async function indexCommand(args: Args): Promise<number> {
       `${engine.vectors ? `${engine.vectors.count} vectors` : `keyword-only${args.flags.has('--no-embed') ? ' (--no-embed)' : ''}`} in ${((Date.now() - t0) / 1000).toFixed(1)} s; store ${storeDir}\n`,
   );
   // what the walk could not read or use (a file, a .gitignore pattern): named, not only counted
-  for (const f of skipped) if (f.skipped!.reason === 'unreadable' || f.skipped!.reason === 'not-regular') process.stderr.write(`skipped ${esc(f.path)}: ${esc(f.skipped!.detail || f.skipped!.reason)}\n`);
+  // (the first SKIP_LINES of them: a folder of thousands of broken links gets a count, not a wall)
+  const named = skipped.filter((f) => f.skipped!.reason === 'unreadable' || f.skipped!.reason === 'not-regular');
+  for (const f of named.slice(0, SKIP_LINES)) process.stderr.write(`skipped ${esc(f.path)}: ${esc(f.skipped!.detail || f.skipped!.reason)}\n`);
+  if (named.length > SKIP_LINES) process.stderr.write(`skipped ${named.length - SKIP_LINES} more files that could not be read or are not regular files (links, devices)\n`);
   await engine.embedder?.dispose();
   return 0;
 }

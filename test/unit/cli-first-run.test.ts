@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DEFAULT_MAX_FILE_BYTES } from '../../src/chunkers/types';
-import { progressPrinter, PROGRESS_EVERY_MS, relevance, withFlagHints } from '../../src/cli';
+import { progressPrinter, PROGRESS_EVERY_MS, relevance, SKIP_LINES, withFlagHints } from '../../src/cli';
 
 const ROOT = path.join(__dirname, '..', '..');
 const BIN = path.join(ROOT, 'bin', 'fathom.js');
@@ -198,6 +198,25 @@ describe('fathom mcp (dist/cli.js): what it says while the first index builds', 
       const serving = lines.findIndex((l) => /serving .* over stdio; indexing in the background/.test(l));
       const indexed = lines.findIndex((l) => /indexed 20 files, \d+ chunks in/.test(l));
       assert.ok(serving >= 0 && indexed > serving, err);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('fathom index (dist/cli.js): many files it cannot use', function () {
+  this.timeout(60_000);
+  it('names the first SKIP_LINES unreadable or non-regular files, then counts the rest in one line', () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-skips-'));
+    try {
+      fs.writeFileSync(path.join(tmp, 'a.ts'), 'export const a = 1;\n');
+      for (let i = 0; i < SKIP_LINES + 15; i++) fs.symlinkSync(path.join(tmp, `missing-${i}`), path.join(tmp, `link-${i}.ts`));
+      const r = spawnSync(process.execPath, [BIN, 'index', tmp, '--no-embed'], { encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      const named = r.stderr.split('\n').filter((l) => /^skipped link-\d+\.ts: /.test(l));
+      assert.equal(named.length, SKIP_LINES, r.stderr);
+      assert.match(r.stderr, /^skipped 15 more files that could not be read or are not regular files/m);
+      assert.match(r.stdout, new RegExp(`indexed 1 files \\(${SKIP_LINES + 15} skipped\\)`));
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
     }
