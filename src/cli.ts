@@ -108,7 +108,7 @@ ${MODEL_HELP}`,
 ${MODEL_HELP}`,
   status: `Usage: fathom status --store postgres://… [--json]
 
-  Says what a team index is: its schema version, how it searches (pgvector HNSW or keyword-only),
+  Says what a team index is: its schema version, how it searches (pgvector HNSW, int8 codes without pgvector, or keyword-only),
   its files, chunks and vectors, the server's version and whether pgvector is installed.
   --json             one JSON object`,
 };
@@ -1008,7 +1008,12 @@ async function statusCommand(args: Args): Promise<number> {
       process.stdout.write(`no Fathom index in ${redact(url)} (push one with \`fathom index <dir> --store postgres://…\`); PostgreSQL ${s.serverVersion}, pgvector ${s.pgvector}\n`);
       return 0;
     }
-    const how = s.mode === 'pgvector-hnsw' ? `dense search by pgvector HNSW (${s.vectors} vectors of ${s.model})` : 'keyword-only (no vectors stored)';
+    const how =
+      s.mode === 'pgvector-hnsw'
+        ? `dense search by pgvector HNSW (${s.vectors} vectors of ${s.model})`
+        : s.mode === 'int8-codes'
+          ? `dense search by int8 codes scored in the client, no pgvector (${s.vectors} vectors of ${s.model})`
+          : 'keyword-only (no vectors stored)';
     process.stdout.write(
       `team index ${redact(url)}: schema ${s.schemaVersion} (this Fathom writes ${s.fathomSchemaVersion}), ${s.files} files, ${s.chunks} chunks, ${how}; PostgreSQL ${s.serverVersion}, pgvector ${s.pgvector}\n`,
     );

@@ -9,8 +9,10 @@
  * - `fathom_chunks`: one row per chunk (path, ordinal; an integer id) with the chunk as JSON, its
  *   keyword record (schema 3: each field's length, its distinct terms and their per-field
  *   frequencies packed as the local index packs them, keyword.ts `keywordRecord`), the hash of its
- *   embedded text, and its vector (pgvector, HNSW index on inner product; vectors are unit
- *   length, so inner product = cosine).
+ *   embedded text, and its vector: with pgvector (when the server has it and the role may
+ *   create it) a `vector` column with an HNSW index on inner product (vectors are unit length, so
+ *   inner product = cosine); without it (`fathom_meta.dense` = `int8-codes`) the local store's
+ *   per-row int8 codes (`quantizeRows`) as `code bytea` with the row's max |x| in `code_scale`.
  * - `fathom_postings` (schema 3): (term, chunk id) → the term's best field class (symbol,
  *   path/header, text), primary key (term, id) covering the class: a term's postings are one
  *   index-only range scan.
@@ -27,7 +29,9 @@
  * frequencies of the query terms, scored in JS by BM25F with the coverage factor and the namesake
  * tie-break, then the phrase-first order of the engine. (Schema 2 ranked by `ts_rank` over a
  * tsvector, computed for every matching row: 0.5–1.4 s a query at 100k chunks.) Dense search is
- * pgvector's HNSW; hybrid is the same RRF (fusion.ts) as locally.
+ * pgvector's HNSW, or without pgvector an exact scan of the int8 codes in the client (read once
+ * per connection and index generation: 128 bytes a chunk, ~13 MB at 100k); hybrid is the same RRF
+ * (fusion.ts) as locally.
  *
  * Pushes are incremental by content hash: a file whose sha1 matches the stored one is not chunked
  * again, and a chunk whose embedded text is already stored (under any path) reuses that vector.
@@ -48,6 +52,7 @@ import { embedText, type Embedder } from './embedder';
 import { Engine, hashText, keywordFieldsOf, phraseFirst, proximityOrder, proximityText, shownForm, shownText, type SearchHit, type SearchMode } from './engine';
 import { compileFilter, DEFAULT_RRF_K, ownModelWeight, rrf, weighTests, type FilterSpec, type RankedList } from './fusion';
 import { STATIC_MODEL_NAME } from './static-model';
+import { quantizeRows } from './store';
 import { COVERAGE_MAX_CONCEPTS, keywordRecord, KeywordIndex, planQuery, planTerms } from './keyword';
 import { TOKENIZER_VERSION } from './terms';
 import { errText } from '../util/errors';
@@ -242,7 +247,7 @@ export interface PgStatus {
    * How dense search runs: `pgvector-hnsw` (vectors in a pgvector column, HNSW index) or
    * `keyword-only` (no vectors stored: keyword search only). `none`: no Fathom index here.
    */
-  mode: 'pgvector-hnsw' | 'keyword-only' | 'none';
+  mode: 'pgvector-hnsw' | 'int8-codes' | 'keyword-only' | 'none';
   /** The embedding model whose vectors are stored, when any. */
   model?: string;
   dims?: number;
@@ -271,12 +276,18 @@ export async function pgStatus(sql: Sql): Promise<PgStatus> {
   const chunks = (await sql.query<{ n: number }>('select count(*)::int as n from fathom_chunks')).rows[0]?.n ?? 0;
   const col = await sql.query<{ n: number }>("select count(*)::int as n from information_schema.columns where table_name = 'fathom_chunks' and column_name = 'embedding' and table_schema = current_schema()");
   const hasVectors = (col.rows[0]?.n ?? 0) > 0 && !!m.get('model');
-  const vectors = hasVectors ? ((await sql.query<{ n: number }>('select count(embedding)::int as n from fathom_chunks')).rows[0]?.n ?? 0) : 0;
+  const codeCol = await sql.query<{ n: number }>("select count(*)::int as n from information_schema.columns where table_name = 'fathom_chunks' and column_name = 'code' and table_schema = current_schema()");
+  const hasCodes = (codeCol.rows[0]?.n ?? 0) > 0 && m.get('dense') === 'int8-codes';
+  const vectors = hasVectors
+    ? ((await sql.query<{ n: number }>('select count(embedding)::int as n from fathom_chunks')).rows[0]?.n ?? 0)
+    : hasCodes
+      ? ((await sql.query<{ n: number }>('select count(code)::int as n from fathom_chunks')).rows[0]?.n ?? 0)
+      : 0;
   return {
     ...base,
     schemaVersion,
-    mode: hasVectors ? 'pgvector-hnsw' : 'keyword-only',
-    ...(hasVectors ? { model: m.get('model'), dims: Number(m.get('dims')) || undefined } : {}),
+    mode: hasVectors ? 'pgvector-hnsw' : hasCodes ? 'int8-codes' : 'keyword-only',
+    ...(hasVectors || hasCodes ? { model: m.get('model'), dims: Number(m.get('dims')) || undefined } : {}),
     files,
     chunks,
     vectors,
@@ -382,28 +393,59 @@ const POSTINGS_INDEX = 'create unique index if not exists fathom_postings_key on
 
 const HNSW_INDEX = 'create index if not exists fathom_chunks_embedding on fathom_chunks using hnsw (embedding vector_ip_ops)';
 
-/** Adds the vector column and its HNSW index for `dims` if missing; refuses another model's vectors. */
-async function ensureVectors(sql: Sql, embedder: Embedder): Promise<void> {
+/**
+ * How the team index stores vectors: `pgvector` (a vector column, HNSW index) when the extension
+ * is there and this role may create it, else `int8-codes` (per-row int8 codes in a bytea column
+ * with the row's max |x|, as the local store keeps them; scored in the client). The environment's
+ * FATHOM_PG_DENSE=int8-codes picks the codes even where pgvector could be created.
+ */
+export type PgDense = 'pgvector' | 'int8-codes';
+
+function denseOf(m: Map<string, string>): PgDense | undefined {
+  if (!m.get('model')) return undefined;
+  return m.get('dense') === 'int8-codes' ? 'int8-codes' : 'pgvector';
+}
+
+/** Adds the vector column (pgvector, or the int8 codes without it) for `dims` if missing; refuses another model's vectors. */
+async function ensureVectors(sql: Sql, embedder: Embedder): Promise<PgDense> {
   const m = await meta(sql);
   const model = m.get('model');
   if (model && model !== embedder.id) throw new PgStoreError(`the remote index holds vectors of ${model}, not ${embedder.id}: push with that model or rebuild the remote index`);
-  if (!model) {
-    await tx(sql, async () => {
-      const again = await meta(sql); // another writer may have set it meanwhile
-      const now = again.get('model');
-      if (now && now !== embedder.id) throw new PgStoreError(`the remote index holds vectors of ${now}, not ${embedder.id}: push with that model or rebuild the remote index`);
+  if (model) return denseOf(m)!;
+  return tx(sql, async () => {
+    const again = await meta(sql); // another writer may have set it meanwhile
+    const now = again.get('model');
+    if (now && now !== embedder.id) throw new PgStoreError(`the remote index holds vectors of ${now}, not ${embedder.id}: push with that model or rebuild the remote index`);
+    if (now) return denseOf(again)!;
+    let dense: PgDense = process.env.FATHOM_PG_DENSE === 'int8-codes' ? 'int8-codes' : 'pgvector';
+    if (dense === 'pgvector') {
+      await sql.query('savepoint fathom_vector');
       try {
         await sql.query('create extension if not exists vector');
-      } catch (e) {
-        throw new PgStoreError(
-          `dense search on the team index needs the pgvector extension, which this server lacks or this role may not create (${(e as Error).message}): push with --no-embed for a keyword-only team index`,
-        );
+        await sql.query('release savepoint fathom_vector');
+      } catch {
+        // no pgvector on this server, or this role may not create it: Fathom's own int8 codes
+        await sql.query('rollback to savepoint fathom_vector');
+        dense = 'int8-codes';
       }
-      await sql.query(`alter table fathom_chunks add column if not exists embedding vector(${Math.trunc(embedder.dims)})`);
-      await setMeta(sql, 'model', embedder.id);
-      await setMeta(sql, 'dims', String(embedder.dims));
-    });
-  }
+    }
+    if (dense === 'pgvector') await sql.query(`alter table fathom_chunks add column if not exists embedding vector(${Math.trunc(embedder.dims)})`);
+    else {
+      await sql.query('alter table fathom_chunks add column if not exists code bytea');
+      await sql.query('alter table fathom_chunks add column if not exists code_scale real');
+    }
+    await setMeta(sql, 'model', embedder.id);
+    await setMeta(sql, 'dims', String(embedder.dims));
+    await setMeta(sql, 'dense', dense);
+    return dense;
+  });
+}
+
+/** One vector's int8 codes (hex, for `decode(…, 'hex')`) and its max |x|; undefined for a NaN or infinite vector (stored without, never scored). */
+function int8Code(v: Float32Array): { hex: string; scale: number } | undefined {
+  const q = quantizeRows(v, 1, v.length);
+  if (!Number.isFinite(q.scales[0])) return undefined;
+  return { hex: Buffer.from(q.rows.buffer, q.rows.byteOffset, q.rows.byteLength).toString('hex'), scale: q.scales[0] };
 }
 
 /** Removes `paths` (their chunks cascade), keeping document frequencies right. Inside a transaction. */
@@ -487,7 +529,7 @@ async function pushFolderOnce(sql: Sql, dir: string, options: PushOptions, progr
     });
   }
   const embedder = options.embedder;
-  if (embedder) await ensureVectors(sql, embedder);
+  const dense = embedder ? await ensureVectors(sql, embedder) : undefined;
   const remote = new Map((await sql.query<{ path: string; hash: string }>('select path, hash from fathom_files')).rows.map((r) => [r.path, r.hash]));
   const problems: Array<{ rel: string; reason: string }> = [];
   const files = walkFiles(dir, problems, options.selection);
@@ -503,11 +545,11 @@ async function pushFolderOnce(sql: Sql, dir: string, options: PushOptions, progr
     stats.removed = gone.length;
   }
   // an empty index gets its HNSW graph built once at the end, not grown row by row
-  const bulk = !!embedder && remote.size === 0;
+  const bulk = dense === 'pgvector' && remote.size === 0;
   const bulkKeyword = remote.size === 0;
   if (bulkKeyword) await tx(sql, () => sql.query('drop index if exists fathom_postings_key'));
   else await tx(sql, () => sql.query(POSTINGS_INDEX)); // (a push that died while bulk loading left it out)
-  if (embedder) {
+  if (dense === 'pgvector') {
     if (bulk) await tx(sql, () => sql.query('drop index if exists fathom_chunks_embedding'));
     else await tx(sql, () => sql.query(HNSW_INDEX)); // (a push that died while bulk loading left it out)
   }
@@ -523,7 +565,7 @@ async function pushFolderOnce(sql: Sql, dir: string, options: PushOptions, progr
       const b = batch;
       batch = [];
       batchChunks = 0;
-      await writeBatch(sql, b, embedder, stats, options.signal);
+      await writeBatch(sql, b, embedder && dense ? { embedder, dense } : undefined, stats, options.signal);
       progress.written = stats.written;
       options.onProgress?.(done, files.length);
     };
@@ -575,23 +617,38 @@ async function pushFolderOnce(sql: Sql, dir: string, options: PushOptions, progr
 }
 
 /** Embeds what is not stored yet and writes one batch of files in one transaction. */
-async function writeBatch(sql: Sql, batch: Pending[], embedder: Embedder | undefined, stats: PushStats, signal?: AbortSignal): Promise<void> {
+async function writeBatch(sql: Sql, batch: Pending[], vectors: { embedder: Embedder; dense: PgDense } | undefined, stats: PushStats, signal?: AbortSignal): Promise<void> {
+  const embedder = vectors?.embedder;
+  const codes = vectors?.dense === 'int8-codes';
+  /** Per text hash (int8 codes): its codes in hex and max |x|. */
+  const codeOf = new Map<string, { hex: string; scale: number }>();
   /** Per text hash: its vector as a text literal (reused from the index, or unusual values) or as integers (`vectorInts`). */
   let vectorOf = new Map<string, string>();
   const intsOf = new Map<string, string>();
   const t0 = performance.now();
   if (embedder) {
     const all = [...new Set(batch.flatMap((p) => p.textHashes))];
-    if (all.length) {
+    if (all.length && codes) {
+      const r = await sql.query<{ text_hash: string; code: Uint8Array; code_scale: number }>(
+        'select distinct on (text_hash) text_hash, code, code_scale from fathom_chunks where text_hash = any($1::text[]) and code is not null',
+        [all],
+      );
+      for (const x of r.rows) codeOf.set(x.text_hash, { hex: Buffer.from(x.code).toString('hex'), scale: Number(x.code_scale) });
+    } else if (all.length) {
       vectorOf = new Map(
         (await sql.query<{ text_hash: string; v: string }>('select distinct on (text_hash) text_hash, embedding::text as v from fathom_chunks where text_hash = any($1::text[]) and embedding is not null', [all])).rows.map((r) => [r.text_hash, r.v]),
       );
     }
     const textOf = new Map<string, string>();
-    for (const p of batch) p.textHashes.forEach((h, i) => vectorOf.has(h) || textOf.set(h, p.texts[i]));
+    for (const p of batch) p.textHashes.forEach((h, i) => vectorOf.has(h) || codeOf.has(h) || textOf.set(h, p.texts[i]));
     const missing = [...textOf.keys()];
     const fresh = missing.length ? await embedder.embed(missing.map((h) => textOf.get(h)!), signal) : [];
     missing.forEach((h, j) => {
+      if (codes) {
+        const c = int8Code(fresh[j]);
+        if (c) codeOf.set(h, c);
+        return;
+      }
       const ints = vectorInts(fresh[j]);
       if (ints) intsOf.set(h, ints);
       else vectorOf.set(h, vectorLiteral(fresh[j]));
@@ -629,16 +686,19 @@ async function writeBatch(sql: Sql, batch: Pending[], embedder: Embedder | undef
         col((r) => pgArray(r.rec.terms)),
         col((r) => pgArray(r.rec.tf)),
       ];
-      if (embedder) {
+      if (codes) {
+        params.push(col((r) => codeOf.get(r.p.textHashes[r.i])?.hex ?? null));
+        params.push(col((r) => codeOf.get(r.p.textHashes[r.i])?.scale ?? null));
+      } else if (embedder) {
         params.push(col((r) => vectorOf.get(r.p.textHashes[r.i]) ?? null));
         params.push(col((r) => intsOf.get(r.p.textHashes[r.i]) ?? null));
         params.push(`[${new Array(Math.trunc(embedder.dims)).fill(1 / VECTOR_SCALE).join(',')}]`);
       }
       const ids = (
         await sql.query<{ id: number; path: string; ord: number }>(
-          `insert into fathom_chunks (path, ord, language, kind, text_hash, chunk, lens, rec_terms, rec_tf${embedder ? ', embedding' : ''})
-           select u.path, u.ord, u.language, u.kind, u.text_hash, u.chunk::jsonb, u.lens::int[], u.terms::text[], u.tf::int[]${embedder ? ', coalesce(u.v::vector, u.vi::int4[]::vector * $12::vector)' : ''}
-           from unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]${embedder ? ', $10::text[], $11::text[]' : ''})
+          `insert into fathom_chunks (path, ord, language, kind, text_hash, chunk, lens, rec_terms, rec_tf${codes ? ', code, code_scale' : embedder ? ', embedding' : ''})
+           select u.path, u.ord, u.language, u.kind, u.text_hash, u.chunk::jsonb, u.lens::int[], u.terms::text[], u.tf::int[]${codes ? ", decode(u.v, 'hex'), u.vi::real" : embedder ? ', coalesce(u.v::vector, u.vi::int4[]::vector * $12::vector)' : ''}
+           from unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]${codes ? ', $10::text[], $11::float8[]' : embedder ? ', $10::text[], $11::text[]' : ''})
              as u(path, ord, language, kind, text_hash, chunk, lens, terms, tf${embedder ? ', v, vi' : ''})
            returning id, path, ord`,
           params,
@@ -822,6 +882,56 @@ select c.chunk, c.ord from fathom_chunks c
 where c.embedding is not null and exists (select 1 from fathom_meta where key = 'model' and value = $3)
 order by c.embedding <#> $1::vector, c.path, c.ord limit $2`;
 
+/** The int8 codes of one generation of the index, read once per connection and generation. */
+interface CodeTable {
+  generation: string;
+  model: string;
+  ids: Int32Array;
+  scales: Float32Array;
+  codes: Int8Array;
+  dims: number;
+}
+const codeTables = new WeakMap<object, Promise<CodeTable>>();
+
+async function loadCodes(sql: Sql, generation: string, model: string, dims: number): Promise<CodeTable> {
+  const r = await sql.query<{ id: number; code: Uint8Array; code_scale: number }>('select id, code, code_scale from fathom_chunks where code is not null order by id');
+  const rows = r.rows.filter((x) => x.code.length === dims);
+  const t: CodeTable = { generation, model, dims, ids: new Int32Array(rows.length), scales: new Float32Array(rows.length), codes: new Int8Array(rows.length * dims) };
+  rows.forEach((x, i) => {
+    t.ids[i] = x.id;
+    t.scales[i] = Number(x.code_scale);
+    t.codes.set(new Int8Array(x.code.buffer, x.code.byteOffset, dims), i * dims);
+  });
+  return t;
+}
+
+/** The ids of the `want` stored codes nearest `qv` by inner product (ties: lower id first). */
+async function denseByCodes(sql: Sql, m: Map<string, string>, model: string, qv: Float32Array, want: number): Promise<number[]> {
+  if (m.get('model') !== model) return [];
+  const generation = m.get('generation') ?? '0';
+  const dims = Number(m.get('dims') ?? qv.length);
+  if (dims !== qv.length) return [];
+  let p = codeTables.get(sql);
+  let t = p ? await p.catch(() => undefined) : undefined;
+  if (!t || t.generation !== generation || t.model !== model) {
+    p = loadCodes(sql, generation, model, dims);
+    codeTables.set(sql, p);
+    t = await p;
+  }
+  const n = t.ids.length;
+  const score = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    let d = 0;
+    const off = i * dims;
+    for (let k = 0; k < dims; k++) d += qv[k] * t.codes[off + k];
+    score[i] = d * (t.scales[i] / 127);
+  }
+  const order: number[] = [];
+  for (let i = 0; i < n; i++) if (score[i] === score[i]) order.push(i);
+  order.sort((a, b) => score[b] - score[a] || a - b);
+  return order.slice(0, want).map((i) => t!.ids[i]);
+}
+
 /** Connections that have their HNSW search breadth set (once per connection, not per query). */
 const efSet = new WeakSet<object>();
 
@@ -889,7 +999,22 @@ export async function pgSearch(sql: Sql, query: string, options: PgSearchOptions
     const slot = lists.push({ name: 'dense', ids: [] }) - 1;
     asked.push(
       (async () => {
-        const [qv] = await embedder.embed([q], undefined, { urgent: true, query: true });
+        const [[qv], m] = await Promise.all([
+          embedder.embed([q], undefined, { urgent: true, query: true }),
+          sql.query<{ key: string; value: string }>("select key, value from fathom_meta where key in ('model', 'dense', 'dims', 'generation')").then((r) => new Map(r.rows.map((x) => [x.key, x.value]))),
+        ]);
+        if (m.get('dense') === 'int8-codes') {
+          const ids = await denseByCodes(sql, m, embedder.id, qv, fetch);
+          if (!ids.length) return;
+          const texts = await sql.query<{ id: number; ord: number; chunk: Chunk | string }>('select id, ord, chunk from fathom_chunks where id = any($1::int[])', [ids]);
+          const chunkOf = new Map(texts.rows.map((r) => [r.id, r]));
+          lists[slot].ids = ids
+            .filter((id) => chunkOf.has(id))
+            .map((id) => idOf(parseChunk(chunkOf.get(id)!.chunk), chunkOf.get(id)!.ord))
+            .filter(keep)
+            .slice(0, depth);
+          return;
+        }
         if (!efSet.has(sql)) {
           await sql.query("select set_config('hnsw.ef_search', '200', false)").catch(() => undefined);
           efSet.add(sql);

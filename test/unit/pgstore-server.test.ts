@@ -4,10 +4,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { connectPg, pgSearch, pgStatus, pushFolder, type PgConnection } from '../../src/index/pgstore';
-import { fakeEmbedder } from '../helpers/fake-embedder';
+import { mineGold } from '../../src/eval/mine';
+import { Engine } from '../../src/index/engine';
+import { loadStaticModel } from '../../src/index/static-model';
 import { pgBin, startRealPg, type RealPg } from '../helpers/real-pg';
 
 /** The team index against a real PostgreSQL server (Debian's package), without pgvector. */
+const REPO = path.join(__dirname, '..', '..');
+const key = (h: { chunk: { path: string; start: { line: number } } }) => `${h.chunk.path}:${h.chunk.start.line}`;
+
 describe('team index on a real PostgreSQL server', function () {
   this.timeout(120_000);
   const bin = pgBin();
@@ -61,15 +66,82 @@ describe('team index on a real PostgreSQL server', function () {
     }
   });
 
-  it('a push with vectors says pgvector is missing, and keyword search still answers', async () => {
-    const db: PgConnection = await connectPg(server!.url);
+  it('a push with vectors stores int8 codes without pgvector; dense and hybrid agree with the local store', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-pgdense-'));
+    fs.cpSync(path.join(REPO, 'src', 'index'), path.join(dir, 'index'), { recursive: true });
+    fs.cpSync(path.join(REPO, 'sample-workspace'), path.join(dir, 'sample'), { recursive: true });
+    const admin = await connectPg(server!.url);
+    await admin.query('create database dense_one');
+    await admin.end();
+    const db: PgConnection = await connectPg(server!.url.replace(/\/postgres$/, '/dense_one'));
+    const loaded = loadStaticModel();
+    if ('error' in loaded) throw new Error(loaded.error);
+    const emb = loaded.embedder;
+    const local = new Engine({ embedder: emb });
     try {
-      await assert.rejects(pushFolder(db, ws, { embedder: fakeEmbedder() }), /pgvector extension.*--no-embed/s);
-      const hits = await pgSearch(db, 'load_user_profile', { k: 5, mode: 'keyword' });
-      assert.equal(hits[0]?.chunk.path, 'users.py');
+      const s = await pushFolder(db, dir, { embedder: emb });
+      assert.ok(s.chunks > 100 && s.embedded > 0, JSON.stringify(s));
+      const st = await pgStatus(db);
+      assert.equal(st.mode, 'int8-codes');
+      assert.equal(st.vectors, st.chunks);
+      assert.equal(st.model, emb.id);
+      // a second push reuses the stored codes
+      const again = await pushFolder(db, dir, { embedder: emb });
+      assert.equal(again.written, 0);
+
+      for await (const _ of local.indexFolder(dir)) void _;
+      for await (const _ of local.embedPending()) void _;
+      assert.equal(local.chunkCount, s.chunks);
+      const gold = mineGold(local).slice(0, 40);
+      assert.ok(gold.length >= 20, `${gold.length} mined queries`);
+      let denseTop1 = 0;
+      let denseOverlap = 0;
+      let hybridTop1 = 0;
+      let hybridOverlap = 0;
+      for (const g of gold) {
+        const remoteD = await pgSearch(db, g.query, { k: 10, mode: 'dense', embedder: emb });
+        const localD = await local.search(g.query, { k: 10, mode: 'dense', diversify: false });
+        if (remoteD[0] && localD[0] && key(remoteD[0]) === key(localD[0])) denseTop1++;
+        const ld = new Set(localD.map(key));
+        denseOverlap += remoteD.filter((h) => ld.has(key(h))).length / Math.max(1, localD.length);
+        const remoteH = await pgSearch(db, g.query, { k: 10, embedder: emb });
+        const localH = await local.search(g.query, { k: 10, diversify: false });
+        if (remoteH[0] && localH[0] && key(remoteH[0]) === key(localH[0])) hybridTop1++;
+        const lh = new Set(localH.map(key));
+        hybridOverlap += remoteH.filter((h) => lh.has(key(h))).length / Math.max(1, localH.length);
+      }
+      const q = gold.length;
+      // the same int8 codes scored exactly on both sides: only float ties may differ
+      assert.ok(denseTop1 / q >= 0.95, `dense top-1 agreement ${(denseTop1 / q).toFixed(3)}`);
+      assert.ok(denseOverlap / q >= 0.95, `dense overlap@10 ${(denseOverlap / q).toFixed(3)}`);
+      assert.ok(hybridTop1 / q >= 0.9, `hybrid top-1 agreement ${(hybridTop1 / q).toFixed(3)}`);
+      assert.ok(hybridOverlap / q >= 0.85, `hybrid overlap@10 ${(hybridOverlap / q).toFixed(3)}`);
     } finally {
       await db.end();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('dist/cli.js: a default push (Fathom\'s own model) works without pgvector; status says int8 codes', async function () {
+    const cli = path.join(__dirname, '..', '..', 'dist', 'cli.js');
+    if (!fs.existsSync(cli)) throw new Error('dist/cli.js is missing: run npm run build first');
+    const url = server!.url.replace(/\/postgres$/, '/cli_dense');
+    const admin = await connectPg(server!.url);
+    await admin.query('create database cli_dense');
+    await admin.end();
+    const push = execFileSync(process.execPath, [cli, 'index', ws, '--store', url], { encoding: 'utf8' });
+    assert.match(push, /embedded/);
+    const j = JSON.parse(execFileSync(process.execPath, [cli, 'status', '--store', url, '--json'], { encoding: 'utf8' }).trim());
+    assert.equal(j.mode, 'int8-codes');
+    assert.ok(j.vectors >= 2);
+    const text = execFileSync(process.execPath, [cli, 'status', '--store', url], { encoding: 'utf8' });
+    assert.match(text, /dense search by int8 codes/);
+    const lines = execFileSync(process.execPath, [cli, 'search', 'computeInvoiceTotal', '--store', url, '--dir', ws, '--json', '--mode', 'dense'], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { file?: string; keywordOnly?: boolean });
+    assert.ok(lines.length > 0 && !lines[0].keywordOnly, JSON.stringify(lines).slice(0, 300));
+    assert.equal(lines[0].file, 'billing.ts');
   });
 
   it('status says the index is keyword-only, its schema version and counts; an empty database says none', async () => {
