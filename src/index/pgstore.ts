@@ -46,8 +46,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type ResolvedOptions } from '../chunkers/index';
 import type { Chunk, ChunkOptions } from '../chunkers/types';
-import { walkFiles, type FileSelection } from '../workspace/files';
-import { NodeFileSource } from '../workspace/source';
+import type { FileSelection } from '../workspace/files';
+import { NodeFileSource, type FileSource } from '../workspace/source';
 import { embedText, type Embedder } from './embedder';
 import { Engine, hashText, keywordFieldsOf, phraseFirst, proximityOrder, proximityText, shownForm, shownText, type SearchHit, type SearchMode } from './engine';
 import { compileFilter, DEFAULT_RRF_K, ownModelWeight, rrf, weighTests, type FilterSpec, type RankedList } from './fusion';
@@ -493,7 +493,7 @@ interface Pending {
  * embedded (reusing stored vectors of the same text) and written in batches, vanished ones
  * removed.
  */
-export async function pushFolder(sql: Sql, dir: string, options: PushOptions = {}): Promise<PushStats> {
+export async function pushFolder(sql: Sql, dir: string | FileSource, options: PushOptions = {}): Promise<PushStats> {
   const progress = { written: 0 };
   try {
     return await pushFolderOnce(sql, dir, options, progress);
@@ -507,7 +507,10 @@ export async function pushFolder(sql: Sql, dir: string, options: PushOptions = {
   }
 }
 
-async function pushFolderOnce(sql: Sql, dir: string, options: PushOptions, progress: { written: number }): Promise<PushStats> {
+async function pushFolderOnce(sql: Sql, dir: string | FileSource, options: PushOptions, progress: { written: number }): Promise<PushStats> {
+  // every walk and read through the folder's FileSource, as the local index reads it: the same
+  // ignore rules, links never followed, a file over the size cap never read
+  const source = typeof dir === 'string' ? new NodeFileSource(dir) : dir;
   await migrate(sql);
   const chunkOptions = resolveOptions(options.chunk ?? {});
   const stats: PushStats = { files: 0, written: 0, unchanged: 0, removed: 0, chunks: 0, embedded: 0, reused: 0, batches: 0, ms: { chunk: 0, embed: 0, write: 0, finish: 0 } };
@@ -532,7 +535,7 @@ async function pushFolderOnce(sql: Sql, dir: string, options: PushOptions, progr
   const dense = embedder ? await ensureVectors(sql, embedder) : undefined;
   const remote = new Map((await sql.query<{ path: string; hash: string }>('select path, hash from fathom_files')).rows.map((r) => [r.path, r.hash]));
   const problems: Array<{ rel: string; reason: string }> = [];
-  const files = walkFiles(dir, problems, options.selection);
+  const files = await source.walkAsync(options.selection, problems, options.signal);
   stats.files = files.length;
   const seen = new Set(files.map((f) => f.rel));
   for (const p of problems) seen.add(p.rel);
@@ -571,12 +574,27 @@ async function pushFolderOnce(sql: Sql, dir: string, options: PushOptions, progr
     };
     // every read through the folder's read policy: a file that became a link since the walk
     // (to /etc/passwd …) is refused at the read, named among the skipped files, never pushed
-    const source = new NodeFileSource(dir);
+    const cap = chunkOptions.maxFileBytes;
     for (const f of files) {
       options.signal?.throwIfAborted();
       done++;
       const t0 = performance.now();
-      const read = source.read(f.rel);
+      const read = source.read(f.rel, cap);
+      if (!read.ok && read.reason === 'too-large') {
+        // not read: kept as a skipped file (its size in place of a content hash), as the local index keeps it
+        const size = read.stat?.size ?? f.size;
+        const hash = `too-large:${size}`;
+        const detail = `${size} bytes, over the ${cap}-byte cap`;
+        (stats.skippedFiles ??= []).push({ path: f.rel, reason: detail });
+        if (remote.get(f.rel) === hash) {
+          stats.unchanged++;
+          continue;
+        }
+        const record = { path: f.rel, hash, language: '', warnings: [], skipped: { reason: 'too-large', detail } };
+        batch.push({ rel: f.rel, hash, size, record, chunks: [], recs: [], texts: [], textHashes: [] });
+        stats.ms.chunk += performance.now() - t0;
+        continue;
+      }
       if (!read.ok) {
         if (read.reason !== 'missing') (stats.skippedFiles ??= []).push({ path: f.rel, reason: read.detail });
         continue; // vanished since the walk: the next push sees it
@@ -1071,21 +1089,24 @@ export function overlayHits(remote: SearchHit[], local: SearchHit[], dirty: Read
  */
 export async function searchWithOverlay(
   sql: Sql,
-  dir: string,
+  dir: string | FileSource,
   query: string,
   options: PgSearchOptions & { chunk?: ChunkOptions; selection?: FileSelection } = {},
 ): Promise<{ hits: SearchHit[]; dirty: string[] }> {
   const remote = await remoteHashes(sql);
   const local = new Engine({ chunk: options.chunk, embedder: options.embedder });
   const dirty = new Set<string>();
-  const files = walkFiles(dir, [], options.selection);
+  const source = typeof dir === 'string' ? new NodeFileSource(dir) : dir;
+  const files = await source.walkAsync(options.selection, []);
   const present = new Set(files.map((f) => f.rel));
   for (const rel of remote.keys()) if (!present.has(rel)) dirty.add(rel);
   await prepareLanguagesFor(files.map((f) => f.rel));
-  const source = new NodeFileSource(dir);
   for (const f of files) {
-    const read = source.read(f.rel); // the folder's read policy: never a link's target
-    if (!read.ok) continue;
+    const read = source.read(f.rel, local.chunkOptions.maxFileBytes); // the folder's read policy: never a link's target, nothing over the cap
+    if (!read.ok) {
+      if (read.reason === 'too-large' && remote.get(f.rel) !== `too-large:${read.stat?.size ?? f.size}`) dirty.add(f.rel);
+      continue;
+    }
     const bytes = Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength);
     if (remote.get(f.rel) === hashText(bytes)) continue;
     dirty.add(f.rel);

@@ -7,6 +7,7 @@ import { connectPg, pgSearch, pgStatus, pushFolder, type PgConnection } from '..
 import { mineGold } from '../../src/eval/mine';
 import { Engine } from '../../src/index/engine';
 import { loadStaticModel } from '../../src/index/static-model';
+import { MemoryFileSource } from '../../src/workspace/source';
 import { pgBin, startRealPg, type RealPg } from '../helpers/real-pg';
 
 /** The team index against a real PostgreSQL server (Debian's package), without pgvector. */
@@ -142,6 +143,47 @@ describe('team index on a real PostgreSQL server', function () {
       .map((l) => JSON.parse(l) as { file?: string; keywordOnly?: boolean });
     assert.ok(lines.length > 0 && !lines[0].keywordOnly, JSON.stringify(lines).slice(0, 300));
     assert.equal(lines[0].file, 'billing.ts');
+  });
+
+  it('pushes through a FileSource (the session\'s folder): its ignore rules, and a file over the size cap named, never read', async () => {
+    const admin = await connectPg(server!.url);
+    await admin.query('create database source_one');
+    await admin.end();
+    const db: PgConnection = await connectPg(server!.url.replace(/\/postgres$/, '/source_one'));
+    const big = `export const table = [${'1, '.repeat(3000)}];\n`;
+    const src = new MemoryFileSource({
+      '.gitignore': 'secret.ts\n',
+      'secret.ts': 'export const apiToken = "hunter2";\n',
+      'kept.ts': 'export function reconcileLedgerEntries() { return 0; }\n',
+      'big.ts': big,
+    });
+    let bigReads = 0;
+    const read = src.read.bind(src);
+    src.read = (rel: string, maxBytes?: number) => {
+      const r = read(rel, maxBytes);
+      if (rel === 'big.ts' && r.ok) bigReads++;
+      return r;
+    };
+    try {
+      const s = await pushFolder(db, src, { chunk: { maxFileBytes: 4000 } });
+      assert.equal(s.files, 3, 'kept.ts, big.ts and .gitignore: secret.ts is ignored');
+      assert.equal(bigReads, 0, 'a file over the cap is not read');
+      assert.deepEqual(s.skippedFiles?.map((f) => f.path), ['big.ts']);
+      assert.match(s.skippedFiles![0].reason, /over the 4000-byte cap/);
+      const paths = (await db.query<{ path: string }>('select path from fathom_files order by path')).rows.map((r) => r.path);
+      assert.deepEqual(paths, ['.gitignore', 'big.ts', 'kept.ts']);
+      assert.equal((await pgSearch(db, 'apiToken hunter2', { k: 5, mode: 'keyword' })).length, 0);
+      assert.equal((await pgSearch(db, 'reconcileLedgerEntries', { k: 5, mode: 'keyword' }))[0]?.chunk.path, 'kept.ts');
+      // unchanged and still too large: not written again; made small, it is pushed
+      const again = await pushFolder(db, src, { chunk: { maxFileBytes: 4000 } });
+      assert.equal(again.written, 0);
+      src.set('big.ts', 'export const smallTableOfPrimes = [2, 3, 5];\n');
+      const third = await pushFolder(db, src, { chunk: { maxFileBytes: 4000 } });
+      assert.equal(third.written, 1);
+      assert.equal((await pgSearch(db, 'smallTableOfPrimes', { k: 5, mode: 'keyword' }))[0]?.chunk.path, 'big.ts');
+    } finally {
+      await db.end();
+    }
   });
 
   it('status says the index is keyword-only, its schema version and counts; an empty database says none', async () => {
