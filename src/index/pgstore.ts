@@ -306,12 +306,28 @@ export interface PgConnection extends Sql {
 export async function connectPg(url: string, options: { timeoutMs?: number } = {}): Promise<PgConnection> {
   const { Client } = (await import('pg')).default ?? (await import('pg'));
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: timeoutMs });
+  const sslmode = /[?&]sslmode=([^&#]*)/.exec(url)?.[1];
+  // sslmode as libpq means it (require: encrypted, certificate not checked; verify-ca/verify-full:
+  // checked against sslrootcert), not the pg client's default (every mode but disable as verify-full)
+  const compat = sslmode && sslmode !== 'disable' && sslmode !== 'no-verify' && !/[?&]uselibpqcompat=/.test(url) ? `${url.includes('?') ? '&' : '?'}uselibpqcompat=true` : '';
+  let client: InstanceType<typeof Client>;
+  try {
+    client = new Client({ connectionString: url + compat, connectionTimeoutMillis: timeoutMs });
+  } catch (err) {
+    throw new PgStoreError(`cannot connect to ${redact(url)}: ${errText(err)}`); // an sslrootcert that cannot be read, verify-ca without one
+  }
   client.on('error', () => undefined); // a dropped connection fails the next query instead of crashing the process
   try {
     await client.connect();
   } catch (err) {
     await client.end().catch(() => undefined);
+    const code = (err as { code?: string }).code ?? '';
+    if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS_CERT_ALTNAME/.test(code)) {
+      throw new PgStoreError(`cannot connect to ${redact(url)}: the server's certificate is not trusted (sslmode=${sslmode ?? 'verify-full'}; give the CA that signed it as sslrootcert=FILE): ${errText(err)}`);
+    }
+    if (/timeout/i.test(errText(err))) {
+      throw new PgStoreError(`cannot connect to ${redact(url)}: no answer within ${Math.round(timeoutMs / 1000)} s (${errText(err)})`);
+    }
     throw new PgStoreError(`cannot connect to ${redact(url)}: ${errText(err)}`);
   }
   return client as unknown as PgConnection;

@@ -35,7 +35,7 @@ export interface RealPg {
  * A throwaway PostgreSQL server from the Debian package in a temp folder, on 127.0.0.1 and a free
  * port, trust authentication. As root the server runs as `postgres` (initdb refuses root).
  */
-export async function startRealPg(bin: string): Promise<RealPg> {
+export async function startRealPg(bin: string, options: { ssl?: { cert: string; key: string } } = {}): Promise<RealPg> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-pg-'));
   const data = path.join(dir, 'data');
   const root = process.getuid?.() === 0;
@@ -43,7 +43,17 @@ export async function startRealPg(bin: string): Promise<RealPg> {
   if (root) execFileSync('chown', ['postgres:postgres', dir]);
   as(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
   const port = await freePort();
-  const opts = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off`;
+  let opts = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off`;
+  if (options.ssl) {
+    // the server's certificate and key in its folder, the key readable by the server's user only
+    const cert = path.join(dir, 'server.crt');
+    const key = path.join(dir, 'server.key');
+    fs.copyFileSync(options.ssl.cert, cert);
+    fs.copyFileSync(options.ssl.key, key);
+    fs.chmodSync(key, 0o600);
+    if (root) execFileSync('chown', ['postgres:postgres', cert, key]);
+    opts += ` -c ssl=on -c ssl_cert_file=${cert} -c ssl_key_file=${key}`;
+  }
   const start = () => as(path.join(bin, 'pg_ctl'), ['-D', data, '-o', opts, '-l', path.join(dir, 'log'), '-w', 'start']);
   const stop = () => {
     try {
