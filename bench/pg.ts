@@ -16,6 +16,12 @@
  * it with DIR's pgSearch (rows marked `base`), interleaved query by query with the new code.
  * `--max-postings A,B`: extra keyword rows with these candidate budgets (PG_MAX_POSTINGS is the default row).
  * `--queries N` mined queries (default 100).
+ * `--server`: a real PostgreSQL server instead of PGlite: Debian's PostgreSQL (initdb/pg_ctl under
+ * /usr/lib/postgresql, as in the tests) started in a temp folder, over TCP with the pg client. It has
+ * no pgvector, so dense search is the int8 codes scored in the client (`status` mode int8-codes).
+ * `--static`: Fathom's own model (128-dim static embedder) on both sides instead of the trigrams.
+ *
+ *   node --max-old-space-size=8000 --import tsx bench/pg.ts --server --static --chunks 100000
  *
  * Prints: index time (local indexFolder vs pushFolder, where the push's time went, and an
  * incremental re-push after editing 1% of the files), search p50/p95 per mode, and agreement on
@@ -32,7 +38,9 @@ import { hash } from './rng';
 import { mineGold } from '../src/eval/mine';
 import type { Embedder } from '../src/index/embedder';
 import { Engine, type SearchHit, type SearchMode } from '../src/index/engine';
-import { PG_MAX_POSTINGS, pgSearch, pushFolder } from '../src/index/pgstore';
+import { connectPg, PG_MAX_POSTINGS, pgSearch, pgStatus, pushFolder, type Sql } from '../src/index/pgstore';
+import { loadStaticModel } from '../src/index/static-model';
+import { pgBin, startRealPg, type RealPg } from '../test/helpers/real-pg';
 import { walkFiles } from '../src/workspace/files';
 
 const ROOT = path.join(__dirname, '..');
@@ -71,9 +79,20 @@ async function main(): Promise<void> {
     .filter((f) => /\.(m?js|ts|md)$/.test(f.rel) && !/\.min\.|\.d\.ts$|dist\/.*\.(cjs|mjs)$/.test(f.rel) && f.size < 100_000)
     .sort((a, b) => hash(a.rel) - hash(b.rel));
   const rows: string[] = [];
-  for (const target of targets) {
+  let server: RealPg | undefined;
+  if (argv.includes('--server')) {
+    const bin = pgBin();
+    if (!bin) throw new Error('--server: no PostgreSQL server binaries under /usr/lib/postgresql (apt-get install postgresql)');
+    server = await startRealPg(bin);
+    log(`real PostgreSQL server at ${server.url}`);
+  }
+  const own = argv.includes('--static') ? loadStaticModel() : undefined;
+  if (own && 'error' in own) throw new Error(own.error);
+  const where = server ? 'a real PostgreSQL 15 server over TCP' : 'PGlite in-process';
+  try {
+  for (const [ti, target] of targets.entries()) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-pgbench-'));
-    const embedder = dense ? trigramEmbedder() : undefined;
+    const embedder = dense ? (own && 'embedder' in own ? own.embedder : trigramEmbedder()) : undefined;
     const local = new Engine({ embedder });
     // copy files until the local engine reaches the target
     let used = 0;
@@ -91,11 +110,18 @@ async function main(): Promise<void> {
     for await (const _ of fresh.indexFolder(dir)) void _;
     const localS = (performance.now() - t0) / 1000;
     log(`${target}: ${used} files, ${fresh.chunkCount} chunks; local index ${localS.toFixed(1)} s`);
-    const db = await PGlite.create({ extensions: { vector } });
+    let db: Sql & { end?: () => Promise<void>; close?: () => Promise<void> };
+    if (server) {
+      const admin = await connectPg(server.url);
+      await admin.query(`create database bench_${ti}`);
+      await admin.end();
+      db = await connectPg(server.url.replace(/\/postgres$/, `/bench_${ti}`));
+    } else db = await PGlite.create({ extensions: { vector } });
     t0 = performance.now();
     const pushed = await pushFolder(db, dir, { embedder });
     const pgS = (performance.now() - t0) / 1000;
     log(`  pushed in ${pgS.toFixed(1)} s: ${JSON.stringify(pushed)}`);
+    if (embedder) log(`  dense path: ${(await pgStatus(db)).mode}`);
     let baseS: number | undefined;
     const baseline = at('--baseline');
     let db0: PGlite | undefined;
@@ -158,15 +184,18 @@ async function main(): Promise<void> {
       const { lt, rt, overlap, top1, half } = stat[ri];
       const both = (xs: number[]) => `${((xs[0] + xs[1]) / gold.length).toFixed(3)} (halves ${(xs[0] / Math.max(1, half[0])).toFixed(3)} / ${(xs[1] / Math.max(1, half[1])).toFixed(3)})`;
       rows.push(
-        `${String(fresh.chunkCount).padEnd(8)} ${run.label.padEnd(14)} local p50/p95 ${pct(lt, 50).toFixed(2)} / ${pct(lt, 95).toFixed(2)} ms   pg p50/p95 ${pct(rt, 50).toFixed(2)} / ${pct(rt, 95).toFixed(2)} ms   overlap@10 ${both(overlap)}  same top-1 ${both(top1)}  (${gold.length} queries)`,
+        `${String(fresh.chunkCount).padEnd(8)} ${run.label.padEnd(14)} local p50/p95 ${pct(lt, 50).toFixed(2)} / ${pct(lt, 95).toFixed(2)} ms   pg p50/p95 ${pct(rt, 50).toFixed(2)} / ${pct(rt, 95).toFixed(2)} ms (${(pct(rt, 50) / pct(lt, 50)).toFixed(1)}x / ${(pct(rt, 95) / pct(lt, 95)).toFixed(1)}x local)   overlap@10 ${both(overlap)}  same top-1 ${both(top1)}  (${gold.length} queries)`,
       );
       log(rows[rows.length - 1]);
     }
-    await db.close();
+    await (db.end ?? db.close)?.call(db);
     await db0?.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  process.stdout.write(`\nPOSTGRESQL (PGlite in-process) vs LOCAL, same folder and vectors (keyword candidate budget ${PG_MAX_POSTINGS} postings)\n${rows.join('\n')}\npeak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB\n`);
+  } finally {
+    server?.remove();
+  }
+  process.stdout.write(`\nPOSTGRESQL (${where}) vs LOCAL, same folder and vectors (keyword candidate budget ${PG_MAX_POSTINGS} postings)\n${rows.join('\n')}\npeak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB\n`);
 }
 
 main().catch((err: unknown) => {
