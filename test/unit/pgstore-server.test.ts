@@ -186,6 +186,51 @@ describe('team index on a real PostgreSQL server', function () {
     }
   });
 
+  it('the README\'s least-privilege roles: the CI role pushes (with vectors, no extension), the reader searches', async () => {
+    const admin = await connectPg(server!.url);
+    try {
+      await admin.query('create database roles_one');
+    } finally {
+      await admin.end();
+    }
+    const owner = await connectPg(server!.url.replace(/\/postgres$/, '/roles_one'));
+    try {
+      // the SQL of the README, verbatim but for the password and the database's name
+      const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
+      const block = /^ {6}create role fathom_ci[\s\S]*?(?=\n\n)/m.exec(readme)?.[0];
+      assert.ok(block, 'the README holds the role SQL');
+      const statements = block
+        .split('\n')
+        .map((l) => l.trim().replace(/^--\s*(readers:)?\s*/, '').replace(/--.*$/, ''))
+        .join(' ')
+        .split(';')
+        .map((x) => x.trim())
+        .filter((x) => x && !/create extension/.test(x))
+        .map((x) => x.replace("'…'", "'secret'").replace('teamdb', 'roles_one'));
+      for (const st of statements) await owner.query(st);
+    } finally {
+      await owner.end();
+    }
+    const ci = await connectPg(server!.url.replace('postgres@', 'fathom_ci@').replace(/\/postgres$/, '/roles_one'));
+    const loaded = loadStaticModel();
+    if ('error' in loaded) throw new Error(loaded.error);
+    try {
+      const s = await pushFolder(ci, ws, { embedder: loaded.embedder });
+      assert.ok(s.chunks > 0);
+      assert.equal((await pgStatus(ci)).mode, 'int8-codes');
+    } finally {
+      await ci.end();
+    }
+    const reader = await connectPg(server!.url.replace('postgres@', 'fathom_read@').replace(/\/postgres$/, '/roles_one'));
+    try {
+      const hits = await pgSearch(reader, 'computeInvoiceTotal', { k: 5, embedder: loaded.embedder });
+      assert.equal(hits[0]?.chunk.path, 'billing.ts');
+      await assert.rejects(reader.query('delete from fathom_files'), /permission denied/);
+    } finally {
+      await reader.end();
+    }
+  });
+
   it('status says the index is keyword-only, its schema version and counts; an empty database says none', async () => {
     const db: PgConnection = await connectPg(server!.url);
     try {
