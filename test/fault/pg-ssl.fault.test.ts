@@ -34,6 +34,12 @@ describe('fault: the team index connection (sslmode with a self-signed certifica
       console.warn('    SKIPPED: no PostgreSQL server binaries under /usr/lib/postgresql (apt-get install postgresql)');
       this.skip();
     }
+    try {
+      execFileSync('openssl', ['version'], { stdio: 'pipe' });
+    } catch {
+      console.warn('    SKIPPED: no openssl to make a self-signed certificate (apt-get install openssl)');
+      this.skip();
+    }
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-pgssl-'));
     good = selfSigned(dir, 'server');
     wrong = selfSigned(dir, 'other');
