@@ -960,10 +960,17 @@ async function denseByCodes(sql: Sql, m: Map<string, string>, model: string, qv:
     for (let k = 0; k < dims; k++) d += qv[k] * t.codes[off + k];
     score[i] = d * (t.scales[i] / 127);
   }
-  const order: number[] = [];
-  for (let i = 0; i < n; i++) if (score[i] === score[i]) order.push(i);
-  order.sort((a, b) => score[b] - score[a] || a - b);
-  return order.slice(0, want).map((i) => t!.ids[i]);
+  // the best `want`, kept sorted (score down, then index up) as the scan goes: no sort of all n
+  const top: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = score[i];
+    if (x !== x || (top.length >= want && x <= score[top[top.length - 1]])) continue;
+    let at = top.length;
+    while (at > 0 && score[top[at - 1]] < x) at--;
+    top.splice(at, 0, i);
+    if (top.length > want) top.pop();
+  }
+  return top.map((i) => t!.ids[i]);
 }
 
 /** Connections that have their HNSW search breadth set (once per connection, not per query). */
