@@ -954,11 +954,23 @@ async function denseByCodes(sql: Sql, m: Map<string, string>, model: string, qv:
   }
   const n = t.ids.length;
   const score = new Float32Array(n);
+  const codes = t.codes;
+  const q = Float64Array.from(qv);
+  const tail = dims - (dims % 4);
   for (let i = 0; i < n; i++) {
-    let d = 0;
+    let d0 = 0;
+    let d1 = 0;
+    let d2 = 0;
+    let d3 = 0;
     const off = i * dims;
-    for (let k = 0; k < dims; k++) d += qv[k] * t.codes[off + k];
-    score[i] = d * (t.scales[i] / 127);
+    for (let k = 0; k < tail; k += 4) {
+      d0 += q[k] * codes[off + k];
+      d1 += q[k + 1] * codes[off + k + 1];
+      d2 += q[k + 2] * codes[off + k + 2];
+      d3 += q[k + 3] * codes[off + k + 3];
+    }
+    for (let k = tail; k < dims; k++) d0 += q[k] * codes[off + k];
+    score[i] = (d0 + d1 + d2 + d3) * (t.scales[i] / 127);
   }
   // the best `want`, kept sorted (score down, then index up) as the scan goes: no sort of all n
   const top: number[] = [];
