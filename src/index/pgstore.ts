@@ -818,16 +818,19 @@ const PROBE_SQL = `select p.id, p.term, p.tf, p.l0, p.l1, p.l2, p.l3 from fathom
 /**
  * The local index's keyword ranking (keyword.ts `rank`: candidates, then BM25F with coverage and
  * the namesake tie-break), over the remote postings: `want` candidates (a round trip for the
- * terms' document frequencies, one for the candidates, one for their records); best first.
+ * terms' document frequencies and totals, one for the candidates, one for their records); best first.
  */
 async function keywordRank(sql: Sql, query: string, want: number, maxPostings: number): Promise<Array<{ id: number; score: number }>> {
   const K = kw();
   const asked = planTerms(query, K);
   if (!asked.length) return [];
-  const dfs = await sql.query<{ term: string; df: number }>('select term, df from fathom_terms where term = any($1::text[]) and df > 0', [asked]);
-  const m = await sql.query<{ key: string; value: string }>("select key, value from fathom_meta where key in ('chunks', 'len_sums')");
-  const dfOf = new Map(dfs.rows.map((r) => [r.term, Number(r.df)]));
-  const mm = new Map(m.rows.map((r) => [r.key, r.value]));
+  // the terms' document frequencies and the index's totals in one round trip
+  const both = await sql.query<{ term: string | null; df: number | null; key: string | null; value: string | null }>(
+    "select term, df, null::text as key, null::text as value from fathom_terms where term = any($1::text[]) and df > 0 union all select null, null, key, value from fathom_meta where key in ('chunks', 'len_sums')",
+    [asked],
+  );
+  const dfOf = new Map(both.rows.filter((r) => r.term !== null).map((r) => [r.term!, Number(r.df)]));
+  const mm = new Map(both.rows.filter((r) => r.key !== null).map((r) => [r.key!, r.value ?? '']));
   const N = Math.max(1, Number(mm.get('chunks') ?? 0));
   const sumLen = (mm.get('len_sums') ?? '0,0,0,0').split(',').map(Number);
   const plan = planQuery(query, K, (t) => dfOf.get(t), N);
