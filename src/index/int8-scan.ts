@@ -26,6 +26,20 @@ export class Int8Rows {
     this.scales = new Float32Array(capacity);
   }
 
+  /**
+   * Rows given as their codes already (`codes[i*dims..]`, value = code × `scales[i]`), e.g. the
+   * team index's stored codes; undefined without SIMD or when `dims` is not a multiple of 16.
+   */
+  static fromCodes(codes: Int8Array, scales: Float32Array, dims: number): Int8Rows | undefined {
+    const rows = scales.length;
+    const scanner = SimdScanner.create(dims, Math.max(1, rows) * dims, Math.max(1, rows));
+    if (!scanner) return undefined;
+    const r = new Int8Rows(dims, Math.max(1, rows), scanner);
+    scanner.codes.set(codes.subarray(0, rows * dims));
+    r.scales.set(scales);
+    return r;
+  }
+
   /** Codes of `rows` rows of `data` with room for `capacity`; undefined without SIMD or when `dims` is not a multiple of 16. */
   static build(data: Float32Array, dims: number, rows: number, capacity: number): Int8Rows | undefined {
     const scanner = SimdScanner.create(dims, capacity * dims, capacity);
@@ -49,13 +63,33 @@ export class Int8Rows {
   search(data: Float32Array, rows: number, query: Float32Array, k: number, keep: (id: number) => boolean, rescore = Math.max(4 * k, 256)): Array<{ docId: number; score: number }> {
     const d = this.dims;
     const tail = d - (d % 4);
+    const heap = this.scan(rows, query, Math.max(k, rescore), keep);
+    const out: Array<{ docId: number; score: number }> = [];
+    for (let i = 0; i < heap.size; i++) {
+      const id = heap.ids[i];
+      out.push({ docId: id, score: Math.fround(dot(data, id * d, query, d, tail)) }); // as the float scan stores it
+    }
+    out.sort((a, b) => b.score - a.score || a.docId - b.docId);
+    return out.slice(0, k);
+  }
+
+  /** The `k` rows of the first `rows` that `keep` accepts with the best int8 scores (no float re-score), best first, ties by row. */
+  top(rows: number, query: Float32Array, k: number, keep: (id: number) => boolean = () => true): Array<{ docId: number; score: number }> {
+    const heap = this.scan(rows, query, k, keep);
+    const out: Array<{ docId: number; score: number }> = [];
+    for (let i = 0; i < heap.size; i++) out.push({ docId: heap.ids[i], score: heap.scoreAt(i) });
+    return out.sort((a, b) => b.score - a.score || a.docId - b.docId);
+  }
+
+  private scan(rows: number, query: Float32Array, want: number, keep: (id: number) => boolean): TopHeap {
+    const d = this.dims;
     let m = 0;
     for (let j = 0; j < d; j++) m = Math.max(m, Math.abs(query[j]));
     const qScale = m / queryLimit(d) || 1;
     const qi = new Int16Array(d);
     for (let j = 0; j < d; j++) qi[j] = Math.round(query[j] / qScale);
     this.scanner.setQuery(qi);
-    const heap = new TopHeap(Math.max(k, rescore));
+    const heap = new TopHeap(Math.max(1, want));
     const scales = this.scales;
     // in blocks: the scanner's result buffer holds `capacity` sums, a block keeps them in cache
     const BLOCK = 4096;
@@ -69,12 +103,6 @@ export class Int8Rows {
         if (keep(id)) heap.push(id, s);
       }
     }
-    const out: Array<{ docId: number; score: number }> = [];
-    for (let i = 0; i < heap.size; i++) {
-      const id = heap.ids[i];
-      out.push({ docId: id, score: Math.fround(dot(data, id * d, query, d, tail)) }); // as the float scan stores it
-    }
-    out.sort((a, b) => b.score - a.score || a.docId - b.docId);
-    return out.slice(0, k);
+    return heap;
   }
 }

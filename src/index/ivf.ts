@@ -457,7 +457,7 @@ export function dot(data: Float32Array, off: number, query: Float32Array, d: num
   return s0 + s1 + s2 + s3;
 }
 
-function dot8(codes: Int8Array, off: number, query: Float32Array, d: number, tail: number): number {
+export function dot8(codes: Int8Array, off: number, query: Float32Array, d: number, tail: number): number {
   let s0 = 0;
   let s1 = 0;
   let s2 = 0;
@@ -482,6 +482,10 @@ export class TopHeap {
   constructor(private readonly cap: number) {
     this.ids = new Int32Array(cap);
     this.scores = new Float64Array(cap);
+  }
+  /** The score of the id at `ids[i]`. */
+  scoreAt(i: number): number {
+    return this.scores[i];
   }
   push(id: number, s: number): void {
     const { ids, scores } = this;

@@ -55,6 +55,8 @@ import { STATIC_MODEL_NAME } from './static-model';
 import { quantizeRows } from './store';
 import { COVERAGE_MAX_CONCEPTS, keywordRecord, KeywordIndex, planQuery, planTerms } from './keyword';
 import { TOKENIZER_VERSION } from './terms';
+import { Int8Rows } from './int8-scan';
+import { dot8, TopHeap } from './ivf';
 import { errText } from '../util/errors';
 
 /** What Fathom needs of a PostgreSQL connection: `pg`'s Client and PGlite both have it. */
@@ -923,26 +925,32 @@ order by c.embedding <#> $1::vector, c.path, c.ord limit $2`;
 interface CodeTable {
   generation: string;
   model: string;
+  dims: number;
+  /** The chunk id of each row. */
   ids: Int32Array;
+  /** Per row: value = code × scale (the stored max |x| / 127). */
   scales: Float32Array;
   codes: Int8Array;
-  dims: number;
+  /** The same codes in the SIMD scanner's memory (int8-scan.ts), where the runtime allows. */
+  simd: Int8Rows | undefined;
 }
 const codeTables = new WeakMap<object, Promise<CodeTable>>();
 
 async function loadCodes(sql: Sql, generation: string, model: string, dims: number): Promise<CodeTable> {
   const r = await sql.query<{ id: number; code: Uint8Array; code_scale: number }>('select id, code, code_scale from fathom_chunks where code is not null order by id');
   const rows = r.rows.filter((x) => x.code.length === dims);
-  const t: CodeTable = { generation, model, dims, ids: new Int32Array(rows.length), scales: new Float32Array(rows.length), codes: new Int8Array(rows.length * dims) };
+  const ids = new Int32Array(rows.length);
+  const scales = new Float32Array(rows.length);
+  const codes = new Int8Array(rows.length * dims);
   rows.forEach((x, i) => {
-    t.ids[i] = x.id;
-    t.scales[i] = Number(x.code_scale);
-    t.codes.set(new Int8Array(x.code.buffer, x.code.byteOffset, dims), i * dims);
+    ids[i] = x.id;
+    scales[i] = Number(x.code_scale) / 127;
+    codes.set(new Int8Array(x.code.buffer, x.code.byteOffset, dims), i * dims);
   });
-  return t;
+  return { generation, model, dims, ids, scales, codes, simd: Int8Rows.fromCodes(codes, scales, dims) };
 }
 
-/** The ids of the `want` stored codes nearest `qv` by inner product (ties: lower id first). */
+/** The ids of the `want` stored codes nearest `qv` by inner product (ties: lower id first): the local store's int8 scan, in the client. */
 async function denseByCodes(sql: Sql, m: Map<string, string>, model: string, qv: Float32Array, want: number): Promise<number[]> {
   if (m.get('model') !== model) return [];
   const generation = m.get('generation') ?? '0';
@@ -955,37 +963,18 @@ async function denseByCodes(sql: Sql, m: Map<string, string>, model: string, qv:
     codeTables.set(sql, p);
     t = await p;
   }
-  const n = t.ids.length;
-  const score = new Float32Array(n);
-  const codes = t.codes;
-  const q = Float64Array.from(qv);
+  const table = t;
+  if (table.simd) return table.simd.top(table.ids.length, qv, want).map((h) => table.ids[h.docId]);
+  // no WebAssembly SIMD (or dimensions it cannot take): the IVF's JS loop over the same codes
+  const heap = new TopHeap(Math.max(1, want));
   const tail = dims - (dims % 4);
-  for (let i = 0; i < n; i++) {
-    let d0 = 0;
-    let d1 = 0;
-    let d2 = 0;
-    let d3 = 0;
-    const off = i * dims;
-    for (let k = 0; k < tail; k += 4) {
-      d0 += q[k] * codes[off + k];
-      d1 += q[k + 1] * codes[off + k + 1];
-      d2 += q[k + 2] * codes[off + k + 2];
-      d3 += q[k + 3] * codes[off + k + 3];
-    }
-    for (let k = tail; k < dims; k++) d0 += q[k] * codes[off + k];
-    score[i] = (d0 + d1 + d2 + d3) * (t.scales[i] / 127);
+  for (let i = 0; i < table.ids.length; i++) {
+    const x = dot8(table.codes, i * dims, qv, dims, tail) * table.scales[i];
+    if (x > heap.min) heap.push(i, x);
   }
-  // the best `want`, kept sorted (score down, then index up) as the scan goes: no sort of all n
-  const top: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const x = score[i];
-    if (x !== x || (top.length >= want && x <= score[top[top.length - 1]])) continue;
-    let at = top.length;
-    while (at > 0 && score[top[at - 1]] < x) at--;
-    top.splice(at, 0, i);
-    if (top.length > want) top.pop();
-  }
-  return top.map((i) => t!.ids[i]);
+  return Array.from({ length: heap.size }, (_, i) => ({ i: heap.ids[i], s: heap.scoreAt(i) }))
+    .sort((a, b) => b.s - a.s || a.i - b.i)
+    .map((h) => table.ids[h.i]);
 }
 
 /** Connections that have their HNSW search breadth set (once per connection, not per query). */
