@@ -8,18 +8,10 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { BIN, ROOT, startMcp, type ToolResult } from '../helpers/mcp-client';
 import { defaultTokenCounter } from '../../src/tokenizer/wordpiece';
 
-const ROOT = path.join(__dirname, '..', '..');
-const BIN = path.join(ROOT, 'bin', 'fathom.js');
-
-interface ToolResult {
-  content: Array<{ type: string; text: string }>;
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-}
 
 /** 36 locales (en and fr from the sample, 34 more), each with a long `banner.welcome` value. */
 const EXTRA = ['de', 'es', 'it', 'pt', 'pt-BR', 'nl', 'sv', 'da', 'nb', 'fi', 'pl', 'cs', 'sk', 'hu', 'ro', 'bg', 'el', 'tr', 'ru', 'uk', 'ja', 'ko', 'zh', 'zh-TW', 'ar', 'he', 'hi', 'th', 'vi', 'id', 'ms', 'ca', 'hr', 'sl'];
@@ -49,14 +41,7 @@ describe('fathom mcp: answers that fit, errors that say what to do (SDK client)'
 
   before(async () => {
     dir = workspace();
-    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--dir', dir, '--no-embed'], stderr: 'pipe', env: { ...process.env, FATHOM_MODEL_PATH: '' } as Record<string, string> });
-    client = new Client({ name: 'fathom-test', version: '0.0.0' });
-    await client.connect(transport);
-    for (let i = 0; i < 200; i++) {
-      const s = await call('status', {});
-      if (!(s.structuredContent!.folders as Array<{ indexing?: unknown }>)[0].indexing) break;
-      await sleep(50);
-    }
+    ({ client } = await startMcp([dir], { waitMs: 10_000 }));
   });
   after(async () => {
     await client?.close();

@@ -8,20 +8,12 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ROOT, startMcp, type McpSession, type ToolResult } from '../helpers/mcp-client';
 import { defaultTokenCounter } from '../../src/tokenizer/wordpiece';
 import type { AgentFolder } from '../../src/mcp/folder';
 import { describeTools, descriptions, inputShapes } from '../../src/mcp/tools';
 
-const ROOT = path.join(__dirname, '..', '..');
-const BIN = path.join(ROOT, 'bin', 'fathom.js');
-
-interface ToolResult {
-  content: Array<{ type: string; text: string }>;
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-}
 
 const LONG_LINES = 400;
 
@@ -39,19 +31,10 @@ function workspace(prefix: string): string {
   return dir;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const counter = defaultTokenCounter();
 
-async function open(dirs: string[]): Promise<{ client: Client; call: (name: string, args: Record<string, unknown>) => Promise<ToolResult> }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', ...dirs.flatMap((d) => ['--dir', d]), '--no-embed'], stderr: 'pipe', env: { ...process.env, FATHOM_MODEL_PATH: '' } as Record<string, string> });
-  const client = new Client({ name: 'fathom-test', version: '0.0.0' });
-  await client.connect(transport);
-  const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as unknown as ToolResult;
-  for (let i = 0; i < 400; i++) {
-    const s = await call('status', {});
-    if (!(s.structuredContent!.folders as Array<{ indexing?: unknown }>).some((f) => f.indexing)) break;
-    await sleep(50);
-  }
+async function open(dirs: string[]): Promise<{ client: Client; call: McpSession['call'] }> {
+  const { client, call } = await startMcp(dirs);
   return { client, call };
 }
 

@@ -6,21 +6,13 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ROOT, startMcp, type ToolResult } from '../helpers/mcp-client';
 import { LocalFolder } from '../../src/mcp/folder';
 import { runTool, stitch, ToolError } from '../../src/mcp/tools';
 import { defaultTokenCounter } from '../../src/tokenizer/wordpiece';
 import type { Chunk } from '../../src/chunkers/types';
 
-const ROOT = path.join(__dirname, '..', '..');
-const BIN = path.join(ROOT, 'bin', 'fathom.js');
-
-interface ToolResult {
-  content: Array<{ type: string; text: string }>;
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-}
 
 function copySample(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-mcp-'));
@@ -34,22 +26,14 @@ describe('fathom mcp over stdio (SDK client)', function () {
   this.timeout(60_000);
   let dir: string;
   let client: Client;
-  let stderr = '';
+  let stderr: () => string = () => '';
   const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as unknown as ToolResult;
 
   before(async () => {
     dir = copySample();
-    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--dir', dir, '--no-embed'], stderr: 'pipe', env: { ...process.env, FATHOM_MODEL_PATH: '' } as Record<string, string> });
-    transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-    client = new Client({ name: 'fathom-test', version: '0.0.0' });
-    await client.connect(transport);
-    // wait for the first pass: the status tool says when it is done
-    for (let i = 0; i < 200; i++) {
-      const s = await call('status', {});
-      const f = (s.structuredContent!.folders as Array<{ indexing?: unknown }>)[0];
-      if (!f.indexing) break;
-      await sleep(50);
-    }
+    const session = await startMcp([dir], { waitMs: 10_000 });
+    client = session.client;
+    stderr = session.stderr;
   });
   after(async () => {
     await client?.close();
@@ -282,7 +266,7 @@ describe('fathom mcp over stdio (SDK client)', function () {
         if (hits.some((h) => h.path === 'src/map/fresh.js') === want) return hits;
         await sleep(100);
       }
-      throw new Error(`"${query}" ${want ? 'never found' : 'still found'} (stderr: ${stderr})`);
+      throw new Error(`"${query}" ${want ? 'never found' : 'still found'} (stderr: ${stderr()})`);
     };
     const hits = await find(q, true);
     assert.equal(hits[0].path, 'src/map/fresh.js');
@@ -291,12 +275,12 @@ describe('fathom mcp over stdio (SDK client)', function () {
     await find(q, false);
     fs.rmSync(path.join(dir, 'src/map/fresh.js'));
     await find('zorpBlatherHandle', false);
-    assert.match(stderr, /updated/);
+    assert.match(stderr(), /updated/);
   });
 
   it('logs only to stderr: stdout carried nothing but the protocol', () => {
     // the SDK client parses every stdout line as JSON-RPC; a stray line would have failed a call
-    assert.match(stderr, /fathom mcp: serving/);
+    assert.match(stderr(), /fathom mcp: serving/);
   });
 });
 
