@@ -22,6 +22,12 @@ export interface McpRunOptions {
 /** Runs the server until stdin closes or SIGINT/SIGTERM; returns the exit code. */
 export async function runMcp(options: McpRunOptions): Promise<number> {
   const log = (m: string) => process.stderr.write(`fathom mcp: ${m}\n`);
+  // first of all: a signal that comes before a handler is there kills the process outright (the
+  // OS's default), with nothing closed or saved — a client may stop the server as soon as it speaks
+  const signalled = new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
   // stdout is the protocol: anything a library prints goes to stderr
   for (const k of ['log', 'info', 'debug', 'warn'] as const) console[k] = (...a: unknown[]) => process.stderr.write(`${util.format(...a)}\n`);
   const folders = options.dirs.map((d) => LocalFolder.open(d, { storeDir: options.storeDir, embedder: options.embedder, noEmbedderReason: options.noEmbedderReason, chunk: options.chunk, log }));
@@ -52,10 +58,6 @@ export async function runMcp(options: McpRunOptions): Promise<number> {
   };
   const fallback = setTimeout(start, 2000);
   server.server.oninitialized = start;
-  const signalled = new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
   await Promise.race([closed, signalled]);
   for (const f of folders) await f.close();
   await options.embedder?.dispose();
