@@ -37,7 +37,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { LocalFolder } from '../src/mcp/folder';
 import { createEmbedder, type Embedder } from '../src/index/embedder';
-import { DEFAULT_MAX_TOKENS, runTool } from '../src/mcp/tools';
+import { DEFAULT_MAX_TOKENS, runTool } from '../src/agent/tools';
 import { defaultTokenCounter } from '../src/tokenizer/wordpiece';
 import { hash } from './rng';
 
@@ -289,7 +289,10 @@ async function main(): Promise<void> {
   // --dev-only: the held-out tasks are not even run
   const tasks = devOnly ? loaded.tasks.filter((t) => t.split === 'dev') : loaded.tasks;
   const baselineDir = argValue('--baseline');
-  const baseTool = baselineDir ? ((await import(path.resolve(baselineDir, 'src/mcp/tools.ts'))) as { runTool: typeof runTool }).runTool : undefined;
+  // the tools live in src/agent/ (src/mcp/ in checkouts from before they moved below the service)
+  const baseToolFile = baselineDir ? ['src/agent/tools.ts', 'src/mcp/tools.ts'].map((f) => path.resolve(baselineDir, f)).find((f) => fs.existsSync(f)) : undefined;
+  if (baselineDir && !baseToolFile) throw new Error(`--baseline ${baselineDir}: neither src/agent/tools.ts nor src/mcp/tools.ts is there`);
+  const baseTool = baseToolFile ? ((await import(baseToolFile)) as { runTool: typeof runTool }).runTool : undefined;
   const base = new Map<Task, Answer>();
   say(`${tasks.length} tasks from ${Object.keys(status.trees).length} packages (${Object.entries(dropped).map(([k, v]) => `${v} patches: ${k}`).join(', ')}); unreachable: ${Object.keys(status.unreachable).join(', ') || 'none'}`);
   const fathom = new Map<Task, Answer>();

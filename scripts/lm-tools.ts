@@ -1,13 +1,13 @@
 /**
  * Writes package.json's `languageModelTools` from the agent tools' own definitions
- * (src/mcp/tools.ts: names, descriptions, input schemas), so the editor's tools and `fathom mcp`
+ * (src/agent/tools.ts: names, descriptions, input schemas), so the editor's tools and `fathom mcp`
  * never drift apart (test/unit/mcp-lmtools.test.ts checks they are equal).
  * Run: npx tsx scripts/lm-tools.ts
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { descriptions, inputShapes, TOOL_NAMES } from '../src/mcp/tools';
+import { descriptions, inputShapes, TOOL_NAMES } from '../src/agent/tools';
 
 const file = path.join(__dirname, '..', 'package.json');
 const pkg = JSON.parse(fs.readFileSync(file, 'utf8')) as { contributes: { languageModelTools?: Array<Record<string, unknown>> } };

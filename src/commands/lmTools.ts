@@ -1,9 +1,9 @@
 /**
  * Fathom's agent tools in the editor: the `languageModelTools` of package.json (`fathom_search`,
  * `fathom_similar`, `fathom_context`, `fathom_i18n`, `fathom_read`, `fathom_definitions`,
- * `fathom_references`, `fathom_files`, `fathom_status`; written from src/mcp/tools.ts by
+ * `fathom_references`, `fathom_files`, `fathom_status`; written from src/agent/tools.ts by
  * scripts/lm-tools.ts) registered with
- * `vscode.lm.registerTool` and answered by the worker (`tool` request → src/mcp/tools.ts, the
+ * `vscode.lm.registerTool` and answered by the worker (`tool` request → src/agent/tools.ts, the
  * same answers as `fathom mcp`), the budget taken from the invocation's `tokenizationOptions`.
  *
  * Where the editor offers it (VS Code 1.101+: `lm.registerMcpServerDefinitionProvider`), an

@@ -1,90 +1,26 @@
 /**
- * "An open folder" as the agent tools see it (`AgentFolder`), and the folder the `fathom mcp`
- * server keeps open (`LocalFolder`): its index loaded from the store, brought up to date in the
- * background, kept fresh by a file watcher, answered from while it indexes.
+ * The folder the `fathom mcp` server keeps open (`LocalFolder`): its index loaded from the store,
+ * brought up to date in the background, kept fresh by a file watcher, answered from while it
+ * indexes.
  *
- * The tools (tools.ts) only ever see `AgentFolder`, so the same answers come from this server
- * and from the extension's worker. `LocalFolder` is a thin host of a `FolderSession`
- * (src/service/session.ts: lock, load, index, apply changes, save, close): it adds only the
- * file watcher, the background first pass and the "still indexing" state.
+ * The tools (src/agent/tools.ts) only ever see `AgentFolder` (src/agent/folder.ts), so the same
+ * answers come from this server and from the extension's worker. `LocalFolder` is a thin host of
+ * a `FolderSession` (src/service/session.ts: lock, load, index, apply changes, save, close): it
+ * adds only the file watcher, the background first pass and the "still indexing" state.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Chunk, ChunkOptions } from '../chunkers/types';
 import type { Embedder } from '../index/embedder';
-import type { Engine, IndexProgress, SearchHit, SearchOptions } from '../index/engine';
+import type { Engine, SearchHit, SearchOptions } from '../index/engine';
 import { StoreLockedError } from '../index/store';
 import type { LookupResult } from '../i18n/types';
+import { engineChunks, engineChunksOf, enginePaths, type AgentFolder, type FolderState, type I18nAsk } from '../agent/folder';
 import { FolderSession } from '../service/session';
 import { NodeFileSource, type ReadResult } from '../workspace/source';
 import type { FileSelection } from '../workspace/files';
 import { errText } from '../util/errors';
 import { relativeIn, toRel } from '../util/paths';
-
-/** What a folder is doing and holds, for the `status` tool and the "still indexing" notes. */
-export interface FolderState {
-  root: string;
-  files: number;
-  skipped: number;
-  chunks: number;
-  vectors: number;
-  pendingVectors: number;
-  /** Set while the folder is (re)indexed: what is done so far. Answers cover only that. */
-  indexing?: { phase: IndexProgress['phase'] | 'load'; filesDone: number; filesTotal: number };
-  /** Vectors are computed in the background. */
-  embedding?: boolean;
-  /** Why there are no vectors (searches are keyword-only). */
-  keywordOnlyReason?: string;
-  /** Where the index is saved, or why it is not (held in memory only). */
-  store: string;
-  /** How the folder follows edits (the watcher, or why it cannot). */
-  watching: string;
-  /** Time of the last change applied from the watcher (ISO), if any. */
-  lastUpdate?: string;
-}
-
-export type I18nAsk = { op: 'string'; text: string; fromFile?: string; limit?: number } | { op: 'key'; key: string; fromFile?: string; limit?: number };
-
-/** One open workspace folder, as the agent tools use it. Paths are folder-relative with `/`. */
-export interface AgentFolder {
-  readonly root: string;
-  search(query: string, options: SearchOptions): Promise<SearchHit[]>;
-  similar(target: { path: string; line: number }, options: { k: number }): Promise<SearchHit[]>;
-  /** The file's chunks in order of start offset; undefined when the folder has no such file. */
-  chunksOf(rel: string): Chunk[] | undefined;
-  /** The folder's indexed files (not skipped ones), for matching query terms against paths. */
-  paths?(): Iterable<string>;
-  /** Why a file holds no chunks (skipped: binary, too large …), when it is known. */
-  skipOf(rel: string): { reason: string; detail: string } | undefined;
-  /** Applies the changes the watcher reported (hosts that follow edits themselves leave it out). */
-  refresh?(): Promise<void>;
-  /** Every chunk of the folder (for exact matches over the parsed units); absent where the host cannot list them. */
-  allChunks?(): Iterable<Chunk>;
-  /** Reads one file of the folder by the folder's one read policy (no link out of the folder is followed); absent where the host cannot read files. */
-  readFile?(rel: string, maxBytes: number): ReadResult;
-  i18n(ask: I18nAsk): Promise<LookupResult>;
-  state(): FolderState;
-}
-
-/** The indexed (not skipped) files of `engine`. */
-export function* enginePaths(engine: Engine): Iterable<string> {
-  for (const [p, rec] of engine.files) if (!rec.skipped && rec.docIds.length) yield p;
-}
-
-/** Every live chunk of `engine`. */
-export function* engineChunks(engine: Engine): Iterable<Chunk> {
-  for (const c of engine.chunks) if (c) yield c;
-}
-
-/** Chunks of one file of `engine`, ordered by start offset. */
-export function engineChunksOf(engine: Engine, rel: string): Chunk[] | undefined {
-  const rec = engine.files.get(rel);
-  if (!rec) return undefined;
-  return rec.docIds
-    .map((id) => engine.chunks.get(id))
-    .filter((c): c is Chunk => !!c)
-    .sort((a, b) => a.start.offset - b.start.offset || b.end.offset - a.end.offset);
-}
 
 export interface LocalFolderOptions {
   /** Where the index is saved; default `<root>/.fathom`. */
@@ -437,43 +373,4 @@ export class LocalFolder implements AgentFolder {
       lastUpdate: this.lastUpdate,
     };
   }
-}
-
-/**
- * An open `FolderSession` as the agent tools see it, for hosts that keep their own sessions (the
- * worker): `progress` says what its running index request has done, `i18n` how the host asks
- * (with its locale globs and embedder).
- */
-export function sessionAgentFolder(
-  session: FolderSession,
-  host: { progress: () => IndexProgress | undefined; i18n: (ask: I18nAsk) => Promise<LookupResult>; keywordOnlyReason?: string; watching: string },
-): AgentFolder {
-  return {
-    root: session.root,
-    search: (query, options) => session.search(query, options),
-    similar: (target, options) => session.similar(target, options),
-    chunksOf: (rel) => engineChunksOf(session.engine, rel),
-    paths: () => enginePaths(session.engine),
-    skipOf: (rel) => session.engine.files.get(rel)?.skipped,
-    allChunks: () => engineChunks(session.engine),
-    readFile: (rel, maxBytes) => session.source.read(rel, maxBytes),
-    i18n: host.i18n,
-    state: () => {
-      const s = session.status();
-      const p = host.progress();
-      return {
-        root: session.root,
-        files: s.files,
-        skipped: s.skipped,
-        chunks: s.chunks,
-        vectors: s.vectors,
-        pendingVectors: s.pendingVectors,
-        indexing: s.indexing ? { phase: p?.phase ?? 'scan', filesDone: p?.filesDone ?? 0, filesTotal: p?.filesTotal ?? 0 } : undefined,
-        embedding: s.embedding || undefined,
-        keywordOnlyReason: session.engine.vectors ? undefined : (host.keywordOnlyReason ?? session.engine.noEmbedderReason),
-        store: session.cannotSave ? `not saved (${session.cannotSave}): answered from memory` : (session.storeDir ?? 'not saved (no store)'),
-        watching: host.watching,
-      };
-    },
-  };
 }

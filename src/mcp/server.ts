@@ -8,8 +8,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { FrameLimiter, MAX_FRAME_BYTES } from './frames';
 import { CallToolRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { AgentFolder } from './folder';
-import { describeTools, inputShapes, outputShapes, runTool, TOOL_NAMES, ToolError } from './tools';
+import type { AgentFolder } from '../agent/folder';
+import { describeTools, inputShapes, outputShapes, runTool, TOOL_NAMES, ToolError } from '../agent/tools';
 import { errText } from '../util/errors';
 
 export const SERVER_NAME = 'fathom';

@@ -345,7 +345,7 @@ export class IndexClient {
     return this.request('status', {});
   }
 
-  /** One of Fathom's agent tools (src/mcp/tools.ts) over the open folders (`roots`, default all). */
+  /** One of Fathom's agent tools (src/agent/tools.ts) over the open folders (`roots`, default all). */
   tool(name: string, args: unknown, options: { roots?: string[]; signal?: AbortSignal } = {}): Promise<ToolResult> {
     return this.request('tool', { name, args, roots: options.roots }, options.signal);
   }

@@ -305,7 +305,7 @@ export type I18nAnswer =
 export type I18nAnswerOf<Op extends I18nQuery['op']> = Extract<I18nAnswer, { op: Op }>;
 
 /**
- * Client → worker: one of Fathom's agent tools (src/mcp/tools.ts: `search`, `similar`,
+ * Client → worker: one of Fathom's agent tools (src/agent/tools.ts: `search`, `similar`,
  * `context`, `i18n`, `status`) over the open folders (`roots`, default all), as the editor's
  * language-model tools call them; `args` as the model sent them (validated in the worker).
  * Answered by `ToolResult`: bad input is `isError` with the message, never a failed request.

@@ -33,8 +33,7 @@ import { CancelledError, FolderSession, type I18nConfig } from './session';
 import { RemoteIndex } from '../index/pgstore';
 import type { ToolRequest, ToolResult } from './protocol';
 import type { IndexProgress } from '../index/engine';
-import { sessionAgentFolder } from '../mcp/folder';
-import { runTool, ToolError } from '../mcp/tools';
+import { runSessionTool } from './agent-folder';
 import { errText } from '../util/errors';
 import { sharedChunkPool } from './chunk-pool';
 import { oxcStatus } from '../parse/oxc';
@@ -390,23 +389,7 @@ export class WorkerState {
     signal.throwIfAborted();
     // folders not open (yet) are left out: the tools say "no folder is open" when none is
     const open = req.roots ? req.roots.map((r) => this.sessions.get(path.resolve(r))).filter((s): s is FolderSession => !!s) : [...this.sessions.values()];
-    const folders = open.map((s) =>
-      sessionAgentFolder(s, {
-        progress: () => this.progressOf.get(s.root),
-        i18n: async (ask) => {
-          const a = await s.i18n(ask, { signal, embedder: this.embedder });
-          return a.result;
-        },
-        keywordOnlyReason: this.embedder ? undefined : this.keywordOnlyReason,
-        watching: "the editor's file watcher",
-      }),
-    );
-    try {
-      return await runTool(req.name, req.args, { folders });
-    } catch (err) {
-      if (err instanceof ToolError) return { text: err.message, structured: {}, isError: true };
-      throw err;
-    }
+    return runSessionTool(req, open, { progressOf: (root) => this.progressOf.get(root), embedder: this.embedder, keywordOnlyReason: this.keywordOnlyReason, signal });
   }
 
   // --- i18n ---------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { redact } from '../../src/index/pgstore';
 import { LocalFolder } from '../../src/mcp/folder';
-import { runTool } from '../../src/mcp/tools';
+import { runTool } from '../../src/agent/tools';
 import { NodeFileSource } from '../../src/workspace/source';
 
 const SECRET = 'zqxSecretOutsideWord';

@@ -5,9 +5,9 @@
 import { strict as assert } from 'node:assert';
 import type { Chunk } from '../../src/chunkers/types';
 import type { SearchHit, SearchOptions } from '../../src/index/engine';
-import { analyzeQuery } from '../../src/mcp/agent-query';
-import { bestLines, filePrior, isLocalePath, isProsePath, isTestPath, rankFiles } from '../../src/mcp/file-rank';
-import type { AgentFolder } from '../../src/mcp/folder';
+import { analyzeQuery } from '../../src/agent/agent-query';
+import { bestLines, filePrior, isLocalePath, isProsePath, isTestPath, rankFiles } from '../../src/agent/file-rank';
+import type { AgentFolder } from '../../src/agent/folder';
 
 function chunk(path: string, line: number, text: string, symbol?: string): Chunk {
   const lines = text.split('\n').length;

@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { IndexClient } from '../../src/service/client';
-import { descriptions, inputShapes, TOOL_NAMES } from '../../src/mcp/tools';
+import { descriptions, inputShapes, TOOL_NAMES } from '../../src/agent/tools';
 
 const ROOT = path.join(__dirname, '..', '..');
 const WORKER = path.join(ROOT, 'dist', 'worker.js');
@@ -26,7 +26,7 @@ describe('agent tools in the editor', () => {
       const t = declared.find((d) => d.name === `fathom_${n}`)!;
       const want = z.toJSONSchema(z.object(inputShapes[n]).strict()) as Record<string, unknown>;
       delete want.$schema;
-      assert.deepEqual(t.inputSchema, want, `${t.name}: regenerate its inputSchema from src/mcp/tools.ts`);
+      assert.deepEqual(t.inputSchema, want, `${t.name}: regenerate its inputSchema from src/agent/tools.ts`);
       assert.equal(t.modelDescription, descriptions[n].description);
     }
     assert.deepEqual(pkg.contributes.mcpServerDefinitionProviders.map((p) => p.id), ['fathom.mcp']);

@@ -11,8 +11,8 @@ import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ROOT, startMcp, type McpSession, type ToolResult } from '../helpers/mcp-client';
 import { defaultTokenCounter } from '../../src/tokenizer/wordpiece';
-import type { AgentFolder } from '../../src/mcp/folder';
-import { describeTools, descriptions, inputShapes } from '../../src/mcp/tools';
+import type { AgentFolder } from '../../src/agent/folder';
+import { describeTools, descriptions, inputShapes } from '../../src/agent/tools';
 
 
 const LONG_LINES = 400;

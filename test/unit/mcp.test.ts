@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ROOT, startMcp, type ToolResult } from '../helpers/mcp-client';
 import { LocalFolder } from '../../src/mcp/folder';
-import { runTool, stitch, ToolError } from '../../src/mcp/tools';
+import { runTool, stitch, ToolError } from '../../src/agent/tools';
 import { defaultTokenCounter } from '../../src/tokenizer/wordpiece';
 import type { Chunk } from '../../src/chunkers/types';
 

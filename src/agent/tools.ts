@@ -1,7 +1,7 @@
 /**
  * Fathom's tools for coding agents — `search`, `similar`, `context`, `i18n`, `read`,
  * `definitions`, `references`, `files`, `status` — as
- * plain functions over open folders (`AgentFolder`). The MCP server (server.ts) and the
+ * plain functions over open folders (`AgentFolder`). The MCP server (src/mcp/server.ts) and the
  * extension's language-model tools (answered by the worker) both call `runTool`, so an agent
  * gets the same answer from either.
  *
