@@ -153,7 +153,7 @@ describe('embedding hints: editor → worker', () => {
       await state.handle({ type: 'prioritize', id: 1, root: dir, paths: ['src/b.js'] });
       assert.deepEqual(posted.find((m) => m.id === 1)?.result, { pendingVectors: 0 });
       await state.handle({ type: 'index', id: 2, root: dir, storeDir: path.join(dir, '.fathom') });
-      const engine = (state as unknown as { sessions: Map<string, { engine: Engine }> }).sessions.get(path.resolve(dir))!.engine;
+      const engine = (state as unknown as { folders: { indexed: Map<string, { engine: Engine }> } }).folders.indexed.get(path.resolve(dir))!.engine;
       assert.deepEqual(engine.priority, ['src/b.js']);
       await state.handle({ type: 'prioritize', id: 3, root: dir, paths: ['src/a.js'] });
       assert.deepEqual(engine.priority, ['src/a.js'], 'an open folder takes a new hint at once');
