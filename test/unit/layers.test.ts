@@ -70,3 +70,10 @@ describe('layers: src/ imports point down', function () {
     assert.deepEqual(edges.filter((e) => e.from === 'i18n' && e.to === 'index').map((e) => e.file), []);
   });
 });
+
+describe('src/service/worker.ts stays protocol dispatch', function () {
+  it('at most 350 lines: what is not dispatch lives beside it (shared.ts, folders.ts, pacing.ts, agent-folder.ts)', () => {
+    const lines = fs.readFileSync(path.join(SRC, 'service', 'worker.ts'), 'utf8').trimEnd().split('\n').length;
+    assert.ok(lines <= 350, `src/service/worker.ts has ${lines} lines (at most 350): move what is not the dispatch of requests out of it`);
+  });
+});
