@@ -18,8 +18,8 @@
  * rest its other texts. A file that is not well-formed XML is reported with its line.
  */
 import { canonicalLocale, isLocaleCode } from '../locale-code';
-import type { I18nProblem } from '../types';
-import { buildEntries, type Leaf, type LocaleFormat } from './common';
+import type { I18nProblem, Leaf } from '../types';
+import { buildEntries, type LocaleFormat } from './common';
 import { inner, shown, tags, readXml, type XNode } from './xml';
 
 /**

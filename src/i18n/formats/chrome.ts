@@ -6,8 +6,8 @@
 import * as jsonc from 'jsonc-parser';
 import { SourceText } from '../../parse/source';
 import { canonicalLocale, isLocaleCode } from '../locale-code';
-import type { I18nProblem } from '../types';
-import { buildEntries, unreadable, type Leaf, type LocaleFormat } from './common';
+import type { I18nProblem, Leaf } from '../types';
+import { buildEntries, unreadable, type LocaleFormat } from './common';
 
 const PATH = /(?:^|\/)_locales\/([^/]+)\/messages\.json$/i;
 

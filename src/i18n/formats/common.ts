@@ -3,26 +3,7 @@
  * twice reported once, the last one wins), and the file a reader gives back when it cannot read.
  */
 import { SourceText } from '../../parse/source';
-import type { LocaleEntry, LocaleFile } from '../locales';
-import type { I18nProblem } from '../types';
-
-/** One message as a reader finds it: its key path, value and the offsets of both (inside any quotes). */
-export interface Leaf {
-  path: string;
-  value: string;
-  vs: number;
-  ve: number;
-  ks: number;
-  ke: number;
-  /** Other texts the message is shown as (Fluent variants). */
-  also?: string[];
-  /** Set for a locale that the file repeats from elsewhere (XLIFF sources): kept only when no other file gives it. */
-  derived?: boolean;
-  /** Not to be translated (see `LocaleEntry.fixed`). */
-  fixed?: boolean;
-  /** Overrides the file's locale (XLIFF source and target, multi-locale YAML). */
-  locale?: string;
-}
+import type { I18nProblem, Leaf, LocaleEntry, LocaleFile } from '../types';
 
 export interface ReadContext {
   /** The locale-glob test, when the user gave globs. */

@@ -9,8 +9,8 @@
 import { parse, type Pattern, type PatternElement } from '@fluent/syntax';
 import { SourceText } from '../../parse/source';
 import { identifyStem } from '../locale-code';
-import type { I18nProblem } from '../types';
-import { buildEntries, errText, unreadable, type Leaf, type LocaleFormat } from './common';
+import type { I18nProblem, Leaf } from '../types';
+import { buildEntries, errText, unreadable, type LocaleFormat } from './common';
 
 const EXT = /\.ftl$/i;
 

@@ -4,7 +4,6 @@
  * runs it and turns a failure into a problem, never an exception or a silent skip.
  */
 import { SourceText } from '../../parse/source';
-import type { LocaleFile } from '../locales';
 import { identifyStem } from '../locale-code';
 import { androidFormat } from './android';
 import { appleStringsFormat, xcstringsFormat } from './apple';
@@ -20,6 +19,7 @@ import { resxFormat } from './resx';
 import { tomlFormat } from './toml';
 import { xliffFormat } from './xliff';
 import { yamlFormat } from './yaml';
+import type { LocaleFile } from '../types';
 
 export type { LocaleFormat, ReadContext } from './common';
 

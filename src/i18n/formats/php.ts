@@ -9,8 +9,8 @@
 import { Engine } from 'php-parser';
 import { SourceText } from '../../parse/source';
 import { canonicalLocale, I18N_DIRS, isLocaleCode } from '../locale-code';
-import type { I18nProblem } from '../types';
-import { buildEntries, errText, unreadable, type Leaf, type LocaleFormat } from './common';
+import type { I18nProblem, Leaf } from '../types';
+import { buildEntries, errText, unreadable, type LocaleFormat } from './common';
 
 const EXT = /\.php$/i;
 

@@ -13,10 +13,9 @@
  * rest of the file is read. `#~` obsolete entries are not messages.
  */
 import { SourceText } from '../../parse/source';
-import type { LocaleFile } from '../locales';
 import { canonicalLocale, identifyStem, isLocaleCode } from '../locale-code';
-import type { I18nProblem } from '../types';
-import { buildEntries, type Leaf, type LocaleFormat } from './common';
+import type { I18nProblem, Leaf, LocaleFile } from '../types';
+import { buildEntries, type LocaleFormat } from './common';
 
 const EXT = /\.pot?$/i;
 

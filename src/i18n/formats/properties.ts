@@ -13,8 +13,8 @@
  */
 import { SourceText } from '../../parse/source';
 import { canonicalLocale, inI18nDir, isLocaleCode } from '../locale-code';
-import type { I18nProblem } from '../types';
-import { buildEntries, type Leaf, type LocaleFormat } from './common';
+import type { I18nProblem, Leaf } from '../types';
+import { buildEntries, type LocaleFormat } from './common';
 
 const EXT = /\.properties$/i;
 

@@ -19,8 +19,8 @@
  * closed is reported with its line and column, and the file is not read.
  */
 import { canonicalLocale, isLocaleCode } from '../locale-code';
-import type { I18nProblem } from '../types';
-import { buildEntries, type Leaf, type LocaleFormat } from './common';
+import type { I18nProblem, Leaf } from '../types';
+import { buildEntries, type LocaleFormat } from './common';
 import { child, inner, shown, tags, readXml, type XNode } from './xml';
 
 const EXT = /\.ts$/i;

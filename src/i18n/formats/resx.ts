@@ -18,8 +18,8 @@
  * Keys have no namespace: two resource files of an app share their key names.
  */
 import { canonicalLocale, isLocaleCode } from '../locale-code';
-import type { I18nProblem } from '../types';
-import { buildEntries, unreadable, type Leaf, type LocaleFormat } from './common';
+import type { I18nProblem, Leaf } from '../types';
+import { buildEntries, unreadable, type LocaleFormat } from './common';
 import { child, inner, shown, tags, readXml, type XNode } from './xml';
 
 const EXT = /\.(?:resx|resw)$/i;

@@ -30,8 +30,8 @@
  */
 import { SourceText } from '../../parse/source';
 import { identifyStem, inI18nDir } from '../locale-code';
-import type { I18nProblem } from '../types';
-import { buildEntries, unreadable, type Leaf, type LocaleFormat } from './common';
+import type { I18nProblem, Leaf } from '../types';
+import { buildEntries, unreadable, type LocaleFormat } from './common';
 
 const EXT = /\.toml$/i;
 /** CLDR's plural categories, as go-i18n and Hugo name a message's forms. */

@@ -14,8 +14,8 @@
  * line and column, and the file is not read.
  */
 import { canonicalLocale, identifyStem, isLocaleCode } from '../locale-code';
-import type { I18nProblem } from '../types';
-import { buildEntries, unreadable, type Leaf, type LocaleFormat } from './common';
+import type { I18nProblem, Leaf } from '../types';
+import { buildEntries, unreadable, type LocaleFormat } from './common';
 import { child, inner, shown, tags, readXml, type XNode } from './xml';
 
 const EXT = /\.(?:xlf|xliff)$/i;

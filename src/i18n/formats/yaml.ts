@@ -12,10 +12,9 @@
  */
 import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node as YNode } from 'yaml';
 import { SourceText } from '../../parse/source';
-import type { LocaleFile } from '../locales';
 import { canonicalLocale, identifyStem, inI18nDir, isLocaleCode } from '../locale-code';
-import type { I18nProblem } from '../types';
-import { buildEntries, errText, unreadable, type Leaf, type LocaleFormat } from './common';
+import type { I18nProblem, Leaf, LocaleFile } from '../types';
+import { buildEntries, errText, unreadable, type LocaleFormat } from './common';
 
 const EXT = /\.ya?ml$/i;
 const MAX_DEPTH = 64;
