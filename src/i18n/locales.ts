@@ -40,6 +40,7 @@ import { classifyJson, classifyJsonPath, isLocaleName } from '../parse/json-clas
 import { MAX_JSON_DEPTH, scanDepth } from '../parse/json-tree';
 import { SourceText } from '../parse/source';
 import { chromeFormat } from './formats/chrome';
+import { JSON_FILE } from './formats/index';
 import { json5Leaves } from './formats/json5';
 import { yamlLeaves } from './formats/yaml';
 import { canonicalLocale, identifyStem, inI18nDir, type LocaleIdentity } from './locale-code';
@@ -68,7 +69,7 @@ export function toLocaleValue(e: LocaleEntry, lines: SourceText): LocaleValue {
   };
 }
 
-const LOCALE_EXT = /\.(?:json|jsonc|json5)$/i;
+const LOCALE_EXT = JSON_FILE;
 
 /**
  * The locale (and namespace) a path names, or undefined. Does not look at the content, except

@@ -18,6 +18,7 @@ export function chromeLocale(rel: string): string | undefined {
 
 export const chromeFormat: LocaleFormat = {
   name: 'WebExtension messages.json',
+  extensions: ['json'],
   claims(rel, ctx) {
     return PATH.test(rel) && (!ctx.matchesGlobs || ctx.matchesGlobs(rel));
   },

@@ -13,10 +13,28 @@ export interface ReadContext {
 /** A locale format: which paths it reads, and how. */
 export interface LocaleFormat {
   name: string;
+  /**
+   * The extensions of its files, lower case, without the dot. Every test that picks locale
+   * files by name is built from these (`isLocaleFileName`, formats/index.ts), and so is the
+   * format's own extension test (`extensionTest`).
+   */
+  extensions: readonly string[];
+  /**
+   * Code shares the extension (`.ts` is TypeScript as well as Qt Linguist, `.php` code as well
+   * as a Laravel `lang/<locale>/` array, `.xml` anything as well as Android's `res/values*`): a
+   * name is a locale file of this format only when `claims` says so. Unset: the extension alone
+   * makes a name a locale file.
+   */
+  sharedExtension?: boolean;
   /** Could this path be a file of this format (by its path alone)? Cheap: called for every walked file. */
   claims(rel: string, ctx: ReadContext): boolean;
   /** The file's messages, undefined when it is not a locale file after all; never throws. */
   read(rel: string, text: string, ctx: ReadContext): LocaleFile | undefined;
+}
+
+/** The test of a path ending in one of `extensions` (lower case, no dot), any case; group 1 is the extension. */
+export function extensionTest(extensions: readonly string[]): RegExp {
+  return new RegExp(`\\.(${extensions.map((e) => e.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`, 'i');
 }
 
 /**
