@@ -27,7 +27,9 @@ import { RE2JS } from 're2js';
 import { parse as parseYaml } from 'yaml';
 import { canonicalLocale } from './locale-code';
 import type { FileSource } from '../workspace/source';
-import type { I18nProblem } from './types';
+import type { I18nProblem, UsagePatterns } from './types';
+
+export type { UsagePatterns } from './types';
 
 export const ALLY_SETTINGS = '.vscode/settings.json';
 export const ALLY_CUSTOM = '.vscode/i18n-ally-custom-framework.yml';
@@ -44,16 +46,6 @@ export const MAX_CONFIG_BYTES = 256 * 1024;
  * dashes, brackets, slashes and colons), lazily.
  */
 const KEY_PATTERN = '[\\w.\\- \\[\\]/:]*?';
-
-/** The custom framework's usage regexes, as the index and the chunk threads are given them (plain data). */
-export interface UsagePatterns {
-  /** The regexes with `{key}` replaced, each checked to compile on RE2JS. */
-  regexes: string[];
-  /** VS Code language ids they apply to; undefined: every file whose usages are looked for. */
-  languageIds?: string[];
-  /** In those languages, only these regexes find usages. */
-  monopoly?: boolean;
-}
 
 /** What i18n Ally's configuration gives Fathom. */
 export interface AllyConfig {

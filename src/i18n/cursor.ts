@@ -17,7 +17,7 @@ import { parse as parseSfc } from '@vue/compiler-sfc';
 import * as jsonc from 'jsonc-parser';
 import { SourceText } from '../parse/source';
 import type { StringAtResult } from './types';
-import { parseScriptAst, parseTemplateExpression, walkAst } from './usages';
+import { parseScriptAst, parseTemplateExpression, walkAst } from './script-usages';
 
 type Lang = 'script' | 'vue' | 'json' | 'other';
 

@@ -22,12 +22,11 @@
  * changed (usages alone are cheaper: only their table is rebuilt).
  */
 import { SourceText } from '../parse/source';
-import { formatOf, readLocaleFormat, readLocaleJson, readLocaleScript, readSfcLocales, toLocaleValue, withLines, type LocaleEntry, type LocaleFile, type ScriptLocale } from './locales';
+import { formatOf, readLocaleFormat, readLocaleJson, readLocaleScript, readSfcLocales, toLocaleValue, withLines, type ScriptLocale } from './locales';
 import { boundedDistance, deletions, hasPlaceholder, normalize, PLACEHOLDER, placeholderPattern, tokens, typoBudget } from './normalize';
-import type { Candidate, HoverResult, I18nDiagnostic, I18nProblem, LookupOptions, LookupResult, MatchKind, TextEmbedder, Usage } from './types';
+import type { Candidate, HoverResult, I18nDiagnostic, I18nProblem, LocaleEntry, LocaleFile, LookupOptions, LookupResult, MatchKind, TextEmbedder, Usage, UsageOptions, UsagePatterns } from './types';
 import { checkHealth, sourceLocaleOf, type HealthReport } from './health';
-import { findUsages, type UsageOptions } from './usages';
-import type { UsagePatterns } from './ally';
+import { findUsages } from './usages';
 import { own } from './formats/common';
 import { undefinedIsNoFinding } from './frameworks/index';
 import { columnsToEntries, entriesToColumns, type EntryColumns } from './snapshot-codec';

@@ -40,49 +40,15 @@ import { classifyJson, classifyJsonPath, isLocaleName } from '../parse/json-clas
 import { MAX_JSON_DEPTH, scanDepth } from '../parse/json-tree';
 import { SourceText } from '../parse/source';
 import { chromeFormat } from './formats/chrome';
+import { JSON_FILE } from './formats/index';
 import { json5Leaves } from './formats/json5';
 import { yamlLeaves } from './formats/yaml';
 import { canonicalLocale, identifyStem, inI18nDir, type LocaleIdentity } from './locale-code';
-import type { I18nProblem, LocaleValue } from './types';
-import { parseScriptAst } from './usages';
+import type { I18nProblem, Leaf, LocaleEntry, LocaleFile, LocaleValue } from './types';
+import { parseScriptAst } from './script-usages';
 
 export { canonicalLocale, isLocaleCode, type LocaleIdentity } from './locale-code';
 export { formatOf, readLocaleFormat } from './formats/index';
-
-/**
- * One string leaf of a locale file. Ranges are kept as offsets (inside the quotes) and turned
- * into positions only for the candidates a lookup returns (`toLocaleValue`): a 50,000-key set
- * has hundreds of thousands of leaves, and four position objects each would dominate the heap.
- */
-export interface LocaleEntry {
-  locale: string;
-  file: string;
-  value: string;
-  namespace?: string;
-  /** Dotted key path. */
-  path: string;
-  /** Value text `[vs, ve)` and property name text `[ks, ke)`, inside their quotes. */
-  vs: number;
-  ve: number;
-  ks: number;
-  ke: number;
-  /** Other texts this message is shown as (Fluent variants). */
-  also?: string[];
-  /** A value the file repeats from the source (XLIFF `<source>` in a translation): dropped when another file gives it. */
-  derived?: boolean;
-  /** A message its author marked as not to translate (Android's `translatable="false"`): key health never says it missing or identical in another locale. */
-  fixed?: boolean;
-}
-
-export interface LocaleFile {
-  file: string;
-  entries: LocaleEntry[];
-  problems: I18nProblem[];
-  /** Set for a Vue SFC's `<i18n>` messages (component-local). */
-  component?: boolean;
-  /** The file's line table (offsets → positions). */
-  lines: SourceText;
-}
 
 /** A locale module as a chunk thread read it: the file without its line table (rebuilt from the text). null: not a locale module. */
 export type ScriptLocale = Omit<LocaleFile, 'lines'> | null;
@@ -103,7 +69,7 @@ export function toLocaleValue(e: LocaleEntry, lines: SourceText): LocaleValue {
   };
 }
 
-const LOCALE_EXT = /\.(?:json|jsonc|json5)$/i;
+const LOCALE_EXT = JSON_FILE;
 
 /**
  * The locale (and namespace) a path names, or undefined. Does not look at the content, except
@@ -151,16 +117,6 @@ const MAX_DEPTH = 64;
 function rangeOf(node: jsonc.Node, base: number): [number, number] {
   const inner = node.type === 'string' && node.length >= 2 ? 1 : 0;
   return [base + node.offset + inner, base + node.offset + node.length - inner];
-}
-
-interface Leaf {
-  path: string;
-  value: string;
-  /** Value and key text ranges, inside the quotes, relative to the parsed text. */
-  vs: number;
-  ve: number;
-  ks: number;
-  ke: number;
 }
 
 const isTree = (type: string | undefined) => type === 'object' || type === 'array' || type === 'ObjectExpression' || type === 'ArrayExpression';
@@ -260,7 +216,7 @@ function toEntries(ls: Leaf[], locale: string, namespace: string | undefined, sr
 }
 
 /** Leaves that each carry their locale (a multi-locale block) → entries, per locale. */
-function toEntriesByLocale(ls: Array<Leaf & { locale?: string }>, fallback: string, src: SourceText, file: string, problems: I18nProblem[]): LocaleEntry[] {
+function toEntriesByLocale(ls: Leaf[], fallback: string, src: SourceText, file: string, problems: I18nProblem[]): LocaleEntry[] {
   const by = new Map<string, Leaf[]>();
   for (const l of ls) {
     const loc = l.locale ?? fallback;

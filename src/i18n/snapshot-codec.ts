@@ -6,7 +6,7 @@
  * 256 MB of the snapshot's 517 MB of JSON, parsed on every CLI search. Columns of plain strings
  * and numbers are what JSON.parse reads fastest; nothing is decoded in JavaScript.
  */
-import type { LocaleEntry } from './locales';
+import type { LocaleEntry } from './types';
 
 /** Entries of one file as columns; `extra`: the optional fields an entry has, by entry. */
 export interface EntryColumns {

@@ -1,5 +1,10 @@
 /**
- * The data of i18n lookup: plain, serializable (it crosses the worker protocol as is).
+ * The data of i18n, in one file below everything else in i18n/ (the formats, the framework
+ * extractors, locales.ts and usages.ts all import it; it imports none of them):
+ * - what a lookup answers: plain, serializable (it crosses the worker protocol as is);
+ * - what the locale readers and usage extractors give back (`LocaleFile`, `LocaleEntry`, `Leaf`,
+ *   `Raw`) and the options they take: declared here, not in locales.ts or usages.ts, so that
+ *   formats/ and frameworks/ need nothing from the files that register them.
  *
  * Vocabulary:
  * - a **locale file** holds one locale's messages (`en.json`, `core_fr.json`,
@@ -18,8 +23,7 @@
  * Positions: offsets in UTF-16 code units of the file's text (BOM removed), lines 1-based,
  * columns 0-based, as everywhere in Fathom.
  */
-import type { Position } from '../parse/source';
-import type { UsagePatterns } from './ally';
+import type { Position, SourceText } from '../parse/source';
 
 export interface TextRange {
   start: Position;
@@ -151,4 +155,81 @@ export interface LookupOptions {
 export interface TextEmbedder {
   readonly id: string;
   embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+}
+
+/** The custom framework's usage regexes, as the index and the chunk threads are given them (plain data; read by ally.ts). */
+export interface UsagePatterns {
+  /** The regexes with `{key}` replaced, each checked to compile on RE2JS. */
+  regexes: string[];
+  /** VS Code language ids they apply to; undefined: every file whose usages are looked for. */
+  languageIds?: string[];
+  /** In those languages, only these regexes find usages. */
+  monopoly?: boolean;
+}
+
+/**
+ * One string leaf of a locale file. Ranges are kept as offsets (inside the quotes) and turned
+ * into positions only for the candidates a lookup returns (`toLocaleValue`): a 50,000-key set
+ * has hundreds of thousands of leaves, and four position objects each would dominate the heap.
+ */
+export interface LocaleEntry {
+  locale: string;
+  file: string;
+  value: string;
+  namespace?: string;
+  /** Dotted key path. */
+  path: string;
+  /** Value text `[vs, ve)` and property name text `[ks, ke)`, inside their quotes. */
+  vs: number;
+  ve: number;
+  ks: number;
+  ke: number;
+  /** Other texts this message is shown as (Fluent variants). */
+  also?: string[];
+  /** A value the file repeats from the source (XLIFF `<source>` in a translation): dropped when another file gives it. */
+  derived?: boolean;
+  /** A message its author marked as not to translate (Android's `translatable="false"`): key health never says it missing or identical in another locale. */
+  fixed?: boolean;
+}
+
+/**
+ * One message as a reader finds it, before it is an entry of a file: a `LocaleEntry` without
+ * the file and namespace (`buildEntries` adds them), whose locale is the file's unless set here
+ * (XLIFF source and target, multi-locale YAML and SFC blocks).
+ */
+export type Leaf = Omit<LocaleEntry, 'locale' | 'file' | 'namespace'> & { locale?: string };
+
+/** A locale file as read: its entries, its problems and its line table. */
+export interface LocaleFile {
+  file: string;
+  entries: LocaleEntry[];
+  problems: I18nProblem[];
+  /** Set for a Vue SFC's `<i18n>` messages (component-local). */
+  component?: boolean;
+  /** The file's line table (offsets → positions). */
+  lines: SourceText;
+}
+
+/** A usage as an extractor finds it: offsets in the file's text (usages.ts turns them into a `Usage`). */
+export interface Raw {
+  key: string;
+  namespace?: string;
+  dynamic: boolean;
+  via: string;
+  start: number;
+  end: number;
+}
+
+/** Options of usage extraction. */
+export interface UsageOptions {
+  /** A project's own translate functions (`translate`, `i18n.tr`, `__`): called with the key first. */
+  functions?: string[];
+  /**
+   * Also read the file as a locale module (`readLocaleScript`, `globbed`: it matched the
+   * user's locale globs), where a chunk thread parses it: the indexing thread then never loads
+   * Babel (compiling it a second time, in its own isolate, was ~5% of a cold index's CPU).
+   */
+  localeScript?: 'plain' | 'globbed';
+  /** i18n Ally's custom framework (`.vscode/i18n-ally-custom-framework.yml`): usage regexes run on RE2JS. */
+  patterns?: UsagePatterns;
 }

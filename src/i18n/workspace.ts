@@ -10,12 +10,13 @@ import { compileGlobs, splitGlobList } from '../workspace/glob';
 import { NodeFileSource, type FileSource, type ReadResult } from '../workspace/source';
 import { allyReader, readAllyConfig, withAlly } from './ally';
 import { I18nIndex, type I18nIndexOptions } from './index';
+import { JSON_FILE } from './formats/index';
 import { frameworkOf } from './frameworks/index';
 import { formatOf, identifyLocale, type ScriptLocale } from './locales';
 import type { I18nOptions, Usage } from './types';
 
 const SCRIPT = /\.(?:[cm]?[jt]sx?|vue)$/i;
-const JSONISH = /\.(?:json|jsonc|json5)$/i;
+const JSONISH = JSON_FILE;
 
 /** The locale-glob test, or undefined without globs. Globs are relative to the root, `/`-separated. */
 export function globMatcher(globs: string[] | undefined): ((rel: string) => boolean) | undefined {

@@ -27,6 +27,7 @@ import type { ChunkOptions } from '../chunkers/types';
 import type { I18nProblem, Usage } from '../i18n/types';
 import { ALLY_FILES, allyReader, readAllyConfig, withAlly, type AllyConfig, type UsagePatterns } from '../i18n/ally';
 import type { ScriptLocale } from '../i18n/locales';
+import { isLocaleFileName } from '../i18n/formats/index';
 import { decodeBytes } from '../parse/decode';
 import type { Embedder } from '../index/embedder';
 import { Engine, type FileChunker, type IndexHook, type IndexProgress, type SearchHit, type SearchOptions } from '../index/engine';
@@ -395,10 +396,10 @@ export class FolderSession {
       if (this.engine.applyRead(r)) changed++;
       if (i18n && i18nWants) this.i18nFeed(i18n, r);
     }
-    // a changed locale file changes the i18n text of every chunk using its keys; else only the updated files'
+    // a changed locale file (or a deleted one: no longer in the index) changes the i18n text of every chunk using its keys; else only the updated files'
     const locales = new Set(i18n?.index.localeFiles ?? []);
     const paths = changes.map((u) => toRel(u.rel));
-    this.refreshI18nText(paths.some((p) => locales.has(p) || /\.(?:json5?|ya?ml|po|properties|ftl|arb|xlf|xliff|xml|strings|xcstrings|resx|resw|toml)$/i.test(p)) ? undefined : paths);
+    this.refreshI18nText(paths.some((p) => locales.has(p) || isLocaleFileName(p, i18n?.index.options.matchesGlobs)) ? undefined : paths);
     this.afterChange();
     return { changed, problems, pendingVectors: this.engine.pendingVectors };
   }

@@ -3,12 +3,12 @@
  * the worker about, and what each diagnostic and its quick fix say. src/commands/i18nDiagnostics.ts
  * only asks, maps and shows.
  */
+import { isLocaleFileName } from '../i18n/formats/index';
 import type { I18nDiagnostic } from '../i18n/types';
 import type { JumpTarget } from './i18n';
 
-/** Files whose diagnostics are asked for: code of the frameworks Fathom reads usages of, and locale files. */
+/** Files whose diagnostics are asked for: code of the frameworks Fathom reads usages of, and locale files (`isLocaleFileName`, as the session picks them). */
 const CODE = /\.(?:[cm]?[jt]sx?|vue|svelte|html?|hbs|handlebars|php|erb|haml|slim|rb|dart|xml|py|jinja2?|java|kt|kts|scala|groovy|jspx?|tag|swift|mm?|cs|vb|cshtml|razor|xaml|rs|cpp|cc|cxx|h|hpp|qml|go|tmpl|gotmpl|gohtml)$/i;
-const LOCALE = /\.(?:json5?|jsonc|ya?ml|pot?|properties|xlf|xliff|ftl|arb|strings|xcstrings|resx|resw|toml)$/i;
 /** A cheap look at the text: no translation-looking call, no usage to check (the worker parses). */
 const MAYBE_USAGE =
   /\bt\s*\(|\$[_t]\b|translat|__\(|\b_\(|gettext|i18n|l10n|\.tr\b|\btr\s*\(|getMessage|getString|getText|GetString|keypath|i18nKey|\{\{\s*t\s|R\.(?:string|plurals|array)\.|@(?:string|plurals|array)\/|#\{|message\s*=\s*"\{|<(?:fmt|spring|s|bean):|Localized|localized|(?:[Ll]ocalizer|\b[LT])\[\s*["'@$]|Resources?\.|Strings\.|x:Static|x:Uid|\b(?:t|tr|fl)!\s*[([{]|qsTr|QT_TR|(?:oader|OADER)(?:\(\))?\.get|MessageID|\bT\s+["`]/;
@@ -22,7 +22,7 @@ export function diagnosticsEnabled(value: unknown): boolean {
 }
 
 export function wantsDiagnostics(fileName: string, text: string): boolean {
-  if (LOCALE.test(fileName)) return true;
+  if (isLocaleFileName(fileName)) return true;
   return CODE.test(fileName) && MAYBE_USAGE.test(text);
 }
 

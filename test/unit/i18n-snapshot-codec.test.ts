@@ -3,7 +3,7 @@
  * out, field for field; damage throws.
  */
 import * as assert from 'node:assert/strict';
-import type { LocaleEntry } from '../../src/i18n/locales';
+import type { LocaleEntry } from '../../src/i18n/types';
 import { I18nIndex } from '../../src/i18n/index';
 import { columnsToEntries, entriesToColumns } from '../../src/i18n/snapshot-codec';
 

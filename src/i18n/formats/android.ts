@@ -18,8 +18,8 @@
  * rest its other texts. A file that is not well-formed XML is reported with its line.
  */
 import { canonicalLocale, isLocaleCode } from '../locale-code';
-import type { I18nProblem } from '../types';
-import { buildEntries, type Leaf, type LocaleFormat } from './common';
+import type { I18nProblem, Leaf } from '../types';
+import { buildEntries, extensionTest, type LocaleFormat } from './common';
 import { inner, shown, tags, readXml, type XNode } from './xml';
 
 /**
@@ -89,10 +89,15 @@ function nameRange(text: string, el: XNode, name: string): [number, number] {
 /** `translatable="false"`: a message the app shows as written in every locale. */
 const fixed = (el: XNode): { fixed?: true } => (el.attribs?.translatable === 'false' ? { fixed: true } : {});
 
+const EXTENSIONS = ['xml'];
+const EXT = extensionTest(EXTENSIONS);
+
 export const androidFormat: LocaleFormat = {
   name: 'Android string resources',
+  extensions: EXTENSIONS,
+  sharedExtension: true,
   claims(rel, ctx) {
-    if (!/\.xml$/i.test(rel)) return false;
+    if (!EXT.test(rel)) return false;
     if (ctx.matchesGlobs) return ctx.matchesGlobs(rel);
     return ANDROID_VALUES.test(rel);
   },

@@ -28,11 +28,13 @@
 import * as jsonc from 'jsonc-parser';
 import { SourceText } from '../../parse/source';
 import { canonicalLocale, identifyStem, isLocaleCode } from '../locale-code';
-import type { I18nProblem } from '../types';
-import { buildEntries, unreadable, type Leaf, type LocaleFormat } from './common';
+import type { I18nProblem, Leaf } from '../types';
+import { buildEntries, extensionTest, unreadable, type LocaleFormat } from './common';
 
-const STRINGS = /\.strings$/i;
-const XCSTRINGS = /\.xcstrings$/i;
+const STRINGS_EXTENSIONS = ['strings'];
+const STRINGS = extensionTest(STRINGS_EXTENSIONS);
+const XCSTRINGS_EXTENSIONS = ['xcstrings'];
+const XCSTRINGS = extensionTest(XCSTRINGS_EXTENSIONS);
 
 /** `.lproj` folders named by language before Xcode took locale codes. */
 const LEGACY_LPROJ = new Map([['English', 'en'], ['French', 'fr'], ['German', 'de'], ['Italian', 'it'], ['Japanese', 'ja'], ['Spanish', 'es'], ['Dutch', 'nl']]);
@@ -136,6 +138,7 @@ function parseStrings(text: string): Leaf[] {
 
 export const appleStringsFormat: LocaleFormat = {
   name: 'Apple .strings',
+  extensions: STRINGS_EXTENSIONS,
   claims(rel, ctx) {
     if (!STRINGS.test(rel)) return false;
     return ctx.matchesGlobs ? ctx.matchesGlobs(rel) : lprojLocale(rel) !== undefined;
@@ -174,6 +177,7 @@ function shownValues(node: jsonc.Node | undefined): jsonc.Node[] {
 
 export const xcstringsFormat: LocaleFormat = {
   name: 'Xcode String Catalog',
+  extensions: XCSTRINGS_EXTENSIONS,
   claims(rel, ctx) {
     return XCSTRINGS.test(rel) && (!ctx.matchesGlobs || ctx.matchesGlobs(rel));
   },

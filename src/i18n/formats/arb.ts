@@ -7,13 +7,15 @@
 import * as jsonc from 'jsonc-parser';
 import { SourceText } from '../../parse/source';
 import { canonicalLocale, identifyStem, isLocaleCode } from '../locale-code';
-import type { I18nProblem } from '../types';
-import { buildEntries, unreadable, type Leaf, type LocaleFormat } from './common';
+import type { I18nProblem, Leaf } from '../types';
+import { buildEntries, extensionTest, type LocaleFormat, unreadable } from './common';
 
-const EXT = /\.arb$/i;
+const EXTENSIONS = ['arb'];
+const EXT = extensionTest(EXTENSIONS);
 
 export const arbFormat: LocaleFormat = {
   name: 'Flutter ARB',
+  extensions: EXTENSIONS,
   claims(rel, ctx) {
     return EXT.test(rel) && (!ctx.matchesGlobs || ctx.matchesGlobs(rel));
   },

@@ -6,8 +6,8 @@
 import * as jsonc from 'jsonc-parser';
 import { SourceText } from '../../parse/source';
 import { canonicalLocale, isLocaleCode } from '../locale-code';
-import type { I18nProblem } from '../types';
-import { buildEntries, unreadable, type Leaf, type LocaleFormat } from './common';
+import type { I18nProblem, Leaf } from '../types';
+import { buildEntries, unreadable, type LocaleFormat } from './common';
 
 const PATH = /(?:^|\/)_locales\/([^/]+)\/messages\.json$/i;
 
@@ -18,6 +18,7 @@ export function chromeLocale(rel: string): string | undefined {
 
 export const chromeFormat: LocaleFormat = {
   name: 'WebExtension messages.json',
+  extensions: ['json'],
   claims(rel, ctx) {
     return PATH.test(rel) && (!ctx.matchesGlobs || ctx.matchesGlobs(rel));
   },

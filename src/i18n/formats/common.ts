@@ -3,26 +3,7 @@
  * twice reported once, the last one wins), and the file a reader gives back when it cannot read.
  */
 import { SourceText } from '../../parse/source';
-import type { LocaleEntry, LocaleFile } from '../locales';
-import type { I18nProblem } from '../types';
-
-/** One message as a reader finds it: its key path, value and the offsets of both (inside any quotes). */
-export interface Leaf {
-  path: string;
-  value: string;
-  vs: number;
-  ve: number;
-  ks: number;
-  ke: number;
-  /** Other texts the message is shown as (Fluent variants). */
-  also?: string[];
-  /** Set for a locale that the file repeats from elsewhere (XLIFF sources): kept only when no other file gives it. */
-  derived?: boolean;
-  /** Not to be translated (see `LocaleEntry.fixed`). */
-  fixed?: boolean;
-  /** Overrides the file's locale (XLIFF source and target, multi-locale YAML). */
-  locale?: string;
-}
+import type { I18nProblem, Leaf, LocaleEntry, LocaleFile } from '../types';
 
 export interface ReadContext {
   /** The locale-glob test, when the user gave globs. */
@@ -32,10 +13,28 @@ export interface ReadContext {
 /** A locale format: which paths it reads, and how. */
 export interface LocaleFormat {
   name: string;
+  /**
+   * The extensions of its files, lower case, without the dot. Every test that picks locale
+   * files by name is built from these (`isLocaleFileName`, formats/index.ts), and so is the
+   * format's own extension test (`extensionTest`).
+   */
+  extensions: readonly string[];
+  /**
+   * Code shares the extension (`.ts` is TypeScript as well as Qt Linguist, `.php` code as well
+   * as a Laravel `lang/<locale>/` array, `.xml` anything as well as Android's `res/values*`): a
+   * name is a locale file of this format only when `claims` says so. Unset: the extension alone
+   * makes a name a locale file.
+   */
+  sharedExtension?: boolean;
   /** Could this path be a file of this format (by its path alone)? Cheap: called for every walked file. */
   claims(rel: string, ctx: ReadContext): boolean;
   /** The file's messages, undefined when it is not a locale file after all; never throws. */
   read(rel: string, text: string, ctx: ReadContext): LocaleFile | undefined;
+}
+
+/** The test of a path ending in one of `extensions` (lower case, no dot), any case; group 1 is the extension. */
+export function extensionTest(extensions: readonly string[]): RegExp {
+  return new RegExp(`\\.(${extensions.map((e) => e.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`, 'i');
 }
 
 /**

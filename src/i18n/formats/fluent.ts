@@ -9,10 +9,11 @@
 import { parse, type Pattern, type PatternElement } from '@fluent/syntax';
 import { SourceText } from '../../parse/source';
 import { identifyStem } from '../locale-code';
-import type { I18nProblem } from '../types';
-import { buildEntries, errText, unreadable, type Leaf, type LocaleFormat } from './common';
+import type { I18nProblem, Leaf } from '../types';
+import { buildEntries, errText, extensionTest, type LocaleFormat, unreadable } from './common';
 
-const EXT = /\.ftl$/i;
+const EXTENSIONS = ['ftl'];
+const EXT = extensionTest(EXTENSIONS);
 
 /** A pattern as shown (default variants), and each variant's text. */
 function show(p: Pattern, text: string, variants: string[], depth = 0): string {
@@ -31,6 +32,7 @@ function show(p: Pattern, text: string, variants: string[], depth = 0): string {
 
 export const fluentFormat: LocaleFormat = {
   name: 'Fluent',
+  extensions: EXTENSIONS,
   claims(rel, ctx) {
     return EXT.test(rel) && (!ctx.matchesGlobs || ctx.matchesGlobs(rel));
   },

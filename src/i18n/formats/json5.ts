@@ -7,7 +7,8 @@
  */
 import { parseExpression } from '@babel/parser';
 import type * as t from '@babel/types';
-import { errText, type Leaf } from './common';
+import { errText } from './common';
+import type { Leaf } from '../types';
 
 const MAX_DEPTH = 64;
 

@@ -9,10 +9,11 @@
 import { Engine } from 'php-parser';
 import { SourceText } from '../../parse/source';
 import { canonicalLocale, I18N_DIRS, isLocaleCode } from '../locale-code';
-import type { I18nProblem } from '../types';
-import { buildEntries, errText, unreadable, type Leaf, type LocaleFormat } from './common';
+import type { I18nProblem, Leaf } from '../types';
+import { buildEntries, errText, extensionTest, type LocaleFormat, unreadable } from './common';
 
-const EXT = /\.php$/i;
+const EXTENSIONS = ['php'];
+const EXT = extensionTest(EXTENSIONS);
 
 interface PNode {
   kind: string;
@@ -46,6 +47,8 @@ function strOf(n: PNode | null | undefined): string | undefined {
 
 export const phpFormat: LocaleFormat = {
   name: 'PHP array',
+  extensions: EXTENSIONS,
+  sharedExtension: true,
   claims(rel, ctx) {
     if (!EXT.test(rel)) return false;
     if (ctx.matchesGlobs) return ctx.matchesGlobs(rel);

@@ -13,12 +13,12 @@
  * rest of the file is read. `#~` obsolete entries are not messages.
  */
 import { SourceText } from '../../parse/source';
-import type { LocaleFile } from '../locales';
 import { canonicalLocale, identifyStem, isLocaleCode } from '../locale-code';
-import type { I18nProblem } from '../types';
-import { buildEntries, type Leaf, type LocaleFormat } from './common';
+import type { I18nProblem, Leaf, LocaleFile } from '../types';
+import { buildEntries, extensionTest, type LocaleFormat } from './common';
 
-const EXT = /\.pot?$/i;
+const EXTENSIONS = ['po', 'pot'];
+const EXT = extensionTest(EXTENSIONS);
 
 interface Str {
   value: string;
@@ -165,6 +165,7 @@ const GETTEXT_LOCALE = /^[a-z]{2,3}(?:[_-](?:[A-Za-z]{4}|[A-Za-z]{2}|\d{3}))?(?:
 
 export const poFormat: LocaleFormat = {
   name: 'gettext PO',
+  extensions: EXTENSIONS,
   claims(rel, ctx) {
     return EXT.test(rel) && (!ctx.matchesGlobs || ctx.matchesGlobs(rel));
   },

@@ -13,10 +13,11 @@
  */
 import { SourceText } from '../../parse/source';
 import { canonicalLocale, inI18nDir, isLocaleCode } from '../locale-code';
-import type { I18nProblem } from '../types';
-import { buildEntries, type Leaf, type LocaleFormat } from './common';
+import type { I18nProblem, Leaf } from '../types';
+import { buildEntries, extensionTest, type LocaleFormat } from './common';
 
-const EXT = /\.properties$/i;
+const EXTENSIONS = ['properties'];
+const EXT = extensionTest(EXTENSIONS);
 
 /** The bundle locale of a path: `i18n_en_US` → `en-US`, a base bundle in an i18n folder → `und`. */
 export function propertiesLocale(rel: string): string | undefined {
@@ -111,6 +112,7 @@ export function parseProperties(rel: string, text: string): { leaves: Leaf[]; pr
 
 export const propertiesFormat: LocaleFormat = {
   name: '.properties',
+  extensions: EXTENSIONS,
   claims(rel, ctx) {
     if (!EXT.test(rel)) return false;
     if (ctx.matchesGlobs) return ctx.matchesGlobs(rel);

@@ -19,11 +19,12 @@
  * closed is reported with its line and column, and the file is not read.
  */
 import { canonicalLocale, isLocaleCode } from '../locale-code';
-import type { I18nProblem } from '../types';
-import { buildEntries, type Leaf, type LocaleFormat } from './common';
+import type { I18nProblem, Leaf } from '../types';
+import { buildEntries, extensionTest, type LocaleFormat } from './common';
 import { child, inner, shown, tags, readXml, type XNode } from './xml';
 
-const EXT = /\.ts$/i;
+const EXTENSIONS = ['ts'];
+const EXT = extensionTest(EXTENSIONS);
 /** The start of a Qt Linguist file: an optional BOM, XML declaration and doctype, then the `<TS>` root. */
 const TS_ROOT = /^\uFEFF?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!DOCTYPE\s+TS\b[^>]*>\s*)?<TS[\s>]/;
 
@@ -52,6 +53,8 @@ const norm = (l: string | undefined) => (l && isLocaleCode(l) ? canonicalLocale(
 
 export const qtTsFormat: LocaleFormat = {
   name: 'Qt Linguist',
+  extensions: EXTENSIONS,
+  sharedExtension: true,
   claims(rel, ctx) {
     return qtNameLocale(rel) !== undefined && (!ctx.matchesGlobs || ctx.matchesGlobs(rel));
   },

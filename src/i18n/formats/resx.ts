@@ -18,11 +18,12 @@
  * Keys have no namespace: two resource files of an app share their key names.
  */
 import { canonicalLocale, isLocaleCode } from '../locale-code';
-import type { I18nProblem } from '../types';
-import { buildEntries, unreadable, type Leaf, type LocaleFormat } from './common';
+import type { I18nProblem, Leaf } from '../types';
+import { buildEntries, extensionTest, type LocaleFormat, unreadable } from './common';
 import { child, inner, shown, tags, readXml, type XNode } from './xml';
 
-const EXT = /\.(?:resx|resw)$/i;
+const EXTENSIONS = ['resx', 'resw'];
+const EXT = extensionTest(EXTENSIONS);
 /** MRT's qualifier before a culture (`Strings/language-fr/`, `Resources.lang-fr.resw`). */
 const QUALIFIER = /^(?:language|lang)-/i;
 
@@ -52,6 +53,7 @@ function nameRange(text: string, el: XNode): [number, number] {
 
 export const resxFormat: LocaleFormat = {
   name: '.NET resources',
+  extensions: EXTENSIONS,
   claims(rel, ctx) {
     return EXT.test(rel) && (!ctx.matchesGlobs || ctx.matchesGlobs(rel));
   },

@@ -30,10 +30,11 @@
  */
 import { SourceText } from '../../parse/source';
 import { identifyStem, inI18nDir } from '../locale-code';
-import type { I18nProblem } from '../types';
-import { buildEntries, unreadable, type Leaf, type LocaleFormat } from './common';
+import type { I18nProblem, Leaf } from '../types';
+import { buildEntries, extensionTest, type LocaleFormat, unreadable } from './common';
 
-const EXT = /\.toml$/i;
+const EXTENSIONS = ['toml'];
+const EXT = extensionTest(EXTENSIONS);
 /** CLDR's plural categories, as go-i18n and Hugo name a message's forms. */
 const FORMS = new Set(['zero', 'one', 'two', 'few', 'many', 'other']);
 /** What a message table may hold besides its forms: go-i18n's notes, go-i18n v1's id and text. */
@@ -396,6 +397,7 @@ export function parseToml(rel: string, text: string, src = new SourceText(text))
 
 export const tomlFormat: LocaleFormat = {
   name: 'TOML',
+  extensions: EXTENSIONS,
   claims(rel, ctx) {
     if (!EXT.test(rel)) return false;
     if (ctx.matchesGlobs) return ctx.matchesGlobs(rel);

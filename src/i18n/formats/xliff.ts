@@ -14,14 +14,16 @@
  * line and column, and the file is not read.
  */
 import { canonicalLocale, identifyStem, isLocaleCode } from '../locale-code';
-import type { I18nProblem } from '../types';
-import { buildEntries, unreadable, type Leaf, type LocaleFormat } from './common';
+import type { I18nProblem, Leaf } from '../types';
+import { buildEntries, extensionTest, type LocaleFormat, unreadable } from './common';
 import { child, inner, shown, tags, readXml, type XNode } from './xml';
 
-const EXT = /\.(?:xlf|xliff)$/i;
+const EXTENSIONS = ['xlf', 'xliff'];
+const EXT = extensionTest(EXTENSIONS);
 
 export const xliffFormat: LocaleFormat = {
   name: 'XLIFF',
+  extensions: EXTENSIONS,
   claims(rel, ctx) {
     return EXT.test(rel) && (!ctx.matchesGlobs || ctx.matchesGlobs(rel));
   },

@@ -10,8 +10,8 @@
  */
 import { Parser, parseDocument } from 'htmlparser2';
 import { SourceText } from '../../parse/source';
-import type { LocaleFile } from '../locales';
 import { errText, unreadable } from './common';
+import type { LocaleFile } from '../types';
 
 const MAX_DEPTH = 1_000;
 

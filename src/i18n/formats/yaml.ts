@@ -12,12 +12,12 @@
  */
 import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node as YNode } from 'yaml';
 import { SourceText } from '../../parse/source';
-import type { LocaleFile } from '../locales';
 import { canonicalLocale, identifyStem, inI18nDir, isLocaleCode } from '../locale-code';
-import type { I18nProblem } from '../types';
-import { buildEntries, errText, unreadable, type Leaf, type LocaleFormat } from './common';
+import type { I18nProblem, Leaf, LocaleFile } from '../types';
+import { buildEntries, errText, extensionTest, type LocaleFormat, unreadable } from './common';
 
-const EXT = /\.ya?ml$/i;
+const EXTENSIONS = ['yaml', 'yml'];
+const EXT = extensionTest(EXTENSIONS);
 const MAX_DEPTH = 64;
 /**
  * Nodes a walk may visit, beyond one per character: without aliases a document has fewer nodes
@@ -139,6 +139,7 @@ export function yamlFile(rel: string, text: string, src: SourceText, scan: YamlS
 
 export const yamlFormat: LocaleFormat = {
   name: 'YAML',
+  extensions: EXTENSIONS,
   claims(rel, ctx) {
     if (!EXT.test(rel)) return false;
     if (ctx.matchesGlobs) return ctx.matchesGlobs(rel);

@@ -8,7 +8,7 @@
  * `@android:string/ok`) are not the app's keys. A scanner that skips `//` and `/* *\/` comments
  * (`<!-- -->` in XML).
  */
-import type { Raw } from '../usages';
+import type { Raw } from '../types';
 import { ANDROID_VALUES } from '../formats/android';
 import { commentMask, type Framework } from './common';
 

@@ -11,7 +11,7 @@
  * keys are quoted literals read with their escapes, comments `<!-- -->` are skipped.
  */
 import { parseDocument } from 'htmlparser2';
-import type { Raw } from '../usages';
+import type { Raw } from '../types';
 import { commentMask, quotedAt, scanCalls, type Framework } from './common';
 import { templateUsages } from './gettext';
 import { goTemplateUsages } from './go';

@@ -16,7 +16,7 @@
  * parser is maintained on npm) that skips `//` and `/* *\/` comments, found outside string
  * literals (`"https://…"` and `"image/*"` open none).
  */
-import type { Raw } from '../usages';
+import type { Raw } from '../types';
 import { commentTest, type Framework } from './common';
 
 /** Functions and views whose first argument is the key. */

@@ -3,7 +3,7 @@
  * reading of the scanners (for languages with no maintained npm parser, or whose templates
  * none reads: Blade, ERB/HAML/Slim, Dart, Angular templates, UI5 XML views).
  */
-import type { Raw, UsageOptions } from '../usages';
+import type { Raw, UsageOptions } from '../types';
 
 export interface Framework {
   name: string;

@@ -7,7 +7,7 @@
  * and its `I18nText('k')` widget. A scanner (Dart has no parser on npm) that skips
  * line and block comments; `'a.$x'` is dynamic with its prefix.
  */
-import type { Raw } from '../usages';
+import type { Raw } from '../types';
 import { commentMask, quotedAt, scanCalls, type Framework } from './common';
 
 const STRING_TR = /(['"])((?:(?!\1)[^\\\n$]|\\.)*)\1\s*\.\s*(tr|plural|trArgs)\b(?!\w)/g;

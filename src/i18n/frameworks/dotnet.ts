@@ -20,7 +20,7 @@
  * comments: `//` and `/* *\/`, `'` in VB, `<!-- -->` in XAML; in Razor `@* *@`, `/* *\/` and a
  * line starting with `//` (a `//` in markup is a URL's).
  */
-import type { Raw } from '../usages';
+import type { Raw } from '../types';
 import { commentMask, type Framework } from './common';
 
 const TYPE = '(?:[A-Z]\\w*)?(?:Resources|Resource|Strings|Texts|Labels|Messages)';

@@ -12,7 +12,7 @@
  * A scanner (no Python parser is maintained on npm) that skips `#` comments in Python and
  * `{# … #}` in templates.
  */
-import type { Raw } from '../usages';
+import type { Raw } from '../types';
 import { commentMask, quotedAt, type Framework } from './common';
 import { qtPythonUsages } from './qt';
 

@@ -13,7 +13,7 @@
  * A scanner (no Go parser is maintained on npm) that skips `//` and `/* *\/` comments (a `//` in
  * a string is none) and template comments `{{/* … *\/}}`.
  */
-import type { Raw } from '../usages';
+import type { Raw } from '../types';
 import { inRanges, type Framework } from './common';
 
 /** The go-i18n v2 import, and the name it is given (`goi18n "…"`, `. "…"`). */

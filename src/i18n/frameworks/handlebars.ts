@@ -10,7 +10,7 @@
  * scan instead: the helper calls inside each mustache (comments skipped).
  */
 import { preprocess, traverse } from '@glimmer/syntax';
-import type { Raw } from '../usages';
+import type { Raw } from '../types';
 import type { Framework } from './common';
 
 const HELPERS = new Set(['t', 't-html', 'intl-t', 'translate']);

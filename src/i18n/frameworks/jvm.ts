@@ -13,7 +13,7 @@
  *   / `<bean:message key="k">`, Thymeleaf `#{k}` and `#{k(${arg})}`.
  * A scanner that skips `//` and `/* *\/` comments in code, `<%-- --%>` and `<!-- -->` in templates.
  */
-import type { Raw } from '../usages';
+import type { Raw } from '../types';
 import { androidCodeRefs } from './android';
 import { commentMask, scanCalls, type Framework } from './common';
 

@@ -9,7 +9,7 @@
  * `dngettext`, `dcgettext` (see PHP_GETTEXT), keyed by the message id as a PO file has it.
  */
 import { Engine } from 'php-parser';
-import type { Raw } from '../usages';
+import type { Raw } from '../types';
 import { commentMask, scanCalls, type Framework } from './common';
 
 const FUNCS = new Set(['__', 'trans', 'trans_choice', '_t', 'lang']);

@@ -14,7 +14,7 @@
  * Id-based translation (`qtTrId("id")`, `qsTrId`) is not read. A scanner that skips `//` and
  * `/* *\/` comments (`#` in Python), found outside string and character literals.
  */
-import type { Raw } from '../usages';
+import type { Raw } from '../types';
 import { commentTest, type Framework } from './common';
 import { escapeAt, type Literal } from './rust';
 

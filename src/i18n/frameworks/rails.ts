@@ -7,7 +7,7 @@
  * prefixed. A scanner (no Ruby parser is maintained on npm) that skips `#` comment lines and
  * `<%# %>` tags; string interpolation `"a.#{x}"` makes the key dynamic.
  */
-import type { Raw } from '../usages';
+import type { Raw } from '../types';
 import { commentMask, quotedAt, type Framework } from './common';
 
 const CALL = /(?<![\w.:$@])(?:I18n\.)?(?:t|translate)(?:\s*\(\s*|\s+)(?=['":])/g;

@@ -16,7 +16,7 @@
  * that skips `//` and (nested) `/* *\/` comments, found outside string and character literals
  * (`"http://…"` opens none). The lexing helpers here serve frameworks/qt.ts too.
  */
-import type { Raw } from '../usages';
+import type { Raw } from '../types';
 import { commentTest, type Framework } from './common';
 
 export interface Literal {

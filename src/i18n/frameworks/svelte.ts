@@ -6,7 +6,8 @@
  * read with the JS rules (literals, ternaries, dynamic prefixes).
  */
 import { parse } from 'svelte/compiler';
-import { keysInExpression, scriptUsages, walkAst, type Raw } from '../usages';
+import { keysInExpression, scriptUsages, walkAst } from '../script-usages';
+import type { Raw } from '../types';
 import type { Framework } from './common';
 
 const STORES = new Set(['$_', '$t', '$format', '$json', '$date', '$l', '$LL']);

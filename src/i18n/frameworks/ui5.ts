@@ -5,7 +5,7 @@
  * (`getResourceBundle().getText('key')`) is read by the JS rules. A scanner: the binding syntax
  * is UI5's own, no XML parser sees it.
  */
-import type { Raw } from '../usages';
+import type { Raw } from '../types';
 import { commentMask, type Framework } from './common';
 
 const BINDING = /\{(@?i18n\w*)>([^}\s'"]+)\}/g;

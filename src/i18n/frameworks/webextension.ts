@@ -6,7 +6,7 @@
  * scripts is read by usages.ts.
  */
 import * as jsonc from 'jsonc-parser';
-import type { Raw } from '../usages';
+import type { Raw } from '../types';
 import type { Framework } from './common';
 
 const MSG = /__MSG_([A-Za-z0-9_]+)__/g;
