@@ -286,8 +286,8 @@ function goDocBench(): Bench | string {
  * sentence of a non-test file (removed from it); the test files stay in the workspace and
  * compete, as they do in a real repository.
  */
-type RepoBench = 'py-repo' | 'go-repo' | 'flask' | 'gin';
-const REPO_DEBS: Record<RepoBench, { debs: string[]; roots: string[]; ext: RegExp; test: RegExp; lang: 'python' | 'go' }> = {
+type RepoBench = 'py-repo' | 'go-repo' | 'py-docs' | 'flask' | 'flask-docs' | 'gin';
+const REPO_DEBS: Record<RepoBench, { debs: string[]; roots: string[]; ext: RegExp; test: RegExp; lang: 'python' | 'go'; docDebs?: string[] }> = {
   'py-repo': {
     debs: ['python3-tornado', 'python3-cherrypy3', 'python3-falcon'],
     roots: ['usr/lib/python3/dist-packages/tornado', 'usr/lib/python3/dist-packages/cherrypy', 'usr/lib/python3/dist-packages/falcon'],
@@ -295,11 +295,23 @@ const REPO_DEBS: Record<RepoBench, { debs: string[]; roots: string[]; ext: RegEx
     test: /(?:^|\/)tests?\/|(?:^|\/)test_[^/]*\.py$/,
     lang: 'python',
   },
+  // The same frameworks with their prose documentation beside the code, as a repository has it
+  // (docs/<package>/*.rst: the reStructuredText sources that Debian's -doc packages keep under
+  // html/_sources/): doc-like queries meet prose that speaks of the same things.
+  'py-docs': {
+    debs: ['python3-tornado', 'python3-cherrypy3'],
+    roots: ['usr/lib/python3/dist-packages/tornado', 'usr/lib/python3/dist-packages/cherrypy'],
+    ext: /\.py$/,
+    test: /(?:^|\/)tests?\/|(?:^|\/)test_[^/]*\.py$/,
+    lang: 'python',
+    docDebs: ['python-tornado-doc', 'python-cherrypy3-doc'],
+  },
   'go-repo': { debs: ['golang-github-revel-revel-dev'], roots: ['usr/share/gocode/src/github.com/revel/revel'], ext: /\.go$/, test: /_test\.go$/, lang: 'go' },
   // Flask and Gin are among the projects Fathom is measured on elsewhere: never trained on
   // (train/), never tuned on here — only run with `--only flask,gin` to report. Gin's package
   // carries its Markdown docs, which compete with the code as in the real repository.
   flask: { debs: ['python3-flask'], roots: ['usr/lib/python3/dist-packages/flask'], ext: /\.py$/, test: /(?:^|\/)tests?\/|(?:^|\/)test_[^/]*\.py$/, lang: 'python' },
+  'flask-docs': { debs: ['python3-flask'], roots: ['usr/lib/python3/dist-packages/flask'], ext: /\.py$/, test: /(?:^|\/)tests?\/|(?:^|\/)test_[^/]*\.py$/, lang: 'python', docDebs: ['python-flask-doc'] },
   gin: { debs: ['golang-github-gin-gonic-gin-dev'], roots: ['usr/share/gocode/src/github.com/gin-gonic/gin'], ext: /\.(?:go|md)$/, test: /_test\.go$/, lang: 'go' },
 };
 
@@ -327,6 +339,13 @@ function repoDocBench(name: RepoBench): Bench | string {
       const root = path.join(tree, r);
       for (const abs of walk(root)) if (spec.ext.test(abs) && fs.statSync(abs).size < 200_000) files.push({ rel: path.join(path.basename(root), path.relative(root, abs)), text: fs.readFileSync(abs, 'utf8') });
     }
+  }
+  for (const pkg of spec.docDebs ?? []) {
+    const tree = debTree(pkg);
+    if (!tree) return `${name} skipped: apt-get download ${pkg} failed`;
+    const src = path.join(tree, 'usr/share/doc', pkg, 'html/_sources');
+    const as = pkg.replace(/^python-|-doc$/g, '').replace(/\d+$/, '');
+    for (const abs of walk(src)) if (/\.(?:rst|md|txt)\.txt$/.test(abs)) files.push({ rel: path.join('docs', as, path.relative(src, abs).replace(/\.txt$/, '')), text: fs.readFileSync(abs, 'utf8') });
   }
   const py = spec.lang === 'python';
   const docs = py ? /^[ \t]*(?:async\s+)?(?:def|class)\s+\w+[^\n]*:\s*\n\s*[rRuU]?("""|''')([\s\S]*?)\1/gm : /((?:^[ \t]*\/\/[^\n]*\n)+)[ \t]*(?:func|type)\s/gm;
@@ -906,8 +925,10 @@ async function main(): Promise<void> {
   if (want('go-doc')) add(goDocBench());
   if (want('py-repo')) add(repoDocBench('py-repo'));
   if (want('go-repo')) add(repoDocBench('go-repo'));
+  if (want('py-docs')) add(repoDocBench('py-docs'));
   // measured, never tuned on: only when asked by name
   if (args.only?.has('flask')) add(repoDocBench('flask'));
+  if (args.only?.has('flask-docs')) add(repoDocBench('flask-docs'));
   if (args.only?.has('gin')) add(repoDocBench('gin'));
   if (want('vue-ui') || want('mined')) add(await vueUiBench());
   if (want('react-ui') || want('mined')) add(reactUiBench());

@@ -28,7 +28,7 @@
  * terms weigh more than words), the excerpt shown under the file.
  */
 import type { Chunk } from '../chunkers/types';
-import type { FilterSpec } from '../index/fusion';
+import { isProsePath, type FilterSpec } from '../index/fusion';
 import type { SearchHit, SearchMode } from '../index/engine';
 import { sStem, terms } from '../index/terms';
 import { isLocaleCode } from '../i18n/locale-code';
@@ -202,17 +202,10 @@ const META = /(?:^|\/)(?:\.github\/|contributing(?:\.[a-z]+)?$|code[-_]of[-_]con
 const TEST_DIR = /^(?:tests?|__tests__|testsuite|testing|spec|specs|e2e|integration-tests?)$/i;
 const TEST_FILE = /(?:^test_|_test\.|[._-](?:test|spec)s?\.[a-z]+$|^tests?\.[a-z]+$|Tests?\.[a-z]+$)/;
 
-/** A test file: under a test folder or named like one (`test_x.py`, `x_test.go`, `x.spec.ts`, `XTest.java`). */
-const PROSE_EXT = /\.(?:md|markdown|rst|txt|adoc|asciidoc|texi|1|5|8)$/i;
-const DOC_DIR = /^(?:docs?|documentation|man|manual|guides?)$/i;
 const LOCALE_DIR = /^(?:locales?|i18n|l10n|translations?|lang|langs|po)$/i;
 
-/** Prose documentation: a Markdown / reStructuredText / text / man page file, or any file under a docs folder but code. */
-export function isProsePath(p: string): boolean {
-  const parts = p.split('/');
-  const base = parts.pop() ?? '';
-  return PROSE_EXT.test(base) || (parts.some((d) => DOC_DIR.test(d)) && !/\.(?:py|js|ts|go|rs|java|c|h|cc|cpp|rb|php|cs)$/i.test(base));
-}
+/** Prose documentation (one definition with search's ranking). */
+export { isProsePath };
 
 /** A translation file: gettext catalogues, or a file under a locales / i18n / translations folder. */
 export function isLocalePath(p: string): boolean {
@@ -221,6 +214,7 @@ export function isLocalePath(p: string): boolean {
   return /\.(?:po|pot|mo|xliff|xlf|strings|resx)$/i.test(base) || parts.some((d) => LOCALE_DIR.test(d));
 }
 
+/** A test file: under a test folder or named like one (`test_x.py`, `x_test.go`, `x.spec.ts`, `XTest.java`). */
 export function isTestPath(p: string): boolean {
   const parts = p.split('/');
   const base = parts.pop() ?? '';

@@ -926,11 +926,13 @@ export class Engine {
       const [qv] = await this.embedder.embed([q], undefined, { urgent: true, query: true });
       lists.push({ name: 'dense', ids: (await this.denseTop(qv, depth, filter)).map((h) => h.docId), weight });
     }
-    // implementation above its tests, unless the query is about tests
+    // implementation above its tests, unless the query is about tests; the code a plain-words
+    // query describes above the prose that talks about it, unless the query is about docs
     const fused = weighTests(
       rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: options.diversify === false ? k : depth }).filter((h) => this.chunks.has(h.docId)),
       q,
       (h) => this.chunks.head(h.docId)?.path,
+      { describes: ownModelWeight(q, found.phrase) > 0 },
     );
     // "why it ranked" names the model behind a meaning rank
     if (this.embedder) {

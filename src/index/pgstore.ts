@@ -1076,8 +1076,8 @@ export async function pgSearch(sql: Sql, query: string, options: PgSearchOptions
     dense.weight = ownModelWeight(q, found.phrase);
     if (!dense.weight) lists.splice(lists.indexOf(dense), 1);
   }
-  // test code below its implementation, as in the local engine
-  return weighTests(rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: depth }), q, (h) => pool[h.docId]?.path)
+  // test code below its implementation, prose below the code a plain-words query describes, as in the local engine
+  return weighTests(rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: depth }), q, (h) => pool[h.docId]?.path, { describes: ownModelWeight(q, found.phrase) > 0 })
     .slice(0, k)
     .map((h) => ({ chunk: pool[h.docId], docId: h.docId, score: h.score, why: h.why }));
 }

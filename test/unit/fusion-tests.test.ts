@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { asksForTests, DENSE_WEIGHT, isTestPath, ownModelWeight, weighTests } from '../../src/index/fusion';
+import { asksForDocs, asksForTests, DENSE_WEIGHT, isProsePath, isTestPath, ownModelWeight, weighTests } from '../../src/index/fusion';
 
 describe('test code below its implementation (weighTests)', () => {
   it('knows test files by folder and by each language convention, and not a `testing` package', () => {
@@ -31,6 +31,33 @@ describe('test code below its implementation (weighTests)', () => {
     assert.deepEqual(out.map((h) => h.path), ['routergroup.go', 'routergroup_test.go', 'other.go']);
     // the caller's objects are not changed
     assert.equal(hits[0].score, 1 / 61);
+  });
+});
+
+describe('prose below the code a plain-words query describes (weighTests, describes)', () => {
+  const hits = [
+    { path: 'docs/server.rst', score: 1 / 61 },
+    { path: 'docs/cli.rst', score: 1 / 62 },
+    { path: 'flask/app.py', score: 1 / 63 },
+    { path: 'flask/helpers.py', score: 1 / 120 },
+  ];
+  it('knows prose by extension and docs folder, not code under docs/', () => {
+    for (const p of ['README.md', 'docs/server.rst', 'docs/howto/deploy.txt', 'man/fathom.1', 'guide/intro.adoc']) assert.ok(isProsePath(p), p);
+    for (const p of ['docs/conf.py', 'src/readme.js', 'lib/doc.go', 'flask/app.py']) assert.ok(!isProsePath(p), p);
+  });
+
+  it('a behaviour described in plain words: the code close behind the prose comes first', () => {
+    const out = weighTests(hits, 'Runs the application on a local development server', (h) => h.path, { describes: true });
+    assert.equal(out[0].path, 'flask/app.py');
+    // a weight, not a wall: prose still ranks above code that scored far below it
+    assert.ok(out.findIndex((h) => h.path === 'docs/server.rst') < out.findIndex((h) => h.path === 'flask/helpers.py'));
+  });
+
+  it('not for a query about docs, nor one that is not a plain-words description', () => {
+    assert.ok(asksForDocs('where do the docs describe the development server'));
+    assert.ok(!asksForDocs('Runs the application on a local development server'));
+    assert.deepEqual(weighTests(hits, 'development server docs', (h) => h.path, { describes: true }), hits);
+    assert.deepEqual(weighTests(hits, 'Runs the application on a local development server', (h) => h.path, { describes: false }), hits);
   });
 });
 
