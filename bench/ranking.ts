@@ -4,11 +4,11 @@
  * scored by file, for today's ranking and for a baseline build side by side in one run.
  *
  *   npm run bench:ranking                                   # everything (a few minutes)
- *   node --import tsx bench/ranking.ts --only js-doc,vue-ui # some benchmarks (js-doc py-doc go-doc vue-ui react-ui react-intl-ui schema registration mined)
+ *   node --import tsx bench/ranking.ts --only js-doc,vue-ui # some benchmarks (js-doc py-doc go-doc py-repo go-repo py-docs vue-ui react-ui react-intl-ui schema registration mined)
  *   node --import tsx bench/ranking.ts --baseline <git ref> # another baseline (default: BASELINE_REF)
  *   node --import tsx bench/ranking.ts --no-baseline --json # today's build only, one JSON object
  *   node --import tsx bench/ranking.ts --misses 10          # print some misses of the tuning half
- *   node --import tsx bench/ranking.ts --only flask,gin --no-baseline --model   # Flask and Gin: measured, never tuned on
+ *   node --import tsx bench/ranking.ts --only flask,flask-docs,gin --no-baseline --model   # Flask (alone, with its docs) and Gin: measured, never tuned on
  *   node --import tsx bench/ranking.ts --model [FILE]       # also this build with the model (default: the shipped one):
  *                                                           #   its dense ranking alone and hybrid, beside keyword-only
  *
