@@ -39,39 +39,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FeatureExtractionPipeline, Tensor } from '@huggingface/transformers';
 import type { Chunk } from '../chunkers/types';
+import type { EmbedCallOptions, Embedder } from './embedder-types';
 import { isStaticModel, loadStaticModel, STATIC_MODEL_NAME } from './static-model';
 
-export interface Embedder {
-  /** Identifies the vector space: model, dtype and window. Vectors of two ids never mix. */
-  readonly id: string;
-  /** Length of every vector. */
-  readonly dims: number;
-  /** One L2-normalized vector per text, in order. Rejects with the signal's reason once aborted
-   * (checked before every batch and at the end). */
-  embed(texts: string[], signal?: AbortSignal, options?: EmbedCallOptions): Promise<Float32Array[]>;
-  /**
-   * Optional fast kernel: the dot product of `query` with each of the `rows` rows of the
-   * row-major matrix `data` ([rows, dims]). The vector store uses it for exact top-k when present.
-   */
-  scoreRows?(data: Float32Array, rows: number, query: Float32Array): Promise<Float32Array>;
-  /** Optional fast kernel: [rowsA, d] × [d, colsB] → [rowsA, colsB] (builds the ANN index). */
-  matmul?(a: Float32Array, rowsA: number, bT: Float32Array, colsB: number, d: number): Promise<Float32Array>;
-  dispose(): Promise<void>;
-}
-
-export interface EmbedCallOptions {
-  /**
-   * A query someone waits for: it runs before every embedding call that has not started yet
-   * (an index batch already running finishes first), so a search during indexing waits for at
-   * most one batch, not for the whole backlog.
-   */
-  urgent?: boolean;
-  /**
-   * The texts are search queries, not chunks: a model with a query tower of its own (Fathom's
-   * static model) reads them with it. Models with one tower ignore it.
-   */
-  query?: boolean;
-}
+export type { EmbedCallOptions, Embedder };
 
 export type EmbedderDtype = 'fp32' | 'fp16' | 'q8' | 'int8' | 'uint8' | 'q4' | 'bnb4' | 'q4f16';
 

@@ -20,7 +20,7 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { EmbedCallOptions, Embedder } from './embedder';
+import type { EmbedCallOptions, Embedder } from './embedder-types';
 import { modelTerms } from './model-terms';
 
 /** The model's name, as users give it (`--model fathom-code-search`, the `fathom.model.id` setting). */

@@ -15,7 +15,7 @@ const SRC = path.join(__dirname, '..', '..', 'src');
  * Known cycles, each as its files (sorted, joined by ' '): issue 38 asks for none. The embedder
  * takes the static model's loader, which takes the `Embedder` type back (a type to move below both).
  */
-const KNOWN_CYCLES = new Set<string>(['index/embedder.ts index/static-model.ts']);
+const KNOWN_CYCLES = new Set<string>([]);
 
 function files(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : /\.ts$/.test(e.name) ? [path.join(dir, e.name)] : []));

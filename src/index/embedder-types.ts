@@ -1,0 +1,36 @@
+/**
+ * What an embedding model is to the index: the interface every embedder implements (transformers.js
+ * models in embedder.ts, Fathom's own model in static-model.ts). Its own file so that an
+ * implementation need not import the factory that loads it.
+ */
+export interface Embedder {
+  /** Identifies the vector space: model, dtype and window. Vectors of two ids never mix. */
+  readonly id: string;
+  /** Length of every vector. */
+  readonly dims: number;
+  /** One L2-normalized vector per text, in order. Rejects with the signal's reason once aborted
+   * (checked before every batch and at the end). */
+  embed(texts: string[], signal?: AbortSignal, options?: EmbedCallOptions): Promise<Float32Array[]>;
+  /**
+   * Optional fast kernel: the dot product of `query` with each of the `rows` rows of the
+   * row-major matrix `data` ([rows, dims]). The vector store uses it for exact top-k when present.
+   */
+  scoreRows?(data: Float32Array, rows: number, query: Float32Array): Promise<Float32Array>;
+  /** Optional fast kernel: [rowsA, d] × [d, colsB] → [rowsA, colsB] (builds the ANN index). */
+  matmul?(a: Float32Array, rowsA: number, bT: Float32Array, colsB: number, d: number): Promise<Float32Array>;
+  dispose(): Promise<void>;
+}
+
+export interface EmbedCallOptions {
+  /**
+   * A query someone waits for: it runs before every embedding call that has not started yet
+   * (an index batch already running finishes first), so a search during indexing waits for at
+   * most one batch, not for the whole backlog.
+   */
+  urgent?: boolean;
+  /**
+   * The texts are search queries, not chunks: a model with a query tower of its own (Fathom's
+   * static model) reads them with it. Models with one tower ignore it.
+   */
+  query?: boolean;
+}
