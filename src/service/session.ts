@@ -377,6 +377,9 @@ export class FolderSession {
     const wanted = this.source.filter(this.walkSelection());
     const i18n = this.i18nState;
     const cap = this.engine.chunkOptions.maxFileBytes;
+    // the locale files before the change: a deleted one (a locale module too, which no name
+    // pattern tells) is no longer in the index after it
+    const localesBefore = i18n?.index.localeFiles ?? [];
     let changed = 0;
     const problems: UpdateResult['problems'] = [];
     for (const u of changes) {
@@ -396,8 +399,8 @@ export class FolderSession {
       if (this.engine.applyRead(r)) changed++;
       if (i18n && i18nWants) this.i18nFeed(i18n, r);
     }
-    // a changed locale file (or a deleted one: no longer in the index) changes the i18n text of every chunk using its keys; else only the updated files'
-    const locales = new Set(i18n?.index.localeFiles ?? []);
+    // a changed, new or deleted locale file changes the i18n text of every chunk using its keys; else only the updated files'
+    const locales = new Set([...localesBefore, ...(i18n?.index.localeFiles ?? [])]);
     const paths = changes.map((u) => toRel(u.rel));
     this.refreshI18nText(paths.some((p) => locales.has(p) || isLocaleFileName(p, i18n?.index.options.matchesGlobs)) ? undefined : paths);
     this.afterChange();

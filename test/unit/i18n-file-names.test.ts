@@ -144,6 +144,8 @@ describe('i18n file names: one list of locale-file patterns, built from the form
       ['lang/en/messages.php', "<?php\nreturn ['go' => 'Launch the rocket'];\n", 'messages.go'],
       ['locales/en.jsonc', '{\n  // the launch screen\n  "space": { "go": "Launch the rocket" }\n}\n', 'space.go'],
       ['locales/en.yml', 'en:\n  space:\n    go: Launch the rocket\n', 'space.go'],
+      // a locale module: no name pattern says so, the index knew it before the deletion
+      ['src/locales/en.js', "export default { space: { go: 'Launch the rocket' } };\n", 'space.go'],
     ];
     for (const [file, text, key] of CASES) {
       it(file, async () => {
