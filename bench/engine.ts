@@ -43,7 +43,7 @@ import { walkFiles } from '../src/workspace/files';
 import { loadStore, saveStore } from '../src/index/store';
 import { VectorStore } from '../src/index/vectors';
 import { isStaticModel, STATIC_MODEL_NAME } from '../src/index/static-model';
-import { ownModelWeight } from '../src/index/fusion';
+import { ownModelWeight } from '../src/index/rank/fusion';
 
 interface Args {
   corpus: string;

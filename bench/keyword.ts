@@ -33,7 +33,7 @@ import * as v8 from 'node:v8';
 import { gc } from './gc';
 import { hash, rng } from './rng';
 import { chunkFile, decodeBytes, resolveOptions, type Chunk } from '../src/chunkers/index';
-import { compileFilter, rrf } from '../src/index/fusion';
+import { compileFilter, rrf } from '../src/index/rank/fusion';
 import { DEFAULT_BOOSTS, type FieldBoosts, type KeywordFields, type KeywordIndexOptions } from '../src/index/keyword';
 import { FlexsearchOrderIndex as KeywordIndex, type Scoring } from './flexsearch-order';
 import { terms } from '../src/index/terms';

@@ -28,7 +28,7 @@
  * terms weigh more than words), the excerpt shown under the file.
  */
 import type { Chunk } from '../chunkers/types';
-import { isProsePath, type FilterSpec } from '../index/fusion';
+import { isProsePath, type FilterSpec } from '../index/rank/fusion';
 import type { SearchHit, SearchMode } from '../index/engine';
 import { sStem, terms } from '../index/terms';
 import { isLocaleCode } from '../i18n/locale-code';

@@ -19,7 +19,8 @@
 import { findRegistrations } from '../chunkers/javascript';
 import type { Chunk } from '../chunkers/types';
 import { nameToWords } from '../chunkers/vue';
-import { I18N_TEXT_META, type Engine } from '../index/engine';
+import type { Engine } from '../index/engine';
+import { I18N_TEXT_META } from '../index/rank/phrase';
 
 export type Route = 'js' | 'vue' | 'registration' | 'i18n' | 'schema' | 'markdown' | 'ui';
 

@@ -52,7 +52,7 @@
  * (bench/flexsearch-order.ts, the benchmarks' baseline, first moves them into FlexSearch.)
  */
 import { Index } from 'flexsearch';
-import type { DocFilter, FacetFilter } from './fusion';
+import type { DocFilter, FacetFilter } from './rank/fusion';
 import { Lexicon, Vocabulary } from './lexicon';
 import { HEADER, layoutBinary, layoutPostings, RESOLUTION, slotsInto, type BasePostings, type BinaryLayout } from './postings-layout';
 import { CompoundScanner, fold, queryTerms, termsOfCompound, termsWithWeakness, TOKENIZER_VERSION } from './terms';

@@ -4,7 +4,7 @@
  * highlighted, and why each hit ranked. Pure: no `vscode`, no DOM.
  */
 import type { Chunk } from '../chunkers/types';
-import type { FilterSpec } from '../index/fusion';
+import type { FilterSpec } from '../index/rank/fusion';
 import type { WorkerHit } from '../service/protocol';
 import { identifyLocale, identifyLocaleScript } from '../i18n/locales';
 import { splitGlobList } from '../workspace/glob';

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { asksForDocs, asksForTests, DENSE_WEIGHT, isProsePath, isTestPath, ownModelWeight, weighTests } from '../../src/index/fusion';
+import { asksForDocs, asksForTests, DENSE_WEIGHT, isProsePath, isTestPath, ownModelWeight, weighTests } from '../../src/index/rank/fusion';
 
 describe('test code below its implementation (weighTests)', () => {
   it('knows test files by folder and by each language convention, and not a `testing` package', () => {

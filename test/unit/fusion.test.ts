@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { compileFilter, rrf, type DocFacts } from '../../src/index/fusion';
+import { compileFilter, rrf, type DocFacts } from '../../src/index/rank/fusion';
 
 /** A ranked list of distinct docIds. */
 const list = fc.uniqueArray(fc.nat(60), { maxLength: 40 });

@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { I18N_TEXT_META } from '../../src/index/engine';
+import { I18N_TEXT_META } from '../../src/index/rank/phrase';
 import type { LookupResult } from '../../src/i18n/types';
 import { FolderSession } from '../../src/service/session';
 import { MemoryFileSource } from '../../src/workspace/source';

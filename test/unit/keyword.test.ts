@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { chunkFile, resolveOptions, type Chunk } from '../../src/chunkers/index';
 import { walkFiles } from '../../src/workspace/files';
-import { compileFilter } from '../../src/index/fusion';
+import { compileFilter } from '../../src/index/rank/fusion';
 import { keywordRecord, KeywordIndex as PlainKeywordIndex, type KeywordFields } from '../../src/index/keyword';
 import { Lexicon } from '../../src/index/lexicon';
 // the benchmarks' FlexSearch-order baseline over the same index: every invariant holds for both orders

@@ -6,7 +6,8 @@ import * as path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import { Engine, phraseFirst, proximityOrder, proximityText } from '../../src/index/engine';
+import { Engine } from '../../src/index/engine';
+import { phraseFirst, proximityOrder, proximityText } from '../../src/index/rank/phrase';
 import { connectPg, migrate, overlayHits, pgSearch, PG_SCHEMA_VERSION, pushFolder, RemoteIndex, searchWithOverlay, type RemoteState, type Sql } from '../../src/index/pgstore';
 import { mineGold } from '../../src/eval/mine';
 import { fakeEmbedder } from '../helpers/fake-embedder';
@@ -310,7 +311,7 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
       assert.deepEqual(viaTcp.map(key), inProcess.map(key));
       // two writers push two different edits of the folder at once
       const ws = path.join(work, 'ws');
-      fs.appendFileSync(path.join(ws, 'index', 'fusion.ts'), '\n// writerAlphaMarker\n');
+      fs.appendFileSync(path.join(ws, 'index', 'rank', 'fusion.ts'), '\n// writerAlphaMarker\n');
       fs.appendFileSync(path.join(ws, 'index', 'vectors.ts'), '\n// writerBetaMarker\n');
       const [sa, sb] = await Promise.all([pushFolder(a, ws, { embedder: emb }), pushFolder(b, ws, { embedder: emb })]);
       assert.equal(sa.written + sb.written >= 2, true, 'both edits written');
@@ -355,18 +356,18 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
     assert.ok(!JSON.stringify(states).includes('secret'), 'no password in the state');
     // edited locally, not pushed: the word is only in the local index, and the file's stale
     // remote chunks are left out
-    const file = path.join(ws, 'index', 'diversify.ts');
+    const file = path.join(ws, 'index', 'rank', 'diversify.ts');
     const text = fs.readFileSync(file, 'utf8');
     try {
       fs.writeFileSync(file, `${text}\nexport function zorbquux() { return 'zorbquux'; }\n`);
-      local.updateFile('index/diversify.ts', fs.readFileSync(file), { size: 1, mtimeMs: 1 });
+      local.updateFile('index/rank/diversify.ts', fs.readFileSync(file), { size: 1, mtimeMs: 1 });
       assert.equal((await pgSearch(db, 'zorbquux', { k: 5, mode: 'keyword' })).length, 0, 'not pushed');
       const hits = await search('zorbquux');
-      assert.equal(hits?.[0]?.chunk.path, 'index/diversify.ts');
+      assert.equal(hits?.[0]?.chunk.path, 'index/rank/diversify.ts');
       assert.ok(hits[0].chunk.text.includes('zorbquux'), 'the local chunk, not the stale remote one');
       assert.equal(remote.state.dirty, 1);
       const byName = await search('diversify');
-      const fromFile = byName!.filter((h) => h.chunk.path === 'index/diversify.ts');
+      const fromFile = byName!.filter((h) => h.chunk.path === 'index/rank/diversify.ts');
       assert.ok(fromFile.length > 0);
       const localIds = new Set((await local.search('diversify', { k: 200, mode: 'keyword', diversify: false })).map(key));
       assert.ok(fromFile.every((h) => localIds.has(key(h))), 'the edited file\'s hits all come from the local index');

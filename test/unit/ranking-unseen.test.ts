@@ -1,7 +1,8 @@
 import { strict as assert } from 'node:assert';
-import { diversify, type Ranked } from '../../src/index/diversify';
+import { diversify, type Ranked } from '../../src/index/rank/diversify';
 import { chunkFile, resolveOptions } from '../../src/chunkers/index';
-import { Engine, keywordFieldsOf, phraseFirst, proximityOrder, shownForm, withoutTwinCodeBlocks } from '../../src/index/engine';
+import { Engine, keywordFieldsOf, withoutTwinCodeBlocks } from '../../src/index/engine';
+import { phraseFirst, proximityOrder, shownForm } from '../../src/index/rank/phrase';
 import { i18nFeed, sourceLocale } from '../../src/index/i18n-feed';
 import { KeywordIndex } from '../../src/index/keyword';
 import { I18nIndex } from '../../src/i18n/index';

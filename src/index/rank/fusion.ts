@@ -10,7 +10,7 @@
  * - `compileFilter`: path globs (src/workspace/glob.ts, linear time; `!` negates), languages and kinds → one predicate
  *   over docIds, given a `lookup` from docId to the document's path, language and kind.
  */
-import { compileGlob } from '../workspace/glob';
+import { compileGlob } from '../../workspace/glob';
 
 export type ListName = 'keyword' | 'dense';
 
