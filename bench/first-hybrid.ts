@@ -4,7 +4,7 @@
  * quality), it indexes a workspace of real code + locale files + fixtures twice in one run,
  * side by side:
  *   - `walk`:   vectors in the walk's order (Fathom before the embedding queue had tiers);
- *   - `tiered`: the engine's order (src/index/embedOrder.ts) with three "open" files hinted.
+ *   - `tiered`: the engine's order (src/index/embed-order.ts) with three "open" files hinted.
  * and prints, for each, from the start of indexing:
  *   - first hybrid: the first search (one per embedding batch) whose results have a dense rank;
  *   - open files embedded: every chunk of the three open files has its vector, so hybrid search
@@ -26,7 +26,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createTransformersEmbedder, type Embedder } from '../src/index/embedder';
-import { embedTier } from '../src/index/embedOrder';
+import { embedTier } from '../src/index/embed-order';
 import { Engine } from '../src/index/engine';
 
 const args = process.argv.slice(2);

@@ -6,7 +6,7 @@
  */
 import { navigate } from '../src/ui/keys';
 import type { HostToView, ViewHit, ViewIndexState, ViewToHost } from '../src/ui/messages';
-import { buildTree, splitHighlights, type TreeGroup } from '../src/ui/resultTree';
+import { buildTree, splitHighlights, type TreeGroup } from '../src/ui/result-tree';
 
 interface VsCodeApi {
   postMessage(m: ViewToHost): void;

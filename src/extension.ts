@@ -1,30 +1,30 @@
 /**
  * The extension's entry: wiring only (measured: `activate took N ms` in the log). Parsing,
  * embedding and searching happen in the worker thread (src/service/worker.ts); the pieces here
- * are small and separate — the workspace index (src/commands/workspaceIndex.ts), the status
+ * are small and separate — the workspace index (src/commands/workspace-index.ts), the status
  * bar item and the sidebar view (src/views/), the commands (src/commands/) — and the logic
  * they share is plain, tested code in src/ui/.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { watchEmbedHints } from './commands/embedHints';
-import { findSimilar } from './commands/findSimilar';
-import { ModelPrompt, openModelSettings } from './commands/modelPrompt';
+import { watchEmbedHints } from './commands/embed-hints';
+import { findSimilar } from './commands/find-similar';
+import { ModelPrompt, openModelSettings } from './commands/model-prompt';
 import { registerI18n } from './commands/i18n';
-import { registerI18nDiagnostics } from './commands/i18nDiagnostics';
-import { FILES_SCHEME, IndexedFilesProvider, showIndexedFiles } from './commands/indexedFiles';
-import { registerLanguageModelTools } from './commands/lmTools';
+import { registerI18nDiagnostics } from './commands/i18n-diagnostics';
+import { FILES_SCHEME, IndexedFilesProvider, showIndexedFiles } from './commands/indexed-files';
+import { registerLanguageModelTools } from './commands/lm-tools';
 import { openHit } from './commands/open';
-import { quickSearch } from './commands/quickSearch';
-import { statusMenu } from './commands/statusMenu';
-import { WorkspaceIndex } from './commands/workspaceIndex';
+import { quickSearch } from './commands/quick-search';
+import { statusMenu } from './commands/status-menu';
+import { WorkspaceIndex } from './commands/workspace-index';
 import { IndexClient } from './service/client';
 import { HostTimings } from './ui/perf';
 import { bundledModel } from './ui/settings';
-import { SearchController } from './ui/searchController';
+import { SearchController } from './ui/search-controller';
 import { IndexTracker, throttle } from './ui/tracker';
-import { SearchViewProvider, SEARCH_VIEW_ID } from './views/searchView';
-import { StatusBar } from './views/statusBar';
+import { SearchViewProvider, SEARCH_VIEW_ID } from './views/search-view';
+import { StatusBar } from './views/status-bar';
 import { errText } from './util/errors';
 import { relativeIn } from './util/paths';
 

@@ -16,7 +16,7 @@
 /** The chunkers that find structure; a language with none is cut by the text chunker. */
 export type ChunkerName = 'javascript' | 'vue' | 'json' | 'markdown' | 'tree-sitter';
 
-/** How a language's chunks are ordered for embedding (see index/embedOrder.ts). */
+/** How a language's chunks are ordered for embedding (see index/embed-order.ts). */
 export type EmbedClass =
   /** source code: tier 1 (2 under a test folder), tier 3 in a locale folder */
   | 'code'

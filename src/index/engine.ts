@@ -12,7 +12,7 @@ import { sha1Hex } from '../util/hash';
 import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type ResolvedOptions } from '../chunkers/index';
 import { SEARCH_TERMS_META, type Chunk, type ChunkOptions, type FileChunks } from '../chunkers/types';
 import { embedText, type Embedder } from './embedder';
-import { EmbedQueue, embedTier, HINTED_TIER } from './embedOrder';
+import { EmbedQueue, embedTier, HINTED_TIER } from './embed-order';
 import type { FileSelection, WalkProblem } from '../workspace/files';
 import { NodeFileSource, type FileContent, type FileNotRead, type FileSource, type FileStat, type ReadResult, type SourceFile } from '../workspace/source';
 import { diversify, type DiversifyOptions } from './rank/diversify';
@@ -162,7 +162,7 @@ export interface EngineOptions {
   noEmbedderReason?: string;
   /**
    * The embedding order: `tiered` (default: hinted files, code, docs/tests, locales/fixtures,
-   * src/index/embedOrder.ts) or `walk` (the walk's order, hints ignored: the benchmark's baseline).
+   * src/index/embed-order.ts) or `walk` (the walk's order, hints ignored: the benchmark's baseline).
    */
   embedOrder?: 'tiered' | 'walk';
   /**
@@ -246,7 +246,7 @@ export class Engine {
   /** Hash of each live chunk's embedded text, by docId (a loaded store's: in the store, `storedHashes`). */
   private readonly textHash: string[] = [];
   private storedHashes: StoredChunks | undefined;
-  /** Chunks waiting for a vector, in embedding order (src/index/embedOrder.ts). */
+  /** Chunks waiting for a vector, in embedding order (src/index/embed-order.ts). */
   private readonly pendingEmbed = new EmbedQueue();
   /** Files the editor wants embedded first (open, visible, recently edited), most wanted first. */
   private hinted: string[] = [];

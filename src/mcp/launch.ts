@@ -1,6 +1,6 @@
 /**
  * How the editor launches `fathom mcp` for the MCP clients inside it (VS Code 1.101+'s
- * `McpStdioServerDefinition`, built in src/commands/lmTools.ts): the command, its arguments and
+ * `McpStdioServerDefinition`, built in src/commands/lm-tools.ts): the command, its arguments and
  * environment. Kept apart from the editor's API so that a test can run exactly what the editor
  * would run.
  *

@@ -1,7 +1,7 @@
 /**
  * Which files the worker should embed first, per folder: the visible editors (the active one
  * first), then the most recently edited or opened files. Pure: the extension feeds it editor
- * events (src/commands/embedHints.ts) and sends `prioritize` when a folder's list changed.
+ * events (src/commands/embed-hints.ts) and sends `prioritize` when a folder's list changed.
  */
 
 /** Recently touched files kept per folder. */

@@ -307,7 +307,7 @@ export function filterSpecOf(f: ViewFilters | undefined): FilterSpec | undefined
   return spec.pathGlob || spec.language ? spec : undefined;
 }
 
-export { splitHighlights } from './resultTree';
+export { splitHighlights } from './result-tree';
 
 /**
  * A "Fathom: Search" palette row: the symbol first (`label`, after a codicon), why it ranked

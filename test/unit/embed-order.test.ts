@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Embedder } from '../../src/index/embedder';
-import { EmbedQueue, embedTier } from '../../src/index/embedOrder';
+import { EmbedQueue, embedTier } from '../../src/index/embed-order';
 import { Engine } from '../../src/index/engine';
 import { WorkerState } from '../../src/service/worker';
 import { EmbedHints } from '../../src/ui/hints';

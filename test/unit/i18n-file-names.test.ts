@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import { extensionTest } from '../../src/i18n/formats/common';
 import { FORMATS, formatOf, isLocaleFileName, JSON_FILE, LOCALE_EXTENSION } from '../../src/i18n/formats/index';
 import { FolderSession } from '../../src/service/session';
-import { wantsDiagnostics } from '../../src/ui/i18nDiagnostics';
+import { wantsDiagnostics } from '../../src/ui/i18n-diagnostics';
 import { MemoryFileSource } from '../../src/workspace/source';
 
 /** A file of each format, as `formatOf` should give it to that format. */
@@ -73,7 +73,7 @@ const NAMES: Array<[name: string, locale: boolean, before: string]> = [
   ['README.md', false, '- -'],
 ];
 
-/** The two hand-written regexes this replaces (service/session.ts, ui/i18nDiagnostics.ts), kept to check the `before` column. */
+/** The two hand-written regexes this replaces (service/session.ts, ui/i18n-diagnostics.ts), kept to check the `before` column. */
 const OLD_SESSION = /\.(?:json5?|ya?ml|po|properties|ftl|arb|xlf|xliff|xml|strings|xcstrings|resx|resw|toml)$/i;
 const OLD_EDITOR = /\.(?:json5?|jsonc|ya?ml|pot?|properties|xlf|xliff|ftl|arb|strings|xcstrings|resx|resw|toml)$/i;
 

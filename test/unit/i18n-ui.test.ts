@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Candidate, HoverResult, LookupResult } from '../../src/i18n/types';
 import { IndexClient } from '../../src/service/client';
-import { DIAGNOSTICS_SETTING, diagnosticsEnabled } from '../../src/ui/i18nDiagnostics';
+import { DIAGNOSTICS_SETTING, diagnosticsEnabled } from '../../src/ui/i18n-diagnostics';
 import {
   answerEntries,
   answerTitle,
@@ -270,7 +270,7 @@ describe('i18n diagnostics setting (fathom.i18n.diagnostics.enabled)', () => {
     const s = pkg.contributes.configuration.properties[`fathom.${DIAGNOSTICS_SETTING}`];
     assert.ok(s, `fathom.${DIAGNOSTICS_SETTING} is contributed`);
     assert.deepEqual([s.type, s.default, s.scope], ['boolean', true, 'resource']);
-    const cmd = fs.readFileSync(path.join(__dirname, '..', '..', 'src', 'commands', 'i18nDiagnostics.ts'), 'utf8');
+    const cmd = fs.readFileSync(path.join(__dirname, '..', '..', 'src', 'commands', 'i18n-diagnostics.ts'), 'utf8');
     assert.ok(/getConfiguration\('fathom', doc\.uri\)\.get\(DIAGNOSTICS_SETTING\)/.test(cmd), 'the command reads it per document folder');
   });
 

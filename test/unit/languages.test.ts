@@ -9,7 +9,7 @@ import { LANGUAGE_REGISTRY, treeSitterWasmFiles, type ChunkerName, type Language
 import { StatsCollector } from '../../src/chunkers/stats';
 import { commentHeader } from '../../src/chunkers/text';
 import { TREE_SITTER_GRAMMARS } from '../../src/chunkers/treesitter';
-import { embedTier } from '../../src/index/embedOrder';
+import { embedTier } from '../../src/index/embed-order';
 
 const ROOT = path.join(__dirname, '..', '..');
 const FIX = path.join(__dirname, '..', 'fixtures');

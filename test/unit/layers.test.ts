@@ -77,3 +77,12 @@ describe('src/service/worker.ts stays protocol dispatch', function () {
     assert.ok(lines <= 350, `src/service/worker.ts has ${lines} lines (at most 350): move what is not the dispatch of requests out of it`);
   });
 });
+
+describe('file names: one style', function () {
+  it('every file under src/ and media/ is named in kebab-case (search-view.ts, not searchView.ts)', () => {
+    const MEDIA = path.join(SRC, '..', 'media');
+    const names = [...files(SRC), ...files(MEDIA)].map((f) => path.relative(path.join(SRC, '..'), f).split(path.sep).join('/'));
+    assert.ok(names.length > 100, `read ${names.length} files`);
+    assert.deepEqual(names.filter((n) => !/^[a-z0-9]+(?:-[a-z0-9]+)*(?:\.[a-z0-9]+)*\.ts$/.test(path.basename(n))), []);
+  });
+});

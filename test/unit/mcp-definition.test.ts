@@ -1,5 +1,5 @@
 /**
- * The MCP server definition the extension offers VS Code 1.101+ (src/commands/lmTools.ts with
+ * The MCP server definition the extension offers VS Code 1.101+ (src/commands/lm-tools.ts with
  * src/mcp/launch.ts). The e2e's code-server is VS Code 1.100, which has no stable form of this
  * API (its e2e checks that the provider is skipped and the tools still register); here the
  * registration runs against a stand-in `vscode` module with the 1.101 API, and the definition
@@ -32,7 +32,7 @@ interface Provider {
   provideMcpServerDefinitions: () => StdioDef[];
 }
 
-/** A stand-in for the parts of `vscode` that lmTools.ts touches, at `version`. */
+/** A stand-in for the parts of `vscode` that lm-tools.ts touches, at `version`. */
 function fakeVscode(version: string, register?: (id: string, p: Provider) => unknown) {
   class Disposable {
     constructor(private readonly fn: () => void) {}
@@ -61,7 +61,7 @@ function fakeVscode(version: string, register?: (id: string, p: Provider) => unk
 
 type Register = (deps: Record<string, unknown>) => { dispose(): void };
 
-/** lmTools.ts loaded against `fake` (a fresh copy each time). */
+/** lm-tools.ts loaded against `fake` (a fresh copy each time). */
 function loadLmTools(fake: unknown): Register {
   const mod = Module as unknown as { _load: (req: string, ...rest: unknown[]) => unknown };
   const orig = mod._load;
@@ -69,7 +69,7 @@ function loadLmTools(fake: unknown): Register {
     return req === 'vscode' ? fake : orig.call(this, req, ...rest);
   };
   try {
-    const file = require.resolve('../../src/commands/lmTools');
+    const file = require.resolve('../../src/commands/lm-tools');
     delete require.cache[file];
     // a fresh copy bound to the stand-in: an import would be hoisted and cached
     // eslint-disable-next-line @typescript-eslint/no-require-imports

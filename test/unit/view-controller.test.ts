@@ -1,5 +1,5 @@
 /**
- * The sidebar's host-side message handling (src/ui/searchController.ts) with fake search and
+ * The sidebar's host-side message handling (src/ui/search-controller.ts) with fake search and
  * a recorded post: what the webview would receive, without an editor.
  */
 import * as assert from 'node:assert/strict';
@@ -7,7 +7,7 @@ import { CancelledError } from '../../src/service/client';
 import type { SearchOptions } from '../../src/index/engine';
 import type { WorkerHit } from '../../src/service/protocol';
 import type { HostToView } from '../../src/ui/messages';
-import { SearchController, SIMILAR_STALE_NOTE } from '../../src/ui/searchController';
+import { SearchController, SIMILAR_STALE_NOTE } from '../../src/ui/search-controller';
 import { chunk, hit } from '../helpers/hits';
 
 const filters = { language: '', paths: '' };

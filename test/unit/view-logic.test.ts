@@ -15,7 +15,7 @@ import { chunk, hit } from '../helpers/hits';
 import { EventBatcher, mergeBatch, notNoise, type FolderBatch } from '../../src/ui/batcher';
 import { parseViewMessage } from '../../src/ui/messages';
 import { breadcrumbOf, filterSpecOf, groupHits, highlightRanges, localeOf, looksLikeRegex, paletteRow, queryNote, queryTerms, rowLabel, snippetOf, splitHighlights, whyText, whyWords } from '../../src/ui/results';
-import { buildTree, TRANSLATIONS_ID } from '../../src/ui/resultTree';
+import { buildTree, TRANSLATIONS_ID } from '../../src/ui/result-tree';
 import { bundledModel, initOptionsOf, keywordOnlyAdvice, needsReinit, readSettings, selectionOf, type Inspected } from '../../src/ui/settings';
 import { accessibleLabel, indexState } from '../../src/ui/status';
 import { IndexTracker } from '../../src/ui/tracker';

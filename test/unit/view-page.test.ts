@@ -4,7 +4,7 @@
  */
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { filesReport } from '../../src/ui/filesReport';
+import { filesReport } from '../../src/ui/files-report';
 import { csp, escapeHtml, makeNonce, renderShell } from '../../src/ui/html';
 import { navigate } from '../../src/ui/keys';
 

@@ -1,6 +1,6 @@
 /**
  * The editor's i18n diagnostics, as pure logic (no `vscode`): which documents are worth asking
- * the worker about, and what each diagnostic and its quick fix say. src/commands/i18nDiagnostics.ts
+ * the worker about, and what each diagnostic and its quick fix say. src/commands/i18n-diagnostics.ts
  * only asks, maps and shows.
  */
 import { isLocaleFileName } from '../i18n/formats/index';

@@ -16,7 +16,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { KeywordOnlyAdvice, ModelChoice } from '../ui/settings';
-import type { WorkspaceIndex } from './workspaceIndex';
+import type { WorkspaceIndex } from './workspace-index';
 import { errText } from '../util/errors';
 
 export const MODEL_CHOICE_KEY = 'fathom.modelChoice';

@@ -1,7 +1,7 @@
 /**
  * The host side of the sidebar's search view, without `vscode`: handles what the webview posts
  * (validated by `parseViewMessage`), runs searches through an injected `search`, and posts back
- * grouped results. src/views/searchView.ts only connects it to a `WebviewView`.
+ * grouped results. src/views/search-view.ts only connects it to a `WebviewView`.
  *
  * - Results of a query older than the newest one asked for are dropped (the page's `seq`);
  *   a search superseded in the worker rejects with a CancelledError — dropped silently.
