@@ -8,7 +8,7 @@
  * and heap per entry. Run it on a build before and after a change (same folder, same machine).
  */
 import { loadI18nIndex } from '../src/i18n/workspace';
-import type { I18nIndex } from '../src/i18n/index';
+import type { I18nIndex } from '../src/i18n/i18n-index';
 
 const dir = process.argv[2];
 if (!dir) {

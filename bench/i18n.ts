@@ -17,7 +17,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { gc } from './gc';
 import { rng } from './rng';
-import type { I18nIndex } from '../src/i18n/index';
+import type { I18nIndex } from '../src/i18n/i18n-index';
 import { normalize, tokens } from '../src/i18n/normalize';
 import { loadI18nIndex } from '../src/i18n/workspace';
 

@@ -23,7 +23,7 @@ import { connectPg, isPgUrl, PgStoreError, pgStatus, pushFolder, redact, searchW
 import { FolderSession } from './service/session';
 import { evaluate, formatReport } from './eval/evaluate';
 import { mineGold, type GoldQuery } from './eval/mine';
-import type { Candidate, LocaleValue, LookupResult } from './i18n/index';
+import type { Candidate, LocaleValue, LookupResult } from './i18n/i18n-index';
 import { orderLocales } from './ui/i18n';
 import { formatHealth, healthExitCode } from './i18n/health';
 import { loadI18nIndex } from './i18n/workspace';

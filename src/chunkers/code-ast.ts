@@ -38,7 +38,7 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
 import { FallbackError, type ChunkerOutput, type ResolvedOptions } from './chunker';
 import { firstLine, type ChunkContext } from './context';
-import type { Range } from '../parse/source';
+import type { Range } from '../parse/source-text';
 import { commentHeader } from './text';
 import { RULES_OF } from './languages';
 import { grammar, grammarProblem } from './treesitter';

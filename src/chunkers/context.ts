@@ -5,7 +5,7 @@
  */
 import { sha1Hex } from '../util/hash';
 import type { SegmentSink, TokenCounter } from '../tokenizer/wordpiece';
-import { isWs, SourceText, trimRange, type Range } from '../parse/source';
+import { isWs, SourceText, trimRange, type Range } from '../parse/source-text';
 import type { Chunk, ChunkKind, SplitInfo } from './types';
 
 export interface ChunkSpec {

@@ -3,7 +3,7 @@
  * violations (empty = fine) so property tests can print the first counterexample.
  */
 import * as jsonc from 'jsonc-parser';
-import { SourceText } from '../parse/source';
+import { SourceText } from '../parse/source-text';
 import type { Chunk, FileChunks } from './types';
 
 /** 1. Text is the exact slice; lines/columns agree with offsets. */

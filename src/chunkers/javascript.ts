@@ -12,7 +12,7 @@
 import type * as t from '@babel/types';
 import { FallbackError, type ChunkerOutput } from './chunker';
 import { firstLine, type ChunkContext } from './context';
-import type { Range } from '../parse/source';
+import type { Range } from '../parse/source-text';
 import { SEARCH_TERMS_META, type Chunk } from './types';
 import { emitUnits, type Unit } from './units';
 import { parseScript, ScriptSyntaxError } from '../parse/script';

@@ -36,7 +36,7 @@ import { FallbackError, type ChunkerOutput, type ResolvedOptions } from './chunk
 import type { ChunkContext } from './context';
 import { classifyJson, classifyJsonPath, JSON_CATEGORY_LABELS, type JsonCategory } from '../parse/json-classify';
 import { MAX_JSON_DEPTH, parseJsonTree, scanDepth, type JItem, type JValue, type JsonTree } from '../parse/json-tree';
-import type { Range } from '../parse/source';
+import type { Range } from '../parse/source-text';
 import { SEARCH_TERMS_META, type Chunk, type ChunkKind, type SplitInfo } from './types';
 
 export { classifyJson, classifyJsonPath, isLocaleName, isNaturalLanguage, looksLikeSchema, type JsonCategory } from '../parse/json-classify';

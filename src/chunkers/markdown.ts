@@ -43,7 +43,7 @@
 import MarkdownIt from 'markdown-it';
 import { FallbackError, type ChunkerOutput, type ResolvedOptions } from './chunker';
 import type { ChunkContext } from './context';
-import { isWs, type Range } from '../parse/source';
+import { isWs, type Range } from '../parse/source-text';
 import type { Chunk } from './types';
 import { errText } from '../util/errors';
 

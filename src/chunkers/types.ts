@@ -3,7 +3,7 @@
  * protocol and the CLI. See ARCHITECTURE.md for the invariants every chunk obeys.
  */
 
-import type { Position } from '../parse/source';
+import type { Position } from '../parse/source-text';
 
 export type { Position };
 

@@ -9,7 +9,7 @@
  * chunk; leftover top-level code (imports, module statements) is packed into module chunks.
  */
 import type { ChunkContext, ChunkSpec } from './context';
-import { isBlank, trimRange, type Range } from '../parse/source';
+import { isBlank, trimRange, type Range } from '../parse/source-text';
 import type { Chunk, ChunkKind } from './types';
 
 export interface Unit {

@@ -13,7 +13,7 @@ import { FallbackError, type ChunkerOutput, type ResolvedOptions } from './chunk
 import type { ChunkContext } from './context';
 import { chunkScript } from './javascript';
 import { chunkJsonRange } from './json';
-import { trimRange, type Range } from '../parse/source';
+import { trimRange, type Range } from '../parse/source-text';
 import { paragraphStarts } from './text';
 import type { Chunk } from './types';
 import { errText } from '../util/errors';

@@ -15,7 +15,7 @@
 import type * as t from '@babel/types';
 import { parse as parseSfc } from '@vue/compiler-sfc';
 import * as jsonc from 'jsonc-parser';
-import { SourceText } from '../parse/source';
+import { SourceText } from '../parse/source-text';
 import type { StringAtResult } from './types';
 import { parseScriptAst, parseTemplateExpression, walkAst } from './script-usages';
 

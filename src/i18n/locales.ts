@@ -38,7 +38,7 @@ import { parse as parseSfc } from '@vue/compiler-sfc';
 import * as jsonc from 'jsonc-parser';
 import { classifyJson, classifyJsonPath, isLocaleName } from '../parse/json-classify';
 import { MAX_JSON_DEPTH, scanDepth } from '../parse/json-tree';
-import { SourceText } from '../parse/source';
+import { SourceText } from '../parse/source-text';
 import { chromeFormat } from './formats/chrome';
 import { JSON_FILE } from './formats/index';
 import { json5Leaves } from './formats/json5';

@@ -23,7 +23,7 @@
  * Positions: offsets in UTF-16 code units of the file's text (BOM removed), lines 1-based,
  * columns 0-based, as everywhere in Fathom.
  */
-import type { Position, SourceText } from '../parse/source';
+import type { Position, SourceText } from '../parse/source-text';
 
 export interface TextRange {
   start: Position;

@@ -2,7 +2,7 @@
  * Every key usage in one file: the JS/TS/Vue extraction (script-usages.ts), the extractor of
  * frameworks/ that claims the file, and the custom framework's regexes (ally.ts).
  */
-import { SourceText } from '../parse/source';
+import { SourceText } from '../parse/source-text';
 import { patternUsages, patternsApply } from './ally';
 import { frameworkOf } from './frameworks/index';
 import { isScriptOrVue, jsUsages } from './script-usages';

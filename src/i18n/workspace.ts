@@ -9,7 +9,7 @@ import type { FileSelection } from '../workspace/files';
 import { compileGlobs, splitGlobList } from '../workspace/glob';
 import { NodeFileSource, type FileSource, type ReadResult } from '../workspace/source';
 import { allyReader, readAllyConfig, withAlly } from './ally';
-import { I18nIndex, type I18nIndexOptions } from './index';
+import { I18nIndex, type I18nIndexOptions } from './i18n-index';
 import { JSON_FILE } from './formats/index';
 import { frameworkOf } from './frameworks/index';
 import { formatOf, identifyLocale, type ScriptLocale } from './locales';

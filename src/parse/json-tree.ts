@@ -9,7 +9,7 @@
  * error inside). A container that is not clean is never emitted whole: the cut descends into it.
  */
 import * as jsonc from 'jsonc-parser';
-import { isWs } from './source';
+import { isWs } from './source-text';
 
 /** Deeper bracket nesting than this is refused before jsonc-parser (it recurses per level). */
 export const MAX_JSON_DEPTH = 500;

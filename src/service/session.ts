@@ -33,7 +33,7 @@ import type { Embedder } from '../index/embedder';
 import { Engine, type FileChunker, type IndexHook, type IndexProgress, type SearchHit, type SearchOptions } from '../index/engine';
 import { i18nFeed } from '../index/i18n-feed';
 import { checkStorePlace, loadStore, lockStore, recordI18nFed, saveStore, saveStoreAsync, StoreWriteError } from '../index/store';
-import { I18N_SNAPSHOT_VERSION, stringAt, type I18nIndex, type I18nSnapshot, type LookupResult } from '../i18n/index';
+import { I18N_SNAPSHOT_VERSION, stringAt, type I18nIndex, type I18nSnapshot, type LookupResult } from '../i18n/i18n-index';
 import { feedI18n, i18nCap, newI18nIndex, wantsFile } from '../i18n/workspace';
 import type { FileSelection } from '../workspace/files';
 import { hashBytes, NodeFileSource, type FileSource, type FileStat, type ReadResult } from '../workspace/source';

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { chunkFile, decodeBytes, languageOf, longLines, resolveOptions } from '../../src/chunkers/index';
 import { ChunkContext } from '../../src/chunkers/context';
-import { SourceText } from '../../src/parse/source';
+import { SourceText } from '../../src/parse/source-text';
 import { defaultTokenCounter, TokenizerMissingError, type TokenCounter } from '../../src/tokenizer/wordpiece';
 import { checkBudget, checkCoverage, checkNoOverlap, checkPositions } from '../helpers/invariants';
 

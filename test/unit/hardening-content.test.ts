@@ -5,7 +5,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { chunkFile } from '../../src/chunkers/index';
-import { I18nIndex } from '../../src/i18n/index';
+import { I18nIndex } from '../../src/i18n/i18n-index';
 
 describe('Vue: an unclosed block never yields 0 chunks silently', () => {
   const cases: Record<string, string> = {

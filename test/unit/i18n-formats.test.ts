@@ -7,7 +7,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { I18nIndex, type Candidate, type TextRange } from '../../src/i18n/index';
+import { I18nIndex, type Candidate, type TextRange } from '../../src/i18n/i18n-index';
 import { canonicalLocale, identifyLocale, isLocaleCode } from '../../src/i18n/locales';
 import { parseProperties } from '../../src/i18n/formats/properties';
 import { poFormat } from '../../src/i18n/formats/po';

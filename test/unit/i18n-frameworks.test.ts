@@ -7,7 +7,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { I18nIndex, Usage } from '../../src/i18n/index';
+import type { I18nIndex, Usage } from '../../src/i18n/i18n-index';
 import { railsLazyScope } from '../../src/i18n/frameworks/rails';
 import { identifyLocale, readLocaleJson } from '../../src/i18n/locales';
 import { findUsages } from '../../src/i18n/usages';

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { formatHealth, sourceLocaleOf } from '../../src/i18n/health';
-import { I18nIndex } from '../../src/i18n/index';
+import { I18nIndex } from '../../src/i18n/i18n-index';
 import { loadI18nIndex } from '../../src/i18n/workspace';
 import { MemoryFileSource } from '../../src/workspace/source';
 import { diagnosticView, wantsDiagnostics } from '../../src/ui/i18n-diagnostics';

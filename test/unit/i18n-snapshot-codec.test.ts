@@ -4,7 +4,7 @@
  */
 import * as assert from 'node:assert/strict';
 import type { LocaleEntry } from '../../src/i18n/types';
-import { I18nIndex } from '../../src/i18n/index';
+import { I18nIndex } from '../../src/i18n/i18n-index';
 import { columnsToEntries, entriesToColumns } from '../../src/i18n/snapshot-codec';
 
 const FILE = 'locales/fr.json';

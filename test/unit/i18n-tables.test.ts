@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { I18nIndex, type I18nSnapshot } from '../../src/i18n/index';
+import { I18nIndex, type I18nSnapshot } from '../../src/i18n/i18n-index';
 import { FolderSession } from '../../src/service/session';
 import { MemoryFileSource } from '../../src/workspace/source';
 

@@ -7,7 +7,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createTransformersEmbedder, type TransformersEmbedder } from '../../src/index/embedder';
-import { I18nIndex, stringAt, type Candidate, type LocaleValue, type Usage } from '../../src/i18n/index';
+import { I18nIndex, stringAt, type Candidate, type LocaleValue, type Usage } from '../../src/i18n/i18n-index';
 import { canonicalLocale, identifyLocale } from '../../src/i18n/locales';
 import { boundedDistance, normalize, placeholderPattern } from '../../src/i18n/normalize';
 import { findUsages } from '../../src/i18n/usages';

@@ -9,7 +9,7 @@ import { frontmatter } from 'micromark-extension-frontmatter';
 import { gfm } from 'micromark-extension-gfm';
 import { chunkFile, type Chunk, type FileChunks } from '../../src/chunkers/index';
 import { frontMatterTitle } from '../../src/chunkers/markdown';
-import { trimRange } from '../../src/parse/source';
+import { trimRange } from '../../src/parse/source-text';
 import { checkAll } from '../helpers/invariants';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'markdown');

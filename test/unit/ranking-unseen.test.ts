@@ -5,7 +5,7 @@ import { Engine, keywordFieldsOf, withoutTwinCodeBlocks } from '../../src/index/
 import { phraseFirst, proximityOrder, shownForm } from '../../src/index/rank/phrase';
 import { i18nFeed, sourceLocale } from '../../src/index/i18n-feed';
 import { KeywordIndex } from '../../src/index/keyword';
-import { I18nIndex } from '../../src/i18n/index';
+import { I18nIndex } from '../../src/i18n/i18n-index';
 import { mineGold } from '../../src/eval/mine';
 
 /** Issue 12's classes of ranking failures on unseen workspaces, one behaviour each. */

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { chunkFile } from '../../src/chunkers/index';
 import { StoreLockedError } from '../../src/index/store';
 import type { LookupResult } from '../../src/i18n/types';
-import { I18N_SNAPSHOT_VERSION } from '../../src/i18n/index';
+import { I18N_SNAPSHOT_VERSION } from '../../src/i18n/i18n-index';
 import { FolderSession } from '../../src/service/session';
 import { MemoryFileSource, NodeFileSource } from '../../src/workspace/source';
 import { counting } from '../helpers/counting-source';

@@ -26,7 +26,7 @@
  * tableName:)` and `String(localized:table:)` name it; the default table `Localizable` has none.
  */
 import * as jsonc from 'jsonc-parser';
-import { SourceText } from '../../parse/source';
+import { SourceText } from '../../parse/source-text';
 import { canonicalLocale, identifyStem, isLocaleCode } from '../locale-code';
 import type { I18nProblem, Leaf } from '../types';
 import { buildEntries, extensionTest, unreadable, type LocaleFormat } from './common';

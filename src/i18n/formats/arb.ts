@@ -5,7 +5,7 @@
  * reported with its line.
  */
 import * as jsonc from 'jsonc-parser';
-import { SourceText } from '../../parse/source';
+import { SourceText } from '../../parse/source-text';
 import { canonicalLocale, identifyStem, isLocaleCode } from '../locale-code';
 import type { I18nProblem, Leaf } from '../types';
 import { buildEntries, extensionTest, type LocaleFormat, unreadable } from './common';

@@ -4,7 +4,7 @@
  * Code names them with `chrome.i18n.getMessage('name')` and manifests with `__MSG_name__`.
  */
 import * as jsonc from 'jsonc-parser';
-import { SourceText } from '../../parse/source';
+import { SourceText } from '../../parse/source-text';
 import { canonicalLocale, isLocaleCode } from '../locale-code';
 import type { I18nProblem, Leaf } from '../types';
 import { buildEntries, unreadable, type LocaleFormat } from './common';

@@ -2,7 +2,7 @@
  * What every locale format reader shares: the reader interface, leaves → entries (a key defined
  * twice reported once, the last one wins), and the file a reader gives back when it cannot read.
  */
-import { SourceText } from '../../parse/source';
+import { SourceText } from '../../parse/source-text';
 import type { I18nProblem, Leaf, LocaleEntry, LocaleFile } from '../types';
 
 export interface ReadContext {

@@ -7,7 +7,7 @@
  * line and the parser's message, the rest of the file is read.
  */
 import { parse, type Pattern, type PatternElement } from '@fluent/syntax';
-import { SourceText } from '../../parse/source';
+import { SourceText } from '../../parse/source-text';
 import { identifyStem } from '../locale-code';
 import type { I18nProblem, Leaf } from '../types';
 import { buildEntries, errText, extensionTest, type LocaleFormat, unreadable } from './common';

@@ -3,7 +3,7 @@
  * one module each, registered here. `formatOf` picks the reader of a path; `readLocaleFormat`
  * runs it and turns a failure into a problem, never an exception or a silent skip.
  */
-import { SourceText } from '../../parse/source';
+import { SourceText } from '../../parse/source-text';
 import { identifyStem } from '../locale-code';
 import { androidFormat } from './android';
 import { appleStringsFormat, xcstringsFormat } from './apple';

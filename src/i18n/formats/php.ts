@@ -7,7 +7,7 @@
  * interpolation or concatenation are not messages of their own (counted, not read).
  */
 import { Engine } from 'php-parser';
-import { SourceText } from '../../parse/source';
+import { SourceText } from '../../parse/source-text';
 import { canonicalLocale, I18N_DIRS, isLocaleCode } from '../locale-code';
 import type { I18nProblem, Leaf } from '../types';
 import { buildEntries, errText, extensionTest, type LocaleFormat, unreadable } from './common';

@@ -12,7 +12,7 @@
  * none of these is reported (`malformed`, with its line) and the entry it is in is skipped; the
  * rest of the file is read. `#~` obsolete entries are not messages.
  */
-import { SourceText } from '../../parse/source';
+import { SourceText } from '../../parse/source-text';
 import { canonicalLocale, identifyStem, isLocaleCode } from '../locale-code';
 import type { I18nProblem, Leaf, LocaleFile } from '../types';
 import { buildEntries, extensionTest, type LocaleFormat } from './common';

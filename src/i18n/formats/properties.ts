@@ -11,7 +11,7 @@
  * `application.properties` are no locale files. A malformed `\u` escape is reported (with its
  * line) and kept as written.
  */
-import { SourceText } from '../../parse/source';
+import { SourceText } from '../../parse/source-text';
 import { canonicalLocale, inI18nDir, isLocaleCode } from '../locale-code';
 import type { I18nProblem, Leaf } from '../types';
 import { buildEntries, extensionTest, type LocaleFormat } from './common';

@@ -28,7 +28,7 @@
  * lines (an unterminated `"""`, an array or inline table that never closes), where that statement
  * ends is unknown: the file is reported and not read. A bad escape is reported and kept as written.
  */
-import { SourceText } from '../../parse/source';
+import { SourceText } from '../../parse/source-text';
 import { identifyStem, inI18nDir } from '../locale-code';
 import type { I18nProblem, Leaf } from '../types';
 import { buildEntries, extensionTest, type LocaleFormat, unreadable } from './common';

@@ -9,7 +9,7 @@
  * one nested more than MAX_DEPTH elements, measured by a linear scan first, is reported, not read.
  */
 import { Parser, parseDocument } from 'htmlparser2';
-import { SourceText } from '../../parse/source';
+import { SourceText } from '../../parse/source-text';
 import { errText, unreadable } from './common';
 import type { LocaleFile } from '../types';
 

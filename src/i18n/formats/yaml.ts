@@ -11,7 +11,7 @@
  * so is one whose aliases expand past a bound (ALIAS_SLACK: an alias bomb).
  */
 import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node as YNode } from 'yaml';
-import { SourceText } from '../../parse/source';
+import { SourceText } from '../../parse/source-text';
 import { canonicalLocale, identifyStem, inI18nDir, isLocaleCode } from '../locale-code';
 import type { I18nProblem, Leaf, LocaleFile } from '../types';
 import { buildEntries, errText, extensionTest, type LocaleFormat, unreadable } from './common';

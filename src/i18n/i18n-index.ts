@@ -21,7 +21,7 @@
  * `deleteFile`; the lookup structures are rebuilt lazily at the next query after a locale file
  * changed (usages alone are cheaper: only their table is rebuilt).
  */
-import { SourceText } from '../parse/source';
+import { SourceText } from '../parse/source-text';
 import { formatOf, readLocaleFormat, readLocaleJson, readLocaleScript, readSfcLocales, toLocaleValue, withLines, type ScriptLocale } from './locales';
 import { boundedDistance, deletions, hasPlaceholder, normalize, PLACEHOLDER, placeholderPattern, tokens, typoBudget } from './normalize';
 import type { Candidate, HoverResult, I18nDiagnostic, I18nProblem, LocaleEntry, LocaleFile, LookupOptions, LookupResult, MatchKind, TextEmbedder, Usage, UsageOptions, UsagePatterns } from './types';
