@@ -17,7 +17,7 @@ import type { FileSelection, WalkProblem } from '../workspace/files';
 import { NodeFileSource, type FileContent, type FileNotRead, type FileSource, type FileStat, type ReadResult, type SourceFile } from '../workspace/source';
 import { diversify, type DiversifyOptions } from './rank/diversify';
 import { I18N_TEXT_META, PHRASE_DEPTH, phraseFirst, proximityOrder, proximityText, shownForm, shownText, wholeValue } from './rank/phrase';
-import { compileFilter, DEFAULT_RRF_K, modelLabel, ownModelWeight, rrf, weighTests, type FilterSpec, type RankedList } from './rank/fusion';
+import { compileFilter, DEFAULT_RRF_K, modelLabel, ownModelWeight, rrf, weighByPath, type FilterSpec, type RankedList } from './rank/fusion';
 import type { Usage } from '../i18n/types';
 import type { ScriptLocale } from '../i18n/locales';
 import type { UsageOptions } from '../i18n/usages';
@@ -784,7 +784,7 @@ export class Engine {
     }
     // implementation above its tests, unless the query is about tests; the code a plain-words
     // query describes above the prose that talks about it, unless the query is about docs
-    const fused = weighTests(
+    const fused = weighByPath(
       rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: options.diversify === false ? k : depth }).filter((h) => this.chunks.has(h.docId)),
       q,
       (h) => this.chunks.head(h.docId)?.path,

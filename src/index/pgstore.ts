@@ -51,7 +51,7 @@ import { NodeFileSource, type FileSource } from '../workspace/source';
 import { embedText, type Embedder } from './embedder';
 import { Engine, hashText, keywordFieldsOf, type SearchHit, type SearchMode } from './engine';
 import { phraseFirst, proximityOrder, proximityText, shownForm, shownText } from './rank/phrase';
-import { compileFilter, DEFAULT_RRF_K, ownModelWeight, rrf, weighTests, type FilterSpec, type RankedList } from './rank/fusion';
+import { compileFilter, DEFAULT_RRF_K, ownModelWeight, rrf, weighByPath, type FilterSpec, type RankedList } from './rank/fusion';
 import { STATIC_MODEL_NAME } from './static-model';
 import { quantizeRows } from './store';
 import { COVERAGE_MAX_CONCEPTS, keywordRecord, KeywordIndex, planQuery, planTerms } from './keyword';
@@ -1078,7 +1078,7 @@ export async function pgSearch(sql: Sql, query: string, options: PgSearchOptions
     if (!dense.weight) lists.splice(lists.indexOf(dense), 1);
   }
   // test code below its implementation, prose below the code a plain-words query describes, as in the local engine
-  return weighTests(rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: depth }), q, (h) => pool[h.docId]?.path, { describes: ownModelWeight(q, found.phrase) > 0 })
+  return weighByPath(rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: depth }), q, (h) => pool[h.docId]?.path, { describes: ownModelWeight(q, found.phrase) > 0 })
     .slice(0, k)
     .map((h) => ({ chunk: pool[h.docId], docId: h.docId, score: h.score, why: h.why }));
 }

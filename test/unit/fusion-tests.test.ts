@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { asksForDocs, asksForTests, DENSE_WEIGHT, isProsePath, isTestPath, ownModelWeight, weighTests } from '../../src/index/rank/fusion';
+import { asksForDocs, asksForTests, DENSE_WEIGHT, isProsePath, isTestPath, ownModelWeight, weighByPath } from '../../src/index/rank/fusion';
 
-describe('test code below its implementation (weighTests)', () => {
+describe('test code below its implementation (weighByPath)', () => {
   it('knows test files by folder and by each language convention, and not a `testing` package', () => {
     for (const p of ['tests/test_app.py', 'pkg/tests/helpers.py', 'src/__tests__/a.ts', 'a/b_test.go', 'x/test_views.py', 'web/app.spec.ts', 'ui/Button.test.jsx', 'src/FooTest.java', 'spec/models/user_spec.rb', 'test/unit/a.ts'])
       assert.ok(isTestPath(p), p);
@@ -18,7 +18,7 @@ describe('test code below its implementation (weighTests)', () => {
       { path: 'router_test.go', score: 0.03 },
       { path: 'router.go', score: 0.029 },
     ];
-    assert.deepEqual(weighTests(hits, 'router tests', (h) => h.path), hits);
+    assert.deepEqual(weighByPath(hits, 'router tests', (h) => h.path), hits);
   });
 
   it('moves a test hit below implementation hits that scored close to it, not below everything', () => {
@@ -27,14 +27,14 @@ describe('test code below its implementation (weighTests)', () => {
       { path: 'routergroup.go', score: 1 / 62 },
       { path: 'other.go', score: 1 / 90 },
     ];
-    const out = weighTests(hits, 'route group middleware', (h) => h.path);
+    const out = weighByPath(hits, 'route group middleware', (h) => h.path);
     assert.deepEqual(out.map((h) => h.path), ['routergroup.go', 'routergroup_test.go', 'other.go']);
     // the caller's objects are not changed
     assert.equal(hits[0].score, 1 / 61);
   });
 });
 
-describe('prose below the code a plain-words query describes (weighTests, describes)', () => {
+describe('prose below the code a plain-words query describes (weighByPath, describes)', () => {
   const hits = [
     { path: 'docs/server.rst', score: 1 / 61 },
     { path: 'docs/cli.rst', score: 1 / 62 },
@@ -47,7 +47,7 @@ describe('prose below the code a plain-words query describes (weighTests, descri
   });
 
   it('a behaviour described in plain words: the code close behind the prose comes first', () => {
-    const out = weighTests(hits, 'Runs the application on a local development server', (h) => h.path, { describes: true });
+    const out = weighByPath(hits, 'Runs the application on a local development server', (h) => h.path, { describes: true });
     assert.equal(out[0].path, 'flask/app.py');
     // a weight, not a wall: prose still ranks above code that scored far below it
     assert.ok(out.findIndex((h) => h.path === 'docs/server.rst') < out.findIndex((h) => h.path === 'flask/helpers.py'));
@@ -56,8 +56,8 @@ describe('prose below the code a plain-words query describes (weighTests, descri
   it('not for a query about docs, nor one that is not a plain-words description', () => {
     assert.ok(asksForDocs('where do the docs describe the development server'));
     assert.ok(!asksForDocs('Runs the application on a local development server'));
-    assert.deepEqual(weighTests(hits, 'development server docs', (h) => h.path, { describes: true }), hits);
-    assert.deepEqual(weighTests(hits, 'Runs the application on a local development server', (h) => h.path, { describes: false }), hits);
+    assert.deepEqual(weighByPath(hits, 'development server docs', (h) => h.path, { describes: true }), hits);
+    assert.deepEqual(weighByPath(hits, 'Runs the application on a local development server', (h) => h.path, { describes: false }), hits);
   });
 });
 
