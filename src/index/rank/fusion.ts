@@ -294,8 +294,7 @@ export interface PathWeights {
  * `hits` (fused, best first) with test code weighted down unless the query asks for tests, and
  * prose weighted down for a plain-words query not about docs; re-sorted, stable.
  */
-export function weighByPath<T extends { score: number }>(hits: T[], query: string, pathOf: (h: T) => string | undefined, weights: number | PathWeights = {}): T[] {
-  const w: PathWeights = typeof weights === 'number' ? { tests: weights } : weights;
+export function weighByPath<T extends { score: number }>(hits: T[], query: string, pathOf: (h: T) => string | undefined, w: PathWeights = {}): T[] {
   const tests = asksForTests(query) ? 1 : (w.tests ?? TEST_CODE_WEIGHT);
   const prose = w.describes && !asksForDocs(query) ? (w.prose ?? PROSE_WEIGHT) : 1;
   if (tests === 1 && prose === 1) return hits;
