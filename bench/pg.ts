@@ -16,6 +16,8 @@
  * it with DIR's pgSearch (rows marked `base`), interleaved query by query with the new code.
  * `--max-postings A,B`: extra keyword rows with these candidate budgets (PG_MAX_POSTINGS is the default row).
  * `--queries N` mined queries (default 100).
+ * The `keyword` row searches as a client does, on one connection that keeps the postings and chunks
+ * it read while the index's generation stays; `keyword cold` reads everything from the server.
  * `--server`: a real PostgreSQL server instead of PGlite: Debian's PostgreSQL (initdb/pg_ctl under
  * /usr/lib/postgresql, as in the tests) started in a temp folder, over TCP with the pg client. It has
  * no pgvector, so dense search is the int8 codes scored in the client (`status` mode int8-codes).
@@ -151,6 +153,7 @@ async function main(): Promise<void> {
     for (const mode of (dense ? ['keyword', 'dense', 'hybrid'] : ['keyword']) as SearchMode[]) {
       runs.push({ mode, label: mode, search: (q) => pgSearch(db, q, { k: 10, mode, embedder }) });
       if (old && db0) runs.push({ mode, label: `${mode} base`, search: (q) => old.pgSearch(db0, q, { k: 10, mode, embedder }) });
+      if (mode === 'keyword') runs.push({ mode, label: 'keyword cold', search: (q) => pgSearch(db, q, { k: 10, mode, embedder, cold: true }) });
       if (mode === 'keyword') for (const mp of budgets) runs.push({ mode, label: `keyword@${mp}`, search: (q) => pgSearch(db, q, { k: 10, mode, embedder, maxPostings: mp }) });
     }
     const ms = (x: number) => `${(x / 1000).toFixed(1)} s`;

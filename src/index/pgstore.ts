@@ -799,6 +799,8 @@ export interface PgSearchOptions {
   exclude?: ReadonlySet<string>;
   /** Overrides `PG_MAX_POSTINGS` (the keyword candidates' postings budget) for this search. */
   maxPostings?: number;
+  /** Reads every posting and chunk from the server, none kept by the connection (a benchmark's cold row). */
+  cold?: boolean;
 }
 
 /**
@@ -809,60 +811,279 @@ export interface PgSearchOptions {
  */
 export const PG_MAX_POSTINGS = 20_000;
 
-/** Candidates of a query: per chunk Σ idf × the class boost (symbol, path/header, text) over the read terms. */
-const CANDIDATES_SQL = `
-select p.id, sum(q.w * (case when p.tf & 255 <> 0 then $3::float8 when p.tf & 16776960 <> 0 then $4::float8 else $5::float8 end)) as s
-from unnest($1::text[], $2::float8[]) as q(term, w) join fathom_postings p on p.term = q.term
-group by p.id order by s desc, p.id limit $6`;
+/** The postings of one term as the client keeps them: chunk ids, packed frequencies, field lengths (l0 << 16 | l1, l2 << 16 | l3). */
+interface TermPostings {
+  ids: Int32Array;
+  tfs: Int32Array;
+  la: Int32Array;
+  lb: Int32Array;
+}
 
-/** The candidates' postings of all the query's terms (frequencies, field lengths), for BM25F: index-only. */
-const PROBE_SQL = `select p.id, p.term, p.tf, p.l0, p.l1, p.l2, p.l3 from fathom_postings p where p.term = any($2::text[]) and p.id = any($1::int[])`;
+/**
+ * The postings a connection has read, kept for the next searches while the index's generation
+ * (bumped by every write) stays the same: the frequent terms that most queries share are read from
+ * the server once, not per search. At most `PG_CACHED_POSTINGS` postings (16 bytes each), the least
+ * recently used terms dropped first.
+ */
+interface PostingCache {
+  generation: string;
+  terms: Map<string, TermPostings>;
+  size: number;
+  /** Chunks read for answers (their JSON text and ord, by id), at most `PG_CACHED_CHUNKS`, least recently used dropped first. */
+  chunks: Map<number, { ord: number; json: string }>;
+}
+const postingCaches = new WeakMap<object, PostingCache>();
+export const PG_CACHED_POSTINGS = 2_000_000;
+export const PG_CACHED_CHUNKS = 5_000;
+
+/**
+ * The first round trip of a keyword search: each asked term's document frequency (terms the index
+ * lacks left out), the index's totals and generation, and the postings of the terms that make
+ * candidates — the rarest first while their postings add up to at most $2 (at least the rarest
+ * term's), as `keywordRank` reads them — unless the client holds them for this generation ($3, $4).
+ * The postings come as int arrays in text, summed in the client: PostgreSQL's hash aggregate over
+ * 20,000 postings took longer than reading and sending them (bench/pg.ts --server).
+ */
+const TERMS_SQL = `
+with a as (select t.term, t.i, f.df from unnest($1::text[]) with ordinality as t(term, i) join fathom_terms f on f.term = t.term where f.df > 0),
+r as (select term, df, row_number() over (order by df, i) as rn, sum(df) over (order by df, i rows unbounded preceding) as cum from a),
+g as (select value from fathom_meta where key = 'generation')
+select r.term, r.df, x.ids, x.tfs, x.la, x.lb, null::text as key, null::text as value
+from r left join lateral (
+  select array_agg(p.id)::text as ids, array_agg(p.tf)::text as tfs, array_agg((p.l0::int << 16) | p.l1)::text as la, array_agg((p.l2::int << 16) | p.l3)::text as lb
+  from fathom_postings p
+  where p.term = r.term and (r.rn = 1 or r.cum <= $2) and not (r.term = any($3::text[]) and $4::text is not distinct from (select value from g))
+) x on true
+union all select null, null, null, null, null, null, key, value from fathom_meta where key in ('chunks', 'len_sums', 'generation')`;
+
+/** The postings of some terms, as `TERMS_SQL` gives them (a query that needs more candidates). */
+const POSTINGS_SQL = `
+select t.term, x.ids, x.tfs, x.la, x.lb from unnest($1::text[]) as t(term) left join lateral (
+  select array_agg(p.id)::text as ids, array_agg(p.tf)::text as tfs, array_agg((p.l0::int << 16) | p.l1)::text as la, array_agg((p.l2::int << 16) | p.l3)::text as lb
+  from fathom_postings p where p.term = t.term) x on true`;
+
+/** The frequencies of the terms not read, in the candidates (BM25F counts every term of the query). */
+const PROBE_SQL = 'select p.id, p.term, p.tf from fathom_postings p where p.term = any($2::text[]) and p.id = any($1::int[])';
+
+/** A PostgreSQL int[] as text (`{1,2,3}`), or as the array a driver made of it. */
+function intArray(x: number[] | string | null | undefined): Int32Array {
+  if (x === null || x === undefined) return new Int32Array(0);
+  if (Array.isArray(x)) return Int32Array.from(x, Number);
+  const out = new Int32Array(x.length >> 1);
+  let n = 0;
+  let v = 0;
+  let neg = false;
+  let any = false;
+  for (let i = 0; i < x.length; i++) {
+    const c = x.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      v = v * 10 + (c - 48);
+      any = true;
+    } else if (c === 45) neg = true;
+    else if (any) {
+      out[n++] = neg ? -v : v;
+      v = 0;
+      neg = false;
+      any = false;
+    }
+  }
+  return out.slice(0, n);
+}
+
+type TermRow = { term: string | null; df?: number | null; ids: number[] | string | null; tfs: number[] | string | null; la: number[] | string | null; lb: number[] | string | null; key?: string | null; value?: string | null };
+
+function termPostings(r: TermRow): TermPostings {
+  return { ids: intArray(r.ids), tfs: intArray(r.tfs), la: intArray(r.la), lb: intArray(r.lb) };
+}
+
+/** Keeps `p` in the connection's cache, dropping the least recently used terms past the bound. */
+function cachePostings(cache: PostingCache, term: string, p: TermPostings): void {
+  const had = cache.terms.get(term);
+  if (had) cache.size -= had.ids.length;
+  cache.terms.delete(term);
+  cache.terms.set(term, p);
+  cache.size += p.ids.length;
+  for (const [t, q] of cache.terms) {
+    if (cache.size <= PG_CACHED_POSTINGS || t === term) break;
+    cache.terms.delete(t);
+    cache.size -= q.ids.length;
+  }
+}
+
+/**
+ * Per chunk id, the sum of its postings' weights over the read terms (candidate scores): a dense
+ * array by id (ids are the table's serial), the touched ids listed to clear them; a map past
+ * `DENSE_IDS` (an index pushed over and over, its ids grown far past its chunk count).
+ */
+class Accumulator {
+  private sums = new Float64Array(1024);
+  /** 1 where `sums` holds a touched id (a sum may be 0 or below: an idf of a stale count). */
+  private seen = new Uint8Array(1024);
+  private touched = new Int32Array(1024);
+  private n = 0;
+  private sparse = new Map<number, number>();
+  add(ids: Int32Array, tfs: Int32Array, w: number[]): void {
+    for (let j = 0; j < ids.length; j++) {
+      const id = ids[j];
+      const tf = tfs[j];
+      const x = w[tf & 255 ? 0 : tf & 16776960 ? 1 : 2];
+      if (id < 0 || id >= DENSE_IDS) {
+        this.sparse.set(id, (this.sparse.get(id) ?? 0) + x);
+        continue;
+      }
+      if (id >= this.sums.length) {
+        const size = Math.min(DENSE_IDS, Math.max(id + 1, this.sums.length * 2));
+        const grown = new Float64Array(size);
+        grown.set(this.sums);
+        this.sums = grown;
+        const marks = new Uint8Array(size);
+        marks.set(this.seen);
+        this.seen = marks;
+      }
+      if (!this.seen[id]) {
+        this.seen[id] = 1;
+        if (this.n === this.touched.length) {
+          const t = new Int32Array(this.n * 2);
+          t.set(this.touched);
+          this.touched = t;
+        }
+        this.touched[this.n++] = id;
+      }
+      this.sums[id] += x;
+    }
+  }
+  /** The `want` ids of the highest sums, best first, ties by lower id (as `order by s desc, id` gives them). */
+  top(want: number): number[] {
+    const all: Array<[number, number]> = [];
+    const heap = new TopHeap(Math.max(1, want));
+    const ids: number[] = [];
+    const sums: number[] = [];
+    for (let i = 0; i < this.n; i++) {
+      ids.push(this.touched[i]);
+      sums.push(this.sums[this.touched[i]]);
+    }
+    for (const [id, s] of this.sparse) {
+      ids.push(id);
+      sums.push(s);
+    }
+    for (let i = 0; i < ids.length; i++) if (heap.size < want || sums[i] > heap.min) heap.push(i, sums[i]);
+    if (want <= 0 || !ids.length) return [];
+    const floor = heap.size < want ? -Infinity : heap.min;
+    for (let i = 0; i < ids.length; i++) if (sums[i] >= floor) all.push([ids[i], sums[i]]);
+    all.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    return all.slice(0, want).map((x) => x[0]);
+  }
+  clear(): void {
+    for (let i = 0; i < this.n; i++) {
+      this.sums[this.touched[i]] = 0;
+      this.seen[this.touched[i]] = 0;
+    }
+    this.n = 0;
+    this.sparse.clear();
+  }
+}
+const DENSE_IDS = 1 << 24;
+/** Accumulators not in use (searches run concurrently: each takes its own, and gives it back cleared). */
+const accumulators: Accumulator[] = [];
 
 /**
  * The local index's keyword ranking (keyword.ts `rank`: candidates, then BM25F with coverage and
- * the namesake tie-break), over the remote postings: `want` candidates (a round trip for the
- * terms' document frequencies and totals, one for the candidates, one for their records); best first.
+ * the namesake tie-break), over the remote postings: `want` candidates, best first. One round trip
+ * for the terms, with the postings that make candidates unless the connection holds them
+ * (`TERMS_SQL`); another for the candidates' frequencies of the terms not read, when the query has
+ * such terms; another only when the read terms give fewer than `want` candidates and more terms are
+ * there.
  */
-async function keywordRank(sql: Sql, query: string, want: number, maxPostings: number): Promise<Array<{ id: number; score: number }>> {
+async function keywordRank(sql: Sql, query: string, want: number, maxPostings: number, cold = false): Promise<{ ranked: Array<{ id: number; score: number }>; cache?: PostingCache }> {
   const K = kw();
   const asked = planTerms(query, K);
-  if (!asked.length) return [];
-  // the terms' document frequencies and the index's totals in one round trip
-  const both = await sql.query<{ term: string | null; df: number | null; key: string | null; value: string | null }>(
-    "select term, df, null::text as key, null::text as value from fathom_terms where term = any($1::text[]) and df > 0 union all select null, null, key, value from fathom_meta where key in ('chunks', 'len_sums')",
-    [asked],
-  );
-  const dfOf = new Map(both.rows.filter((r) => r.term !== null).map((r) => [r.term!, Number(r.df)]));
-  const mm = new Map(both.rows.filter((r) => r.key !== null).map((r) => [r.key!, r.value ?? '']));
+  if (!asked.length) return { ranked: [] };
+  let cache = cold ? undefined : postingCaches.get(sql);
+  const first = await sql.query<TermRow>(TERMS_SQL, [asked, maxPostings, cache ? asked.filter((t) => cache!.terms.has(t)) : [], cache?.generation ?? null]);
+  const dfOf = new Map<string, number>();
+  const mm = new Map<string, string>();
+  for (const r of first.rows) if (r.term === null) mm.set(r.key ?? '', r.value ?? '');
+  const generation = mm.get('generation') ?? '0';
+  if (!cache || cache.generation !== generation) {
+    cache = { generation, terms: new Map(), size: 0, chunks: new Map() };
+    if (!cold) postingCaches.set(sql, cache);
+  }
+  const postings = new Map<string, TermPostings>();
+  for (const r of first.rows) {
+    if (r.term === null) continue;
+    dfOf.set(r.term, Number(r.df));
+    if (r.ids !== null) postings.set(r.term, termPostings(r));
+  }
   const N = Math.max(1, Number(mm.get('chunks') ?? 0));
   const sumLen = (mm.get('len_sums') ?? '0,0,0,0').split(',').map(Number);
   const plan = planQuery(query, K, (t) => dfOf.get(t), N);
   const nq = plan.terms.length;
-  if (!nq) return [];
+  if (!nq) return { ranked: [] };
   const dfq = plan.terms.map((t) => dfOf.get(t)!);
   const idfRaw = dfq.map((df) => Math.log(1 + (N - df + 0.5) / (df + 0.5)));
   // candidates: the rarest terms within the postings budget; more while too few came out
   const order = plan.terms.map((_, q) => q).sort((a, b) => dfq[a] - dfq[b] || a - b);
   const { symbol, path: pathB, header, text } = K.boosts;
+  const classW = [Math.max(1e-6, symbol), Math.max(1e-6, header, pathB), Math.max(1e-6, text)];
   let next = 0;
   let read = 0;
   while (next < nq && (next === 0 || read + dfq[order[next]] <= maxPostings)) read += dfq[order[next++]];
+  const acc = accumulators.pop() ?? new Accumulator();
+  let summed = 0;
   let cands: number[] = [];
+  const got = new Map<string, TermPostings>();
   for (;;) {
-    const use = order.slice(0, next);
-    const r = await sql.query<{ id: number }>(CANDIDATES_SQL, [use.map((q) => plan.terms[q]), use.map((q) => idfRaw[q]), Math.max(1e-6, symbol), Math.max(1e-6, header, pathB), Math.max(1e-6, text), want]);
-    cands = r.rows.map((x) => x.id);
+    const terms = order.slice(summed, next).map((q) => plan.terms[q]);
+    // held by the connection, brought by the first round trip, or (a query of over 64 terms, or more candidates needed) read now
+    for (const t of terms) {
+      const p = postings.get(t) ?? cache.terms.get(t);
+      if (p) {
+        got.set(t, p);
+        cachePostings(cache, t, p);
+      }
+    }
+    const missing = terms.filter((t) => !got.has(t));
+    if (missing.length) {
+      for (const r of (await sql.query<TermRow>(POSTINGS_SQL, [missing])).rows) {
+        const p = termPostings(r);
+        got.set(r.term!, p);
+        cachePostings(cache, r.term!, p);
+      }
+    }
+    for (; summed < next; summed++) {
+      const q = order[summed];
+      const p = got.get(plan.terms[q]);
+      if (p) acc.add(p.ids, p.tfs, classW.map((x) => idfRaw[q] * x));
+    }
+    cands = acc.top(want);
     if (cands.length >= want || next >= nq) break;
     next++;
   }
-  if (!cands.length) return [];
-  const probe = await sql.query<{ id: number; term: string; tf: number; l0: number; l1: number; l2: number; l3: number }>(PROBE_SQL, [cands, plan.terms]);
-  const byId = new Map<number, { lens: number[]; ts: string[]; tfs: number[] }>();
-  for (const p of probe.rows) {
-    let r = byId.get(p.id);
-    if (!r) byId.set(p.id, (r = { lens: [p.l0, p.l1, p.l2, p.l3], ts: [], tfs: [] }));
-    r.ts.push(p.term);
-    r.tfs.push(p.tf);
+  acc.clear();
+  accumulators.push(acc);
+  if (!cands.length) return { ranked: [] };
+  // the candidates' lengths and frequencies: of the read terms from their postings, of the others from the server
+  const byId = new Map<number, { lens: number[]; ts: string[]; tfs: number[] }>(cands.map((id) => [id, { lens: [], ts: [], tfs: [] }]));
+  for (let x = 0; x < next; x++) {
+    const t = plan.terms[order[x]];
+    const p = got.get(t);
+    if (!p) continue;
+    for (let j = 0; j < p.ids.length; j++) {
+      const r = byId.get(p.ids[j]);
+      if (!r) continue;
+      if (!r.lens.length) r.lens = [p.la[j] >>> 16, p.la[j] & 0xffff, p.lb[j] >>> 16, p.lb[j] & 0xffff];
+      r.ts.push(t);
+      r.tfs.push(p.tfs[j]);
+    }
+  }
+  const unread = order.slice(next).map((q) => plan.terms[q]);
+  if (unread.length) {
+    for (const p of (await sql.query<{ id: number; term: string; tf: number }>(PROBE_SQL, [cands, unread])).rows) {
+      const r = byId.get(p.id);
+      if (!r) continue;
+      r.ts.push(p.term);
+      r.tfs.push(Number(p.tf));
+    }
   }
   // BM25F as keyword.ts `bm25` computes it
   const { k1, b } = K;
@@ -914,7 +1135,7 @@ async function keywordRank(sql: Sql, query: string, want: number, maxPostings: n
   const nameW = K.namesake;
   if (nameW > 0) for (const x of scored) if (x.named > 0 && (alpha === 0 || x.share >= best - 1e-9)) x.score *= 1 + nameW * x.named;
   scored.sort((x, y) => y.score - x.score || x.order - y.order);
-  return scored.map((x) => ({ id: x.id, score: x.score }));
+  return { ranked: scored.map((x) => ({ id: x.id, score: x.score })), cache };
 }
 
 const DENSE_SQL = `
@@ -978,6 +1199,32 @@ async function denseByCodes(sql: Sql, m: Map<string, string>, model: string, qv:
     .map((h) => table.ids[h.i]);
 }
 
+/** The chunks of `ids` (their JSON text and ord): those the connection's cache holds for this generation, the others read (and kept). */
+async function chunksOf(sql: Sql, ids: number[], cache: PostingCache | undefined): Promise<Map<number, { ord: number; json: string }>> {
+  const out = new Map<number, { ord: number; json: string }>();
+  const need: number[] = [];
+  for (const id of ids) {
+    const c = cache?.chunks.get(id);
+    if (!c) {
+      need.push(id);
+      continue;
+    }
+    out.set(id, c);
+    cache!.chunks.delete(id); // most recently used last
+    cache!.chunks.set(id, c);
+  }
+  if (!need.length) return out;
+  const rows = await sql.query<{ id: number; ord: number; chunk: string }>('select id, ord, chunk::text as chunk from fathom_chunks where id = any($1::int[])', [need]);
+  for (const r of rows.rows) {
+    const c = { ord: r.ord, json: r.chunk };
+    out.set(r.id, c);
+    if (!cache) continue;
+    cache.chunks.set(r.id, c);
+    if (cache.chunks.size > PG_CACHED_CHUNKS) cache.chunks.delete(cache.chunks.keys().next().value!);
+  }
+  return out;
+}
+
 /** Connections that have their HNSW search breadth set (once per connection, not per query). */
 const efSet = new WeakSet<object>();
 
@@ -1019,7 +1266,7 @@ export async function pgSearch(sql: Sql, query: string, options: PgSearchOptions
     const slot = lists.push({ name: 'keyword', ids: [] }) - 1;
     asked.push(
       (async () => {
-        const rankedHits = await keywordRank(sql, q, Math.max(fetch, kw().candidates) * (filtering ? 4 : 1), options.maxPostings ?? PG_MAX_POSTINGS);
+        const { ranked: rankedHits, cache } = await keywordRank(sql, q, Math.max(fetch, kw().candidates) * (filtering ? 4 : 1), options.maxPostings ?? PG_MAX_POSTINGS, options.cold);
         const ranked = rankedHits.map((h) => h.id);
         const scoreOf = new Map(rankedHits.map((h) => [h.id, h.score]));
         // filters on the ranked facts (path, language, kind), then the texts of the best `depth`
@@ -1030,10 +1277,9 @@ export async function pgSearch(sql: Sql, query: string, options: PgSearchOptions
           passed = ranked.filter((id) => factsOf.has(id) && passes(factsOf.get(id)!)).slice(0, depth);
         }
         if (!passed.length) return;
-        const texts = await sql.query<{ id: number; ord: number; chunk: Chunk | string }>('select id, ord, chunk from fathom_chunks where id = any($1::int[])', [passed]);
-        const chunkOf = new Map(texts.rows.map((r) => [r.id, r]));
+        const chunkOf = await chunksOf(sql, passed, cache);
         const kept = passed.filter((id) => chunkOf.has(id));
-        const hits = kept.map((id) => ({ docId: idOf(parseChunk(chunkOf.get(id)!.chunk), chunkOf.get(id)!.ord), score: scoreOf.get(id) ?? 0 }));
+        const hits = kept.map((id) => ({ docId: idOf(parseChunk(chunkOf.get(id)!.json), chunkOf.get(id)!.ord), score: scoreOf.get(id) ?? 0 }));
         // the engine's order after BM25: term proximity (over the text and the i18n text shown with it), then the phrase tiers
         const ids = proximityOrder(q, hits, depth, (id) => proximityText(pool[id]?.text, pool[id]));
         lists[slot].ids = phraseFirst(q, ids, (id) => pool[id]?.text, (id) => shownText(pool[id])?.split('\n').map(shownForm), ids.length, found);

@@ -289,6 +289,55 @@ describe('team index on a real PostgreSQL server', function () {
     }
   });
 
+  it('a searching connection keeps postings and chunks between searches, never past a push: warm, cold and concurrent answers agree', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-pgwarm-'));
+    const url = server!.url.replace(/\/postgres$/, '/warm_one');
+    const admin = await connectPg(server!.url);
+    await admin.query('create database warm_one');
+    await admin.end();
+    const words = ['invoice', 'total', 'user', 'profile', 'render', 'cache', 'parse', 'request', 'queue', 'retry'];
+    for (let i = 0; i < 120; i++) {
+      const a = words[i % words.length];
+      const b = words[(i * 7 + 3) % words.length];
+      fs.writeFileSync(path.join(dir, `m${i}.ts`), `// ${a} ${b} helpers\nexport function ${a}${b[0].toUpperCase()}${b.slice(1)}${i}(x: number) {\n  return ${a}Of(x) + ${b}Of(x) * ${i};\n}\n`);
+    }
+    const writer = await connectPg(url);
+    const searcher = await connectPg(url);
+    const answer = async (db: PgConnection, q: string) => (await pgSearch(db, q, { k: 10, mode: 'keyword' })).map((h) => `${h.chunk.path}:${h.chunk.start.line}`);
+    const cold = async (q: string) => {
+      const fresh = await connectPg(url);
+      try {
+        return await answer(fresh, q);
+      } finally {
+        await fresh.end();
+      }
+    };
+    try {
+      await pushFolder(writer, dir);
+      const queries = ['invoice total', 'user profile render', 'parse request retry', 'cache queue', 'total of the invoice', 'retry the queue request'];
+      for (const q of queries) assert.deepEqual(await answer(searcher, q), await cold(q), `first search: ${q}`);
+      for (const q of queries) assert.deepEqual(await answer(searcher, q), await cold(q), `again, warm: ${q}`);
+      // searches at once on the one connection, each with its own scratch
+      const together = await Promise.all(queries.map((q) => answer(searcher, q)));
+      for (const [i, q] of queries.entries()) assert.deepEqual(together[i], await cold(q), `concurrent: ${q}`);
+      // another client pushes: a new best file for a query, a deleted one; the warm connection sees both
+      const before = await answer(searcher, 'invoice total');
+      const gone = before[0].split(':')[0];
+      fs.rmSync(path.join(dir, gone));
+      fs.writeFileSync(path.join(dir, 'fresh.ts'), '// invoice total invoice total\nexport function invoiceTotalInvoiceTotal() {\n  return invoiceTotal(invoiceTotal());\n}\n');
+      await pushFolder(writer, dir);
+      const after = await answer(searcher, 'invoice total');
+      assert.equal(after[0], 'fresh.ts:1', after.join(' '));
+      assert.ok(!after.some((h) => h.startsWith(`${gone}:`)), `the deleted ${gone} is not answered: ${after.join(' ')}`);
+      assert.deepEqual(after, await cold('invoice total'));
+      for (const q of queries) assert.deepEqual(await answer(searcher, q), await cold(q), `after the push: ${q}`);
+    } finally {
+      await writer.end();
+      await searcher.end();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('dist/cli.js status --json and the text line say keyword-only and the schema version', function () {
     const cli = path.join(__dirname, '..', '..', 'dist', 'cli.js');
     if (!fs.existsSync(cli)) throw new Error('dist/cli.js is missing: run npm run build first');
