@@ -9,7 +9,8 @@
  * at 32 (`fathom.chunking.maxTokens`), so the same passage is one whole-function chunk in the
  * team index and a few lines in the local index. A file unchanged since the push is answered
  * by the server (the whole function); a file edited locally, or any file while the server is
- * down, by the local index (a few lines). The status bar's tooltip says which.
+ * down, by the local index (a few lines). The status bar's tooltip says which; while the server
+ * cannot answer, the sidebar and the status bar say so too.
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -160,6 +161,9 @@ describe('Fathom in code-server: the team index (fathom.index.remote) on a real 
     // why, in words: the server refuses connections (not an opaque error of the connection it closed)
     await waitForTooltip(s, new RegExp(`Team index ${escape(pg!.url)} cannot answer \\(cannot connect to ${escape(pg!.url)}: connect ECONNREFUSED [^)]*\\): searching the local index`));
     await s.waitForLog('Fathom', /the team index \S+ cannot answer \(.+\): searching the local index, trying again in a minute/);
+    // and where it is seen without hovering: the top of the sidebar and the status bar
+    await view.locator('#fathom-warning-text', { hasText: 'The team index cannot answer: searching the local index.' }).waitFor({ timeout: 15_000 });
+    await s.page.locator('.statusbar-item', { hasText: 'Fathom: local only' }).first().waitFor({ timeout: 15_000 });
     await s.screenshot('team-down');
 
     pg!.start();
@@ -169,5 +173,7 @@ describe('Fathom in code-server: the team index (fathom.index.remote) on a real 
       return (await rangesOf(view, FORMAT.file)).includes(teamChunk) ? true : undefined;
     }, 100_000, 5000);
     await waitForTooltip(s, new RegExp(`Team index: ${escape(pg!.url)}`));
+    await view.locator('#fathom-warning').waitFor({ state: 'hidden', timeout: 15_000 });
+    assert.equal((await s.page.locator('.statusbar-item', { hasText: 'Fathom' }).first().innerText()).trim(), 'Fathom', 'the status bar warning is gone');
   });
 });
