@@ -1467,10 +1467,11 @@ export class RemoteIndex {
     if (changed) this.options.onState?.(this.state);
   }
 
-  private async connection(): Promise<PgConnection> {
+  /** The kept connection (the same promise until a failed search drops it). */
+  private connection(): Promise<PgConnection> {
     if (!this.conn) {
       const connect = this.options.connect ?? ((u: string) => connectPg(u, { timeoutMs: 5000 }));
-      this.conn = connect(this.url);
+      this.conn = (async () => connect(this.url))(); // a promise even if `connect` throws
       this.conn.catch(() => undefined);
     }
     return this.conn;
@@ -1500,8 +1501,9 @@ export class RemoteIndex {
     // restart, an idle timeout, a failover): then once more on a new one, before searching locally
     let reused = this.conn !== undefined;
     for (;;) {
+      const used = this.connection();
       try {
-        const sql = await this.connection();
+        const sql = await used;
         const g = await sql.query<{ value: string }>("select value from fathom_meta where key = 'generation'").catch((err: unknown) => {
           throw /fathom_meta/.test(String((err as Error)?.message)) ? new PgStoreError('the database holds no Fathom index (push one with `fathom index <dir> --store postgres://…`)') : err;
         });
@@ -1514,10 +1516,12 @@ export class RemoteIndex {
         this.setState({ url: redact(this.url), ok: true, dirty: dirty.size });
         return overlayHits(remote, local, dirty, k);
       } catch (err) {
-        const conn = this.conn;
-        this.conn = undefined; // a new connection next time
-        this.hashes = undefined;
-        void conn?.then((c) => c.end()).catch(() => undefined);
+        // a new connection next time; one that a search running beside this one made already is kept
+        if (this.conn === used) {
+          this.conn = undefined;
+          this.hashes = undefined;
+        }
+        void used.then((c) => c.end()).catch(() => undefined);
         if (reused && isConnectionLoss(err)) {
           reused = false;
           continue;

@@ -391,6 +391,37 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
     }
   });
 
+  it('the editor\'s remote index: two searches at once on a connection the server closed both answer, on a new connection', async () => {
+    const ws = path.join(work, 'ws');
+    await pushFolder(db, ws, { embedder: fakeEmbedder() });
+    const local = new Engine();
+    let connects = 0;
+    let restarts = 0;
+    // each connection works until ended or until the server restarts after it was made
+    const remote = new RemoteIndex('postgres://ci@db.example/team', {
+      connect: async () => {
+        connects++;
+        const made = restarts;
+        let ended = false;
+        await new Promise((r) => setTimeout(r, 5)); // connecting takes a while: the other search fails meanwhile
+        return {
+          query: (t: string, p?: unknown[]) => (ended || restarts !== made ? Promise.reject(new Error(ended ? 'Client was closed and is not queryable' : 'terminating connection due to administrator command')) : db.query(t, p as never[])),
+          end: async () => {
+            ended = true;
+          },
+        } as never;
+      },
+    });
+    const search = (q: string) => remote.search(ws, local, q, { k: 5, mode: 'keyword', localSearch: (k) => local.search(q, { k, mode: 'keyword' }) });
+    assert.ok((await search('rrf fusion'))?.length);
+    restarts++;
+    const [a, b] = await Promise.all([search('rrf fusion'), search('overlay hits')]);
+    assert.ok(a?.length && b?.length, `both answered by the server: ${JSON.stringify(remote.state)}`);
+    assert.equal(remote.state.ok, true);
+    assert.ok(connects <= 3, `one new connection each at most, none ended under the other search (${connects})`);
+    await remote.close();
+  });
+
   it('isConnectionLoss: a connection the server or the network closed, not an error of the query', () => {
     const pgError = (code: string, message: string) => Object.assign(new Error(message), { code });
     assert.ok(isConnectionLoss(pgError('57P01', 'terminating connection due to administrator command')));
