@@ -1427,6 +1427,17 @@ export interface RemoteIndexOptions {
 }
 
 /**
+ * Did `err` come from a connection the server (or the network) closed, rather than from the
+ * query: the server shutting down or terminating the session (SQLSTATE class 57P, 08), a reset
+ * socket, or the `pg` client refusing to use a connection that already failed.
+ */
+export function isConnectionLoss(err: unknown): boolean {
+  const code = String((err as { code?: unknown })?.code ?? '');
+  if (/^(57P0[123]|08\w{3}|ECONNRESET|EPIPE|ECONNABORTED)$/.test(code)) return true;
+  return /Connection terminated|not queryable|terminating connection|server closed the connection|ECONNRESET|EPIPE/i.test(errText(err));
+}
+
+/**
  * The editor's view of a team index (`fathom.index.remote`): one connection, the pushed files'
  * hashes (re-read only when the index's generation moved), and searches of a folder's local
  * engine overlaid on it. A server that cannot be reached (or a query that fails) makes `search`
@@ -1456,10 +1467,11 @@ export class RemoteIndex {
     if (changed) this.options.onState?.(this.state);
   }
 
-  private async connection(): Promise<PgConnection> {
+  /** The kept connection (the same promise until a failed search drops it). */
+  private connection(): Promise<PgConnection> {
     if (!this.conn) {
       const connect = this.options.connect ?? ((u: string) => connectPg(u, { timeoutMs: 5000 }));
-      this.conn = connect(this.url);
+      this.conn = (async () => connect(this.url))(); // a promise even if `connect` throws
       this.conn.catch(() => undefined);
     }
     return this.conn;
@@ -1485,28 +1497,40 @@ export class RemoteIndex {
   async search(root: string, engine: Engine, query: string, options: PgSearchOptions & { localSearch: (k: number) => Promise<SearchHit[]> }): Promise<SearchHit[] | undefined> {
     if (this.failedAt && Date.now() - this.failedAt < (this.options.retryMs ?? 60_000)) return undefined;
     const k = Math.max(1, options.k ?? 10);
-    try {
-      const sql = await this.connection();
-      const g = await sql.query<{ value: string }>("select value from fathom_meta where key = 'generation'").catch((err: unknown) => {
-        throw /fathom_meta/.test(String((err as Error)?.message)) ? new PgStoreError('the database holds no Fathom index (push one with `fathom index <dir> --store postgres://…`)') : err;
-      });
-      const generation = g.rows[0]?.value ?? '0';
-      if (this.hashes?.generation !== generation) this.hashes = { generation, map: await remoteHashes(sql) };
-      const dirty = this.dirtyOf(root, engine, this.hashes.map, generation);
-      const depth = Math.max(50, k * 5);
-      const [remote, local] = await Promise.all([pgSearch(sql, query, { ...options, k, exclude: dirty }), dirty.size ? options.localSearch(depth) : Promise.resolve([])]);
-      this.failedAt = 0;
-      this.setState({ url: redact(this.url), ok: true, dirty: dirty.size });
-      return overlayHits(remote, local, dirty, k);
-    } catch (err) {
-      this.failedAt = Date.now();
-      const conn = this.conn;
-      this.conn = undefined; // a new connection next time
-      this.hashes = undefined;
-      void conn?.then((c) => c.end()).catch(() => undefined);
-      const message = errText(err);
-      this.setState({ url: redact(this.url), ok: false, problem: message.replace(this.url, redact(this.url)) });
-      return undefined;
+    // the connection kept from an earlier search may have been closed by the server since (a
+    // restart, an idle timeout, a failover): then once more on a new one, before searching locally
+    let reused = this.conn !== undefined;
+    for (;;) {
+      const used = this.connection();
+      try {
+        const sql = await used;
+        const g = await sql.query<{ value: string }>("select value from fathom_meta where key = 'generation'").catch((err: unknown) => {
+          throw /fathom_meta/.test(String((err as Error)?.message)) ? new PgStoreError('the database holds no Fathom index (push one with `fathom index <dir> --store postgres://…`)') : err;
+        });
+        const generation = g.rows[0]?.value ?? '0';
+        if (this.hashes?.generation !== generation) this.hashes = { generation, map: await remoteHashes(sql) };
+        const dirty = this.dirtyOf(root, engine, this.hashes.map, generation);
+        const depth = Math.max(50, k * 5);
+        const [remote, local] = await Promise.all([pgSearch(sql, query, { ...options, k, exclude: dirty }), dirty.size ? options.localSearch(depth) : Promise.resolve([])]);
+        this.failedAt = 0;
+        this.setState({ url: redact(this.url), ok: true, dirty: dirty.size });
+        return overlayHits(remote, local, dirty, k);
+      } catch (err) {
+        // a new connection next time; one that a search running beside this one made already is kept
+        if (this.conn === used) {
+          this.conn = undefined;
+          this.hashes = undefined;
+        }
+        void used.then((c) => c.end()).catch(() => undefined);
+        if (reused && isConnectionLoss(err)) {
+          reused = false;
+          continue;
+        }
+        this.failedAt = Date.now();
+        const message = errText(err);
+        this.setState({ url: redact(this.url), ok: false, problem: message.replace(this.url, redact(this.url)) });
+        return undefined;
+      }
     }
   }
 

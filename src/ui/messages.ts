@@ -69,7 +69,7 @@ export interface ViewIndexState {
   /** 0–100 while indexing. */
   percent?: number;
   paused: boolean;
-  /** Set when searching keyword-only: one short line. */
+  /** Set when searching keyword-only, or locally because the team index cannot answer: one short line. */
   warning?: string;
   /** The warning's details (the worker's reason), for its tooltip. */
   warningDetail?: string;

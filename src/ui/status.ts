@@ -14,6 +14,9 @@ export interface IndexStateModel extends ViewIndexState {
   tooltip: string;
 }
 
+/** The warning line while the team index (`fathom.index.remote`) cannot answer. */
+export const TEAM_INDEX_DOWN = 'The team index cannot answer: searching the local index.';
+
 /** 12345 → "12,345". Not toLocaleString: its first call loads ICU data, ~100 ms on the host's thread. */
 const fmt = (n: number) => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
@@ -36,15 +39,22 @@ export function indexState(
   const vectors = folders.reduce((a, f) => a + f.vectors, 0);
   const paused = status?.paused ?? false;
   const running = [...progress.values()].filter((p) => p.phase !== 'done');
-  const warning = opts.advice;
-  const warningInfo = warning ? { warningDetail: opts.adviceDetail, modelActions: opts.modelActions || undefined } : {};
+  // The team index that cannot answer (searches are local): said where it is seen, not only in
+  // the tooltip; the keyword-only advice, with its model buttons, goes first when both apply
+  const remoteDown = status?.remote && !status.remote.ok && !status.remote.pending ? status.remote : undefined;
+  const warning = opts.advice ?? (remoteDown ? TEAM_INDEX_DOWN : undefined);
+  const warningInfo = opts.advice
+    ? { warningDetail: opts.adviceDetail, modelActions: opts.modelActions || undefined }
+    : remoteDown
+      ? { warningDetail: `Team index ${remoteDown.url}: ${remoteDown.problem ?? 'unknown error'}. Fathom tries it again a minute after the failure.` }
+      : {};
   // The embedded share: search is hybrid over the chunks that have a vector so far.
   const share = chunks ? Math.floor((100 * Math.min(vectors, chunks)) / chunks) : 0;
   const partly = !!status?.model && vectors < chunks;
   const counts = `${fmt(files)} files · ${fmt(chunks)} chunks${status?.model ? ` · ${fmt(vectors)} vectors${partly ? ` (${share}% embedded)` : ''}` : ''}`;
   const lines = [`Fathom: ${counts}${skipped ? ` (${fmt(skipped)} files skipped)` : ''}`];
   if (status?.model) lines.push(`Model: ${status.model}`);
-  if (warning) lines.push(warning, ...(opts.adviceDetail ? [opts.adviceDetail] : []));
+  if (opts.advice) lines.push(opts.advice, ...(opts.adviceDetail ? [opts.adviceDetail] : []));
   if (paused) lines.push('Indexing is paused.');
   const remote = status?.remote;
   if (remote) {
@@ -97,7 +107,7 @@ export function indexState(
     paused,
     warning,
     ...warningInfo,
-    barText: `${warning ? '$(warning)' : '$(search)'} Fathom${warning ? ': keyword-only' : ''}`,
+    barText: `${warning ? '$(warning)' : '$(search)'} Fathom${opts.advice ? ': keyword-only' : remoteDown ? ': local only' : ''}`,
     tooltip: lines.join('\n'),
   };
 }

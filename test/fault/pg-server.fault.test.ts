@@ -8,7 +8,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { connectPg, pgSearch, pgStatus, pushFolder } from '../../src/index/pgstore';
+import { Engine } from '../../src/index/engine';
+import { connectPg, pgSearch, pgStatus, pushFolder, RemoteIndex } from '../../src/index/pgstore';
 import { pgBin, startRealPg, type RealPg } from '../helpers/real-pg';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -102,6 +103,31 @@ describe('fault: the team index when the PostgreSQL server stops, drops a connec
     } finally {
       await a.end().catch(() => undefined);
       await b.end();
+    }
+  });
+
+  it('the editor\'s team index: a server restarted between two searches answers the second on a new connection; stopped, the problem says it refuses', async () => {
+    const db = await connectPg(server!.url);
+    await pushFolder(db, ws); // (writes nothing when an earlier test pushed it all)
+    await db.end();
+    const local = new Engine(); // nothing indexed locally yet: every pushed file on disk is answered by the server
+    const remote = new RemoteIndex(server!.url);
+    let down = false;
+    const search = () => remote.search(ws, local, 'widget7Assemble', { k: 3, mode: 'keyword', localSearch: (k) => local.search('widget7Assemble', { k, mode: 'keyword' }) });
+    try {
+      assert.equal((await search())?.[0]?.chunk.path, 'part7.ts');
+      // a restart (or an idle timeout, a failover) closes the connection the index keeps between searches
+      server!.stop();
+      server!.start();
+      assert.equal((await search())?.[0]?.chunk.path, 'part7.ts', `answered after the restart, not local for a minute: ${JSON.stringify(remote.state)}`);
+      assert.equal(remote.state.ok, true);
+      server!.stop();
+      down = true;
+      assert.equal(await search(), undefined, 'down: the caller searches locally');
+      assert.match(remote.state.problem ?? '', /cannot connect to postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres: .*ECONNREFUSED/, 'the problem says the server refuses, not that an old connection broke');
+    } finally {
+      if (down) server!.start();
+      await remote.close();
     }
   });
 

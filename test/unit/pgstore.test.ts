@@ -8,7 +8,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { Engine } from '../../src/index/engine';
 import { phraseFirst, proximityOrder, proximityText } from '../../src/index/rank/phrase';
-import { connectPg, migrate, overlayHits, pgSearch, PG_SCHEMA_VERSION, pushFolder, RemoteIndex, searchWithOverlay, type RemoteState, type Sql } from '../../src/index/pgstore';
+import { connectPg, isConnectionLoss, migrate, overlayHits, pgSearch, PG_SCHEMA_VERSION, pushFolder, RemoteIndex, searchWithOverlay, type RemoteState, type Sql } from '../../src/index/pgstore';
 import { mineGold } from '../../src/eval/mine';
 import { fakeEmbedder } from '../helpers/fake-embedder';
 import { WorkerState } from '../../src/service/worker';
@@ -373,11 +373,13 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
       assert.ok(fromFile.every((h) => localIds.has(key(h))), 'the edited file\'s hits all come from the local index');
       // the server goes away: undefined (search locally), said once in the state, tried again later
       up = false;
-      assert.equal(await search('rrf fusion'), undefined, 'the connection broke');
+      const before = connects;
+      assert.equal(await search('rrf fusion'), undefined, 'the connection broke, and a new one is refused');
+      assert.equal(connects, before + 1, 'a broken connection is replaced once before searching locally');
       assert.equal(await search('rrf fusion'), undefined, 'a new one is refused');
       const down = states.filter((s) => !s.ok);
       assert.equal(down.length, 1, 'one state change for two failed searches');
-      assert.match(down[0].problem ?? '', /Connection terminated/);
+      assert.match(down[0].problem ?? '', /ECONNREFUSED/, 'why: the server refuses (not that the old connection broke)');
       assert.match(remote.state.problem ?? '', /ECONNREFUSED/);
       assert.equal(down[0].url, 'postgres://me:***@db.example/team');
       up = true;
@@ -387,6 +389,49 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
     } finally {
       fs.writeFileSync(file, text);
     }
+  });
+
+  it('the editor\'s remote index: two searches at once on a connection the server closed both answer, on a new connection', async () => {
+    const ws = path.join(work, 'ws');
+    await pushFolder(db, ws, { embedder: fakeEmbedder() });
+    const local = new Engine();
+    let connects = 0;
+    let restarts = 0;
+    // each connection works until ended or until the server restarts after it was made
+    const remote = new RemoteIndex('postgres://ci@db.example/team', {
+      connect: async () => {
+        connects++;
+        const made = restarts;
+        let ended = false;
+        await new Promise((r) => setTimeout(r, 5)); // connecting takes a while: the other search fails meanwhile
+        return {
+          query: (t: string, p?: unknown[]) => (ended || restarts !== made ? Promise.reject(new Error(ended ? 'Client was closed and is not queryable' : 'terminating connection due to administrator command')) : db.query(t, p as never[])),
+          end: async () => {
+            ended = true;
+          },
+        } as never;
+      },
+    });
+    const search = (q: string) => remote.search(ws, local, q, { k: 5, mode: 'keyword', localSearch: (k) => local.search(q, { k, mode: 'keyword' }) });
+    assert.ok((await search('rrf fusion'))?.length);
+    restarts++;
+    const [a, b] = await Promise.all([search('rrf fusion'), search('overlay hits')]);
+    assert.ok(a?.length && b?.length, `both answered by the server: ${JSON.stringify(remote.state)}`);
+    assert.equal(remote.state.ok, true);
+    assert.ok(connects <= 3, `one new connection each at most, none ended under the other search (${connects})`);
+    await remote.close();
+  });
+
+  it('isConnectionLoss: a connection the server or the network closed, not an error of the query', () => {
+    const pgError = (code: string, message: string) => Object.assign(new Error(message), { code });
+    assert.ok(isConnectionLoss(pgError('57P01', 'terminating connection due to administrator command')));
+    assert.ok(isConnectionLoss(pgError('08006', 'connection failure')));
+    assert.ok(isConnectionLoss(pgError('ECONNRESET', 'read ECONNRESET')));
+    assert.ok(isConnectionLoss(new Error('Client has encountered a connection error and is not queryable')));
+    assert.ok(isConnectionLoss(new Error('Connection terminated unexpectedly')));
+    assert.ok(!isConnectionLoss(pgError('42P01', 'relation "fathom_meta" does not exist')));
+    assert.ok(!isConnectionLoss(pgError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432')), 'refused: the server is down, a new connection would be refused too');
+    assert.ok(!isConnectionLoss(undefined));
   });
 
   it('overlayHits: a dirty file\'s local hits take their local rank, the remote ones keep theirs', () => {

@@ -17,7 +17,7 @@ import { parseViewMessage } from '../../src/ui/messages';
 import { breadcrumbOf, filterSpecOf, groupHits, highlightRanges, localeOf, looksLikeRegex, paletteRow, queryNote, queryTerms, rowLabel, snippetOf, splitHighlights, whyText, whyWords } from '../../src/ui/results';
 import { buildTree, TRANSLATIONS_ID } from '../../src/ui/result-tree';
 import { bundledModel, initOptionsOf, keywordOnlyAdvice, needsReinit, readSettings, selectionOf, type Inspected } from '../../src/ui/settings';
-import { accessibleLabel, indexState } from '../../src/ui/status';
+import { accessibleLabel, indexState, TEAM_INDEX_DOWN } from '../../src/ui/status';
 import { IndexTracker } from '../../src/ui/tracker';
 
 describe('view messages', function () {
@@ -426,6 +426,28 @@ describe('index state', function () {
     assert.equal(kw.barText, '$(warning) Fathom: keyword-only');
     assert.match(kw.tooltip, /Keyword-only: model missing/);
     assert.equal(kw.warning, 'Keyword-only: model missing.');
+  });
+
+  it('the team index that cannot answer is a warning in the view and the status bar, not only a tooltip line', function () {
+    const url = 'postgres://ci@db.example/team';
+    const down = indexState(status({ model: 'm', remote: { url, ok: false, problem: `cannot connect to ${url}: connect ECONNREFUSED 10.0.0.1:5432` } }), new Map());
+    assert.equal(down.warning, TEAM_INDEX_DOWN);
+    assert.match(down.warningDetail ?? '', /ECONNREFUSED/);
+    assert.equal(down.modelActions, undefined, 'no model buttons: the model is not the problem');
+    assert.equal(down.barText, '$(warning) Fathom: local only');
+    assert.match(down.tooltip, /Team index postgres:\/\/ci@db\.example\/team cannot answer \(cannot connect/);
+    // answering, or not tried yet: no warning
+    for (const remote of [{ url, ok: true, dirty: 2 }, { url, ok: false, pending: true }]) {
+      const st = indexState(status({ model: 'm', remote }), new Map());
+      assert.equal(st.warning, undefined, JSON.stringify(remote));
+      assert.equal(st.barText, '$(search) Fathom');
+    }
+    // keyword-only as well: the advice (with its model buttons) is the warning, the tooltip has both
+    const both = indexState(status({ keywordOnlyReason: 'model missing', remote: { url, ok: false, problem: 'refused' } }), new Map(), { advice: 'Keyword-only: model missing.', modelActions: true });
+    assert.equal(both.warning, 'Keyword-only: model missing.');
+    assert.equal(both.modelActions, true);
+    assert.equal(both.barText, '$(warning) Fathom: keyword-only');
+    assert.match(both.tooltip, /Keyword-only: model missing\.\n[\s\S]*cannot answer \(refused\)/);
   });
 
   it('paused and unavailable states are said', function () {
