@@ -16,7 +16,8 @@
  * - `fathom_postings` (schema 3): (term, chunk id) → the term's best field class (symbol,
  *   path/header, text), primary key (term, id) covering the class: a term's postings are one
  *   index-only range scan.
- * - `fathom_terms`: each term's document frequency, kept up to date by every write, for idf.
+ * - `fathom_terms`: each term's document frequency, kept up to date by every write, for idf, and
+ *   (schema 4) its postings in one bytea, built again after each push for the terms it changed.
  *   `fathom_meta` also holds `chunks` (their count), `len_sums` (the four fields' summed lengths,
  *   for BM25's average lengths) and `generation` (bumped by every write: a searcher re-reads the
  *   file hashes only when it moved).
@@ -65,7 +66,7 @@ export interface Sql {
   query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<{ rows: T[] }>;
 }
 
-export const PG_SCHEMA_VERSION = 3;
+export const PG_SCHEMA_VERSION = 4;
 /** The advisory lock every writer takes (per transaction). */
 const LOCK_KEY = 0x46a7104d;
 /** A write transaction holds at most this many chunks (or BATCH_FILES files). */
@@ -95,7 +96,7 @@ function recordOf(c: Chunk): Rec {
 }
 
 /** Writes the postings and document frequencies of `rows` (chunks just inserted, by id). Inside a transaction. */
-async function writePostings(sql: Sql, rows: Array<{ id: number; rec: Rec }>): Promise<void> {
+async function writePostings(sql: Sql, rows: Array<{ id: number; rec: Rec }>, blobs = true): Promise<void> {
   const cols: [string[], number[], number[], number[], number[], number[], number[]] = [[], [], [], [], [], [], []];
   const df = new Map<string, number>();
   for (const { id, rec } of rows) {
@@ -114,7 +115,8 @@ async function writePostings(sql: Sql, rows: Array<{ id: number; rec: Rec }>): P
       cols.map((c) => c.slice(i, i + POSTINGS_PER_INSERT)),
     );
   }
-  if (df.size) await sql.query('insert into fathom_terms (term, df) select * from unnest($1::text[], $2::int[]) on conflict (term) do update set df = fathom_terms.df + excluded.df', [[...df.keys()], [...df.values()]]);
+  // a changed term's postings blob is stale: dropped, built again after the push (schema 4 on)
+  if (df.size) await sql.query(`insert into fathom_terms (term, df) select * from unnest($1::text[], $2::int[]) on conflict (term) do update set df = fathom_terms.df + excluded.df${blobs ? ', postings = null' : ''}`, [[...df.keys()], [...df.values()]]);
 }
 const POSTINGS_PER_INSERT = 50_000;
 
@@ -181,7 +183,7 @@ const MIGRATIONS: Array<(sql: Sql) => Promise<void>> = [
         rows.map((r) => pgArray(r.rec.terms)),
         rows.map((r) => pgArray(r.rec.tf)),
       ]);
-      await writePostings(sql, rows);
+      await writePostings(sql, rows, false); // (the blobs come with schema 4)
       for (const r of rows) r.rec.lens.forEach((x, f) => (lens[f] += x));
       chunks += rows.length;
     }
@@ -190,7 +192,29 @@ const MIGRATIONS: Array<(sql: Sql) => Promise<void>> = [
     await setMeta(sql, 'len_sums', lens.join(','));
     await setMeta(sql, 'keyword', keywordKey());
   },
+  // 4: each term's postings also as one bytea (`POSTING_BLOB`), built after every push, read by
+  // keyword search in one piece instead of row by row
+  async (sql) => {
+    await sql.query('alter table fathom_terms add column if not exists postings bytea');
+    await sql.query('alter table fathom_terms alter column postings set storage external'); // read whole, never compressed
+    await buildPostingBlobs(sql);
+  },
 ];
+
+/**
+ * A term's postings in one value: per posting, ordered by chunk id, the id and packed frequencies
+ * (int4 each) and the four field lengths (int2 each), big-endian: 16 bytes.
+ */
+const POSTING_BLOB = "string_agg(int4send(p.id) || int4send(p.tf) || int2send(p.l0) || int2send(p.l1) || int2send(p.l2) || int2send(p.l3), ''::bytea order by p.id)";
+
+/**
+ * Builds the postings blob of every term that has none (new, or changed by a write: writes set it
+ * to null). Inside a transaction. A term whose blob is missing (a push that stopped part-way) is
+ * still searched, from its posting rows.
+ */
+async function buildPostingBlobs(sql: Sql): Promise<void> {
+  await sql.query(`update fathom_terms f set postings = x.data from (select p.term, ${POSTING_BLOB} as data from fathom_postings p where p.term in (select term from fathom_terms where postings is null and df > 0) group by p.term) x where f.term = x.term`);
+}
 
 /** A PostgreSQL array literal of numbers or strings (each string quoted and escaped). */
 function pgArray(xs: ReadonlyArray<number | string>): string {
@@ -474,7 +498,7 @@ async function dropPaths(sql: Sql, paths: string[]): Promise<void> {
     'select count(*)::int as n, coalesce(sum(lens[1]), 0)::int as l0, coalesce(sum(lens[2]), 0)::int as l1, coalesce(sum(lens[3]), 0)::int as l2, coalesce(sum(lens[4]), 0)::int as l3 from fathom_chunks where path = any($1::text[])',
     [paths],
   )).rows[0];
-  const changed = (await sql.query<{ term: string; df: number }>(`update fathom_terms f set df = f.df - s.n from (${TERMS_OF_PATHS}) s where f.term = s.term returning f.term, f.df`, [paths])).rows;
+  const changed = (await sql.query<{ term: string; df: number }>(`update fathom_terms f set df = f.df - s.n, postings = null from (${TERMS_OF_PATHS}) s where f.term = s.term returning f.term, f.df`, [paths])).rows;
   const emptied = changed.filter((r) => r.df <= 0).map((r) => r.term);
   if (emptied.length) await sql.query('delete from fathom_terms where term = any($1::text[]) and df <= 0', [emptied]);
   await sql.query('delete from fathom_postings p using (select c.id, u.t from fathom_chunks c, unnest(c.rec_terms) as u(t) where c.path = any($1::text[])) x where p.term = x.t and p.id = x.id', [paths]);
@@ -645,6 +669,8 @@ async function pushFolderOnce(sql: Sql, dir: string | FileSource, options: PushO
     const build = (q: string) => (failed ? tx(sql, () => sql.query(q)).catch(() => undefined) : tx(sql, () => sql.query(q)));
     if (bulkKeyword) await build(POSTINGS_INDEX);
     if (bulk) await build(HNSW_INDEX);
+    // the changed terms' postings blobs (a failed push leaves them to the next one)
+    if (!failed) await tx(sql, () => buildPostingBlobs(sql));
   }
   // a large write: the planner's statistics, and the visibility map that lets the keyword
   // candidates be read from the postings index alone (no autovacuum in PGlite)
@@ -838,23 +864,30 @@ export const PG_CACHED_CHUNKS = 5_000;
 
 /**
  * The first round trip of a keyword search: each asked term's document frequency (terms the index
- * lacks left out), the index's totals and generation, and the postings of the terms that make
- * candidates — the rarest first while their postings add up to at most $2 (at least the rarest
- * term's), as `keywordRank` reads them — unless the client holds them for this generation ($3, $4).
- * The postings come as int arrays in text, summed in the client: PostgreSQL's hash aggregate over
- * 20,000 postings took longer than reading and sending them (bench/pg.ts --server).
+ * lacks left out), the index's totals and generation, and the postings of every term the client
+ * does not hold for this generation ($3, $4): its blob (`POSTING_BLOB`), or, where a write left the
+ * blob to build, its posting rows as int arrays in text — then only for the terms that make
+ * candidates, the rarest first while their postings add up to at most $2 (at least the rarest
+ * term's), as `keywordRank` reads them. The client sums the candidates and scores them: PostgreSQL's
+ * hash aggregate over 20,000 postings took longer than reading and sending them (bench/pg.ts --server).
  */
-const TERMS_SQL = `
-with a as (select t.term, t.i, f.df from unnest($1::text[]) with ordinality as t(term, i) join fathom_terms f on f.term = t.term where f.df > 0),
-r as (select term, df, row_number() over (order by df, i) as rn, sum(df) over (order by df, i rows unbounded preceding) as cum from a),
-g as (select value from fathom_meta where key = 'generation')
-select r.term, r.df, x.ids, x.tfs, x.la, x.lb, null::text as key, null::text as value
+const termsSql = (blobs: boolean) => `
+with a as (select t.term, t.i, f.df, ${blobs ? 'f.postings is null' : 'true'} as stale from unnest($1::text[]) with ordinality as t(term, i) join fathom_terms f on f.term = t.term where f.df > 0),
+r as (select term, df, stale, row_number() over (order by df, i) as rn, sum(df) over (order by df, i rows unbounded preceding) as cum,
+  term = any($3::text[]) and $4::text is not distinct from (select value from fathom_meta where key = 'generation') as held from a)
+select r.term, r.df, ${blobs ? 'case when not r.held and not r.stale then (select f.postings from fathom_terms f where f.term = r.term) end' : 'null::bytea'} as blob,
+  x.ids, x.tfs, x.la, x.lb, null::text as key, null::text as value
 from r left join lateral (
   select array_agg(p.id)::text as ids, array_agg(p.tf)::text as tfs, array_agg((p.l0::int << 16) | p.l1)::text as la, array_agg((p.l2::int << 16) | p.l3)::text as lb
   from fathom_postings p
-  where p.term = r.term and (r.rn = 1 or r.cum <= $2) and not (r.term = any($3::text[]) and $4::text is not distinct from (select value from g))
+  where p.term = r.term and r.stale and not r.held and (r.rn = 1 or r.cum <= $2)
 ) x on true
-union all select null, null, null, null, null, null, key, value from fathom_meta where key in ('chunks', 'len_sums', 'generation')`;
+union all select null, null, null, null, null, null, null, key, value from fathom_meta where key in ('chunks', 'len_sums', 'generation')`;
+const TERMS_SQL = termsSql(true);
+/** The same for an index of schema 3 (pushed by an older Fathom; a searcher does not migrate it): no blobs. */
+const TERMS_SQL_V3 = termsSql(false);
+/** Connections whose index has no blobs yet, with the generation seen then (asked again once it changes). */
+const withoutBlobs = new WeakMap<object, string>();
 
 /** The postings of some terms, as `TERMS_SQL` gives them (a query that needs more candidates). */
 const POSTINGS_SQL = `
@@ -890,10 +923,25 @@ function intArray(x: number[] | string | null | undefined): Int32Array {
   return out.slice(0, n);
 }
 
-type TermRow = { term: string | null; df?: number | null; ids: number[] | string | null; tfs: number[] | string | null; la: number[] | string | null; lb: number[] | string | null; key?: string | null; value?: string | null };
+type TermRow = { term: string | null; df?: number | null; blob?: Uint8Array | null; ids: number[] | string | null; tfs: number[] | string | null; la: number[] | string | null; lb: number[] | string | null; key?: string | null; value?: string | null };
 
 function termPostings(r: TermRow): TermPostings {
+  if (r.blob) return fromBlob(r.blob);
   return { ids: intArray(r.ids), tfs: intArray(r.tfs), la: intArray(r.la), lb: intArray(r.lb) };
+}
+
+/** A `POSTING_BLOB` read back. */
+function fromBlob(b: Uint8Array): TermPostings {
+  const n = b.byteLength >> 4;
+  const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  const p = { ids: new Int32Array(n), tfs: new Int32Array(n), la: new Int32Array(n), lb: new Int32Array(n) };
+  for (let i = 0, o = 0; i < n; i++, o += 16) {
+    p.ids[i] = v.getInt32(o);
+    p.tfs[i] = v.getInt32(o + 4);
+    p.la[i] = (v.getInt16(o + 8) << 16) | (v.getInt16(o + 10) & 0xffff);
+    p.lb[i] = (v.getInt16(o + 12) << 16) | (v.getInt16(o + 14) & 0xffff);
+  }
+  return p;
 }
 
 /** Keeps `p` in the connection's cache, dropping the least recently used terms past the bound. */
@@ -989,21 +1037,34 @@ const accumulators: Accumulator[] = [];
 /**
  * The local index's keyword ranking (keyword.ts `rank`: candidates, then BM25F with coverage and
  * the namesake tie-break), over the remote postings: `want` candidates, best first. One round trip
- * for the terms, with the postings that make candidates unless the connection holds them
- * (`TERMS_SQL`); another for the candidates' frequencies of the terms not read, when the query has
- * such terms; another only when the read terms give fewer than `want` candidates and more terms are
- * there.
+ * for the terms, with their postings unless the connection holds them (`TERMS_SQL`); another for the
+ * candidates' frequencies of the terms whose postings are not at hand (blobs not built yet), when
+ * there are such terms; another only when the read terms give fewer than `want` candidates and
+ * more terms are there.
  */
 async function keywordRank(sql: Sql, query: string, want: number, maxPostings: number, cold = false): Promise<{ ranked: Array<{ id: number; score: number }>; cache?: PostingCache }> {
   const K = kw();
   const asked = planTerms(query, K);
   if (!asked.length) return { ranked: [] };
   let cache = cold ? undefined : postingCaches.get(sql);
-  const first = await sql.query<TermRow>(TERMS_SQL, [asked, maxPostings, cache ? asked.filter((t) => cache!.terms.has(t)) : [], cache?.generation ?? null]);
+  const params = [asked, maxPostings, cache ? asked.filter((t) => cache!.terms.has(t)) : [], cache?.generation ?? null];
+  const older = withoutBlobs.get(sql);
+  let first: { rows: TermRow[] };
+  try {
+    first = await sql.query<TermRow>(older === undefined ? TERMS_SQL : TERMS_SQL_V3, params);
+  } catch (err) {
+    if (older !== undefined || (err as { code?: string }).code !== '42703') throw err; // 42703: no such column (schema 3)
+    first = await sql.query<TermRow>(TERMS_SQL_V3, params);
+    withoutBlobs.set(sql, '');
+  }
   const dfOf = new Map<string, number>();
   const mm = new Map<string, string>();
   for (const r of first.rows) if (r.term === null) mm.set(r.key ?? '', r.value ?? '');
   const generation = mm.get('generation') ?? '0';
+  if (withoutBlobs.has(sql)) {
+    if (!withoutBlobs.get(sql)) withoutBlobs.set(sql, generation);
+    else if (withoutBlobs.get(sql) !== generation) withoutBlobs.delete(sql); // written since: maybe migrated
+  }
   if (!cache || cache.generation !== generation) {
     cache = { generation, terms: new Map(), size: 0, chunks: new Map() };
     if (!cold) postingCaches.set(sql, cache);
@@ -1012,7 +1073,7 @@ async function keywordRank(sql: Sql, query: string, want: number, maxPostings: n
   for (const r of first.rows) {
     if (r.term === null) continue;
     dfOf.set(r.term, Number(r.df));
-    if (r.ids !== null) postings.set(r.term, termPostings(r));
+    if (r.blob || r.ids !== null) postings.set(r.term, termPostings(r));
   }
   const N = Math.max(1, Number(mm.get('chunks') ?? 0));
   const sumLen = (mm.get('len_sums') ?? '0,0,0,0').split(',').map(Number);
@@ -1062,12 +1123,17 @@ async function keywordRank(sql: Sql, query: string, want: number, maxPostings: n
   acc.clear();
   accumulators.push(acc);
   if (!cands.length) return { ranked: [] };
-  // the candidates' lengths and frequencies: of the read terms from their postings, of the others from the server
+  // the candidates' lengths and frequencies: from the postings at hand (the read terms', and the
+  // others' where they came as blobs or are held), the rest from the server
+  for (const t of order.slice(next).map((q) => plan.terms[q])) {
+    const p = postings.get(t) ?? cache.terms.get(t);
+    if (p) {
+      got.set(t, p);
+      cachePostings(cache, t, p);
+    }
+  }
   const byId = new Map<number, { lens: number[]; ts: string[]; tfs: number[] }>(cands.map((id) => [id, { lens: [], ts: [], tfs: [] }]));
-  for (let x = 0; x < next; x++) {
-    const t = plan.terms[order[x]];
-    const p = got.get(t);
-    if (!p) continue;
+  for (const [t, p] of got) {
     for (let j = 0; j < p.ids.length; j++) {
       const r = byId.get(p.ids[j]);
       if (!r) continue;
@@ -1076,7 +1142,7 @@ async function keywordRank(sql: Sql, query: string, want: number, maxPostings: n
       r.tfs.push(p.tfs[j]);
     }
   }
-  const unread = order.slice(next).map((q) => plan.terms[q]);
+  const unread = plan.terms.filter((t) => !got.has(t));
   if (unread.length) {
     for (const p of (await sql.query<{ id: number; term: string; tf: number }>(PROBE_SQL, [cands, unread])).rows) {
       const r = byId.get(p.id);

@@ -338,6 +338,62 @@ describe('team index on a real PostgreSQL server', function () {
     }
   });
 
+  it('keyword search reads each term\'s postings blob; without blobs (not built yet, or an index of schema 3) it answers the same from the posting rows', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-pgblob-'));
+    const url = server!.url.replace(/\/postgres$/, '/blob_one');
+    const admin = await connectPg(server!.url);
+    await admin.query('create database blob_one');
+    await admin.end();
+    const words = ['invoice', 'total', 'user', 'profile', 'render', 'cache', 'parse', 'request', 'queue', 'retry'];
+    for (let i = 0; i < 80; i++) {
+      const a = words[i % words.length];
+      const b = words[(i * 3 + 1) % words.length];
+      fs.writeFileSync(path.join(dir, `f${i}.ts`), `// ${a} ${b}\nexport function ${a}${b[0].toUpperCase()}${b.slice(1)}${i}() {\n  return ${b}(${a});\n}\n`);
+    }
+    const db = await connectPg(url);
+    const answers = async (options: { maxPostings?: number } = {}) => {
+      const fresh = await connectPg(url);
+      try {
+        const out: string[][] = [];
+        for (const q of ['invoice total', 'user profile render', 'parse request retry', 'queue cache invoice']) out.push((await pgSearch(fresh, q, { k: 10, mode: 'keyword', ...options })).map((h) => `${h.chunk.path}:${h.chunk.start.line}`));
+        return out;
+      } finally {
+        await fresh.end();
+      }
+    };
+    try {
+      await pushFolder(db, dir);
+      const blobs = await db.query<{ n: number; built: number }>('select count(*)::int as n, count(postings)::int as built from fathom_terms');
+      assert.ok(blobs.rows[0].n > 0);
+      assert.equal(blobs.rows[0].built, blobs.rows[0].n, 'every term has its postings blob after a push');
+      const withBlobs = await answers();
+      const budget1 = await answers({ maxPostings: 1 });
+      assert.ok(withBlobs.every((a) => a.length > 0));
+      // blobs left to build (a push that stopped before building them): the posting rows
+      await db.query('update fathom_terms set postings = null');
+      assert.deepEqual(await answers(), withBlobs);
+      assert.deepEqual(await answers({ maxPostings: 1 }), budget1);
+      // an index of schema 3: no blob column at all, and a searcher may not migrate it
+      await db.query('alter table fathom_terms drop column postings');
+      await db.query("update fathom_meta set value = '3' where key = 'schema_version'");
+      const searcher = await connectPg(url);
+      try {
+        assert.deepEqual((await pgSearch(searcher, 'invoice total', { k: 10, mode: 'keyword' })).map((h) => `${h.chunk.path}:${h.chunk.start.line}`), withBlobs[0]);
+        // the next push migrates it (blobs built); the same connection answers alike once the index changed
+        fs.appendFileSync(path.join(dir, 'f1.ts'), '// edited\n');
+        await pushFolder(db, dir);
+        const built = await db.query<{ n: number; built: number }>('select count(*)::int as n, count(postings)::int as built from fathom_terms');
+        assert.equal(built.rows[0].built, built.rows[0].n);
+        assert.deepEqual((await pgSearch(searcher, 'invoice total', { k: 10, mode: 'keyword' })).map((h) => `${h.chunk.path}:${h.chunk.start.line}`), (await answers())[0]);
+      } finally {
+        await searcher.end();
+      }
+    } finally {
+      await db.end();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('dist/cli.js status --json and the text line say keyword-only and the schema version', function () {
     const cli = path.join(__dirname, '..', '..', 'dist', 'cli.js');
     if (!fs.existsSync(cli)) throw new Error('dist/cli.js is missing: run npm run build first');
