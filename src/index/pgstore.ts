@@ -864,18 +864,20 @@ export const PG_CACHED_CHUNKS = 5_000;
 
 /**
  * The first round trip of a keyword search: each asked term's document frequency (terms the index
- * lacks left out), the index's totals and generation, and the postings of every term the client
- * does not hold for this generation ($3, $4): its blob (`POSTING_BLOB`), or, where a write left the
- * blob to build, its posting rows as int arrays in text — then only for the terms that make
- * candidates, the rarest first while their postings add up to at most $2 (at least the rarest
- * term's), as `keywordRank` reads them. The client sums the candidates and scores them: PostgreSQL's
- * hash aggregate over 20,000 postings took longer than reading and sending them (bench/pg.ts --server).
+ * lacks left out), the index's totals and generation, and the postings of the terms that make
+ * candidates — the rarest first while their postings add up to at most $2 (at least the rarest
+ * term's), as `keywordRank` reads them — that the client does not hold for this generation ($3,
+ * $4): each term's blob (`POSTING_BLOB`), or, where a write left the blob to build, its posting rows
+ * as int arrays in text. The client sums the candidates and scores them: PostgreSQL's hash
+ * aggregate over 20,000 postings took longer than reading and sending them (bench/pg.ts --server).
+ * The frequent terms left out come from the connection's cache or, for the candidates only, from
+ * `PROBE_SQL`: sending all of their postings (26,000 for `type`) made the slowest searches slower.
  */
 const termsSql = (blobs: boolean) => `
 with a as (select t.term, t.i, f.df, ${blobs ? 'f.postings is null' : 'true'} as stale from unnest($1::text[]) with ordinality as t(term, i) join fathom_terms f on f.term = t.term where f.df > 0),
 r as (select term, df, stale, row_number() over (order by df, i) as rn, sum(df) over (order by df, i rows unbounded preceding) as cum,
   term = any($3::text[]) and $4::text is not distinct from (select value from fathom_meta where key = 'generation') as held from a)
-select r.term, r.df, ${blobs ? 'case when not r.held and not r.stale then (select f.postings from fathom_terms f where f.term = r.term) end' : 'null::bytea'} as blob,
+select r.term, r.df, ${blobs ? 'case when not r.held and not r.stale and (r.rn = 1 or r.cum <= $2) then (select f.postings from fathom_terms f where f.term = r.term) end' : 'null::bytea'} as blob,
   x.ids, x.tfs, x.la, x.lb, null::text as key, null::text as value
 from r left join lateral (
   select array_agg(p.id)::text as ids, array_agg(p.tf)::text as tfs, array_agg((p.l0::int << 16) | p.l1)::text as la, array_agg((p.l2::int << 16) | p.l3)::text as lb
@@ -1037,9 +1039,9 @@ const accumulators: Accumulator[] = [];
 /**
  * The local index's keyword ranking (keyword.ts `rank`: candidates, then BM25F with coverage and
  * the namesake tie-break), over the remote postings: `want` candidates, best first. One round trip
- * for the terms, with their postings unless the connection holds them (`TERMS_SQL`); another for the
- * candidates' frequencies of the terms whose postings are not at hand (blobs not built yet), when
- * there are such terms; another only when the read terms give fewer than `want` candidates and
+ * for the terms, with the postings that make candidates unless the connection holds them
+ * (`TERMS_SQL`); another for the candidates' frequencies of the other terms, unless the connection
+ * holds their postings; another only when the read terms give fewer than `want` candidates and
  * more terms are there.
  */
 async function keywordRank(sql: Sql, query: string, want: number, maxPostings: number, cold = false): Promise<{ ranked: Array<{ id: number; score: number }>; cache?: PostingCache }> {
