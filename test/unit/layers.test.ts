@@ -78,6 +78,13 @@ describe('src/service/worker.ts stays protocol dispatch', function () {
   });
 });
 
+describe("src/service/session.ts stays the folder's owner, not every part of it", function () {
+  it('at most 700 lines: a concern of its own lives beside it (session-i18n.ts: the i18n index, its snapshot, the i18n text of the chunks)', () => {
+    const lines = fs.readFileSync(path.join(SRC, 'service', 'session.ts'), 'utf8').trimEnd().split('\n').length;
+    assert.ok(lines <= 700, `src/service/session.ts has ${lines} lines (at most 700): move a concern of its own out of it, as session-i18n.ts holds the i18n part`);
+  });
+});
+
 describe('file names: one style', function () {
   it('every file under src/ and media/ is named in kebab-case (search-view.ts, not searchView.ts)', () => {
     const MEDIA = path.join(SRC, '..', 'media');
