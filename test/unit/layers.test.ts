@@ -7,6 +7,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as ts from 'typescript';
 
 const SRC = path.join(__dirname, '..', '..', 'src');
 
@@ -83,6 +84,32 @@ describe("src/service/session.ts stays the folder's owner, not every part of it"
     const lines = fs.readFileSync(path.join(SRC, 'service', 'session.ts'), 'utf8').trimEnd().split('\n').length;
     assert.ok(lines <= 700, `src/service/session.ts has ${lines} lines (at most 700): move a concern of its own out of it, as session-i18n.ts holds the i18n part`);
   });
+});
+
+describe('long functions cut into named steps stay cut', function () {
+  /** Lines of the function or method `name` declared in `file` (under src/). */
+  const linesOf = (file: string, name: string): number => {
+    const src = ts.createSourceFile(file, fs.readFileSync(path.join(SRC, file), 'utf8'), ts.ScriptTarget.Latest, true);
+    let found: ts.Node | undefined;
+    const visit = (n: ts.Node): void => {
+      if ((ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n)) && n.name?.getText(src) === name) found = n;
+      else ts.forEachChild(n, visit);
+    };
+    visit(src);
+    assert.ok(found, `${file} declares no function ${name}`);
+    return src.getLineAndCharacterOfPosition(found.getEnd()).line - src.getLineAndCharacterOfPosition(found.getStart(src)).line + 1;
+  };
+  // they were 235, 182 and 131 lines; each is now a few named steps
+  for (const [file, name] of [
+    ['chunkers/javascript.ts', 'chunkScript'],
+    ['index/chunks.ts', 'chunkSections'],
+    ['extension.ts', 'activate'],
+  ]) {
+    it(`${name} (${file}) has at most 40 lines`, () => {
+      const lines = linesOf(file, name);
+      assert.ok(lines <= 40, `${name} in src/${file} has ${lines} lines (at most 40): cut it into named steps`);
+    });
+  }
 });
 
 describe('file names: one style', function () {
