@@ -11,9 +11,8 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { I18nProblem, Usage } from '../i18n/types';
+import type { I18nProblem, ScriptLocale, Usage } from '../i18n/types';
 import { ALLY_FILES, allyReader, readAllyConfig, withAlly, type AllyConfig, type UsagePatterns } from '../i18n/ally';
-import type { ScriptLocale } from '../i18n/locales';
 import { isLocaleFileName } from '../i18n/formats/index';
 import type { Embedder } from '../index/embedder';
 import type { Engine, IndexHook } from '../index/engine';

@@ -70,6 +70,15 @@ describe('layers: src/ imports point down', function () {
   it('i18n/ and index/ do not import each other both ways: i18n/ imports nothing of index/', () => {
     assert.deepEqual(edges.filter((e) => e.from === 'i18n' && e.to === 'index').map((e) => e.file), []);
   });
+
+  it('index/ takes from i18n/ only its shared types: i18n/types.ts, below the rest of i18n/', () => {
+    const fromI18n = edges.filter((e) => e.from === 'index' && e.to === 'i18n');
+    assert.ok(fromI18n.length > 0, 'index/ imports i18n types (the engine feeds the i18n index from its reads)');
+    assert.deepEqual(
+      fromI18n.filter((e) => !/\/i18n\/types$/.test(e.spec)).map((e) => `${e.file} imports ${e.spec}`),
+      [],
+    );
+  });
 });
 
 describe('src/service/worker.ts stays protocol dispatch', function () {
