@@ -250,46 +250,75 @@ const mdParser = (): MarkdownIt => (parser ??= createParser());
 
 
 export function chunkMarkdown(ctx: ChunkContext, _opts: ResolvedOptions): ChunkerOutput {
-  const text = ctx.text;
-  const src = ctx.src;
+  const doc = parseMarkdown(ctx);
   const out: Chunk[] = [];
+  // Front matter: its own chunk; its title may stand for a missing H1.
+  const base: { depth: number; text: string }[] = [];
+  let from = 0;
+  if (doc.fm) {
+    out.push(...frontMatterChunks(ctx, doc.fm));
+    const title = frontMatterTitle(doc.fm.format, doc.fm.value);
+    if (title && !doc.tokens.some((t) => t.type === 'heading_open' && t.level === 0 && t.tag === 'h1')) base.push({ depth: 0, text: title });
+    from = doc.fm.end;
+  }
+  const sections = sectionsOf(ctx, doc, base, from);
+  // Section chunks first (ids come from content), then the code blocks, then the links.
+  const made = sections.map((s) => {
+    const header = breadcrumb(ctx, s.path);
+    const symbol = s.path.length ? s.path.join(' > ') : undefined;
+    const pieces = ctx.emitUnit({ kind: 'section', start: s.start, end: s.end, header, symbol, complete: true }, s.boundaries, s.codes);
+    return { s, header, symbol, pieces };
+  });
+  for (const { s, header, symbol, pieces } of made) out.push(...withCodeBlocks(ctx, s.codes, header, symbol, pieces));
+  return { chunks: out };
+}
 
-  // Front matter: its own chunk; its title may stand for a missing H1. The rest is parsed alone,
-  // its line numbers shifted by the front matter's lines.
+/** A parsed Markdown file: its front matter, the rest's tokens (parsed alone), and the line the rest starts at. */
+interface ParsedMarkdown {
+  fm: FrontMatter | undefined;
+  /** The line the parsed text starts at: token lines are shifted by it. */
+  firstLine: number;
+  env: Env;
+  tokens: Token[];
+}
+
+/** Parses the file, its front matter left out: the rest is parsed alone, its line numbers shifted by the front matter's lines. */
+function parseMarkdown(ctx: ChunkContext): ParsedMarkdown {
+  const text = ctx.text;
   const fm = frontMatter(ctx);
   const firstLine = fm ? fm.lines : 0;
   const env: Env = { definitions: [], tokens: [] };
   let tokens: Token[];
   try {
-    tokens = env.tokens = mdParser().parse(firstLine ? text.slice(src.lineStarts[firstLine] ?? text.length) : text, env);
+    tokens = env.tokens = mdParser().parse(firstLine ? text.slice(ctx.src.lineStarts[firstLine] ?? text.length) : text, env);
   } catch (err) {
     throw new FallbackError(`Markdown parse failed: ${errText(err)}`);
   }
+  return { fm, firstLine, env, tokens };
+}
 
-  const base: { depth: number; text: string }[] = [];
-  let from = 0;
-  if (fm) {
-    out.push(
-      ...ctx.emitUnit({
-        kind: 'front-matter',
-        start: 0,
-        end: fm.end,
-        header: `${ctx.path} > front matter`,
-        symbol: 'front matter',
-        complete: true,
-        meta: { format: fm.format },
-      }),
-    );
-    const title = frontMatterTitle(fm.format, fm.value);
-    if (title && !tokens.some((t) => t.type === 'heading_open' && t.level === 0 && t.tag === 'h1')) base.push({ depth: 0, text: title });
-    from = fm.end;
-  }
+function frontMatterChunks(ctx: ChunkContext, fm: FrontMatter): Chunk[] {
+  return ctx.emitUnit({
+    kind: 'front-matter',
+    start: 0,
+    end: fm.end,
+    header: `${ctx.path} > front matter`,
+    symbol: 'front matter',
+    complete: true,
+    meta: { format: fm.format },
+  });
+}
 
-  // Sections tile the rest of the file: [from, first heading), [heading, next heading) …
+/**
+ * The sections that tile the file from `from`: [from, first heading), [heading, next heading) …,
+ * each with its heading path (under `base`), its cut points (its top-level blocks, and the link
+ * reference definitions, which leave no token) and its code blocks.
+ */
+function sectionsOf(ctx: ChunkContext, { firstLine, env, tokens }: ParsedMarkdown, base: { depth: number; text: string }[], from: number): Section[] {
+  const text = ctx.text;
   const stack = [...base];
   const sections: Section[] = [];
   let cur: Section = { start: from, end: text.length, path: stack.map((s) => s.text), boundaries: [], codes: [] };
-  // Link reference definitions are blocks too (cut points), though they leave no token.
   const defs = env.definitions;
   let d = 0;
   for (let i = 0; i < tokens.length; i++) {
@@ -315,52 +344,48 @@ export function chunkMarkdown(ctx: ChunkContext, _opts: ResolvedOptions): Chunke
   }
   while (d < defs.length) cur.boundaries.push(lineContentStart(ctx, defs[d++] + firstLine));
   sections.push(cur);
+  return sections;
+}
 
-  // Section chunks first (ids come from content), then the code blocks, then the links.
-  const made = sections.map((s) => {
-    const header = breadcrumb(ctx, s.path);
-    const symbol = s.path.length ? s.path.join(' > ') : undefined;
-    const pieces = ctx.emitUnit({ kind: 'section', start: s.start, end: s.end, header, symbol, complete: true }, s.boundaries, s.codes);
-    return { s, header, symbol, pieces };
-  });
-  for (const { s, header, symbol, pieces } of made) {
-    const codesOf = new Map<Chunk, string[]>();
-    let p = 0;
-    const blocksHere: Chunk[] = [];
-    for (const c of s.codes) {
-      while (p < pieces.length && pieces[p].end.offset < c.end) p++;
-      const piece = pieces[p];
-      if (!piece || piece.start.offset > c.start) {
-        // pack never cuts inside an unbreakable range: reaching this is a bug, not a file problem.
-        throw new Error(`code block at offset ${c.start} is not inside one section piece`);
-      }
-      const meta: Record<string, unknown> = {};
-      if (c.lang) meta.lang = c.lang;
-      if (c.info) meta.info = c.info;
-      const block = ctx.make({
-        kind: 'code-block',
-        start: c.start,
-        end: c.end,
-        header: `${header} [code${c.lang ? `: ${clip(c.lang, 24)}` : ''}]`,
-        symbol,
-        complete: true,
-        meta: c.lang || c.info ? meta : undefined,
-        links: { section: piece.id },
-      });
-      blocksHere.push(block);
-      const ids = codesOf.get(piece) ?? [];
-      ids.push(block.id);
-      codesOf.set(piece, ids);
+/** A section's pieces, each followed by the code blocks it holds; pieces and code blocks link to each other. */
+function withCodeBlocks(ctx: ChunkContext, codes: CodeRange[], header: string, symbol: string | undefined, pieces: Chunk[]): Chunk[] {
+  const out: Chunk[] = [];
+  const codesOf = new Map<Chunk, string[]>();
+  let p = 0;
+  const blocksHere: Chunk[] = [];
+  for (const c of codes) {
+    while (p < pieces.length && pieces[p].end.offset < c.end) p++;
+    const piece = pieces[p];
+    if (!piece || piece.start.offset > c.start) {
+      // pack never cuts inside an unbreakable range: reaching this is a bug, not a file problem.
+      throw new Error(`code block at offset ${c.start} is not inside one section piece`);
     }
-    let b = 0;
-    for (const piece of pieces) {
-      const ids = codesOf.get(piece);
-      if (ids) piece.links = { codeBlocks: ids };
-      out.push(piece);
-      while (b < blocksHere.length && blocksHere[b].end.offset <= piece.end.offset) out.push(blocksHere[b++]);
-    }
+    const meta: Record<string, unknown> = {};
+    if (c.lang) meta.lang = c.lang;
+    if (c.info) meta.info = c.info;
+    const block = ctx.make({
+      kind: 'code-block',
+      start: c.start,
+      end: c.end,
+      header: `${header} [code${c.lang ? `: ${clip(c.lang, 24)}` : ''}]`,
+      symbol,
+      complete: true,
+      meta: c.lang || c.info ? meta : undefined,
+      links: { section: piece.id },
+    });
+    blocksHere.push(block);
+    const ids = codesOf.get(piece) ?? [];
+    ids.push(block.id);
+    codesOf.set(piece, ids);
   }
-  return { chunks: out };
+  let b = 0;
+  for (const piece of pieces) {
+    const ids = codesOf.get(piece);
+    if (ids) piece.links = { codeBlocks: ids };
+    out.push(piece);
+    while (b < blocksHere.length && blocksHere[b].end.offset <= piece.end.offset) out.push(blocksHere[b++]);
+  }
+  return out;
 }
 
 /** Offset of the first non-whitespace character of line `li` (its end if there is none). */
