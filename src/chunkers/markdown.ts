@@ -92,65 +92,99 @@ function createParser(): MarkdownIt {
   // paragraph, which CommonMark does not).
   md.normalizeLink = (url) => url;
   md.validateLink = () => true;
-  /** markdown-it's block rules, to wrap some (it exports no rule functions). */
-  const blockRules = (md.block.ruler as unknown as { __rules__?: { name: string; fn: RuleBlock; alt: string[] }[] }).__rules__ ?? [];
+  // markdown-it's own rules, taken before any is wrapped; then the wrappers, in this order
+  const orig = originalBlockRules(md);
+  gfmTables(md, orig);
+  quoteMarkerIndent(md, orig);
+  htmlBlockEndsTable(md, orig);
+  definitionsOpenParagraphs(md, orig);
+  lazyLinesStartNoBlock(md);
+  return md;
+}
+
+interface BlockRule {
+  name: string;
+  fn: RuleBlock;
+  alt: string[];
+}
+
+/** markdown-it's block rules, to wrap some (it exports no rule functions). */
+function blockRuleList(md: MarkdownIt): BlockRule[] {
+  return (md.block.ruler as unknown as { __rules__?: BlockRule[] }).__rules__ ?? [];
+}
+
+type OriginalRules = Record<'table' | 'reference' | 'paragraph' | 'lheading' | 'htmlBlock' | 'blockquote' | 'fence' | 'hr' | 'list' | 'heading', RuleBlock>;
+
+/** The block rule functions of markdown-it that the wrappers below call. */
+function originalBlockRules(md: MarkdownIt): OriginalRules {
+  const rules = blockRuleList(md);
   function blockRule(name: string): RuleBlock {
-    const fn = blockRules.find((r) => r.name === name)?.fn;
+    const fn = rules.find((r) => r.name === name)?.fn;
     if (!fn) throw new Error(`markdown-it has no block rule ${name}`);
     return fn;
   }
-  const table = blockRule('table');
-  const reference = blockRule('reference');
-  const paragraph = blockRule('paragraph');
-  const lheading = blockRule('lheading');
-  const htmlBlock = blockRule('html_block');
-  const blockquote = blockRule('blockquote');
+  return {
+    table: blockRule('table'),
+    reference: blockRule('reference'),
+    paragraph: blockRule('paragraph'),
+    lheading: blockRule('lheading'),
+    htmlBlock: blockRule('html_block'),
+    blockquote: blockRule('blockquote'),
+    fence: blockRule('fence'),
+    hr: blockRule('hr'),
+    list: blockRule('list'),
+    heading: blockRule('heading'),
+  };
+}
 
+function gfmTables(md: MarkdownIt, orig: OriginalRules): void {
   // GFM as GitHub (and micromark) read it: a table's header row is paragraph text, so no line that
   // starts another block (`~~~ |`, `# a | b`, `> a | b`, `- a | b` …) is one; a delimiter row
   // with neither `|` nor `:` (`---`) is a setext underline or a thematic break (markdown-it tries
   // tables first, and would make `a |` + `--` a table); a header row needs no `|` (`abc` + `:-`
   // is a table of one column, which markdown-it does not read).
-  const otherStarts = [blockRule('fence'), blockquote, blockRule('hr'), blockRule('list'), blockRule('heading'), htmlBlock];
+  const otherStarts = [orig.fence, orig.blockquote, orig.hr, orig.list, orig.heading, orig.htmlBlock];
   md.block.ruler.at(
     'table',
     (state, startLine, endLine, silent) => {
-      if (!table(state, startLine, endLine, true)) return pipelessTable(state, startLine, endLine, silent);
+      if (!orig.table(state, startLine, endLine, true)) return pipelessTable(state, startLine, endLine, silent, otherStarts);
       const row = state.src.slice(state.bMarks[startLine + 1] + state.tShift[startLine + 1], state.eMarks[startLine + 1]);
       if (!row.includes('|') && !row.includes(':')) return false;
       if (otherStarts.some((rule) => rule(state, startLine, endLine, true))) return false;
-      return silent || table(state, startLine, endLine, false);
+      return silent || orig.table(state, startLine, endLine, false);
     },
     { alt: ['paragraph', 'reference'] },
   );
+}
 
-  /** A one-column table whose header row has no `|`: its extent, as markdown-it's table rule finds it. */
-  function pipelessTable(state: StateBlock, startLine: number, endLine: number, silent: boolean): boolean {
-    const l = startLine + 1;
-    if (l >= endLine || state.sCount[startLine] - state.blkIndent >= 4) return false;
-    if (state.sCount[l] < state.blkIndent || state.sCount[l] - state.blkIndent >= 4) return false;
-    const line = (i: number) => state.src.slice(state.bMarks[i] + state.tShift[i], state.eMarks[i]);
-    // One delimiter cell with a `|` or a `:`; `- |` is a list item.
-    const delimiter = line(l);
-    if (line(startLine).includes('|') || /^-[ \t]/.test(delimiter)) return false;
-    if (!/^(?:\|[ \t]*:?-+:?|:-+:?|:?-+:?[ \t]*\|)[ \t]*\|?[ \t]*$/.test(delimiter)) return false;
-    if (otherStarts.some((rule) => rule(state, startLine, endLine, true))) return false;
-    if (silent) return true;
-    const parentType = state.parentType;
-    state.parentType = 'table' as typeof parentType;
-    const terminators = state.md.block.ruler.getRules('blockquote');
-    let next = startLine + 2;
-    for (; next < endLine; next++) {
-      if (state.sCount[next] < state.blkIndent || state.isEmpty(next) || state.sCount[next] - state.blkIndent >= 4) break;
-      if (terminators.some((rule) => rule(state, next, endLine, true))) break;
-    }
-    state.parentType = parentType;
-    state.push('table_open', 'table', 1).map = [startLine, next];
-    state.push('table_close', 'table', -1);
-    state.line = next;
-    return true;
+/** A one-column table whose header row has no `|`: its extent, as markdown-it's table rule finds it. */
+function pipelessTable(state: StateBlock, startLine: number, endLine: number, silent: boolean, otherStarts: RuleBlock[]): boolean {
+  const l = startLine + 1;
+  if (l >= endLine || state.sCount[startLine] - state.blkIndent >= 4) return false;
+  if (state.sCount[l] < state.blkIndent || state.sCount[l] - state.blkIndent >= 4) return false;
+  const line = (i: number) => state.src.slice(state.bMarks[i] + state.tShift[i], state.eMarks[i]);
+  // One delimiter cell with a `|` or a `:`; `- |` is a list item.
+  const delimiter = line(l);
+  if (line(startLine).includes('|') || /^-[ \t]/.test(delimiter)) return false;
+  if (!/^(?:\|[ \t]*:?-+:?|:-+:?|:?-+:?[ \t]*\|)[ \t]*\|?[ \t]*$/.test(delimiter)) return false;
+  if (otherStarts.some((rule) => rule(state, startLine, endLine, true))) return false;
+  if (silent) return true;
+  const parentType = state.parentType;
+  state.parentType = 'table' as typeof parentType;
+  const terminators = state.md.block.ruler.getRules('blockquote');
+  let next = startLine + 2;
+  for (; next < endLine; next++) {
+    if (state.sCount[next] < state.blkIndent || state.isEmpty(next) || state.sCount[next] - state.blkIndent >= 4) break;
+    if (terminators.some((rule) => rule(state, next, endLine, true))) break;
   }
+  state.parentType = parentType;
+  state.push('table_open', 'table', 1).map = [startLine, next];
+  state.push('table_close', 'table', -1);
+  state.line = next;
+  return true;
+}
 
+function quoteMarkerIndent(md: MarkdownIt, orig: OriginalRules): void {
   // CommonMark: a `>` indented 4 or more is no block quote marker; its line is a lazy
   // continuation (or, after an empty quote line, no part of the quote). markdown-it checks the
   // indentation on a quote's first line only: hide such a `>` from it, pointing the line's
@@ -158,7 +192,7 @@ function createParser(): MarkdownIt {
   md.block.ruler.at(
     'blockquote',
     (state, startLine, endLine, silent) => {
-      if (silent) return blockquote(state, startLine, endLine, silent);
+      if (silent) return orig.blockquote(state, startLine, endLine, silent);
       const hidden: number[] = [];
       for (let l = startLine + 1; l < endLine && !state.isEmpty(l); l++) {
         if (state.sCount[l] - state.blkIndent >= 4 && state.src.charCodeAt(state.bMarks[l] + state.tShift[l]) === 0x3e) {
@@ -167,36 +201,40 @@ function createParser(): MarkdownIt {
         }
       }
       try {
-        return blockquote(state, startLine, endLine, silent);
+        return orig.blockquote(state, startLine, endLine, silent);
       } finally {
         for (const l of hidden) state.tShift[l]++;
       }
     },
     { alt: ['paragraph', 'reference', 'blockquote', 'list'] },
   );
+}
 
+function htmlBlockEndsTable(md: MarkdownIt, orig: OriginalRules): void {
   // GFM as micromark reads it: a table is no paragraph, so any HTML block ends it, `<b>` too (an
   // HTML block that cannot interrupt a paragraph); markdown-it would take the line as a row.
   md.block.ruler.at(
     'html_block',
     (state, startLine, endLine, silent) => {
-      if (!silent || (state.parentType as string) !== 'table') return htmlBlock(state, startLine, endLine, silent);
+      if (!silent || (state.parentType as string) !== 'table') return orig.htmlBlock(state, startLine, endLine, silent);
       // Asked whether one starts here, without the paragraph restriction: try it, then undo it.
       const [line, count] = [state.line, state.tokens.length];
-      const starts = htmlBlock(state, startLine, endLine, false);
+      const starts = orig.htmlBlock(state, startLine, endLine, false);
       state.line = line;
       state.tokens.length = count;
       return starts;
     },
     { alt: ['paragraph', 'reference', 'blockquote'] },
   );
+}
 
+function definitionsOpenParagraphs(md: MarkdownIt, orig: OriginalRules): void {
   // CommonMark reads link reference definitions off the start of a paragraph: a line right after
   // a definition that cannot interrupt a paragraph continues that paragraph — which may then be a
   // setext heading, spanning the definitions too (as in mdast). markdown-it starts a new block
   // there instead: an indented line would be code, `<custom-tag>` an HTML block, `2.` a list.
   md.block.ruler.at('reference', (state, startLine, endLine, silent) => {
-    if (!reference(state, startLine, endLine, silent)) return false;
+    if (!orig.reference(state, startLine, endLine, silent)) return false;
     if (silent) return true;
     const defs = (state.env as Env).definitions;
     if (state.level === 0) defs.push(startLine);
@@ -206,7 +244,7 @@ function createParser(): MarkdownIt {
       // As markdown-it's paragraph rule: a line indented 4 or more, or already lazy in a block
       // quote (sCount -1), continues the paragraph; another may start a block or a definition.
       if (state.sCount[l] < 0 || state.sCount[l] - state.blkIndent >= 4) break;
-      if (reference(state, l, endLine, false)) {
+      if (orig.reference(state, l, endLine, false)) {
         if (state.level === 0) defs.push(l);
         continue;
       }
@@ -221,27 +259,28 @@ function createParser(): MarkdownIt {
     const l = state.line;
     const sCount = state.sCount[l];
     state.sCount[l] = state.blkIndent;
-    const heading = lheading(state, l, endLine, false);
+    const heading = orig.lheading(state, l, endLine, false);
     state.sCount[l] = sCount;
-    if (!heading) paragraph(state, l, endLine, false);
+    if (!heading) orig.paragraph(state, l, endLine, false);
     else if (!/^(?:=+|-+)[ \t]*$/.test(state.src.slice(state.bMarks[l] + state.tShift[l], state.eMarks[l]))) {
       // As micromark: unless its first line looks like an underline itself (`[a]: /u` + `-` + `=`).
       state.tokens[state.tokens.length - 3].map![0] = startLine;
     }
     return true;
   });
+}
 
+function lazyLinesStartNoBlock(md: MarkdownIt): void {
   // A line a block quote has taken as a lazy continuation (sCount -1) can end no block inside it:
   // the outer quote already found, at the line's real indentation, that it starts none.
   // markdown-it checks it again in a nested quote with the indentation lost, so in
   // `> > a` + `> b` + `    c` the indented `c` would start a block (code, or a fence …).
-  for (const r of blockRules.filter((x) => x.alt.includes('blockquote'))) {
+  for (const r of blockRuleList(md).filter((x) => x.alt.includes('blockquote'))) {
     const fn = r.fn;
     md.block.ruler.at(r.name, (state, startLine, endLine, silent) => !(silent && state.sCount[startLine] < 0) && fn(state, startLine, endLine, silent), {
       alt: r.alt,
     });
   }
-  return md;
 }
 
 let parser: MarkdownIt | undefined;

@@ -108,11 +108,12 @@ describe('long functions cut into named steps stay cut', function () {
     assert.ok(found, `${file} declares no function ${name}`);
     return src.getLineAndCharacterOfPosition(found.getEnd()).line - src.getLineAndCharacterOfPosition(found.getStart(src)).line + 1;
   };
-  // they were 235, 112, 113, 182 and 131 lines; each is now a few named steps
+  // they were 235, 112, 113, 159, 182 and 131 lines; each is now a few named steps
   for (const [file, name] of [
     ['chunkers/javascript.ts', 'chunkScript'],
     ['chunkers/vue.ts', 'chunkVue'],
     ['chunkers/markdown.ts', 'chunkMarkdown'],
+    ['chunkers/markdown.ts', 'createParser'],
     ['index/chunks.ts', 'chunkSections'],
     ['extension.ts', 'activate'],
   ]) {
