@@ -36,6 +36,45 @@ export function activate(context: vscode.ExtensionContext): void {
   timings.startStallMonitor();
   const log = vscode.window.createOutputChannel('Fathom', { log: true });
   const c = (client = new IndexClient(path.join(context.extensionPath, 'dist', 'worker.js')));
+  const parts = createParts(context, c, log, timings);
+  context.subscriptions.push(
+    log,
+    parts.statusBar,
+    parts.view,
+    parts.index,
+    ...showState(parts),
+    parts.hints,
+    ...followWorker(parts),
+    vscode.window.registerWebviewViewProvider(SEARCH_VIEW_ID, parts.view),
+    vscode.workspace.registerTextDocumentContentProvider(FILES_SCHEME, parts.filesProvider),
+    ...registerCommands(parts, context),
+    { dispose: () => void client?.dispose() },
+  );
+  log.info(`activate took ${timings.sinceActivation().toFixed(1)} ms`);
+  // the first index starts after activation returns: activate stays wiring only
+  setTimeout(() => parts.index.start().catch((e: unknown) => log.error(`could not start indexing: ${errText(e)}`)), 0);
+}
+
+/** The pieces the extension is made of, wired to each other. */
+interface Parts {
+  c: IndexClient;
+  log: vscode.LogOutputChannel;
+  timings: HostTimings;
+  tracker: IndexTracker;
+  statusBar: StatusBar;
+  view: SearchViewProvider;
+  prompt: ModelPrompt;
+  index: WorkspaceIndex;
+  controller: SearchController;
+  hints: ReturnType<typeof watchEmbedHints>;
+  filesProvider: IndexedFilesProvider;
+  storeRoot: string;
+  cacheDir: string;
+  bundledModelPath: string | undefined;
+}
+
+/** Makes the workspace index, the status bar item, the search view and its controller, the model prompt and the embedding hints. */
+function createParts(context: vscode.ExtensionContext, c: IndexClient, log: vscode.LogOutputChannel, timings: HostTimings): Parts {
   const tracker = new IndexTracker();
   const statusBar = new StatusBar('fathom.statusMenu');
   const view = new SearchViewProvider(context.extensionUri, (m) => log.warn(m), (what, fn) => timings.timed(what, fn));
@@ -54,7 +93,15 @@ export function activate(context: vscode.ExtensionContext): void {
     modelChoice: () => prompt.choice,
     onModelState: (advice) => prompt.onModelState(advice),
   });
-  const controller = new SearchController({
+  const controller = searchController(c, log, timings, tracker, view, index, prompt);
+  view.controller = controller;
+  const hints = watchEmbedHints({ client: c, roots: () => index.roots, folderOf: (u) => index.folderOf(u), log: (m) => log.warn(m) });
+  return { c, log, timings, tracker, statusBar, view, prompt, index, controller, hints, filesProvider: new IndexedFilesProvider(), storeRoot, cacheDir, bundledModelPath };
+}
+
+/** The search view's controller: searches go to the worker, over the folders of the workspace index. */
+function searchController(c: IndexClient, log: vscode.LogOutputChannel, timings: HostTimings, tracker: IndexTracker, view: SearchViewProvider, index: WorkspaceIndex, prompt: ModelPrompt): SearchController {
+  return new SearchController({
     search: (q, o) => c.search(q, { ...o, roots: index.roots }),
     post: (m) => view.post(m),
     open: async (hit, preview) => void (await openHit(hit, { preview, preserveFocus: preview })),
@@ -71,31 +118,13 @@ export function activate(context: vscode.ExtensionContext): void {
     measure: (what, fn) => timings.timed(what, fn),
     onFirstResults: (ms, q) => log.info(`first search results: ${Math.round(timings.sinceActivation())} ms after activation (the search took ${Math.round(ms)} ms, ${q.length}-character query)`),
   });
-  view.controller = controller;
-  const hints = watchEmbedHints({ client: c, roots: () => index.roots, folderOf: (u) => index.folderOf(u), log: (m) => log.warn(m) });
+}
+
+/** The index state shown: the status bar, the search view, the `fathom.paused` context; the results refreshed (throttled) when the content changed. */
+function showState({ tracker, statusBar, controller, timings }: Parts): vscode.Disposable[] {
   const refresh = throttle(() => void controller.refresh(), 1500);
   let pausedContext: boolean | undefined;
-  /** Folders whose index run stopped at the heap limit, warned about once. */
-  const memoryWarned = new Set<string>();
-  const filesProvider = new IndexedFilesProvider();
-  const folders = () => index.roots.map((root) => ({ root, name: index.folderName(root) ?? root }));
-  const command = (id: string, fn: (...args: never[]) => unknown) =>
-    vscode.commands.registerCommand(id, (...args: never[]) =>
-      timings.timed(id, () => {
-        try {
-          const r = fn(...args);
-          if (r instanceof Promise) r.catch((e: unknown) => log.error(`${id} failed: ${errText(e)}`));
-        } catch (e) {
-          log.error(`${id} failed: ${errText(e)}`);
-        }
-      }),
-    );
-
-  context.subscriptions.push(
-    log,
-    statusBar,
-    view,
-    index,
+  return [
     tracker.onChange(
       timings.wrap('state', (m) => {
         statusBar.update(m);
@@ -108,7 +137,14 @@ export function activate(context: vscode.ExtensionContext): void {
     ),
     tracker.onContentChange(() => refresh()),
     { dispose: () => refresh.cancel() },
-    hints,
+  ];
+}
+
+/** What the worker tells: status, progress (a run stopped at its heap limit is warned about once a folder), its log, a crash. */
+function followWorker({ c, log, timings, tracker, hints }: Parts): vscode.Disposable[] {
+  /** Folders whose index run stopped at the heap limit, warned about once. */
+  const memoryWarned = new Set<string>();
+  return [
     c.onStatus(
       timings.wrap('status', (s) => {
         tracker.setStatus(s);
@@ -133,8 +169,29 @@ export function activate(context: vscode.ExtensionContext): void {
       log.error(e.message + (e.restartInMs !== undefined ? ` — restarting in ${e.restartInMs} ms` : ''));
       if (e.gaveUp) void vscode.window.showErrorMessage(`Fathom stopped: ${e.message}`, 'Show Log').then((a) => a && log.show());
     }),
-    vscode.window.registerWebviewViewProvider(SEARCH_VIEW_ID, view),
-    vscode.workspace.registerTextDocumentContentProvider(FILES_SCHEME, filesProvider),
+  ];
+}
+
+/** Registers a command that is timed and whose failure (thrown or rejected) is logged. */
+function commandRegistrar(timings: HostTimings, log: vscode.LogOutputChannel): (id: string, fn: (...args: never[]) => unknown) => vscode.Disposable {
+  return (id, fn) =>
+    vscode.commands.registerCommand(id, (...args: never[]) =>
+      timings.timed(id, () => {
+        try {
+          const r = fn(...args);
+          if (r instanceof Promise) r.catch((e: unknown) => log.error(`${id} failed: ${errText(e)}`));
+        } catch (e) {
+          log.error(`${id} failed: ${errText(e)}`);
+        }
+      }),
+    );
+}
+
+/** The commands, the i18n features and the language model tools. */
+function registerCommands({ c, log, timings, tracker, view, prompt, index, filesProvider, storeRoot, cacheDir, bundledModelPath }: Parts, context: vscode.ExtensionContext): vscode.Disposable[] {
+  const command = commandRegistrar(timings, log);
+  const folders = () => index.roots.map((root) => ({ root, name: index.folderName(root) ?? root }));
+  return [
     command('fathom.quickSearch', () =>
       quickSearch({ client: c, roots: () => index.roots, k: () => Math.min(50, index.searchSettings.maxResults), rrfK: () => index.searchSettings.rrfK, log, folderName: (r) => index.folderName(r) }, selectedWord()),
     ),
@@ -156,11 +213,7 @@ export function activate(context: vscode.ExtensionContext): void {
     registerI18n({ client: c, folderOf: (u) => index.folderOf(u), log, command }),
     registerI18nDiagnostics({ client: c, folderOf: (u) => index.folderOf(u), log, command }),
     registerLanguageModelTools({ client: c, roots: () => index.roots, log, extension: context, onFoldersChanged: vscode.workspace.onDidChangeWorkspaceFolders, storeRoot, modelPath: bundledModelPath, modelCache: cacheDir }),
-    { dispose: () => void client?.dispose() },
-  );
-  log.info(`activate took ${timings.sinceActivation().toFixed(1)} ms`);
-  // the first index starts after activation returns: activate stays wiring only
-  setTimeout(() => index.start().catch((e: unknown) => log.error(`could not start indexing: ${errText(e)}`)), 0);
+  ];
 }
 
 /** A selected word (one line, short) seeds the quick pick's query. */

@@ -91,135 +91,184 @@ function leadingComments(code: string, comments: ReadonlyArray<{ start?: number 
   };
 }
 
+/**
+ * Chunks a script (a JS/TS file, or a Vue `<script>` block at `o.start`..`o.end` of `ctx.text`):
+ * parse, find the units of its statements (`ScriptUnits`), emit them as chunks (units.ts), mark
+ * the component registrations each chunk makes.
+ */
 export function chunkScript(ctx: ChunkContext, o: ScriptOptions): ChunkerOutput {
   const code = ctx.text.slice(o.start, o.end);
   const { ast, warnings } = parseScriptUnit(code, o);
-  const off = o.start;
-  const text = ctx.text;
-  const R = (n: { start?: number | null; end?: number | null }): Range => ({ start: off + (n.start ?? 0), end: off + (n.end ?? 0) });
+  const script = new ScriptUnits(ctx.text, o, leadingComments(code, ast.comments ?? []));
+  const { units, starts } = script.statementUnits(ast.program.body, o.start, '');
+  const chunks = emitUnits(ctx, units, { start: o.start, end: o.end, header: o.header, meta: o.meta, moduleSymbol: o.moduleSymbol, moduleBoundaries: starts }).map(withRegistrations);
+  return { chunks, warnings };
+}
 
-  const leading = leadingComments(code, ast.comments ?? []);
+const isFn = (n: t.Node | null | undefined): n is t.ArrowFunctionExpression | t.FunctionExpression => !!n && (n.type === 'ArrowFunctionExpression' || n.type === 'FunctionExpression');
+
+/** The expression under type assertions, parentheses and `!`. */
+function unwrapExpr(e: t.Node): t.Node {
+  let cur = e;
+  while (cur.type === 'TSAsExpression' || cur.type === 'TSSatisfiesExpression' || cur.type === 'ParenthesizedExpression' || cur.type === 'TSNonNullExpression') {
+    cur = (cur as t.TSAsExpression).expression;
+  }
+  return cur;
+}
+
+function calleeName(c: t.Node): string {
+  if (c.type === 'Identifier') return c.name;
+  if (c.type === 'MemberExpression' && !c.computed && c.property.type === 'Identifier') return `${calleeName(c.object)}.${c.property.name}`;
+  return '';
+}
+
+/** A component definition object handed to a factory: `defineComponent({...})`, `Vue.extend({...})`. */
+function factoryObject(e: t.Node): t.ObjectExpression | undefined {
+  const n = unwrapExpr(e);
+  if (n.type !== 'CallExpression') return undefined;
+  if (!FACTORIES.has(calleeName(n.callee))) return undefined;
+  const obj = n.arguments.find((a) => unwrapExpr(a).type === 'ObjectExpression');
+  return obj ? (unwrapExpr(obj) as t.ObjectExpression) : undefined;
+}
+
+/**
+ * The units of one parsed script: node offsets are relative to the script (`off` is where it
+ * starts in `text`), ranges are in `text`.
+ */
+class ScriptUnits {
+  private readonly off: number;
+
+  constructor(
+    private readonly text: string,
+    private readonly o: ScriptOptions,
+    private readonly leading: (start: number, floor: number) => number | undefined,
+  ) {
+    this.off = o.start;
+  }
+
+  private R(n: { start?: number | null; end?: number | null }): Range {
+    return { start: this.off + (n.start ?? 0), end: this.off + (n.end ?? 0) };
+  }
+
+  /** The text of a node. */
+  private src(n: t.Node): string {
+    return this.text.slice(this.off + n.start!, this.off + n.end!);
+  }
 
   /** A node's range with its own leading comments (those after `floor`). */
-  const withComments = (n: t.Node, floor: number): Range => {
-    const r = R(n);
-    const cs = leading(n.start!, floor - off);
-    if (cs !== undefined) r.start = off + cs;
+  private withComments(n: t.Node, floor: number): Range {
+    const r = this.R(n);
+    const cs = this.leading(n.start!, floor - this.off);
+    if (cs !== undefined) r.start = this.off + cs;
     return r;
-  };
+  }
 
-  const keyName = (key: t.Node, computed: boolean): string => {
+  private keyName(key: t.Node, computed: boolean): string {
     if (!computed) {
       if (key.type === 'Identifier') return key.name;
       if (key.type === 'StringLiteral') return key.value;
       if (key.type === 'NumericLiteral') return String(key.value);
       if (key.type === 'PrivateName') return `#${key.id.name}`;
     }
-    return `[${text.slice(off + key.start!, off + key.end!)}]`;
-  };
+    return `[${this.src(key)}]`;
+  }
 
-  const signatureOf = (n: t.Node, bodyStart?: number | null): string => {
-    const s = off + n.start!;
-    const e = bodyStart != null ? off + bodyStart : off + n.end!;
-    return firstLine(text.slice(s, e).replace(/\s+/g, ' ').trim() || text.slice(s, off + n.end!));
-  };
+  private signatureOf(n: t.Node, bodyStart?: number | null): string {
+    const s = this.off + n.start!;
+    const e = bodyStart != null ? this.off + bodyStart : this.off + n.end!;
+    return firstLine(this.text.slice(s, e).replace(/\s+/g, ' ').trim() || this.text.slice(s, this.off + n.end!));
+  }
 
-  const stmtBoundaries = (body: t.Node[] | undefined, floor: number): number[] => {
+  /** The first line of a range's text: the signature of a unit without a body. */
+  private lineOf(range: Range): string {
+    return firstLine(this.text.slice(range.start, range.end));
+  }
+
+  private stmtBoundaries(body: t.Node[] | undefined, floor: number): number[] {
     const out: number[] = [];
     let f = floor;
     for (const s of body ?? []) {
-      out.push(withComments(s, f).start);
-      f = off + s.end!;
+      out.push(this.withComments(s, f).start);
+      f = this.off + s.end!;
     }
     return out;
-  };
+  }
 
-  const isFn = (n: t.Node | null | undefined): n is t.ArrowFunctionExpression | t.FunctionExpression =>
-    !!n && (n.type === 'ArrowFunctionExpression' || n.type === 'FunctionExpression');
-
-  const fnBoundaries = (fn: t.Function | t.TSDeclareMethod, floor: number): number[] => {
+  private fnBoundaries(fn: t.Function | t.TSDeclareMethod, floor: number): number[] {
     const body = (fn as t.Function).body;
-    return body && body.type === 'BlockStatement' ? stmtBoundaries(body.body, floor) : [];
-  };
+    return body && body.type === 'BlockStatement' ? this.stmtBoundaries(body.body, floor) : [];
+  }
 
-  const unwrapExpr = (e: t.Node): t.Node => {
-    let cur = e;
-    while (cur.type === 'TSAsExpression' || cur.type === 'TSSatisfiesExpression' || cur.type === 'ParenthesizedExpression' || cur.type === 'TSNonNullExpression') {
-      cur = (cur as t.TSAsExpression).expression;
-    }
-    return cur;
-  };
+  private arrayBoundaries(v: t.Node): number[] {
+    return v.type === 'ArrayExpression' ? v.elements.filter((e): e is NonNullable<typeof e> => !!e).map((e) => this.off + e.start!) : [];
+  }
 
-  const calleeName = (c: t.Node): string => {
-    if (c.type === 'Identifier') return c.name;
-    if (c.type === 'MemberExpression' && !c.computed && c.property.type === 'Identifier') return `${calleeName(c.object)}.${c.property.name}`;
-    return '';
-  };
-
-  /** A component definition object handed to a factory: `defineComponent({...})`, `Vue.extend({...})`. */
-  const factoryObject = (e: t.Node): t.ObjectExpression | undefined => {
-    const n = unwrapExpr(e);
-    if (n.type !== 'CallExpression') return undefined;
-    if (!FACTORIES.has(calleeName(n.callee))) return undefined;
-    const obj = n.arguments.find((a) => unwrapExpr(a).type === 'ObjectExpression');
-    return obj ? (unwrapExpr(obj) as t.ObjectExpression) : undefined;
-  };
-
-  const objectMembers = (obj: t.ObjectExpression, symbol: string): Unit[] => {
+  private objectMembers(obj: t.ObjectExpression, symbol: string): Unit[] {
     const out: Unit[] = [];
-    let floor = off + obj.start! + 1;
+    let floor = this.off + obj.start! + 1;
     for (const p of obj.properties) {
-      const range = withComments(p, floor);
-      floor = off + p.end!;
+      const range = this.withComments(p, floor);
+      floor = this.off + p.end!;
       if (p.type === 'SpreadElement') continue;
-      const name = keyName(p.key, p.computed);
+      const name = this.keyName(p.key, p.computed);
       const sym = `${symbol}.${name}`;
       if (p.type === 'ObjectMethod') {
-        out.push({ kind: 'method', symbol: sym, parent: symbol, range, signature: signatureOf(p, p.body.start), boundaries: fnBoundaries(p, range.start) });
+        out.push({ kind: 'method', symbol: sym, parent: symbol, range, signature: this.signatureOf(p, p.body.start), boundaries: this.fnBoundaries(p, range.start) });
         continue;
       }
       const v = unwrapExpr(p.value);
       if (isFn(v)) {
-        out.push({ kind: 'method', symbol: sym, parent: symbol, range, signature: signatureOf(p, v.body.start), boundaries: fnBoundaries(v, range.start) });
+        out.push({ kind: 'method', symbol: sym, parent: symbol, range, signature: this.signatureOf(p, v.body.start), boundaries: this.fnBoundaries(v, range.start) });
       } else if (v.type === 'ObjectExpression') {
-        out.push({ kind: 'object', symbol: sym, parent: symbol, range, signature: signatureOf(p, v.start), members: objectMembers(v, sym), boundaries: [] });
+        out.push({ kind: 'object', symbol: sym, parent: symbol, range, signature: this.signatureOf(p, v.start), members: this.objectMembers(v, sym), boundaries: [] });
       } else {
-        out.push({ kind: 'property', symbol: sym, parent: symbol, range, signature: firstLine(text.slice(range.start, range.end)), boundaries: arrayBoundaries(v) });
+        out.push({ kind: 'property', symbol: sym, parent: symbol, range, signature: this.lineOf(range), boundaries: this.arrayBoundaries(v) });
       }
     }
     return out;
-  };
+  }
 
-  const arrayBoundaries = (v: t.Node): number[] =>
-    v.type === 'ArrayExpression' ? v.elements.filter((e): e is NonNullable<typeof e> => !!e).map((e) => off + e.start!) : [];
-
-  const classMembers = (cls: t.ClassDeclaration | t.ClassExpression, symbol: string): Unit[] => {
+  private classMembers(cls: t.ClassDeclaration | t.ClassExpression, symbol: string): Unit[] {
     const out: Unit[] = [];
-    let floor = off + cls.body.start! + 1;
+    let floor = this.off + cls.body.start! + 1;
     for (const m of cls.body.body) {
-      const range = withComments(m, floor);
-      floor = off + m.end!;
+      const range = this.withComments(m, floor);
+      floor = this.off + m.end!;
       if (m.type === 'StaticBlock' || m.type === 'TSIndexSignature') continue;
       const key = 'key' in m ? (m.key as t.Node) : undefined;
-      const name = key ? keyName(key, 'computed' in m ? !!m.computed : false) : 'member';
+      const name = key ? this.keyName(key, 'computed' in m ? !!m.computed : false) : 'member';
       const sym = `${symbol}.${name}`;
       if (m.type === 'ClassMethod' || m.type === 'ClassPrivateMethod' || m.type === 'TSDeclareMethod') {
         const body = 'body' in m ? (m.body as t.Node | undefined) : undefined;
-        out.push({ kind: 'method', symbol: sym, parent: symbol, range, signature: signatureOf(m, body?.start), boundaries: fnBoundaries(m, range.start) });
+        out.push({ kind: 'method', symbol: sym, parent: symbol, range, signature: this.signatureOf(m, body?.start), boundaries: this.fnBoundaries(m, range.start) });
       } else if ((m.type === 'ClassProperty' || m.type === 'ClassPrivateProperty' || m.type === 'ClassAccessorProperty') && m.value && isFn(unwrapExpr(m.value))) {
         const fn = unwrapExpr(m.value) as t.ArrowFunctionExpression;
-        out.push({ kind: 'method', symbol: sym, parent: symbol, range, signature: signatureOf(m, fn.body.start), boundaries: fnBoundaries(fn, range.start) });
+        out.push({ kind: 'method', symbol: sym, parent: symbol, range, signature: this.signatureOf(m, fn.body.start), boundaries: this.fnBoundaries(fn, range.start) });
       } else {
-        out.push({ kind: 'property', symbol: sym, parent: symbol, range, signature: firstLine(text.slice(range.start, range.end)), boundaries: [] });
+        out.push({ kind: 'property', symbol: sym, parent: symbol, range, signature: this.lineOf(range), boundaries: [] });
       }
     }
     return out;
-  };
+  }
+
+  /** Units of a statement list, and the statement starts (for packing leftover code). */
+  statementUnits(body: t.Statement[], floor: number, prefix: string): { units: Unit[]; starts: number[] } {
+    const units: Unit[] = [];
+    const starts: number[] = [];
+    let f = floor;
+    for (const stmt of body) {
+      const range = this.withComments(stmt, f);
+      f = this.off + stmt.end!;
+      starts.push(range.start);
+      const u = this.unitOf(stmt, range, prefix);
+      if (u) units.push(u);
+    }
+    return { units, starts };
+  }
 
   /** The unit a top-level (or namespace-level) statement declares, if any. */
-  const unitOf = (stmt: t.Statement, range: Range, prefix: string): Unit | undefined => {
-    const q = (name: string) => (prefix ? `${prefix}.${name}` : name);
-    const parent = prefix || undefined;
+  private unitOf(stmt: t.Statement, range: Range, prefix: string): Unit | undefined {
+    const at: UnitPlace = { range, q: (name) => (prefix ? `${prefix}.${name}` : name), parent: prefix || undefined };
     let decl: t.Node = stmt;
     let exported = false;
     if (stmt.type === 'ExportNamedDeclaration' || stmt.type === 'ExportDefaultDeclaration') {
@@ -227,104 +276,119 @@ export function chunkScript(ctx: ChunkContext, o: ScriptOptions): ChunkerOutput 
       decl = stmt.declaration;
       exported = true;
     }
-    const isDefault = stmt.type === 'ExportDefaultDeclaration';
-    const defaultName = o.defaultName ?? 'default';
+    const defaultName = this.o.defaultName ?? 'default';
+    switch (decl.type) {
+      case 'FunctionDeclaration':
+      case 'TSDeclareFunction':
+      case 'ClassDeclaration':
+      case 'TSInterfaceDeclaration':
+      case 'TSTypeAliasDeclaration':
+      case 'TSEnumDeclaration':
+      case 'TSModuleDeclaration':
+        return this.declarationUnit(decl, defaultName, at);
+      case 'VariableDeclaration':
+        return this.variableUnit(decl, exported, at);
+      default:
+        if (stmt.type === 'ExportDefaultDeclaration') return this.defaultExportUnit(stmt, decl, defaultName, at);
+        return this.assignmentUnit(decl, at) ?? this.registrationUnit(decl, at);
+    }
+  }
+
+  /** A declaration by keyword: a function, class, interface, type, enum or namespace. */
+  private declarationUnit(
+    decl: t.FunctionDeclaration | t.TSDeclareFunction | t.ClassDeclaration | t.TSInterfaceDeclaration | t.TSTypeAliasDeclaration | t.TSEnumDeclaration | t.TSModuleDeclaration,
+    defaultName: string,
+    { range, q, parent }: UnitPlace,
+  ): Unit {
     switch (decl.type) {
       case 'FunctionDeclaration':
       case 'TSDeclareFunction': {
         const name = decl.id?.name ?? defaultName;
         const body = 'body' in decl ? (decl.body as t.Node | undefined) : undefined;
-        return { kind: 'function', symbol: q(name), parent, range, signature: signatureOf(decl, body?.start), boundaries: decl.type === 'FunctionDeclaration' ? fnBoundaries(decl, range.start) : [] };
+        return { kind: 'function', symbol: q(name), parent, range, signature: this.signatureOf(decl, body?.start), boundaries: decl.type === 'FunctionDeclaration' ? this.fnBoundaries(decl, range.start) : [] };
       }
       case 'ClassDeclaration': {
         const name = decl.id?.name ?? defaultName;
-        return { kind: 'class', symbol: q(name), parent, range, signature: signatureOf(decl, decl.body.start), members: classMembers(decl, q(name)), boundaries: [] };
+        return { kind: 'class', symbol: q(name), parent, range, signature: this.signatureOf(decl, decl.body.start), members: this.classMembers(decl, q(name)), boundaries: [] };
       }
       case 'TSInterfaceDeclaration':
-        return { kind: 'interface', symbol: q(decl.id.name), parent, range, signature: signatureOf(decl, decl.body.start), boundaries: decl.body.body.map((m) => off + m.start!) };
+        return { kind: 'interface', symbol: q(decl.id.name), parent, range, signature: this.signatureOf(decl, decl.body.start), boundaries: decl.body.body.map((m) => this.off + m.start!) };
       case 'TSTypeAliasDeclaration':
-        return { kind: 'type', symbol: q(decl.id.name), parent, range, signature: firstLine(text.slice(range.start, range.end)), boundaries: [] };
+        return { kind: 'type', symbol: q(decl.id.name), parent, range, signature: this.lineOf(range), boundaries: [] };
       case 'TSEnumDeclaration': {
         const members = 'members' in decl ? (decl.members as t.Node[]) : [];
-        return { kind: 'enum', symbol: q(decl.id.name), parent, range, signature: firstLine(text.slice(off + decl.start!, off + decl.end!)), boundaries: members.map((m) => off + m.start!) };
+        return { kind: 'enum', symbol: q(decl.id.name), parent, range, signature: firstLine(this.src(decl)), boundaries: members.map((m) => this.off + m.start!) };
       }
       case 'TSModuleDeclaration': {
         const name = decl.id.type === 'Identifier' ? decl.id.name : decl.id.value;
         const body = decl.body;
-        const members = body && body.type === 'TSModuleBlock' ? statementUnits(body.body, off + body.start! + 1, q(name)).units : [];
-        return { kind: 'namespace', symbol: q(name), parent, range, signature: signatureOf(decl, body?.start), members, boundaries: [] };
-      }
-      case 'VariableDeclaration': {
-        if (decl.declarations.length !== 1) return exported ? { kind: 'const', symbol: q(decl.declarations.map((d) => text.slice(off + d.id.start!, off + d.id.end!)).join(', ')), parent, range, signature: firstLine(text.slice(range.start, range.end)), boundaries: decl.declarations.map((d) => off + d.start!) } : undefined;
-        const d = decl.declarations[0];
-        const name = d.id.type === 'Identifier' ? d.id.name : text.slice(off + d.id.start!, off + d.id.end!);
-        const init = d.init ? unwrapExpr(d.init) : undefined;
-        if (init && isFn(init)) return { kind: 'function', symbol: q(name), parent, range, signature: signatureOf(decl, init.body.start), boundaries: fnBoundaries(init, range.start) };
-        if (init && init.type === 'ClassExpression') return { kind: 'class', symbol: q(name), parent, range, signature: signatureOf(decl, init.body.start), members: classMembers(init, q(name)), boundaries: [] };
-        const obj = init?.type === 'ObjectExpression' ? init : init ? factoryObject(init) : undefined;
-        if (obj && (exported || obj.properties.some((p) => p.type === 'ObjectMethod' || (p.type === 'ObjectProperty' && isFn(unwrapExpr(p.value)))))) {
-          return { kind: 'object', symbol: q(name), parent, range, signature: signatureOf(decl, obj.start), members: objectMembers(obj, q(name)), boundaries: [] };
-        }
-        // exported consts, and consts built from a function (`computed(() => …)`, `watch`, `useX(…)`)
-        if (exported || (init && init.type === 'CallExpression' && init.arguments.some((a) => isFn(unwrapExpr(a))))) {
-          return { kind: 'const', symbol: q(name), parent, range, signature: firstLine(text.slice(range.start, range.end)), boundaries: init ? arrayBoundaries(init) : [] };
-        }
-        return undefined;
-      }
-      default: {
-        if (isDefault) {
-          const e = unwrapExpr(decl);
-          if (isFn(e)) return { kind: 'function', symbol: q(defaultName), parent, range, signature: signatureOf(stmt, e.body.start), boundaries: fnBoundaries(e, range.start) };
-          if (e.type === 'ClassExpression') return { kind: 'class', symbol: q(defaultName), parent, range, signature: signatureOf(stmt, e.body.start), members: classMembers(e, q(defaultName)), boundaries: [] };
-          const obj = e.type === 'ObjectExpression' ? e : factoryObject(e);
-          if (obj) return { kind: 'object', symbol: q(defaultName), parent, range, signature: signatureOf(stmt, obj.start), members: objectMembers(obj, q(defaultName)), boundaries: [] };
-          return { kind: 'const', symbol: q(defaultName), parent, range, signature: firstLine(text.slice(range.start, range.end)), boundaries: [] };
-        }
-        if (decl.type === 'ExpressionStatement' && decl.expression.type === 'AssignmentExpression') {
-          // module.exports = {...}; Foo.prototype.bar = function () {}; exports.baz = () => {}
-          const left = decl.expression.left;
-          const right = unwrapExpr(decl.expression.right);
-          const name = text.slice(off + left.start!, off + left.end!);
-          if (left.type !== 'MemberExpression' || name.length > 120) return undefined;
-          if (isFn(right)) return { kind: 'function', symbol: q(name), parent, range, signature: signatureOf(decl, right.body.start), boundaries: fnBoundaries(right, range.start) };
-          if (right.type === 'ClassExpression') return { kind: 'class', symbol: q(name), parent, range, signature: signatureOf(decl, right.body.start), members: classMembers(right, q(name)), boundaries: [] };
-          const obj = right.type === 'ObjectExpression' ? right : factoryObject(right);
-          if (obj && name === 'module.exports') return { kind: 'object', symbol: q(name), parent, range, signature: signatureOf(decl, obj.start), members: objectMembers(obj, q(name)), boundaries: [] };
-        }
-        if (decl.type === 'ExpressionStatement') {
-          // Vue.component('name', {...}) and similar registrations
-          const obj = factoryObject(decl.expression);
-          const call = unwrapExpr(decl.expression) as t.CallExpression;
-          if (obj) {
-            const first = call.arguments[0];
-            const name = first && first.type === 'StringLiteral' ? first.value : calleeName(call.callee);
-            return { kind: 'object', symbol: q(name), parent, range, signature: signatureOf(decl, obj.start), members: objectMembers(obj, q(name)), boundaries: [] };
-          }
-        }
-        return undefined;
+        const members = body && body.type === 'TSModuleBlock' ? this.statementUnits(body.body, this.off + body.start! + 1, q(name)).units : [];
+        return { kind: 'namespace', symbol: q(name), parent, range, signature: this.signatureOf(decl, body?.start), members, boundaries: [] };
       }
     }
-  };
-
-  /** Units of a statement list, and the statement starts (for packing leftover code). */
-  function statementUnits(body: t.Statement[], floor: number, prefix: string): { units: Unit[]; starts: number[] } {
-    const units: Unit[] = [];
-    const starts: number[] = [];
-    let f = floor;
-    for (const stmt of body) {
-      const range = withComments(stmt, f);
-      f = off + stmt.end!;
-      starts.push(range.start);
-      const u = unitOf(stmt, range, prefix);
-      if (u) units.push(u);
-    }
-    return { units, starts };
   }
 
-  const program = ast.program;
-  const { units, starts } = statementUnits(program.body, off, '');
-  const chunks = emitUnits(ctx, units, { start: o.start, end: o.end, header: o.header, meta: o.meta, moduleSymbol: o.moduleSymbol, moduleBoundaries: starts }).map(withRegistrations);
-  return { chunks, warnings };
+  /** `const x = …`: a function, class or object it holds; exported consts, and consts built from a function. */
+  private variableUnit(decl: t.VariableDeclaration, exported: boolean, { range, q, parent }: UnitPlace): Unit | undefined {
+    if (decl.declarations.length !== 1) return exported ? { kind: 'const', symbol: q(decl.declarations.map((d) => this.src(d.id)).join(', ')), parent, range, signature: this.lineOf(range), boundaries: decl.declarations.map((d) => this.off + d.start!) } : undefined;
+    const d = decl.declarations[0];
+    const name = d.id.type === 'Identifier' ? d.id.name : this.src(d.id);
+    const init = d.init ? unwrapExpr(d.init) : undefined;
+    if (init && isFn(init)) return { kind: 'function', symbol: q(name), parent, range, signature: this.signatureOf(decl, init.body.start), boundaries: this.fnBoundaries(init, range.start) };
+    if (init && init.type === 'ClassExpression') return { kind: 'class', symbol: q(name), parent, range, signature: this.signatureOf(decl, init.body.start), members: this.classMembers(init, q(name)), boundaries: [] };
+    const obj = init?.type === 'ObjectExpression' ? init : init ? factoryObject(init) : undefined;
+    if (obj && (exported || obj.properties.some((p) => p.type === 'ObjectMethod' || (p.type === 'ObjectProperty' && isFn(unwrapExpr(p.value)))))) {
+      return { kind: 'object', symbol: q(name), parent, range, signature: this.signatureOf(decl, obj.start), members: this.objectMembers(obj, q(name)), boundaries: [] };
+    }
+    // exported consts, and consts built from a function (`computed(() => …)`, `watch`, `useX(…)`)
+    if (exported || (init && init.type === 'CallExpression' && init.arguments.some((a) => isFn(unwrapExpr(a))))) {
+      return { kind: 'const', symbol: q(name), parent, range, signature: this.lineOf(range), boundaries: init ? this.arrayBoundaries(init) : [] };
+    }
+    return undefined;
+  }
+
+  /** `export default` of an expression: a function, class, object (or one handed to a factory), else a const. */
+  private defaultExportUnit(stmt: t.ExportDefaultDeclaration, decl: t.Node, defaultName: string, { range, q, parent }: UnitPlace): Unit {
+    const e = unwrapExpr(decl);
+    const symbol = q(defaultName);
+    if (isFn(e)) return { kind: 'function', symbol, parent, range, signature: this.signatureOf(stmt, e.body.start), boundaries: this.fnBoundaries(e, range.start) };
+    if (e.type === 'ClassExpression') return { kind: 'class', symbol, parent, range, signature: this.signatureOf(stmt, e.body.start), members: this.classMembers(e, symbol), boundaries: [] };
+    const obj = e.type === 'ObjectExpression' ? e : factoryObject(e);
+    if (obj) return { kind: 'object', symbol, parent, range, signature: this.signatureOf(stmt, obj.start), members: this.objectMembers(obj, symbol), boundaries: [] };
+    return { kind: 'const', symbol, parent, range, signature: this.lineOf(range), boundaries: [] };
+  }
+
+  /** module.exports = {...}; Foo.prototype.bar = function () {}; exports.baz = () => {} */
+  private assignmentUnit(decl: t.Node, { range, q, parent }: UnitPlace): Unit | undefined {
+    if (decl.type !== 'ExpressionStatement' || decl.expression.type !== 'AssignmentExpression') return undefined;
+    const left = decl.expression.left;
+    const right = unwrapExpr(decl.expression.right);
+    const name = this.src(left);
+    if (left.type !== 'MemberExpression' || name.length > 120) return undefined;
+    if (isFn(right)) return { kind: 'function', symbol: q(name), parent, range, signature: this.signatureOf(decl, right.body.start), boundaries: this.fnBoundaries(right, range.start) };
+    if (right.type === 'ClassExpression') return { kind: 'class', symbol: q(name), parent, range, signature: this.signatureOf(decl, right.body.start), members: this.classMembers(right, q(name)), boundaries: [] };
+    const obj = right.type === 'ObjectExpression' ? right : factoryObject(right);
+    if (obj && name === 'module.exports') return { kind: 'object', symbol: q(name), parent, range, signature: this.signatureOf(decl, obj.start), members: this.objectMembers(obj, q(name)), boundaries: [] };
+    return undefined;
+  }
+
+  /** Vue.component('name', {...}) and similar registrations. */
+  private registrationUnit(decl: t.Node, { range, q, parent }: UnitPlace): Unit | undefined {
+    if (decl.type !== 'ExpressionStatement') return undefined;
+    const obj = factoryObject(decl.expression);
+    if (!obj) return undefined;
+    const call = unwrapExpr(decl.expression) as t.CallExpression;
+    const first = call.arguments[0];
+    const name = first && first.type === 'StringLiteral' ? first.value : calleeName(call.callee);
+    return { kind: 'object', symbol: q(name), parent, range, signature: this.signatureOf(decl, obj.start), members: this.objectMembers(obj, q(name)), boundaries: [] };
+  }
+}
+
+/** Where a statement's unit sits: its range; `q` qualifies a name with the symbol prefix (a namespace's), `parent` is that prefix, if any. */
+interface UnitPlace {
+  range: Range;
+  q: (name: string) => string;
+  parent: string | undefined;
 }
 
 export interface Registration {

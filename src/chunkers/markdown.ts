@@ -92,65 +92,99 @@ function createParser(): MarkdownIt {
   // paragraph, which CommonMark does not).
   md.normalizeLink = (url) => url;
   md.validateLink = () => true;
-  /** markdown-it's block rules, to wrap some (it exports no rule functions). */
-  const blockRules = (md.block.ruler as unknown as { __rules__?: { name: string; fn: RuleBlock; alt: string[] }[] }).__rules__ ?? [];
+  // markdown-it's own rules, taken before any is wrapped; then the wrappers, in this order
+  const orig = originalBlockRules(md);
+  gfmTables(md, orig);
+  quoteMarkerIndent(md, orig);
+  htmlBlockEndsTable(md, orig);
+  definitionsOpenParagraphs(md, orig);
+  lazyLinesStartNoBlock(md);
+  return md;
+}
+
+interface BlockRule {
+  name: string;
+  fn: RuleBlock;
+  alt: string[];
+}
+
+/** markdown-it's block rules, to wrap some (it exports no rule functions). */
+function blockRuleList(md: MarkdownIt): BlockRule[] {
+  return (md.block.ruler as unknown as { __rules__?: BlockRule[] }).__rules__ ?? [];
+}
+
+type OriginalRules = Record<'table' | 'reference' | 'paragraph' | 'lheading' | 'htmlBlock' | 'blockquote' | 'fence' | 'hr' | 'list' | 'heading', RuleBlock>;
+
+/** The block rule functions of markdown-it that the wrappers below call. */
+function originalBlockRules(md: MarkdownIt): OriginalRules {
+  const rules = blockRuleList(md);
   function blockRule(name: string): RuleBlock {
-    const fn = blockRules.find((r) => r.name === name)?.fn;
+    const fn = rules.find((r) => r.name === name)?.fn;
     if (!fn) throw new Error(`markdown-it has no block rule ${name}`);
     return fn;
   }
-  const table = blockRule('table');
-  const reference = blockRule('reference');
-  const paragraph = blockRule('paragraph');
-  const lheading = blockRule('lheading');
-  const htmlBlock = blockRule('html_block');
-  const blockquote = blockRule('blockquote');
+  return {
+    table: blockRule('table'),
+    reference: blockRule('reference'),
+    paragraph: blockRule('paragraph'),
+    lheading: blockRule('lheading'),
+    htmlBlock: blockRule('html_block'),
+    blockquote: blockRule('blockquote'),
+    fence: blockRule('fence'),
+    hr: blockRule('hr'),
+    list: blockRule('list'),
+    heading: blockRule('heading'),
+  };
+}
 
+function gfmTables(md: MarkdownIt, orig: OriginalRules): void {
   // GFM as GitHub (and micromark) read it: a table's header row is paragraph text, so no line that
   // starts another block (`~~~ |`, `# a | b`, `> a | b`, `- a | b` …) is one; a delimiter row
   // with neither `|` nor `:` (`---`) is a setext underline or a thematic break (markdown-it tries
   // tables first, and would make `a |` + `--` a table); a header row needs no `|` (`abc` + `:-`
   // is a table of one column, which markdown-it does not read).
-  const otherStarts = [blockRule('fence'), blockquote, blockRule('hr'), blockRule('list'), blockRule('heading'), htmlBlock];
+  const otherStarts = [orig.fence, orig.blockquote, orig.hr, orig.list, orig.heading, orig.htmlBlock];
   md.block.ruler.at(
     'table',
     (state, startLine, endLine, silent) => {
-      if (!table(state, startLine, endLine, true)) return pipelessTable(state, startLine, endLine, silent);
+      if (!orig.table(state, startLine, endLine, true)) return pipelessTable(state, startLine, endLine, silent, otherStarts);
       const row = state.src.slice(state.bMarks[startLine + 1] + state.tShift[startLine + 1], state.eMarks[startLine + 1]);
       if (!row.includes('|') && !row.includes(':')) return false;
       if (otherStarts.some((rule) => rule(state, startLine, endLine, true))) return false;
-      return silent || table(state, startLine, endLine, false);
+      return silent || orig.table(state, startLine, endLine, false);
     },
     { alt: ['paragraph', 'reference'] },
   );
+}
 
-  /** A one-column table whose header row has no `|`: its extent, as markdown-it's table rule finds it. */
-  function pipelessTable(state: StateBlock, startLine: number, endLine: number, silent: boolean): boolean {
-    const l = startLine + 1;
-    if (l >= endLine || state.sCount[startLine] - state.blkIndent >= 4) return false;
-    if (state.sCount[l] < state.blkIndent || state.sCount[l] - state.blkIndent >= 4) return false;
-    const line = (i: number) => state.src.slice(state.bMarks[i] + state.tShift[i], state.eMarks[i]);
-    // One delimiter cell with a `|` or a `:`; `- |` is a list item.
-    const delimiter = line(l);
-    if (line(startLine).includes('|') || /^-[ \t]/.test(delimiter)) return false;
-    if (!/^(?:\|[ \t]*:?-+:?|:-+:?|:?-+:?[ \t]*\|)[ \t]*\|?[ \t]*$/.test(delimiter)) return false;
-    if (otherStarts.some((rule) => rule(state, startLine, endLine, true))) return false;
-    if (silent) return true;
-    const parentType = state.parentType;
-    state.parentType = 'table' as typeof parentType;
-    const terminators = state.md.block.ruler.getRules('blockquote');
-    let next = startLine + 2;
-    for (; next < endLine; next++) {
-      if (state.sCount[next] < state.blkIndent || state.isEmpty(next) || state.sCount[next] - state.blkIndent >= 4) break;
-      if (terminators.some((rule) => rule(state, next, endLine, true))) break;
-    }
-    state.parentType = parentType;
-    state.push('table_open', 'table', 1).map = [startLine, next];
-    state.push('table_close', 'table', -1);
-    state.line = next;
-    return true;
+/** A one-column table whose header row has no `|`: its extent, as markdown-it's table rule finds it. */
+function pipelessTable(state: StateBlock, startLine: number, endLine: number, silent: boolean, otherStarts: RuleBlock[]): boolean {
+  const l = startLine + 1;
+  if (l >= endLine || state.sCount[startLine] - state.blkIndent >= 4) return false;
+  if (state.sCount[l] < state.blkIndent || state.sCount[l] - state.blkIndent >= 4) return false;
+  const line = (i: number) => state.src.slice(state.bMarks[i] + state.tShift[i], state.eMarks[i]);
+  // One delimiter cell with a `|` or a `:`; `- |` is a list item.
+  const delimiter = line(l);
+  if (line(startLine).includes('|') || /^-[ \t]/.test(delimiter)) return false;
+  if (!/^(?:\|[ \t]*:?-+:?|:-+:?|:?-+:?[ \t]*\|)[ \t]*\|?[ \t]*$/.test(delimiter)) return false;
+  if (otherStarts.some((rule) => rule(state, startLine, endLine, true))) return false;
+  if (silent) return true;
+  const parentType = state.parentType;
+  state.parentType = 'table' as typeof parentType;
+  const terminators = state.md.block.ruler.getRules('blockquote');
+  let next = startLine + 2;
+  for (; next < endLine; next++) {
+    if (state.sCount[next] < state.blkIndent || state.isEmpty(next) || state.sCount[next] - state.blkIndent >= 4) break;
+    if (terminators.some((rule) => rule(state, next, endLine, true))) break;
   }
+  state.parentType = parentType;
+  state.push('table_open', 'table', 1).map = [startLine, next];
+  state.push('table_close', 'table', -1);
+  state.line = next;
+  return true;
+}
 
+function quoteMarkerIndent(md: MarkdownIt, orig: OriginalRules): void {
   // CommonMark: a `>` indented 4 or more is no block quote marker; its line is a lazy
   // continuation (or, after an empty quote line, no part of the quote). markdown-it checks the
   // indentation on a quote's first line only: hide such a `>` from it, pointing the line's
@@ -158,7 +192,7 @@ function createParser(): MarkdownIt {
   md.block.ruler.at(
     'blockquote',
     (state, startLine, endLine, silent) => {
-      if (silent) return blockquote(state, startLine, endLine, silent);
+      if (silent) return orig.blockquote(state, startLine, endLine, silent);
       const hidden: number[] = [];
       for (let l = startLine + 1; l < endLine && !state.isEmpty(l); l++) {
         if (state.sCount[l] - state.blkIndent >= 4 && state.src.charCodeAt(state.bMarks[l] + state.tShift[l]) === 0x3e) {
@@ -167,36 +201,40 @@ function createParser(): MarkdownIt {
         }
       }
       try {
-        return blockquote(state, startLine, endLine, silent);
+        return orig.blockquote(state, startLine, endLine, silent);
       } finally {
         for (const l of hidden) state.tShift[l]++;
       }
     },
     { alt: ['paragraph', 'reference', 'blockquote', 'list'] },
   );
+}
 
+function htmlBlockEndsTable(md: MarkdownIt, orig: OriginalRules): void {
   // GFM as micromark reads it: a table is no paragraph, so any HTML block ends it, `<b>` too (an
   // HTML block that cannot interrupt a paragraph); markdown-it would take the line as a row.
   md.block.ruler.at(
     'html_block',
     (state, startLine, endLine, silent) => {
-      if (!silent || (state.parentType as string) !== 'table') return htmlBlock(state, startLine, endLine, silent);
+      if (!silent || (state.parentType as string) !== 'table') return orig.htmlBlock(state, startLine, endLine, silent);
       // Asked whether one starts here, without the paragraph restriction: try it, then undo it.
       const [line, count] = [state.line, state.tokens.length];
-      const starts = htmlBlock(state, startLine, endLine, false);
+      const starts = orig.htmlBlock(state, startLine, endLine, false);
       state.line = line;
       state.tokens.length = count;
       return starts;
     },
     { alt: ['paragraph', 'reference', 'blockquote'] },
   );
+}
 
+function definitionsOpenParagraphs(md: MarkdownIt, orig: OriginalRules): void {
   // CommonMark reads link reference definitions off the start of a paragraph: a line right after
   // a definition that cannot interrupt a paragraph continues that paragraph — which may then be a
   // setext heading, spanning the definitions too (as in mdast). markdown-it starts a new block
   // there instead: an indented line would be code, `<custom-tag>` an HTML block, `2.` a list.
   md.block.ruler.at('reference', (state, startLine, endLine, silent) => {
-    if (!reference(state, startLine, endLine, silent)) return false;
+    if (!orig.reference(state, startLine, endLine, silent)) return false;
     if (silent) return true;
     const defs = (state.env as Env).definitions;
     if (state.level === 0) defs.push(startLine);
@@ -206,7 +244,7 @@ function createParser(): MarkdownIt {
       // As markdown-it's paragraph rule: a line indented 4 or more, or already lazy in a block
       // quote (sCount -1), continues the paragraph; another may start a block or a definition.
       if (state.sCount[l] < 0 || state.sCount[l] - state.blkIndent >= 4) break;
-      if (reference(state, l, endLine, false)) {
+      if (orig.reference(state, l, endLine, false)) {
         if (state.level === 0) defs.push(l);
         continue;
       }
@@ -221,27 +259,28 @@ function createParser(): MarkdownIt {
     const l = state.line;
     const sCount = state.sCount[l];
     state.sCount[l] = state.blkIndent;
-    const heading = lheading(state, l, endLine, false);
+    const heading = orig.lheading(state, l, endLine, false);
     state.sCount[l] = sCount;
-    if (!heading) paragraph(state, l, endLine, false);
+    if (!heading) orig.paragraph(state, l, endLine, false);
     else if (!/^(?:=+|-+)[ \t]*$/.test(state.src.slice(state.bMarks[l] + state.tShift[l], state.eMarks[l]))) {
       // As micromark: unless its first line looks like an underline itself (`[a]: /u` + `-` + `=`).
       state.tokens[state.tokens.length - 3].map![0] = startLine;
     }
     return true;
   });
+}
 
+function lazyLinesStartNoBlock(md: MarkdownIt): void {
   // A line a block quote has taken as a lazy continuation (sCount -1) can end no block inside it:
   // the outer quote already found, at the line's real indentation, that it starts none.
   // markdown-it checks it again in a nested quote with the indentation lost, so in
   // `> > a` + `> b` + `    c` the indented `c` would start a block (code, or a fence …).
-  for (const r of blockRules.filter((x) => x.alt.includes('blockquote'))) {
+  for (const r of blockRuleList(md).filter((x) => x.alt.includes('blockquote'))) {
     const fn = r.fn;
     md.block.ruler.at(r.name, (state, startLine, endLine, silent) => !(silent && state.sCount[startLine] < 0) && fn(state, startLine, endLine, silent), {
       alt: r.alt,
     });
   }
-  return md;
 }
 
 let parser: MarkdownIt | undefined;
@@ -250,46 +289,75 @@ const mdParser = (): MarkdownIt => (parser ??= createParser());
 
 
 export function chunkMarkdown(ctx: ChunkContext, _opts: ResolvedOptions): ChunkerOutput {
-  const text = ctx.text;
-  const src = ctx.src;
+  const doc = parseMarkdown(ctx);
   const out: Chunk[] = [];
+  // Front matter: its own chunk; its title may stand for a missing H1.
+  const base: { depth: number; text: string }[] = [];
+  let from = 0;
+  if (doc.fm) {
+    out.push(...frontMatterChunks(ctx, doc.fm));
+    const title = frontMatterTitle(doc.fm.format, doc.fm.value);
+    if (title && !doc.tokens.some((t) => t.type === 'heading_open' && t.level === 0 && t.tag === 'h1')) base.push({ depth: 0, text: title });
+    from = doc.fm.end;
+  }
+  const sections = sectionsOf(ctx, doc, base, from);
+  // Section chunks first (ids come from content), then the code blocks, then the links.
+  const made = sections.map((s) => {
+    const header = breadcrumb(ctx, s.path);
+    const symbol = s.path.length ? s.path.join(' > ') : undefined;
+    const pieces = ctx.emitUnit({ kind: 'section', start: s.start, end: s.end, header, symbol, complete: true }, s.boundaries, s.codes);
+    return { s, header, symbol, pieces };
+  });
+  for (const { s, header, symbol, pieces } of made) out.push(...withCodeBlocks(ctx, s.codes, header, symbol, pieces));
+  return { chunks: out };
+}
 
-  // Front matter: its own chunk; its title may stand for a missing H1. The rest is parsed alone,
-  // its line numbers shifted by the front matter's lines.
+/** A parsed Markdown file: its front matter, the rest's tokens (parsed alone), and the line the rest starts at. */
+interface ParsedMarkdown {
+  fm: FrontMatter | undefined;
+  /** The line the parsed text starts at: token lines are shifted by it. */
+  firstLine: number;
+  env: Env;
+  tokens: Token[];
+}
+
+/** Parses the file, its front matter left out: the rest is parsed alone, its line numbers shifted by the front matter's lines. */
+function parseMarkdown(ctx: ChunkContext): ParsedMarkdown {
+  const text = ctx.text;
   const fm = frontMatter(ctx);
   const firstLine = fm ? fm.lines : 0;
   const env: Env = { definitions: [], tokens: [] };
   let tokens: Token[];
   try {
-    tokens = env.tokens = mdParser().parse(firstLine ? text.slice(src.lineStarts[firstLine] ?? text.length) : text, env);
+    tokens = env.tokens = mdParser().parse(firstLine ? text.slice(ctx.src.lineStarts[firstLine] ?? text.length) : text, env);
   } catch (err) {
     throw new FallbackError(`Markdown parse failed: ${errText(err)}`);
   }
+  return { fm, firstLine, env, tokens };
+}
 
-  const base: { depth: number; text: string }[] = [];
-  let from = 0;
-  if (fm) {
-    out.push(
-      ...ctx.emitUnit({
-        kind: 'front-matter',
-        start: 0,
-        end: fm.end,
-        header: `${ctx.path} > front matter`,
-        symbol: 'front matter',
-        complete: true,
-        meta: { format: fm.format },
-      }),
-    );
-    const title = frontMatterTitle(fm.format, fm.value);
-    if (title && !tokens.some((t) => t.type === 'heading_open' && t.level === 0 && t.tag === 'h1')) base.push({ depth: 0, text: title });
-    from = fm.end;
-  }
+function frontMatterChunks(ctx: ChunkContext, fm: FrontMatter): Chunk[] {
+  return ctx.emitUnit({
+    kind: 'front-matter',
+    start: 0,
+    end: fm.end,
+    header: `${ctx.path} > front matter`,
+    symbol: 'front matter',
+    complete: true,
+    meta: { format: fm.format },
+  });
+}
 
-  // Sections tile the rest of the file: [from, first heading), [heading, next heading) …
+/**
+ * The sections that tile the file from `from`: [from, first heading), [heading, next heading) …,
+ * each with its heading path (under `base`), its cut points (its top-level blocks, and the link
+ * reference definitions, which leave no token) and its code blocks.
+ */
+function sectionsOf(ctx: ChunkContext, { firstLine, env, tokens }: ParsedMarkdown, base: { depth: number; text: string }[], from: number): Section[] {
+  const text = ctx.text;
   const stack = [...base];
   const sections: Section[] = [];
   let cur: Section = { start: from, end: text.length, path: stack.map((s) => s.text), boundaries: [], codes: [] };
-  // Link reference definitions are blocks too (cut points), though they leave no token.
   const defs = env.definitions;
   let d = 0;
   for (let i = 0; i < tokens.length; i++) {
@@ -315,52 +383,48 @@ export function chunkMarkdown(ctx: ChunkContext, _opts: ResolvedOptions): Chunke
   }
   while (d < defs.length) cur.boundaries.push(lineContentStart(ctx, defs[d++] + firstLine));
   sections.push(cur);
+  return sections;
+}
 
-  // Section chunks first (ids come from content), then the code blocks, then the links.
-  const made = sections.map((s) => {
-    const header = breadcrumb(ctx, s.path);
-    const symbol = s.path.length ? s.path.join(' > ') : undefined;
-    const pieces = ctx.emitUnit({ kind: 'section', start: s.start, end: s.end, header, symbol, complete: true }, s.boundaries, s.codes);
-    return { s, header, symbol, pieces };
-  });
-  for (const { s, header, symbol, pieces } of made) {
-    const codesOf = new Map<Chunk, string[]>();
-    let p = 0;
-    const blocksHere: Chunk[] = [];
-    for (const c of s.codes) {
-      while (p < pieces.length && pieces[p].end.offset < c.end) p++;
-      const piece = pieces[p];
-      if (!piece || piece.start.offset > c.start) {
-        // pack never cuts inside an unbreakable range: reaching this is a bug, not a file problem.
-        throw new Error(`code block at offset ${c.start} is not inside one section piece`);
-      }
-      const meta: Record<string, unknown> = {};
-      if (c.lang) meta.lang = c.lang;
-      if (c.info) meta.info = c.info;
-      const block = ctx.make({
-        kind: 'code-block',
-        start: c.start,
-        end: c.end,
-        header: `${header} [code${c.lang ? `: ${clip(c.lang, 24)}` : ''}]`,
-        symbol,
-        complete: true,
-        meta: c.lang || c.info ? meta : undefined,
-        links: { section: piece.id },
-      });
-      blocksHere.push(block);
-      const ids = codesOf.get(piece) ?? [];
-      ids.push(block.id);
-      codesOf.set(piece, ids);
+/** A section's pieces, each followed by the code blocks it holds; pieces and code blocks link to each other. */
+function withCodeBlocks(ctx: ChunkContext, codes: CodeRange[], header: string, symbol: string | undefined, pieces: Chunk[]): Chunk[] {
+  const out: Chunk[] = [];
+  const codesOf = new Map<Chunk, string[]>();
+  let p = 0;
+  const blocksHere: Chunk[] = [];
+  for (const c of codes) {
+    while (p < pieces.length && pieces[p].end.offset < c.end) p++;
+    const piece = pieces[p];
+    if (!piece || piece.start.offset > c.start) {
+      // pack never cuts inside an unbreakable range: reaching this is a bug, not a file problem.
+      throw new Error(`code block at offset ${c.start} is not inside one section piece`);
     }
-    let b = 0;
-    for (const piece of pieces) {
-      const ids = codesOf.get(piece);
-      if (ids) piece.links = { codeBlocks: ids };
-      out.push(piece);
-      while (b < blocksHere.length && blocksHere[b].end.offset <= piece.end.offset) out.push(blocksHere[b++]);
-    }
+    const meta: Record<string, unknown> = {};
+    if (c.lang) meta.lang = c.lang;
+    if (c.info) meta.info = c.info;
+    const block = ctx.make({
+      kind: 'code-block',
+      start: c.start,
+      end: c.end,
+      header: `${header} [code${c.lang ? `: ${clip(c.lang, 24)}` : ''}]`,
+      symbol,
+      complete: true,
+      meta: c.lang || c.info ? meta : undefined,
+      links: { section: piece.id },
+    });
+    blocksHere.push(block);
+    const ids = codesOf.get(piece) ?? [];
+    ids.push(block.id);
+    codesOf.set(piece, ids);
   }
-  return { chunks: out };
+  let b = 0;
+  for (const piece of pieces) {
+    const ids = codesOf.get(piece);
+    if (ids) piece.links = { codeBlocks: ids };
+    out.push(piece);
+    while (b < blocksHere.length && blocksHere[b].end.offset <= piece.end.offset) out.push(blocksHere[b++]);
+  }
+  return out;
 }
 
 /** Offset of the first non-whitespace character of line `li` (its end if there is none). */

@@ -8,7 +8,7 @@
  *   <i18n> (vue-i18n custom block, JSON) → the JSON chunker as an i18n dictionary.
  * Header: `<!-- <rel_path> — zoom control [template] -->`, the component name in words.
  */
-import { parse as parseSfc, type SFCBlock } from '@vue/compiler-sfc';
+import { parse as parseSfc, type SFCBlock, type SFCDescriptor, type SFCScriptBlock, type SFCStyleBlock, type SFCTemplateBlock } from '@vue/compiler-sfc';
 import { FallbackError, type ChunkerOutput, type ResolvedOptions } from './chunker';
 import type { ChunkContext } from './context';
 import { chunkScript } from './javascript';
@@ -118,6 +118,22 @@ interface TemplateNode {
 }
 
 export function chunkVue(ctx: ChunkContext, opts: ResolvedOptions): ChunkerOutput {
+  const { descriptor, warnings } = parseVue(ctx);
+  const scripts = [descriptor.script, descriptor.scriptSetup].filter((b): b is NonNullable<typeof b> => !!b);
+  const sfc = new SfcChunks(ctx, componentName(ctx.path, scripts.map((s) => s.content)), warnings);
+  if (descriptor.template) sfc.template(descriptor.template);
+  for (const s of scripts) sfc.script(s, s === descriptor.scriptSetup);
+  for (const st of descriptor.styles) sfc.style(st);
+  for (const b of descriptor.customBlocks) sfc.custom(b, opts);
+  sfc.chunks.sort((a, b) => a.start.offset - b.start.offset);
+  return { chunks: sfc.chunks, warnings, category: vueApi(scripts, descriptor.scriptSetup) };
+}
+
+/**
+ * Parses the SFC; its recovered errors become a warning. Throws FallbackError (indexed as text)
+ * when no block parses, or when the errors would drop text outside every block.
+ */
+function parseVue(ctx: ChunkContext): { descriptor: SFCDescriptor; warnings: string[] } {
   const text = ctx.text;
   const { descriptor, errors } = parseSfc(text, { filename: ctx.path, sourceMap: false, ignoreEmpty: false });
   const warnings: string[] = [];
@@ -132,34 +148,60 @@ export function chunkVue(ctx: ChunkContext, opts: ResolvedOptions): ChunkerOutpu
     if (lost) throw new FallbackError(`Vue SFC with an unclosed or unreadable block (${msg}): ${lost}`);
     warnings.push(`recovered ${errors.length} SFC error(s): ${msg}`);
   }
-  const scripts = [descriptor.script, descriptor.scriptSetup].filter((b): b is NonNullable<typeof b> => !!b);
-  const name = componentName(ctx.path, scripts.map((s) => s.content));
-  const words = nameToWords(name);
-  const header = (block: string, symbol?: string) => `<!-- ${ctx.path} — ${words} [${block}]${symbol && symbol !== name ? ` :: ${symbol}` : ''} -->`;
-  const chunks: Chunk[] = [];
+  return { descriptor, warnings };
+}
 
-  const plainBlock = (block: string, r: Range, kind: Chunk['kind'], boundaries: number[], meta: Record<string, unknown>, unbreakable: Range[] = []) => {
-    const h = header(block);
-    const pieces = ctx.pack(r, h, boundaries, unbreakable);
+/** Which API the component's scripts use (the file's category): `script-setup`, `composition`, `options`, `script`, or `template-only`. */
+function vueApi(scripts: SFCScriptBlock[], setupBlock: SFCScriptBlock | null): string {
+  let api = 'template-only';
+  for (const s of scripts) {
+    if (s === setupBlock) api = 'script-setup';
+    else if (api !== 'script-setup') api = /\bsetup\s*\(/.test(s.content) ? 'composition' : /export\s+default|defineComponent|Vue\.extend/.test(s.content) ? 'options' : 'script';
+  }
+  return api;
+}
+
+/** The chunks of one SFC's blocks, each block on its own; `warnings` gets what a block's chunker says. */
+class SfcChunks {
+  readonly chunks: Chunk[] = [];
+  private readonly words: string;
+
+  constructor(
+    private readonly ctx: ChunkContext,
+    /** The component's name: the symbol of its blocks' chunks. */
+    private readonly name: string,
+    private readonly warnings: string[],
+  ) {
+    this.words = nameToWords(name);
+  }
+
+  private header(block: string, symbol?: string): string {
+    return `<!-- ${this.ctx.path} — ${this.words} [${block}]${symbol && symbol !== this.name ? ` :: ${symbol}` : ''} -->`;
+  }
+
+  /** A block packed into chunks at `boundaries`, never cut inside `unbreakable`. */
+  private plainBlock(block: string, r: Range, kind: Chunk['kind'], boundaries: number[], meta: Record<string, unknown>, unbreakable: Range[] = []): void {
+    const h = this.header(block);
+    const pieces = this.ctx.pack(r, h, boundaries, unbreakable);
     pieces.forEach((p, index) =>
-      chunks.push(
-        ctx.make({
+      this.chunks.push(
+        this.ctx.make({
           kind,
           start: p.start,
           end: p.end,
           header: h,
-          symbol: name,
+          symbol: this.name,
           complete: pieces.length === 1,
           split: pieces.length > 1 ? { index, total: pieces.length } : undefined,
           meta,
         }),
       ),
     );
-  };
+  }
 
-  // <template>: element boundaries as cut points, start tags and interpolations unbreakable.
-  const tpl = descriptor.template;
-  if (tpl) {
+  /** <template>: element boundaries as cut points, start tags and interpolations unbreakable. */
+  template(tpl: SFCTemplateBlock): void {
+    const text = this.ctx.text;
     const r = { start: tpl.loc.start.offset, end: tpl.loc.end.offset };
     const boundaries: number[] = [];
     const unbreakable: Range[] = [];
@@ -174,59 +216,52 @@ export function chunkVue(ctx: ChunkContext, opts: ResolvedOptions): ChunkerOutpu
       }
     };
     walk((tpl.ast as unknown as TemplateNode | undefined)?.children);
-    plainBlock('template', r, 'template', boundaries, { block: 'template', ...(tpl.lang ? { lang: tpl.lang } : {}) }, unbreakable);
+    this.plainBlock('template', r, 'template', boundaries, { block: 'template', ...(tpl.lang ? { lang: tpl.lang } : {}) }, unbreakable);
   }
 
-  // <script> and <script setup>: the JS/TS chunker on the block's own offsets.
-  let api = 'template-only';
-  for (const s of scripts) {
-    const setup = s === descriptor.scriptSetup;
+  /** <script> and <script setup>: the JS/TS chunker on the block's own offsets. */
+  script(s: SFCScriptBlock, setup: boolean): void {
     const block = setup ? 'script setup' : 'script';
     const lang = s.lang ?? 'js';
-    const out = chunkScript(ctx, {
+    const out = chunkScript(this.ctx, {
       start: s.loc.start.offset,
       end: s.loc.end.offset,
       typescript: lang === 'ts' || lang === 'tsx',
       jsx: lang === 'tsx' || lang === 'jsx',
-      defaultName: name,
-      moduleSymbol: name,
-      header: (symbol) => header(block, symbol),
+      defaultName: this.name,
+      moduleSymbol: this.name,
+      header: (symbol) => this.header(block, symbol),
       meta: { block, lang },
     });
     for (const c of out.chunks) c.language = lang === 'ts' || lang === 'tsx' ? 'vue-ts' : 'vue';
-    chunks.push(...out.chunks);
-    warnings.push(...(out.warnings ?? []));
-    if (setup) api = 'script-setup';
-    else if (api !== 'script-setup') api = /\bsetup\s*\(/.test(s.content) ? 'composition' : /export\s+default|defineComponent|Vue\.extend/.test(s.content) ? 'options' : 'script';
+    this.chunks.push(...out.chunks);
+    this.warnings.push(...(out.warnings ?? []));
   }
 
-  // <style>: its own chunk(s), cut between rules when long.
-  for (const st of descriptor.styles) {
-    const r = trimRange(text, st.loc.start.offset, st.loc.end.offset);
-    plainBlock('style', r, 'style', paragraphStarts(text, r.start, r.end), { block: 'style', lang: st.lang ?? 'css', scoped: !!st.scoped });
+  /** <style>: its own chunk(s), cut between rules when long. */
+  style(st: SFCStyleBlock): void {
+    const r = trimRange(this.ctx.text, st.loc.start.offset, st.loc.end.offset);
+    this.plainBlock('style', r, 'style', paragraphStarts(this.ctx.text, r.start, r.end), { block: 'style', lang: st.lang ?? 'css', scoped: !!st.scoped });
   }
 
-  // Custom blocks: <i18n> as a JSON dictionary; anything else as text of its block.
-  for (const b of descriptor.customBlocks) {
+  /** Custom blocks: <i18n> as a JSON dictionary; anything else as text of its block. */
+  custom(b: SFCBlock, opts: ResolvedOptions): void {
     const r = { start: b.loc.start.offset, end: b.loc.end.offset };
     const lang = typeof b.attrs.lang === 'string' ? b.attrs.lang : 'json';
     if (b.type === 'i18n' && (lang === 'json' || lang === 'json5')) {
-      const out = chunkJsonRange(ctx, r, 'i18n', opts, (symbol) => header('i18n', symbol));
+      const out = chunkJsonRange(this.ctx, r, 'i18n', opts, (symbol) => this.header('i18n', symbol));
       if (out) {
         for (const c of out.chunks) {
           c.kind = c.kind === 'i18n-labels' ? 'i18n-labels' : 'i18n-section';
           c.meta = { ...(c.meta ?? {}), block: 'i18n' };
         }
-        chunks.push(...out.chunks);
-        warnings.push(...(out.warnings ?? []));
-        continue;
+        this.chunks.push(...out.chunks);
+        this.warnings.push(...(out.warnings ?? []));
+        return;
       }
-      warnings.push('<i18n> block is not valid JSON: indexed as text');
+      this.warnings.push('<i18n> block is not valid JSON: indexed as text');
     }
-    plainBlock(b.type, r, b.type === 'i18n' ? 'i18n-block' : 'fragment', paragraphStarts(text, r.start, r.end), { block: b.type, lang });
+    this.plainBlock(b.type, r, b.type === 'i18n' ? 'i18n-block' : 'fragment', paragraphStarts(this.ctx.text, r.start, r.end), { block: b.type, lang });
   }
-
-  chunks.sort((a, b) => a.start.offset - b.start.offset);
-  return { chunks, warnings, category: api };
 }
 

@@ -22,9 +22,9 @@
  * changed (usages alone are cheaper: only their table is rebuilt).
  */
 import { SourceText } from '../parse/source-text';
-import { formatOf, readLocaleFormat, readLocaleJson, readLocaleScript, readSfcLocales, toLocaleValue, withLines, type ScriptLocale } from './locales';
+import { formatOf, readLocaleFormat, readLocaleJson, readLocaleScript, readSfcLocales, toLocaleValue, withLines } from './locales';
 import { boundedDistance, deletions, hasPlaceholder, normalize, PLACEHOLDER, placeholderPattern, tokens, typoBudget } from './normalize';
-import type { Candidate, HoverResult, I18nDiagnostic, I18nProblem, LocaleEntry, LocaleFile, LookupOptions, LookupResult, MatchKind, TextEmbedder, Usage, UsageOptions, UsagePatterns } from './types';
+import type { Candidate, HoverResult, I18nDiagnostic, I18nProblem, LocaleEntry, LocaleFile, LookupOptions, LookupResult, MatchKind, ScriptLocale, TextEmbedder, Usage, UsageOptions, UsagePatterns } from './types';
 import { checkHealth, sourceLocaleOf, type HealthReport } from './health';
 import { findUsages } from './usages';
 import { own } from './formats/common';

@@ -44,14 +44,11 @@ import { JSON_FILE } from './formats/index';
 import { json5Leaves } from './formats/json5';
 import { yamlLeaves } from './formats/yaml';
 import { canonicalLocale, identifyStem, inI18nDir, type LocaleIdentity } from './locale-code';
-import type { I18nProblem, Leaf, LocaleEntry, LocaleFile, LocaleValue } from './types';
+import type { I18nProblem, Leaf, LocaleEntry, LocaleFile, LocaleValue, ScriptLocale } from './types';
 import { parseScriptAst } from './script-usages';
 
 export { canonicalLocale, isLocaleCode, type LocaleIdentity } from './locale-code';
 export { formatOf, readLocaleFormat } from './formats/index';
-
-/** A locale module as a chunk thread read it: the file without its line table (rebuilt from the text). null: not a locale module. */
-export type ScriptLocale = Omit<LocaleFile, 'lines'> | null;
 
 /** A thread's reading of a locale module, back with its line table. */
 export function withLines(read: ScriptLocale, text: string): LocaleFile | undefined {

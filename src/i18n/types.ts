@@ -210,6 +210,9 @@ export interface LocaleFile {
   lines: SourceText;
 }
 
+/** A locale module as a chunk thread read it: the file without its line table (rebuilt from the text). null: not a locale module. */
+export type ScriptLocale = Omit<LocaleFile, 'lines'> | null;
+
 /** A usage as an extractor finds it: offsets in the file's text (usages.ts turns them into a `Usage`). */
 export interface Raw {
   key: string;

@@ -9,7 +9,6 @@ import { isScriptOrVue, jsUsages } from './script-usages';
 import type { Raw, Usage, UsageOptions } from './types';
 
 /** For the callers outside i18n/ (the chunk pool, the engine) that take the options from here. */
-export type { UsageOptions } from './types';
 
 /**
  * Every key usage in one file (JS/TS/JSX/TSX, Vue SFC, or a framework of frameworks/; and what

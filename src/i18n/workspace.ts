@@ -12,8 +12,8 @@ import { allyReader, readAllyConfig, withAlly } from './ally';
 import { I18nIndex, type I18nIndexOptions } from './i18n-index';
 import { JSON_FILE } from './formats/index';
 import { frameworkOf } from './frameworks/index';
-import { formatOf, identifyLocale, type ScriptLocale } from './locales';
-import type { I18nOptions, Usage } from './types';
+import { formatOf, identifyLocale } from './locales';
+import type { I18nOptions, ScriptLocale, Usage } from './types';
 
 const SCRIPT = /\.(?:[cm]?[jt]sx?|vue)$/i;
 const JSONISH = JSON_FILE;

@@ -525,184 +525,229 @@ class ByteSink {
  * embedded text of a chunk that has a vector.
  */
 export function chunkSections(table: ChunkTable, hashOf: (docId: number) => string | undefined): { texts: () => Iterable<Uint8Array>; chunks: () => Iterable<Uint8Array> } {
-  const n = table.length;
-  const stored = table.storedSource();
-  const textStart = new Float64Array(n + 1);
+  const textStart = new Float64Array(table.length + 1);
   let textsDone = false;
-
   function* texts(): Generator<Uint8Array> {
-    const sink = new ByteSink();
-    const tb = stored?.textsBlob;
-    for (let i = 0; i < n; i++) {
-      textStart[i] = sink.size;
-      if (table.isStored(i)) {
-        const [a, b] = stored!.raw(i).text;
-        sink.range(tb!, a, b);
-      } else {
-        const c = table.object(i);
-        if (c) sink.utf8(c.text, Buffer.byteLength(c.text, 'utf8'));
-      }
-      if (sink.parts.length > 64) yield* sink.take();
-    }
-    textStart[n] = sink.size;
-    yield* sink.take();
+    yield* textSection(table, textStart);
     textsDone = true;
   }
-
   function* chunks(): Generator<Uint8Array> {
     if (!textsDone) throw new Error('chunk sections: texts first');
-    const sink = new ByteSink();
-    const cols = new Uint32Array(n * W);
-    const strStart = new Float64Array(n + 1);
-    const hashes = new Uint8Array(20 * n);
-    const names = () => {
-      const list: string[] = [];
-      const ids = new Map<string, number>();
-      return {
-        list,
-        id(s: string): number {
-          let x = ids.get(s);
-          if (x === undefined) {
-            x = list.length;
-            ids.set(s, x);
-            list.push(s);
-          }
-          return x;
-        },
-      };
-    };
-    const paths = names();
-    const languages = names();
-    const kinds = names();
-    // stored name ids → this file's (only the names still used are kept)
-    const remap = (table: readonly string[], to: ReturnType<typeof names>) => {
-      const m = new Int32Array(table.length).fill(-1);
-      return (id: number) => (m[id] >= 0 ? m[id] : (m[id] = to.id(table[id])));
-    };
-    const sp = stored ? remap(stored.paths, paths) : undefined;
-    const sl = stored ? remap(stored.languages, languages) : undefined;
-    const sk = stored ? remap(stored.kinds, kinds) : undefined;
-    const sb = stored?.stringsBlob;
-    let live = 0;
-    const fresh: Array<[string, number]> = [];
-    for (let i = 0; i < n; i++) {
-      strStart[i] = sink.size;
-      const o = i * W;
-      if (table.isStored(i)) {
-        const src = stored!.columns(i);
-        cols.set(src, o);
-        cols[o + F_PATH] = sp!(src[F_PATH]);
-        cols[o + F_LK] = (sl!(src[F_LK] >>> 16) << 16) | sk!(src[F_LK] & 0xffff);
-        const [a, b] = stored!.raw(i).str;
-        sink.range(sb!, a, b);
-        live++;
-      } else {
-        const c = table.object(i);
-        if (!c) {
-          cols[o + F_PATH] = DEAD;
-          continue;
-        }
-        live++;
-        fresh.push([c.id, i]);
-        cols[o + F_PATH] = paths.id(c.path);
-        const lang = languages.id(c.language);
-        const kind = kinds.id(c.kind);
-        if (lang > 0xffff || kind > 0xffff) throw new Error('more than 65,536 languages or kinds');
-        cols[o + F_LK] = (lang << 16) | kind;
-        cols[o + F_START] = c.start.offset;
-        cols[o + F_START + 1] = c.start.line;
-        cols[o + F_START + 2] = c.start.column;
-        cols[o + F_END] = c.end.offset;
-        cols[o + F_END + 1] = c.end.line;
-        cols[o + F_END + 2] = c.end.column;
-        cols[o + F_TOKENS] = c.tokens;
-        cols[o + F_FLAGS] = c.complete ? FLAG_COMPLETE : 0;
-        let extra: Record<string, unknown> | undefined;
-        for (const k of Object.keys(c)) {
-          if (KNOWN.has(k) || (c as unknown as Record<string, unknown>)[k] === undefined) continue;
-          (extra ??= {})[k] = (c as unknown as Record<string, unknown>)[k];
-        }
-        putString(sink, c.id);
-        putString(sink, c.symbol ?? undefined);
-        putString(sink, c.parent ?? undefined);
-        putString(sink, c.signature ?? undefined);
-        putString(sink, c.header);
-        putString(sink, extra ? JSON.stringify(extra) : undefined);
-      }
-      const h = hashOf(i);
-      if (h !== undefined && /^[0-9a-f]{40}$/.test(h)) {
-        hashes.set(Buffer.from(h, 'hex'), 20 * i);
-        cols[o + F_FLAGS] |= FLAG_HASH;
-      } else cols[o + F_FLAGS] &= ~FLAG_HASH;
-      if (sink.parts.length > 64) yield* sink.take();
+    yield* chunkSection(table, hashOf, textStart);
+  }
+  return { texts, chunks };
+}
+
+/** The texts file: every live chunk's text, stored ones copied as bytes; `textStart[i]` is where row i's begins. */
+function* textSection(table: ChunkTable, textStart: Float64Array): Generator<Uint8Array> {
+  const n = table.length;
+  const stored = table.storedSource();
+  const sink = new ByteSink();
+  const tb = stored?.textsBlob;
+  for (let i = 0; i < n; i++) {
+    textStart[i] = sink.size;
+    if (table.isStored(i)) {
+      const [a, b] = stored!.raw(i).text;
+      sink.range(tb!, a, b);
+    } else {
+      const c = table.object(i);
+      if (c) sink.utf8(c.text, Buffer.byteLength(c.text, 'utf8'));
     }
-    strStart[n] = sink.size;
-    const stringsBytes = sink.size;
-    yield* sink.take();
-    // the docIds in id order: the kept stored rows (already in order) merged with the others
-    fresh.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] - y[1]));
-    const idOrder = new Uint32Array(live);
-    let k = 0;
-    let f = 0;
-    if (stored) {
-      for (const row of stored.idOrderView()) {
-        if (!table.isStored(row)) continue;
-        const id = stored.id(row);
-        while (f < fresh.length && fresh[f][0] < id) idOrder[k++] = fresh[f++][1];
-        idOrder[k++] = row;
+    if (sink.parts.length > 64) yield* sink.take();
+  }
+  textStart[n] = sink.size;
+  yield* sink.take();
+}
+
+/** The chunks file: each row's strings, then the columns, string starts, text starts, hashes and id order (8-aligned), then the trailer. */
+function* chunkSection(table: ChunkTable, hashOf: (docId: number) => string | undefined, textStart: Float64Array): Generator<Uint8Array> {
+  const n = table.length;
+  const rows = new RowWriter(table);
+  for (let i = 0; i < n; i++) {
+    rows.strStart[i] = rows.sink.size;
+    if (table.isStored(i)) rows.stored(i);
+    else if (!rows.fresh(i)) continue; // a dead row: no strings, no hash
+    rows.hash(i, hashOf(i));
+    if (rows.sink.parts.length > 64) yield* rows.sink.take();
+  }
+  rows.strStart[n] = rows.sink.size;
+  const stringsBytes = rows.sink.size;
+  yield* rows.sink.take();
+  const idOrder = idOrderOf(table, rows.freshIds, rows.live);
+  const at: number[] = [];
+  yield* aligned(stringsBytes, [rows.cols, rows.strStart, textStart, rows.hashes, idOrder], at);
+  const [colsAt, strAt, textAt, hashAt, orderAt] = at;
+  yield* trailerParts({
+    format: CHUNKS_FORMAT,
+    rows: n,
+    live: rows.live,
+    paths: rows.paths.list,
+    languages: rows.languages.list,
+    kinds: rows.kinds.list,
+    strings: stringsBytes,
+    cols: colsAt,
+    strStart: strAt,
+    textStart: textAt,
+    hashes: hashAt,
+    idOrder: orderAt,
+  });
+}
+
+/** A list of names, each given the next id on first use. */
+function nameIds(): { list: string[]; id(s: string): number } {
+  const list: string[] = [];
+  const ids = new Map<string, number>();
+  return {
+    list,
+    id(s: string): number {
+      let x = ids.get(s);
+      if (x === undefined) {
+        x = list.length;
+        ids.set(s, x);
+        list.push(s);
       }
-    }
-    while (f < fresh.length) idOrder[k++] = fresh[f++][1];
-    if (k !== live) throw new Error(`chunk sections: ${k} ids for ${live} chunks`);
-    let pos = stringsBytes;
-    const pad = (align: number): Uint8Array => {
-      const p = (align - (pos % align)) % align;
-      pos += p;
-      return new Uint8Array(p);
-    };
-    const place = (bytes: number, align: number): [Uint8Array, number] => {
-      const p = pad(align);
-      const at = pos;
-      pos += bytes;
-      return [p, at];
-    };
-    const asBytes = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-    const [p1, colsAt] = place(cols.byteLength, 8);
-    yield p1;
-    yield asBytes(cols);
-    const [p2, strAt] = place(strStart.byteLength, 8);
-    yield p2;
-    yield asBytes(strStart);
-    const [p3, textAt] = place(textStart.byteLength, 8);
-    yield p3;
-    yield asBytes(textStart);
-    const [p4, hashAt] = place(hashes.byteLength, 8);
-    yield p4;
-    yield hashes;
-    const [p5, orderAt] = place(idOrder.byteLength, 8);
-    yield p5;
-    yield asBytes(idOrder);
-    const trailer: Trailer = {
-      format: CHUNKS_FORMAT,
-      rows: n,
-      live,
-      paths: paths.list,
-      languages: languages.list,
-      kinds: kinds.list,
-      strings: stringsBytes,
-      cols: colsAt,
-      strStart: strAt,
-      textStart: textAt,
-      hashes: hashAt,
-      idOrder: orderAt,
-    };
-    const json = Buffer.from(JSON.stringify(trailer), 'utf8');
-    const foot = Buffer.alloc(8);
-    foot.writeUInt32LE(json.byteLength, 0);
-    foot.writeUInt32LE(MAGIC, 4);
-    yield json;
-    yield foot;
+      return x;
+    },
+  };
+}
+
+/** Stored name ids → this file's (only the names still used are kept). */
+function remap(table: readonly string[], to: ReturnType<typeof nameIds>): (id: number) => number {
+  const m = new Int32Array(table.length).fill(-1);
+  return (id: number) => (m[id] >= 0 ? m[id] : (m[id] = to.id(table[id])));
+}
+
+/** Writes the rows of the chunks file: their columns, strings (in `sink`) and hashes. */
+class RowWriter {
+  readonly sink = new ByteSink();
+  readonly cols: Uint32Array;
+  readonly strStart: Float64Array;
+  readonly hashes: Uint8Array;
+  readonly paths = nameIds();
+  readonly languages = nameIds();
+  readonly kinds = nameIds();
+  /** Rows written that hold a chunk. */
+  live = 0;
+  /** The ids and rows of the chunks not from the store. */
+  readonly freshIds: Array<[string, number]> = [];
+  private readonly src: StoredChunks | undefined;
+  private readonly sb: Buffer | undefined;
+  private readonly sp: ((id: number) => number) | undefined;
+  private readonly sl: ((id: number) => number) | undefined;
+  private readonly sk: ((id: number) => number) | undefined;
+
+  constructor(private readonly table: ChunkTable) {
+    const n = table.length;
+    this.cols = new Uint32Array(n * W);
+    this.strStart = new Float64Array(n + 1);
+    this.hashes = new Uint8Array(20 * n);
+    const stored = (this.src = table.storedSource());
+    this.sb = stored?.stringsBlob;
+    this.sp = stored ? remap(stored.paths, this.paths) : undefined;
+    this.sl = stored ? remap(stored.languages, this.languages) : undefined;
+    this.sk = stored ? remap(stored.kinds, this.kinds) : undefined;
   }
 
-  return { texts, chunks };
+  /** A row of the store: its columns with the names renumbered, its strings' bytes as they are. */
+  stored(i: number): void {
+    const stored = this.src!;
+    const o = i * W;
+    const src = stored.columns(i);
+    this.cols.set(src, o);
+    this.cols[o + F_PATH] = this.sp!(src[F_PATH]);
+    this.cols[o + F_LK] = (this.sl!(src[F_LK] >>> 16) << 16) | this.sk!(src[F_LK] & 0xffff);
+    const [a, b] = stored.raw(i).str;
+    this.sink.range(this.sb!, a, b);
+    this.live++;
+  }
+
+  /** A row not from the store, from its chunk object; false: the row is dead (marked so). */
+  fresh(i: number): boolean {
+    const cols = this.cols;
+    const o = i * W;
+    const c = this.table.object(i);
+    if (!c) {
+      cols[o + F_PATH] = DEAD;
+      return false;
+    }
+    this.live++;
+    this.freshIds.push([c.id, i]);
+    cols[o + F_PATH] = this.paths.id(c.path);
+    const lang = this.languages.id(c.language);
+    const kind = this.kinds.id(c.kind);
+    if (lang > 0xffff || kind > 0xffff) throw new Error('more than 65,536 languages or kinds');
+    cols[o + F_LK] = (lang << 16) | kind;
+    cols[o + F_START] = c.start.offset;
+    cols[o + F_START + 1] = c.start.line;
+    cols[o + F_START + 2] = c.start.column;
+    cols[o + F_END] = c.end.offset;
+    cols[o + F_END + 1] = c.end.line;
+    cols[o + F_END + 2] = c.end.column;
+    cols[o + F_TOKENS] = c.tokens;
+    cols[o + F_FLAGS] = c.complete ? FLAG_COMPLETE : 0;
+    let extra: Record<string, unknown> | undefined;
+    for (const k of Object.keys(c)) {
+      if (KNOWN.has(k) || (c as unknown as Record<string, unknown>)[k] === undefined) continue;
+      (extra ??= {})[k] = (c as unknown as Record<string, unknown>)[k];
+    }
+    const sink = this.sink;
+    putString(sink, c.id);
+    putString(sink, c.symbol ?? undefined);
+    putString(sink, c.parent ?? undefined);
+    putString(sink, c.signature ?? undefined);
+    putString(sink, c.header);
+    putString(sink, extra ? JSON.stringify(extra) : undefined);
+    return true;
+  }
+
+  /** A live row's hash of its embedded text (`h`: hex sha1), flagged; none or not a sha1: the flag cleared. */
+  hash(i: number, h: string | undefined): void {
+    const o = i * W;
+    if (h !== undefined && /^[0-9a-f]{40}$/.test(h)) {
+      this.hashes.set(Buffer.from(h, 'hex'), 20 * i);
+      this.cols[o + F_FLAGS] |= FLAG_HASH;
+    } else this.cols[o + F_FLAGS] &= ~FLAG_HASH;
+  }
+}
+
+/** The docIds in id order: the kept stored rows (already in order) merged with the others. */
+function idOrderOf(table: ChunkTable, fresh: Array<[string, number]>, live: number): Uint32Array {
+  const stored = table.storedSource();
+  fresh.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] - y[1]));
+  const idOrder = new Uint32Array(live);
+  let k = 0;
+  let f = 0;
+  if (stored) {
+    for (const row of stored.idOrderView()) {
+      if (!table.isStored(row)) continue;
+      const id = stored.id(row);
+      while (f < fresh.length && fresh[f][0] < id) idOrder[k++] = fresh[f++][1];
+      idOrder[k++] = row;
+    }
+  }
+  while (f < fresh.length) idOrder[k++] = fresh[f++][1];
+  if (k !== live) throw new Error(`chunk sections: ${k} ids for ${live} chunks`);
+  return idOrder;
+}
+
+/** `arrays`' bytes, each after the padding that puts it 8-aligned in the file (which has `pos` bytes before them); `at` gets each one's offset. */
+function* aligned(pos: number, arrays: ArrayBufferView[], at: number[]): Generator<Uint8Array> {
+  for (const a of arrays) {
+    const pad = (8 - (pos % 8)) % 8;
+    pos += pad;
+    yield new Uint8Array(pad);
+    at.push(pos);
+    pos += a.byteLength;
+    yield new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  }
+}
+
+/** The trailer's JSON, then its length and the magic number. */
+function* trailerParts(trailer: Trailer): Generator<Uint8Array> {
+  const json = Buffer.from(JSON.stringify(trailer), 'utf8');
+  const foot = Buffer.alloc(8);
+  foot.writeUInt32LE(json.byteLength, 0);
+  foot.writeUInt32LE(MAGIC, 4);
+  yield json;
+  yield foot;
 }

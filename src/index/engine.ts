@@ -18,9 +18,7 @@ import { NodeFileSource, type FileContent, type FileNotRead, type FileSource, ty
 import { diversify, type DiversifyOptions } from './rank/diversify';
 import { I18N_TEXT_META, PHRASE_DEPTH, phraseFirst, proximityOrder, proximityText, shownForm, shownText, wholeValue } from './rank/phrase';
 import { compileFilter, DEFAULT_RRF_K, modelLabel, ownModelWeight, rrf, weighByPath, type FilterSpec, type RankedList } from './rank/fusion';
-import type { Usage } from '../i18n/types';
-import type { ScriptLocale } from '../i18n/locales';
-import type { UsageOptions } from '../i18n/usages';
+import type { ScriptLocale, Usage, UsageOptions } from '../i18n/types';
 import type { I18nFeed } from './i18n-feed';
 import { ChunkTable, type ChunkHead, type StoredChunks } from './chunks';
 import { KeywordIndex, type KeywordFields } from './keyword';

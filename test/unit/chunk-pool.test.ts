@@ -274,7 +274,7 @@ describe('chunk pool (worker threads chunking for Engine.indexFolder)', function
     const run = async (chunkPool?: ChunkPool) => {
       const s = await FolderSession.open('/memory', { source: new MemoryFileSource(files), chunkPool });
       for await (const _ of s.index({ embed: false, i18n: { functions: ['tr'] } })) void _;
-      const state = (s as unknown as { i18nState: { index: { usages: Map<string, Usage[]>; locales: Map<string, { entries: unknown[]; problems: unknown[] }> } } }).i18nState;
+      const state = (s as unknown as { i18nPart: { state: { index: { usages: Map<string, Usage[]>; locales: Map<string, { entries: unknown[]; problems: unknown[] }> } } } }).i18nPart.state;
       const usages = [...state.index.usages].sort(([a], [b]) => a.localeCompare(b));
       const locales = [...state.index.locales].map(([rel, lf]) => [rel, lf.entries, lf.problems]).sort(([a], [b]) => String(a).localeCompare(String(b)));
       const out = { usages, locales, index: snapshot(s.engine), hits: (await s.search('layers title')).map((h) => h.chunk.id) };
