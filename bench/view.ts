@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Engine } from '../src/index/engine';
 import type { WorkerHit } from '../src/service/protocol';
-import { groupHits } from '../src/ui/results';
+import { groupHits } from '../src/editor/results';
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);

@@ -1,12 +1,12 @@
 /**
  * The sidebar's webview script (bundled by esbuild into dist/media/view.js, run in the
- * webview's page under a strict CSP). It renders what the host posts (src/ui/messages.ts) and
+ * webview's page under a strict CSP). It renders what the host posts (src/editor/messages.ts) and
  * posts back what the user does. Workspace text is only ever set with `textContent`: a file
  * holding `<script>` or `<img onerror>` renders as text.
  */
-import { navigate } from '../src/ui/keys';
-import type { HostToView, ViewHit, ViewIndexState, ViewToHost } from '../src/ui/messages';
-import { buildTree, splitHighlights, type TreeGroup } from '../src/ui/result-tree';
+import { navigate } from '../src/editor/keys';
+import type { HostToView, ViewHit, ViewIndexState, ViewToHost } from '../src/editor/messages';
+import { buildTree, splitHighlights, type TreeGroup } from '../src/editor/result-tree';
 
 interface VsCodeApi {
   postMessage(m: ViewToHost): void;

@@ -19,7 +19,7 @@
 // folder's, or `--model-name`): the files transformers.js needs for the q8 model — config.json,
 // tokenizer.json, tokenizer_config.json, special_tokens_map.json when present, and
 // onnx/model_quantized.onnx (the fp32 onnx/model.onnx is left out). The extension uses a bundled
-// model with no setting at all (src/ui/settings.ts `bundledModel`).
+// model with no setting at all (src/editor/settings.ts `bundledModel`).
 //
 // Usage: node scripts/package.mjs [--out FILE] [--no-build] [--quiet] [--model DIR [--model-name NAME]]
 import { spawnSync } from 'node:child_process';

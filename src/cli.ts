@@ -24,7 +24,7 @@ import { FolderSession } from './service/session';
 import { evaluate, formatReport } from './eval/evaluate';
 import { mineGold, type GoldQuery } from './eval/mine';
 import type { Candidate, LocaleValue, LookupResult } from './i18n/i18n-index';
-import { orderLocales } from './ui/i18n';
+import { orderLocales } from './editor/i18n';
 import { formatHealth, healthExitCode } from './i18n/health';
 import { loadI18nIndex } from './i18n/workspace';
 import { defaultPoolSize, sharedChunkPool } from './service/chunk-pool';

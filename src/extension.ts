@@ -3,7 +3,7 @@
  * embedding and searching happen in the worker thread (src/service/worker.ts); the pieces here
  * are small and separate — the workspace index (src/commands/workspace-index.ts), the status
  * bar item and the sidebar view (src/views/), the commands (src/commands/) — and the logic
- * they share is plain, tested code in src/ui/.
+ * they share is plain, tested code in src/editor/.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -19,10 +19,10 @@ import { quickSearch } from './commands/quick-search';
 import { statusMenu } from './commands/status-menu';
 import { WorkspaceIndex } from './commands/workspace-index';
 import { IndexClient } from './service/client';
-import { HostTimings } from './ui/perf';
-import { bundledModel } from './ui/settings';
-import { SearchController } from './ui/search-controller';
-import { IndexTracker, throttle } from './ui/tracker';
+import { HostTimings } from './editor/perf';
+import { bundledModel } from './editor/settings';
+import { SearchController } from './editor/search-controller';
+import { IndexTracker, throttle } from './editor/tracker';
 import { SearchViewProvider, SEARCH_VIEW_ID } from './views/search-view';
 import { StatusBar } from './views/status-bar';
 import { errText } from './util/errors';

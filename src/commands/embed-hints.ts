@@ -1,11 +1,11 @@
 /**
  * Feeds the worker's embedding order: the visible editors and the recently edited files of each
  * folder go first (`prioritize`), so search by meaning helps where the user works while the
- * first index is still being embedded. Debounced; the logic is src/ui/hints.ts.
+ * first index is still being embedded. Debounced; the logic is src/editor/hints.ts.
  */
 import * as vscode from 'vscode';
 import type { IndexClient } from '../service/client';
-import { EmbedHints } from '../ui/hints';
+import { EmbedHints } from '../editor/hints';
 import { errText } from '../util/errors';
 import { relativeIn } from '../util/paths';
 

@@ -8,7 +8,7 @@
  */
 import * as vscode from 'vscode';
 import { CancelledError } from '../service/client';
-import { DIAGNOSTICS_SETTING, diagnosticsEnabled, diagnosticView, wantsDiagnostics, type DiagnosticView } from '../ui/i18n-diagnostics';
+import { DIAGNOSTICS_SETTING, diagnosticsEnabled, diagnosticView, wantsDiagnostics, type DiagnosticView } from '../editor/i18n-diagnostics';
 import { OPEN_TARGET_COMMAND, type I18nDeps } from './i18n';
 import { errText } from '../util/errors';
 import { relativeIn } from '../util/paths';

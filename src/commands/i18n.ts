@@ -4,7 +4,7 @@
  * "Fathom: Find i18n Key" on text from an input box; a hover on `$t('key')` calls showing
  * the translations. The worker does all parsing and matching (the `i18n` request: the string
  * under the cursor is found there too, from the document's text and offset); this file only
- * asks and shows. Rows, titles, ranges and markdown come from src/ui/i18n.ts.
+ * asks and shows. Rows, titles, ranges and markdown come from src/editor/i18n.ts.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -26,7 +26,7 @@ import {
   nothingFoundMessage,
   validateLookupInput,
   type JumpTarget,
-} from '../ui/i18n';
+} from '../editor/i18n';
 import { errText } from '../util/errors';
 import { relativeIn, toPosix } from '../util/paths';
 

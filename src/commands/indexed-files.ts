@@ -1,10 +1,10 @@
 /**
  * "Fathom: Show Indexed Files": a read-only Markdown document (scheme `fathom-files`) listing
- * every folder's indexed files and the skipped ones with their reasons (src/ui/files-report.ts).
+ * every folder's indexed files and the skipped ones with their reasons (src/editor/files-report.ts).
  */
 import * as vscode from 'vscode';
 import type { IndexClient } from '../service/client';
-import { filesReport } from '../ui/files-report';
+import { filesReport } from '../editor/files-report';
 import { errText } from '../util/errors';
 
 export const FILES_SCHEME = 'fathom-files';

@@ -15,7 +15,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { KeywordOnlyAdvice, ModelChoice } from '../ui/settings';
+import type { KeywordOnlyAdvice, ModelChoice } from '../editor/settings';
 import type { WorkspaceIndex } from './workspace-index';
 import { errText } from '../util/errors';
 

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { CancelledError, type IndexClient } from '../service/client';
 import type { WorkerHit } from '../service/protocol';
-import { paletteRow, queryNote, queryTerms } from '../ui/results';
+import { paletteRow, queryNote, queryTerms } from '../editor/results';
 import { openHit } from './open';
 import { errText } from '../util/errors';
 

@@ -1,11 +1,11 @@
 /**
  * Reads Fathom's settings from VS Code: `inspect()` of each key handed to the pure
- * src/ui/settings.ts, which applies the workspace-trust rule (model settings from user
+ * src/editor/settings.ts, which applies the workspace-trust rule (model settings from user
  * settings only in an untrusted workspace).
  */
 import * as vscode from 'vscode';
 import type { FileSelection } from '../workspace/files';
-import { readSettings, selectionOf, type FathomSettings } from '../ui/settings';
+import { readSettings, selectionOf, type FathomSettings } from '../editor/settings';
 
 export function readFathomSettings(scope?: vscode.Uri): FathomSettings {
   const cfg = vscode.workspace.getConfiguration('fathom', scope);

@@ -1,13 +1,13 @@
 /**
  * The sidebar's search view: a webview (media/view.ts) under a strict CSP with a nonce. This
- * file only connects a `WebviewView` to the pure `SearchController` (src/ui/search-controller.ts),
- * which holds the message handling; the page is the static shell of src/ui/html.ts.
+ * file only connects a `WebviewView` to the pure `SearchController` (src/editor/search-controller.ts),
+ * which holds the message handling; the page is the static shell of src/editor/html.ts.
  */
 import * as vscode from 'vscode';
 import type { WorkerHit } from '../service/protocol';
-import { makeNonce, renderShell } from '../ui/html';
-import type { HostToView } from '../ui/messages';
-import type { SearchController } from '../ui/search-controller';
+import { makeNonce, renderShell } from '../editor/html';
+import type { HostToView } from '../editor/messages';
+import type { SearchController } from '../editor/search-controller';
 import { errText } from '../util/errors';
 
 export const SEARCH_VIEW_ID = 'fathom.search';

@@ -1,10 +1,10 @@
 /**
  * The status bar item: indexing progress (spinner and percentage), then counts; a warning
  * state when searching keyword-only, with why in the tooltip. Click: the status menu
- * (pause/resume, rebuild, indexed files, log). Its text comes from src/ui/status.ts.
+ * (pause/resume, rebuild, indexed files, log). Its text comes from src/editor/status.ts.
  */
 import * as vscode from 'vscode';
-import { accessibleLabel, type IndexStateModel } from '../ui/status';
+import { accessibleLabel, type IndexStateModel } from '../editor/status';
 
 export class StatusBar implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;

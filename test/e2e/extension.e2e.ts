@@ -5,7 +5,7 @@
  * rendered as text, and screenshots of the sidebar in light and dark themes.
  *
  * No model can be downloaded here: Fathom runs keyword-only, and the status bar says why.
- * The sidebar's DOM hooks are documented in src/ui/html.ts.
+ * The sidebar's DOM hooks are documented in src/editor/html.ts.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';

@@ -6,7 +6,7 @@ import type { Embedder } from '../../src/index/embedder';
 import { EmbedQueue, embedTier } from '../../src/index/embed-order';
 import { Engine } from '../../src/index/engine';
 import { WorkerState } from '../../src/service/worker';
-import { EmbedHints } from '../../src/ui/hints';
+import { EmbedHints } from '../../src/editor/hints';
 
 /** Records the paths of the chunks in each embed call (its header starts `// <path>`-ish: we map texts back). */
 function recordingEmbedder(): Embedder & { calls: string[][] } {

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine } from '../../src/index/engine';
-import { filterSpecOf } from '../../src/ui/results';
+import { filterSpecOf } from '../../src/editor/results';
 import { createPathFilter, walkFiles } from '../../src/workspace/files';
 import { globMatcher } from '../../src/i18n/workspace';
 

@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import { extensionTest } from '../../src/i18n/formats/common';
 import { FORMATS, formatOf, isLocaleFileName, JSON_FILE, LOCALE_EXTENSION } from '../../src/i18n/formats/index';
 import { FolderSession } from '../../src/service/session';
-import { wantsDiagnostics } from '../../src/ui/i18n-diagnostics';
+import { wantsDiagnostics } from '../../src/editor/i18n-diagnostics';
 import { MemoryFileSource } from '../../src/workspace/source';
 
 /** A file of each format, as `formatOf` should give it to that format. */

@@ -11,7 +11,7 @@ import { formatHealth, sourceLocaleOf } from '../../src/i18n/health';
 import { I18nIndex } from '../../src/i18n/i18n-index';
 import { loadI18nIndex } from '../../src/i18n/workspace';
 import { MemoryFileSource } from '../../src/workspace/source';
-import { diagnosticView, wantsDiagnostics } from '../../src/ui/i18n-diagnostics';
+import { diagnosticView, wantsDiagnostics } from '../../src/editor/i18n-diagnostics';
 
 const ROOT = path.join(__dirname, '..', '..');
 const FIX = path.join(__dirname, '..', 'fixtures');

@@ -9,7 +9,7 @@ import { formatOf, readLocaleFormat } from '../../src/i18n/formats/index';
 import { qtNameLocale } from '../../src/i18n/formats/qt';
 import { findUsages } from '../../src/i18n/usages';
 import { loadI18nIndex } from '../../src/i18n/workspace';
-import { wantsDiagnostics } from '../../src/ui/i18n-diagnostics';
+import { wantsDiagnostics } from '../../src/editor/i18n-diagnostics';
 import { MemoryFileSource } from '../../src/workspace/source';
 
 /** `line:col via key=text at the range` of each usage (columns 1-based). */

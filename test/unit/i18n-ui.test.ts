@@ -1,5 +1,5 @@
 /**
- * The editor's i18n answer as plain data (src/ui/i18n.ts): the picker's rows from a real lookup
+ * The editor's i18n answer as plain data (src/editor/i18n.ts): the picker's rows from a real lookup
  * (the e2e fixture workspace through the bundled worker, as the extension asks it), titles and
  * messages, jump ranges, input validation, and the hover markdown with hostile values.
  * The worker is built from the current source (test/helpers/worker-build.ts).
@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Candidate, HoverResult, LookupResult } from '../../src/i18n/types';
 import { IndexClient } from '../../src/service/client';
-import { DIAGNOSTICS_SETTING, diagnosticsEnabled } from '../../src/ui/i18n-diagnostics';
+import { DIAGNOSTICS_SETTING, diagnosticsEnabled } from '../../src/editor/i18n-diagnostics';
 import {
   answerEntries,
   answerTitle,
@@ -27,7 +27,7 @@ import {
   nothingFoundMessage,
   validateLookupInput,
   type JumpTarget,
-} from '../../src/ui/i18n';
+} from '../../src/editor/i18n';
 import { currentWorker } from '../helpers/worker-build';
 
 const WORKER = currentWorker();

@@ -24,7 +24,7 @@ const LAYER: Record<string, number> = {
   eval: 7,
   service: 7,
   mcp: 8,
-  ui: 9,
+  editor: 9, // the editor's logic without vscode (search controller, result tree, settings, status, i18n picker)
   commands: 10,
   views: 10,
   '(root)': 11, // extension.ts, cli.ts: the entry points

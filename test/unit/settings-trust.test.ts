@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { initOptionsOf, localModelPathOf, readSettings, remoteUrlOf, type Inspected } from '../../src/ui/settings';
+import { initOptionsOf, localModelPathOf, readSettings, remoteUrlOf, type Inspected } from '../../src/editor/settings';
 
 const inspectOf = (values: Record<string, Inspected<unknown>>) => <T>(key: string) => values[key] as Inspected<T> | undefined;
 

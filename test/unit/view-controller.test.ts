@@ -1,13 +1,13 @@
 /**
- * The sidebar's host-side message handling (src/ui/search-controller.ts) with fake search and
+ * The sidebar's host-side message handling (src/editor/search-controller.ts) with fake search and
  * a recorded post: what the webview would receive, without an editor.
  */
 import * as assert from 'node:assert/strict';
 import { CancelledError } from '../../src/service/client';
 import type { SearchOptions } from '../../src/index/engine';
 import type { WorkerHit } from '../../src/service/protocol';
-import type { HostToView } from '../../src/ui/messages';
-import { SearchController, SIMILAR_STALE_NOTE } from '../../src/ui/search-controller';
+import type { HostToView } from '../../src/editor/messages';
+import { SearchController, SIMILAR_STALE_NOTE } from '../../src/editor/search-controller';
 import { chunk, hit } from '../helpers/hits';
 
 const filters = { language: '', paths: '' };

@@ -12,13 +12,13 @@ import type { IndexProgress } from '../../src/index/engine';
 import type { WorkerStatus } from '../../src/service/protocol';
 import type { Chunk } from '../../src/chunkers/types';
 import { chunk, hit } from '../helpers/hits';
-import { EventBatcher, mergeBatch, notNoise, type FolderBatch } from '../../src/ui/batcher';
-import { parseViewMessage } from '../../src/ui/messages';
-import { breadcrumbOf, filterSpecOf, groupHits, highlightRanges, localeOf, looksLikeRegex, paletteRow, queryNote, queryTerms, rowLabel, snippetOf, splitHighlights, whyText, whyWords } from '../../src/ui/results';
-import { buildTree, TRANSLATIONS_ID } from '../../src/ui/result-tree';
-import { bundledModel, initOptionsOf, keywordOnlyAdvice, needsReinit, readSettings, selectionOf, type Inspected } from '../../src/ui/settings';
-import { accessibleLabel, indexState, TEAM_INDEX_DOWN } from '../../src/ui/status';
-import { IndexTracker } from '../../src/ui/tracker';
+import { EventBatcher, mergeBatch, notNoise, type FolderBatch } from '../../src/editor/batcher';
+import { parseViewMessage } from '../../src/editor/messages';
+import { breadcrumbOf, filterSpecOf, groupHits, highlightRanges, localeOf, looksLikeRegex, paletteRow, queryNote, queryTerms, rowLabel, snippetOf, splitHighlights, whyText, whyWords } from '../../src/editor/results';
+import { buildTree, TRANSLATIONS_ID } from '../../src/editor/result-tree';
+import { bundledModel, initOptionsOf, keywordOnlyAdvice, needsReinit, readSettings, selectionOf, type Inspected } from '../../src/editor/settings';
+import { accessibleLabel, indexState, TEAM_INDEX_DOWN } from '../../src/editor/status';
+import { IndexTracker } from '../../src/editor/tracker';
 
 describe('view messages', function () {
   it('accepts well-formed messages and normalizes them', function () {

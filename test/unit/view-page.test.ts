@@ -4,9 +4,9 @@
  */
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { filesReport } from '../../src/ui/files-report';
-import { csp, escapeHtml, makeNonce, renderShell } from '../../src/ui/html';
-import { navigate } from '../../src/ui/keys';
+import { filesReport } from '../../src/editor/files-report';
+import { csp, escapeHtml, makeNonce, renderShell } from '../../src/editor/html';
+import { navigate } from '../../src/editor/keys';
 
 describe('view page shell', function () {
   const opts = { cspSource: 'https://x.vscode-cdn.net', nonce: 'abc123', scriptUri: 'https://x/view.js', styleUri: 'https://x/view.css', codiconUri: 'https://x/codicon.css' };

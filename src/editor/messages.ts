@@ -1,6 +1,6 @@
 /**
  * The one typed protocol between the sidebar's webview (media/view.ts, in the browser) and its
- * host side (src/views/search-view.ts, with the pure logic in src/ui/search-controller.ts).
+ * host side (src/views/search-view.ts, with the pure logic in src/editor/search-controller.ts).
  * Like src/service/protocol.ts: plain structured-clone data, defined once, imported by both.
  *
  * The webview is a page that renders workspace text: the host never trusts what it posts.
