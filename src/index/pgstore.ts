@@ -1048,6 +1048,28 @@ async function keywordRank(sql: Sql, query: string, want: number, maxPostings: n
   const K = kw();
   const asked = planTerms(query, K);
   if (!asked.length) return { ranked: [] };
+  const terms = await readTerms(sql, asked, maxPostings, cold);
+  const plan = planQuery(query, K, (t) => terms.dfOf.get(t), terms.N);
+  if (!plan.terms.length) return { ranked: [], cache: terms.cache };
+  const dfq = plan.terms.map((t) => terms.dfOf.get(t)!);
+  const idfRaw = dfq.map((df) => Math.log(1 + (terms.N - df + 0.5) / (df + 0.5)));
+  const { cands, got } = await candidatesOf(sql, plan.terms, dfq, idfRaw, terms, want, maxPostings);
+  if (!cands.length) return { ranked: [], cache: terms.cache };
+  const facts = await candidateFacts(sql, cands, plan.terms, got);
+  return { ranked: bm25fOrder(K, plan, idfRaw, cands, facts, terms.N, terms.sumLen), cache: terms.cache };
+}
+
+/** What the first round trip brings (`TERMS_SQL`): document frequencies, totals, the postings sent, the connection's cache for this generation. */
+interface TermsRead {
+  dfOf: Map<string, number>;
+  N: number;
+  sumLen: number[];
+  /** The postings the server sent (blobs or rows). */
+  sent: Map<string, TermPostings>;
+  cache: PostingCache;
+}
+
+async function readTerms(sql: Sql, asked: string[], maxPostings: number, cold: boolean): Promise<TermsRead> {
   let cache = cold ? undefined : postingCaches.get(sql);
   const params = [asked, maxPostings, cache ? asked.filter((t) => cache!.terms.has(t)) : [], cache?.generation ?? null];
   const older = withoutBlobs.get(sql);
@@ -1059,7 +1081,6 @@ async function keywordRank(sql: Sql, query: string, want: number, maxPostings: n
     first = await sql.query<TermRow>(TERMS_SQL_V3, params);
     withoutBlobs.set(sql, '');
   }
-  const dfOf = new Map<string, number>();
   const mm = new Map<string, string>();
   for (const r of first.rows) if (r.term === null) mm.set(r.key ?? '', r.value ?? '');
   const generation = mm.get('generation') ?? '0';
@@ -1071,22 +1092,32 @@ async function keywordRank(sql: Sql, query: string, want: number, maxPostings: n
     cache = { generation, terms: new Map(), size: 0, chunks: new Map() };
     if (!cold) postingCaches.set(sql, cache);
   }
-  const postings = new Map<string, TermPostings>();
+  const dfOf = new Map<string, number>();
+  const sent = new Map<string, TermPostings>();
   for (const r of first.rows) {
     if (r.term === null) continue;
     dfOf.set(r.term, Number(r.df));
-    if (r.blob || r.ids !== null) postings.set(r.term, termPostings(r));
+    if (r.blob || r.ids !== null) sent.set(r.term, termPostings(r));
   }
-  const N = Math.max(1, Number(mm.get('chunks') ?? 0));
-  const sumLen = (mm.get('len_sums') ?? '0,0,0,0').split(',').map(Number);
-  const plan = planQuery(query, K, (t) => dfOf.get(t), N);
-  const nq = plan.terms.length;
-  if (!nq) return { ranked: [] };
-  const dfq = plan.terms.map((t) => dfOf.get(t)!);
-  const idfRaw = dfq.map((df) => Math.log(1 + (N - df + 0.5) / (df + 0.5)));
-  // candidates: the rarest terms within the postings budget; more while too few came out
-  const order = plan.terms.map((_, q) => q).sort((a, b) => dfq[a] - dfq[b] || a - b);
-  const { symbol, path: pathB, header, text } = K.boosts;
+  return { dfOf, N: Math.max(1, Number(mm.get('chunks') ?? 0)), sumLen: (mm.get('len_sums') ?? '0,0,0,0').split(',').map(Number), sent, cache };
+}
+
+/** The postings of `t` the server sent or the connection holds (kept as most recently used), if any. */
+function atHand(terms: TermsRead, t: string): TermPostings | undefined {
+  const p = terms.sent.get(t) ?? terms.cache.terms.get(t);
+  if (p) cachePostings(terms.cache, t, p);
+  return p;
+}
+
+/**
+ * The `want` candidates (keyword.ts `candidatesOf`): per chunk Σ idf × the class weight over the
+ * rarest terms within the postings budget, more terms while too few came out; with the postings
+ * read (`got`, by term).
+ */
+async function candidatesOf(sql: Sql, planTerms: string[], dfq: number[], idfRaw: number[], terms: TermsRead, want: number, maxPostings: number): Promise<{ cands: number[]; got: Map<string, TermPostings> }> {
+  const nq = planTerms.length;
+  const order = planTerms.map((_, q) => q).sort((a, b) => dfq[a] - dfq[b] || a - b);
+  const { symbol, path: pathB, header, text } = kw().boosts;
   const classW = [Math.max(1e-6, symbol), Math.max(1e-6, header, pathB), Math.max(1e-6, text)];
   let next = 0;
   let read = 0;
@@ -1096,26 +1127,23 @@ async function keywordRank(sql: Sql, query: string, want: number, maxPostings: n
   let cands: number[] = [];
   const got = new Map<string, TermPostings>();
   for (;;) {
-    const terms = order.slice(summed, next).map((q) => plan.terms[q]);
-    // held by the connection, brought by the first round trip, or (a query of over 64 terms, or more candidates needed) read now
-    for (const t of terms) {
-      const p = postings.get(t) ?? cache.terms.get(t);
-      if (p) {
-        got.set(t, p);
-        cachePostings(cache, t, p);
-      }
+    const now = order.slice(summed, next).map((q) => planTerms[q]);
+    // at hand, or (a query of over 64 terms, or more candidates needed) read now
+    for (const t of now) {
+      const p = atHand(terms, t);
+      if (p) got.set(t, p);
     }
-    const missing = terms.filter((t) => !got.has(t));
+    const missing = now.filter((t) => !got.has(t));
     if (missing.length) {
       for (const r of (await sql.query<TermRow>(POSTINGS_SQL, [missing])).rows) {
         const p = termPostings(r);
         got.set(r.term!, p);
-        cachePostings(cache, r.term!, p);
+        cachePostings(terms.cache, r.term!, p);
       }
     }
     for (; summed < next; summed++) {
       const q = order[summed];
-      const p = got.get(plan.terms[q]);
+      const p = got.get(planTerms[q]);
       if (p) acc.add(p.ids, p.tfs, classW.map((x) => idfRaw[q] * x));
     }
     cands = acc.top(want);
@@ -1124,16 +1152,16 @@ async function keywordRank(sql: Sql, query: string, want: number, maxPostings: n
   }
   acc.clear();
   accumulators.push(acc);
-  if (!cands.length) return { ranked: [] };
-  // the candidates' lengths and frequencies: from the postings at hand (the read terms', and the
-  // others' where they came as blobs or are held), the rest from the server
-  for (const t of order.slice(next).map((q) => plan.terms[q])) {
-    const p = postings.get(t) ?? cache.terms.get(t);
-    if (p) {
-      got.set(t, p);
-      cachePostings(cache, t, p);
-    }
+  // the other terms' postings where they are at hand (held by the connection)
+  for (const q of order.slice(next)) {
+    const p = atHand(terms, planTerms[q]);
+    if (p) got.set(planTerms[q], p);
   }
+  return { cands, got };
+}
+
+/** Per candidate, its field lengths and its frequencies of the query's terms: from the postings at hand, the rest from the server (`PROBE_SQL`). */
+async function candidateFacts(sql: Sql, cands: number[], planTerms: string[], got: Map<string, TermPostings>): Promise<Map<number, { lens: number[]; ts: string[]; tfs: number[] }>> {
   const byId = new Map<number, { lens: number[]; ts: string[]; tfs: number[] }>(cands.map((id) => [id, { lens: [], ts: [], tfs: [] }]));
   for (const [t, p] of got) {
     for (let j = 0; j < p.ids.length; j++) {
@@ -1144,7 +1172,7 @@ async function keywordRank(sql: Sql, query: string, want: number, maxPostings: n
       r.tfs.push(p.tfs[j]);
     }
   }
-  const unread = plan.terms.filter((t) => !got.has(t));
+  const unread = planTerms.filter((t) => !got.has(t));
   if (unread.length) {
     for (const p of (await sql.query<{ id: number; term: string; tf: number }>(PROBE_SQL, [cands, unread])).rows) {
       const r = byId.get(p.id);
@@ -1153,8 +1181,21 @@ async function keywordRank(sql: Sql, query: string, want: number, maxPostings: n
       r.tfs.push(Number(p.tf));
     }
   }
-  // BM25F as keyword.ts `bm25` computes it
+  return byId;
+}
+
+/** The candidates by BM25F as keyword.ts `bm25` computes it (coverage, then the namesake tie-break), best first. */
+function bm25fOrder(
+  K: KeywordIndex,
+  plan: ReturnType<typeof planQuery>,
+  idfRaw: number[],
+  cands: number[],
+  byId: Map<number, { lens: number[]; ts: string[]; tfs: number[] }>,
+  N: number,
+  sumLen: number[],
+): Array<{ id: number; score: number }> {
   const { k1, b } = K;
+  const { symbol, path: pathB, header, text } = K.boosts;
   const qOf = new Map(plan.terms.map((t, q) => [t, q]));
   const idf = idfRaw.map((x, q) => x * plan.weight[q]);
   let totalIdf = 0;
@@ -1203,7 +1244,7 @@ async function keywordRank(sql: Sql, query: string, want: number, maxPostings: n
   const nameW = K.namesake;
   if (nameW > 0) for (const x of scored) if (x.named > 0 && (alpha === 0 || x.share >= best - 1e-9)) x.score *= 1 + nameW * x.named;
   scored.sort((x, y) => y.score - x.score || x.order - y.order);
-  return { ranked: scored.map((x) => ({ id: x.id, score: x.score })), cache };
+  return scored.map((x) => ({ id: x.id, score: x.score }));
 }
 
 const DENSE_SQL = `
