@@ -12,17 +12,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FrameLocator } from 'playwright-core';
-import { repoRoot, useSession, waitFor, type Session } from './harness';
-
-/** Opens the Fathom view container and returns the search view's frame, its query box ready. */
-async function openSidebar(s: Session): Promise<FrameLocator> {
-  const view = s.webview();
-  if (!(await view.locator('#fathom-query').isVisible().catch(() => false))) {
-    await s.page.locator('.activitybar [aria-label^="Fathom"]').first().click();
-  }
-  await view.locator('#fathom-query').waitFor({ timeout: 30_000 });
-  return view;
-}
+import { openSidebar, repoRoot, useSession, waitFor, type Session } from './harness';
 
 /** Types a query in the sidebar and waits for its results (not the previous query's) and a result matching `selector`. */
 async function sidebarSearch(view: FrameLocator, query: string, selector: string, timeoutMs = 15_000): Promise<void> {

@@ -494,3 +494,13 @@ export function useSession(opts: LaunchOptions = {}): () => Session {
     return session;
   };
 }
+
+/** Opens the Fathom view container and returns the search view's frame, its query box ready. */
+export async function openSidebar(s: Session): Promise<FrameLocator> {
+  const view = s.webview();
+  if (!(await view.locator('#fathom-query').isVisible().catch(() => false))) {
+    await s.page.locator('.activitybar [aria-label^="Fathom"]').first().click();
+  }
+  await view.locator('#fathom-query').waitFor({ timeout: 30_000 });
+  return view;
+}

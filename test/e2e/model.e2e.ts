@@ -15,7 +15,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FrameLocator } from 'playwright-core';
 import { listZip } from '../../scripts/vsix.mjs';
-import { log, repoRoot, useSession, waitFor, type Session } from './harness';
+import { log, openSidebar, repoRoot, useSession, waitFor, type Session } from './harness';
 
 const PROMPT = 'Search by meaning needs a 23 MB model. Download it?';
 const TINY_MODEL = path.join(repoRoot, 'test', 'fixtures', 'models', 'fathom-tiny-bert');
@@ -26,15 +26,6 @@ function costModel(): string | undefined {
   const common = spawnSync('git', ['-C', repoRoot, 'rev-parse', '--path-format=absolute', '--git-common-dir'], { encoding: 'utf8' });
   if (common.status === 0 && common.stdout.trim()) candidates.push(path.join(path.dirname(common.stdout.trim()), '..', 'shared', 'models', 'minilm-l6-costmodel'));
   return candidates.find((d): d is string => !!d && fs.existsSync(path.join(d, 'onnx', 'model_quantized.onnx')));
-}
-
-async function openSidebar(s: Session): Promise<FrameLocator> {
-  const view = s.webview();
-  if (!(await view.locator('#fathom-query').isVisible().catch(() => false))) {
-    await s.page.locator('.activitybar [aria-label^="Fathom"]').first().click();
-  }
-  await view.locator('#fathom-query').waitFor({ timeout: 30_000 });
-  return view;
 }
 
 /** Searches in the sidebar until the summary says `mode` (results are refreshed as vectors arrive). */

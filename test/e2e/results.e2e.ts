@@ -11,18 +11,9 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import type { FrameLocator } from 'playwright-core';
-import { repoRoot, useSession, waitFor, type Session } from './harness';
+import { openSidebar, repoRoot, useSession, waitFor, type Session } from './harness';
 
 const PICKER = '.quick-input-widget';
-
-async function openSidebar(s: Session): Promise<FrameLocator> {
-  const view = s.webview();
-  if (!(await view.locator('#fathom-query').isVisible().catch(() => false))) {
-    await s.page.locator('.activitybar [aria-label^="Fathom"]').first().click();
-  }
-  await view.locator('#fathom-query').waitFor({ timeout: 30_000 });
-  return view;
-}
 
 async function sidebarSearch(view: FrameLocator, query: string, selector: string, timeoutMs = 20_000): Promise<void> {
   await view.locator('#fathom-query').fill(query);

@@ -19,7 +19,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FrameLocator } from 'playwright-core';
 import { pgBin, startRealPg, type RealPg } from '../helpers/real-pg';
-import { defaultFixture, log, prepare, repoRoot, useSession, waitFor, type Session } from './harness';
+import { defaultFixture, log, openSidebar, prepare, repoRoot, useSession, waitFor, type Session } from './harness';
 
 const QUERY = 'stored notes are damaged starting empty';
 const FILE = 'src/api/client.js';
@@ -27,15 +27,6 @@ const FILE = 'src/api/client.js';
 const TEAM_CHUNK = { start: 4, end: 13 };
 /** `formatDistance` in src/utils/format.js, likewise. */
 const FORMAT = { query: 'formatDistance KM_PER_MILE miles', file: 'src/utils/format.js', start: 4, end: 9 };
-
-async function openSidebar(s: Session): Promise<FrameLocator> {
-  const view = s.webview();
-  if (!(await view.locator('#fathom-query').isVisible().catch(() => false))) {
-    await s.page.locator('.activitybar [aria-label^="Fathom"]').first().click();
-  }
-  await view.locator('#fathom-query').waitFor({ timeout: 30_000 });
-  return view;
-}
 
 /** Searches `query` in the sidebar (again, when it is already there) and waits for this search's results. */
 async function search(view: FrameLocator, query: string, timeoutMs = 30_000): Promise<void> {
