@@ -1,0 +1,75 @@
+/** Connecting to the team index's server (timeouts, TLS, a URL without its password) and telling a lost connection from a failed query. */
+import { errText } from '../../util/errors';
+import { PgStoreError, type Sql } from './schema';
+
+export interface PgConnection extends Sql {
+  end(): Promise<void>;
+}
+
+/**
+ * Connects to `url` with the `pg` client; the caller ends it. Without a password in the URL, the
+ * client takes it from PGPASSWORD or ~/.pgpass (PGPASSFILE), as psql does; PGHOST, PGUSER … fill
+ * what the URL leaves out.
+ */
+export async function connectPg(url: string, options: { timeoutMs?: number } = {}): Promise<PgConnection> {
+  const { Client } = (await import('pg')).default ?? (await import('pg'));
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const sslmode = /[?&]sslmode=([^&#]*)/.exec(url)?.[1];
+  // sslmode as libpq means it (require: encrypted, certificate not checked; verify-ca/verify-full:
+  // checked against sslrootcert), not the pg client's default (every mode but disable as verify-full)
+  const compat = sslmode && sslmode !== 'disable' && sslmode !== 'no-verify' && !/[?&]uselibpqcompat=/.test(url) ? `${url.includes('?') ? '&' : '?'}uselibpqcompat=true` : '';
+  let client: InstanceType<typeof Client>;
+  try {
+    client = new Client({ connectionString: url + compat, connectionTimeoutMillis: timeoutMs });
+  } catch (err) {
+    throw new PgStoreError(`cannot connect to ${redact(url)}: ${errText(err)}`); // an sslrootcert that cannot be read, verify-ca without one
+  }
+  client.on('error', () => undefined); // a dropped connection fails the next query instead of crashing the process
+  try {
+    await client.connect();
+  } catch (err) {
+    await client.end().catch(() => undefined);
+    const code = (err as { code?: string }).code ?? '';
+    if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS_CERT_ALTNAME/.test(code)) {
+      throw new PgStoreError(`cannot connect to ${redact(url)}: the server's certificate is not trusted (sslmode=${sslmode ?? 'verify-full'}; give the CA that signed it as sslrootcert=FILE): ${errText(err)}`);
+    }
+    if (/timeout/i.test(errText(err))) {
+      throw new PgStoreError(`cannot connect to ${redact(url)}: no answer within ${Math.round(timeoutMs / 1000)} s (${errText(err)})`);
+    }
+    throw new PgStoreError(`cannot connect to ${redact(url)}: ${errText(err)}`);
+  }
+  return client as unknown as PgConnection;
+}
+
+/**
+ * The URL without its password, for messages. The userinfo runs to the LAST `@` (a password
+ * may hold a raw `@`, `/` or `:`): everything after the user name's `:` up to it is masked; an
+ * `@` in the query makes this mask more than the password, never less.
+ */
+export function redact(url: string): string {
+  const scheme = /^[a-z][\w+.-]*:\/\//i.exec(url);
+  let out = url;
+  if (scheme) {
+    const at = url.lastIndexOf('@');
+    const start = scheme[0].length;
+    if (at > start) {
+      const info = url.slice(start, at);
+      const colon = info.indexOf(':');
+      if (colon >= 0) out = `${url.slice(0, start)}${info.slice(0, colon)}:***${url.slice(at)}`;
+    }
+  }
+  return out.replace(/([?&]password=)[^&]*/gi, '$1***');
+}
+
+export const isPgUrl = (s: string | undefined): s is string => !!s && /^postgres(ql)?:\/\//i.test(s);
+
+/**
+ * Did `err` come from a connection the server (or the network) closed, rather than from the
+ * query: the server shutting down or terminating the session (SQLSTATE class 57P, 08), a reset
+ * socket, or the `pg` client refusing to use a connection that already failed.
+ */
+export function isConnectionLoss(err: unknown): boolean {
+  const code = String((err as { code?: unknown })?.code ?? '');
+  if (/^(57P0[123]|08\w{3}|ECONNRESET|EPIPE|ECONNABORTED)$/.test(code)) return true;
+  return /Connection terminated|not queryable|terminating connection|server closed the connection|ECONNRESET|EPIPE/i.test(errText(err));
+}

@@ -1,0 +1,635 @@
+/** Searching the team index: keyword (the local BM25F over the postings, read in one round trip and kept per connection), dense (pgvector or int8 codes), fused as locally. */
+import type { Chunk } from '../../chunkers/types';
+import { type Embedder } from '../embedder';
+import { type SearchHit, type SearchMode } from '../engine';
+import { Int8Rows } from '../int8-scan';
+import { dot8, TopHeap } from '../ivf';
+import { COVERAGE_MAX_CONCEPTS, KeywordIndex, planQuery, planTerms } from '../keyword';
+import { compileFilter, DEFAULT_RRF_K, ownModelWeight, rrf, weighByPath, type FilterSpec, type RankedList } from '../rank/fusion';
+import { phraseFirst, proximityOrder, proximityText, shownForm, shownText } from '../rank/phrase';
+import { STATIC_MODEL_NAME } from '../static-model';
+import { kw, parseChunk, vectorLiteral, type Sql } from './schema';
+
+export interface PgSearchOptions {
+  k?: number;
+  mode?: SearchMode;
+  filters?: FilterSpec;
+  rrfK?: number;
+  embedder?: Embedder;
+  /** Paths whose remote chunks are left out (the overlay's edited and deleted files). */
+  exclude?: ReadonlySet<string>;
+  /** Overrides `PG_MAX_POSTINGS` (the keyword candidates' postings budget) for this search. */
+  maxPostings?: number;
+  /** Reads every posting and chunk from the server, none kept by the connection (a benchmark's cold row). */
+  cold?: boolean;
+}
+
+/**
+ * How many postings the candidate query reads, rarest terms first (at least the rarest term's,
+ * and more terms while fewer than the wanted candidates came out): the local index's
+ * `maxPostings`, smaller, since every posting read here costs more (a measured trade-off:
+ * bench/pg.ts). The terms not read still count in every candidate's BM25F score.
+ */
+export const PG_MAX_POSTINGS = 20_000;
+
+/** The postings of one term as the client keeps them: chunk ids, packed frequencies, field lengths (l0 << 16 | l1, l2 << 16 | l3). */
+interface TermPostings {
+  ids: Int32Array;
+  tfs: Int32Array;
+  la: Int32Array;
+  lb: Int32Array;
+}
+
+/**
+ * The postings a connection has read, kept for the next searches while the index's generation
+ * (bumped by every write) stays the same: the frequent terms that most queries share are read from
+ * the server once, not per search. At most `PG_CACHED_POSTINGS` postings (16 bytes each), the least
+ * recently used terms dropped first.
+ */
+interface PostingCache {
+  generation: string;
+  terms: Map<string, TermPostings>;
+  size: number;
+  /** Chunks read for answers (their JSON text and ord, by id), at most `PG_CACHED_CHUNKS`, least recently used dropped first. */
+  chunks: Map<number, { ord: number; json: string }>;
+}
+const postingCaches = new WeakMap<object, PostingCache>();
+export const PG_CACHED_POSTINGS = 2_000_000;
+export const PG_CACHED_CHUNKS = 5_000;
+
+/**
+ * The first round trip of a keyword search: each asked term's document frequency (terms the index
+ * lacks left out), the index's totals and generation, and the postings of the terms that make
+ * candidates — the rarest first while their postings add up to at most $2 (at least the rarest
+ * term's), as `keywordRank` reads them — that the client does not hold for this generation ($3,
+ * $4): each term's blob (`POSTING_BLOB`), or, where a write left the blob to build, its posting rows
+ * as int arrays in text. The client sums the candidates and scores them: PostgreSQL's hash
+ * aggregate over 20,000 postings took longer than reading and sending them (bench/pg.ts --server).
+ * The frequent terms left out come from the connection's cache or, for the candidates only, from
+ * `PROBE_SQL`: sending all of their postings (26,000 for `type`) made the slowest searches slower.
+ */
+const termsSql = (blobs: boolean) => `
+with a as (select t.term, t.i, f.df, ${blobs ? 'f.postings is null' : 'true'} as stale from unnest($1::text[]) with ordinality as t(term, i) join fathom_terms f on f.term = t.term where f.df > 0),
+r as (select term, df, stale, row_number() over (order by df, i) as rn, sum(df) over (order by df, i rows unbounded preceding) as cum,
+  term = any($3::text[]) and $4::text is not distinct from (select value from fathom_meta where key = 'generation') as held from a)
+select r.term, r.df, ${blobs ? 'case when not r.held and not r.stale and (r.rn = 1 or r.cum <= $2) then (select f.postings from fathom_terms f where f.term = r.term) end' : 'null::bytea'} as blob,
+  x.ids, x.tfs, x.la, x.lb, null::text as key, null::text as value
+from r left join lateral (
+  select array_agg(p.id)::text as ids, array_agg(p.tf)::text as tfs, array_agg((p.l0::int << 16) | p.l1)::text as la, array_agg((p.l2::int << 16) | p.l3)::text as lb
+  from fathom_postings p
+  where p.term = r.term and r.stale and not r.held and (r.rn = 1 or r.cum <= $2)
+) x on true
+union all select null, null, null, null, null, null, null, key, value from fathom_meta where key in ('chunks', 'len_sums', 'generation')`;
+const TERMS_SQL = termsSql(true);
+/** The same for an index of schema 3 (pushed by an older Fathom; a searcher does not migrate it): no blobs. */
+const TERMS_SQL_V3 = termsSql(false);
+/** Connections whose index has no blobs yet, with the generation seen then (asked again once it changes). */
+const withoutBlobs = new WeakMap<object, string>();
+
+/** The postings of some terms, as `TERMS_SQL` gives them (a query that needs more candidates). */
+const POSTINGS_SQL = `
+select t.term, x.ids, x.tfs, x.la, x.lb from unnest($1::text[]) as t(term) left join lateral (
+  select array_agg(p.id)::text as ids, array_agg(p.tf)::text as tfs, array_agg((p.l0::int << 16) | p.l1)::text as la, array_agg((p.l2::int << 16) | p.l3)::text as lb
+  from fathom_postings p where p.term = t.term) x on true`;
+
+/** The frequencies of the terms not read, in the candidates (BM25F counts every term of the query). */
+const PROBE_SQL = 'select p.id, p.term, p.tf from fathom_postings p where p.term = any($2::text[]) and p.id = any($1::int[])';
+
+/** A PostgreSQL int[] as text (`{1,2,3}`), or as the array a driver made of it. */
+function intArray(x: number[] | string | null | undefined): Int32Array {
+  if (x === null || x === undefined) return new Int32Array(0);
+  if (Array.isArray(x)) return Int32Array.from(x, Number);
+  const out = new Int32Array(x.length >> 1);
+  let n = 0;
+  let v = 0;
+  let neg = false;
+  let any = false;
+  for (let i = 0; i < x.length; i++) {
+    const c = x.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      v = v * 10 + (c - 48);
+      any = true;
+    } else if (c === 45) neg = true;
+    else if (any) {
+      out[n++] = neg ? -v : v;
+      v = 0;
+      neg = false;
+      any = false;
+    }
+  }
+  return out.slice(0, n);
+}
+
+type TermRow = { term: string | null; df?: number | null; blob?: Uint8Array | null; ids: number[] | string | null; tfs: number[] | string | null; la: number[] | string | null; lb: number[] | string | null; key?: string | null; value?: string | null };
+
+function termPostings(r: TermRow): TermPostings {
+  if (r.blob) return fromBlob(r.blob);
+  return { ids: intArray(r.ids), tfs: intArray(r.tfs), la: intArray(r.la), lb: intArray(r.lb) };
+}
+
+/** A `POSTING_BLOB` read back. */
+function fromBlob(b: Uint8Array): TermPostings {
+  const n = b.byteLength >> 4;
+  const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  const p = { ids: new Int32Array(n), tfs: new Int32Array(n), la: new Int32Array(n), lb: new Int32Array(n) };
+  for (let i = 0, o = 0; i < n; i++, o += 16) {
+    p.ids[i] = v.getInt32(o);
+    p.tfs[i] = v.getInt32(o + 4);
+    p.la[i] = (v.getInt16(o + 8) << 16) | (v.getInt16(o + 10) & 0xffff);
+    p.lb[i] = (v.getInt16(o + 12) << 16) | (v.getInt16(o + 14) & 0xffff);
+  }
+  return p;
+}
+
+/** Keeps `p` in the connection's cache, dropping the least recently used terms past the bound. */
+function cachePostings(cache: PostingCache, term: string, p: TermPostings): void {
+  const had = cache.terms.get(term);
+  if (had) cache.size -= had.ids.length;
+  cache.terms.delete(term);
+  cache.terms.set(term, p);
+  cache.size += p.ids.length;
+  for (const [t, q] of cache.terms) {
+    if (cache.size <= PG_CACHED_POSTINGS || t === term) break;
+    cache.terms.delete(t);
+    cache.size -= q.ids.length;
+  }
+}
+
+/**
+ * Per chunk id, the sum of its postings' weights over the read terms (candidate scores): a dense
+ * array by id (ids are the table's serial), the touched ids listed to clear them; a map past
+ * `DENSE_IDS` (an index pushed over and over, its ids grown far past its chunk count).
+ */
+class Accumulator {
+  private sums = new Float64Array(1024);
+  /** 1 where `sums` holds a touched id (a sum may be 0 or below: an idf of a stale count). */
+  private seen = new Uint8Array(1024);
+  private touched = new Int32Array(1024);
+  private n = 0;
+  private sparse = new Map<number, number>();
+  add(ids: Int32Array, tfs: Int32Array, w: number[]): void {
+    for (let j = 0; j < ids.length; j++) {
+      const id = ids[j];
+      const tf = tfs[j];
+      const x = w[tf & 255 ? 0 : tf & 16776960 ? 1 : 2];
+      if (id < 0 || id >= DENSE_IDS) {
+        this.sparse.set(id, (this.sparse.get(id) ?? 0) + x);
+        continue;
+      }
+      if (id >= this.sums.length) {
+        const size = Math.min(DENSE_IDS, Math.max(id + 1, this.sums.length * 2));
+        const grown = new Float64Array(size);
+        grown.set(this.sums);
+        this.sums = grown;
+        const marks = new Uint8Array(size);
+        marks.set(this.seen);
+        this.seen = marks;
+      }
+      if (!this.seen[id]) {
+        this.seen[id] = 1;
+        if (this.n === this.touched.length) {
+          const t = new Int32Array(this.n * 2);
+          t.set(this.touched);
+          this.touched = t;
+        }
+        this.touched[this.n++] = id;
+      }
+      this.sums[id] += x;
+    }
+  }
+  /** The `want` ids of the highest sums, best first, ties by lower id (as `order by s desc, id` gives them). */
+  top(want: number): number[] {
+    const all: Array<[number, number]> = [];
+    const heap = new TopHeap(Math.max(1, want));
+    const ids: number[] = [];
+    const sums: number[] = [];
+    for (let i = 0; i < this.n; i++) {
+      ids.push(this.touched[i]);
+      sums.push(this.sums[this.touched[i]]);
+    }
+    for (const [id, s] of this.sparse) {
+      ids.push(id);
+      sums.push(s);
+    }
+    for (let i = 0; i < ids.length; i++) if (heap.size < want || sums[i] > heap.min) heap.push(i, sums[i]);
+    if (want <= 0 || !ids.length) return [];
+    const floor = heap.size < want ? -Infinity : heap.min;
+    for (let i = 0; i < ids.length; i++) if (sums[i] >= floor) all.push([ids[i], sums[i]]);
+    all.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    return all.slice(0, want).map((x) => x[0]);
+  }
+  clear(): void {
+    for (let i = 0; i < this.n; i++) {
+      this.sums[this.touched[i]] = 0;
+      this.seen[this.touched[i]] = 0;
+    }
+    this.n = 0;
+    this.sparse.clear();
+  }
+}
+const DENSE_IDS = 1 << 24;
+/** Accumulators not in use (searches run concurrently: each takes its own, and gives it back cleared). */
+const accumulators: Accumulator[] = [];
+
+/**
+ * The local index's keyword ranking (keyword.ts `rank`: candidates, then BM25F with coverage and
+ * the namesake tie-break), over the remote postings: `want` candidates, best first. One round trip
+ * for the terms, with the postings that make candidates unless the connection holds them
+ * (`TERMS_SQL`); another for the candidates' frequencies of the other terms, unless the connection
+ * holds their postings; another only when the read terms give fewer than `want` candidates and
+ * more terms are there.
+ */
+async function keywordRank(sql: Sql, query: string, want: number, maxPostings: number, cold = false): Promise<{ ranked: Array<{ id: number; score: number }>; cache?: PostingCache }> {
+  const K = kw();
+  const asked = planTerms(query, K);
+  if (!asked.length) return { ranked: [] };
+  const terms = await readTerms(sql, asked, maxPostings, cold);
+  const plan = planQuery(query, K, (t) => terms.dfOf.get(t), terms.N);
+  if (!plan.terms.length) return { ranked: [], cache: terms.cache };
+  const dfq = plan.terms.map((t) => terms.dfOf.get(t)!);
+  const idfRaw = dfq.map((df) => Math.log(1 + (terms.N - df + 0.5) / (df + 0.5)));
+  const { cands, got } = await candidatesOf(sql, plan.terms, dfq, idfRaw, terms, want, maxPostings);
+  if (!cands.length) return { ranked: [], cache: terms.cache };
+  const facts = await candidateFacts(sql, cands, plan.terms, got);
+  return { ranked: bm25fOrder(K, plan, idfRaw, cands, facts, terms.N, terms.sumLen), cache: terms.cache };
+}
+
+/** What the first round trip brings (`TERMS_SQL`): document frequencies, totals, the postings sent, the connection's cache for this generation. */
+interface TermsRead {
+  dfOf: Map<string, number>;
+  N: number;
+  sumLen: number[];
+  /** The postings the server sent (blobs or rows). */
+  sent: Map<string, TermPostings>;
+  cache: PostingCache;
+}
+
+async function readTerms(sql: Sql, asked: string[], maxPostings: number, cold: boolean): Promise<TermsRead> {
+  let cache = cold ? undefined : postingCaches.get(sql);
+  const params = [asked, maxPostings, cache ? asked.filter((t) => cache!.terms.has(t)) : [], cache?.generation ?? null];
+  const older = withoutBlobs.get(sql);
+  let first: { rows: TermRow[] };
+  try {
+    first = await sql.query<TermRow>(older === undefined ? TERMS_SQL : TERMS_SQL_V3, params);
+  } catch (err) {
+    if (older !== undefined || (err as { code?: string }).code !== '42703') throw err; // 42703: no such column (schema 3)
+    first = await sql.query<TermRow>(TERMS_SQL_V3, params);
+    withoutBlobs.set(sql, '');
+  }
+  const mm = new Map<string, string>();
+  for (const r of first.rows) if (r.term === null) mm.set(r.key ?? '', r.value ?? '');
+  const generation = mm.get('generation') ?? '0';
+  if (withoutBlobs.has(sql)) {
+    if (!withoutBlobs.get(sql)) withoutBlobs.set(sql, generation);
+    else if (withoutBlobs.get(sql) !== generation) withoutBlobs.delete(sql); // written since: maybe migrated
+  }
+  if (!cache || cache.generation !== generation) {
+    cache = { generation, terms: new Map(), size: 0, chunks: new Map() };
+    if (!cold) postingCaches.set(sql, cache);
+  }
+  const dfOf = new Map<string, number>();
+  const sent = new Map<string, TermPostings>();
+  for (const r of first.rows) {
+    if (r.term === null) continue;
+    dfOf.set(r.term, Number(r.df));
+    if (r.blob || r.ids !== null) sent.set(r.term, termPostings(r));
+  }
+  return { dfOf, N: Math.max(1, Number(mm.get('chunks') ?? 0)), sumLen: (mm.get('len_sums') ?? '0,0,0,0').split(',').map(Number), sent, cache };
+}
+
+/** The postings of `t` the server sent or the connection holds (kept as most recently used), if any. */
+function atHand(terms: TermsRead, t: string): TermPostings | undefined {
+  const p = terms.sent.get(t) ?? terms.cache.terms.get(t);
+  if (p) cachePostings(terms.cache, t, p);
+  return p;
+}
+
+/**
+ * The `want` candidates (keyword.ts `candidatesOf`): per chunk Σ idf × the class weight over the
+ * rarest terms within the postings budget, more terms while too few came out; with the postings
+ * read (`got`, by term).
+ */
+async function candidatesOf(sql: Sql, planTerms: string[], dfq: number[], idfRaw: number[], terms: TermsRead, want: number, maxPostings: number): Promise<{ cands: number[]; got: Map<string, TermPostings> }> {
+  const nq = planTerms.length;
+  const order = planTerms.map((_, q) => q).sort((a, b) => dfq[a] - dfq[b] || a - b);
+  const { symbol, path: pathB, header, text } = kw().boosts;
+  const classW = [Math.max(1e-6, symbol), Math.max(1e-6, header, pathB), Math.max(1e-6, text)];
+  let next = 0;
+  let read = 0;
+  while (next < nq && (next === 0 || read + dfq[order[next]] <= maxPostings)) read += dfq[order[next++]];
+  const acc = accumulators.pop() ?? new Accumulator();
+  let summed = 0;
+  let cands: number[] = [];
+  const got = new Map<string, TermPostings>();
+  for (;;) {
+    const now = order.slice(summed, next).map((q) => planTerms[q]);
+    // at hand, or (a query of over 64 terms, or more candidates needed) read now
+    for (const t of now) {
+      const p = atHand(terms, t);
+      if (p) got.set(t, p);
+    }
+    const missing = now.filter((t) => !got.has(t));
+    if (missing.length) {
+      for (const r of (await sql.query<TermRow>(POSTINGS_SQL, [missing])).rows) {
+        const p = termPostings(r);
+        got.set(r.term!, p);
+        cachePostings(terms.cache, r.term!, p);
+      }
+    }
+    for (; summed < next; summed++) {
+      const q = order[summed];
+      const p = got.get(planTerms[q]);
+      if (p) acc.add(p.ids, p.tfs, classW.map((x) => idfRaw[q] * x));
+    }
+    cands = acc.top(want);
+    if (cands.length >= want || next >= nq) break;
+    next++;
+  }
+  acc.clear();
+  accumulators.push(acc);
+  // the other terms' postings where they are at hand (held by the connection)
+  for (const q of order.slice(next)) {
+    const p = atHand(terms, planTerms[q]);
+    if (p) got.set(planTerms[q], p);
+  }
+  return { cands, got };
+}
+
+/** Per candidate, its field lengths and its frequencies of the query's terms: from the postings at hand, the rest from the server (`PROBE_SQL`). */
+async function candidateFacts(sql: Sql, cands: number[], planTerms: string[], got: Map<string, TermPostings>): Promise<Map<number, { lens: number[]; ts: string[]; tfs: number[] }>> {
+  const byId = new Map<number, { lens: number[]; ts: string[]; tfs: number[] }>(cands.map((id) => [id, { lens: [], ts: [], tfs: [] }]));
+  for (const [t, p] of got) {
+    for (let j = 0; j < p.ids.length; j++) {
+      const r = byId.get(p.ids[j]);
+      if (!r) continue;
+      if (!r.lens.length) r.lens = [p.la[j] >>> 16, p.la[j] & 0xffff, p.lb[j] >>> 16, p.lb[j] & 0xffff];
+      r.ts.push(t);
+      r.tfs.push(p.tfs[j]);
+    }
+  }
+  const unread = planTerms.filter((t) => !got.has(t));
+  if (unread.length) {
+    for (const p of (await sql.query<{ id: number; term: string; tf: number }>(PROBE_SQL, [cands, unread])).rows) {
+      const r = byId.get(p.id);
+      if (!r) continue;
+      r.ts.push(p.term);
+      r.tfs.push(Number(p.tf));
+    }
+  }
+  return byId;
+}
+
+/** The candidates by BM25F as keyword.ts `bm25` computes it (coverage, then the namesake tie-break), best first. */
+function bm25fOrder(
+  K: KeywordIndex,
+  plan: ReturnType<typeof planQuery>,
+  idfRaw: number[],
+  cands: number[],
+  byId: Map<number, { lens: number[]; ts: string[]; tfs: number[] }>,
+  N: number,
+  sumLen: number[],
+): Array<{ id: number; score: number }> {
+  const { k1, b } = K;
+  const { symbol, path: pathB, header, text } = K.boosts;
+  const qOf = new Map(plan.terms.map((t, q) => [t, q]));
+  const idf = idfRaw.map((x, q) => x * plan.weight[q]);
+  let totalIdf = 0;
+  let known = 0;
+  for (const x of plan.conceptIdf) {
+    totalIdf += x;
+    if (x > 0) known++;
+  }
+  const alpha = K.coverage > 0 && totalIdf > 0 && known > 1 && known <= COVERAGE_MAX_CONCEPTS ? K.coverage : 0;
+  const w = [symbol, pathB, header, text];
+  const inv = sumLen.map((x) => (x > 0 ? N / x : 0));
+  const scored: Array<{ id: number; score: number; order: number; share: number; named: number }> = [];
+  let best = 0;
+  cands.forEach((id, c) => {
+    const r = byId.get(id);
+    if (!r) return; // removed meanwhile
+    const lens = r.lens;
+    const norm = lens.map((len, f) => w[f] / (2 * (1 - b + b * len * inv[f])));
+    let score = 0;
+    let covered = 0;
+    let symHalves = 0;
+    let share = 0;
+    let named = 0;
+    r.ts.forEach((t, j) => {
+      const q = qOf.get(t);
+      if (q === undefined) return;
+      const p = r.tfs[j] >>> 0;
+      const W = (p & 255) * norm[0] + ((p >>> 8) & 255) * norm[1] + ((p >>> 16) & 255) * norm[2] + (p >>> 24) * norm[3];
+      score += (idf[q] * W * (k1 + 1)) / (k1 + W);
+      covered |= plan.covers[q];
+      symHalves += p & 255;
+    });
+    if (lens[0] > 0 && symHalves > 0) {
+      const h = symHalves / 2;
+      named = Math.max(0, Math.min(4, h - (lens[0] - h) / 2));
+    }
+    if (score > 0 && totalIdf > 0) {
+      let got = 0;
+      for (let mask = covered, x = 0; mask !== 0 && x < 31; x++, mask >>>= 1) if (mask & 1) got += plan.conceptIdf[x];
+      share = got / totalIdf;
+      if (share > best) best = share;
+      if (alpha > 0) score *= share ** alpha;
+    }
+    scored.push({ id, score, order: c, share, named });
+  });
+  const nameW = K.namesake;
+  if (nameW > 0) for (const x of scored) if (x.named > 0 && (alpha === 0 || x.share >= best - 1e-9)) x.score *= 1 + nameW * x.named;
+  scored.sort((x, y) => y.score - x.score || x.order - y.order);
+  return scored.map((x) => ({ id: x.id, score: x.score }));
+}
+
+const DENSE_SQL = `
+select c.chunk, c.ord from fathom_chunks c
+where c.embedding is not null and exists (select 1 from fathom_meta where key = 'model' and value = $3)
+order by c.embedding <#> $1::vector, c.path, c.ord limit $2`;
+
+/** The int8 codes of one generation of the index, read once per connection and generation. */
+interface CodeTable {
+  generation: string;
+  model: string;
+  dims: number;
+  /** The chunk id of each row. */
+  ids: Int32Array;
+  /** Per row: value = code × scale (the stored max |x| / 127). */
+  scales: Float32Array;
+  codes: Int8Array;
+  /** The same codes in the SIMD scanner's memory (int8-scan.ts), where the runtime allows. */
+  simd: Int8Rows | undefined;
+}
+const codeTables = new WeakMap<object, Promise<CodeTable>>();
+
+async function loadCodes(sql: Sql, generation: string, model: string, dims: number): Promise<CodeTable> {
+  const r = await sql.query<{ id: number; code: Uint8Array; code_scale: number }>('select id, code, code_scale from fathom_chunks where code is not null order by id');
+  const rows = r.rows.filter((x) => x.code.length === dims);
+  const ids = new Int32Array(rows.length);
+  const scales = new Float32Array(rows.length);
+  const codes = new Int8Array(rows.length * dims);
+  rows.forEach((x, i) => {
+    ids[i] = x.id;
+    scales[i] = Number(x.code_scale) / 127;
+    codes.set(new Int8Array(x.code.buffer, x.code.byteOffset, dims), i * dims);
+  });
+  return { generation, model, dims, ids, scales, codes, simd: Int8Rows.fromCodes(codes, scales, dims) };
+}
+
+/** The ids of the `want` stored codes nearest `qv` by inner product (ties: lower id first): the local store's int8 scan, in the client. */
+async function denseByCodes(sql: Sql, m: Map<string, string>, model: string, qv: Float32Array, want: number): Promise<number[]> {
+  if (m.get('model') !== model) return [];
+  const generation = m.get('generation') ?? '0';
+  const dims = Number(m.get('dims') ?? qv.length);
+  if (dims !== qv.length) return [];
+  let p = codeTables.get(sql);
+  let t = p ? await p.catch(() => undefined) : undefined;
+  if (!t || t.generation !== generation || t.model !== model) {
+    p = loadCodes(sql, generation, model, dims);
+    codeTables.set(sql, p);
+    t = await p;
+  }
+  const table = t;
+  if (table.simd) return table.simd.top(table.ids.length, qv, want).map((h) => table.ids[h.docId]);
+  // no WebAssembly SIMD (or dimensions it cannot take): the IVF's JS loop over the same codes
+  const heap = new TopHeap(Math.max(1, want));
+  const tail = dims - (dims % 4);
+  for (let i = 0; i < table.ids.length; i++) {
+    const x = dot8(table.codes, i * dims, qv, dims, tail) * table.scales[i];
+    if (x > heap.min) heap.push(i, x);
+  }
+  return Array.from({ length: heap.size }, (_, i) => ({ i: heap.ids[i], s: heap.scoreAt(i) }))
+    .sort((a, b) => b.s - a.s || a.i - b.i)
+    .map((h) => table.ids[h.i]);
+}
+
+/** The chunks of `ids` (their JSON text and ord): those the connection's cache holds for this generation, the others read (and kept). */
+async function chunksOf(sql: Sql, ids: number[], cache: PostingCache | undefined): Promise<Map<number, { ord: number; json: string }>> {
+  const out = new Map<number, { ord: number; json: string }>();
+  const need: number[] = [];
+  for (const id of ids) {
+    const c = cache?.chunks.get(id);
+    if (!c) {
+      need.push(id);
+      continue;
+    }
+    out.set(id, c);
+    cache!.chunks.delete(id); // most recently used last
+    cache!.chunks.set(id, c);
+  }
+  if (!need.length) return out;
+  const rows = await sql.query<{ id: number; ord: number; chunk: string }>('select id, ord, chunk::text as chunk from fathom_chunks where id = any($1::int[])', [need]);
+  for (const r of rows.rows) {
+    const c = { ord: r.ord, json: r.chunk };
+    out.set(r.id, c);
+    if (!cache) continue;
+    cache.chunks.set(r.id, c);
+    if (cache.chunks.size > PG_CACHED_CHUNKS) cache.chunks.delete(cache.chunks.keys().next().value!);
+  }
+  return out;
+}
+
+/** Connections that have their HNSW search breadth set (once per connection, not per query). */
+const efSet = new WeakSet<object>();
+
+/** Hybrid search of the remote index; hits carry `docId`s local to this answer. */
+export async function pgSearch(sql: Sql, query: string, options: PgSearchOptions = {}): Promise<SearchHit[]> {
+  const k = Math.max(1, options.k ?? 10);
+  const q = query.length > 10_000 ? query.slice(0, 10_000) : query;
+  if (!q.trim()) return [];
+  const mode = options.mode ?? 'hybrid';
+  const depth = Math.max(50, k * 5);
+  const filtering = !!(options.filters && (options.filters.pathGlob || options.filters.language?.length || options.filters.kind?.length)) || !!options.exclude?.size;
+  const fetch = filtering ? depth * 4 : depth;
+  const pool: Chunk[] = [];
+  const byKey = new Map<string, number>();
+  const idOf = (c: Chunk, ord: number) => {
+    const key = `${c.path}\u0000${ord}`;
+    let id = byKey.get(key);
+    if (id === undefined) {
+      id = pool.length;
+      pool.push(c);
+      byKey.set(key, id);
+    }
+    return id;
+  };
+  const filter = options.filters ? compileFilter(options.filters, (id) => pool[id]) : undefined;
+  // the same filter on a ranked chunk's facts, before its text is fetched
+  let facts: { path: string; language: string; kind: string } | undefined;
+  const factFilter = options.filters ? compileFilter(options.filters, () => facts) : undefined;
+  const passes = (r: { path: string; language: string; kind: string }) => {
+    if (options.exclude?.has(r.path)) return false;
+    facts = r;
+    return !factFilter || factFilter(0);
+  };
+  const keep = (id: number) => !options.exclude?.has(pool[id].path) && (!filter || filter(id));
+  const lists: RankedList[] = [];
+  const found = { phrase: false };
+  const asked: Array<Promise<void>> = [];
+  if (mode !== 'dense') {
+    const slot = lists.push({ name: 'keyword', ids: [] }) - 1;
+    asked.push(
+      (async () => {
+        const { ranked: rankedHits, cache } = await keywordRank(sql, q, Math.max(fetch, kw().candidates) * (filtering ? 4 : 1), options.maxPostings ?? PG_MAX_POSTINGS, options.cold);
+        const ranked = rankedHits.map((h) => h.id);
+        const scoreOf = new Map(rankedHits.map((h) => [h.id, h.score]));
+        // filters on the ranked facts (path, language, kind), then the texts of the best `depth`
+        let passed = ranked.slice(0, depth);
+        if (filtering) {
+          const f = await sql.query<{ id: number; path: string; language: string; kind: string }>('select id, path, language, kind from fathom_chunks where id = any($1::int[])', [ranked]);
+          const factsOf = new Map(f.rows.map((r) => [r.id, r]));
+          passed = ranked.filter((id) => factsOf.has(id) && passes(factsOf.get(id)!)).slice(0, depth);
+        }
+        if (!passed.length) return;
+        const chunkOf = await chunksOf(sql, passed, cache);
+        const kept = passed.filter((id) => chunkOf.has(id));
+        const hits = kept.map((id) => ({ docId: idOf(parseChunk(chunkOf.get(id)!.json), chunkOf.get(id)!.ord), score: scoreOf.get(id) ?? 0 }));
+        // the engine's order after BM25: term proximity (over the text and the i18n text shown with it), then the phrase tiers
+        const ids = proximityOrder(q, hits, depth, (id) => proximityText(pool[id]?.text, pool[id]));
+        lists[slot].ids = phraseFirst(q, ids, (id) => pool[id]?.text, (id) => shownText(pool[id])?.split('\n').map(shownForm), ids.length, found);
+      })(),
+    );
+  }
+  if (mode !== 'keyword' && options.embedder) {
+    const embedder = options.embedder;
+    const slot = lists.push({ name: 'dense', ids: [] }) - 1;
+    asked.push(
+      (async () => {
+        const [[qv], m] = await Promise.all([
+          embedder.embed([q], undefined, { urgent: true, query: true }),
+          sql.query<{ key: string; value: string }>("select key, value from fathom_meta where key in ('model', 'dense', 'dims', 'generation')").then((r) => new Map(r.rows.map((x) => [x.key, x.value]))),
+        ]);
+        if (m.get('dense') === 'int8-codes') {
+          const ids = await denseByCodes(sql, m, embedder.id, qv, fetch);
+          if (!ids.length) return;
+          const texts = await sql.query<{ id: number; ord: number; chunk: Chunk | string }>('select id, ord, chunk from fathom_chunks where id = any($1::int[])', [ids]);
+          const chunkOf = new Map(texts.rows.map((r) => [r.id, r]));
+          lists[slot].ids = ids
+            .filter((id) => chunkOf.has(id))
+            .map((id) => idOf(parseChunk(chunkOf.get(id)!.chunk), chunkOf.get(id)!.ord))
+            .filter(keep)
+            .slice(0, depth);
+          return;
+        }
+        if (!efSet.has(sql)) {
+          await sql.query("select set_config('hnsw.ef_search', '200', false)").catch(() => undefined);
+          efSet.add(sql);
+        }
+        const r = await sql.query<{ chunk: Chunk | string; ord: number }>(DENSE_SQL, [vectorLiteral(qv), fetch, embedder.id]);
+        lists[slot].ids = r.rows.map((row) => idOf(parseChunk(row.chunk), row.ord)).filter(keep).slice(0, depth);
+      })(),
+    );
+  }
+  await Promise.all(asked);
+  // Fathom's own model weighed as the local engine weighs it (asked in parallel, dropped when it takes no part)
+  const dense = lists.find((l) => l.name === 'dense');
+  if (dense && options.embedder?.id.startsWith(STATIC_MODEL_NAME) && mode !== 'dense') {
+    dense.weight = ownModelWeight(q, found.phrase);
+    if (!dense.weight) lists.splice(lists.indexOf(dense), 1);
+  }
+  // test code below its implementation, prose below the code a plain-words query describes, as in the local engine
+  return weighByPath(rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: depth }), q, (h) => pool[h.docId]?.path, { describes: ownModelWeight(q, found.phrase) > 0 })
+    .slice(0, k)
+    .map((h) => ({ chunk: pool[h.docId], docId: h.docId, score: h.score, why: h.why }));
+}
+
