@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { connectPg, pgSearch, pgStatus, pushFolder, type PgConnection } from '../../src/index/pgstore';
 import { mineGold } from '../../src/eval/mine';
 import { Engine } from '../../src/index/engine';
@@ -47,6 +47,22 @@ describe('team index on a real PostgreSQL server', function () {
     } finally {
       await db.end();
     }
+  });
+
+  it('queries asked at once on one connection run one after another, in order, with no deprecation warning from the pg client', () => {
+    // its own process: the pg client warns once per process, and another test may have made it warn already
+    const script = `
+      const { connectPg } = require(${JSON.stringify(path.join(REPO, 'src/index/pgstore.ts'))});
+      (async () => {
+        const db = await connectPg(${JSON.stringify(server!.url)});
+        const got = await Promise.all([1, 2, 3].map((i) => db.query('select $1::int as i, pg_sleep(0.05)', [i]).then((r) => r.rows[0].i)));
+        console.log(JSON.stringify(got));
+        await db.end();
+      })();`;
+    const run = spawnSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], { cwd: REPO, encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(JSON.parse(run.stdout.trim()), [1, 2, 3]);
+    assert.doesNotMatch(run.stderr, /DeprecationWarning/);
   });
 
   it('a file with a NUL byte past its first 8 KB is named and left out; the rest is pushed', async () => {

@@ -38,7 +38,24 @@ export async function connectPg(url: string, options: { timeoutMs?: number } = {
     }
     throw new PgStoreError(`cannot connect to ${redact(url)}: ${errText(err)}`);
   }
-  return client as unknown as PgConnection;
+  return serialized(client);
+}
+
+/**
+ * One query at a time on the connection: a search asks for its keyword and dense lists at once,
+ * and the `pg` client, which queues them itself today, deprecates that ("Calling client.query()
+ * when the client is already executing a query", removed in pg 9). Same order, same round trips.
+ */
+function serialized(client: { query: Sql['query']; end(): Promise<void> }): PgConnection {
+  let last: Promise<unknown> = Promise.resolve();
+  return {
+    query<T>(text: string, params?: unknown[]) {
+      const run = last.then(() => client.query<T>(text, params));
+      last = run.catch(() => undefined);
+      return run;
+    },
+    end: () => client.end(),
+  };
 }
 
 /**
