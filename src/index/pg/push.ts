@@ -185,26 +185,52 @@ async function pushFolderOnce(sql: Sql, dir: string | FileSource, options: PushO
   await migrate(sql);
   const chunkOptions = resolveOptions(options.chunk ?? {});
   const stats: PushStats = { files: 0, written: 0, unchanged: 0, removed: 0, chunks: 0, embedded: 0, reused: 0, batches: 0, ms: { chunk: 0, embed: 0, write: 0, finish: 0 } };
-  const m = await meta(sql);
-  const want = settingsKey(chunkOptions);
-  const wantKeyword = keywordKey();
-  if (m.get('chunking') !== want || m.get('keyword') !== wantKeyword) {
-    await tx(sql, async () => {
-      const again = await meta(sql);
-      if (again.get('chunking') === want && again.get('keyword') === wantKeyword) return; // another writer did it
-      if (again.has('chunking') && again.get('chunking') !== want) stats.rebuilt = 'the chunking settings differ from the stored ones';
-      else if (again.has('keyword') && again.get('keyword') !== wantKeyword) stats.rebuilt = 'the keyword tokenizer differs from the stored one';
-      if (stats.rebuilt) {
-        await clearIndex(sql);
-        await afterWrite(sql);
-      }
-      await setMeta(sql, 'chunking', want);
-      await setMeta(sql, 'keyword', wantKeyword);
-    });
-  }
+  await matchSettings(sql, chunkOptions, stats);
   const embedder = options.embedder;
   const dense = embedder ? await ensureVectors(sql, embedder) : undefined;
   const remote = new Map((await sql.query<{ path: string; hash: string }>('select path, hash from fathom_files')).rows.map((r) => [r.path, r.hash]));
+  const files = await walkAndDropVanished(sql, source, options, remote, stats);
+  const bulk = await prepareIndexes(sql, remote.size === 0, dense);
+  let failed = false;
+  let finishFrom = 0;
+  try {
+    await writeChanged(sql, source, files, remote, { ...options, chunkOptions, vectors: embedder && dense ? { embedder, dense } : undefined }, stats, progress);
+  } catch (err) {
+    failed = true;
+    throw err;
+  } finally {
+    finishFrom = performance.now();
+    await finishIndexes(sql, bulk, failed);
+  }
+  // a large write: the planner's statistics, and the visibility map that lets the keyword
+  // candidates be read from the postings index alone (no autovacuum in PGlite)
+  if (stats.chunks >= 1000) await sql.query('vacuum (analyze) fathom_postings, fathom_chunks, fathom_terms').catch(() => undefined);
+  stats.ms.finish += performance.now() - finishFrom;
+  return stats;
+}
+
+/** Empties the index first when it was made with other chunking or keyword settings, and stores this push's. */
+async function matchSettings(sql: Sql, chunkOptions: ResolvedOptions, stats: PushStats): Promise<void> {
+  const m = await meta(sql);
+  const want = settingsKey(chunkOptions);
+  const wantKeyword = keywordKey();
+  if (m.get('chunking') === want && m.get('keyword') === wantKeyword) return;
+  await tx(sql, async () => {
+    const again = await meta(sql);
+    if (again.get('chunking') === want && again.get('keyword') === wantKeyword) return; // another writer did it
+    if (again.has('chunking') && again.get('chunking') !== want) stats.rebuilt = 'the chunking settings differ from the stored ones';
+    else if (again.has('keyword') && again.get('keyword') !== wantKeyword) stats.rebuilt = 'the keyword tokenizer differs from the stored one';
+    if (stats.rebuilt) {
+      await clearIndex(sql);
+      await afterWrite(sql);
+    }
+    await setMeta(sql, 'chunking', want);
+    await setMeta(sql, 'keyword', wantKeyword);
+  });
+}
+
+/** The folder's files (the walk); the pushed files it no longer holds are removed. */
+async function walkAndDropVanished(sql: Sql, source: FileSource, options: PushOptions, remote: Map<string, string>, stats: PushStats): Promise<Array<{ rel: string; size: number }>> {
   const problems: Array<{ rel: string; reason: string }> = [];
   const files = await source.walkAsync(options.selection, problems, options.signal);
   stats.files = files.length;
@@ -218,135 +244,118 @@ async function pushFolderOnce(sql: Sql, dir: string | FileSource, options: PushO
     });
     stats.removed = gone.length;
   }
-  // an empty index gets its HNSW graph built once at the end, not grown row by row
-  const bulk = dense === 'pgvector' && remote.size === 0;
-  const bulkKeyword = remote.size === 0;
-  if (bulkKeyword) await tx(sql, () => sql.query('drop index if exists fathom_postings_key'));
+  return files;
+}
+
+/** Which indexes this push builds at its end: into an empty index, the postings key and the HNSW graph are built once, not grown row by row. */
+interface BulkLoad {
+  keyword: boolean;
+  hnsw: boolean;
+}
+
+async function prepareIndexes(sql: Sql, empty: boolean, dense: PgDense | undefined): Promise<BulkLoad> {
+  const bulk = { keyword: empty, hnsw: dense === 'pgvector' && empty };
+  if (bulk.keyword) await tx(sql, () => sql.query('drop index if exists fathom_postings_key'));
   else await tx(sql, () => sql.query(POSTINGS_INDEX)); // (a push that died while bulk loading left it out)
   if (dense === 'pgvector') {
-    if (bulk) await tx(sql, () => sql.query('drop index if exists fathom_chunks_embedding'));
+    if (bulk.hnsw) await tx(sql, () => sql.query('drop index if exists fathom_chunks_embedding'));
     else await tx(sql, () => sql.query(HNSW_INDEX)); // (a push that died while bulk loading left it out)
   }
-  let finishFrom = 0;
-  let failed = false;
-  try {
-    await prepareLanguagesFor(files.map((f) => f.rel));
-    let done = 0;
-    let batch: Pending[] = [];
-    let batchChunks = 0;
-    const flush = async () => {
-      if (!batch.length) return;
-      const b = batch;
-      batch = [];
-      batchChunks = 0;
-      await writeBatch(sql, b, embedder && dense ? { embedder, dense } : undefined, stats, options.signal);
-      progress.written = stats.written;
-      options.onProgress?.(done, files.length);
-    };
-    // every read through the folder's read policy: a file that became a link since the walk
-    // (to /etc/passwd …) is refused at the read, named among the skipped files, never pushed
-    const cap = chunkOptions.maxFileBytes;
-    for (const f of files) {
-      options.signal?.throwIfAborted();
-      done++;
-      const t0 = performance.now();
-      const read = source.read(f.rel, cap);
-      if (!read.ok && read.reason === 'too-large') {
-        // not read: kept as a skipped file (its size in place of a content hash), as the local index keeps it
-        const size = read.stat?.size ?? f.size;
-        const hash = `too-large:${size}`;
-        const detail = `${size} bytes, over the ${cap}-byte cap`;
-        (stats.skippedFiles ??= []).push({ path: f.rel, reason: detail });
-        if (remote.get(f.rel) === hash) {
-          stats.unchanged++;
-          continue;
-        }
-        const record = { path: f.rel, hash, language: '', warnings: [], skipped: { reason: 'too-large', detail } };
-        batch.push({ rel: f.rel, hash, size, record, chunks: [], recs: [], texts: [], textHashes: [] });
-        stats.ms.chunk += performance.now() - t0;
-        continue;
-      }
-      if (!read.ok) {
-        if (read.reason !== 'missing') (stats.skippedFiles ??= []).push({ path: f.rel, reason: read.detail });
-        continue; // vanished since the walk: the next push sees it
-      }
-      const bytes = Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength);
-      const hash = hashText(bytes);
-      if (remote.get(f.rel) === hash) {
-        stats.unchanged++;
-        continue;
-      }
-      const { record, chunks } = chunkBytes(f.rel, bytes, hash, chunkOptions);
-      if (record.skipped) (stats.skippedFiles ??= []).push({ path: f.rel, reason: record.skipped.detail });
-      const texts = chunks.map((c) => embedText(c));
-      batch.push({ rel: f.rel, hash, size: bytes.byteLength, record, chunks, recs: chunks.map(recordOf), texts, textHashes: texts.map((t) => hashText(t)) });
-      stats.ms.chunk += performance.now() - t0;
-      batchChunks += chunks.length;
-      if (batchChunks >= BATCH_CHUNKS || batch.length >= BATCH_FILES) await flush();
-    }
-    await flush();
-  } catch (err) {
-    failed = true;
-    throw err;
-  } finally {
-    finishFrom = performance.now();
-    if (bulk || bulkKeyword) await sql.query("set maintenance_work_mem = '512MB'").catch(() => undefined);
-    // after a failure (often a lost connection) the index builds must not hide its cause: the next push builds what is missing
-    // under the writers' lock: two pushes into an empty index both bulk-load, and their two
-    // `create index if not exists` raced on the catalog (duplicate key in pg_class_relname_nsp_index)
-    const build = (q: string) => (failed ? tx(sql, () => sql.query(q)).catch(() => undefined) : tx(sql, () => sql.query(q)));
-    if (bulkKeyword) await build(POSTINGS_INDEX);
-    if (bulk) await build(HNSW_INDEX);
-    // the changed terms' postings blobs (a failed push leaves them to the next one)
-    if (!failed) await tx(sql, () => buildPostingBlobs(sql));
+  return bulk;
+}
+
+/** The indexes a bulk load left out, and the changed terms' postings blobs (a failed push leaves the blobs to the next one). */
+async function finishIndexes(sql: Sql, bulk: BulkLoad, failed: boolean): Promise<void> {
+  if (bulk.keyword || bulk.hnsw) await sql.query("set maintenance_work_mem = '512MB'").catch(() => undefined);
+  // after a failure (often a lost connection) the index builds must not hide its cause: the next push builds what is missing
+  // under the writers' lock: two pushes into an empty index both bulk-load, and their two
+  // `create index if not exists` raced on the catalog (duplicate key in pg_class_relname_nsp_index)
+  const build = (q: string) => (failed ? tx(sql, () => sql.query(q)).catch(() => undefined) : tx(sql, () => sql.query(q)));
+  if (bulk.keyword) await build(POSTINGS_INDEX);
+  if (bulk.hnsw) await build(HNSW_INDEX);
+  if (!failed) await tx(sql, () => buildPostingBlobs(sql));
+}
+
+type Vectors = { embedder: Embedder; dense: PgDense };
+
+/** Reads and chunks the new and changed files, written in batches of files (each its own transaction). */
+async function writeChanged(
+  sql: Sql,
+  source: FileSource,
+  files: Array<{ rel: string; size: number }>,
+  remote: Map<string, string>,
+  options: PushOptions & { chunkOptions: ResolvedOptions; vectors: Vectors | undefined },
+  stats: PushStats,
+  progress: { written: number },
+): Promise<void> {
+  await prepareLanguagesFor(files.map((f) => f.rel));
+  let done = 0;
+  let batch: Pending[] = [];
+  let batchChunks = 0;
+  const flush = async () => {
+    if (!batch.length) return;
+    const b = batch;
+    batch = [];
+    batchChunks = 0;
+    await writeBatch(sql, b, options.vectors, stats, options.signal);
+    progress.written = stats.written;
+    options.onProgress?.(done, files.length);
+  };
+  for (const f of files) {
+    options.signal?.throwIfAborted();
+    done++;
+    const t0 = performance.now();
+    const p = pendingOf(source, f, remote, options.chunkOptions, stats);
+    if (!p) continue;
+    batch.push(p);
+    stats.ms.chunk += performance.now() - t0;
+    batchChunks += p.chunks.length;
+    if (batchChunks >= BATCH_CHUNKS || batch.length >= BATCH_FILES) await flush();
   }
-  // a large write: the planner's statistics, and the visibility map that lets the keyword
-  // candidates be read from the postings index alone (no autovacuum in PGlite)
-  if (stats.chunks >= 1000) await sql.query('vacuum (analyze) fathom_postings, fathom_chunks, fathom_terms').catch(() => undefined);
-  stats.ms.finish += performance.now() - finishFrom;
-  return stats;
+  await flush();
+}
+
+/**
+ * A file to write, read and chunked; undefined when it is unchanged, vanished or unreadable. Every
+ * read goes through the folder's read policy: a file that became a link since the walk (to
+ * /etc/passwd …) is refused at the read, named among the skipped files, never pushed.
+ */
+function pendingOf(source: FileSource, f: { rel: string; size: number }, remote: Map<string, string>, chunkOptions: ResolvedOptions, stats: PushStats): Pending | undefined {
+  const cap = chunkOptions.maxFileBytes;
+  const read = source.read(f.rel, cap);
+  if (!read.ok && read.reason === 'too-large') {
+    // not read: kept as a skipped file (its size in place of a content hash), as the local index keeps it
+    const size = read.stat?.size ?? f.size;
+    const hash = `too-large:${size}`;
+    const detail = `${size} bytes, over the ${cap}-byte cap`;
+    (stats.skippedFiles ??= []).push({ path: f.rel, reason: detail });
+    if (remote.get(f.rel) === hash) {
+      stats.unchanged++;
+      return undefined;
+    }
+    const record = { path: f.rel, hash, language: '', warnings: [], skipped: { reason: 'too-large', detail } };
+    return { rel: f.rel, hash, size, record, chunks: [], recs: [], texts: [], textHashes: [] };
+  }
+  if (!read.ok) {
+    if (read.reason !== 'missing') (stats.skippedFiles ??= []).push({ path: f.rel, reason: read.detail });
+    return undefined; // vanished since the walk: the next push sees it
+  }
+  const bytes = Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength);
+  const hash = hashText(bytes);
+  if (remote.get(f.rel) === hash) {
+    stats.unchanged++;
+    return undefined;
+  }
+  const { record, chunks } = chunkBytes(f.rel, bytes, hash, chunkOptions);
+  if (record.skipped) (stats.skippedFiles ??= []).push({ path: f.rel, reason: record.skipped.detail });
+  const texts = chunks.map((c) => embedText(c));
+  return { rel: f.rel, hash, size: bytes.byteLength, record, chunks, recs: chunks.map(recordOf), texts, textHashes: texts.map((t) => hashText(t)) };
 }
 
 /** Embeds what is not stored yet and writes one batch of files in one transaction. */
-async function writeBatch(sql: Sql, batch: Pending[], vectors: { embedder: Embedder; dense: PgDense } | undefined, stats: PushStats, signal?: AbortSignal): Promise<void> {
-  const embedder = vectors?.embedder;
-  const codes = vectors?.dense === 'int8-codes';
-  /** Per text hash (int8 codes): its codes in hex and max |x|. */
-  const codeOf = new Map<string, { hex: string; scale: number }>();
-  /** Per text hash: its vector as a text literal (reused from the index, or unusual values) or as integers (`vectorInts`). */
-  let vectorOf = new Map<string, string>();
-  const intsOf = new Map<string, string>();
+async function writeBatch(sql: Sql, batch: Pending[], vectors: Vectors | undefined, stats: PushStats, signal?: AbortSignal): Promise<void> {
   const t0 = performance.now();
-  if (embedder) {
-    const all = [...new Set(batch.flatMap((p) => p.textHashes))];
-    if (all.length && codes) {
-      const r = await sql.query<{ text_hash: string; code: Uint8Array; code_scale: number }>(
-        'select distinct on (text_hash) text_hash, code, code_scale from fathom_chunks where text_hash = any($1::text[]) and code is not null',
-        [all],
-      );
-      for (const x of r.rows) codeOf.set(x.text_hash, { hex: Buffer.from(x.code).toString('hex'), scale: Number(x.code_scale) });
-    } else if (all.length) {
-      vectorOf = new Map(
-        (await sql.query<{ text_hash: string; v: string }>('select distinct on (text_hash) text_hash, embedding::text as v from fathom_chunks where text_hash = any($1::text[]) and embedding is not null', [all])).rows.map((r) => [r.text_hash, r.v]),
-      );
-    }
-    const textOf = new Map<string, string>();
-    for (const p of batch) p.textHashes.forEach((h, i) => vectorOf.has(h) || codeOf.has(h) || textOf.set(h, p.texts[i]));
-    const missing = [...textOf.keys()];
-    const fresh = missing.length ? await embedder.embed(missing.map((h) => textOf.get(h)!), signal) : [];
-    missing.forEach((h, j) => {
-      if (codes) {
-        const c = int8Code(fresh[j]);
-        if (c) codeOf.set(h, c);
-        return;
-      }
-      const ints = vectorInts(fresh[j]);
-      if (ints) intsOf.set(h, ints);
-      else vectorOf.set(h, vectorLiteral(fresh[j]));
-    });
-    stats.embedded += missing.length;
-    stats.reused += batch.reduce((n, p) => n + p.chunks.length, 0) - missing.length;
-  }
+  const v = vectors ? await vectorsOf(sql, batch, vectors, stats, signal) : undefined;
   signal?.throwIfAborted();
   const t1 = performance.now();
   stats.ms.embed += t1 - t0;
@@ -363,50 +372,101 @@ async function writeBatch(sql: Sql, batch: Pending[], vectors: { embedder: Embed
       write.map((p) => p.record.language),
       write.map((p) => JSON.stringify(p.record)),
     ]);
-    const rows = write.flatMap((p) => p.chunks.map((c, i) => ({ p, c, i, rec: p.recs[i] })));
-    if (rows.length) {
-      const col = (f: (r: (typeof rows)[number]) => unknown) => rows.map(f);
-      const params: unknown[] = [
-        col((r) => r.p.rel),
-        col((r) => r.i),
-        col((r) => r.c.language),
-        col((r) => r.c.kind),
-        col((r) => r.p.textHashes[r.i]),
-        col((r) => JSON.stringify(r.c)),
-        col((r) => pgArray(r.rec.lens)),
-        col((r) => pgArray(r.rec.terms)),
-        col((r) => pgArray(r.rec.tf)),
-      ];
-      if (codes) {
-        params.push(col((r) => codeOf.get(r.p.textHashes[r.i])?.hex ?? null));
-        params.push(col((r) => codeOf.get(r.p.textHashes[r.i])?.scale ?? null));
-      } else if (embedder) {
-        params.push(col((r) => vectorOf.get(r.p.textHashes[r.i]) ?? null));
-        params.push(col((r) => intsOf.get(r.p.textHashes[r.i]) ?? null));
-        params.push(`[${new Array(Math.trunc(embedder.dims)).fill(1 / VECTOR_SCALE).join(',')}]`);
-      }
-      const ids = (
-        await sql.query<{ id: number; path: string; ord: number }>(
-          `insert into fathom_chunks (path, ord, language, kind, text_hash, chunk, lens, rec_terms, rec_tf${codes ? ', code, code_scale' : embedder ? ', embedding' : ''})
-           select u.path, u.ord, u.language, u.kind, u.text_hash, u.chunk::jsonb, u.lens::int[], u.terms::text[], u.tf::int[]${codes ? ", decode(u.v, 'hex'), u.vi::real" : embedder ? ', coalesce(u.v::vector, u.vi::int4[]::vector * $12::vector)' : ''}
-           from unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]${codes ? ', $10::text[], $11::float8[]' : embedder ? ', $10::text[], $11::text[]' : ''})
-             as u(path, ord, language, kind, text_hash, chunk, lens, terms, tf${embedder ? ', v, vi' : ''})
-           returning id, path, ord`,
-          params,
-        )
-      ).rows;
-      const recOf = new Map(rows.map((r) => [`${r.p.rel}\u0000${r.i}`, r.rec]));
-      await writePostings(sql, ids.map((x) => ({ id: x.id, rec: recOf.get(`${x.path}\u0000${x.ord}`)! })));
-      const lens = [0, 0, 0, 0];
-      for (const r of rows) r.rec.lens.forEach((x, f) => (lens[f] += x));
-      await addTotals(sql, { chunks: rows.length, lens });
-    }
+    const chunks = await insertChunks(sql, write, v);
     await afterWrite(sql);
     stats.written += write.length;
-    stats.chunks += rows.length;
+    stats.chunks += chunks;
     stats.batches++;
   });
   stats.ms.write += performance.now() - t1;
+}
+
+/** A batch's vectors, per text hash: int8 codes (hex) and max |x|, or a text literal (reused from the index, or unusual values), or integers (`vectorInts`). */
+interface BatchVectors {
+  embedder: Embedder;
+  codes: boolean;
+  codeOf: Map<string, { hex: string; scale: number }>;
+  vectorOf: Map<string, string>;
+  intsOf: Map<string, string>;
+}
+
+/** The vectors of a batch's texts: those the index holds already (under any path) reused, the others embedded. */
+async function vectorsOf(sql: Sql, batch: Pending[], vectors: Vectors, stats: PushStats, signal?: AbortSignal): Promise<BatchVectors> {
+  const { embedder } = vectors;
+  const v: BatchVectors = { embedder, codes: vectors.dense === 'int8-codes', codeOf: new Map(), vectorOf: new Map(), intsOf: new Map() };
+  const all = [...new Set(batch.flatMap((p) => p.textHashes))];
+  if (all.length && v.codes) {
+    const r = await sql.query<{ text_hash: string; code: Uint8Array; code_scale: number }>(
+      'select distinct on (text_hash) text_hash, code, code_scale from fathom_chunks where text_hash = any($1::text[]) and code is not null',
+      [all],
+    );
+    for (const x of r.rows) v.codeOf.set(x.text_hash, { hex: Buffer.from(x.code).toString('hex'), scale: Number(x.code_scale) });
+  } else if (all.length) {
+    v.vectorOf = new Map(
+      (await sql.query<{ text_hash: string; v: string }>('select distinct on (text_hash) text_hash, embedding::text as v from fathom_chunks where text_hash = any($1::text[]) and embedding is not null', [all])).rows.map((r) => [r.text_hash, r.v]),
+    );
+  }
+  const textOf = new Map<string, string>();
+  for (const p of batch) p.textHashes.forEach((h, i) => v.vectorOf.has(h) || v.codeOf.has(h) || textOf.set(h, p.texts[i]));
+  const missing = [...textOf.keys()];
+  const fresh = missing.length ? await embedder.embed(missing.map((h) => textOf.get(h)!), signal) : [];
+  missing.forEach((h, j) => {
+    if (v.codes) {
+      const c = int8Code(fresh[j]);
+      if (c) v.codeOf.set(h, c);
+      return;
+    }
+    const ints = vectorInts(fresh[j]);
+    if (ints) v.intsOf.set(h, ints);
+    else v.vectorOf.set(h, vectorLiteral(fresh[j]));
+  });
+  stats.embedded += missing.length;
+  stats.reused += batch.reduce((n, p) => n + p.chunks.length, 0) - missing.length;
+  return v;
+}
+
+/** Inserts the chunks of `write` (one multi-row insert of unnested arrays), their postings and the totals; returns how many. Inside the batch's transaction. */
+async function insertChunks(sql: Sql, write: Pending[], v: BatchVectors | undefined): Promise<number> {
+  const rows = write.flatMap((p) => p.chunks.map((c, i) => ({ p, c, i, rec: p.recs[i] })));
+  if (!rows.length) return 0;
+  const codes = !!v?.codes;
+  const embedder = v?.embedder;
+  const col = (f: (r: (typeof rows)[number]) => unknown) => rows.map(f);
+  const params: unknown[] = [
+    col((r) => r.p.rel),
+    col((r) => r.i),
+    col((r) => r.c.language),
+    col((r) => r.c.kind),
+    col((r) => r.p.textHashes[r.i]),
+    col((r) => JSON.stringify(r.c)),
+    col((r) => pgArray(r.rec.lens)),
+    col((r) => pgArray(r.rec.terms)),
+    col((r) => pgArray(r.rec.tf)),
+  ];
+  if (v && codes) {
+    params.push(col((r) => v.codeOf.get(r.p.textHashes[r.i])?.hex ?? null));
+    params.push(col((r) => v.codeOf.get(r.p.textHashes[r.i])?.scale ?? null));
+  } else if (v) {
+    params.push(col((r) => v.vectorOf.get(r.p.textHashes[r.i]) ?? null));
+    params.push(col((r) => v.intsOf.get(r.p.textHashes[r.i]) ?? null));
+    params.push(`[${new Array(Math.trunc(v.embedder.dims)).fill(1 / VECTOR_SCALE).join(',')}]`);
+  }
+  const ids = (
+    await sql.query<{ id: number; path: string; ord: number }>(
+      `insert into fathom_chunks (path, ord, language, kind, text_hash, chunk, lens, rec_terms, rec_tf${codes ? ', code, code_scale' : embedder ? ', embedding' : ''})
+       select u.path, u.ord, u.language, u.kind, u.text_hash, u.chunk::jsonb, u.lens::int[], u.terms::text[], u.tf::int[]${codes ? ", decode(u.v, 'hex'), u.vi::real" : embedder ? ', coalesce(u.v::vector, u.vi::int4[]::vector * $12::vector)' : ''}
+       from unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]${codes ? ', $10::text[], $11::float8[]' : embedder ? ', $10::text[], $11::text[]' : ''})
+         as u(path, ord, language, kind, text_hash, chunk, lens, terms, tf${embedder ? ', v, vi' : ''})
+       returning id, path, ord`,
+      params,
+    )
+  ).rows;
+  const recOf = new Map(rows.map((r) => [`${r.p.rel}\u0000${r.i}`, r.rec]));
+  await writePostings(sql, ids.map((x) => ({ id: x.id, rec: recOf.get(`${x.path}\u0000${x.ord}`)! })));
+  const lens = [0, 0, 0, 0];
+  for (const r of rows) r.rec.lens.forEach((x, f) => (lens[f] += x));
+  await addTotals(sql, { chunks: rows.length, lens });
+  return rows.length;
 }
 
 interface RemoteRecord {

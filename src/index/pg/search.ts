@@ -532,104 +532,126 @@ async function chunksOf(sql: Sql, ids: number[], cache: PostingCache | undefined
 /** Connections that have their HNSW search breadth set (once per connection, not per query). */
 const efSet = new WeakSet<object>();
 
+/**
+ * One answer's chunks (each given a `docId` the first time it is seen, by path and ordinal) and
+ * the filters asked: on a chunk of the answer, and on a ranked chunk's facts before its text is read.
+ */
+class Answer {
+  readonly pool: Chunk[] = [];
+  private readonly byKey = new Map<string, number>();
+  private readonly filter: ((id: number) => boolean) | undefined;
+  private readonly factFilter: ((id: number) => boolean) | undefined;
+  private facts: { path: string; language: string; kind: string } | undefined;
+  readonly filtering: boolean;
+  /** How many hits each list gives the fusion, and how many a list reads before its filters. */
+  readonly depth: number;
+  readonly fetch: number;
+
+  constructor(
+    readonly q: string,
+    readonly options: PgSearchOptions,
+    k: number,
+  ) {
+    this.filter = options.filters ? compileFilter(options.filters, (id) => this.pool[id]) : undefined;
+    this.factFilter = options.filters ? compileFilter(options.filters, () => this.facts) : undefined;
+    this.filtering = !!(options.filters && (options.filters.pathGlob || options.filters.language?.length || options.filters.kind?.length)) || !!options.exclude?.size;
+    this.depth = Math.max(50, k * 5);
+    this.fetch = this.filtering ? this.depth * 4 : this.depth;
+  }
+
+  idOf(c: Chunk, ord: number): number {
+    const key = `${c.path}\u0000${ord}`;
+    let id = this.byKey.get(key);
+    if (id === undefined) {
+      id = this.pool.length;
+      this.pool.push(c);
+      this.byKey.set(key, id);
+    }
+    return id;
+  }
+
+  /** Does a ranked chunk with these facts pass the filters and the left-out paths? */
+  passes(r: { path: string; language: string; kind: string }): boolean {
+    if (this.options.exclude?.has(r.path)) return false;
+    this.facts = r;
+    return !this.factFilter || this.factFilter(0);
+  }
+
+  /** Does the answer's chunk `id` pass them? */
+  keep(id: number): boolean {
+    return !this.options.exclude?.has(this.pool[id].path) && (!this.filter || this.filter(id));
+  }
+}
+
+/** The keyword list: BM25F over the postings, the filters on the ranked chunks' facts, then the engine's proximity and phrase order over the best `depth` texts. */
+async function keywordList(sql: Sql, a: Answer, found: { phrase: boolean }): Promise<number[]> {
+  const { q, options, depth } = a;
+  const { ranked: rankedHits, cache } = await keywordRank(sql, q, Math.max(a.fetch, kw().candidates) * (a.filtering ? 4 : 1), options.maxPostings ?? PG_MAX_POSTINGS, options.cold);
+  const ranked = rankedHits.map((h) => h.id);
+  const scoreOf = new Map(rankedHits.map((h) => [h.id, h.score]));
+  let passed = ranked.slice(0, depth);
+  if (a.filtering) {
+    const f = await sql.query<{ id: number; path: string; language: string; kind: string }>('select id, path, language, kind from fathom_chunks where id = any($1::int[])', [ranked]);
+    const factsOf = new Map(f.rows.map((r) => [r.id, r]));
+    passed = ranked.filter((id) => factsOf.has(id) && a.passes(factsOf.get(id)!)).slice(0, depth);
+  }
+  if (!passed.length) return [];
+  const chunkOf = await chunksOf(sql, passed, cache);
+  const kept = passed.filter((id) => chunkOf.has(id));
+  const hits = kept.map((id) => ({ docId: a.idOf(parseChunk(chunkOf.get(id)!.json), chunkOf.get(id)!.ord), score: scoreOf.get(id) ?? 0 }));
+  // the engine's order after BM25: term proximity (over the text and the i18n text shown with it), then the phrase tiers
+  const pool = a.pool;
+  const ids = proximityOrder(q, hits, depth, (id) => proximityText(pool[id]?.text, pool[id]));
+  return phraseFirst(q, ids, (id) => pool[id]?.text, (id) => shownText(pool[id])?.split('\n').map(shownForm), ids.length, found);
+}
+
+/** The dense list: the query's vector against the int8 codes (scored here) or pgvector's HNSW. */
+async function denseList(sql: Sql, a: Answer, embedder: Embedder): Promise<number[]> {
+  const { q, depth, fetch } = a;
+  const [[qv], m] = await Promise.all([
+    embedder.embed([q], undefined, { urgent: true, query: true }),
+    sql.query<{ key: string; value: string }>("select key, value from fathom_meta where key in ('model', 'dense', 'dims', 'generation')").then((r) => new Map(r.rows.map((x) => [x.key, x.value]))),
+  ]);
+  if (m.get('dense') === 'int8-codes') {
+    const ids = await denseByCodes(sql, m, embedder.id, qv, fetch);
+    if (!ids.length) return [];
+    const texts = await sql.query<{ id: number; ord: number; chunk: Chunk | string }>('select id, ord, chunk from fathom_chunks where id = any($1::int[])', [ids]);
+    const chunkOf = new Map(texts.rows.map((r) => [r.id, r]));
+    return ids
+      .filter((id) => chunkOf.has(id))
+      .map((id) => a.idOf(parseChunk(chunkOf.get(id)!.chunk), chunkOf.get(id)!.ord))
+      .filter((id) => a.keep(id))
+      .slice(0, depth);
+  }
+  if (!efSet.has(sql)) {
+    await sql.query("select set_config('hnsw.ef_search', '200', false)").catch(() => undefined);
+    efSet.add(sql);
+  }
+  const r = await sql.query<{ chunk: Chunk | string; ord: number }>(DENSE_SQL, [vectorLiteral(qv), fetch, embedder.id]);
+  return r.rows.map((row) => a.idOf(parseChunk(row.chunk), row.ord)).filter((id) => a.keep(id)).slice(0, depth);
+}
+
 /** Hybrid search of the remote index; hits carry `docId`s local to this answer. */
 export async function pgSearch(sql: Sql, query: string, options: PgSearchOptions = {}): Promise<SearchHit[]> {
   const k = Math.max(1, options.k ?? 10);
   const q = query.length > 10_000 ? query.slice(0, 10_000) : query;
   if (!q.trim()) return [];
   const mode = options.mode ?? 'hybrid';
-  const depth = Math.max(50, k * 5);
-  const filtering = !!(options.filters && (options.filters.pathGlob || options.filters.language?.length || options.filters.kind?.length)) || !!options.exclude?.size;
-  const fetch = filtering ? depth * 4 : depth;
-  const pool: Chunk[] = [];
-  const byKey = new Map<string, number>();
-  const idOf = (c: Chunk, ord: number) => {
-    const key = `${c.path}\u0000${ord}`;
-    let id = byKey.get(key);
-    if (id === undefined) {
-      id = pool.length;
-      pool.push(c);
-      byKey.set(key, id);
-    }
-    return id;
-  };
-  const filter = options.filters ? compileFilter(options.filters, (id) => pool[id]) : undefined;
-  // the same filter on a ranked chunk's facts, before its text is fetched
-  let facts: { path: string; language: string; kind: string } | undefined;
-  const factFilter = options.filters ? compileFilter(options.filters, () => facts) : undefined;
-  const passes = (r: { path: string; language: string; kind: string }) => {
-    if (options.exclude?.has(r.path)) return false;
-    facts = r;
-    return !factFilter || factFilter(0);
-  };
-  const keep = (id: number) => !options.exclude?.has(pool[id].path) && (!filter || filter(id));
-  const lists: RankedList[] = [];
+  const a = new Answer(q, options, k);
   const found = { phrase: false };
-  const asked: Array<Promise<void>> = [];
-  if (mode !== 'dense') {
-    const slot = lists.push({ name: 'keyword', ids: [] }) - 1;
-    asked.push(
-      (async () => {
-        const { ranked: rankedHits, cache } = await keywordRank(sql, q, Math.max(fetch, kw().candidates) * (filtering ? 4 : 1), options.maxPostings ?? PG_MAX_POSTINGS, options.cold);
-        const ranked = rankedHits.map((h) => h.id);
-        const scoreOf = new Map(rankedHits.map((h) => [h.id, h.score]));
-        // filters on the ranked facts (path, language, kind), then the texts of the best `depth`
-        let passed = ranked.slice(0, depth);
-        if (filtering) {
-          const f = await sql.query<{ id: number; path: string; language: string; kind: string }>('select id, path, language, kind from fathom_chunks where id = any($1::int[])', [ranked]);
-          const factsOf = new Map(f.rows.map((r) => [r.id, r]));
-          passed = ranked.filter((id) => factsOf.has(id) && passes(factsOf.get(id)!)).slice(0, depth);
-        }
-        if (!passed.length) return;
-        const chunkOf = await chunksOf(sql, passed, cache);
-        const kept = passed.filter((id) => chunkOf.has(id));
-        const hits = kept.map((id) => ({ docId: idOf(parseChunk(chunkOf.get(id)!.json), chunkOf.get(id)!.ord), score: scoreOf.get(id) ?? 0 }));
-        // the engine's order after BM25: term proximity (over the text and the i18n text shown with it), then the phrase tiers
-        const ids = proximityOrder(q, hits, depth, (id) => proximityText(pool[id]?.text, pool[id]));
-        lists[slot].ids = phraseFirst(q, ids, (id) => pool[id]?.text, (id) => shownText(pool[id])?.split('\n').map(shownForm), ids.length, found);
-      })(),
-    );
-  }
-  if (mode !== 'keyword' && options.embedder) {
-    const embedder = options.embedder;
-    const slot = lists.push({ name: 'dense', ids: [] }) - 1;
-    asked.push(
-      (async () => {
-        const [[qv], m] = await Promise.all([
-          embedder.embed([q], undefined, { urgent: true, query: true }),
-          sql.query<{ key: string; value: string }>("select key, value from fathom_meta where key in ('model', 'dense', 'dims', 'generation')").then((r) => new Map(r.rows.map((x) => [x.key, x.value]))),
-        ]);
-        if (m.get('dense') === 'int8-codes') {
-          const ids = await denseByCodes(sql, m, embedder.id, qv, fetch);
-          if (!ids.length) return;
-          const texts = await sql.query<{ id: number; ord: number; chunk: Chunk | string }>('select id, ord, chunk from fathom_chunks where id = any($1::int[])', [ids]);
-          const chunkOf = new Map(texts.rows.map((r) => [r.id, r]));
-          lists[slot].ids = ids
-            .filter((id) => chunkOf.has(id))
-            .map((id) => idOf(parseChunk(chunkOf.get(id)!.chunk), chunkOf.get(id)!.ord))
-            .filter(keep)
-            .slice(0, depth);
-          return;
-        }
-        if (!efSet.has(sql)) {
-          await sql.query("select set_config('hnsw.ef_search', '200', false)").catch(() => undefined);
-          efSet.add(sql);
-        }
-        const r = await sql.query<{ chunk: Chunk | string; ord: number }>(DENSE_SQL, [vectorLiteral(qv), fetch, embedder.id]);
-        lists[slot].ids = r.rows.map((row) => idOf(parseChunk(row.chunk), row.ord)).filter(keep).slice(0, depth);
-      })(),
-    );
-  }
-  await Promise.all(asked);
+  const embedder = mode !== 'keyword' ? options.embedder : undefined;
+  // both lists asked at once (the connection runs their queries one after another)
+  const [keyword, dense] = await Promise.all([mode !== 'dense' ? keywordList(sql, a, found) : undefined, embedder ? denseList(sql, a, embedder) : undefined]);
+  const lists: RankedList[] = [];
+  if (keyword) lists.push({ name: 'keyword', ids: keyword });
   // Fathom's own model weighed as the local engine weighs it (asked in parallel, dropped when it takes no part)
-  const dense = lists.find((l) => l.name === 'dense');
-  if (dense && options.embedder?.id.startsWith(STATIC_MODEL_NAME) && mode !== 'dense') {
-    dense.weight = ownModelWeight(q, found.phrase);
-    if (!dense.weight) lists.splice(lists.indexOf(dense), 1);
+  if (dense) {
+    const weight = embedder!.id.startsWith(STATIC_MODEL_NAME) && mode !== 'dense' ? ownModelWeight(q, found.phrase) : undefined;
+    if (weight === undefined || weight) lists.push({ name: 'dense', ids: dense, ...(weight === undefined ? {} : { weight }) });
   }
   // test code below its implementation, prose below the code a plain-words query describes, as in the local engine
-  return weighByPath(rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: depth }), q, (h) => pool[h.docId]?.path, { describes: ownModelWeight(q, found.phrase) > 0 })
+  return weighByPath(rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: a.depth }), q, (h) => a.pool[h.docId]?.path, { describes: ownModelWeight(q, found.phrase) > 0 })
     .slice(0, k)
-    .map((h) => ({ chunk: pool[h.docId], docId: h.docId, score: h.score, why: h.why }));
+    .map((h) => ({ chunk: a.pool[h.docId], docId: h.docId, score: h.score, why: h.why }));
 }
 
