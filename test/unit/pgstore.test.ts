@@ -391,6 +391,40 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
     }
   });
 
+  it('the editor\'s remote index: a search on a kept connection reads no hashes and no generation of its own; another client\'s push is seen on the next search', async () => {
+    const ws = path.join(work, 'ws');
+    await pushFolder(db, ws, {});
+    const local = new Engine();
+    for await (const _ of local.indexFolder(ws)) void _;
+    const asked: string[] = [];
+    const remote = new RemoteIndex('postgres://ci@db.example/team', {
+      connect: async () => ({ query: (t: string, p?: unknown[]) => (asked.push(t), db.query(t, p as never[])), end: async () => undefined }) as never,
+    });
+    const search = (q: string) => remote.search(ws, local, q, { k: 5, mode: 'keyword', localSearch: (k) => local.search(q, { k, mode: 'keyword' }) });
+    assert.ok((await search('rrf fusion'))?.length);
+    asked.length = 0;
+    assert.ok((await search('overlay hits'))?.length);
+    assert.ok(asked.length > 0);
+    const own = asked.filter((t) => /fathom_files/.test(t) || /^\s*select value from fathom_meta where key = 'generation'\s*$/.test(t));
+    assert.deepEqual(own, [], 'only the search\'s own statements');
+    // edited here, then pushed by another client: dirty until the search sees the new generation
+    const file = path.join(ws, 'index', 'rank', 'phrase.ts');
+    const text = fs.readFileSync(file, 'utf8');
+    try {
+      fs.writeFileSync(file, `${text}\nexport const pushedLater = 1;\n`);
+      local.updateFile('index/rank/phrase.ts', fs.readFileSync(file), { size: 1, mtimeMs: 1 });
+      await search('rrf fusion');
+      assert.equal(remote.state.dirty, 1);
+      await pushFolder(db, ws, {});
+      const hits = await search('pushedLater');
+      assert.equal(remote.state.dirty, 0, 'the hashes read again once the search saw another generation');
+      assert.equal(hits?.[0]?.chunk.path, 'index/rank/phrase.ts');
+    } finally {
+      fs.writeFileSync(file, text);
+      await pushFolder(db, ws, {});
+    }
+  });
+
   it('the editor\'s remote index: two searches at once on a connection the server closed both answer, on a new connection', async () => {
     const ws = path.join(work, 'ws');
     await pushFolder(db, ws, { embedder: fakeEmbedder() });

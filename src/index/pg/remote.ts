@@ -19,6 +19,20 @@ export async function remoteHashes(sql: Sql): Promise<Map<string, string>> {
   return new Map((await sql.query<{ path: string; hash: string }>('select path, hash from fathom_files')).rows.map((r) => [r.path, r.hash]));
 }
 
+/** The pushed files' hashes and the generation they belong to, read in one statement. */
+async function readHashes(sql: Sql): Promise<{ generation: string; map: Map<string, string> }> {
+  const r = await sql
+    .query<{ path: string | null; hash: string | null; generation: string | null }>(
+      "select f.path, f.hash, g.value as generation from (select value from fathom_meta where key = 'generation') g right join (select 1) one on true left join fathom_files f on true",
+    )
+    .catch((err: unknown) => {
+      throw /fathom_(meta|files)/.test(String((err as Error)?.message)) ? new PgStoreError('the database holds no Fathom index (push one with `fathom index <dir> --store postgres://…`)') : err;
+    });
+  const map = new Map<string, string>();
+  for (const row of r.rows) if (row.path !== null) map.set(row.path, row.hash ?? '');
+  return { generation: r.rows[0]?.generation ?? '0', map };
+}
+
 /**
  * The remote ranking with a local index's fresher files put in: `remote` is the remote answer
  * without the dirty files, `local` the local index's answer to the same query; a dirty file's
@@ -172,14 +186,15 @@ export class RemoteIndex {
       const used = this.connection();
       try {
         const sql = await used;
-        const g = await sql.query<{ value: string }>("select value from fathom_meta where key = 'generation'").catch((err: unknown) => {
-          throw /fathom_meta/.test(String((err as Error)?.message)) ? new PgStoreError('the database holds no Fathom index (push one with `fathom index <dir> --store postgres://…`)') : err;
-        });
-        const generation = g.rows[0]?.value ?? '0';
-        if (this.hashes?.generation !== generation) this.hashes = { generation, map: await remoteHashes(sql) };
-        const dirty = this.dirtyOf(root, engine, this.hashes.map, generation);
-        const depth = Math.max(50, k * 5);
-        const [remote, local] = await Promise.all([pgSearch(sql, query, { ...options, k, exclude: dirty }), dirty.size ? options.localSearch(depth) : Promise.resolve([])]);
+        // the pushed files' hashes as last read; the search itself says which generation it read,
+        // and only a search that saw another one reads them again and asks once more
+        this.hashes ??= await readHashes(sql);
+        let answer = await this.overlaid(sql, root, engine, query, { ...options, k });
+        if (answer.stale) {
+          this.hashes = await readHashes(sql);
+          answer = await this.overlaid(sql, root, engine, query, { ...options, k });
+        }
+        const { remote, local, dirty } = answer;
         this.failedAt = 0;
         this.setState({ url: redact(this.url), ok: true, dirty: dirty.size });
         return overlayHits(remote, local, dirty, k);
@@ -200,6 +215,16 @@ export class RemoteIndex {
         return undefined;
       }
     }
+  }
+
+  /** The remote answer without the locally changed files, and the local one (when any changed); stale when the search read another generation than the hashes'. */
+  private async overlaid(sql: Sql, root: string, engine: Engine, query: string, options: PgSearchOptions & { k: number; localSearch: (k: number) => Promise<SearchHit[]> }) {
+    const hashes = this.hashes!;
+    const dirty = this.dirtyOf(root, engine, hashes.map, hashes.generation);
+    const seen = new Set<string>();
+    const depth = Math.max(50, options.k * 5);
+    const [remote, local] = await Promise.all([pgSearch(sql, query, { ...options, exclude: dirty, seen }), dirty.size ? options.localSearch(depth) : Promise.resolve([])]);
+    return { remote, local, dirty, stale: [...seen].some((g) => g !== hashes.generation) };
   }
 
   async close(): Promise<void> {

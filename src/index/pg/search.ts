@@ -22,6 +22,8 @@ export interface PgSearchOptions {
   maxPostings?: number;
   /** Reads every posting and chunk from the server, none kept by the connection (a benchmark's cold row). */
   cold?: boolean;
+  /** Filled with each index generation the search read (none when it read nothing: a query with no terms). */
+  seen?: Set<string>;
 }
 
 /**
@@ -587,6 +589,7 @@ class Answer {
 async function keywordList(sql: Sql, a: Answer, found: { phrase: boolean }): Promise<number[]> {
   const { q, options, depth } = a;
   const { ranked: rankedHits, cache } = await keywordRank(sql, q, Math.max(a.fetch, kw().candidates) * (a.filtering ? 4 : 1), options.maxPostings ?? PG_MAX_POSTINGS, options.cold);
+  if (cache) options.seen?.add(cache.generation);
   const ranked = rankedHits.map((h) => h.id);
   const scoreOf = new Map(rankedHits.map((h) => [h.id, h.score]));
   let passed = ranked.slice(0, depth);
@@ -612,6 +615,7 @@ async function denseList(sql: Sql, a: Answer, embedder: Embedder): Promise<numbe
     embedder.embed([q], undefined, { urgent: true, query: true }),
     sql.query<{ key: string; value: string }>("select key, value from fathom_meta where key in ('model', 'dense', 'dims', 'generation')").then((r) => new Map(r.rows.map((x) => [x.key, x.value]))),
   ]);
+  a.options.seen?.add(m.get('generation') ?? '0');
   if (m.get('dense') === 'int8-codes') {
     const ids = await denseByCodes(sql, m, embedder.id, qv, fetch);
     if (!ids.length) return [];
