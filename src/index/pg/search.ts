@@ -77,7 +77,7 @@ r as (select term, df, stale, row_number() over (order by df, i) as rn, sum(df) 
 select r.term, r.df, ${blobs ? 'case when not r.held and not r.stale and (r.rn = 1 or r.cum <= $2) then (select f.postings from fathom_terms f where f.term = r.term) end' : 'null::bytea'} as blob,
   x.ids, x.tfs, x.la, x.lb, null::text as key, null::text as value
 from r left join lateral (
-  select array_agg(p.id)::text as ids, array_agg(p.tf)::text as tfs, array_agg((p.l0::int << 16) | p.l1)::text as la, array_agg((p.l2::int << 16) | p.l3)::text as lb
+  select array_agg(p.id order by p.id)::text as ids, array_agg(p.tf order by p.id)::text as tfs, array_agg((p.l0::int << 16) | p.l1 order by p.id)::text as la, array_agg((p.l2::int << 16) | p.l3 order by p.id)::text as lb
   from fathom_postings p
   where p.term = r.term and r.stale and not r.held and (r.rn = 1 or r.cum <= $2)
 ) x on true
@@ -91,8 +91,20 @@ const withoutBlobs = new WeakMap<object, string>();
 /** The postings of some terms, as `TERMS_SQL` gives them (a query that needs more candidates). */
 const POSTINGS_SQL = `
 select t.term, x.ids, x.tfs, x.la, x.lb from unnest($1::text[]) as t(term) left join lateral (
-  select array_agg(p.id)::text as ids, array_agg(p.tf)::text as tfs, array_agg((p.l0::int << 16) | p.l1)::text as la, array_agg((p.l2::int << 16) | p.l3)::text as lb
+  select array_agg(p.id order by p.id)::text as ids, array_agg(p.tf order by p.id)::text as tfs, array_agg((p.l0::int << 16) | p.l1 order by p.id)::text as la, array_agg((p.l2::int << 16) | p.l3 order by p.id)::text as lb
   from fathom_postings p where p.term = t.term) x on true`;
+
+/** The first index of `xs` (ascending) holding `x` or more. */
+function lowerBound(xs: Int32Array, x: number): number {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (xs[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
 
 /** The frequencies of the terms not read, in the candidates (BM25F counts every term of the query). */
 const PROBE_SQL = 'select p.id, p.term, p.tf from fathom_postings p where p.term = any($2::text[]) and p.id = any($1::int[])';
@@ -201,22 +213,21 @@ class Accumulator {
   }
   /** The `want` ids of the highest sums, best first, ties by lower id (as `order by s desc, id` gives them). */
   top(want: number): number[] {
-    const all: Array<[number, number]> = [];
-    const heap = new TopHeap(Math.max(1, want));
-    const ids: number[] = [];
-    const sums: number[] = [];
+    if (want <= 0 || (!this.n && !this.sparse.size)) return [];
+    // the want-th best sum, then every id at or above it, sorted (ties at the floor decided by id)
+    const heap = new TopHeap(want);
     for (let i = 0; i < this.n; i++) {
-      ids.push(this.touched[i]);
-      sums.push(this.sums[this.touched[i]]);
+      const s = this.sums[this.touched[i]];
+      if (heap.size < want || s > heap.min) heap.push(this.touched[i], s);
     }
-    for (const [id, s] of this.sparse) {
-      ids.push(id);
-      sums.push(s);
-    }
-    for (let i = 0; i < ids.length; i++) if (heap.size < want || sums[i] > heap.min) heap.push(i, sums[i]);
-    if (want <= 0 || !ids.length) return [];
+    for (const [id, s] of this.sparse) if (heap.size < want || s > heap.min) heap.push(id, s);
     const floor = heap.size < want ? -Infinity : heap.min;
-    for (let i = 0; i < ids.length; i++) if (sums[i] >= floor) all.push([ids[i], sums[i]]);
+    const all: Array<[number, number]> = [];
+    for (let i = 0; i < this.n; i++) {
+      const s = this.sums[this.touched[i]];
+      if (s >= floor) all.push([this.touched[i], s]);
+    }
+    for (const [id, s] of this.sparse) if (s >= floor) all.push([id, s]);
     all.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
     return all.slice(0, want).map((x) => x[0]);
   }
@@ -360,13 +371,24 @@ async function candidatesOf(sql: Sql, planTerms: string[], dfq: number[], idfRaw
 /** Per candidate, its field lengths and its frequencies of the query's terms: from the postings at hand, the rest from the server (`PROBE_SQL`). */
 async function candidateFacts(sql: Sql, cands: number[], planTerms: string[], got: Map<string, TermPostings>): Promise<Map<number, { lens: number[]; ts: string[]; tfs: number[] }>> {
   const byId = new Map<number, { lens: number[]; ts: string[]; tfs: number[] }>(cands.map((id) => [id, { lens: [], ts: [], tfs: [] }]));
+  const sorted = Int32Array.from(cands).sort();
   for (const [t, p] of got) {
-    for (let j = 0; j < p.ids.length; j++) {
-      const r = byId.get(p.ids[j]);
-      if (!r) continue;
+    const take = (j: number, r: { lens: number[]; ts: string[]; tfs: number[] }) => {
       if (!r.lens.length) r.lens = [p.la[j] >>> 16, p.la[j] & 0xffff, p.lb[j] >>> 16, p.lb[j] & 0xffff];
       r.ts.push(t);
       r.tfs.push(p.tfs[j]);
+    };
+    if (sorted.length * 16 < p.ids.length) {
+      // a frequent term (its postings by id): each candidate looked up, not every posting
+      for (const id of sorted) {
+        const j = lowerBound(p.ids, id);
+        if (j < p.ids.length && p.ids[j] === id) take(j, byId.get(id)!);
+      }
+      continue;
+    }
+    for (let j = 0; j < p.ids.length; j++) {
+      const r = byId.get(p.ids[j]);
+      if (r) take(j, r);
     }
   }
   const unread = planTerms.filter((t) => !got.has(t));
