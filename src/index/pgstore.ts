@@ -47,4 +47,4 @@ export { migrate, pgStatus, PgStoreError, PG_SCHEMA_VERSION, type PgStatus, type
 export { connectPg, isConnectionLoss, isPgUrl, redact, type PgConnection } from './pg/connect';
 export { pushFolder, type PgDense, type PushOptions, type PushStats } from './pg/push';
 export { pgSearch, PG_CACHED_CHUNKS, PG_CACHED_POSTINGS, PG_MAX_POSTINGS, type PgSearchOptions } from './pg/search';
-export { overlayHits, remoteHashes, RemoteIndex, searchWithOverlay, type RemoteIndexOptions, type RemoteState } from './pg/remote';
+export { overlayHits, remoteHashes, RemoteIndex, searchWithOverlay, type LocalRules, type RemoteIndexOptions, type RemoteSearchOptions, type RemoteState } from './pg/remote';

@@ -390,7 +390,12 @@ export class FolderSession {
     const remote = this.options.remote;
     if (remote) {
       const o = options ?? {};
-      const hits = await remote.search(this.root, this.engine, query, { k: o.k, mode: o.mode, filters: o.filters, rrfK: o.rrfK, embedder: this.options.embedder, localSearch: (k) => this.engine.search(query, { ...o, k, diversify: false }) });
+      const hits = await remote.search(this.root, this.engine, query, {
+        ...{ k: o.k, mode: o.mode, filters: o.filters, rrfK: o.rrfK, embedder: this.options.embedder },
+        localSearch: (k) => this.engine.search(query, { ...o, k, diversify: false }),
+        // what this folder leaves out (its exclude settings, .gitignore files) stays out of the team index's answers
+        localRules: { key: JSON.stringify(this.walkSelection() ?? null), allowed: () => this.source.filter(this.walkSelection()) },
+      });
       if (hits) return hits; // undefined: the team index cannot answer now, the local one does
     }
     // the editor's results view groups locale files itself (a Translations group): they reach it unfolded

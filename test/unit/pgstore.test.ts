@@ -425,6 +425,27 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
     }
   });
 
+  it('the editor\'s remote index: a file this folder\'s rules leave out is not in its answers, though the team index holds it', async () => {
+    const ws = path.join(work, 'ws');
+    await pushFolder(db, ws, {});
+    const local = new Engine();
+    for await (const _ of local.indexFolder(ws)) void _;
+    const remote = new RemoteIndex('postgres://ci@db.example/team', { connect: async () => ({ query: (t: string, p?: unknown[]) => db.query(t, p as never[]), end: async () => undefined }) as never });
+    let asked = 0;
+    const rules = (exclude: string[]) => ({ key: JSON.stringify(exclude), allowed: () => (asked++, (rel: string) => !exclude.some((x) => rel.startsWith(x))) });
+    const search = (exclude: string[]) => remote.search(ws, local, 'rrf fusion', { k: 10, mode: 'keyword', localSearch: (k) => local.search('rrf fusion', { k, mode: 'keyword' }), localRules: rules(exclude) });
+    const all = (await search([]))!;
+    const folder = all[0].chunk.path; // (a file: a prefix of its path)
+    assert.ok(all.some((h) => !h.chunk.path.startsWith(folder)), 'the answer holds other files too');
+    const without = (await search([folder]))!;
+    assert.ok(without.length > 0, 'other files still answer');
+    assert.ok(!without.some((h) => h.chunk.path.startsWith(folder)), `nothing under ${folder}: ${without.map((h) => h.chunk.path).join(', ')}`);
+    assert.equal(remote.state.dirty, 0, 'left out is not "changed here"');
+    const before = asked;
+    await search([folder]);
+    assert.equal(asked, before, 'the same rules are not asked again for the same generation');
+  });
+
   it('the editor\'s remote index: two searches at once on a connection the server closed both answer, on a new connection', async () => {
     const ws = path.join(work, 'ws');
     await pushFolder(db, ws, { embedder: fakeEmbedder() });

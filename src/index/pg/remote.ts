@@ -95,6 +95,18 @@ export async function searchWithOverlay(
   return { hits: fused.map((h, i) => ({ chunk: pool[h.docId], docId: i, score: h.score, why: { fused: h.score } })), dirty: [...dirty].sort() };
 }
 
+/**
+ * The folder's own rules for which files it holds (its exclude settings, .gitignore files): the
+ * team index was pushed with the pusher's, and a file this folder leaves out is left out of its
+ * answers too. `key` names the settings (the rules are asked again when it changes).
+ */
+export interface LocalRules {
+  key: string;
+  allowed: () => (rel: string) => boolean;
+}
+
+export type RemoteSearchOptions = PgSearchOptions & { localSearch: (k: number) => Promise<SearchHit[]>; localRules?: LocalRules };
+
 /** What the editor's remote index is doing, for the status. */
 export interface RemoteState {
   /** The URL without its password. */
@@ -131,6 +143,7 @@ export class RemoteIndex {
   private failedAt = 0;
   private current: RemoteState;
   private readonly dirtyMemo = new WeakMap<Engine, { key: string; dirty: Set<string> }>();
+  private leftOutMemo: { key: string; paths: Set<string> } | undefined;
 
   constructor(
     readonly url: string,
@@ -176,7 +189,7 @@ export class RemoteIndex {
    * The remote answer with `engine`'s fresher files overlaid (see `overlayHits`), or undefined
    * when the remote index cannot answer now (the state says why; search locally).
    */
-  async search(root: string, engine: Engine, query: string, options: PgSearchOptions & { localSearch: (k: number) => Promise<SearchHit[]> }): Promise<SearchHit[] | undefined> {
+  async search(root: string, engine: Engine, query: string, options: RemoteSearchOptions): Promise<SearchHit[] | undefined> {
     if (this.failedAt && Date.now() - this.failedAt < (this.options.retryMs ?? 60_000)) return undefined;
     const k = Math.max(1, options.k ?? 10);
     // the connection kept from an earlier search may have been closed by the server since (a
@@ -217,13 +230,26 @@ export class RemoteIndex {
     }
   }
 
+  /** The pushed files this folder's own rules leave out (the editor's exclude settings, its .gitignore files), once per generation and rules. */
+  private leftOut(hashes: { generation: string; map: Map<string, string> }, engine: Engine, rules: LocalRules | undefined): ReadonlySet<string> {
+    if (!rules) return new Set();
+    const key = `${hashes.generation}\u0000${engine.revision}\u0000${rules.key}`;
+    if (this.leftOutMemo?.key === key) return this.leftOutMemo.paths;
+    const allowed = rules.allowed();
+    const paths = new Set([...hashes.map.keys()].filter((rel) => !allowed(rel)));
+    this.leftOutMemo = { key, paths };
+    return paths;
+  }
+
   /** The remote answer without the locally changed files, and the local one (when any changed); stale when the search read another generation than the hashes'. */
-  private async overlaid(sql: Sql, root: string, engine: Engine, query: string, options: PgSearchOptions & { k: number; localSearch: (k: number) => Promise<SearchHit[]> }) {
+  private async overlaid(sql: Sql, root: string, engine: Engine, query: string, options: RemoteSearchOptions & { k: number }) {
     const hashes = this.hashes!;
     const dirty = this.dirtyOf(root, engine, hashes.map, hashes.generation);
+    const leftOut = this.leftOut(hashes, engine, options.localRules);
+    const exclude = leftOut.size ? new Set([...dirty, ...leftOut]) : dirty;
     const seen = new Set<string>();
     const depth = Math.max(50, options.k * 5);
-    const [remote, local] = await Promise.all([pgSearch(sql, query, { ...options, exclude: dirty, seen }), dirty.size ? options.localSearch(depth) : Promise.resolve([])]);
+    const [remote, local] = await Promise.all([pgSearch(sql, query, { ...options, exclude, seen }), dirty.size ? options.localSearch(depth) : Promise.resolve([])]);
     return { remote, local, dirty, stale: [...seen].some((g) => g !== hashes.generation) };
   }
 
