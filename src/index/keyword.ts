@@ -17,26 +17,12 @@
  *   term first seen in the symbol in slot 0, in the path or header in slot 1, and a text term
  *   in slots 2–8 by its position among the text's terms: the field boost, FlexSearch's way.
  *
- * Scoring: BM25F (bench/keyword.ts compares it on 300 mined queries with FlexSearch's own
- * multi-term order, kept in bench/flexsearch-order.ts as the baseline: hit@1 0.94 in any
- * insertion order against 0.94 → 0.88, 0.99 on symbols) — BM25F (Robertson &
- *   Zaragoza's simple BM25F) over the best `candidates` (default 200) documents: for each query
- *   term, W = Σ_field boost × tf / (1 − b + b × len / avglen), score += idf × W × (k1 + 1) /
- *   (k1 + W), idf = ln(1 + (N − df + 0.5) / (df + 0.5)), k1 = 1.2, b = 0.75, df counting
- *   documents that have the term in any field. Boosts symbol 5, path 1, header 3, text 1
- *   (the header repeats the path and the symbol's words). Ties: candidate order, then docId.
- *
- * BM25 candidates (see `candidatesOf`) come from FlexSearch's postings, read term by term
- * (a single-term search left unresolved gives a term's documents by slot), rarest term first
- * within a postings budget (`maxPostings`), each document scored Σ idf × slot weight. The
- * budget bounds the work at 1M chunks; with fewer than `candidates` documents more terms are
- * read. FlexSearch's own multi-term intersection is not used for BM25: it costs ~250 ns per
- * posting walked (an object keyed by id), 10× the typed-array accumulation here.
- *
- * Filters: a filter made by `compileFilter` (fusion.ts) carries its facets, tested on the
- * index's own path/language/kind ids as documents are first seen (one verdict per distinct
- * path, kept while the filter object lives); any other predicate runs lazily, best
- * candidates first.
+ * The rooms: keyword-record.ts (a document's fields → its record; the compounds' term ids),
+ * keyword-query.ts (a query → its plan: terms, weights, concepts, compounds, synonyms),
+ * keyword-candidates.ts (the candidates' accumulation and selection), keyword-score.ts (BM25F,
+ * coverage, namesake), keyword-snapshot.ts (export and import as data); postings-layout.ts and
+ * lexicon.ts (the imported postings and vocabulary). This file holds the index: its documents,
+ * its terms, FlexSearch, and which postings a query reads.
  *
  * FlexSearch runs with `fastupdate` so that `remove` does not scan the whole index. Its own
  * export/import is not used: in 0.8 it exports the postings but no configuration, and import
@@ -53,337 +39,23 @@
  */
 import { Index } from 'flexsearch';
 import type { DocFilter, FacetFilter } from './rank/fusion';
-import { Lexicon, Vocabulary } from './lexicon';
-import { HEADER, layoutBinary, layoutPostings, RESOLUTION, slotsInto, type BasePostings, type BinaryLayout } from './postings-layout';
-import { CompoundScanner, fold, queryTerms, termsOfCompound, termsWithWeakness, TOKENIZER_VERSION } from './terms';
+import { Vocabulary } from './lexicon';
+import { layoutBinary, layoutPostings, RESOLUTION, slotsInto, HEADER, type BasePostings } from './postings-layout';
+import { CompoundScanner, queryTerms, termsOfCompound } from './terms';
+import { CompoundTerms, halfFrom, Interner, NFIELDS, str, type KeywordFields, type WeakHalf } from './keyword-record';
+import { planQuery, type QueryPlan } from './keyword-query';
+import { candidatesOf, facetPass, type CandidateSource } from './keyword-candidates';
+import { bm25f, DEFAULT_BOOSTS, DEFAULT_COVERAGE, DEFAULT_NAMESAKE, type FieldBoosts, type KeywordHit } from './keyword-score';
+import { DEFAULT_CANDIDATES, DEFAULT_MAX_POSTINGS, DEFAULT_STEM, definedOnly, type KeywordIndexOptions, type KeywordSearchOptions } from './keyword-options';
+import { binarySnapshot, checkSnapshot, rejected, snapshotLexicon, snapshotPostings, snapshotRecords, writeRecords, type KeywordRecords, type KeywordSnapshot, type SnapshotRecords } from './keyword-snapshot';
 
-export type WeakHalf = 'none' | 'stems' | 'all';
-
-export interface KeywordFields {
-  path: string;
-  header?: string;
-  symbol?: string;
-  text?: string;
-  language?: string;
-  kind?: string;
-}
-
-export interface FieldBoosts {
-  symbol: number;
-  path: number;
-  header: number;
-  text: number;
-}
-
-export interface KeywordIndexOptions {
-  /** BM25F field weights. */
-  boosts?: Partial<FieldBoosts>;
-  k1?: number;
-  b?: number;
-  /** How many candidates the BM25 score looks at. Default 200. */
-  candidates?: number;
-  /**
-   * BM25 candidates come from the query's rarest terms whose postings add up to at most this
-   * (see `candidatesOf`): the work of a query is bounded by it. Default 300,000 (0.3 × 1M
-   * chunks); on the dev corpus even 1 posting (the rarest term, then more terms only while
-   * there are fewer than `candidates`) ranks the mined queries the same.
-   */
-  maxPostings?: number;
-  /** S-stemming of terms (see terms.ts); part of the persisted format. */
-  stem?: boolean | 'add';
-  /** Keep one-digit terms (see terms.ts); part of the persisted format. Default false. */
-  singleDigits?: boolean;
-  /**
-   * Which derived terms count as half an occurrence (see `termsWithWeakness`): `'stems'` the
-   * added stems, `'all'` also the parts of identifiers and CJK bigrams, `'none'`. Part of the
-   * persisted format. Default `'stems'`: measured (bench/keyword.ts, hit@1), `'all'` helps
-   * queries mined from headings (0.950 vs 0.943 overall) but loses words typed for an
-   * identifier (`zoom control` for `getZoomControl`: 0.76 vs 0.83); `'none'` 0.943 / 0.82.
-   */
-  weakHalf?: WeakHalf;
-  /**
-   * Coverage exponent: a document's BM25F score is multiplied by c^coverage, c the share of the
-   * query's concepts (idf-weighted) it matches, so that a chunk holding every word of the query
-   * beats one that holds a boosted symbol and half of them. Only for queries of at most
-   * `COVERAGE_MAX_CONCEPTS` concepts: on doc-comment sentences (bench/ranking.ts, tuning half) it
-   * cost 2–5 points of hit@5 at any length, 1–2 points when shrunk as 4 / concepts. 0 turns it off.
-   */
-  coverage?: number;
-  /** Adjacent query words also match as one compound (`log out` → `logout`). Default true. */
-  compounds?: boolean;
-  /** Query words also match their code synonyms (`CODE_SYNONYMS`). Default true. */
-  synonyms?: boolean;
-  /** Namesake weight (see `NAMESAKE`): 0 turns the identifier-level tie-break off. */
-  namesake?: number;
-  /** How many compounds `add` keeps the term ids of before it starts over (default 131,072; the tests make it small). */
-  compoundMemory?: number;
-}
-
-/**
- * A small, explicit table of code synonyms: a query word (or two adjacent words joined) also
- * matches these terms, at `SYNONYM_WEIGHT` of a term's score, and covers its concept.
- */
-export const CODE_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
-  signin: ['login', 'logon'],
-  login: ['signin'],
-  logon: ['login', 'signin'],
-  signout: ['logout', 'logoff'],
-  logout: ['signout', 'logoff'],
-  logoff: ['logout', 'signout'],
-  signup: ['register'],
-  register: ['signup'],
-  delete: ['remove'],
-  remove: ['delete'],
-  erase: ['delete', 'remove'],
-  settings: ['preferences', 'config'],
-  preferences: ['settings'],
-};
-const SYNONYM_WEIGHT = 0.6;
-/** Own entries only: a query word `constructor` or `__proto__` is no synonym. */
-const synonymsOf = (w: string): readonly string[] => (Object.hasOwn(CODE_SYNONYMS, w) ? CODE_SYNONYMS[w] : []);
-export const DEFAULT_COVERAGE = 1;
-/**
- * Identifier-level tie-break between near-namesakes: a chunk's score is multiplied by
- * 1 + namesake × q, q = (symbol terms the query matched) − ½ (symbol terms it did not), in
- * occurrences, clamped to [0, 4]. `getUser` (both parts named) then outranks `getUserSlice`
- * and `getUserList` (one part unnamed) for a query about getting the user, and `hash`
- * outranks `hashGet` for one about a hash, even when their texts match the words alike. For
- * a query short enough for coverage (`COVERAGE_MAX_CONCEPTS`) it applies only among the
- * chunks covering the most of the query, so that a named symbol never beats a chunk holding
- * more of the query's words (`field title with component TextField`: the schema property, not
- * TextField's own file). Chosen on the tuning half of bench/ranking.ts (doc sentences →
- * function): hit@1 and hit@5 rose at 0.1 and 0.2 on JS, Python and Go alike and flattened
- * past 0.2; a larger symbol boost instead (5 → 8 or 12) left them where they were.
- */
-export const DEFAULT_NAMESAKE = 0.2;
-export const COVERAGE_MAX_CONCEPTS = 6;
-
-/**
- * What a query is scored with: its known term ids, each term's weight and the concepts (typed
- * words) it covers. A concept is a word of the query with its stem; an adjacent pair's compound
- * covers both words; a synonym covers its word.
- */
-export interface QueryPlan {
-  ids: number[];
-  weight: number[];
-  /** Per term: bit mask of the concepts it covers (at most 31 concepts; later ones are not counted). */
-  covers: number[];
-  /** Per concept: its idf (0 when no term of it is known). */
-  conceptIdf: number[];
-}
-
-export interface KeywordSearchOptions {
-  /** How many results. Default 10. */
-  k?: number;
-  /**
-   * Only documents for which this returns true. A filter made by `compileFilter` is tested
-   * on the index's own path, language and kind of each document (`filter.facets`), without
-   * calling its lookup: the same answer when the index got the same facts in `add`.
-   */
-  filter?: DocFilter;
-  /** Overrides the index's `candidates` for this query. */
-  candidates?: number;
-  /** Overrides the index's `maxPostings` for this query. */
-  maxPostings?: number;
-  /** Overrides the index's `namesake` weight for this query (0: no identifier-level tie-break). */
-  namesake?: number;
-}
-
-export interface KeywordHit {
-  docId: number;
-  score: number;
-  /** 1-based. */
-  rank: number;
-}
-
-/** What `export()` gives and `import()` takes: JSON-able fields plus one binary blob. */
-export interface KeywordSnapshot {
-  format: 'fathom-keyword';
-  version: number;
-  tokenizer: { version: number; stem: boolean | 'add'; singleDigits: boolean; weakHalf: WeakHalf };
-  docs: number;
-  vocab: string[];
-  paths: string[];
-  languages: string[];
-  kinds: string[];
-  /** docIds as float64[docs], then term counts as uint32[docs], then the records, uint32. */
-  data: Uint8Array;
-  /** FNV-style hash of `data`'s 32-bit words. */
-  checksum: number;
-  /** The vocabulary as a term table (lexicon.ts), instead of `vocab` (then empty): `export({ binary: true })`. */
-  lexicon?: Uint8Array;
-  /** The documents' postings laid out (offsets per term and slot, then internal ids): `export({ binary: true })`. */
-  postings?: Uint8Array;
-}
-
-/** `KeywordIndex.exportRecords`: a snapshot and views of its records (`counts` a document, `body`) in its `data`. */
-export interface KeywordRecords {
-  snap: KeywordSnapshot;
-  counts: Uint32Array;
-  body: Uint32Array;
-}
-
-/** The binary snapshot of `snap` with its laid-out postings and term table (its `vocab` then in the table). */
-export function binarySnapshot(snap: KeywordSnapshot, layout: BinaryLayout): KeywordSnapshot {
-  return { ...snap, vocab: [], lexicon: layout.lexicon, postings: layout.postings };
-}
-
-export const DEFAULT_BOOSTS: Readonly<FieldBoosts> = { symbol: 5, path: 1, header: 3, text: 1 };
-export const DEFAULT_CANDIDATES = 200;
-export const DEFAULT_MAX_POSTINGS = 300_000;
-/** Terms keep their form and add their S-stem (terms.ts); measured in bench/keyword.ts. */
-export const DEFAULT_STEM: boolean | 'add' = 'add';
-/** 2: frequencies in half occurrences with `weakHalf: 'stems' | 'all' | 'none'` (1 had a boolean). */
-const SNAPSHOT_VERSION = 2;
-
-const NFIELDS = 4;
+export { keywordRecord, type KeywordFields, type RecordConfig, type WeakHalf } from './keyword-record';
+export { CODE_SYNONYMS, planQuery, planTerms, type PlanConfig, type QueryPlan, type TermPlan } from './keyword-query';
+export { COVERAGE_MAX_CONCEPTS, DEFAULT_BOOSTS, DEFAULT_COVERAGE, DEFAULT_NAMESAKE, type FieldBoosts, type KeywordHit } from './keyword-score';
+export { binarySnapshot, type KeywordRecords, type KeywordSnapshot } from './keyword-snapshot';
+export { DEFAULT_CANDIDATES, DEFAULT_MAX_POSTINGS, DEFAULT_STEM, type KeywordIndexOptions, type KeywordSearchOptions } from './keyword-options';
 
 type Fx = Index<false, false, true>;
-
-/** The tokenizer settings a record is made with (a `KeywordIndex` has them). */
-export interface RecordConfig {
-  stem: boolean | 'add';
-  singleDigits: boolean;
-  weakHalf: WeakHalf;
-}
-
-/** The query settings a plan is made with (a `KeywordIndex` has them). */
-export interface PlanConfig {
-  stem: boolean | 'add';
-  singleDigits: boolean;
-  synonyms: boolean;
-  compounds: boolean;
-}
-
-/**
- * A document's keyword record, as `add` stores it: each field's length in terms (symbol, path,
- * header, text) and each distinct term (in order of first occurrence, symbol first) with its
- * frequency per field packed one byte a field (symbol in the low byte), in half occurrences.
- * What the PostgreSQL team index stores per chunk (pgstore.ts); `add` computes the same in place
- * (interning ids as it goes), so the two must change together.
- */
-export function keywordRecord(fields: KeywordFields, config: RecordConfig): { lens: [number, number, number, number]; terms: Map<string, number> } {
-  const opts = { stem: config.stem, singleDigits: config.singleDigits };
-  const weak: number[][] = [[], [], [], []];
-  const perField = [
-    termsWithWeakness(str(fields.symbol), opts, weak[0]),
-    termsWithWeakness(str(fields.path), opts, weak[1]),
-    termsWithWeakness(str(fields.header), opts, weak[2]),
-    termsWithWeakness(str(fields.text), opts, weak[3]),
-  ];
-  // Term frequencies in half occurrences: 2 for a term, 1 for a weak one.
-  const weakFrom = config.weakHalf === 'all' ? 1 : config.weakHalf === 'stems' ? 2 : 3;
-  const local = new Map<string, number>();
-  for (let f = 0; f < NFIELDS; f++) {
-    const shift = 8 * f;
-    const ts = perField[f];
-    const ws = weak[f];
-    for (let x = 0; x < ts.length; x++) {
-      const add = ws[x] >= weakFrom ? 1 : 2;
-      const p = local.get(ts[x]);
-      if (p === undefined) local.set(ts[x], add * 2 ** shift);
-      else {
-        const cur = (p >>> shift) & 255;
-        if (cur < 255) local.set(ts[x], p + Math.min(add, 255 - cur) * 2 ** shift);
-      }
-    }
-  }
-  return { lens: [perField[0].length, perField[1].length, perField[2].length, perField[3].length], terms: local };
-}
-
-/** A query plan by term (see `QueryPlan`): `terms[i]` instead of a term id. */
-export interface TermPlan {
-  terms: string[];
-  weight: number[];
-  covers: number[];
-  conceptIdf: number[];
-}
-
-/**
- * The query's terms known to an index, with the concepts they cover: each term of
- * `queryTerms` is a concept, except an added stem, which joins its term's; two adjacent
- * words also match as their compound (`dark mode` → `darkmode`, `dark-mode`) and a word as
- * its code synonyms, when the index knows them. `dfOf` gives a term's document frequency
- * (undefined: not in the index), `N` the number of documents. Every term the plan may ask
- * about is in `planTerms(query, config)`.
- */
-export function planQuery(query: string, config: PlanConfig, dfOf: (term: string) => number | undefined, N: number): TermPlan {
-  const opts = { stem: config.stem, singleDigits: config.singleDigits };
-  const weak: number[] = [];
-  const all = termsWithWeakness(query, opts, weak);
-  const ts: string[] = [];
-  const weight: number[] = [];
-  const covers: number[] = [];
-  const conceptIdf: number[] = [];
-  const conceptOf = new Map<string, number>();
-  const idfOf = (df: number) => Math.log(1 + (N - df + 0.5) / (df + 0.5));
-  const at = new Map<string, number>();
-  const addTerm = (t: string, w: number, mask: number): void => {
-    const df = dfOf(t);
-    if (df === undefined) return;
-    const j = at.get(t);
-    if (j !== undefined) {
-      covers[j] |= mask;
-      weight[j] = Math.max(weight[j], w);
-      return;
-    }
-    if (ts.length >= 64) return;
-    at.set(t, ts.length);
-    ts.push(t);
-    weight.push(w);
-    covers.push(mask);
-    for (let c = 0; c < 31; c++) if (mask & (1 << c) && conceptIdf[c] === 0) conceptIdf[c] = idfOf(df);
-  };
-  let last = -1;
-  for (let x = 0; x < all.length; x++) {
-    const t = all[x];
-    let c: number;
-    if (weak[x] === 2 && last >= 0) c = last;
-    else {
-      const seen = conceptOf.get(t);
-      if (seen !== undefined) {
-        last = seen;
-        continue;
-      }
-      c = conceptIdf.length;
-      conceptOf.set(t, c);
-      conceptIdf.push(0);
-    }
-    last = c;
-    addTerm(t, 1, c < 31 ? 1 << c : 0);
-  }
-  // the typed words, in order (identifier parts and punctuation left aside)
-  const words = fold(query).match(/[\p{L}\p{N}]+/gu) ?? [];
-  const maskOf = (w: string) => {
-    const c = conceptOf.get(w);
-    return c !== undefined && c < 31 ? 1 << c : 0;
-  };
-  if (config.synonyms) {
-    for (const w of words) for (const syn of synonymsOf(w)) addTerm(syn, SYNONYM_WEIGHT, maskOf(w));
-  }
-  if (config.compounds) {
-    for (let i = 0; i + 1 < words.length && i < 32; i++) {
-      const a = words[i];
-      const b = words[i + 1];
-      if (a.length + b.length < 4) continue;
-      const mask = maskOf(a) | maskOf(b);
-      addTerm(a + b, 1, mask);
-      addTerm(`${a}-${b}`, 1, mask);
-      if (config.synonyms) for (const syn of synonymsOf(a + b)) addTerm(syn, SYNONYM_WEIGHT, mask);
-    }
-  }
-  return { terms: ts, weight, covers, conceptIdf };
-}
-
-/** Every term `planQuery` may look up for `query` (known or not), each once. */
-export function planTerms(query: string, config: PlanConfig): string[] {
-  const asked = new Set<string>();
-  planQuery(query, config, (t) => {
-    asked.add(t);
-    return undefined;
-  }, 0);
-  return [...asked];
-}
 
 export class KeywordIndex {
   readonly boosts: Readonly<FieldBoosts>;
@@ -493,7 +165,6 @@ export class KeywordIndex {
     return { path: this.paths.get(r[0]), language: this.languages.get(r[1] >>> 16), kind: this.kinds.get(r[1] & 0xffff) };
   }
 
-  /** Adds a document, replacing the one with the same id. */
   /**
    * Adds (or replaces) a document. `textCompounds`: the (start, end, hash) triples of
    * `CompoundScanner.scan(fields.text)`, found already (by a chunk pool thread), or undefined.
@@ -506,48 +177,64 @@ export class KeywordIndex {
     // (no per-document map). Each compound of the text is found in `compoundTerms` (its term
     // ids and halves, worked out once per distinct compound), not cut into term strings that
     // are each looked up: that was most of a cold index's time on the indexing thread.
-    const cache = this.compoundTerms;
-    const scan = this.scanner;
     const lens = [0, 0, 0, 0];
-    let dt = this.docTerms;
     let U = 0;
     for (let f = 0; f < NFIELDS; f++) {
-      const unit = 1 << (8 * f); // the field's byte of the packed frequencies
       const text = str(f === 0 ? fields.symbol : f === 1 ? fields.path : f === 2 ? fields.header : fields.text);
       // the thread's triples, when they fit this text (else it is scanned here)
       const given = f === 3 && textCompounds && textCompounds.length % 3 === 0 && (textCompounds.length === 0 || textCompounds[textCompounds.length - 2] <= text.length) ? textCompounds : undefined;
-      const n = given ? given.length / 3 : scan.scan(text);
-      let len = 0;
-      for (let k = 0; k < n; k++) {
-        const start = given ? given[3 * k] : scan.starts[k];
-        const end = given ? given[3 * k + 1] : scan.ends[k];
-        const hash = given ? given[3 * k + 2] : scan.hashes[k];
-        const e = cache.find(text, start, end, hash) ?? this.learnCompound(text, start, end, hash);
-        const from = cache.from[e];
-        const to = from + cache.count[e];
-        len += to - from;
-        for (let x = from; x < to; x++) {
-          const id = cache.ids[x];
-          const add = cache.halves[x];
-          const at = this.docSlot[id];
-          if (at === 0) {
-            if (2 * U + 2 > dt.length) {
-              const more = new Uint32Array(2 * dt.length);
-              more.set(dt);
-              this.docTerms = dt = more;
-            }
-            this.docSlot[id] = ++U;
-            dt[2 * U - 2] = id;
-            dt[2 * U - 1] = add * unit;
-          } else {
-            const p = dt[2 * at - 1];
-            const cur = (p >>> (8 * f)) & 255;
-            if (cur < 255) dt[2 * at - 1] = p + Math.min(add, 255 - cur) * unit;
+      U = this.countField(f, text, given, U, lens);
+    }
+    this.insert(docId, this.recordOf(fields, lens, U));
+  }
+
+  /**
+   * Counts field `f`'s terms (those of `text`'s compounds: `given`, or scanned here) into
+   * `docTerms` and `docSlot`, after the `U` distinct terms of the fields before; its length in
+   * terms into `lens[f]`. The number of distinct terms now.
+   */
+  private countField(f: number, text: string, given: Int32Array | undefined, U: number, lens: number[]): number {
+    const cache = this.compoundTerms;
+    const scan = this.scanner;
+    const unit = 1 << (8 * f); // the field's byte of the packed frequencies
+    let dt = this.docTerms;
+    const n = given ? given.length / 3 : scan.scan(text);
+    let len = 0;
+    for (let k = 0; k < n; k++) {
+      const start = given ? given[3 * k] : scan.starts[k];
+      const end = given ? given[3 * k + 1] : scan.ends[k];
+      const hash = given ? given[3 * k + 2] : scan.hashes[k];
+      const e = cache.find(text, start, end, hash) ?? this.learnCompound(text, start, end, hash);
+      const from = cache.from[e];
+      const to = from + cache.count[e];
+      len += to - from;
+      for (let x = from; x < to; x++) {
+        const id = cache.ids[x];
+        const add = cache.halves[x];
+        const at = this.docSlot[id];
+        if (at === 0) {
+          if (2 * U + 2 > dt.length) {
+            const more = new Uint32Array(2 * dt.length);
+            more.set(dt);
+            this.docTerms = dt = more;
           }
+          this.docSlot[id] = ++U;
+          dt[2 * U - 2] = id;
+          dt[2 * U - 1] = add * unit;
+        } else {
+          const p = dt[2 * at - 1];
+          const cur = (p >>> (8 * f)) & 255;
+          if (cur < 255) dt[2 * at - 1] = p + Math.min(add, 255 - cur) * unit;
         }
       }
-      lens[f] = len;
     }
+    lens[f] = len;
+    return U;
+  }
+
+  /** The record of the document whose `U` distinct terms `countField` counted (their document frequencies counted, `docSlot` cleared). */
+  private recordOf(fields: KeywordFields, lens: number[], U: number): Uint32Array {
+    const dt = this.docTerms;
     const rec = new Uint32Array(HEADER + 2 * U);
     rec[0] = this.paths.id(str(fields.path));
     // 16 bits each; past 65,535 distinct names the last id is shared (filters then over-match).
@@ -562,7 +249,7 @@ export class KeywordIndex {
       this.df[id]++;
     }
     rec.set(dt.subarray(0, 2 * U), HEADER);
-    this.insert(docId, rec);
+    return rec;
   }
 
   /**
@@ -696,196 +383,38 @@ export class KeywordIndex {
   private internalFilter(filter: DocFilter): ((i: number) => boolean) | undefined {
     const facets = filter.facets;
     if (!facets) return (i) => filter(this.extOf[i]);
-    const { path, languages, kinds } = facets;
-    if (!path && !languages && !kinds) return undefined;
-    const table = (names: Interner, wanted: ReadonlySet<string> | undefined, fold: boolean) => {
-      if (!wanted) return undefined;
-      const ok = new Uint8Array(names.size);
-      for (let id = 0; id < names.size; id++) ok[id] = wanted.has(fold ? names.get(id).toLowerCase() : names.get(id)) ? 1 : 0;
-      return ok;
-    };
-    const langOk = table(this.languages, languages, true);
-    const kindOk = table(this.kinds, kinds, false);
-    let pathOk: Int8Array | undefined;
-    if (path) {
-      // Per path id: 0 not tested yet, 1 passes, -1 does not; kept while the filter object lives.
-      pathOk = this.pathVerdicts.get(facets);
-      if (!pathOk || pathOk.length < this.paths.size) {
-        const grown = new Int8Array(Math.max(16, this.paths.size * 2));
-        if (pathOk) grown.set(pathOk);
-        pathOk = grown;
-        this.pathVerdicts.set(facets, pathOk);
-      }
-    }
-    const recs = this.records;
-    const docPath = this.docPath;
-    const docLK = this.docLK;
-    return (i) => {
-      if (recs[i] === undefined) return false;
-      const lk = docLK[i];
-      if (langOk && langOk[lk >>> 16] !== 1) return false;
-      if (kindOk && kindOk[lk & 0xffff] !== 1) return false;
-      if (path && pathOk) {
-        const p = docPath[i];
-        let v = pathOk[p];
-        if (v === 0) pathOk[p] = v = path(this.paths.get(p)) ? 1 : -1;
-        return v === 1;
-      }
-      return true;
-    };
+    const docs = { records: this.records, docPath: this.docPath, docLK: this.docLK };
+    return facetPass(facets, { paths: this.paths, languages: this.languages, kinds: this.kinds }, docs, this.pathVerdicts);
   }
 
-  /**
-   * BM25 candidates, best first (internal ids). Each query term's postings come from
-   * FlexSearch (a single-term search, unresolved, gives them by slot); a document's candidate
-   * score is Σ idf × the boost of the field its slot stands for (symbol, path/header, text) —
-   * BM25F without term frequencies or lengths. The rarest terms are read first, while their
-   * postings add up to at most `budget` (always at least the rarest term): common terms count
-   * in the final score of every candidate but make no candidates of their own — unless fewer
-   * than `want` candidates (that pass the filter) came out: then more terms are read, rarest
-   * first, until there are enough. A cheap filter (a compiled one, see `internalFilter`) is
-   * tested as documents are first seen; another one lazily, best candidates first.
-   */
+  /** BM25 candidates, best first (internal ids): see keyword-candidates.ts. */
   private candidatesOf(ids: number[], want: number, budget: number, filter?: (i: number) => boolean, cheap = false): number[] {
-    const N = this.intOf.size;
-    const order = ids.map((_, q) => q).sort((a, b) => this.df[ids[a]] - this.df[ids[b]] || a - b);
-    // Weights stay > 0: acc[i] is 0 for a document not seen yet, −1 for one a cheap filter refused.
-    const slotWeight = new Float64Array(RESOLUTION);
-    slotWeight[0] = Math.max(1e-6, this.boosts.symbol);
-    slotWeight[1] = Math.max(1e-6, this.boosts.header, this.boosts.path);
-    for (let s = 2; s < RESOLUTION; s++) slotWeight[s] = Math.max(1e-6, this.boosts.text);
-    const acc = this.acc;
-    const early = cheap ? filter : undefined;
-    const scan = new Scan(acc, this.touched, this.refused, early);
-    let next = 0;
-    let read = 0;
-    const readTerm = (q: number) => {
-      const df = this.df[ids[q]];
-      const idf = Math.log(1 + (N - df + 0.5) / (df + 0.5));
-      const base = this.base;
-      if (base && ids[q] < base.terms) {
-        const at = ids[q] * RESOLUTION;
-        for (let s = 0; s < RESOLUTION; s++) {
-          const from = base.offsets[at + s];
-          const to = base.offsets[at + s + 1];
-          if (to > from) scan.addBase(base.ids, from, to, base.live, idf * slotWeight[s]);
-        }
-      }
-      const raw = this.fx.search([this.vocabStr[ids[q]]] as unknown as string, { resolve: false }) as unknown as { result?: unknown };
-      const slots = Array.isArray(raw?.result) ? (raw.result as Array<number[] | undefined>) : [];
-      for (let s = 0; s < slots.length; s++) {
-        const arr = slots[s];
-        if (arr && arr.length) scan.add(arr, idf * slotWeight[Math.min(s, RESOLUTION - 1)]);
-      }
-      read += df;
+    const from: CandidateSource = {
+      N: this.intOf.size,
+      df: this.df,
+      boosts: this.boosts,
+      base: this.base,
+      extOf: this.extOf,
+      acc: this.acc,
+      touched: this.touched,
+      refused: this.refused,
+      flexSlots: (t) => this.flexSlots(t),
     };
-    while (next < order.length && (next === 0 || read + this.df[ids[order[next]]] <= budget)) readTerm(order[next++]);
-    const ext = this.extOf;
-    const byScore = (a: number, b: number) => acc[b] - acc[a] || ext[a] - ext[b];
-    let out: number[];
-    if (!filter || early) {
-      // Too few candidates (that pass): read more terms, rarest first.
-      while (scan.nt < want && next < order.length) readTerm(order[next++]);
-      out = topOf(scan.touched.subarray(0, scan.nt), want, acc, ext).sort(byScore);
-    } else {
-      for (;;) {
-        out = this.bestLazy(scan.touched.subarray(0, scan.nt), want, filter);
-        if (out.length >= want || next >= order.length) break;
-        readTerm(order[next++]);
-      }
-    }
-    scan.reset();
-    this.touched = scan.touched;
-    this.refused = scan.refused;
+    const out = candidatesOf(from, ids, want, budget, filter, cheap);
+    this.touched = from.touched;
+    this.refused = from.refused;
     return out;
   }
 
-  /**
-   * The `want` best of `touched` by candidate score (ties: smaller docId) that pass a filter
-   * that is not cheap: it runs on the best 4·want first, on the rest only when too few passed.
-   */
-  private bestLazy(touched: Int32Array, want: number, filter: (i: number) => boolean): number[] {
-    const acc = this.acc;
-    const ext = this.extOf;
-    const byScore = (a: number, b: number) => acc[b] - acc[a] || ext[a] - ext[b];
-    const first = topOf(touched, want * 4, acc, ext).sort(byScore);
-    const out: number[] = [];
-    for (const i of first) {
-      if (filter(i)) out.push(i);
-      if (out.length >= want) return out;
-    }
-    if (first.length === touched.length) return out;
-    const seen = new Set(first);
-    const rest = topOf(touched, want - out.length, acc, ext, (i) => !seen.has(i) && filter(i));
-    return out.concat(rest.sort(byScore));
+  /** FlexSearch's postings of term `t` by slot (a single-term search left unresolved). */
+  private flexSlots(t: number): Array<number[] | undefined> {
+    const raw = this.fx.search([this.vocabStr[t]] as unknown as string, { resolve: false }) as unknown as { result?: unknown };
+    return Array.isArray(raw?.result) ? (raw.result as Array<number[] | undefined>) : [];
   }
 
+  /** BM25F over the candidates (keyword-score.ts). */
   private bm25(cands: number[], plan: QueryPlan, k: number, nameW: number): KeywordHit[] {
-    const { ids, weight, covers, conceptIdf } = plan;
-    const N = this.intOf.size;
-    const idf = new Float64Array(ids.length);
-    for (let q = 0; q < ids.length; q++) {
-      const df = this.df[ids[q]];
-      idf[q] = weight[q] * Math.log(1 + (N - df + 0.5) / (df + 0.5));
-      this.mark[ids[q]] = q + 1;
-    }
-    let totalIdf = 0;
-    for (const x of conceptIdf) totalIdf += x;
-    // short queries only: a long sentence (a doc comment) rarely has all its words in the code
-    let known = 0;
-    for (const x of conceptIdf) if (x > 0) known++;
-    const alpha = this.coverage > 0 && totalIdf > 0 && known > 1 && known <= COVERAGE_MAX_CONCEPTS ? this.coverage : 0;
-    const { k1, b } = this;
-    const w = [this.boosts.symbol, this.boosts.path, this.boosts.header, this.boosts.text];
-    const inv = new Float64Array(NFIELDS);
-    for (let f = 0; f < NFIELDS; f++) inv[f] = this.sumLen[f] > 0 ? N / this.sumLen[f] : 0;
-    const norm = new Float64Array(NFIELDS);
-    const scored: Array<{ docId: number; score: number; order: number }> = new Array(cands.length);
-    const share = new Float64Array(cands.length);
-    const named = new Float64Array(cands.length);
-    let best = 0;
-    for (let c = 0; c < cands.length; c++) {
-      const rec = this.records[cands[c]];
-      let score = 0;
-      let covered = 0;
-      let symHalves = 0;
-      if (rec) {
-        // The packed frequencies count half occurrences.
-        for (let f = 0; f < NFIELDS; f++) norm[f] = w[f] / (2 * (1 - b + b * rec[2 + f] * inv[f]));
-        for (let j = HEADER; j < rec.length; j += 2) {
-          const q = this.mark[rec[j]];
-          if (q === 0) continue;
-          const p = rec[j + 1];
-          const W = (p & 255) * norm[0] + ((p >>> 8) & 255) * norm[1] + ((p >>> 16) & 255) * norm[2] + (p >>> 24) * norm[3];
-          score += (idf[q - 1] * W * (k1 + 1)) / (k1 + W);
-          covered |= covers[q - 1];
-          symHalves += p & 255;
-        }
-        if (rec[2] > 0 && symHalves > 0) {
-          const m = symHalves / 2;
-          named[c] = Math.max(0, Math.min(4, m - (rec[2] - m) / 2));
-        }
-      }
-      if (score > 0 && totalIdf > 0) {
-        let got = 0;
-        for (let m = covered, x = 0; m !== 0 && x < 31; x++, m >>>= 1) if (m & 1) got += conceptIdf[x];
-        share[c] = got / totalIdf;
-        if (share[c] > best) best = share[c];
-        if (alpha > 0) score *= share[c] ** alpha;
-      }
-      scored[c] = { docId: this.extOf[cands[c]], score, order: c };
-    }
-    if (nameW > 0) {
-      // With coverage on (a short query), only among the chunks that cover the most of it: a
-      // named symbol must not beat a chunk that holds more of the query's words.
-      for (let c = 0; c < cands.length; c++) if (named[c] > 0 && (alpha === 0 || share[c] >= best - 1e-9)) scored[c].score *= 1 + nameW * named[c];
-    }
-    for (const id of ids) this.mark[id] = 0;
-    scored.sort((x, y) => y.score - x.score || x.order - y.order);
-    const n = Math.min(k, scored.length);
-    const out: KeywordHit[] = new Array(n);
-    for (let r = 0; r < n; r++) out[r] = { docId: scored[r].docId, score: scored[r].score, rank: r + 1 };
-    return out;
+    return bm25f({ records: this.records, extOf: this.extOf, df: this.df, mark: this.mark, sumLen: this.sumLen, N: this.intOf.size }, this, cands, plan, k, nameW);
   }
 
   /**
@@ -907,68 +436,7 @@ export class KeywordIndex {
    * layout-thread.ts) and `binarySnapshot` make the rest.
    */
   exportRecords(): KeywordRecords {
-    const D = this.intOf.size;
-    let words = 0;
-    for (const i of this.intOf.values()) words += (this.records[i] as Uint32Array).length;
-    const buf = new ArrayBuffer(8 * D + 4 * D + 4 * words);
-    const docIds = new Float64Array(buf, 0, D);
-    const counts = new Uint32Array(buf, 8 * D, D);
-    const body = new Uint32Array(buf, 12 * D, words);
-    // term ids → the snapshot's, in order of first use (−1: not met yet)
-    const termMap = new Int32Array(this.vocabStr.length).fill(-1);
-    const vocab: string[] = [];
-    const pathMap = new Map<number, number>();
-    const paths: string[] = [];
-    const langMap = new Map<number, number>();
-    const languages: string[] = [];
-    const kindMap = new Map<number, number>();
-    const kinds: string[] = [];
-    const remap = (m: Map<number, number>, out: string[], id: number, name: () => string): number => {
-      let r = m.get(id);
-      if (r === undefined) {
-        r = out.length;
-        out.push(name());
-        m.set(id, r);
-      }
-      return r;
-    };
-    let d = 0;
-    let o = 0;
-    for (const [docId, i] of this.intOf) {
-      const rec = this.records[i] as Uint32Array;
-      docIds[d] = docId;
-      counts[d] = (rec.length - HEADER) / 2;
-      d++;
-      body[o] = remap(pathMap, paths, rec[0], () => this.paths.get(rec[0]));
-      const lang = remap(langMap, languages, rec[1] >>> 16, () => this.languages.get(rec[1] >>> 16));
-      const kind = remap(kindMap, kinds, rec[1] & 0xffff, () => this.kinds.get(rec[1] & 0xffff));
-      body[o + 1] = (lang << 16) | kind;
-      for (let f = 2; f < HEADER; f++) body[o + f] = rec[f];
-      for (let j = HEADER; j < rec.length; j += 2) {
-        let t = termMap[rec[j]];
-        if (t === -1) {
-          t = termMap[rec[j]] = vocab.length;
-          vocab.push(this.vocab.term(rec[j]));
-        }
-        body[o + j] = t;
-        body[o + j + 1] = rec[j + 1];
-      }
-      o += rec.length;
-    }
-    const data = new Uint8Array(buf);
-    const snap: KeywordSnapshot = {
-      format: 'fathom-keyword',
-      version: SNAPSHOT_VERSION,
-      tokenizer: { version: TOKENIZER_VERSION, stem: this.stem, singleDigits: this.singleDigits, weakHalf: this.weakHalf },
-      docs: D,
-      vocab,
-      paths,
-      languages,
-      kinds,
-      data,
-      checksum: checksum(data),
-    };
-    return { snap, counts, body };
+    return writeRecords({ intOf: this.intOf, records: this.records, vocab: this.vocab, paths: this.paths, languages: this.languages, kinds: this.kinds, config: this });
   }
 
   /**
@@ -990,61 +458,43 @@ export class KeywordIndex {
     }
   }
 
+  /** `import`'s work (the index is empty): the snapshot's checks and views, then its documents and postings. */
   private load(s: KeywordSnapshot, adopt: boolean, checked: boolean): void {
-    const bad = (why: string): never => {
-      throw new Error(`keyword index snapshot rejected: ${why}`);
-    };
-    if (!s || s.format !== 'fathom-keyword') bad('not a keyword index snapshot');
-    if (s.version !== SNAPSHOT_VERSION) bad(`format version ${s.version}, expected ${SNAPSHOT_VERSION}`);
-    if (!s.tokenizer || s.tokenizer.version !== TOKENIZER_VERSION) bad('made with another tokenizer version');
-    if (s.tokenizer.stem !== this.stem) bad(`made with stem=${s.tokenizer.stem}, this index has stem=${this.stem}`);
-    if (s.tokenizer.singleDigits !== this.singleDigits) bad(`made with singleDigits=${s.tokenizer.singleDigits}, this index has ${this.singleDigits}`);
-    if (s.tokenizer.weakHalf !== this.weakHalf) bad(`made with weakHalf=${s.tokenizer.weakHalf}, this index has ${this.weakHalf}`);
-    if (!(s.data instanceof Uint8Array)) bad('data is not binary');
-    if (![s.vocab, s.paths, s.languages, s.kinds].every(Array.isArray)) bad('missing name tables');
-    if (s.lexicon !== undefined && !(s.lexicon instanceof Uint8Array)) bad('the term table is not binary');
-    if (s.postings !== undefined && !(s.postings instanceof Uint8Array)) bad('the postings are not binary');
-    if (s.postings !== undefined && s.lexicon === undefined) bad('postings without their term table');
-    const D = s.docs;
-    if (!Number.isSafeInteger(D) || D < 0 || s.data.byteLength < 12 * D || s.data.byteLength % 4 !== 0) bad('bad sizes');
-    // Typed views need aligned memory; Buffers from a pool may not be.
-    const bytes = aligned(s.data);
-    const own = adopt || bytes !== s.data;
-    if (!checked && checksum(bytes) !== s.checksum) bad('checksum mismatch');
-    const docIds = new Float64Array(bytes.buffer, bytes.byteOffset, D);
-    const counts = new Uint32Array(bytes.buffer, bytes.byteOffset + 8 * D, D);
-    const words = (bytes.byteLength - 12 * D) / 4;
-    // the records are views of one block (1M small copies cost ~100 bytes each in V8 besides their data)
-    const body = own ? new Uint32Array(bytes.buffer, bytes.byteOffset + 12 * D, words) : new Uint32Array(bytes.buffer, bytes.byteOffset + 12 * D, words).slice();
-    let expected = 0;
-    for (let d = 0; d < D; d++) expected += HEADER + 2 * counts[d];
-    if (expected !== words) bad('record sizes do not add up');
-
-    // The vocabulary: the stored term table read in place, or one made from `vocab` (version 5 stores).
-    let lex: Lexicon;
-    try {
-      lex = Lexicon.read(s.lexicon !== undefined ? aligned(s.lexicon) : Lexicon.build(s.vocab));
-    } catch (err) {
-      return bad((err as Error).message);
-    }
+    checkSnapshot(s, this);
+    const r = snapshotRecords(s, adopt, checked);
+    const lex = snapshotLexicon(s);
     const V = lex.size;
     this.vocab.adopt(lex);
     this.ensureTermCapacity(V);
-    const paths = s.paths.map((p) => this.paths.id(String(p)));
-    const languages = s.languages.map((p) => this.languages.id(String(p)));
-    const kinds = s.kinds.map((p) => this.kinds.id(String(p)));
-    const stored = s.postings !== undefined ? readPostings(aligned(s.postings), D, V, (words - HEADER * D) / 2) : undefined;
-    if (typeof stored === 'string') bad(stored);
+    const names = {
+      paths: s.paths.map((p) => this.paths.id(String(p))),
+      languages: s.languages.map((p) => this.languages.id(String(p))),
+      kinds: s.kinds.map((p) => this.kinds.id(String(p))),
+    };
+    const stored = snapshotPostings(s, r, V);
     if (stored) {
       // each document holds a term once, in one slot: a term's document frequency is its postings' count
-      const { offsets } = stored as BasePostings;
+      const { offsets } = stored;
       for (let t = 0; t < V; t++) this.df[t] = offsets[(t + 1) * RESOLUTION] - offsets[t * RESOLUTION];
     }
-    this.reserve(D);
-    // the index is empty (cleared): document d gets internal id d; the arrays are made at their size
+    this.reserve(r.D);
+    this.loadRecords(r, names, V, stored !== undefined);
+    for (let i = 0; i < V; i++) if (this.df[i] === 0) rejected('vocabulary entry used by no document');
+    this.base = stored ? stored : this.postingsOf(r.D, V);
+  }
+
+  /**
+   * The snapshot's documents under internal ids 0‥D−1 (the index is empty), their records' name
+   * ids mapped to this index's (`names`, by the snapshot's id), checked: docIds, name and term
+   * ids in range, a term once a record. Without stored postings (`hasPostings`), the terms'
+   * document frequencies are counted here.
+   */
+  private loadRecords(r: SnapshotRecords, names: { paths: number[]; languages: number[]; kinds: number[] }, V: number, hasPostings: boolean): void {
+    const bad = rejected;
+    const { D, docIds, counts, body } = r;
+    // the arrays are made at their size
     const records: Array<Uint32Array | undefined> = new Array(D);
     const extOf: number[] = new Array(D);
-
     let o = 0;
     for (let d = 0; d < D; d++) {
       const docId = docIds[d];
@@ -1052,25 +502,16 @@ export class KeywordIndex {
       const len = HEADER + 2 * counts[d];
       const rec = body.subarray(o, o + len);
       o += len;
-      const pathId = paths[rec[0]];
-      const lang = languages[rec[1] >>> 16];
-      const kind = kinds[rec[1] & 0xffff];
+      const pathId = names.paths[rec[0]];
+      const lang = names.languages[rec[1] >>> 16];
+      const kind = names.kinds[rec[1] & 0xffff];
       if (pathId === undefined || lang === undefined || kind === undefined) bad('name id out of range');
       rec[0] = pathId;
       rec[1] = (lang << 16) | kind;
       for (let f = 0; f < NFIELDS; f++) this.sumLen[f] += rec[2 + f];
-      if (stored) {
+      if (hasPostings) {
         for (let j = HEADER; j < len; j += 2) if (rec[j] >= V) bad('term id out of range');
-      } else {
-        for (let j = HEADER; j < len; j += 2) {
-          const id = rec[j];
-          if (id >= V) bad('term id out of range');
-          if (this.mark[id]) bad('repeated term in a record');
-          this.mark[id] = 1;
-          this.df[id]++;
-        }
-        for (let j = HEADER; j < len; j += 2) this.mark[rec[j]] = 0;
-      }
+      } else this.countTerms(rec, V);
       records[d] = rec;
       extOf[d] = docId;
       this.intOf.set(docId, d);
@@ -1079,8 +520,19 @@ export class KeywordIndex {
     }
     this.records = records;
     this.extOf = extOf;
-    for (let i = 0; i < V; i++) if (this.df[i] === 0) bad('vocabulary entry used by no document');
-    this.base = stored ? (stored as BasePostings) : this.postingsOf(D, V);
+  }
+
+  /** Counts an imported record's terms in `df` (checked: ids under `V`, each once). */
+  private countTerms(rec: Uint32Array, V: number): void {
+    const len = rec.length;
+    for (let j = HEADER; j < len; j += 2) {
+      const id = rec[j];
+      if (id >= V) rejected('term id out of range');
+      if (this.mark[id]) rejected('repeated term in a record');
+      this.mark[id] = 1;
+      this.df[id]++;
+    }
+    for (let j = HEADER; j < len; j += 2) this.mark[rec[j]] = 0;
   }
 
   /** Room for internal ids 0‥n−1 in the per-document arrays, at once. */
@@ -1129,7 +581,7 @@ export class KeywordIndex {
   private learnCompound(text: string, start: number, end: number, hash: number): number {
     const weak: number[] = [];
     const ts = termsOfCompound(text.slice(start, end), { stem: this.stem, singleDigits: this.singleDigits }, weak);
-    const weakFrom = this.weakHalf === 'all' ? 1 : this.weakHalf === 'stems' ? 2 : 3;
+    const weakFrom = halfFrom(this.weakHalf);
     const ids = new Array<number>(ts.length);
     const halves = new Array<number>(ts.length);
     for (let x = 0; x < ts.length; x++) {
@@ -1166,324 +618,8 @@ export class KeywordIndex {
 
 const EMPTY = new Uint8Array(0);
 
-/**
- * Stored postings (`layoutPostings`'s `bytes`) of `D` documents over `V` terms, read in place,
- * or what is wrong with them: sizes, offsets that go back, `P` postings in all (the records'
- * terms), ids out of range or out of order within a list.
- */
-function readPostings(bytes: Uint8Array, D: number, V: number, P: number): BasePostings | string {
-  const O = V * RESOLUTION + 1;
-  if (bytes.byteLength !== 4 * (O + P)) return `the postings have ${bytes.byteLength} bytes, not the ${4 * (O + P)} of ${V} terms and ${P} postings`;
-  const offsets = new Uint32Array(bytes.buffer, bytes.byteOffset, O);
-  const ids = new Int32Array(bytes.buffer, bytes.byteOffset + 4 * O, P);
-  if (offsets[0] !== 0 || offsets[O - 1] !== P) return 'the postings offsets do not span the postings';
-  for (let x = 0; x + 1 < O; x++) {
-    const from = offsets[x];
-    const to = offsets[x + 1];
-    if (to < from) return 'the postings offsets go back';
-    let last = -1;
-    for (let y = from; y < to; y++) {
-      const i = ids[y];
-      if (i <= last || i >= D) return 'a posting out of range or out of order';
-      last = i;
-    }
-  }
-  return { terms: V, offsets, ids, live: new Uint8Array(D).fill(1), bytes };
-}
-
-/**
- * `b`, or an 8-byte aligned copy of it (typed views need aligned memory; Buffers from a pool may
- * not be). A copy into a fresh buffer: a Buffer's `slice` is a view at the same offset.
- */
-function aligned(b: Uint8Array): Uint8Array {
-  if (b.byteOffset % 8 === 0) return b;
-  const copy = new Uint8Array(b.byteLength);
-  copy.set(b);
-  return copy;
-}
-
-/**
- * One query's candidate accumulation: `acc[i]` sums the weights of document i (0 = not seen,
- * −1 = refused by the early filter); `touched` and `refused` list the ids to reset.
- */
-class Scan {
-  nt = 0;
-  nr = 0;
-  constructor(
-    readonly acc: Float64Array,
-    public touched: Int32Array,
-    public refused: Int32Array,
-    readonly early: ((i: number) => boolean) | undefined,
-  ) {}
-
-  add(ids: number[], w: number): void {
-    const acc = this.acc;
-    const early = this.early;
-    for (let x = 0; x < ids.length; x++) {
-      const i = ids[x];
-      const a = acc[i];
-      if (a > 0) acc[i] = a + w;
-      else if (a === 0) {
-        if (early !== undefined && !early(i)) {
-          acc[i] = -1;
-          if (this.nr === this.refused.length) this.refused = grow(this.refused);
-          this.refused[this.nr++] = i;
-        } else {
-          if (this.nt === this.touched.length) this.touched = grow(this.touched);
-          this.touched[this.nt++] = i;
-          acc[i] = w;
-        }
-      }
-    }
-  }
-
-  /** `add` for imported postings `ids[from‥to)`, skipping removed documents. */
-  addBase(ids: Int32Array, from: number, to: number, live: Uint8Array, w: number): void {
-    const acc = this.acc;
-    const early = this.early;
-    for (let x = from; x < to; x++) {
-      const i = ids[x];
-      if (live[i] === 0) continue;
-      const a = acc[i];
-      if (a > 0) acc[i] = a + w;
-      else if (a === 0) {
-        if (early !== undefined && !early(i)) {
-          acc[i] = -1;
-          if (this.nr === this.refused.length) this.refused = grow(this.refused);
-          this.refused[this.nr++] = i;
-        } else {
-          if (this.nt === this.touched.length) this.touched = grow(this.touched);
-          this.touched[this.nt++] = i;
-          acc[i] = w;
-        }
-      }
-    }
-  }
-
-  reset(): void {
-    for (let x = 0; x < this.nt; x++) this.acc[this.touched[x]] = 0;
-    for (let x = 0; x < this.nr; x++) this.acc[this.refused[x]] = 0;
-    this.nt = this.nr = 0;
-  }
-}
-
-function grow(a: Int32Array): Int32Array {
-  const b = new Int32Array(a.length * 2);
-  b.set(a);
-  return b;
-}
-
-/**
- * The `n` best of `xs` (unordered) that pass `keep`: by `score` descending, ties by `ext`
- * ascending. Linear: the n-th best score is found by quickselect on a copy of the scores.
- */
-function topOf(xs: Int32Array, n: number, score: Float64Array, ext: number[], keep?: (x: number) => boolean): number[] {
-  if (n <= 0) return [];
-  let m = 0;
-  let ids = xs;
-  if (keep) {
-    ids = new Int32Array(xs.length);
-    for (let i = 0; i < xs.length; i++) if (keep(xs[i])) ids[m++] = xs[i];
-  } else m = xs.length;
-  if (m <= n) return Array.from(ids.subarray(0, m));
-  const vals = new Float64Array(m);
-  for (let i = 0; i < m; i++) vals[i] = score[ids[i]];
-  const thr = nthLargest(vals, n - 1);
-  const out: number[] = [];
-  const ties: number[] = [];
-  for (let i = 0; i < m; i++) {
-    const v = score[ids[i]];
-    if (v > thr) out.push(ids[i]);
-    else if (v === thr) ties.push(ids[i]);
-  }
-  ties.sort((a, b) => ext[a] - ext[b]);
-  for (let i = 0; out.length < n && i < ties.length; i++) out.push(ties[i]);
-  return out;
-}
-
-/** The value that would be at index `k` of `a` sorted descending (reorders `a`). */
-function nthLargest(a: Float64Array, k: number): number {
-  let lo = 0;
-  let hi = a.length - 1;
-  while (lo < hi) {
-    const pivot = a[(lo + hi) >>> 1];
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (a[i] > pivot) i++;
-      while (a[j] < pivot) j--;
-      if (i <= j) {
-        const t = a[i];
-        a[i] = a[j];
-        a[j] = t;
-        i++;
-        j--;
-      }
-    }
-    if (k <= j) hi = j;
-    else if (k >= i) lo = i;
-    else return a[k];
-  }
-  return a[k];
-}
-
 /** FlexSearch's encoder: terms arrive as arrays already; a stray string is tokenized. */
 function passThrough(content: string): string[] {
   const x = content as unknown;
   return Array.isArray(x) ? (x as string[]) : typeof x === 'string' ? queryTerms(x) : [];
-}
-
-/**
- * The term ids of the compounds met (see `CompoundScanner`), by compound: an open-addressing
- * table (linear probing, at most half full) of the compound's hash and 1 + its entry; entry e
- * has `count[e]` terms at `ids`/`halves` from `from[e]` (halves: 2 a term, 1 a weak one).
- * Past `limit` compounds (or 4 × limit term slots, or 32 × limit characters) it starts over, so
- * memory stays bounded on any input: under 30 MB with the default limit (its arrays at twice
- * what they hold at worst).
- */
-class CompoundTerms {
-  private readonly limit: number;
-  private hashOf = new Int32Array(1 << 12);
-  private slot = new Int32Array(1 << 12);
-  /** 32 − log2(slots): a slot is the top bits of the hash times the golden ratio. */
-  private shift = 32 - 12;
-  /**
-   * Each compound's characters, copied (`charAt[e]`, `charLen[e]`): keeping the compound as a
-   * slice of the chunk text would keep the whole text alive as long as the entry.
-   */
-  private chars = new Uint16Array(1 << 14);
-  private charAt: number[] = [];
-  private charLen: number[] = [];
-  private usedChars = 0;
-  from: number[] = [];
-  count: number[] = [];
-  ids = new Uint32Array(1 << 12);
-  halves = new Uint8Array(1 << 12);
-  private used = 0;
-
-  constructor(limit = 1 << 17) {
-    this.limit = Math.max(1, Math.floor(limit));
-  }
-
-  clear(): void {
-    if (this.from.length === 0) return;
-    this.hashOf = new Int32Array(1 << 12);
-    this.slot = new Int32Array(1 << 12);
-    this.shift = 32 - 12;
-    this.charAt = [];
-    this.charLen = [];
-    this.usedChars = 0;
-    this.from = [];
-    this.count = [];
-    this.used = 0;
-  }
-
-  /** The entry of `text.slice(start, end)` (whose hash is `h`), or undefined. */
-  find(text: string, start: number, end: number, h: number): number | undefined {
-    const slots = this.slot;
-    const mask = slots.length - 1;
-    const len = end - start;
-    for (let at = Math.imul(h, 0x9e3779b1) >>> this.shift; slots[at] !== 0; at = (at + 1) & mask) {
-      if (this.hashOf[at] !== h) continue;
-      const e = slots[at] - 1;
-      if (this.charLen[e] !== len) continue;
-      const c = this.chars;
-      const o = this.charAt[e] - start;
-      let i = start;
-      while (i < end && text.charCodeAt(i) === c[o + i]) i++;
-      if (i === end) return e;
-    }
-    return undefined;
-  }
-
-  /** A new entry for `text.slice(start, end)` (hash `h`) and its terms' ids and halves. */
-  add(text: string, start: number, end: number, h: number, ids: readonly number[], halves: readonly number[]): number {
-    const len = end - start;
-    if (this.from.length >= this.limit || this.used + ids.length > 4 * this.limit || this.usedChars + len > 32 * this.limit) this.clear();
-    if (2 * (this.from.length + 1) > this.slot.length) this.rehash(this.slot.length * 2);
-    while (this.used + ids.length > this.ids.length) {
-      const moreIds = new Uint32Array(this.ids.length * 2);
-      moreIds.set(this.ids);
-      this.ids = moreIds;
-      const moreHalves = new Uint8Array(this.halves.length * 2);
-      moreHalves.set(this.halves);
-      this.halves = moreHalves;
-    }
-    while (this.usedChars + len > this.chars.length) {
-      const more = new Uint16Array(this.chars.length * 2);
-      more.set(this.chars);
-      this.chars = more;
-    }
-    for (let i = 0; i < len; i++) this.chars[this.usedChars + i] = text.charCodeAt(start + i);
-    this.charAt.push(this.usedChars);
-    this.charLen.push(len);
-    this.usedChars += len;
-    const e = this.from.length;
-    this.from.push(this.used);
-    this.count.push(ids.length);
-    for (let x = 0; x < ids.length; x++) {
-      this.ids[this.used + x] = ids[x];
-      this.halves[this.used + x] = halves[x];
-    }
-    this.used += ids.length;
-    this.place(h, e + 1);
-    return e;
-  }
-
-  private place(h: number, entry: number): void {
-    const slots = this.slot;
-    const mask = slots.length - 1;
-    let at = Math.imul(h, 0x9e3779b1) >>> this.shift;
-    while (slots[at] !== 0) at = (at + 1) & mask;
-    slots[at] = entry;
-    this.hashOf[at] = h;
-  }
-
-  private rehash(size: number): void {
-    const oldHash = this.hashOf;
-    const oldSlot = this.slot;
-    this.hashOf = new Int32Array(size);
-    this.slot = new Int32Array(size);
-    this.shift = 32 - Math.log2(size);
-    for (let i = 0; i < oldSlot.length; i++) if (oldSlot[i] !== 0) this.place(oldHash[i], oldSlot[i]);
-  }
-}
-
-function str(x: unknown): string {
-  return typeof x === 'string' ? x : '';
-}
-
-function definedOnly<T extends object>(o: T): Partial<T> {
-  const out: Partial<T> = {};
-  for (const [key, v] of Object.entries(o)) if (typeof v === 'number' && Number.isFinite(v)) (out as Record<string, number>)[key] = v;
-  return out;
-}
-
-function checksum(bytes: Uint8Array): number {
-  const n = bytes.byteLength >>> 2;
-  const words = bytes.byteOffset % 4 === 0 ? new Uint32Array(bytes.buffer, bytes.byteOffset, n) : new Uint32Array(bytes.slice(0, n * 4).buffer);
-  let h = 0x811c9dc5 ^ n;
-  for (let i = 0; i < n; i++) h = Math.imul(h ^ words[i], 0x01000193);
-  return h >>> 0;
-}
-
-/** Strings ↔ small ids (never freed: bounded by the distinct paths/languages/kinds seen). */
-class Interner {
-  private ids = new Map<string, number>();
-  private names: string[] = [];
-  get size(): number {
-    return this.names.length;
-  }
-  id(name: string): number {
-    let id = this.ids.get(name);
-    if (id === undefined) {
-      id = this.names.length;
-      this.names.push(name);
-      this.ids.set(name, id);
-    }
-    return id;
-  }
-  get(id: number): string {
-    return this.names[id] ?? '';
-  }
 }
