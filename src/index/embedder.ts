@@ -455,6 +455,43 @@ export async function createEmbedder(options: EmbedderOptions = {}): Promise<Cre
 
 /** A transformers.js model (all-MiniLM-L6-v2 by default), or why there is none. */
 export async function createTransformersEmbedder(options: EmbedderOptions = {}): Promise<CreateEmbedderResult> {
+  const settings = settingsOf(options);
+  if ('error' in settings) return settings;
+  const place = placeOf(options, settings);
+  if ('error' in place) return place;
+  let lib: TransformersModule;
+  try {
+    lib = await loadTransformers();
+  } catch (err) {
+    return { error: `No embedding model: the embedding runtime (@huggingface/transformers with onnxruntime-node) cannot be loaded on this machine: ${message(err)}` };
+  }
+  const loading = loadLock.then(() => loadPipeline(lib, settings, place));
+  loadLock = loading.catch(() => undefined);
+  let pipe: FeatureExtractionPipeline;
+  try {
+    pipe = await loading;
+  } catch (err) {
+    return { error: loadFailure(message(err), settings, place) };
+  }
+  return startEmbedder(lib, pipe, settings, place);
+}
+
+/** `createTransformersEmbedder`'s options, checked, with their defaults. */
+interface TransformersSettings {
+  model: string;
+  dtype: EmbedderDtype;
+  allowDownload: boolean;
+  threads: number;
+  batchSize: number;
+  batchTokens: number;
+  maxTokens: number;
+  /** The ONNX file of `dtype`, under the model folder. */
+  modelFile: string;
+  cacheDir: string | undefined;
+}
+
+/** The options checked, with their defaults, or what is wrong with them. */
+function settingsOf(options: EmbedderOptions): TransformersSettings | { error: string } {
   const model = options.model ?? DEFAULT_TRANSFORMERS_MODEL;
   const dtype = options.dtype ?? DEFAULT_DTYPE;
   const allowDownload = options.allowDownload ?? false;
@@ -466,12 +503,29 @@ export async function createTransformersEmbedder(options: EmbedderOptions = {}):
   for (const v of [threads, batchSize, batchTokens, maxTokens]) if (typeof v === 'string') return { error: `Embedder: ${v}.` };
   const modelFile = `onnx/${DTYPE_FILE[dtype]}`;
   const cacheDir = options.cacheDir ? path.resolve(options.cacheDir) : undefined;
+  return { model, dtype, allowDownload, threads: threads as number, batchSize: batchSize as number, batchTokens: batchTokens as number, maxTokens: maxTokens as number, modelFile, cacheDir };
+}
 
-  // Where to look: `<root>/<id>/` — a direct model folder is split into root and id (or, when
-  // its name is not a Hub-style id, given to transformers.js as an absolute path).
+/** Where the model is looked for: `<root>/<id>/`; `loadAs` what transformers.js is given; `where` said in messages. */
+interface ModelPlace {
+  root: string | undefined;
+  id: string;
+  loadAs: string;
+  where: string;
+  /** How messages name the model: `"<id>" (<dtype>)`. */
+  label: string;
+}
+
+/**
+ * Where to look: `<root>/<id>/` — a direct model folder is split into root and id (or, when
+ * its name is not a Hub-style id, given to transformers.js as an absolute path). An error when
+ * the local model folder does not exist and downloading is off.
+ */
+function placeOf(options: EmbedderOptions, s: TransformersSettings): ModelPlace | { error: string } {
+  const { cacheDir } = s;
   let root = cacheDir;
-  let id = model;
-  let loadAs = model;
+  let id = s.model;
+  let loadAs = s.model;
   let where: string;
   if (options.localModelPath) {
     const dir = path.resolve(options.localModelPath);
@@ -483,69 +537,63 @@ export async function createTransformersEmbedder(options: EmbedderOptions = {}):
       root = dir;
     }
     where = path.join(root, id);
-    if (!allowDownload && !fs.existsSync(dir)) {
+    if (!s.allowDownload && !fs.existsSync(dir)) {
       return { error: `No embedding model: the local model folder ${dir} does not exist and downloading is off.` };
     }
   } else {
     where = cacheDir ? path.join(cacheDir, id) : `transformers.js's default model folder`;
   }
-  const label = `"${id}" (${dtype})`;
+  return { root, id, loadAs, where, label: `"${id}" (${s.dtype})` };
+}
 
-  let lib: TransformersModule;
+/** The feature-extraction pipeline (run under `loadLock`: it sets transformers.js's global `env`, and restores it). */
+async function loadPipeline(lib: TransformersModule, s: TransformersSettings, place: ModelPlace): Promise<FeatureExtractionPipeline> {
+  const { env } = lib;
+  const saved = { allowLocalModels: env.allowLocalModels, allowRemoteModels: env.allowRemoteModels, localModelPath: env.localModelPath };
   try {
-    lib = await loadTransformers();
-  } catch (err) {
-    return { error: `No embedding model: the embedding runtime (@huggingface/transformers with onnxruntime-node) cannot be loaded on this machine: ${message(err)}` };
+    env.allowLocalModels = true;
+    env.allowRemoteModels = s.allowDownload;
+    if (place.root) env.localModelPath = place.root;
+    return await lib.pipeline('feature-extraction', place.loadAs, {
+      dtype: s.dtype,
+      device: 'cpu',
+      local_files_only: !s.allowDownload,
+      ...(s.cacheDir ? { cache_dir: s.cacheDir } : {}),
+      session_options: { intraOpNumThreads: s.threads, interOpNumThreads: 1, executionMode: 'sequential' },
+    });
+  } finally {
+    Object.assign(env, saved);
   }
+}
 
-  const load = async (): Promise<FeatureExtractionPipeline> => {
-    const { env } = lib;
-    const saved = { allowLocalModels: env.allowLocalModels, allowRemoteModels: env.allowRemoteModels, localModelPath: env.localModelPath };
-    try {
-      env.allowLocalModels = true;
-      env.allowRemoteModels = allowDownload;
-      if (root) env.localModelPath = root;
-      return await lib.pipeline('feature-extraction', loadAs, {
-        dtype,
-        device: 'cpu',
-        local_files_only: !allowDownload,
-        ...(cacheDir ? { cache_dir: cacheDir } : {}),
-        session_options: { intraOpNumThreads: threads as number, interOpNumThreads: 1, executionMode: 'sequential' },
-      });
-    } finally {
-      Object.assign(env, saved);
-    }
-  };
-  const loading = loadLock.then(load);
-  loadLock = loading.catch(() => undefined);
-
-  let pipe: FeatureExtractionPipeline;
-  try {
-    pipe = await loading;
-  } catch (err) {
-    const msg = message(err);
-    const missing = /not found locally at "([^"]+)"/.exec(msg)?.[1];
-    if (missing) {
-      const lookedIn = cacheDir && root !== cacheDir ? ` (looked in ${where} and the cache ${cacheDir})` : '';
-      return {
-        error:
-          `No embedding model: ${label} not found: ${missing} is missing${lookedIn}` +
-          (allowDownload
-            ? '.'
-            : `, and downloading is off. Allow downloads, or point the local model folder at a copy of the model (config.json, tokenizer.json, tokenizer_config.json, ${modelFile}).`),
-      };
-    }
-    if (allowDownload && /fetch failed|ENOTFOUND|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|network/i.test(msg)) {
-      return { error: `No embedding model: downloading ${label} from the Hugging Face Hub failed (${msg}). Retry when online, or set a local model folder.` };
-    }
-    return { error: `No embedding model: ${label} could not be loaded from ${allowDownload ? `${where} or the Hugging Face Hub` : where}: ${msg}` };
+/** Why the model did not load (`msg`, transformers.js's message): missing files, no network, or the message itself. */
+function loadFailure(msg: string, s: TransformersSettings, place: ModelPlace): string {
+  const { cacheDir, allowDownload } = s;
+  const { root, where, label } = place;
+  const missing = /not found locally at "([^"]+)"/.exec(msg)?.[1];
+  if (missing) {
+    const lookedIn = cacheDir && root !== cacheDir ? ` (looked in ${where} and the cache ${cacheDir})` : '';
+    return (
+      `No embedding model: ${label} not found: ${missing} is missing${lookedIn}` +
+      (allowDownload
+        ? '.'
+        : `, and downloading is off. Allow downloads, or point the local model folder at a copy of the model (config.json, tokenizer.json, tokenizer_config.json, ${s.modelFile}).`)
+    );
   }
+  if (allowDownload && /fetch failed|ENOTFOUND|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|network/i.test(msg)) {
+    return `No embedding model: downloading ${label} from the Hugging Face Hub failed (${msg}). Retry when online, or set a local model folder.`;
+  }
+  return `No embedding model: ${label} could not be loaded from ${allowDownload ? `${where} or the Hugging Face Hub` : where}: ${msg}`;
+}
 
+/** The embedder over a loaded pipeline, once a probe ran through it; or why it does not run. */
+async function startEmbedder(lib: TransformersModule, pipe: FeatureExtractionPipeline, s: TransformersSettings, place: ModelPlace): Promise<CreateEmbedderResult> {
+  const { root, id, label } = place;
   // The window can be no wider than the model's position table or the tokenizer's limit.
   const config = pipe.model.config as unknown as { max_position_embeddings?: number };
-  const window = Math.min(maxTokens as number, config.max_position_embeddings ?? Infinity, pipe.tokenizer.model_max_length ?? Infinity);
+  const window = Math.min(s.maxTokens, config.max_position_embeddings ?? Infinity, pipe.tokenizer.model_max_length ?? Infinity);
   const source = root ? path.join(root, id) : id;
-  const embedder = new TransformersEmbedder(lib, pipe, id, dtype, threads as number, batchSize as number, window, source, batchTokens as number);
+  const embedder = new TransformersEmbedder(lib, pipe, id, s.dtype, s.threads, s.batchSize, window, source, s.batchTokens);
   try {
     await embedder.probe();
   } catch (err) {
