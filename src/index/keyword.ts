@@ -19,10 +19,11 @@
  *
  * The rooms: keyword-record.ts (a document's fields → its record; the compounds' term ids),
  * keyword-query.ts (a query → its plan: terms, weights, concepts, compounds, synonyms),
- * keyword-candidates.ts (the candidates' accumulation and selection), keyword-score.ts (BM25F,
- * coverage, namesake), keyword-snapshot.ts (export and import as data); postings-layout.ts and
- * lexicon.ts (the imported postings and vocabulary). This file holds the index: its documents,
- * its terms, FlexSearch, and which postings a query reads.
+ * keyword-candidates.ts (which documents are scored: postings read rarest term first within a
+ * budget; the facet filters), keyword-score.ts (BM25F, coverage, namesake), keyword-snapshot.ts
+ * (export and import as data, their checks), keyword-options.ts (settings and defaults);
+ * postings-layout.ts and lexicon.ts (the imported postings and vocabulary). This file holds the
+ * index itself: its documents and terms, FlexSearch, bulk loading, import and export.
  *
  * FlexSearch runs with `fastupdate` so that `remove` does not scan the whole index. Its own
  * export/import is not used: in 0.8 it exports the postings but no configuration, and import
