@@ -19,6 +19,17 @@ export interface Embedder {
   /** Optional fast kernel: [rowsA, d] × [d, colsB] → [rowsA, colsB] (builds the ANN index). */
   matmul?(a: Float32Array, rowsA: number, bT: Float32Array, colsB: number, d: number): Promise<Float32Array>;
   dispose(): Promise<void>;
+  /**
+   * What a chunk thread loads to embed chunks exactly as this embedder does (Fathom's own model:
+   * its file and id). Absent: vectors are made on the indexing thread (transformers.js models).
+   */
+  readonly inThreads?: ThreadModel;
+}
+
+/** A model a chunk thread can load by itself (static-model.ts): the file, and the id its vectors must have. */
+export interface ThreadModel {
+  file: string;
+  id: string;
 }
 
 export interface EmbedCallOptions {

@@ -12,6 +12,7 @@ import { sha1Hex } from '../util/hash';
 import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type ResolvedOptions } from '../chunkers/index';
 import { SEARCH_TERMS_META, type Chunk, type ChunkOptions, type FileChunks } from '../chunkers/types';
 import { embedText, type Embedder } from './embedder';
+import type { ThreadModel } from './embedder-types';
 import { EmbedQueue, embedTier, HINTED_TIER } from './embed-order';
 import type { FileSelection, WalkProblem } from '../workspace/files';
 import { NodeFileSource, type FileContent, type FileNotRead, type FileSource, type FileStat, type ReadResult, type SourceFile } from '../workspace/source';
@@ -112,7 +113,53 @@ export interface FileChunker {
   /** A run with fewer changed files or bytes chunks in-thread (defaults POOL_MIN_FILES, POOL_MIN_BYTES). */
   readonly minFiles?: number;
   readonly minBytes?: number;
-  chunk(rel: string, text: string, options: ChunkOptions, signal?: AbortSignal, usages?: UsageOptions): Promise<FileChunks & { usages?: Usage[]; locale?: ScriptLocale }>;
+  /** `embed`: the thread also embeds the chunks with this model (`vectors`), when it can. */
+  chunk(rel: string, text: string, options: ChunkOptions, signal?: AbortSignal, usages?: UsageOptions, embed?: ThreadModel): Promise<ChunkedFile>;
+}
+
+/**
+ * A file as a chunk thread gives it back: its chunks, the i18n usages asked for, the compounds
+ * of the chunk texts and, when asked, the vector of each chunk (row i: `chunks[i]`, in one buffer).
+ */
+export type ChunkedFile = FileChunks & { usages?: Usage[]; locale?: ScriptLocale; compounds?: Int32Array; vectors?: Float32Array };
+
+export interface IndexFolderOptions {
+  signal?: AbortSignal;
+  /** False: the vectors still missing after chunking are left for a later `embedPending` (the chunk threads' vectors are kept). */
+  embed?: boolean;
+  selection?: FileSelection;
+  hook?: IndexHook;
+  pool?: FileChunker;
+  heap?: () => HeapUse;
+}
+
+/** A file of an index run, read, on its way to the index (`chunked`: sent to the pool). */
+interface RunRead {
+  r: ReadResult;
+  stale: boolean;
+  chunked?: Promise<ChunkedFile>;
+}
+
+/** One `indexFolder` run: what it walked, how it chunks, the reads in flight. */
+interface IndexRun {
+  src: FileSource;
+  files: SourceFile[];
+  hook?: IndexHook;
+  signal?: AbortSignal;
+  /** The chunk pool, when this run uses it. */
+  pool?: FileChunker;
+  /** The model the pool's threads embed with (none: vectors are made here). */
+  embed?: ThreadModel;
+  /** Most reads in flight (0: each applied at once). */
+  window: number;
+  cap: number;
+  heap: () => HeapUse;
+  /** Files read so far (the heap is looked at every MEMORY_CHECK_FILES). */
+  reads: number;
+  /** Why the files left are not read (the heap is full). */
+  full?: string;
+  inFlight: RunRead[];
+  inFlightBytes: number;
 }
 
 /** Below this many changed files or bytes an index run chunks in-thread: starting a thread costs more. */
@@ -421,7 +468,15 @@ export class Engine {
     }
   }
 
-  private addChunk(chunk: Chunk, category?: string, textCompounds?: Int32Array): number {
+  /** The rows of a chunk thread's vectors by chunk id (row i: `chunks[i]`); none when they do not fit this engine's vectors. */
+  private vectorRows(chunks: readonly Chunk[], flat: Float32Array): Map<string, Float32Array> | undefined {
+    const d = this.vectors?.dims;
+    if (!d || flat.length !== chunks.length * d) return undefined;
+    return new Map(chunks.map((c, i) => [c.id, flat.subarray(i * d, (i + 1) * d)]));
+  }
+
+  /** Adds a chunk to the indexes; its vector: one known for its text, else `vector` (made by a chunk thread), else it waits for `embedPending`. */
+  private addChunk(chunk: Chunk, category?: string, textCompounds?: Int32Array, vector?: Float32Array): number {
     this.revision++;
     const docId = this.free.length ? this.free.pop()! : this.chunks.length;
     const extra = this.i18n?.textFor(chunk);
@@ -433,8 +488,8 @@ export class Engine {
       const h = (this.textHash[docId] = hashText(embedText(chunk)));
       const twin = this.liveByHash.get(h);
       const known = this.vectorCache.get(h) ?? (twin !== undefined ? this.vectors.get(twin) : undefined);
-      if (known) {
-        this.vectors.set(docId, known);
+      if (known ?? vector) {
+        this.vectors.set(docId, (known ?? vector)!);
         this.liveByHash.set(h, docId);
       } else this.pendingEmbed.add(docId, this.tierOf(chunk, category));
     }
@@ -529,7 +584,7 @@ export class Engine {
    * The same as `updateFile` for a file the FileSource read (hash and decoded text given: the
    * session hands the same content to the i18n index).
    */
-  updateContent(content: FileContent, chunked?: FileChunks & { compounds?: Int32Array }): boolean {
+  updateContent(content: FileContent, chunked?: ChunkedFile): boolean {
     const { rel, stat, hash } = content;
     const old = this.files.get(rel);
     if (old && old.hash === hash) {
@@ -555,7 +610,9 @@ export class Engine {
       // the compounds of the chunk texts, when the pool's thread found them (see PooledChunks)
       const packed = chunked?.compounds;
       const compounds = packed ? compoundsByChunk(result.chunks, packed) : undefined;
-      for (const c of withoutTwinCodeBlocks(result.chunks)) rec.docIds.push(this.addChunk(c, result.category, compounds?.get(c.id)));
+      // the vectors, when the pool's thread embedded the chunks (Fathom's own model)
+      const rows = chunked?.vectors ? this.vectorRows(result.chunks, chunked.vectors) : undefined;
+      for (const c of withoutTwinCodeBlocks(result.chunks)) rec.docIds.push(this.addChunk(c, result.category, compounds?.get(c.id), rows?.get(c.id)));
     }
     this.files.set(rel, rec);
     return true;
@@ -574,131 +631,165 @@ export class Engine {
    * for what is pending. Files are read through `source` (a path: the folder on disk), with
    * its one read policy; `hook` gets the same content (the session's i18n index). Yields
    * progress; stops between files when `signal` aborts.
+   *
+   * With a chunk pool and Fathom's own model (an embedder with `inThreads`), the pool's threads
+   * embed the chunks they cut and this thread only stores the vectors; a transformers.js model
+   * embeds here, after chunking (`embedPending`).
    */
-  async *indexFolder(
-    source: FileSource | string,
-    options: { signal?: AbortSignal; embed?: boolean; selection?: FileSelection; hook?: IndexHook; pool?: FileChunker; heap?: () => HeapUse } = {},
-  ): AsyncGenerator<IndexProgress> {
-    const src = typeof source === 'string' ? new NodeFileSource(source) : source;
-    const hook = options.hook;
+  async *indexFolder(source: FileSource | string, options: IndexFolderOptions = {}): AsyncGenerator<IndexProgress> {
+    const run = await this.startRun(typeof source === 'string' ? new NodeFileSource(source) : source, options);
+    const { files, signal } = run;
+    const t0 = Date.now();
+    let done = 0;
+    let lastYield = 0;
+    for (let i = 0; i < files.length; i++) {
+      signal?.throwIfAborted();
+      this.readForRun(run, files[i]);
+      await this.drainRun(run, i === files.length - 1);
+      done = i + 1 - run.inFlight.length;
+      const now = Date.now();
+      if (now - lastYield > 100 || done === files.length) {
+        lastYield = now;
+        yield this.chunkProgress(run, done, (now - t0) / 1000);
+      }
+    }
+    if (options.embed !== false) yield* this.embedPending(signal, files.length);
+    yield { phase: 'done', filesDone: done, filesTotal: files.length, chunksEmbedded: 0, chunksToEmbed: this.pendingEmbed.size, rate: 0, ...(run.full !== undefined ? { message: `memory: the files left are ${run.full}` } : {}) };
+  }
+
+  /**
+   * An index run's start: the walk (the hook sees its list), vanished files removed, walk
+   * problems recorded, the pool chosen (only for a real job: a few changed files are chunked
+   * here, at once), and whether its threads embed.
+   */
+  private async startRun(src: FileSource, options: IndexFolderOptions): Promise<IndexRun> {
     const problems: WalkProblem[] = [];
     const files = await src.walkAsync(options.selection, problems, options.signal);
-    hook?.listed?.(files);
-    const seen = new Set(files.map((f) => f.rel));
-    for (const rel of [...this.files.keys()]) if (!seen.has(rel)) this.removeFile(rel);
-    for (const p of problems) {
-      const kind = p.kind ?? 'unreadable';
-      const rec = this.files.get(p.rel);
-      if (rec?.skipped && rec.skipped.reason === kind && rec.skipped.detail === p.reason) continue; // known: no new revision, no save
-      this.skipFile(p.rel, { size: 0, mtimeMs: 0 }, kind, p.reason);
-    }
+    options.hook?.listed?.(files);
+    this.pruneRun(files, problems);
     // an index built from nothing lays its keyword postings out at once, at the first search (keyword.ts beginBulk)
     this.keyword.beginBulk();
-    const cap = this.chunkOptions.maxFileBytes;
-    // an unreadable file is retried every time: fixing permissions does not change its mtime
-    const isStale = (f: SourceFile): boolean => {
-      const rec = this.files.get(f.rel);
-      return !(rec && rec.size === f.size && rec.mtimeMs === f.mtimeMs && rec.skipped?.reason !== 'unreadable' && rec.skipped?.reason !== 'memory');
-    };
-    // the heap: looked at every MEMORY_CHECK_FILES files read; past MEMORY_STOP_SHARE of its
-    // limit the stale files left are skipped, not read (see MEMORY_STOP_SHARE)
-    const heap = options.heap ?? heapUse;
-    let reads = 0;
-    let full: string | undefined;
-    const heapFull = (): string | undefined => {
-      if (full !== undefined || reads++ % MEMORY_CHECK_FILES !== 0) return full;
-      const h = heap();
-      if (h.limit > 0 && h.used > MEMORY_STOP_SHARE * h.limit) {
-        const mb = (n: number) => Math.round(n / (1 << 20));
-        full = `not indexed: the index used ${mb(h.used)} MB of the ${mb(h.limit)} MB it may use, and the rest is kept for saving and searching it`;
-      }
-      return full;
-    };
-    // a chunk pool only for a real job: a few changed files are chunked here, at once
-    let staleFiles = 0;
-    let staleBytes = 0;
-    for (const f of files) {
-      if (!isStale(f)) continue;
-      staleFiles++;
-      staleBytes += f.size;
-    }
-    const p = options.pool;
-    const pool = p?.available && staleFiles >= (p.minFiles ?? POOL_MIN_FILES) && staleBytes >= (p.minBytes ?? POOL_MIN_BYTES) ? p : undefined;
+    const pool = this.poolFor(files, options.pool);
     if (!pool) await prepareLanguagesFor(files.map((f) => f.rel)); // tree-sitter grammars, only those needed (the pool's threads load their own)
-    const signal = options.signal;
     // files read and handed to the pool, applied (and given to the hook) in walk order: the
     // index, and what the hook sees when, are the same as in-thread. The window is twice what
     // the threads hold, so that one thread goes on while the file at the head of the window
     // takes the other a while; `IN_FLIGHT_BYTES` bounds the files it keeps in memory.
     const window = pool ? 2 * pool.size * (pool.depth ?? 8) : 0;
-    let inFlightBytes = 0;
-    type Read = { r: ReadResult; stale: boolean; chunked?: Promise<FileChunks & { usages?: Usage[]; locale?: ScriptLocale }> };
-    const inFlight: Read[] = [];
-    const apply = async (e: Read): Promise<void> => {
-      let chunked: (FileChunks & { usages?: Usage[]; locale?: ScriptLocale }) | undefined;
-      if (e.chunked) {
-        try {
-          chunked = await e.chunked;
-        } catch {
-          signal?.throwIfAborted();
-          chunked = undefined; // the pool went away: chunk here
-          await prepareLanguagesFor([e.r.rel]);
-        }
-      }
-      signal?.throwIfAborted();
-      hook?.read?.(e.r, chunked?.usages ? { usages: chunked.usages, ...(chunked.locale !== undefined ? { locale: chunked.locale } : {}) } : undefined);
-      if (!e.stale) return;
-      if (e.r.ok && chunked && e.r.stat.size <= cap) this.updateContent(e.r, chunked);
-      else this.applyRead(e.r);
-    };
-    const t0 = Date.now();
-    let done = 0;
-    let lastYield = 0;
-    for (let i = 0; i < files.length; i++) {
-      const f = files[i];
-      signal?.throwIfAborted();
-      let stale = isStale(f);
-      let hookWants = hook?.wants?.(f) ?? false;
-      if ((stale || hookWants) && heapFull() !== undefined) {
-        if (stale) this.skipFile(f.rel, { size: f.size, mtimeMs: f.mtimeMs }, 'memory', full!);
-        stale = hookWants = false;
-      }
-      if (stale || hookWants) {
-        const r = src.read(f.rel, Math.max(cap, hook?.maxBytes?.(f.rel) ?? 0));
-        let chunked: Read['chunked'];
-        if (stale && pool) {
-          const old = this.files.get(f.rel);
-          const asks = hookWants ? hook?.usages?.(r.rel) : undefined;
-          // a file over the chunking cap that the hook reads (a big bundle searched for i18n
-          // usages) goes to the thread too: it is skipped there at once, and parsed for the hook
-          const send = r.ok && (r.stat.size <= cap || asks !== undefined) && r.decoded.text !== undefined && !(old && old.hash === r.hash);
-          chunked = send ? pool.chunk(r.rel, r.decoded.text!, this.chunkSpec, signal, asks) : undefined;
-          chunked?.catch(() => undefined); // awaited in order below; a run stopped meanwhile leaves some unawaited
-        }
-        const e: Read = { r, stale, chunked };
-        if (pool) {
-          inFlight.push(e);
-          inFlightBytes += r.ok ? r.bytes.length : 0;
-        } else await apply(e);
-      }
-      while (inFlight.length > window || (inFlight.length > 1 && inFlightBytes > IN_FLIGHT_BYTES) || (i === files.length - 1 && inFlight.length)) {
-        const e = inFlight.shift()!;
-        inFlightBytes -= e.r.ok ? e.r.bytes.length : 0;
-        await apply(e);
-      }
-      done = i + 1 - inFlight.length;
-      const now = Date.now();
-      if (now - lastYield > 100 || done === files.length) {
-        lastYield = now;
-        const rate = done / Math.max(0.001, (now - t0) / 1000);
-        const progress: IndexProgress = { phase: 'chunk', filesDone: done, filesTotal: files.length, chunksEmbedded: 0, chunksToEmbed: this.pendingEmbed.size, rate, etaSeconds: (files.length - done) / rate };
-        if (pool) progress.threads = pool.size;
-        if (full !== undefined) progress.message = `memory: the files left are ${full}`;
-        yield progress;
+    // the chunk threads embed with Fathom's own model (not a transformers.js one), when there is a vector store to fill
+    const embed = pool && this.vectors && this.embedder?.inThreads?.id && this.embedder.dims === this.vectors.dims ? this.embedder.inThreads : undefined;
+    return { src, files, hook: options.hook, signal: options.signal, pool, embed, window, cap: this.chunkOptions.maxFileBytes, heap: options.heap ?? heapUse, reads: 0, inFlight: [], inFlightBytes: 0 };
+  }
+
+  /** Removes the files the walk no longer lists; records its problems (a known one again: no new revision, no save). */
+  private pruneRun(files: SourceFile[], problems: WalkProblem[]): void {
+    const seen = new Set(files.map((f) => f.rel));
+    for (const rel of [...this.files.keys()]) if (!seen.has(rel)) this.removeFile(rel);
+    for (const p of problems) {
+      const kind = p.kind ?? 'unreadable';
+      const rec = this.files.get(p.rel);
+      if (rec?.skipped && rec.skipped.reason === kind && rec.skipped.detail === p.reason) continue;
+      this.skipFile(p.rel, { size: 0, mtimeMs: 0 }, kind, p.reason);
+    }
+  }
+
+  /** Whether a walked file must be read: new, changed, or unreadable or left for memory last time (fixing permissions does not change its mtime). */
+  private isStale(f: SourceFile): boolean {
+    const rec = this.files.get(f.rel);
+    return !(rec && rec.size === f.size && rec.mtimeMs === f.mtimeMs && rec.skipped?.reason !== 'unreadable' && rec.skipped?.reason !== 'memory');
+  }
+
+  /** The pool, when it is there and the run changes at least its `minFiles` files and `minBytes` bytes; else none (chunk here). */
+  private poolFor(files: SourceFile[], p: FileChunker | undefined): FileChunker | undefined {
+    if (!p?.available) return undefined;
+    let staleFiles = 0;
+    let staleBytes = 0;
+    for (const f of files) {
+      if (!this.isStale(f)) continue;
+      staleFiles++;
+      staleBytes += f.size;
+    }
+    return staleFiles >= (p.minFiles ?? POOL_MIN_FILES) && staleBytes >= (p.minBytes ?? POOL_MIN_BYTES) ? p : undefined;
+  }
+
+  /**
+   * The heap, looked at every MEMORY_CHECK_FILES files read: past MEMORY_STOP_SHARE of its limit
+   * the run's stale files left are skipped, not read (see MEMORY_STOP_SHARE). Why, once full.
+   */
+  private heapFull(run: IndexRun): string | undefined {
+    if (run.full !== undefined || run.reads++ % MEMORY_CHECK_FILES !== 0) return run.full;
+    const h = run.heap();
+    if (h.limit > 0 && h.used > MEMORY_STOP_SHARE * h.limit) {
+      const mb = (n: number) => Math.round(n / (1 << 20));
+      run.full = `not indexed: the index used ${mb(h.used)} MB of the ${mb(h.limit)} MB it may use, and the rest is kept for saving and searching it`;
+    }
+    return run.full;
+  }
+
+  /** Reads one walked file when it is stale or the hook wants it; with a pool, sends it to be chunked (and embedded) and queues it, else applies it now. */
+  private readForRun(run: IndexRun, f: SourceFile): void {
+    const { hook, pool, cap } = run;
+    let stale = this.isStale(f);
+    let hookWants = hook?.wants?.(f) ?? false;
+    if ((stale || hookWants) && this.heapFull(run) !== undefined) {
+      if (stale) this.skipFile(f.rel, { size: f.size, mtimeMs: f.mtimeMs }, 'memory', run.full!);
+      stale = hookWants = false;
+    }
+    if (!stale && !hookWants) return;
+    const r = run.src.read(f.rel, Math.max(cap, hook?.maxBytes?.(f.rel) ?? 0));
+    let chunked: RunRead['chunked'];
+    if (stale && pool) {
+      const old = this.files.get(f.rel);
+      const asks = hookWants ? hook?.usages?.(r.rel) : undefined;
+      // a file over the chunking cap that the hook reads (a big bundle searched for i18n
+      // usages) goes to the thread too: it is skipped there at once, and parsed for the hook
+      const send = r.ok && (r.stat.size <= cap || asks !== undefined) && r.decoded.text !== undefined && !(old && old.hash === r.hash);
+      chunked = send ? pool.chunk(r.rel, r.decoded.text!, this.chunkSpec, run.signal, asks, run.embed) : undefined;
+      chunked?.catch(() => undefined); // awaited in order by drainRun; a run stopped meanwhile leaves some unawaited
+    }
+    run.inFlight.push({ r, stale, chunked });
+    run.inFlightBytes += r.ok ? r.bytes.length : 0;
+  }
+
+  /** Applies the reads at the head of the run's window, in walk order: all of them when `last`, else until the window and `IN_FLIGHT_BYTES` hold the rest. */
+  private async drainRun(run: IndexRun, last: boolean): Promise<void> {
+    const q = run.inFlight;
+    while (q.length > run.window || (q.length > 1 && run.inFlightBytes > IN_FLIGHT_BYTES) || (last && q.length)) {
+      const e = q.shift()!;
+      run.inFlightBytes -= e.r.ok ? e.r.bytes.length : 0;
+      await this.applyRunRead(run, e);
+    }
+  }
+
+  /** One read of the run, in walk order: the pool's chunks (and vectors) when it sent the file (chunked here when the pool went away), given to the hook, then indexed. */
+  private async applyRunRead(run: IndexRun, e: RunRead): Promise<void> {
+    const { signal, hook } = run;
+    let chunked: ChunkedFile | undefined;
+    if (e.chunked) {
+      try {
+        chunked = await e.chunked;
+      } catch {
+        signal?.throwIfAborted();
+        chunked = undefined; // the pool went away: chunk here
+        await prepareLanguagesFor([e.r.rel]);
       }
     }
-    if (options.embed !== false) yield* this.embedPending(options.signal, files.length);
-    yield { phase: 'done', filesDone: done, filesTotal: files.length, chunksEmbedded: 0, chunksToEmbed: this.pendingEmbed.size, rate: 0, ...(full !== undefined ? { message: `memory: the files left are ${full}` } : {}) };
+    signal?.throwIfAborted();
+    hook?.read?.(e.r, chunked?.usages ? { usages: chunked.usages, ...(chunked.locale !== undefined ? { locale: chunked.locale } : {}) } : undefined);
+    if (!e.stale) return;
+    // vectors only of the model the run's threads were asked for, and this engine still has
+    if (chunked?.vectors && this.embedder?.inThreads?.id !== run.embed?.id) delete chunked.vectors;
+    if (e.r.ok && chunked && e.r.stat.size <= run.cap) this.updateContent(e.r, chunked);
+    else this.applyRead(e.r);
+  }
+
+  private chunkProgress(run: IndexRun, done: number, seconds: number): IndexProgress {
+    const total = run.files.length;
+    const rate = done / Math.max(0.001, seconds);
+    const progress: IndexProgress = { phase: 'chunk', filesDone: done, filesTotal: total, chunksEmbedded: 0, chunksToEmbed: this.pendingEmbed.size, rate, etaSeconds: (total - done) / rate };
+    if (run.pool) progress.threads = run.pool.size;
+    if (run.full !== undefined) progress.message = `memory: the files left are ${run.full}`;
+    return progress;
   }
 
   /**

@@ -20,7 +20,7 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { EmbedCallOptions, Embedder } from './embedder-types';
+import type { EmbedCallOptions, Embedder, ThreadModel } from './embedder-types';
 import { modelTerms } from './model-terms';
 
 /** The model's name, as users give it (`--model fathom-code-search`, the `fathom.model.id` setting). */
@@ -96,6 +96,17 @@ export class StaticEmbedder implements Embedder {
 
   /** The vector of one text (unit length; all zeros when no term is known). */
   vector(text: string, query = false): Float32Array {
+    const v = new Float32Array(this.dims);
+    this.vectorInto(text, v, 0, query);
+    return v;
+  }
+
+  /**
+   * `vector(text)` written into `out` at `offset` (zeros there expected): the chunk threads
+   * embed a file's chunks into one buffer, sent back without a copy. The same arithmetic, in
+   * the same order, as `vector`: the numbers are bit-identical.
+   */
+  vectorInto(text: string, out: Float32Array, offset: number, query = false): void {
     const scale = query ? this.qScale : this.cScale;
     const rows = query ? this.qRows : this.cRows;
     const d = this.dims;
@@ -104,7 +115,7 @@ export class StaticEmbedder implements Embedder {
       const i = this.index.get(t);
       if (i !== undefined && i > 0) tf.set(i, (tf.get(i) ?? 0) + 1);
     }
-    const v = new Float32Array(d);
+    const v = out.subarray(offset, offset + d);
     for (const [i, n] of tf) {
       const w = (1 + Math.log(n)) * scale[i];
       const off = i * d;
@@ -116,7 +127,11 @@ export class StaticEmbedder implements Embedder {
       const inv = 1 / Math.sqrt(norm);
       for (let k = 0; k < d; k++) v[k] *= inv;
     }
-    return v;
+  }
+
+  /** A chunk thread loads this file and embeds as this model does (engine.ts: the chunk pool's threads embed what they cut). */
+  get inThreads(): ThreadModel {
+    return { file: this.source, id: this.id };
   }
 
   async embed(texts: string[], signal?: AbortSignal, options?: EmbedCallOptions): Promise<Float32Array[]> {

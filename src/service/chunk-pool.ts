@@ -28,6 +28,7 @@ import type { ScriptLocale, Usage, UsageOptions } from '../i18n/types';
 import { TokenizerMissingError } from '../tokenizer/wordpiece';
 import { THREAD_STACK_MB } from '../parse/oxc';
 import { threadScript, type ThreadScript } from '../util/thread-script';
+import type { ThreadModel } from '../index/embedder-types';
 
 export interface ChunkJobMessage {
   id: number;
@@ -36,6 +37,8 @@ export interface ChunkJobMessage {
   options: ChunkOptions;
   /** Also find the file's i18n key usages (findUsages, from the chunker's own parse), and read it as a locale module when `usages.localeScript` says. */
   usages?: UsageOptions;
+  /** Also embed the chunks with this model (Fathom's own: loaded once per thread, on the first job that asks). */
+  embed?: ThreadModel;
 }
 
 /** Sent to a thread by `warm`: load the parsers, answer nothing. */
@@ -47,9 +50,10 @@ export interface WarmMessage {
  * A file's chunks, with its i18n usages (and its reading as a locale module) when they were
  * asked for, and `compounds`: the compounds of each chunk's text, found on the thread
  * (`packCompounds`), so that the indexing thread, a cold index's critical path, does not scan
- * the texts again.
+ * the texts again. `vectors`: when the job asked for them (`embed`), the vector of each chunk
+ * (`embedText`, in `chunks` order), row after row in one buffer, moved from the thread, not copied.
  */
-export type PooledChunks = FileChunks & { usages?: Usage[]; locale?: ScriptLocale; compounds?: Int32Array };
+export type PooledChunks = FileChunks & { usages?: Usage[]; locale?: ScriptLocale; compounds?: Int32Array; vectors?: Float32Array };
 
 /**
  * `elided`: the chunks (indexes) whose text the thread left out ('') because it is exactly
@@ -58,7 +62,17 @@ export type PooledChunks = FileChunks & { usages?: Usage[]; locale?: ScriptLocal
  * v8.serialize 273 ms with the texts, 34 ms without; deserializing them another 208 ms on the
  * indexing thread).
  */
-export type ChunkReplyMessage = { id: number; result: FileChunks; usages?: Usage[]; locale?: ScriptLocale; elided?: number[]; compounds?: Int32Array; error?: undefined } | { id: number; error: string; fatal?: boolean; result?: undefined; usages?: undefined; locale?: undefined; elided?: undefined; compounds?: undefined };
+export type ChunkReplyMessage =
+  | { id: number; result: FileChunks; usages?: Usage[]; locale?: ScriptLocale; elided?: number[]; compounds?: Int32Array; vectors?: Float32Array; embedError?: string; error?: undefined }
+  | { id: number; error: string; fatal?: boolean; result?: undefined; usages?: undefined; locale?: undefined; elided?: undefined; compounds?: undefined; vectors?: undefined; embedError?: undefined };
+
+/** The buffers a reply moves to the pool instead of copying (the compounds, the vectors). */
+export function replyTransfers(reply: ChunkReplyMessage): ArrayBuffer[] {
+  const out: ArrayBuffer[] = [];
+  if (reply.compounds) out.push(reply.compounds.buffer as ArrayBuffer);
+  if (reply.vectors) out.push(reply.vectors.buffer as ArrayBuffer);
+  return out;
+}
 
 /** In the thread: leaves out the chunk texts that are slices of `text` (see ChunkReplyMessage), returning their indexes. */
 export function elideTexts(result: FileChunks, text: string): number[] | undefined {
@@ -179,6 +193,7 @@ interface Job {
   text: string;
   options: ChunkOptions;
   usages?: UsageOptions;
+  embed?: ThreadModel;
   resolve: (r: PooledChunks) => void;
   reject: (err: unknown) => void;
   signal?: AbortSignal;
@@ -210,6 +225,7 @@ export class ChunkPool {
   /** Threads started so far (replacements included), files sent: what the tests look at. */
   started = 0;
   jobs = 0;
+  private readonly embedWarned = new Set<string>();
   readonly minFiles: number | undefined;
   readonly minBytes: number | undefined;
 
@@ -246,14 +262,16 @@ export class ChunkPool {
   /**
    * Chunks one file in a pool thread; with `usages`, the thread also finds the file's i18n key
    * usages (the same as `findUsages` on the indexing thread, from the chunker's parse: the
-   * index run's i18n feed does not parse the file again). Rejects with the signal's reason
+   * index run's i18n feed does not parse the file again); with `embed`, the thread also embeds
+   * the chunks with that model (`vectors`; none, and a warning logged once, when the thread
+   * cannot load it: the indexing thread embeds them then). Rejects with the signal's reason
    * when it aborts.
    */
-  chunk(rel: string, text: string, options: ChunkOptions, signal?: AbortSignal, usages?: UsageOptions): Promise<PooledChunks> {
+  chunk(rel: string, text: string, options: ChunkOptions, signal?: AbortSignal, usages?: UsageOptions, embed?: ThreadModel): Promise<PooledChunks> {
     if (!this.available) return Promise.reject(new Error(this.closed ? 'the chunk pool is closed' : 'the chunk pool has no worker script'));
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<PooledChunks>((resolve, reject) => {
-      const job: Job = { id: this.nextId++, rel, text, options, usages, resolve, reject, signal };
+      const job: Job = { id: this.nextId++, rel, text, options, usages, embed, resolve, reject, signal };
       this.jobs++;
       if (signal) this.watch(signal, job);
       this.queue.push(job);
@@ -352,6 +370,8 @@ export class ChunkPool {
           if (reply.result) {
             const result: PooledChunks = restoreTexts(reply.result, job.text, reply.elided);
             if (reply.compounds) result.compounds = reply.compounds;
+            if (reply.vectors) result.vectors = reply.vectors;
+            if (reply.embedError) this.embedFailed(reply.embedError);
             this.settle(job, reply.usages ? Object.assign(result, { usages: reply.usages }, reply.locale !== undefined ? { locale: reply.locale } : {}) : result);
           }
           else if (reply.fatal) {
@@ -377,6 +397,13 @@ export class ChunkPool {
     return w;
   }
 
+  /** A thread could not embed (the model file gone or changed since the run began): said once; the indexing thread embeds instead. */
+  private embedFailed(why: string): void {
+    if (this.embedWarned.has(why)) return;
+    this.embedWarned.add(why);
+    this.options.log?.('warn', `a chunk thread could not embed (${why}): the chunks are embedded on the indexing thread`);
+  }
+
   /** A file the chunker could not do: a visible skip with the reason, logged. */
   private crashed(job: Job, detail: string): FileChunks {
     this.options.log?.('warn', `${job.rel}: skipped: ${detail}`);
@@ -396,7 +423,7 @@ export class ChunkPool {
         if (!slot.worker) slot.worker = this.spawn(slot);
         slot.jobs.push(job);
         held[k] += job.text.length;
-        const msg: ChunkJobMessage = { id: job.id, rel: job.rel, text: job.text, options: job.options, usages: job.usages };
+        const msg: ChunkJobMessage = { id: job.id, rel: job.rel, text: job.text, options: job.options, usages: job.usages, ...(job.embed ? { embed: job.embed } : {}) };
         slot.worker.postMessage(msg);
       }
     }

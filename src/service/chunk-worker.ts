@@ -1,7 +1,9 @@
 /**
  * A chunk pool's worker thread (see chunk-pool.ts): chunks the files it is sent, one at a time in order,
  * with the token counter of its own thread, and posts the `FileChunks` back. Tree-sitter
- * grammars are loaded in this thread on the first file that needs them.
+ * grammars are loaded in this thread on the first file that needs them. When a job asks
+ * (`embed`: Fathom's own model, its file and id), the thread also embeds the chunks it cut; the
+ * model is loaded on the first such job, once per thread.
  *
  * Bundled as dist/chunk-worker.js (esbuild.mjs), next to dist/worker.js and dist/cli.js.
  */
@@ -12,7 +14,11 @@ import { readLocaleScript } from '../i18n/locales';
 import { withParseReuse } from '../parse/script';
 import { packCompounds } from '../index/terms';
 import { TokenizerMissingError } from '../tokenizer/wordpiece';
-import { elideTexts, lowerThreadPriority, type ChunkJobMessage, type ChunkReplyMessage, type WarmMessage } from './chunk-pool';
+import { embedText } from '../index/embedder';
+import type { ThreadModel } from '../index/embedder-types';
+import { loadStaticModel, type StaticEmbedder } from '../index/static-model';
+import type { Chunk } from '../chunkers/types';
+import { elideTexts, lowerThreadPriority, replyTransfers, type ChunkJobMessage, type ChunkReplyMessage, type WarmMessage } from './chunk-pool';
 
 /** Fault injection for the pool's tests: the thread dies (as on a native crash) on this path. */
 const exitOn: string | undefined = (workerData as { exitOn?: string } | undefined)?.exitOn;
@@ -32,6 +38,34 @@ function warm(): void {
   } catch {
     // only a head start: the first file loads whatever this did not
   }
+}
+
+/** The thread's model for each file and id asked, loaded on the first job that asks; a failure is kept too (not read again per file). */
+const models = new Map<string, { embedder: StaticEmbedder } | { embedError: string }>();
+function modelFor(model: ThreadModel): { embedder: StaticEmbedder } | { embedError: string } {
+  const key = `${model.file}\0${model.id}`;
+  let m = models.get(key);
+  if (!m) {
+    const r = loadStaticModel(model.file);
+    m = 'error' in r ? { embedError: r.error } : r.embedder.id !== model.id ? { embedError: `${model.file} now holds ${r.embedder.id}, not ${model.id}` } : r;
+    models.set(key, m);
+  }
+  return m;
+}
+
+/**
+ * The vectors of `chunks` (`embedText`, the code tower), row after row in one buffer, as the
+ * indexing thread would make them; or why not (the file cannot be read, or holds another model
+ * than the run's: the indexing thread embeds them then).
+ */
+function embedChunks(model: ThreadModel, chunks: readonly Chunk[]): { vectors: Float32Array } | { embedError: string } {
+  const r = modelFor(model);
+  if ('embedError' in r) return r;
+  const e = r.embedder;
+  const d = e.dims;
+  const vectors = new Float32Array(chunks.length * d);
+  for (let i = 0; i < chunks.length; i++) e.vectorInto(embedText(chunks[i]), vectors, i * d);
+  return { vectors };
 }
 
 async function handle(job: ChunkJobMessage): Promise<ChunkReplyMessage> {
@@ -58,9 +92,11 @@ async function handle(job: ChunkJobMessage): Promise<ChunkReplyMessage> {
       }
       // the compounds of the chunk texts, for the keyword index (the indexing thread is the critical path)
       const compounds = packCompounds(result.chunks);
+      // the vectors, when asked: the indexing thread only stores them
+      const embedded = job.embed && result.chunks.length ? embedChunks(job.embed, result.chunks) : undefined;
       // the chunk texts are slices of the text the pool sent: it puts them back (no copy back)
       const elided = elideTexts(result, job.text);
-      return { id: job.id, result, compounds, ...(usages ? { usages } : {}), ...(locale !== undefined ? { locale } : {}), ...(elided ? { elided } : {}) };
+      return { id: job.id, result, compounds, ...embedded, ...(usages ? { usages } : {}), ...(locale !== undefined ? { locale } : {}), ...(elided ? { elided } : {}) };
     });
   } catch (err) {
     return { id: job.id, error: err instanceof Error ? err.message : String(err), ...(err instanceof TokenizerMissingError ? { fatal: true } : {}) };
@@ -76,6 +112,6 @@ if (parentPort) {
   let last: Promise<void> = Promise.resolve();
   port.on('message', (job: ChunkJobMessage | WarmMessage) => {
     if ('warm' in job) last = last.then(warm);
-    else last = last.then(() => handle(job)).then((reply) => port.postMessage(reply, reply.compounds ? [reply.compounds.buffer as ArrayBuffer] : []));
+    else last = last.then(() => handle(job)).then((reply) => port.postMessage(reply, replyTransfers(reply)));
   });
 }

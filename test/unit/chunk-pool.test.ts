@@ -18,6 +18,9 @@ import { MemoryFileSource } from '../../src/workspace/source';
 import type { ProgressEvent } from '../../src/service/protocol';
 import { bundleWorkers, currentWorker } from '../helpers/worker-build';
 import { TokenizerMissingError } from '../../src/tokenizer/wordpiece';
+import type { Embedder } from '../../src/index/embedder-types';
+import { loadStaticModel, type StaticEmbedder } from '../../src/index/static-model';
+import { saveStore } from '../../src/index/store';
 
 const FIXTURES = path.join(__dirname, '../fixtures');
 const SAMPLE = path.join(__dirname, '../../sample-workspace');
@@ -429,5 +432,157 @@ describe('chunk pool (worker threads chunking for Engine.indexFolder)', function
     } finally {
       await client.dispose();
     }
+  });
+});
+
+/** Every live chunk's vector in walk order (file, chunk), as its bytes: equal means bit for bit. */
+function vectorBytes(e: Engine): string[] {
+  const out: string[] = [];
+  for (const r of e.files.values()) {
+    for (const id of r.docIds) {
+      const v = e.vectors?.get(id);
+      out.push(`${r.path} ${id} ${v ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex') : 'none'}`);
+    }
+  }
+  return out;
+}
+
+/** The files of a saved store, byte for byte (the manifest without its save time). */
+function storeFiles(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of fs.readdirSync(dir).sort()) {
+    let bytes = fs.readFileSync(path.join(dir, f));
+    if (f === 'manifest.json') {
+      const m = JSON.parse(bytes.toString('utf8'));
+      for (const k of Object.keys(m)) if (/time|saved|at$/i.test(k)) delete m[k];
+      bytes = Buffer.from(JSON.stringify(m));
+    }
+    out[f] = bytes.toString('base64');
+  }
+  return out;
+}
+
+describe("chunk threads embedding with Fathom's own model", function () {
+  this.timeout(120_000);
+  let tmp: string;
+  let model: StaticEmbedder;
+  const pools: ChunkPool[] = [];
+  const newPool = (o: ConstructorParameters<typeof ChunkPool>[0] = {}) => {
+    const p = new ChunkPool({ size: 2, minFiles: 1, minBytes: 0, ...o });
+    pools.push(p);
+    return p;
+  };
+
+  /** A cold index with `embedder`: chunked (on `pool`, or here), then the vectors still missing embedded here. */
+  async function indexWithModel(dir: string, embedder: Embedder, pool?: ChunkPool, signal?: AbortSignal, engine = new Engine({ embedder })) {
+    for await (const p of engine.indexFolder(dir, { pool, signal, embed: false })) void p;
+    const leftByChunking = engine.pendingVectors;
+    for await (const p of engine.embedPending(signal)) void p;
+    return { engine, leftByChunking };
+  }
+
+  before(function () {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-chunk-embed-'));
+    const r = loadStaticModel();
+    if ('error' in r) throw new Error(r.error);
+    model = r.embedder;
+  });
+
+  after(async function () {
+    for (const p of pools) await p.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  for (const [name, dir] of [['the test fixtures', FIXTURES], ['the sample workspace', SAMPLE]] as const) {
+    it(`on ${name}: the threads embed every chunk they cut, bit-identical to the indexing thread's vectors, and the store saved is the same`, async function () {
+      const alone = await indexWithModel(dir, model);
+      const pooled = await indexWithModel(dir, model, newPool());
+      assert.ok(alone.leftByChunking > 20, `in-thread, ${alone.leftByChunking} chunks wait for embedPending`);
+      assert.equal(pooled.leftByChunking, 0, 'through the pool, no chunk is left for the indexing thread to embed');
+      assert.equal(pooled.engine.vectors!.count, alone.engine.vectors!.count);
+      assert.deepEqual(snapshot(pooled.engine), snapshot(alone.engine));
+      assert.deepEqual(vectorBytes(pooled.engine), vectorBytes(alone.engine));
+      const a = path.join(tmp, `${name}-alone`);
+      const b = path.join(tmp, `${name}-pooled`);
+      fs.mkdirSync(a, { recursive: true });
+      fs.mkdirSync(b, { recursive: true });
+      saveStore(a, alone.engine);
+      saveStore(b, pooled.engine);
+      assert.deepEqual(storeFiles(b), storeFiles(a));
+    });
+  }
+
+  it('an incremental run through the pool: changed files get the threads\' vectors, unchanged ones keep theirs, the same as in-thread', async function () {
+    const dir = path.join(tmp, 'incremental');
+    makeFolder(dir, 30, 6);
+    const pool = newPool();
+    const pooled = await indexWithModel(dir, model, pool);
+    const alone = await indexWithModel(dir, model);
+    for (let i = 0; i < 30; i += 3) {
+      const f = path.join(dir, `file${String(i).padStart(3, '0')}.js`);
+      fs.appendFileSync(f, `\nexport function added${i}(socket) {\n  return socket.close(${i});\n}\n`);
+      const t = new Date(Date.now() + 5000);
+      fs.utimesSync(f, t, t);
+    }
+    const jobs = pool.jobs;
+    const again = await indexWithModel(dir, model, pool, undefined, pooled.engine);
+    const againAlone = await indexWithModel(dir, model, undefined, undefined, alone.engine);
+    assert.equal(pool.jobs - jobs, 10, 'only the 10 changed files went to the threads');
+    assert.equal(again.leftByChunking, 0);
+    assert.deepEqual(snapshot(again.engine), snapshot(againAlone.engine));
+    assert.deepEqual(vectorBytes(again.engine), vectorBytes(againAlone.engine));
+  });
+
+  it('an aborted run with the model stops its threads; the next run ends with the in-thread vectors', async function () {
+    const dir = path.join(tmp, 'abort');
+    makeFolder(dir, 200, 30);
+    const pool = newPool({ size: 1 });
+    const ac = new AbortController();
+    const engine = new Engine({ embedder: model });
+    let seen = 0;
+    await assert.rejects(
+      (async () => {
+        for await (const p of engine.indexFolder(dir, { pool, signal: ac.signal })) {
+          if (p.phase === 'chunk' && p.filesDone > 0 && !seen++) ac.abort(new CancelledError('stopped by the test'));
+        }
+      })(),
+      (err: unknown) => err instanceof CancelledError,
+    );
+    assert.equal(pool.busy, 0, 'nothing left queued or running in the pool');
+    assert.ok(engine.files.size < 200, `stopped before the end (${engine.files.size} files indexed)`);
+    const again = await indexWithModel(dir, model, pool, undefined, engine);
+    assert.equal(again.engine.files.size, 200);
+    assert.equal(again.leftByChunking, 0);
+    assert.deepEqual(vectorBytes(again.engine), vectorBytes((await indexWithModel(dir, model)).engine));
+  });
+
+  it('an embedder without a thread model (a transformers.js model) embeds on the indexing thread: the threads only chunk', async function () {
+    const dims = model.dims;
+    // the same vectors as the model, through the Embedder interface only (no `inThreads`)
+    const plain: Embedder = { id: 'plain-test-model', dims, embed: (texts, signal) => model.embed(texts, signal), dispose: async () => undefined };
+    const pooled = await indexWithModel(SAMPLE, plain, newPool());
+    const alone = await indexWithModel(SAMPLE, model);
+    assert.equal(pooled.leftByChunking, alone.leftByChunking, 'every chunk waited for the indexing thread');
+    assert.deepEqual(vectorBytes(pooled.engine), vectorBytes(alone.engine));
+  });
+
+  it('a thread that cannot load the run\'s model (its file changed since) says so once; the indexing thread embeds, with the model it has', async function () {
+    const file = path.join(tmp, 'changed-model.bin');
+    fs.copyFileSync(model.source, file);
+    const r = loadStaticModel(file);
+    assert.ok('embedder' in r);
+    // another model in the same file now: one code row changed, another hash
+    const bytes = fs.readFileSync(file);
+    bytes[bytes.length - 1] ^= 0x7f;
+    fs.writeFileSync(file, bytes);
+    const logs: string[] = [];
+    const pool = newPool({ log: (level, m) => logs.push(`${level}: ${m}`) });
+    const pooled = await indexWithModel(SAMPLE, r.embedder, pool);
+    const alone = await indexWithModel(SAMPLE, r.embedder);
+    assert.equal(pooled.leftByChunking, alone.leftByChunking, 'no vector from the threads was kept');
+    assert.deepEqual(vectorBytes(pooled.engine), vectorBytes(alone.engine));
+    const warned = logs.filter((l) => /could not embed/.test(l));
+    assert.equal(warned.length, 1, logs.join('\n'));
+    assert.match(warned[0], /now holds fathom-code-search@[0-9a-f]{12}, not fathom-code-search@/);
   });
 });
