@@ -3,6 +3,8 @@
  * models in embedder.ts, Fathom's own model in static-model.ts). Its own file so that an
  * implementation need not import the factory that loads it.
  */
+import type { StaticModelParts } from './static-model';
+
 export interface Embedder {
   /** Identifies the vector space: model, dtype and window. Vectors of two ids never mix. */
   readonly id: string;
@@ -26,10 +28,15 @@ export interface Embedder {
   readonly inThreads?: ThreadModel;
 }
 
-/** A model a chunk thread can load by itself (static-model.ts): the file, and the id its vectors must have. */
+/**
+ * A model a chunk thread can load by itself (static-model.ts): the file, the id its vectors must
+ * have, and the parts already loaded on this thread (`StaticEmbedder.shared`: sent to each
+ * thread once, the rows in shared memory), so that the thread does not read the file again.
+ */
 export interface ThreadModel {
   file: string;
   id: string;
+  shared?: StaticModelParts;
 }
 
 export interface EmbedCallOptions {

@@ -29,6 +29,7 @@ import { TokenizerMissingError } from '../tokenizer/wordpiece';
 import { THREAD_STACK_MB } from '../parse/oxc';
 import { threadScript, type ThreadScript } from '../util/thread-script';
 import type { ThreadModel } from '../index/embedder-types';
+import type { StaticModelParts } from '../index/static-model';
 
 export interface ChunkJobMessage {
   id: number;
@@ -38,7 +39,9 @@ export interface ChunkJobMessage {
   /** Also find the file's i18n key usages (findUsages, from the chunker's own parse), and read it as a locale module when `usages.localeScript` says. */
   usages?: UsageOptions;
   /** Also embed the chunks with this model (Fathom's own: loaded once per thread, on the first job that asks). */
-  embed?: ThreadModel;
+  embed?: { file: string; id: string };
+  /** The model's parts (rows in shared memory), sent with a thread's first job that asks for `embed`: the thread does not read the file. */
+  model?: StaticModelParts;
 }
 
 /** Sent to a thread by `warm`: load the parsers, answer nothing. */
@@ -203,6 +206,8 @@ interface Job {
 
 interface Slot {
   worker?: Worker;
+  /** The models (ids) sent to `worker` already (`ChunkJobMessage.model`). */
+  models?: Set<string>;
   /** Sent to `worker`, in the order it chunks them (the first is the one it is on). */
   jobs: Job[];
 }
@@ -360,6 +365,7 @@ export class ChunkPool {
     const resourceLimits = { stackSizeMb: THREAD_STACK_MB };
     const w = s.eval ? new Worker(s.eval, { eval: true, workerData: data, resourceLimits }) : new Worker(s.file, { workerData: data, resourceLimits });
     this.started++;
+    slot.models = undefined; // a new thread: sent no model yet
     w.on('message', (reply: ChunkReplyMessage) => {
       if (slot.worker !== w) return;
       // the thread answers in the order it was sent its jobs
@@ -397,6 +403,16 @@ export class ChunkPool {
     return w;
   }
 
+  /** A job's `embed` for a thread, with the model's parts the first time that thread is asked for that model. */
+  private embedFor(slot: Slot, job: Job): Pick<ChunkJobMessage, 'embed' | 'model'> {
+    const e = job.embed;
+    if (!e) return {};
+    const models = (slot.models ??= new Set());
+    const first = e.shared && !models.has(e.id);
+    models.add(e.id);
+    return { embed: { file: e.file, id: e.id }, ...(first ? { model: e.shared } : {}) };
+  }
+
   /** A thread could not embed (the model file gone or changed since the run began): said once; the indexing thread embeds instead. */
   private embedFailed(why: string): void {
     if (this.embedWarned.has(why)) return;
@@ -423,7 +439,7 @@ export class ChunkPool {
         if (!slot.worker) slot.worker = this.spawn(slot);
         slot.jobs.push(job);
         held[k] += job.text.length;
-        const msg: ChunkJobMessage = { id: job.id, rel: job.rel, text: job.text, options: job.options, usages: job.usages, ...(job.embed ? { embed: job.embed } : {}) };
+        const msg: ChunkJobMessage = { id: job.id, rel: job.rel, text: job.text, options: job.options, usages: job.usages, ...this.embedFor(slot, job) };
         slot.worker.postMessage(msg);
       }
     }

@@ -16,7 +16,7 @@ import { packCompounds } from '../index/terms';
 import { TokenizerMissingError } from '../tokenizer/wordpiece';
 import { embedText } from '../index/embedder';
 import type { ThreadModel } from '../index/embedder-types';
-import { loadStaticModel, type StaticEmbedder } from '../index/static-model';
+import { loadStaticModel, StaticEmbedder, type StaticModelParts } from '../index/static-model';
 import type { Chunk } from '../chunkers/types';
 import { elideTexts, lowerThreadPriority, replyTransfers, type ChunkJobMessage, type ChunkReplyMessage, type WarmMessage } from './chunk-pool';
 
@@ -42,15 +42,24 @@ function warm(): void {
 
 /** The thread's model for each file and id asked, loaded on the first job that asks; a failure is kept too (not read again per file). */
 const models = new Map<string, { embedder: StaticEmbedder } | { embedError: string }>();
-function modelFor(model: ThreadModel): { embedder: StaticEmbedder } | { embedError: string } {
+function modelFor(model: ThreadModel, parts?: StaticModelParts): { embedder: StaticEmbedder } | { embedError: string } {
   const key = `${model.file}\0${model.id}`;
   let m = models.get(key);
   if (!m) {
-    const r = loadStaticModel(model.file);
+    // the parts the pool sent (the rows shared with the indexing thread), else the file
+    const r = parts ? fromParts(model.file, parts) : loadStaticModel(model.file);
     m = 'error' in r ? { embedError: r.error } : r.embedder.id !== model.id ? { embedError: `${model.file} now holds ${r.embedder.id}, not ${model.id}` } : r;
     models.set(key, m);
   }
   return m;
+}
+
+function fromParts(file: string, parts: StaticModelParts): { embedder: StaticEmbedder } | { error: string } {
+  try {
+    return { embedder: new StaticEmbedder(file, parts) };
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
 }
 
 /**
@@ -58,8 +67,8 @@ function modelFor(model: ThreadModel): { embedder: StaticEmbedder } | { embedErr
  * indexing thread would make them; or why not (the file cannot be read, or holds another model
  * than the run's: the indexing thread embeds them then).
  */
-function embedChunks(model: ThreadModel, chunks: readonly Chunk[]): { vectors: Float32Array } | { embedError: string } {
-  const r = modelFor(model);
+function embedChunks(model: ThreadModel, chunks: readonly Chunk[], parts?: StaticModelParts): { vectors: Float32Array } | { embedError: string } {
+  const r = modelFor(model, parts);
   if ('embedError' in r) return r;
   const e = r.embedder;
   const d = e.dims;
@@ -71,6 +80,8 @@ function embedChunks(model: ThreadModel, chunks: readonly Chunk[]): { vectors: F
 async function handle(job: ChunkJobMessage): Promise<ChunkReplyMessage> {
   try {
     if (exitOn !== undefined && job.rel === exitOn) process.exit(3);
+    // the model's parts come once, with the first job that asks: kept whatever this file gives
+    if (job.embed && job.model) modelFor(job.embed, job.model);
     await prepareLanguagesFor([job.rel]);
     // the i18n usages, when asked, from the chunker's own parse (one parse per file)
     return withParseReuse(() => {
@@ -93,7 +104,7 @@ async function handle(job: ChunkJobMessage): Promise<ChunkReplyMessage> {
       // the compounds of the chunk texts, for the keyword index (the indexing thread is the critical path)
       const compounds = packCompounds(result.chunks);
       // the vectors, when asked: the indexing thread only stores them
-      const embedded = job.embed && result.chunks.length ? embedChunks(job.embed, result.chunks) : undefined;
+      const embedded = job.embed && result.chunks.length ? embedChunks(job.embed, result.chunks, job.model) : undefined;
       // the chunk texts are slices of the text the pool sent: it puts them back (no copy back)
       const elided = elideTexts(result, job.text);
       return { id: job.id, result, compounds, ...embedded, ...(usages ? { usages } : {}), ...(locale !== undefined ? { locale } : {}), ...(elided ? { elided } : {}) };

@@ -566,19 +566,37 @@ describe("chunk threads embedding with Fathom's own model", function () {
     assert.deepEqual(vectorBytes(pooled.engine), vectorBytes(alone.engine));
   });
 
-  it('a thread that cannot load the run\'s model (its file changed since) says so once; the indexing thread embeds, with the model it has', async function () {
-    const file = path.join(tmp, 'changed-model.bin');
+  it('the threads get the model from the indexing thread once each (its rows shared), not from its file: a file changed since does not matter', async function () {
+    const file = path.join(tmp, 'shared-model.bin');
     fs.copyFileSync(model.source, file);
     const r = loadStaticModel(file);
     assert.ok('embedder' in r);
-    // another model in the same file now: one code row changed, another hash
-    const bytes = fs.readFileSync(file);
-    bytes[bytes.length - 1] ^= 0x7f;
-    fs.writeFileSync(file, bytes);
+    fs.writeFileSync(file, 'not a model any more');
     const logs: string[] = [];
     const pool = newPool({ log: (level, m) => logs.push(`${level}: ${m}`) });
     const pooled = await indexWithModel(SAMPLE, r.embedder, pool);
     const alone = await indexWithModel(SAMPLE, r.embedder);
+    assert.equal(pooled.leftByChunking, 0, `the threads embedded every chunk: ${logs.join('\n')}`);
+    assert.deepEqual(vectorBytes(pooled.engine), vectorBytes(alone.engine));
+    assert.ok(r.embedder.shared.data instanceof SharedArrayBuffer, 'the rows are in shared memory');
+  });
+
+  it('a thread that cannot load the run\'s model (no parts sent, and its file changed since) says so once; the indexing thread embeds, with the model it has', async function () {
+    const file = path.join(tmp, 'changed-model.bin');
+    fs.copyFileSync(model.source, file);
+    const r = loadStaticModel(file);
+    assert.ok('embedder' in r);
+    const own = r.embedder;
+    // another model in the same file now: one code row changed, another hash
+    const bytes = fs.readFileSync(file);
+    bytes[bytes.length - 1] ^= 0x7f;
+    fs.writeFileSync(file, bytes);
+    // an embedder whose threads load the file themselves
+    const byFile: Embedder = { id: own.id, dims: own.dims, inThreads: { file, id: own.id }, embed: (t, s) => own.embed(t, s), dispose: async () => undefined };
+    const logs: string[] = [];
+    const pool = newPool({ log: (level, m) => logs.push(`${level}: ${m}`) });
+    const pooled = await indexWithModel(SAMPLE, byFile, pool);
+    const alone = await indexWithModel(SAMPLE, own);
     assert.equal(pooled.leftByChunking, alone.leftByChunking, 'no vector from the threads was kept');
     assert.deepEqual(vectorBytes(pooled.engine), vectorBytes(alone.engine));
     const warned = logs.filter((l) => /could not embed/.test(l));

@@ -59,6 +59,24 @@ describe("Fathom's own model (static-model)", function () {
     assert.deepEqual([...z], [0, 0, 0]);
   });
 
+  it('vectorInto writes the same bits as vector, at any offset of a shared buffer', () => {
+    const r = loadStaticModel();
+    assert.ok('embedder' in r, JSON.stringify(r));
+    const e = r.embedder;
+    const texts = ['def parse_cookie(header):\n    return dict(p.split("=", 1) for p in header.split("; "))', 'qwertyuiop', 'export function route(path) { return router.match(path); }'];
+    const out = new Float32Array(texts.length * e.dims);
+    texts.forEach((t, i) => e.vectorInto(t, out, i * e.dims));
+    texts.forEach((t, i) => assert.deepEqual(Buffer.from(out.buffer, i * e.dims * 4, e.dims * 4), Buffer.from(e.vector(t).buffer)));
+    // what a chunk thread is given: the file, the id, and the parts (the rows shared, not copied)
+    const t = e.inThreads;
+    assert.equal(t.file, e.source);
+    assert.equal(t.id, e.id);
+    assert.equal(t.shared?.data, e.shared.data);
+    const again = new StaticEmbedder(e.source, t.shared!);
+    assert.equal(again.id, e.id);
+    texts.forEach((x) => assert.deepEqual(Buffer.from(again.vector(x).buffer), Buffer.from(e.vector(x).buffer)));
+  });
+
   it('says why a file cannot be read instead of throwing', () => {
     const bad = path.join(dir, 'bad.bin');
     fs.writeFileSync(bad, 'not a model');
@@ -127,5 +145,30 @@ describe("Fathom's own model in the built CLI (dist/cli.js): on with no flag, no
     const hits = t.out.trim().split('\n').map((l) => JSON.parse(l));
     assert.equal(hits[0].file, 'tests/test_server.py', t.out);
     assert.ok(hits.every((h) => h.keywordOnly === undefined));
+  });
+
+  it('a cold index over the chunk pool\'s thresholds: the chunk threads embed (no embedding step after chunking), and the vectors saved are the ones an in-thread run saves, byte for byte', () => {
+    const big = path.join(tmp, 'big');
+    fs.mkdirSync(big, { recursive: true });
+    // 40 files, 320 KB: over the pool's 16 files and 256 KB
+    for (let i = 0; i < 40; i++) {
+      const fns = Array.from({ length: 40 }, (_, j) => `def handle_request_${i}_${j}(request, session):\n    """Answer request ${j} of module ${i} from the session cache."""\n    value = session.get(request.key, ${j})\n    return render(value, status=${200 + j})\n`).join('\n\n');
+      fs.writeFileSync(path.join(big, `module_${i}.py`), fns);
+    }
+    const run = (threads: string | undefined, store: string) => {
+      const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'fathom.js'), 'index', big, '--store', store], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, FATHOM_MODEL_PATH: '', FATHOM_CHUNK_THREADS: threads } });
+      assert.equal(r.status, 0, r.stderr);
+      return r;
+    };
+    const pooled = run(undefined, path.join(tmp, 'store-pooled'));
+    const alone = run('0', path.join(tmp, 'store-alone'));
+    assert.match(pooled.stderr, /chunked on \d+ thread/, pooled.stderr);
+    assert.doesNotMatch(pooled.stderr, /^embedding /m, 'the indexing thread embedded nothing');
+    assert.match(alone.stderr, /^embedding \d+\/\d+ chunks/m, 'in-thread, the vectors are made after chunking');
+    const vectorsOf = (store: string) => fs.readFileSync(path.join(store, fs.readdirSync(store).find((f) => /^vectors\.\d+\.bin$/.test(f))!));
+    const v = vectorsOf(path.join(tmp, 'store-pooled'));
+    assert.ok(v.length > 40 * 40 * 128, `${v.length} bytes of vectors`);
+    assert.ok(v.equals(vectorsOf(path.join(tmp, 'store-alone'))));
+    assert.match(pooled.stdout, /1600 chunks, 1600 vectors/, pooled.stdout);
   });
 });
