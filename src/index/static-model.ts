@@ -21,7 +21,7 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { EmbedCallOptions, Embedder, ThreadModel } from './embedder-types';
-import { modelTerms } from './model-terms';
+import { MAX_MODEL_TERMS, modelTerms } from './model-terms';
 
 /** The model's name, as users give it (`--model fathom-code-search`, the `fathom.model.id` setting). */
 export const STATIC_MODEL_NAME = 'fathom-code-search';
@@ -95,6 +95,9 @@ export class StaticEmbedder implements Embedder {
   private readonly qRows: Int8Array;
   private readonly cRows: Int8Array;
 
+  /** `vectorInto`'s scratch: the count of each term of the text, and the terms in the order first seen (typed arrays, not a Map: 15% of the time). */
+  private counts: Uint16Array | undefined;
+  private order: Int32Array | undefined;
   /** The rows and scales (see the file format), in memory a chunk thread can share (`shared`). */
   private readonly data: SharedArrayBuffer | ArrayBuffer;
 
@@ -143,22 +146,26 @@ export class StaticEmbedder implements Embedder {
     const scale = query ? this.qScale : this.cScale;
     const rows = query ? this.qRows : this.cRows;
     const d = this.dims;
-    const tf = new Map<number, number>();
+    // each known term's count, the terms in the order first seen (the order the rows are summed in)
+    const counts = (this.counts ??= new Uint16Array(this.header.vocab.length));
+    const order = (this.order ??= new Int32Array(MAX_MODEL_TERMS));
+    let m = 0;
     for (const t of modelTerms(text)) {
       const i = this.index.get(t);
-      if (i !== undefined && i > 0) tf.set(i, (tf.get(i) ?? 0) + 1);
+      if (i !== undefined && i > 0 && counts[i]++ === 0) order[m++] = i;
     }
-    const v = out.subarray(offset, offset + d);
-    for (const [i, n] of tf) {
-      const w = (1 + Math.log(n)) * scale[i];
+    for (let j = 0; j < m; j++) {
+      const i = order[j];
+      const w = (1 + Math.log(counts[i])) * scale[i];
+      counts[i] = 0;
       const off = i * d;
-      for (let k = 0; k < d; k++) v[k] += w * rows[off + k];
+      for (let k = 0; k < d; k++) out[offset + k] += w * rows[off + k];
     }
     let norm = 0;
-    for (let k = 0; k < d; k++) norm += v[k] * v[k];
+    for (let k = 0; k < d; k++) norm += out[offset + k] * out[offset + k];
     if (norm > 0) {
       const inv = 1 / Math.sqrt(norm);
-      for (let k = 0; k < d; k++) v[k] *= inv;
+      for (let k = 0; k < d; k++) out[offset + k] *= inv;
     }
   }
 
