@@ -6,7 +6,10 @@
  *
  * `--cold N` also times what a user waits for, with the built CLI (dist/cli.js, `npm run build`
  * first): a cold `fathom index FOLDER` with the model and with `--no-embed`, alternately, N
- * times each into fresh stores; prints the medians and their ratio (the goal: ≤ 1.3×).
+ * times each into fresh stores; prints the medians and their ratio (the goal: ≤ 1.3×), and the
+ * CPU time (user + system, all threads) of each (Linux: the children's times in /proc/self/stat),
+ * a steadier figure than wall time on a machine other work loads. `--also CLI` adds a third arm
+ * in the same rounds: another build's dist/cli.js with the model (e.g. the commit before a change).
  *
  * FOLDER defaults to bench/.ranking/ws (the ranking benchmarks' workspaces; run
  * `npm run bench:ranking` once). The model defaults to the shipped one.
@@ -37,6 +40,7 @@ async function main(): Promise<void> {
   const modelFile = flag('--model');
   const passes = Number(flag('--passes') ?? 3);
   const cold = Number(flag('--cold') ?? 0);
+  const also = flag('--also');
   const dir = path.resolve(argv[0] ?? path.join(__dirname, '.ranking', 'ws'));
   const r = loadStaticModel(modelFile);
   if ('error' in r) throw new Error(r.error);
@@ -72,36 +76,60 @@ async function main(): Promise<void> {
   console.log(`  terms only (the tokenizer):  ${tTerms.toFixed(3)} s  ${rate(tTerms)}`);
   console.log(`  embed (terms + rows):        ${tEmbed.toFixed(3)} s  ${rate(tEmbed)}`);
   console.log(`  embed / terms: ${(tEmbed / tTerms).toFixed(2)}×`);
-  if (cold > 0) coldIndex(dir, cold, modelFile);
+  if (cold > 0) coldIndex(dir, cold, modelFile, also);
 }
 
-function coldIndex(dir: string, n: number, modelFile?: string): void {
+/** CPU seconds (user + system) of this process's waited-for children so far; undefined off Linux. */
+function childCpu(): number | undefined {
+  try {
+    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[13]) + Number(f[14])) / 100; // cutime, cstime (fields 16, 17), in USER_HZ (100 on Linux)
+  } catch {
+    return undefined;
+  }
+}
+
+function coldIndex(dir: string, n: number, modelFile?: string, also?: string): void {
   const cli = path.join(__dirname, '..', 'dist', 'cli.js');
   if (!fs.existsSync(cli)) throw new Error('dist/cli.js is missing: npm run build');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-cold-'));
-  const once = (extra: string[]) => {
+  const once = (extra: string[], bin = cli) => {
     const store = path.join(tmp, 'store');
     fs.rmSync(store, { recursive: true, force: true });
+    const c0 = childCpu();
     const t0 = process.hrtime.bigint();
-    const r = spawnSync(process.execPath, [cli, 'index', dir, '--store', store, ...extra], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [bin, 'index', dir, '--store', store, ...extra], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`fathom index failed: ${r.stderr}`);
     const s = Number(process.hrtime.bigint() - t0) / 1e9;
+    const c1 = childCpu();
     let bytes = 0;
     for (const f of fs.readdirSync(store)) bytes += fs.statSync(path.join(store, f)).size;
-    return { s, bytes };
+    return { s, cpu: c0 !== undefined && c1 !== undefined ? c1 - c0 : NaN, bytes };
   };
   const withModel = modelFile ? ['--model-path', modelFile] : [];
   const kw: number[] = [];
   const md: number[] = [];
+  const ot: number[] = [];
+  const cpu: Record<'kw' | 'md' | 'ot', number[]> = { kw: [], md: [], ot: [] };
   let kwBytes = 0;
   let mdBytes = 0;
+  const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
+  const loadBefore = load();
   for (let i = 0; i < n; i++) {
     const a = once(['--no-embed']);
     const b = once(withModel);
     kw.push(a.s);
     md.push(b.s);
+    cpu.kw.push(a.cpu);
+    cpu.md.push(b.cpu);
     kwBytes = a.bytes;
     mdBytes = b.bytes;
+    if (also) {
+      const c = once(withModel, path.resolve(also));
+      ot.push(c.s);
+      cpu.ot.push(c.cpu);
+    }
   }
   fs.rmSync(tmp, { recursive: true, force: true });
   const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
@@ -109,6 +137,9 @@ function coldIndex(dir: string, n: number, modelFile?: string): void {
   console.log(`  keyword-only (--no-embed): ${median(kw).toFixed(2)} s, store ${(kwBytes / 1e6).toFixed(2)} MB`);
   console.log(`  with the model:            ${median(md).toFixed(2)} s, store ${(mdBytes / 1e6).toFixed(2)} MB`);
   console.log(`  ratio: time ${(median(md) / median(kw)).toFixed(2)}×, store ${(mdBytes / kwBytes).toFixed(2)}×`);
+  console.log(`  CPU (user + system): keyword-only ${median(cpu.kw).toFixed(2)} s, with the model ${median(cpu.md).toFixed(2)} s (${(median(cpu.md) / median(cpu.kw)).toFixed(2)}×)`);
+  if (also) console.log(`  ${also} with the model: ${median(ot).toFixed(2)} s (${(median(ot) / median(kw)).toFixed(2)}×), CPU ${median(cpu.ot).toFixed(2)} s (${(median(cpu.ot) / median(cpu.kw)).toFixed(2)}×)`);
+  console.log(`  load average (1, 5, 15 min): ${loadBefore} before, ${load()} after`);
 }
 
 main().catch((err) => {

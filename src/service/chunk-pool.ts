@@ -44,9 +44,12 @@ export interface ChunkJobMessage {
   model?: StaticModelParts;
 }
 
-/** Sent to a thread by `warm`: load the parsers, answer nothing. */
+/** Sent to a thread by `warm`: load the parsers (unless `parsers` is false) and the model given, answer nothing. */
 export interface WarmMessage {
   warm: true;
+  parsers?: boolean;
+  embed?: { file: string; id: string };
+  model?: StaticModelParts;
 }
 
 /**
@@ -287,15 +290,18 @@ export class ChunkPool {
   /**
    * Starts the threads now, and has each load its JS/TS parser, so that a cold index run
    * finds them ready when its walk is done (a thread's start is otherwise on the critical
-   * path: its first file waits for it). Idle threads keep no process alive.
+   * path: its first file waits for it). With `embed`, each thread also sets up that model
+   * (Fathom's own: its term table, 40,000 terms) before the run's first file asks for it.
+   * Idle threads keep no process alive.
    */
-  warm(): void {
+  warm(embed?: ThreadModel): void {
     if (!this.available) return;
     for (const slot of this.slots) {
-      if (slot.worker) continue;
-      slot.worker = this.spawn(slot);
-      slot.worker.postMessage({ warm: true } satisfies WarmMessage);
-      slot.worker.unref();
+      const fresh = !slot.worker;
+      if (fresh) slot.worker = this.spawn(slot);
+      const model = this.embedFor(slot, embed);
+      if (fresh || model.model) slot.worker!.postMessage({ warm: true, parsers: fresh, ...model } satisfies WarmMessage);
+      if (!slot.jobs.length) slot.worker!.unref();
     }
   }
 
@@ -404,8 +410,7 @@ export class ChunkPool {
   }
 
   /** A job's `embed` for a thread, with the model's parts the first time that thread is asked for that model. */
-  private embedFor(slot: Slot, job: Job): Pick<ChunkJobMessage, 'embed' | 'model'> {
-    const e = job.embed;
+  private embedFor(slot: Slot, e: ThreadModel | undefined): Pick<ChunkJobMessage, 'embed' | 'model'> {
     if (!e) return {};
     const models = (slot.models ??= new Set());
     const first = e.shared && !models.has(e.id);
@@ -439,7 +444,7 @@ export class ChunkPool {
         if (!slot.worker) slot.worker = this.spawn(slot);
         slot.jobs.push(job);
         held[k] += job.text.length;
-        const msg: ChunkJobMessage = { id: job.id, rel: job.rel, text: job.text, options: job.options, usages: job.usages, ...this.embedFor(slot, job) };
+        const msg: ChunkJobMessage = { id: job.id, rel: job.rel, text: job.text, options: job.options, usages: job.usages, ...this.embedFor(slot, job.embed) };
         slot.worker.postMessage(msg);
       }
     }

@@ -122,7 +122,13 @@ if (parentPort) {
   // (the pool takes the first unanswered one for the file a crash happened on)
   let last: Promise<void> = Promise.resolve();
   port.on('message', (job: ChunkJobMessage | WarmMessage) => {
-    if ('warm' in job) last = last.then(warm);
+    if ('warm' in job) {
+      const w = job;
+      last = last.then(() => {
+        if (w.embed && w.model) modelFor(w.embed, w.model);
+        if (w.parsers !== false) warm();
+      });
+    }
     else last = last.then(() => handle(job)).then((reply) => port.postMessage(reply, replyTransfers(reply)));
   });
 }

@@ -556,6 +556,17 @@ describe("chunk threads embedding with Fathom's own model", function () {
     assert.deepEqual(vectorBytes(again.engine), vectorBytes((await indexWithModel(dir, model)).engine));
   });
 
+  it('warm with the model: each thread sets it up before the first file (no thread more), and the run\'s vectors are the in-thread ones', async function () {
+    const pool = newPool();
+    pool.warm(model.inThreads);
+    pool.warm(model.inThreads); // again: nothing more is sent or started
+    assert.equal(pool.started, 2);
+    const pooled = await indexWithModel(SAMPLE, model, pool);
+    assert.equal(pool.started, 2);
+    assert.equal(pooled.leftByChunking, 0);
+    assert.deepEqual(vectorBytes(pooled.engine), vectorBytes((await indexWithModel(SAMPLE, model)).engine));
+  });
+
   it('an embedder without a thread model (a transformers.js model) embeds on the indexing thread: the threads only chunk', async function () {
     const dims = model.dims;
     // the same vectors as the model, through the Embedder interface only (no `inThreads`)
