@@ -605,7 +605,7 @@ async function openEngine(dir: string, args: Args, quiet = false, mustSave = fal
     }
   }
   // a cold index with Fathom's own model: the chunk threads (warmed above) set it up while the walk runs
-  if (embedder?.inThreads && chunkPool.started > 0) chunkPool.warm(embedder.inThreads);
+  if (embedder?.inThreads && chunkPool.started > 0 && process.env.FATHOM_EMBED_IN_THREADS !== '0') chunkPool.warm(embedder.inThreads);
   // A store that cannot be written (read-only mount, full disk) still loads: a command that
   // only reads answers from memory and says once that the index could not be saved.
   const session = await FolderSession.open(dir, { storeDir: storeIsFile ? undefined : storeDir, embedder, noEmbedderReason, modelSource, mustSave, chunkPool,

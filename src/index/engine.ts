@@ -676,8 +676,9 @@ export class Engine {
     // the threads hold, so that one thread goes on while the file at the head of the window
     // takes the other a while; `IN_FLIGHT_BYTES` bounds the files it keeps in memory.
     const window = pool ? 2 * pool.size * (pool.depth ?? 8) : 0;
-    // the chunk threads embed with Fathom's own model (not a transformers.js one), when there is a vector store to fill
-    const embed = pool && this.vectors && this.embedder?.inThreads?.id && this.embedder.dims === this.vectors.dims ? this.embedder.inThreads : undefined;
+    // the chunk threads embed with Fathom's own model (not a transformers.js one), when there is a
+    // vector store to fill; FATHOM_EMBED_IN_THREADS=0 keeps it on this thread (for measuring)
+    const embed = pool && this.vectors && process.env.FATHOM_EMBED_IN_THREADS !== '0' && this.embedder?.inThreads?.id && this.embedder.dims === this.vectors.dims ? this.embedder.inThreads : undefined;
     return { src, files, hook: options.hook, signal: options.signal, pool, embed, window, cap: this.chunkOptions.maxFileBytes, heap: options.heap ?? heapUse, reads: 0, inFlight: [], inFlightBytes: 0 };
   }
 

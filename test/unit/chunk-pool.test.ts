@@ -567,6 +567,18 @@ describe("chunk threads embedding with Fathom's own model", function () {
     assert.deepEqual(vectorBytes(pooled.engine), vectorBytes((await indexWithModel(SAMPLE, model)).engine));
   });
 
+  it('FATHOM_EMBED_IN_THREADS=0 keeps the embedding on the indexing thread (for measuring): the same vectors', async function () {
+    process.env.FATHOM_EMBED_IN_THREADS = '0';
+    try {
+      const pooled = await indexWithModel(SAMPLE, model, newPool());
+      const alone = await indexWithModel(SAMPLE, model);
+      assert.equal(pooled.leftByChunking, alone.leftByChunking);
+      assert.deepEqual(vectorBytes(pooled.engine), vectorBytes(alone.engine));
+    } finally {
+      delete process.env.FATHOM_EMBED_IN_THREADS;
+    }
+  });
+
   it('an embedder without a thread model (a transformers.js model) embeds on the indexing thread: the threads only chunk', async function () {
     const dims = model.dims;
     // the same vectors as the model, through the Embedder interface only (no `inThreads`)
