@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as v8 from 'node:v8';
-import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type FileChunks } from './chunkers/index';
+import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type FileChunks, type ResolvedOptions } from './chunkers/index';
 import { formatStats, StatsCollector } from './chunkers/stats';
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_TOKENS as DEFAULT_MAX_TOKENS_HELP } from './chunkers/types';
 import { createEmbedder, type Embedder, type EmbedderDtype } from './index/embedder';
@@ -312,6 +312,20 @@ function readRegularFile(abs: string, cap: number): Buffer {
 }
 
 async function chunkCommand(args: Args): Promise<number> {
+  const { target, stat } = chunkTarget(args);
+  const opts = chunkOptions(args);
+  const out = new ChunkPrinter(args.flags.has('--json'), args.flags.has('--stats'), opts.maxTokens);
+  const problems: WalkProblem[] = [];
+  const files = filesToChunk(target, stat, problems);
+  for (const p of problems) await out.skip(p.rel, p.kind ?? 'unreadable', p.reason);
+  await prepareLanguagesFor(files.map((f) => f.rel)); // tree-sitter grammars, only those needed
+  for (const f of files) await chunkOneFile(f, opts, out);
+  await out.finish();
+  return 0;
+}
+
+/** `fathom chunk`'s folder or file, which must exist and be a folder or a regular file. */
+function chunkTarget(args: Args): { target: string; stat: fs.Stats } {
   const target = args.positional[0];
   if (!target) throw new UsageError('fathom chunk: which folder or file?');
   let stat: fs.Stats;
@@ -322,78 +336,94 @@ async function chunkCommand(args: Args): Promise<number> {
   }
   // never read a device, FIFO or socket: /dev/zero never ends, a FIFO blocks forever
   if (!stat.isDirectory() && !stat.isFile()) throw new UsageError(`fathom chunk: ${target} is ${notRegularReason(stat)}`);
+  return { target, stat };
+}
+
+/** The chunk options from --max-tokens, --max-file-kb and --json-categories. */
+function chunkOptions(args: Args): ResolvedOptions {
   const maxTokens = intFlag(args, '--max-tokens');
   const maxKb = intFlag(args, '--max-file-kb');
   const cats = args.flags.get('--json-categories');
-  const opts = resolveOptions({
+  return resolveOptions({
     maxTokens,
     maxFileBytes: maxKb ? maxKb * 1024 : undefined,
     jsonCategories: typeof cats === 'string' ? cats.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
   });
-  const json = args.flags.has('--json');
-  const wantStats = args.flags.has('--stats');
-  const stats = new StatsCollector(opts.maxTokens);
+}
 
-  let files: WalkedFile[];
-  const problems: WalkProblem[] = [];
-  if (stat.isDirectory()) files = walkFiles(target, problems);
-  else {
-    files = [{ rel: relativeIn(process.cwd(), target) ?? path.basename(target), abs: path.resolve(target), size: stat.size, mtimeMs: stat.mtimeMs }];
+/** The folder's files (what cannot be walked into `problems`), or the one file. */
+function filesToChunk(target: string, stat: fs.Stats, problems: WalkProblem[]): WalkedFile[] {
+  if (stat.isDirectory()) return walkFiles(target, problems);
+  return [{ rel: relativeIn(process.cwd(), target) ?? path.basename(target), abs: path.resolve(target), size: stat.size, mtimeMs: stat.mtimeMs }];
+}
+
+/** Reads, decodes and chunks one file for `fathom chunk`; a file it cannot read is skipped, and said so. */
+async function chunkOneFile(f: WalkedFile, opts: ResolvedOptions, out: ChunkPrinter): Promise<void> {
+  if (f.size > opts.maxFileBytes) return out.skip(f.rel, 'too-large', `${f.size} bytes, over the ${opts.maxFileBytes}-byte cap`);
+  let bytes: Buffer;
+  try {
+    bytes = readRegularFile(f.abs, opts.maxFileBytes);
+  } catch (err) {
+    return out.skip(f.rel, 'unreadable', (err as Error).message);
+  }
+  const decoded = decodeBytes(bytes);
+  if (decoded.text === undefined) return out.skip(f.rel, 'binary', decoded.binary ?? 'binary');
+  const result = chunkFile(f.rel, decoded.text, opts);
+  if (decoded.replaced) result.warnings.push(`invalid UTF-8: decoded with ${decoded.replaced} replacement character(s)`);
+  await out.file(f.rel, result, decoded.text);
+}
+
+/**
+ * What `fathom chunk` writes on stdout: a line per chunk (--json: a JSON object), a line per
+ * skipped file, or with --stats only the statistics at the end. Waits when stdout is full.
+ */
+class ChunkPrinter {
+  private readonly stats: StatsCollector;
+
+  constructor(
+    private readonly json: boolean,
+    private readonly wantStats: boolean,
+    maxTokens: number,
+  ) {
+    this.stats = new StatsCollector(maxTokens);
   }
 
-  const out = process.stdout;
-  const write = (s: string) => {
-    if (!out.write(`${s}\n`)) return new Promise<void>((r) => out.once('drain', () => r()));
+  private write(s: string): Promise<void> | undefined {
+    if (!process.stdout.write(`${s}\n`)) return new Promise<void>((r) => process.stdout.once('drain', () => r()));
     return undefined;
-  };
-  const skip = async (rel: string, reason: string, detail: string) => {
-    stats.add({ path: rel, language: '', chunks: [], warnings: [], skipped: { reason: reason as never, detail } }, '');
-    if (json && !wantStats) await write(JSON.stringify({ skipped: rel, reason: `${reason}: ${detail}` }));
-    else if (!json && !wantStats) await write(`skipped ${esc(rel)}: ${reason} (${esc(detail)})`);
-  };
+  }
 
-  for (const p of problems) await skip(p.rel, p.kind ?? 'unreadable', p.reason);
-  await prepareLanguagesFor(files.map((f) => f.rel)); // tree-sitter grammars, only those needed
-  for (const f of files) {
-    if (f.size > opts.maxFileBytes) {
-      await skip(f.rel, 'too-large', `${f.size} bytes, over the ${opts.maxFileBytes}-byte cap`);
-      continue;
-    }
-    let bytes: Buffer;
-    try {
-      bytes = readRegularFile(f.abs, opts.maxFileBytes);
-    } catch (err) {
-      await skip(f.rel, 'unreadable', (err as Error).message);
-      continue;
-    }
-    const decoded = decodeBytes(bytes);
-    if (decoded.text === undefined) {
-      await skip(f.rel, 'binary', decoded.binary ?? 'binary');
-      continue;
-    }
-    const result = chunkFile(f.rel, decoded.text, opts);
-    if (decoded.replaced) result.warnings.push(`invalid UTF-8: decoded with ${decoded.replaced} replacement character(s)`);
-    if (wantStats) stats.add(result, decoded.text);
+  async skip(rel: string, reason: string, detail: string): Promise<void> {
+    this.stats.add({ path: rel, language: '', chunks: [], warnings: [], skipped: { reason: reason as never, detail } }, '');
+    if (this.json && !this.wantStats) await this.write(JSON.stringify({ skipped: rel, reason: `${reason}: ${detail}` }));
+    else if (!this.json && !this.wantStats) await this.write(`skipped ${esc(rel)}: ${reason} (${esc(detail)})`);
+  }
+
+  /** One file's chunks (or its skip), and its warnings on stderr; with --stats, only counted. */
+  async file(rel: string, result: FileChunks, text: string): Promise<void> {
+    if (this.wantStats) this.stats.add(result, text);
     if (result.skipped && !result.chunks.length) {
-      if (!wantStats) await skip(f.rel, result.skipped.reason, result.skipped.detail);
-      continue;
+      if (!this.wantStats) await this.skip(rel, result.skipped.reason, result.skipped.detail);
+      return;
     }
-    if (wantStats) continue;
-    if (json) {
-      for (const c of result.chunks) await write(chunkLine(c));
-    } else {
-      for (const c of result.chunks) {
-        const split = c.split ? ` [${c.split.index + 1}/${c.split.total}]` : '';
-        await write(`${esc(c.path)}:${c.start.line}-${c.end.line}  ${c.kind}${c.symbol ? ` ${esc(c.symbol)}` : ''}${split}  ${c.tokens} tok`);
-      }
-      for (const w of result.warnings) process.stderr.write(`warning ${esc(f.rel)}: ${esc(w)}\n`);
+    if (this.wantStats) return;
+    if (this.json) {
+      for (const c of result.chunks) await this.write(chunkLine(c));
+      return;
     }
+    for (const c of result.chunks) {
+      const split = c.split ? ` [${c.split.index + 1}/${c.split.total}]` : '';
+      await this.write(`${esc(c.path)}:${c.start.line}-${c.end.line}  ${c.kind}${c.symbol ? ` ${esc(c.symbol)}` : ''}${split}  ${c.tokens} tok`);
+    }
+    for (const w of result.warnings) process.stderr.write(`warning ${esc(rel)}: ${esc(w)}\n`);
   }
-  if (wantStats) {
-    const st = stats.result();
-    await write(json ? JSON.stringify(st) : formatStats(st));
+
+  /** With --stats, the statistics (--json: one JSON object). */
+  async finish(): Promise<void> {
+    if (!this.wantStats) return;
+    const st = this.stats.result();
+    await this.write(this.json ? JSON.stringify(st) : formatStats(st));
   }
-  return 0;
 }
 
 // ---------------------------------------------------------------------------------------------

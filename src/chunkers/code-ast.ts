@@ -35,7 +35,7 @@
  * nodes, outermost first (statements, then the statements of an over-budget block, …), then
  * at lines, then whitespace: never inside a token unless a single token is over budget.
  */
-import type { Node } from '@vscode/tree-sitter-wasm';
+import type { Node, Tree } from '@vscode/tree-sitter-wasm';
 import { FallbackError, type ChunkerOutput, type ResolvedOptions } from './chunker';
 import { firstLine, type ChunkContext } from './context';
 import type { Range } from '../parse/source-text';
@@ -551,157 +551,210 @@ function syntaxErrors(root: Node, limit = 50): Node[] {
   return out;
 }
 
+/**
+ * A file by its syntax tree: the language's rules find the units (top level, then members),
+ * cut points are sought only in units over budget, and units.ts makes the chunks.
+ */
 export function chunkTreeSitter(ctx: ChunkContext, options?: ResolvedOptions): ChunkerOutput {
-  const name = RULES_OF[ctx.language];
+  const rules = rulesFor(ctx.language);
+  const tree = parse(ctx);
+  try {
+    const warnings = syntaxWarnings(ctx, tree.rootNode);
+    const finder = new UnitFinder(ctx, rules);
+    const { units, nodeAt, moduleBoundaries } = finder.topLevelUnits(tree.rootNode);
+    for (const u of units) finder.markCutPoints(u, nodeAt.get(u));
+    const chunks = emitUnits(ctx, units, { start: 0, end: ctx.text.length, header: finder.header, moduleBoundaries, overlap: options?.overlap ?? 0 });
+    return { chunks, warnings };
+  } finally {
+    tree.delete();
+  }
+}
+
+function rulesFor(language: string): LanguageRules {
+  const name = RULES_OF[language];
   const found = name ? RULES[name] : undefined;
-  if (!found) throw new FallbackError(`no tree-sitter rules for ${ctx.language}`);
-  const rules: LanguageRules = found;
+  if (!found) throw new FallbackError(`no tree-sitter rules for ${language}`);
+  return found;
+}
+
+/** The file's syntax tree (the caller deletes it), or a FallbackError saying why there is none. */
+function parse(ctx: ChunkContext): Tree {
   const g = grammar(ctx.language);
   if (!g) throw new FallbackError(grammarProblem(ctx.language));
-  const text = ctx.text;
-  const tree = g.parser.parse(text);
+  const tree = g.parser.parse(ctx.text);
   if (!tree) throw new FallbackError(`the ${ctx.language} parser gave no tree`);
-  try {
-    const root = tree.rootNode;
-    const warnings: string[] = [];
-    const errors = root.hasError ? syntaxErrors(root) : [];
-    // (a missing terminator at the end of a Go file is flagged on the root but is no node: ignored)
-    if (errors.length) {
-      let bad = 0;
-      for (const e of errors) bad += e.endIndex - e.startIndex;
-      const at = ctx.src.position(errors[0].startIndex).line;
-      const what = errors[0].isMissing ? `missing ${errors[0].type}` : 'syntax error';
-      // Tree-sitter always recovers; when most of the file is inside ERROR nodes there is no
-      // structure left worth trusting, so the text chunker does it, and says why.
-      if (bad > text.length * 0.5) throw new FallbackError(`syntax error: ${what} at line ${at}; ${Math.round((100 * bad) / text.length)}% of the file unparsed`);
-      warnings.push(`recovered ${errors.length}${errors.length >= 50 ? '+' : ''} syntax error(s): ${what} at line ${at}`);
-    }
+  return tree;
+}
 
-    const header = (symbol: string | undefined) => commentHeader(ctx.language, symbol ? `${ctx.path} :: ${symbol}` : ctx.path);
-    const lineStart = (offset: number) => {
-      const li = ctx.src.lineIndexAt(offset);
-      return /^[ \t]*$/.test(text.slice(ctx.src.lineStarts[li], offset));
-    };
-    /** Two nodes with nothing but one line break (and indentation) between them. */
-    const adjacent = (a: Node, bStart: number) => /^[ \t]*(?:\r\n|\r|\n)?[ \t]*$/.test(text.slice(a.endIndex, bStart)) || a.endIndex >= bStart;
+/**
+ * A warning for the syntax errors tree-sitter recovered from; a FallbackError when most of the
+ * file is inside them.
+ */
+function syntaxWarnings(ctx: ChunkContext, root: Node): string[] {
+  const errors = root.hasError ? syntaxErrors(root) : [];
+  // (a missing terminator at the end of a Go file is flagged on the root but is no node: ignored)
+  if (!errors.length) return [];
+  let bad = 0;
+  for (const e of errors) bad += e.endIndex - e.startIndex;
+  const at = ctx.src.position(errors[0].startIndex).line;
+  const what = errors[0].isMissing ? `missing ${errors[0].type}` : 'syntax error';
+  // Tree-sitter always recovers; when most of the file is inside ERROR nodes there is no
+  // structure left worth trusting, so the text chunker does it, and says why.
+  const length = ctx.text.length;
+  if (bad > length * 0.5) throw new FallbackError(`syntax error: ${what} at line ${at}; ${Math.round((100 * bad) / length)}% of the file unparsed`);
+  return [`recovered ${errors.length}${errors.length >= 50 ? '+' : ''} syntax error(s): ${what} at line ${at}`];
+}
 
-    /**
-     * Children of a list (module, class body, impl body …) as [node, start] pairs, where start
-     * includes the comments/attributes directly above the node.
-     */
-    const withAttached = (parent: Node): Array<{ node: Node; start: number }> => {
-      const out: Array<{ node: Node; start: number }> = [];
-      let runStart = -1;
-      let prev: Node | null = null;
-      const children = (n: Node, depth: number): Node[] =>
-        n.namedChildren.flatMap((c) => (!c ? [] : depth < MAX_DEPTH && rules.transparent?.(c) ? children(c, depth + 1) : [c]));
-      for (const c of rules.transparent ? children(parent, 0) : parent.namedChildren) {
-        if (!c) continue;
-        if (runStart >= 0 && prev && !adjacent(prev, c.startIndex)) runStart = -1;
-        if (rules.attaches(c) && lineStart(c.startIndex)) {
-          if (runStart < 0) runStart = c.startIndex;
-          out.push({ node: c, start: c.startIndex });
-        } else {
-          out.push({ node: c, start: runStart >= 0 ? runStart : c.startIndex });
-          runStart = -1;
-        }
-        prev = c;
+/** Units and their cut points in one file's syntax tree, by one language's rules. */
+class UnitFinder {
+  private readonly text: string;
+
+  constructor(
+    private readonly ctx: ChunkContext,
+    private readonly rules: LanguageRules,
+  ) {
+    this.text = ctx.text;
+  }
+
+  /** The breadcrumb of a chunk of `symbol` (undefined = module code). */
+  readonly header = (symbol: string | undefined): string => commentHeader(this.ctx.language, symbol ? `${this.ctx.path} :: ${symbol}` : this.ctx.path);
+
+  private budgetFor(symbol: string | undefined): number {
+    return Math.max(1, this.ctx.maxTokens - this.ctx.headerCost(this.header(symbol)));
+  }
+
+  /** Only blanks between the start of the line and `offset`. */
+  private lineStart(offset: number): boolean {
+    const li = this.ctx.src.lineIndexAt(offset);
+    return /^[ \t]*$/.test(this.text.slice(this.ctx.src.lineStarts[li], offset));
+  }
+
+  /** Two nodes with nothing but one line break (and indentation) between them. */
+  private adjacent(a: Node, bStart: number): boolean {
+    return /^[ \t]*(?:\r\n|\r|\n)?[ \t]*$/.test(this.text.slice(a.endIndex, bStart)) || a.endIndex >= bStart;
+  }
+
+  /** A node's named children, those of see-through ones (`rules.transparent`) in their place. */
+  private listed(n: Node, depth: number): Node[] {
+    return n.namedChildren.flatMap((c) => (!c ? [] : depth < MAX_DEPTH && this.rules.transparent?.(c) ? this.listed(c, depth + 1) : [c]));
+  }
+
+  /**
+   * Children of a list (module, class body, impl body …) as [node, start] pairs, where start
+   * includes the comments/attributes directly above the node.
+   */
+  private withAttached(parent: Node): Array<{ node: Node; start: number }> {
+    const out: Array<{ node: Node; start: number }> = [];
+    let runStart = -1;
+    let prev: Node | null = null;
+    for (const c of this.rules.transparent ? this.listed(parent, 0) : parent.namedChildren) {
+      if (!c) continue;
+      if (runStart >= 0 && prev && !this.adjacent(prev, c.startIndex)) runStart = -1;
+      if (this.rules.attaches(c) && this.lineStart(c.startIndex)) {
+        if (runStart < 0) runStart = c.startIndex;
+        out.push({ node: c, start: c.startIndex });
+      } else {
+        out.push({ node: c, start: runStart >= 0 ? runStart : c.startIndex });
+        runStart = -1;
       }
-      return out;
-    };
+      prev = c;
+    }
+    return out;
+  }
 
-    const builder = (depth: number): Builder => ({
+  /** What the rules get at `depth`: the text, signatures, member lists. */
+  private builder(depth: number): Builder {
+    const text = this.text;
+    return {
       text,
       depth,
       signature: (n, body) => {
         const s = n.startIndex;
         let e = body ? body.startIndex : n.endIndex;
         // a comment between the declaration and its body (Python) is not part of the signature
-        for (const c of n.children) if (c && c.startIndex > s && c.startIndex < e && rules.attaches(c)) e = c.startIndex;
+        for (const c of n.children) if (c && c.startIndex > s && c.startIndex < e && this.rules.attaches(c)) e = c.startIndex;
         return firstLine(text.slice(s, e).replace(/\s+/g, ' ').trim() || text.slice(s, n.endIndex));
       },
-      members: (body, parent, d, from, to) => (body && d < MAX_DEPTH ? unitsOf(body, parent, d, from, to) : []),
-    });
-
-    /** Units among a node's children, attached comments included in their ranges. */
-    function unitsOf(list: Node, parent: Unit | undefined, depth: number, from = 0, to = Infinity): Unit[] {
-      const out: Unit[] = [];
-      const b = builder(depth);
-      for (const { node, start } of withAttached(list)) {
-        if (rules.attaches(node) || node.startIndex < from || node.endIndex > to) continue;
-        const u = rules.unit(node, parent, b);
-        if (!u) continue;
-        u.range.start = Math.min(u.range.start, start);
-        out.push(u);
-      }
-      return out;
-    }
-
-    /**
-     * Natural cut points inside `n` for a piece that must fit `budget`: the starts of its
-     * line-leading children (a comment keeps the node right below it), and inside any child
-     * still over budget, its own, recursively. Outer boundaries come first, so ctx.pack's
-     * packing keeps small statements whole and only opens the big ones.
-     */
-    const cutPoints = (n: Node, budget: number, out: number[], keep: ReadonlySet<number> = new Set(), depth = 0): number[] => {
-      if (depth > MAX_DEPTH) return out;
-      for (const { node, start } of withAttached(n)) {
-        if (start === node.startIndex && !keep.has(start) && lineStart(start)) out.push(start);
-        if (node.endIndex - node.startIndex > 40 && node.namedChildCount > 0 && ctx.countRange(node.startIndex, node.endIndex) > budget) cutPoints(node, budget, out, keep, depth + 1);
-      }
-      return out;
+      members: (body, parent, d, from, to) => (body && d < MAX_DEPTH ? this.unitsOf(body, parent, d, from, to) : []),
     };
+  }
 
-    const budgetFor = (symbol: string | undefined) => Math.max(1, ctx.maxTokens - ctx.headerCost(header(symbol)));
-    const nodeAt = new Map<Unit, Node>();
+  /** Units among a node's children, attached comments included in their ranges. */
+  private unitsOf(list: Node, parent: Unit | undefined, depth: number, from = 0, to = Infinity): Unit[] {
+    const out: Unit[] = [];
+    const b = this.builder(depth);
+    for (const { node, start } of this.withAttached(list)) {
+      if (this.rules.attaches(node) || node.startIndex < from || node.endIndex > to) continue;
+      const u = this.rules.unit(node, parent, b);
+      if (!u) continue;
+      u.range.start = Math.min(u.range.start, start);
+      out.push(u);
+    }
+    return out;
+  }
 
-    // Top-level units, remembering their nodes to find cut points only where a cut is needed.
+  /**
+   * The file's top-level units (their nodes remembered, to find cut points only where a cut is
+   * needed) and the cut points of the module code between them.
+   */
+  topLevelUnits(root: Node): { units: Unit[]; nodeAt: Map<Unit, Node>; moduleBoundaries: number[] } {
     const units: Unit[] = [];
+    const nodeAt = new Map<Unit, Node>();
     const moduleBoundaries: number[] = [];
-    const b0 = builder(0);
-    for (const { node, start } of withAttached(root)) {
+    const b0 = this.builder(0);
+    for (const { node, start } of this.withAttached(root)) {
       // inside a unit that runs past its node (a file-scoped C# or PHP namespace holds what follows)
       const last = units[units.length - 1];
       if (last && node.startIndex < last.range.end) continue;
-      if (lineStart(start)) moduleBoundaries.push(start);
-      if (rules.attaches(node)) continue;
-      const u = rules.unit(node, undefined, b0);
+      if (this.lineStart(start)) moduleBoundaries.push(start);
+      if (this.rules.attaches(node)) continue;
+      const u = this.rules.unit(node, undefined, b0);
       if (!u) {
         // module code over budget (a big `if __name__ == …` block) is cut inside, too
-        if (ctx.countRange(node.startIndex, node.endIndex) > budgetFor(undefined)) cutPoints(node, budgetFor(undefined), moduleBoundaries);
+        if (this.ctx.countRange(node.startIndex, node.endIndex) > this.budgetFor(undefined)) this.cutPoints(node, this.budgetFor(undefined), moduleBoundaries);
         continue;
       }
       u.range.start = Math.min(u.range.start, start);
       nodeAt.set(u, node);
       units.push(u);
     }
+    return { units, nodeAt, moduleBoundaries };
+  }
 
-    // Boundaries only for units that will be cut (over budget): walk their nodes again.
-    const fill = (u: Unit, node: Node | undefined) => {
-      if (ctx.cost(header(u.symbol), u.range.start, u.range.end) <= ctx.maxTokens) return;
-      // the comments above, and decorators, stay with the definition, and the declaration line
-      // with the first statement of its body (Python bodies start a line)
-      if (node) {
-        const keep = new Set<number>([node.startIndex]); // doc comments and attributes stay with the item
-        const def = node.type === 'decorated_definition' ? node.childForFieldName('definition') : null;
-        if (def) keep.add(def.startIndex);
-        const body = bodyOf(node);
-        if (body) keep.add(body.startIndex);
-        u.boundaries = cutPoints(node, budgetFor(u.symbol), [], keep);
-      }
-      if (u.members?.length) {
-        const body = node ? bodyOf(node) : undefined;
-        const members = body ? withAttached(body).filter((x) => !rules.attaches(x.node)) : [];
-        // (a unit may end after its node: a C++ `struct S {…}` takes the `;` after it)
-        for (const m of u.members) fill(m, members.find((x) => x.node.startIndex >= m.range.start && x.node.endIndex <= m.range.end)?.node);
-      }
-    };
-    for (const u of units) fill(u, nodeAt.get(u));
+  /**
+   * Natural cut points inside `n` for a piece that must fit `budget`: the starts of its
+   * line-leading children (a comment keeps the node right below it), and inside any child
+   * still over budget, its own, recursively. Outer boundaries come first, so ctx.pack's
+   * packing keeps small statements whole and only opens the big ones.
+   */
+  private cutPoints(n: Node, budget: number, out: number[], keep: ReadonlySet<number> = new Set(), depth = 0): number[] {
+    if (depth > MAX_DEPTH) return out;
+    for (const { node, start } of this.withAttached(n)) {
+      if (start === node.startIndex && !keep.has(start) && this.lineStart(start)) out.push(start);
+      if (node.endIndex - node.startIndex > 40 && node.namedChildCount > 0 && this.ctx.countRange(node.startIndex, node.endIndex) > budget) this.cutPoints(node, budget, out, keep, depth + 1);
+    }
+    return out;
+  }
 
-    const chunks = emitUnits(ctx, units, { start: 0, end: text.length, header, moduleBoundaries, overlap: options?.overlap ?? 0 });
-    return { chunks, warnings };
-  } finally {
-    tree.delete();
+  /** Boundaries only for units that will be cut (over budget), and their members': their nodes walked again. */
+  markCutPoints(u: Unit, node: Node | undefined): void {
+    if (this.ctx.cost(this.header(u.symbol), u.range.start, u.range.end) <= this.ctx.maxTokens) return;
+    // the comments above, and decorators, stay with the definition, and the declaration line
+    // with the first statement of its body (Python bodies start a line)
+    if (node) {
+      const keep = new Set<number>([node.startIndex]); // doc comments and attributes stay with the item
+      const def = node.type === 'decorated_definition' ? node.childForFieldName('definition') : null;
+      if (def) keep.add(def.startIndex);
+      const body = bodyOf(node);
+      if (body) keep.add(body.startIndex);
+      u.boundaries = this.cutPoints(node, this.budgetFor(u.symbol), [], keep);
+    }
+    if (u.members?.length) {
+      const body = node ? bodyOf(node) : undefined;
+      const members = body ? this.withAttached(body).filter((x) => !this.rules.attaches(x.node)) : [];
+      // (a unit may end after its node: a C++ `struct S {…}` takes the `;` after it)
+      for (const m of u.members) this.markCutPoints(m, members.find((x) => x.node.startIndex >= m.range.start && x.node.endIndex <= m.range.end)?.node);
+    }
   }
 }
 

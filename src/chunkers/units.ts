@@ -60,155 +60,183 @@ function groupSymbol(run: readonly Unit[], groupPrefix: string | undefined): str
 
 /** Chunks of `units` (in source order, not overlapping) and of the code between them. */
 export function emitUnits(ctx: ChunkContext, units: readonly Unit[], o: UnitLayout): Chunk[] {
-  const text = ctx.text;
-  const specs: ChunkSpec[] = [];
-  const header = o.header;
-  const meta = o.meta;
-  const spec = (u: Omit<ChunkSpec, 'header' | 'meta'> & { symbol?: string }): ChunkSpec => ({ ...u, header: header(u.symbol), ...(meta ? { meta: { ...meta } } : {}) });
+  const emitter = new UnitEmitter(ctx, o);
+  // Top level: units, grouped when small; leftover code packed into module chunks.
+  const specs = emitter.siblings([...units], undefined, undefined).sort((a, b) => a.start - b.start);
+  emitter.moduleChunks(specs);
+  specs.sort((a, b) => a.start - b.start);
+  if (o.overlap && o.overlap > 0) addOverlap(ctx, specs, o.overlap);
+  return specs.map((s) => ctx.make(s));
+}
 
-  const cost = (r: Range, symbol: string | undefined) => ctx.cost(header(symbol), r.start, r.end);
-  const small = Math.max(24, Math.floor(ctx.maxTokens / 4));
+/** The rules of the module comment, as methods over one file's context and layout. */
+class UnitEmitter {
+  private readonly text: string;
+  /** Units under this many tokens are grouped with their small neighbours. */
+  private readonly small: number;
+
+  constructor(
+    private readonly ctx: ChunkContext,
+    private readonly o: UnitLayout,
+  ) {
+    this.text = ctx.text;
+    this.small = Math.max(24, Math.floor(ctx.maxTokens / 4));
+  }
+
+  private spec(u: Omit<ChunkSpec, 'header' | 'meta'> & { symbol?: string }): ChunkSpec {
+    const meta = this.o.meta;
+    return { ...u, header: this.o.header(u.symbol), ...(meta ? { meta: { ...meta } } : {}) };
+  }
+
+  private cost(r: Range, symbol: string | undefined): number {
+    return this.ctx.cost(this.o.header(symbol), r.start, r.end);
+  }
 
   /** Emits one unit (recursively); returns specs in source order. */
-  const emitUnit = (u: Unit): ChunkSpec[] => {
-    if (cost(u.range, u.symbol) <= ctx.maxTokens) {
-      return [spec({ kind: u.kind, start: u.range.start, end: u.range.end, symbol: u.symbol, parent: u.parent, signature: u.signature, complete: true })];
+  private unit(u: Unit): ChunkSpec[] {
+    if (this.cost(u.range, u.symbol) <= this.ctx.maxTokens) {
+      return [this.spec({ kind: u.kind, start: u.range.start, end: u.range.end, symbol: u.symbol, parent: u.parent, signature: u.signature, complete: true })];
     }
-    if (u.members && u.members.length) return emitContainer(u, true);
-    const pieces = ctx.pack(u.range, header(u.symbol), u.boundaries, [], o.overlap ?? 0);
+    if (u.members && u.members.length) return this.container(u, true);
+    const pieces = this.ctx.pack(u.range, this.o.header(u.symbol), u.boundaries, [], this.o.overlap ?? 0);
     return pieces.map((p, index) =>
-      spec({ kind: u.kind, start: p.start, end: p.end, symbol: u.symbol, parent: u.parent, signature: u.signature, complete: false, split: pieces.length > 1 ? { index, total: pieces.length } : undefined }),
+      this.spec({ kind: u.kind, start: p.start, end: p.end, symbol: u.symbol, parent: u.parent, signature: u.signature, complete: false, split: pieces.length > 1 ? { index, total: pieces.length } : undefined }),
     );
-  };
+  }
 
   /**
    * Groups runs of consecutive small units separated only by punctuation into one chunk.
    * Inside a split container (`descend`), object members (`methods: {…}`, `computed: {…}`)
    * are opened too, so their entries become units (`KZoomControl.methods.zoomIn`).
    */
-  const emitSiblings = (members: Unit[], groupPrefix: string | undefined, parentSymbol: string | undefined, descend = false): ChunkSpec[] => {
+  siblings(members: Unit[], groupPrefix: string | undefined, parentSymbol: string | undefined, descend = false): ChunkSpec[] {
     const out: ChunkSpec[] = [];
     let run: Unit[] = [];
     const flush = () => {
-      if (run.length === 1) out.push(...emitUnit(run[0]));
-      else if (run.length > 1) {
-        const symbol = groupSymbol(run, groupPrefix);
-        out.push(spec({ kind: 'group', start: run[0].range.start, end: run[run.length - 1].range.end, symbol, parent: parentSymbol, complete: true }));
-        const last = out[out.length - 1];
-        last.meta = { ...(last.meta ?? {}), members: run.map((r) => r.symbol) };
-      }
+      out.push(...this.group(run, groupPrefix, parentSymbol));
       run = [];
     };
     for (const m of members) {
       if (descend && m.kind === 'object' && m.members?.length) {
         flush();
-        out.push(...emitContainer(m, false));
+        out.push(...this.container(m, false));
         continue;
       }
-      const isSmall = cost(m.range, m.symbol) < small;
-      if (!isSmall) {
+      if (this.cost(m.range, m.symbol) >= this.small) {
         flush();
-        out.push(...emitUnit(m));
+        out.push(...this.unit(m));
         continue;
       }
-      if (run.length) {
-        const prev = run[run.length - 1];
-        const gapOk = /^[\s,;]*$/.test(text.slice(prev.range.end, m.range.start));
-        const sym = groupSymbol([...run, m], groupPrefix);
-        if (!gapOk || cost({ start: run[0].range.start, end: m.range.end }, sym) > ctx.maxTokens) flush();
-      }
+      if (run.length && !this.joins(run, m, groupPrefix)) flush();
       run.push(m);
     }
     flush();
     return out;
-  };
+  }
+
+  /** Can small `m` join the run before it: only punctuation between, and the group still fits? */
+  private joins(run: Unit[], m: Unit, groupPrefix: string | undefined): boolean {
+    const prev = run[run.length - 1];
+    const gapOk = /^[\s,;]*$/.test(this.text.slice(prev.range.end, m.range.start));
+    const sym = groupSymbol([...run, m], groupPrefix);
+    return gapOk && this.cost({ start: run[0].range.start, end: m.range.end }, sym) <= this.ctx.maxTokens;
+  }
+
+  /** A run of small units: one unit's own chunk, or one group chunk listing its members. */
+  private group(run: Unit[], groupPrefix: string | undefined, parentSymbol: string | undefined): ChunkSpec[] {
+    if (run.length === 0) return [];
+    if (run.length === 1) return this.unit(run[0]);
+    const symbol = groupSymbol(run, groupPrefix);
+    const g = this.spec({ kind: 'group', start: run[0].range.start, end: run[run.length - 1].range.end, symbol, parent: parentSymbol, complete: true });
+    g.meta = { ...(g.meta ?? {}), members: run.map((r) => r.symbol) };
+    return [g];
+  }
 
   /** A container over budget: its members' chunks, plus its own leftover lines as fragments. */
-  const emitContainer = (u: Unit, openObjects: boolean): ChunkSpec[] => {
+  private container(u: Unit, openObjects: boolean): ChunkSpec[] {
     const members = u.members ?? [];
-    const childSpecs = emitSiblings(members, u.memberPrefix ?? u.symbol, u.symbol, openObjects);
+    const childSpecs = this.siblings(members, u.memberPrefix ?? u.symbol, u.symbol, openObjects);
     const gaps: Range[] = [];
     let cursor = u.range.start;
     for (const m of members) {
-      if (!isBlank(text, cursor, m.range.start)) gaps.push({ start: cursor, end: m.range.start });
+      if (!isBlank(this.text, cursor, m.range.start)) gaps.push({ start: cursor, end: m.range.start });
       cursor = Math.max(cursor, m.range.end);
     }
-    if (!isBlank(text, cursor, u.range.end)) gaps.push({ start: cursor, end: u.range.end });
-    return absorbGaps(childSpecs, gaps, u);
-  };
+    if (!isBlank(this.text, cursor, u.range.end)) gaps.push({ start: cursor, end: u.range.end });
+    return this.absorbGaps(childSpecs, gaps, u);
+  }
 
   /**
    * Leftover lines of a split container (its declaration line, fields, closing brace) join the
    * neighbouring chunk when that still fits; the rest become fragments named by the container.
    */
-  const absorbGaps = (childSpecs: ChunkSpec[], gaps: Range[], u: Unit): ChunkSpec[] => {
-    const fragments = absorb(childSpecs, gaps, false).flatMap((g) => ctx.pack(g, header(u.symbol), u.boundaries));
-    const frags = fragments.map((p) => spec({ kind: 'fragment', start: p.start, end: p.end, symbol: u.symbol, parent: u.parent, signature: u.signature, complete: false }));
+  private absorbGaps(childSpecs: ChunkSpec[], gaps: Range[], u: Unit): ChunkSpec[] {
+    const fragments = this.absorb(childSpecs, gaps, false).flatMap((g) => this.ctx.pack(g, this.o.header(u.symbol), u.boundaries));
+    const frags = fragments.map((p) => this.spec({ kind: 'fragment', start: p.start, end: p.end, symbol: u.symbol, parent: u.parent, signature: u.signature, complete: false }));
     if (frags.length > 1) frags.forEach((f, index) => (f.split = { index, total: frags.length }));
     return [...childSpecs, ...frags].sort((a, b) => a.start - b.start);
-  };
+  }
+
+  /**
+   * The code between the top-level chunks (`specs`, in source order): stray punctuation joins a
+   * neighbour; the rest is packed into module chunks, added to `specs`.
+   */
+  moduleChunks(specs: ChunkSpec[]): void {
+    const { o, text } = this;
+    const gaps: Range[] = [];
+    let cursor = o.start;
+    for (const sp of specs) {
+      if (sp.start > cursor && !isBlank(text, cursor, sp.start)) gaps.push({ start: cursor, end: sp.start });
+      cursor = Math.max(cursor, sp.end);
+    }
+    if (!isBlank(text, cursor, o.end)) gaps.push({ start: cursor, end: o.end });
+    const modSym = o.moduleSymbol;
+    for (const l of this.absorb(specs, gaps, true)) {
+      for (const p of this.ctx.pack(l, o.header(modSym), o.moduleBoundaries)) specs.push(this.spec({ kind: 'module', start: p.start, end: p.end, symbol: modSym, complete: false }));
+    }
+  }
 
   /**
    * Stretches neighbouring specs over the gaps that can join them (closing punctuation to what
    * precedes it, an opening line to what follows it; at the top level only punctuation such as
    * a stray `;`). Returns the gaps left over.
    */
-  const absorb = (specsIn: ChunkSpec[], gaps: Range[], punctOnly: boolean): Range[] => {
+  private absorb(specsIn: ChunkSpec[], gaps: Range[], punctOnly: boolean): Range[] {
     const left: Range[] = [];
     for (const g0 of gaps) {
-      const g = trimRange(text, g0.start, g0.end);
+      const g = trimRange(this.text, g0.start, g0.end);
       if (g.start >= g.end || specsIn.some((c) => c.start <= g.start && c.end >= g.end)) continue;
-      const punct = /^[\s{}()[\],;]*$/.test(text.slice(g.start, g.end));
-      if (punctOnly && !punct) {
-        left.push(g);
-        continue;
-      }
-      let before: ChunkSpec | undefined;
-      let after: ChunkSpec | undefined;
-      for (const c of specsIn) {
-        if (c.end <= g.start && (!before || c.end > before.end)) before = c;
-        if (c.start >= g.end && (!after || c.start < after.start)) after = c;
-      }
-      const order = punct && before ? [before, after] : [after, before];
-      let done = false;
-      for (const c of order) {
-        if (!c) continue;
-        const s2 = Math.min(c.start, g.start);
-        const e2 = Math.max(c.end, g.end);
-        if (between(specsIn, c, s2, e2)) continue;
-        if (ctx.cost(c.header, s2, e2) <= ctx.maxTokens) {
-          c.start = s2;
-          c.end = e2;
-          done = true;
-          break;
-        }
-      }
-      if (!done) left.push(g);
+      const punct = /^[\s{}()[\],;]*$/.test(this.text.slice(g.start, g.end));
+      if ((punctOnly && !punct) || !this.stretchOver(specsIn, g, punct)) left.push(g);
     }
     return left;
-  };
-
-  /** Would stretching `c` to [s, e) swallow another chunk? */
-  const between = (all: ChunkSpec[], c: ChunkSpec, s: number, e: number) => all.some((o2) => o2 !== c && o2.start < e && o2.end > s);
-
-  // Top level: units, grouped when small; leftover code packed into module chunks.
-  specs.push(...emitSiblings([...units], undefined, undefined));
-  specs.sort((a, b) => a.start - b.start);
-  const gaps: Range[] = [];
-  let cursor = o.start;
-  for (const sp of specs) {
-    if (sp.start > cursor && !isBlank(text, cursor, sp.start)) gaps.push({ start: cursor, end: sp.start });
-    cursor = Math.max(cursor, sp.end);
   }
-  if (!isBlank(text, cursor, o.end)) gaps.push({ start: cursor, end: o.end });
-  const modSym = o.moduleSymbol;
-  for (const l of absorb(specs, gaps, true)) {
-    for (const p of ctx.pack(l, header(modSym), o.moduleBoundaries)) specs.push(spec({ kind: 'module', start: p.start, end: p.end, symbol: modSym, complete: false }));
+
+  /**
+   * Stretches the spec before gap `g` (punctuation) or after it (an opening line), else the
+   * other one, when it then swallows no other chunk and still fits. False when neither can.
+   */
+  private stretchOver(specsIn: ChunkSpec[], g: Range, punct: boolean): boolean {
+    let before: ChunkSpec | undefined;
+    let after: ChunkSpec | undefined;
+    for (const c of specsIn) {
+      if (c.end <= g.start && (!before || c.end > before.end)) before = c;
+      if (c.start >= g.end && (!after || c.start < after.start)) after = c;
+    }
+    const order = punct && before ? [before, after] : [after, before];
+    for (const c of order) {
+      if (!c) continue;
+      const s2 = Math.min(c.start, g.start);
+      const e2 = Math.max(c.end, g.end);
+      if (specsIn.some((o2) => o2 !== c && o2.start < e2 && o2.end > s2)) continue; // would swallow another chunk
+      if (this.ctx.cost(c.header, s2, e2) <= this.ctx.maxTokens) {
+        c.start = s2;
+        c.end = e2;
+        return true;
+      }
+    }
+    return false;
   }
-  specs.sort((a, b) => a.start - b.start);
-  if (o.overlap && o.overlap > 0) addOverlap(ctx, specs, o.overlap);
-  const chunks: Chunk[] = specs.map((s) => ctx.make(s));
-  return chunks;
 }
 
 /**

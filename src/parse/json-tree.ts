@@ -194,56 +194,81 @@ interface BuildState {
   path: Array<string | number>;
 }
 
+/** The value at `node` with its items, recursively, and whether its text is sound (`clean`). */
 function build(node: jsonc.Node, st: BuildState): JValue {
   const start = node.offset + st.base;
   const end = start + node.length;
   const v: JValue = { type: node.type as JType, start, end, items: [], sepOk: [], sepTok: [], clean: true, tok: -1 };
-  if (node.type !== 'object' && node.type !== 'array') {
-    if (node.type === 'property') {
-      // Cannot happen for a value position; treat as an unusable scalar.
-      v.type = 'null';
-      v.clean = false;
-      return v;
-    }
-    v.value = node.value;
+  if (node.type !== 'object' && node.type !== 'array') return scalar(v, node);
+  const isObject = node.type === 'object';
+  const itemsOk = isObject ? buildMembers(node, v, st) : buildElements(node, v, st);
+  const closed = node.length >= 2 && st.text.charCodeAt(end - 1) === (isObject ? 125 : 93);
+  const separatorsOk = checkSeparators(v, closed, st);
+  v.clean = itemsOk && separatorsOk && closed;
+  return v;
+}
+
+function scalar(v: JValue, node: jsonc.Node): JValue {
+  if (node.type === 'property') {
+    // Cannot happen for a value position; treat as an unusable scalar.
+    v.type = 'null';
+    v.clean = false;
     return v;
   }
-  const text = st.text;
-  const isObject = node.type === 'object';
-  const closer = isObject ? 125 : 93;
-  const seen = isObject ? new Set<string>() : undefined;
-  let clean = true;
+  v.value = node.value;
+  return v;
+}
+
+/**
+ * An object's members into `v.items`, each value built; duplicate keys recorded. False when a
+ * member's `"key" : value` syntax is not sound.
+ */
+function buildMembers(node: jsonc.Node, v: JValue, st: BuildState): boolean {
+  const seen = new Set<string>();
+  let ok = true;
   for (const child of node.children ?? []) {
-    if (isObject) {
-      const keyNode = child.children?.[0];
-      const valueNode = child.children?.[1];
-      if (!keyNode || !valueNode) continue; // a key without value: its text ends up in a gap (lost)
-      const key = String(keyNode.value);
-      const keyStart = keyNode.offset + st.base;
-      const keyEnd = keyStart + keyNode.length;
-      if (seen!.has(key)) st.duplicates.push({ key, path: [...st.path], offset: keyStart });
-      else seen!.add(key);
-      const g = scanGap(text, keyEnd, valueNode.offset + st.base, false);
-      const ok = g.colons === 1 && g.commas === 0 && g.stray === 0 && g.lost === 0;
-      st.lost += g.lost;
-      st.path.push(key);
-      const value = build(valueNode, st);
-      st.path.pop();
-      if (!ok) clean = false;
-      v.items.push({ key, lead: keyStart, start: keyStart, end: value.end, value, ok });
-    } else {
-      st.path.push(v.items.length);
-      const value = build(child, st);
-      st.path.pop();
-      v.items.push({ lead: value.start, start: value.start, end: value.end, value, ok: true });
-    }
+    const keyNode = child.children?.[0];
+    const valueNode = child.children?.[1];
+    if (!keyNode || !valueNode) continue; // a key without value: its text ends up in a gap (lost)
+    const key = String(keyNode.value);
+    const keyStart = keyNode.offset + st.base;
+    const keyEnd = keyStart + keyNode.length;
+    if (seen.has(key)) st.duplicates.push({ key, path: [...st.path], offset: keyStart });
+    else seen.add(key);
+    const g = scanGap(st.text, keyEnd, valueNode.offset + st.base, false);
+    const colonOk = g.colons === 1 && g.commas === 0 && g.stray === 0 && g.lost === 0;
+    st.lost += g.lost;
+    st.path.push(key);
+    const value = build(valueNode, st);
+    st.path.pop();
+    if (!colonOk) ok = false;
+    v.items.push({ key, lead: keyStart, start: keyStart, end: value.end, value, ok: colonOk });
   }
-  // Separators: before the first item, between items, after the last.
-  const closed = node.length >= 2 && text.charCodeAt(end - 1) === closer;
+  return ok;
+}
+
+/** An array's elements into `v.items`, each built (an element has no syntax of its own: true). */
+function buildElements(node: jsonc.Node, v: JValue, st: BuildState): boolean {
+  for (const child of node.children ?? []) {
+    st.path.push(v.items.length);
+    const value = build(child, st);
+    st.path.pop();
+    v.items.push({ lead: value.start, start: value.start, end: value.end, value, ok: true });
+  }
+  return true;
+}
+
+/**
+ * The separators of a container: before the first item, between items (`sepOk`, `sepTok`; a
+ * comment on its own line after a comma becomes the next item's `lead`), after the last. False
+ * when any is unsound or an item is not clean.
+ */
+function checkSeparators(v: JValue, closed: boolean, st: BuildState): boolean {
+  const text = st.text;
   const items = v.items;
-  const n = items.length;
-  let prevEnd = start + 1;
-  for (let k = 0; k < n; k++) {
+  let clean = true;
+  let prevEnd = v.start + 1;
+  for (let k = 0; k < items.length; k++) {
     const it = items[k];
     if (it.start < prevEnd) {
       // Overlapping recovery artefact: never put these two in one run.
@@ -267,14 +292,16 @@ function build(node: jsonc.Node, st: BuildState): JValue {
     if (!it.ok || !it.value.clean) clean = false;
     prevEnd = it.end;
   }
-  const tailEnd = closed ? end - 1 : end;
-  if (tailEnd >= prevEnd) {
-    const g = scanGap(text, prevEnd, tailEnd, false);
-    st.lost += g.lost;
-    if (g.commas || g.colons || g.stray || g.lost) clean = false;
-  } else clean = false;
-  v.clean = clean && closed;
-  return v;
+  return tailSound(v, prevEnd, closed, st) && clean;
+}
+
+/** After the last item, up to the closing bracket (or the end when it is missing): only blanks and comments. */
+function tailSound(v: JValue, prevEnd: number, closed: boolean, st: BuildState): boolean {
+  const tailEnd = closed ? v.end - 1 : v.end;
+  if (tailEnd < prevEnd) return false;
+  const g = scanGap(st.text, prevEnd, tailEnd, false);
+  st.lost += g.lost;
+  return !(g.commas || g.colons || g.stray || g.lost);
 }
 
 /**

@@ -108,7 +108,7 @@ describe('long functions cut into named steps stay cut', function () {
     assert.ok(found, `${file} declares no function ${name}`);
     return src.getLineAndCharacterOfPosition(found.getEnd()).line - src.getLineAndCharacterOfPosition(found.getStart(src)).line + 1;
   };
-  // they were 235, 112, 113, 159, 182, 131, 92, 65 and 100 lines; each is now a few named steps
+  // they were 235, 112, 113, 159, 182, 131, 92, 65, 100, 153, 151, 82 and 84 lines; each is now a few named steps
   for (const [file, name] of [
     ['chunkers/javascript.ts', 'chunkScript'],
     ['chunkers/vue.ts', 'chunkVue'],
@@ -119,6 +119,10 @@ describe('long functions cut into named steps stay cut', function () {
     ['index/keyword.ts', 'load'],
     ['index/keyword.ts', 'add'],
     ['index/embedder.ts', 'createTransformersEmbedder'],
+    ['chunkers/code-ast.ts', 'chunkTreeSitter'],
+    ['chunkers/units.ts', 'emitUnits'],
+    ['parse/json-tree.ts', 'build'],
+    ['cli.ts', 'chunkCommand'],
   ]) {
     it(`${name} (${file}) has at most 40 lines`, () => {
       const lines = linesOf(file, name);
