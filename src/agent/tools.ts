@@ -1266,67 +1266,89 @@ async function definitions(a: DefinitionsArgs, folders: AgentFolder[], counter: 
   const name = a.symbol.trim();
   const filters = checkedFilters({ glob: a.glob, kind: a.kind }, folders);
   const accept = pathFilter(filters.pathGlob);
-  const k = a.k ?? 10;
-  const maxTokens = a.maxTokens ?? DEFAULT_MAX_TOKENS;
-  const kindOk = (kind: string) => !PROSE_KINDS.has(kind) && kind !== 'fragment' && (!filters.kind || filters.kind.includes(kind));
-  const nameOk = (symbol: string | undefined) => !!symbol && (symbol === name || symbolNames(symbol).includes(name));
+  const match: DefinitionMatch = {
+    name,
+    kindOk: (kind) => !PROSE_KINDS.has(kind) && kind !== 'fragment' && (!filters.kind || filters.kind.includes(kind)),
+    nameOk: (symbol) => !!symbol && (symbol === name || symbolNames(symbol).includes(name)),
+  };
   const defs: Definition[] = [];
   const notes: string[] = [];
   for (const f of folders) {
-    const seen = new Set<string>();
-    const holders = new Map<string, Chunk[]>();
-    for (const c of chunksOfFolder(f)) {
-      if (PROSE_KINDS.has(c.kind) || !accept(c.path)) continue;
-      if (nameOk(c.symbol) && kindOk(c.kind)) {
-        const pieces = piecesOf(f.chunksOf(c.path) ?? [c], c);
-        const key = `${c.path}\0${pieces[0].id}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        const st = stitch(pieces);
-        defs.push({ folder: f, path: c.path, language: c.language, kind: c.kind, symbol: c.symbol!, startLine: st.start.line, endLine: st.end.line, text: st.text });
-      } else if (MEMBER_HOLDERS.has(c.kind) && c.text.includes(name) && hasIdentifier(c.text, name)) {
-        let list = holders.get(c.path);
-        if (!list) holders.set(c.path, (list = []));
-        list.push(c);
-      }
-    }
+    const holders = indexedDefinitions(f, match, accept, defs);
     const paths = [...holders.keys()].sort();
     if (paths.length > MAX_MEMBER_FILES) notes.push(`${paths.length - MAX_MEMBER_FILES} file(s) holding the name were not searched for members (over ${MAX_MEMBER_FILES})`);
-    if (!f.readFile || !paths.length) continue;
-    await prepareLanguagesFor(paths.slice(0, MAX_MEMBER_FILES));
-    for (const p of paths.slice(0, MAX_MEMBER_FILES)) {
-      const r = f.readFile(p, MAX_READ_BYTES);
-      if (!r.ok || r.decoded.text === undefined) continue;
-      const text = r.decoded.text;
-      const units = new Map<string, Chunk[]>();
-      for (const c of chunkFile(p, text, { maxTokens: MEMBER_BUDGET }).chunks) {
-        if (!nameOk(c.symbol) || !kindOk(c.kind)) continue;
-        let list = units.get(c.symbol!);
-        if (!list) units.set(c.symbol!, (list = []));
-        list.push(c);
-      }
-      for (const [symbol, pieces] of units) {
-        const start = pieces.reduce((m, c) => (c.start.offset < m.start.offset ? c : m)).start;
-        const end = pieces.reduce((m, c) => (c.end.offset > m.end.offset ? c : m)).end;
-        // a unit the index names so already (a whole chunk of its own) is listed once
-        if (defs.some((d) => d.folder === f && d.path === p && d.startLine <= start.line && d.endLine >= end.line && d.symbol === symbol)) continue;
-        let body = text.slice(start.offset, end.offset);
-        let endLine = end.line;
-        // the last member's last piece runs to its container's end: its closing line is not the member's
-        const container = holders.get(p)!.find((c) => c.start.offset <= start.offset && c.end.offset === end.offset && c.symbol !== symbol);
-        const lines = body.split('\n');
-        if (container && lines.length > 2 && /^\s*(\}|\};|end|\)|\]);?\s*$/.test(lines[lines.length - 1])) {
-          body = lines.slice(0, -1).join('\n');
-          endLine--;
-        }
-        defs.push({ folder: f, path: p, language: pieces[0].language, kind: pieces[0].kind, symbol, startLine: start.line, endLine, text: body });
-      }
-    }
+    if (f.readFile && paths.length) await memberDefinitions(f, paths.slice(0, MAX_MEMBER_FILES), holders, match, defs);
   }
   // the exact full name first, then by path and line
   const exact = (d: Definition) => (d.symbol === name ? 0 : 1);
   defs.sort((x, y) => exact(x) - exact(y) || x.path.localeCompare(y.path) || x.startLine - y.startLine);
-  const head = [stateNote(folders), ...notes].filter(Boolean).join('\n');
+  return definitionsAnswer(defs, name, [stateNote(folders), ...notes].filter(Boolean).join('\n'), folders, a.k ?? 10, a.maxTokens ?? DEFAULT_MAX_TOKENS, counter);
+}
+
+/** The name asked for, and which units' symbols and kinds answer it. */
+interface DefinitionMatch {
+  name: string;
+  nameOk: (symbol: string | undefined) => boolean;
+  kindOk: (kind: string) => boolean;
+}
+
+/** The units the index holds under the name (whole, its pieces stitched), added to `defs`; returns the files whose containers (classes …) hold the name, with those chunks, to look for members in. */
+function indexedDefinitions(f: AgentFolder, match: DefinitionMatch, accept: (path: string) => boolean, defs: Definition[]): Map<string, Chunk[]> {
+  const seen = new Set<string>();
+  const holders = new Map<string, Chunk[]>();
+  for (const c of chunksOfFolder(f)) {
+    if (PROSE_KINDS.has(c.kind) || !accept(c.path)) continue;
+    if (match.nameOk(c.symbol) && match.kindOk(c.kind)) {
+      const pieces = piecesOf(f.chunksOf(c.path) ?? [c], c);
+      const key = `${c.path}\0${pieces[0].id}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const st = stitch(pieces);
+      defs.push({ folder: f, path: c.path, language: c.language, kind: c.kind, symbol: c.symbol!, startLine: st.start.line, endLine: st.end.line, text: st.text });
+    } else if (MEMBER_HOLDERS.has(c.kind) && c.text.includes(match.name) && hasIdentifier(c.text, match.name)) {
+      let list = holders.get(c.path);
+      if (!list) holders.set(c.path, (list = []));
+      list.push(c);
+    }
+  }
+  return holders;
+}
+
+/** Members named so inside the holders' files (chunked again at a small budget, so that a member is a unit of its own), added to `defs` unless listed already. */
+async function memberDefinitions(f: AgentFolder, paths: string[], holders: Map<string, Chunk[]>, match: DefinitionMatch, defs: Definition[]): Promise<void> {
+  await prepareLanguagesFor(paths);
+  for (const p of paths) {
+    const r = f.readFile!(p, MAX_READ_BYTES);
+    if (!r.ok || r.decoded.text === undefined) continue;
+    const text = r.decoded.text;
+    const units = new Map<string, Chunk[]>();
+    for (const c of chunkFile(p, text, { maxTokens: MEMBER_BUDGET }).chunks) {
+      if (!match.nameOk(c.symbol) || !match.kindOk(c.kind)) continue;
+      let list = units.get(c.symbol!);
+      if (!list) units.set(c.symbol!, (list = []));
+      list.push(c);
+    }
+    for (const [symbol, pieces] of units) {
+      const start = pieces.reduce((m, c) => (c.start.offset < m.start.offset ? c : m)).start;
+      const end = pieces.reduce((m, c) => (c.end.offset > m.end.offset ? c : m)).end;
+      // a unit the index names so already (a whole chunk of its own) is listed once
+      if (defs.some((d) => d.folder === f && d.path === p && d.startLine <= start.line && d.endLine >= end.line && d.symbol === symbol)) continue;
+      let body = text.slice(start.offset, end.offset);
+      let endLine = end.line;
+      // the last member's last piece runs to its container's end: its closing line is not the member's
+      const container = holders.get(p)!.find((c) => c.start.offset <= start.offset && c.end.offset === end.offset && c.symbol !== symbol);
+      const lines = body.split('\n');
+      if (container && lines.length > 2 && /^\s*(\}|\};|end|\)|\]);?\s*$/.test(lines[lines.length - 1])) {
+        body = lines.slice(0, -1).join('\n');
+        endLine--;
+      }
+      defs.push({ folder: f, path: p, language: pieces[0].language, kind: pieces[0].kind, symbol, startLine: start.line, endLine, text: body });
+    }
+  }
+}
+
+/** The definitions as the answer gives them: fenced blocks within the token budget, what was left out said; "no match" when none. */
+function definitionsAnswer(defs: Definition[], name: string, head: string, folders: AgentFolder[], k: number, maxTokens: number, counter: TokenCounter): ToolAnswer {
   if (!defs.length) {
     const note = `no match: no unit is named ${JSON.stringify(name)} (exact names only; search mode "identifier" finds the lines that hold it)`;
     const text = [head, note].filter(Boolean).join('\n\n');
