@@ -116,6 +116,15 @@ describe('long functions cut into named steps stay cut', function () {
     ['chunkers/markdown.ts', 'createParser'],
     ['index/chunks.ts', 'chunkSections'],
     ['extension.ts', 'activate'],
+    // 141 (its visitor, an arrow of 121), 107, 92, 85, 81, 86, 83 and 87 lines
+    ['i18n/script-usages.ts', 'scanner'],
+    ['i18n/i18n-index.ts', 'tablesOf'],
+    ['i18n/locales.ts', 'scanLeaves'],
+    ['i18n/locales.ts', 'readSfcLocales'],
+    ['i18n/locales.ts', 'readLocaleScript'],
+    ['i18n/formats/po.ts', 'readPo'],
+    ['commands/i18n-diagnostics.ts', 'registerI18nDiagnostics'],
+    ['editor/status.ts', 'indexState'],
   ]) {
     it(`${name} (${file}) has at most 40 lines`, () => {
       const lines = linesOf(file, name);
