@@ -92,39 +92,44 @@ interface PoParse {
   fuzzyNext: boolean;
 }
 
-/** The entries of a PO text, line by line; a line that does not parse marks its entry bad (said in `problems`). */
+/**
+ * The entries of a PO text, line by line: blank, a comment, a continuation string, or a keyword
+ * with its string. A line that does not parse marks its entry bad (said in `problems`).
+ */
 function parseEntries(rel: string, text: string, problems: I18nProblem[]): Entry[] {
-  const p: PoParse = { rel, text, problems, entries: [], fuzzyNext: false };
+  // every field set from the start: one object shape through the parse
+  const p: PoParse = { rel, text, problems, entries: [], cur: undefined, last: undefined, fuzzyNext: false };
   let line = 0;
   for (let off = 0; off <= text.length; ) {
     let end = text.indexOf('\n', off);
     if (end < 0) end = text.length;
     line++;
     const raw = text.slice(off, end).replace(/\r$/, '');
+    const lineEnd = off + raw.length;
     const trimmed = raw.trimStart();
-    parseLine(p, trimmed, off + (raw.length - trimmed.length), off + raw.length, line);
+    const lead = off + (raw.length - trimmed.length);
+    if (!trimmed) {
+      p.last = undefined;
+    } else if (trimmed.startsWith('#')) {
+      if (trimmed.startsWith('#,') && /\bfuzzy\b/.test(trimmed)) p.fuzzyNext = true;
+      p.last = undefined; // `#~` obsolete entries and comments are no messages
+    } else if (trimmed.startsWith('"')) continuationLine(p, lead, lineEnd, line);
+    else keywordLine(p, trimmed, lead, lineEnd, line);
     off = end + 1;
   }
   return p.entries;
 }
 
-/** One line (`trimmed`, starting at `lead`): blank, a comment, a continuation string, or a keyword with its string. */
-function parseLine(p: PoParse, trimmed: string, lead: number, lineEnd: number, line: number): void {
-  if (!trimmed) {
-    p.last = undefined;
-  } else if (trimmed.startsWith('#')) {
-    if (trimmed.startsWith('#,') && /\bfuzzy\b/.test(trimmed)) p.fuzzyNext = true;
-    p.last = undefined; // `#~` obsolete entries and comments are no messages
-  } else if (trimmed.startsWith('"')) {
-    const q = quoted(p.text, lead, lineEnd);
-    if (q && p.last) {
-      p.last.value += q.value;
-      p.last.e = q.e;
-    } else if (p.cur) {
-      p.cur.bad = true;
-      p.problems.push({ kind: 'malformed', file: p.rel, line, message: `PO line ${line} is not a continuation of a msgid/msgstr: the entry is skipped` });
-    }
-  } else keywordLine(p, trimmed, lead, lineEnd, line);
+/** A string alone on its line: the rest of the last msgid/msgstr; after anything else it marks the entry bad. */
+function continuationLine(p: PoParse, lead: number, lineEnd: number, line: number): void {
+  const q = quoted(p.text, lead, lineEnd);
+  if (q && p.last) {
+    p.last.value += q.value;
+    p.last.e = q.e;
+  } else if (p.cur) {
+    p.cur.bad = true;
+    p.problems.push({ kind: 'malformed', file: p.rel, line, message: `PO line ${line} is not a continuation of a msgid/msgstr: the entry is skipped` });
+  }
 }
 
 /** A new entry at `line`, unless the current one has no msgstr yet and parses (its msgctxt came first, say). */
