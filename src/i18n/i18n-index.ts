@@ -197,35 +197,109 @@ interface TablesPre {
 
 /** The lookup tables of `groups` (their values sorted): computed, or completed from `pre`. */
 function tablesOf(groups: Group[], problems: I18nProblem[], pre?: TablesPre): Built {
+  const v = valueTables(groups, pre);
+  const keys = keyTables(groups);
+  return {
+    groups,
+    vGroup: v.vGroup,
+    vValue: v.vValue,
+    norm: v.norm,
+    vAlso: v.vAlso,
+    postings: v.postings,
+    vWeight: valueWeights(v.postings, v.vValue.length),
+    vNorm: v.vNorm,
+    vPattern: new Array(v.vValue.length).fill(null),
+    byCanon: keys.byCanon,
+    namespaces: keys.namespaces,
+    appsWithKeys: keys.appsWithKeys,
+    problems,
+  };
+}
+
+/** The tables of the values, numbered over the groups in order (see `Built`). */
+type ValueTables = Pick<Built, 'vGroup' | 'vValue' | 'vNorm' | 'norm' | 'vAlso' | 'postings'>;
+
+/** Every value's group, normal form, other texts and tokens: computed, or the stored ones of `pre` taken. */
+function valueTables(groups: Group[], pre: TablesPre | undefined): ValueTables {
   let nValues = 0;
   for (const g of groups) nValues += g.values.length;
-  const vGroup = new Int32Array(nValues);
-  const vValue: LocaleEntry[] = new Array(nValues);
-  const vNorm: string[] = new Array(nValues);
-  const norm = new Map<string, number | number[]>();
-  const vAlso = new Map<number, string[]>();
-  /** A value whose normal form is empty (`!!!`, `%s`) is found by its text alone. */
-  const normKey = (raw: string, n: string) => n || `\u0002${raw}`;
-  const put = (m: Map<string, number | number[]>, k: string, v: number) => {
-    const l = m.get(k);
-    if (l === undefined) m.set(k, v);
-    else if (typeof l === 'number') {
-      if (l !== v) m.set(k, [l, v]);
-    } else if (l[l.length - 1] !== v) l.push(v);
-  };
-  const postings = pre?.postings ?? new Map<string, number[]>();
-  const push = (m: Map<string, number[]>, k: string, v: number) => {
-    const l = m.get(k);
-    if (!l) m.set(k, [v]);
-    else if (l[l.length - 1] !== v) l.push(v);
-  };
-  // vue-i18n linked messages (`@:events.create.TITLE`, `@.lower:key`): the text shown is the
-  // target's value in the same locale and app, so that text finds the linking key too
+  const vt: ValueTables = { vGroup: new Int32Array(nValues), vValue: new Array(nValues), vNorm: new Array(nValues), norm: new Map(), vAlso: new Map(), postings: pre?.postings ?? new Map() };
+  const resolveLinks = pre ? undefined : linkResolver(groups);
+  let vid = 0;
+  for (const g of groups) {
+    for (const v of g.values) {
+      vt.vGroup[vid] = g.id;
+      vt.vValue[vid] = v;
+      if (pre) storedValue(vt, pre, vid, v.value.trim());
+      else computedValue(vt, vid, g, v, resolveLinks!);
+      vid++;
+    }
+  }
+  return vt;
+}
+
+/** A value whose normal form is empty (`!!!`, `%s`) is found by its text alone. */
+const normKey = (raw: string, n: string) => n || `\u0002${raw}`;
+
+/** `v` under `k` of a map of one value or a list (a value given twice in a row is kept once). */
+function putNorm(m: Map<string, number | number[]>, k: string, v: number): void {
+  const l = m.get(k);
+  if (l === undefined) m.set(k, v);
+  else if (typeof l === 'number') {
+    if (l !== v) m.set(k, [l, v]);
+  } else if (l[l.length - 1] !== v) l.push(v);
+}
+
+/** `v` at the end of `k`'s list, unless it is there last already. */
+function pushUnique(m: Map<string, number[]>, k: string, v: number): void {
+  const l = m.get(k);
+  if (!l) m.set(k, [v]);
+  else if (l[l.length - 1] !== v) l.push(v);
+}
+
+/** Value `vid`'s normal form and other texts as a stored `I18nTables` has them (its postings are `pre`'s already). */
+function storedValue(vt: ValueTables, pre: TablesPre, vid: number, raw: string): void {
+  vt.vNorm[vid] = pre.vNorm[vid];
+  putNorm(vt.norm, normKey(raw, vt.vNorm[vid]), vid);
+  const also = pre.also.get(vid);
+  if (also) {
+    vt.vAlso.set(vid, also);
+    const an = pre.alsoNorm.get(vid)!;
+    for (let i = 0; i < also.length; i++) putNorm(vt.norm, normKey(also[i], an[i]), vid);
+  }
+}
+
+/** Value `vid`'s normal form, its other texts (a linked message resolved, the reader's, plural forms) and its tokens' postings. */
+function computedValue(vt: ValueTables, vid: number, g: Group, v: LocaleEntry, resolveLinks: (g: Group, v: LocaleEntry) => string | undefined): void {
+  const raw = v.value.trim();
+  const n = normalize(raw);
+  vt.vNorm[vid] = n;
+  putNorm(vt.norm, normKey(raw, n), vid);
+  const also: string[] = [];
+  const linked = resolveLinks(g, v);
+  if (linked) also.push(linked);
+  if (v.also) also.push(...v.also);
+  // vue-i18n plurals: "no apples | one apple | {count} apples"
+  if (raw.includes('|')) for (const form of raw.split(/\s*\|\s*/)) if (form) also.push(form);
+  if (also.length) {
+    vt.vAlso.set(vid, also);
+    for (const a of also) putNorm(vt.norm, normKey(a, normalize(a)), vid);
+  }
+  // pushUnique() skips a token already posted for this value: the postings stay unique
+  for (const t of tokens(n)) pushUnique(vt.postings, t, vid);
+}
+
+/**
+ * vue-i18n linked messages (`@:events.create.TITLE`, `@.lower:key`): the text shown is the
+ * target's value in the same locale and app, so that text finds the linking key too. The
+ * resolver gives a value's text with its links resolved, undefined when it has none that resolve.
+ */
+function linkResolver(groups: Group[]): (g: Group, v: LocaleEntry) => string | undefined {
   const linkTarget = new Map<string, string>();
-  if (!pre && groups.some((g) => g.values.some((v) => v.value.includes('@')))) {
+  if (groups.some((g) => g.values.some((v) => v.value.includes('@')))) {
     for (const g of groups) for (const v of g.values) if (!g.component) linkTarget.set(`${g.app}\0${v.locale}\0${g.path}`, v.value);
   }
-  const resolveLinks = (g: Group, v: LocaleEntry): string | undefined => {
+  return (g, v) => {
     if (!linkTarget.size || !v.value.includes('@')) return undefined;
     let changed = false;
     const out = v.value.replace(/@(?:\.(\w+))?:(?:\{'([^']*)'\}|\(?([\w.-]*\w)\)?)/g, (m, mod: string | undefined, quoted: string | undefined, bare: string | undefined) => {
@@ -236,72 +310,31 @@ function tablesOf(groups: Group[], problems: I18nProblem[], pre?: TablesPre): Bu
     });
     return changed ? out.trim() : undefined;
   };
-  let vid = 0;
-  for (const g of groups) {
-    for (const v of g.values) {
-      vGroup[vid] = g.id;
-      vValue[vid] = v;
-      const raw = v.value.trim();
-      if (pre) {
-        vNorm[vid] = pre.vNorm[vid];
-        put(norm, normKey(raw, vNorm[vid]), vid);
-        const also = pre.also.get(vid);
-        if (also) {
-          vAlso.set(vid, also);
-          const an = pre.alsoNorm.get(vid)!;
-          for (let i = 0; i < also.length; i++) put(norm, normKey(also[i], an[i]), vid);
-        }
-        vid++;
-        continue;
-      }
-      const n = normalize(raw);
-      vNorm[vid] = n;
-      put(norm, normKey(raw, n), vid);
-      const also: string[] = [];
-      const linked = resolveLinks(g, v);
-      if (linked) also.push(linked);
-      if (v.also) also.push(...v.also);
-      // vue-i18n plurals: "no apples | one apple | {count} apples"
-      if (raw.includes('|')) for (const form of raw.split(/\s*\|\s*/)) if (form) also.push(form);
-      if (also.length) {
-        vAlso.set(vid, also);
-        for (const a of also) put(norm, normKey(a, normalize(a)), vid);
-      }
-      // push() skips a token already posted for this value: the postings stay unique
-      for (const t of tokens(n)) push(postings, t, vid);
-      vid++;
-    }
-  }
+}
+
+/** Each value's weight: the sum of the idf of its tokens. */
+function valueWeights(postings: Map<string, number[]>, nValues: number): Float64Array {
   const N = Math.max(1, nValues);
   const vWeight = new Float64Array(nValues);
   for (const list of postings.values()) {
     const idf = Math.log(1 + N / list.length);
     for (const v of list) vWeight[v] += idf;
   }
+  return vWeight;
+}
+
+/** The groups by canonical key (`ns\0path`, and `\0path` for a namespaced one too), the namespaces and the apps that have keys. */
+function keyTables(groups: Group[]): Pick<Built, 'byCanon' | 'namespaces' | 'appsWithKeys'> {
   const byCanon = new Map<string, number[]>();
   const namespaces = new Set<string>();
   const appsWithKeys = new Set<string>();
   for (const g of groups) {
     if (g.namespace) namespaces.add(g.namespace);
     appsWithKeys.add(g.app);
-    push(byCanon, canon(g.namespace, g.path), g.id);
-    if (g.namespace) push(byCanon, canon(undefined, g.path), g.id);
+    pushUnique(byCanon, canon(g.namespace, g.path), g.id);
+    if (g.namespace) pushUnique(byCanon, canon(undefined, g.path), g.id);
   }
-  return {
-    groups,
-    vGroup,
-    vValue,
-    norm,
-    vAlso,
-    postings,
-    vWeight,
-    vNorm,
-    vPattern: new Array(nValues).fill(null),
-    byCanon,
-    namespaces,
-    appsWithKeys,
-    problems,
-  };
+  return { byCanon, namespaces, appsWithKeys };
 }
 
 /** The one-deletion typo index of a vocabulary. */

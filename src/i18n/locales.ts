@@ -34,7 +34,7 @@
  * (`unsupported`) and skipped.
  */
 import type * as t from '@babel/types';
-import { parse as parseSfc } from '@vue/compiler-sfc';
+import { parse as parseSfc, type SFCBlock } from '@vue/compiler-sfc';
 import * as jsonc from 'jsonc-parser';
 import { classifyJson, classifyJsonPath, isLocaleName } from '../parse/json-classify';
 import { MAX_JSON_DEPTH, scanDepth } from '../parse/json-tree';
@@ -237,89 +237,126 @@ interface Scan {
   shadowed?: Array<{ path: string; ks: number; laterKs: number; lost: number }>;
 }
 
+/** An open object or array of `scanLeaves`' walk. */
+interface Frame {
+  isArray: boolean;
+  index: number;
+  prefix: string;
+  key: string;
+  ks: number;
+  ke: number;
+  /** Members seen in this object: key → the range of leaves they produced, and the key's offset. */
+  members?: Map<string, { start: number; end: number; ks: number }>;
+  cur?: { key: string; start: number; ks: number };
+}
+
+/** A key given twice in one object: the leaves of its earlier and of its later value. */
+interface Dup {
+  path: string;
+  earlier: { start: number; end: number; ks: number };
+  later: { start: number; ks: number };
+  laterEnd: number;
+}
+
 /**
  * Every string leaf of a JSON text in one pass of jsonc-parser's visitor — no parse tree: a
  * 50,000-key locale file would otherwise make millions of short-lived nodes.
  */
 function scanLeaves(text: string): Scan {
-  const scan: Scan = { isObject: false, leaves: [], total: 0, strings: 0, topKeys: new Set() };
-  interface Frame {
-    isArray: boolean;
-    index: number;
-    prefix: string;
-    key: string;
-    ks: number;
-    ke: number;
-    /** Members seen in this object: key → the range of leaves they produced, and the key's offset. */
-    members?: Map<string, { start: number; end: number; ks: number }>;
-    cur?: { key: string; start: number; ks: number };
-  }
+  const walk = new LeafWalk(text);
+  jsonc.visit(text, walk.visitor(), { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
+  walk.closeOpen();
+  dropShadowed(walk.scan, walk.dups);
+  return walk.scan;
+}
+
+/** `scanLeaves`' visitor: the open objects and arrays, the leaves found, the keys given twice. */
+class LeafWalk {
+  readonly scan: Scan = { isObject: false, leaves: [], total: 0, strings: 0, topKeys: new Set() };
   // JSON's last-one-wins: a key given twice in one object keeps only the later value, the whole
   // earlier one (its leaves) is dropped — `{"d": {"a": "x"}, "d": "flat"}` has no `d.a`
-  const dups: Array<{ path: string; earlier: { start: number; end: number; ks: number }; later: { start: number; ks: number }; laterEnd: number }> = [];
-  const closeMember = (f: Frame) => {
+  readonly dups: Dup[] = [];
+  private readonly stack: Frame[] = [];
+
+  constructor(private readonly text: string) {}
+
+  /** The callbacks for jsonc-parser (none returns false: that would skip an object's content). */
+  visitor(): jsonc.JSONVisitor {
+    return {
+      onObjectBegin: (off, len) => this.begin(false, off, len),
+      onArrayBegin: (off, len) => this.begin(true, off, len),
+      onObjectEnd: () => {
+        const f = this.stack.pop();
+        if (f) this.closeMember(f);
+      },
+      onArrayEnd: () => void this.stack.pop(),
+      onObjectProperty: (property, off, len) => this.property(property, off, len),
+      onLiteralValue: (value: unknown, off, len) => this.literal(value, off, len),
+      onError: (error, off) => {
+        this.scan.error ??= { offset: off, message: jsonc.printParseErrorCode(error) };
+      },
+    };
+  }
+
+  /** A truncated file: its open members end here. */
+  closeOpen(): void {
+    for (const f of this.stack) this.closeMember(f);
+  }
+
+  /** The member being read in `f` ends: the range of leaves it produced is recorded (and closes a duplicate's later value). */
+  private closeMember(f: Frame): void {
     if (!f.cur) return;
-    const m = { start: f.cur.start, end: scan.leaves.length, ks: f.cur.ks };
-    const open = dups.find((d) => d.laterEnd < 0 && d.later.start === f.cur!.start && d.later.ks === f.cur!.ks);
+    const m = { start: f.cur.start, end: this.scan.leaves.length, ks: f.cur.ks };
+    const open = this.dups.find((d) => d.laterEnd < 0 && d.later.start === f.cur!.start && d.later.ks === f.cur!.ks);
     if (open) open.laterEnd = m.end;
     (f.members ??= new Map()).set(f.cur.key, m);
     f.cur = undefined;
-  };
-  const stack: Frame[] = [];
+  }
+
   /** The path and key range of a value starting at [off, off+len) in the current frame. */
-  const child = (off: number, len: number): { path: string; ks: number; ke: number } | undefined => {
-    const f = stack[stack.length - 1];
+  private child(off: number, len: number): { path: string; ks: number; ke: number } | undefined {
+    const f = this.stack[this.stack.length - 1];
     if (!f) return undefined;
     if (f.isArray) {
       const seg = String(f.index++);
       return { path: f.prefix ? `${f.prefix}.${seg}` : seg, ks: off, ke: off + len };
     }
     return { path: f.prefix ? `${f.prefix}.${f.key}` : f.key, ks: f.ks, ke: f.ke };
-  };
-  const begin = (isArray: boolean, off: number, len: number) => {
-    if (!stack.length && !isArray && scan.total === 0) scan.isObject = true;
-    const c = child(off, len);
-    if (stack.length >= MAX_DEPTH && scan.tooDeep === undefined) scan.tooDeep = off;
-    stack.push({ isArray, index: 0, prefix: c?.path ?? '', key: '', ks: 0, ke: 0 });
-  };
-  jsonc.visit(
-    text,
-    {
-      onObjectBegin: (off, len) => begin(false, off, len),
-      onArrayBegin: (off, len) => begin(true, off, len),
-      onObjectEnd: () => {
-        const f = stack.pop();
-        if (f) closeMember(f);
-      },
-      onArrayEnd: () => void stack.pop(),
-      onObjectProperty: (property, off, len) => {
-        const f = stack[stack.length - 1];
-        closeMember(f);
-        f.key = property;
-        const quoted = text.charCodeAt(off) === 34;
-        f.ks = quoted ? off + 1 : off;
-        f.ke = quoted ? off + len - 1 : off + len;
-        const earlier = f.members?.get(property);
-        if (earlier) dups.push({ path: f.prefix ? `${f.prefix}.${property}` : property, earlier, later: { start: scan.leaves.length, ks: f.ks }, laterEnd: -1 });
-        f.cur = { key: property, start: scan.leaves.length, ks: f.ks };
-        if (stack.length === 1 && scan.topKeys.size < 64) scan.topKeys.add(property);
-      },
-      onLiteralValue: (value: unknown, off, len) => {
-        const c = child(off, len);
-        scan.total++;
-        if (typeof value !== 'string') return;
-        scan.strings++;
-        // an array element's "key" is the element itself
-        const inArray = stack[stack.length - 1]?.isArray;
-        if (c && stack.length <= MAX_DEPTH) scan.leaves.push({ path: c.path, value, vs: off + 1, ve: off + len - 1, ks: inArray ? off + 1 : c.ks, ke: inArray ? off + len - 1 : c.ke });
-      },
-      onError: (error, off) => {
-        scan.error ??= { offset: off, message: jsonc.printParseErrorCode(error) };
-      },
-    },
-    { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true },
-  );
-  for (const f of stack) closeMember(f); // a truncated file: its open members end here
+  }
+
+  private begin(isArray: boolean, off: number, len: number): void {
+    if (!this.stack.length && !isArray && this.scan.total === 0) this.scan.isObject = true;
+    const c = this.child(off, len);
+    if (this.stack.length >= MAX_DEPTH && this.scan.tooDeep === undefined) this.scan.tooDeep = off;
+    this.stack.push({ isArray, index: 0, prefix: c?.path ?? '', key: '', ks: 0, ke: 0 });
+  }
+
+  private property(property: string, off: number, len: number): void {
+    const f = this.stack[this.stack.length - 1];
+    this.closeMember(f);
+    f.key = property;
+    const quoted = this.text.charCodeAt(off) === 34;
+    f.ks = quoted ? off + 1 : off;
+    f.ke = quoted ? off + len - 1 : off + len;
+    const earlier = f.members?.get(property);
+    if (earlier) this.dups.push({ path: f.prefix ? `${f.prefix}.${property}` : property, earlier, later: { start: this.scan.leaves.length, ks: f.ks }, laterEnd: -1 });
+    f.cur = { key: property, start: this.scan.leaves.length, ks: f.ks };
+    if (this.stack.length === 1 && this.scan.topKeys.size < 64) this.scan.topKeys.add(property);
+  }
+
+  private literal(value: unknown, off: number, len: number): void {
+    const c = this.child(off, len);
+    this.scan.total++;
+    if (typeof value !== 'string') return;
+    this.scan.strings++;
+    // an array element's "key" is the element itself
+    const inArray = this.stack[this.stack.length - 1]?.isArray;
+    if (c && this.stack.length <= MAX_DEPTH) this.scan.leaves.push({ path: c.path, value, vs: off + 1, ve: off + len - 1, ks: inArray ? off + 1 : c.ks, ke: inArray ? off + len - 1 : c.ke });
+  }
+}
+
+/** The leaves of the earlier value of a key given twice are dropped (last one wins) and said in `scan.shadowed`. */
+function dropShadowed(scan: Scan, dups: Dup[]): void {
   const drop = new Set<number>();
   for (const d of dups) {
     const laterEnd = d.laterEnd < 0 ? scan.leaves.length : d.laterEnd;
@@ -331,7 +368,6 @@ function scanLeaves(text: string): Scan {
     (scan.shadowed ??= []).push({ path: d.path, ks: d.earlier.ks, laterKs: d.later.ks, lost: d.earlier.end - d.earlier.start });
   }
   if (drop.size) scan.leaves = scan.leaves.filter((_, i) => !drop.has(i));
-  return scan;
 }
 
 /** Fields of a message object that hold its text, and those that hold notes for translators. */
@@ -497,56 +533,7 @@ export function readLocaleScript(rel: string, text: string, globbed = false): Lo
   if (!obj) return undefined;
   const src = new SourceText(text);
   const problems: I18nProblem[] = [];
-  const leaves: Array<{ path: string; value: string; vs: number; ve: number; ks: number; ke: number }> = [];
-  let others = 0;
-  const spreads: t.SpreadElement[] = [];
-  const stack: Array<{ node: t.Node; prefix: string; depth: number; ks: number; ke: number }> = [{ node: obj, prefix: '', depth: 0, ks: 0, ke: 0 }];
-  while (stack.length) {
-    const { node, prefix, depth, ks, ke } = stack.pop()!;
-    if (node.type === 'StringLiteral' || (node.type === 'TemplateLiteral' && node.expressions.length === 0)) {
-      const value = node.type === 'StringLiteral' ? node.value : (node.quasis[0]?.value.cooked ?? '');
-      if (prefix) leaves.push({ path: prefix, value, vs: node.start! + 1, ve: node.end! - 1, ks, ke });
-      continue;
-    }
-    if (depth >= MAX_DEPTH) continue;
-    if (node.type === 'ObjectExpression') {
-      const keyOf = (p: (typeof node.properties)[number]): string | undefined => {
-        if (p.type !== 'ObjectProperty' || p.computed) return undefined;
-        const k = p.key;
-        return k.type === 'Identifier' ? k.name : k.type === 'StringLiteral' ? k.value : k.type === 'NumericLiteral' ? String(k.value) : undefined;
-      };
-      const shadowed = shadowedMembers(node.properties.map((p) => ({ key: keyOf(p), subtree: p.type === 'ObjectProperty' && isTree(p.value.type), at: p.start! })));
-      for (let i = node.properties.length - 1; i >= 0; i--) {
-        const p = node.properties[i];
-        if (p.type === 'SpreadElement') {
-          // `{ ...en, hola: 'Hola' }`: the spread object's messages are its own file's; this one's are read
-          spreads.push(p);
-          continue;
-        }
-        if (p.type !== 'ObjectProperty' || p.computed) {
-          others++;
-          continue;
-        }
-        const k = p.key;
-        const seg = keyOf(p);
-        if (seg === undefined) continue;
-        const later = shadowed.get(i);
-        if (later !== undefined) {
-          const at = prefix ? `${prefix}.${seg}` : seg;
-          const l1 = src.position(p.start!).line;
-          const l2 = src.position(node.properties[later].start!).line;
-          problems.push({ kind: 'duplicate', file: rel, line: l2, message: `key "${at}" is defined twice (lines ${l1} and ${l2}); the last one wins, so the keys under the first one are gone` });
-          continue;
-        }
-        const inner = k.type === 'StringLiteral' ? 1 : 0;
-        stack.push({ node: p.value, prefix: prefix ? `${prefix}.${seg}` : seg, depth: depth + 1, ks: k.start! + inner, ke: k.end! - inner });
-      }
-    } else if (node.type === 'ArrayExpression') {
-      node.elements.forEach((el, i) => {
-        if (el) stack.push({ node: el, prefix: `${prefix}.${i}`, depth: depth + 1, ks: el.start!, ke: el.end! });
-      });
-    } else others++;
-  }
+  const { leaves, others, spreads } = moduleLeaves(obj, src, rel, problems);
   // a module of messages is mostly strings (functions and imports are not messages; a spread is
   // another object's messages, said below)
   if (!leaves.length || leaves.length < (leaves.length + others) * 0.6) return undefined;
@@ -555,6 +542,86 @@ export function readLocaleScript(rel: string, text: string, globbed = false): Lo
     problems.push({ kind: 'unsupported', file: rel, line, message: `"${text.slice(sp.start!, Math.min(sp.end!, sp.start! + 60))}" spreads in another object: its messages are not read from this file (only its own members are)` });
   }
   leaves.sort((a, b) => a.vs - b.vs);
+  return { file: rel, lines: src, entries: moduleEntries(leaves, id, rel, src, problems), problems };
+}
+
+/** A value of a locale module's object still to read, under its key path (`prefix`) and key range. */
+interface ModuleItem {
+  node: t.Node;
+  prefix: string;
+  depth: number;
+  ks: number;
+  ke: number;
+}
+
+/** What `moduleLeaves` finds: the string leaves, how many values are something else, the spreads (`{ ...en }`). */
+interface ModuleWalk {
+  leaves: Leaf[];
+  others: number;
+  spreads: t.SpreadElement[];
+  stack: ModuleItem[];
+}
+
+/** Every string leaf of a locale module's object (depth-limited, iterative); a key given twice over an object is reported in `problems`. */
+function moduleLeaves(obj: t.ObjectExpression, src: SourceText, rel: string, problems: I18nProblem[]): ModuleWalk {
+  const w: ModuleWalk = { leaves: [], others: 0, spreads: [], stack: [{ node: obj, prefix: '', depth: 0, ks: 0, ke: 0 }] };
+  while (w.stack.length) {
+    const { node, prefix, depth, ks, ke } = w.stack.pop()!;
+    if (node.type === 'StringLiteral' || (node.type === 'TemplateLiteral' && node.expressions.length === 0)) {
+      const value = node.type === 'StringLiteral' ? node.value : (node.quasis[0]?.value.cooked ?? '');
+      if (prefix) w.leaves.push({ path: prefix, value, vs: node.start! + 1, ve: node.end! - 1, ks, ke });
+      continue;
+    }
+    if (depth >= MAX_DEPTH) continue;
+    if (node.type === 'ObjectExpression') moduleMembers(w, node, prefix, depth, src, rel, problems);
+    else if (node.type === 'ArrayExpression') {
+      node.elements.forEach((el, i) => {
+        if (el) w.stack.push({ node: el, prefix: `${prefix}.${i}`, depth: depth + 1, ks: el.start!, ke: el.end! });
+      });
+    } else w.others++;
+  }
+  return w;
+}
+
+/** A member's key when it is a constant: `a`, `'a'`, `1`. */
+function memberKey(p: t.ObjectExpression['properties'][number]): string | undefined {
+  if (p.type !== 'ObjectProperty' || p.computed) return undefined;
+  const k = p.key;
+  return k.type === 'Identifier' ? k.name : k.type === 'StringLiteral' ? k.value : k.type === 'NumericLiteral' ? String(k.value) : undefined;
+}
+
+/** The members of one object of a locale module, onto the walk's stack (in source order when popped); a spread, a computed member, a shadowed key set aside. */
+function moduleMembers(w: ModuleWalk, node: t.ObjectExpression, prefix: string, depth: number, src: SourceText, rel: string, problems: I18nProblem[]): void {
+  const shadowed = shadowedMembers(node.properties.map((p) => ({ key: memberKey(p), subtree: p.type === 'ObjectProperty' && isTree(p.value.type), at: p.start! })));
+  for (let i = node.properties.length - 1; i >= 0; i--) {
+    const p = node.properties[i];
+    if (p.type === 'SpreadElement') {
+      // `{ ...en, hola: 'Hola' }`: the spread object's messages are its own file's; this one's are read
+      w.spreads.push(p);
+      continue;
+    }
+    if (p.type !== 'ObjectProperty' || p.computed) {
+      w.others++;
+      continue;
+    }
+    const k = p.key;
+    const seg = memberKey(p);
+    if (seg === undefined) continue;
+    const later = shadowed.get(i);
+    if (later !== undefined) {
+      const at = prefix ? `${prefix}.${seg}` : seg;
+      const l1 = src.position(p.start!).line;
+      const l2 = src.position(node.properties[later].start!).line;
+      problems.push({ kind: 'duplicate', file: rel, line: l2, message: `key "${at}" is defined twice (lines ${l1} and ${l2}); the last one wins, so the keys under the first one are gone` });
+      continue;
+    }
+    const inner = k.type === 'StringLiteral' ? 1 : 0;
+    w.stack.push({ node: p.value, prefix: prefix ? `${prefix}.${seg}` : seg, depth: depth + 1, ks: k.start! + inner, ke: k.end! - inner });
+  }
+}
+
+/** A locale module's leaves (in source order) → entries, a key path given twice reported once (the last wins). */
+function moduleEntries(leaves: Leaf[], id: LocaleIdentity, rel: string, src: SourceText, problems: I18nProblem[]): LocaleEntry[] {
   const byPath = new Map<string, number>();
   const entries: LocaleEntry[] = [];
   for (const l of leaves) {
@@ -568,7 +635,7 @@ export function readLocaleScript(rel: string, text: string, globbed = false): Lo
       entries.push(e);
     }
   }
-  return { file: rel, lines: src, entries, problems };
+  return entries;
 }
 
 /** The messages of a Vue SFC's `<i18n>` blocks (undefined when it has none). */
@@ -582,78 +649,108 @@ export function readSfcLocales(rel: string, text: string): LocaleFile | undefine
   }
   const blocks = descriptor.customBlocks.filter((b) => b.type === 'i18n');
   if (!blocks.length) return undefined;
-  const src = new SourceText(text);
-  const problems: I18nProblem[] = [];
-  const entries: LocaleEntry[] = [];
-  for (const b of blocks) {
-    const line = b.loc.start.line;
-    const lang = String(b.attrs.lang ?? 'json').toLowerCase();
-    if (b.attrs.src) {
-      problems.push({ kind: 'unsupported', file: rel, line, message: `<i18n src="${String(b.attrs.src)}"> is not followed: skipped` });
-      continue;
-    }
-    const base = b.loc.start.offset;
-    const locale = typeof b.attrs.locale === 'string' ? b.attrs.locale : undefined;
-    if (lang === 'yaml' || lang === 'yml') {
-      const y = yamlLeaves(b.content, base, !locale);
-      if (y.error) {
-        const at = src.position(base + y.error.offset).line;
-        problems.push({ kind: 'malformed', file: rel, line: at, message: `<i18n lang="yaml"> block does not parse (${y.error.message} at line ${at}): skipped` });
-        continue;
-      }
-      if (!locale && !y.multiLocale) {
-        problems.push({ kind: 'unsupported', file: rel, line, message: '<i18n lang="yaml"> block whose top-level keys are not locales (and no locale="…"): skipped' });
-        continue;
-      }
-      entries.push(...toEntriesByLocale(y.leaves, locale ? canonicalLocale(locale) : '', src, rel, problems));
-      continue;
-    }
-    if (lang !== 'json' && lang !== 'json5' && lang !== 'jsonc') {
-      problems.push({ kind: 'unsupported', file: rel, line, message: `<i18n lang="${lang}"> is not supported (JSON, JSON5, JSONC, YAML): skipped` });
-      continue;
-    }
-    if (lang === 'json5' && parseJson(b.content).error) {
-      const j5 = json5Leaves(b.content, base);
-      if (j5.error || !j5.isObject) {
-        const at = src.position(base + (j5.error?.offset ?? 0)).line;
-        problems.push({ kind: 'malformed', file: rel, line: at, message: `<i18n lang="json5"> block does not parse${j5.error ? ` (${j5.error.message} at line ${at})` : ': not an object'}: skipped` });
-        continue;
-      }
-      if (locale) entries.push(...toEntries(j5.leaves, canonicalLocale(locale), undefined, src, 0, rel, problems));
-      else {
-        // top-level keys are locales: `en.greeting` → locale en, key greeting
-        const byLocale = j5.leaves.map((l) => {
-          const dot = l.path.indexOf('.');
-          return { ...l, locale: canonicalLocale(l.path.slice(0, dot)), path: l.path.slice(dot + 1) };
-        });
-        entries.push(...toEntriesByLocale(byLocale.filter((l) => l.path), '', src, rel, problems));
-      }
-      continue;
-    }
-    if (scanDepth(b.content, 0, b.content.length, MAX_JSON_DEPTH).maxDepth > MAX_JSON_DEPTH) {
-      problems.push({ kind: 'unsupported', file: rel, line, message: `<i18n> block nests deeper than ${MAX_JSON_DEPTH} levels: skipped` });
-      continue;
-    }
-    const { root, error } = parseJson(b.content);
-    if (error || !root || root.type !== 'object') {
-      const at = error ? src.position(base + error.offset).line : line;
-      problems.push({ kind: 'malformed', file: rel, line: at, message: `<i18n> block does not parse${error ? ` (${error.message} at line ${at})` : ': not an object'}: skipped` });
-      continue;
-    }
-    if (locale) {
-      entries.push(...toEntries(leaves(root, problems, rel, (o) => src.position(base + o).line), canonicalLocale(locale), undefined, src, base, rel, problems));
-      continue;
-    }
-    for (const p of root.children ?? []) {
-      const k = p.children?.[0];
-      const v = p.children?.[1];
-      if (!k || !v) continue;
-      if (v.type !== 'object') {
-        problems.push({ kind: 'unsupported', file: rel, line: src.position(base + k.offset).line, message: `<i18n> top-level "${String(k.value)}" is not a locale object: skipped` });
-        continue;
-      }
-      entries.push(...toEntries(leaves(v, problems, rel, (o) => src.position(base + o).line), canonicalLocale(String(k.value)), undefined, src, base, rel, problems));
-    }
+  const read: SfcRead = { rel, src: new SourceText(text), problems: [], entries: [] };
+  for (const b of blocks) readI18nBlock(read, b);
+  return { file: rel, lines: read.src, entries: read.entries, problems: read.problems, component: true };
+}
+
+/** What the `<i18n>` blocks of one SFC give: their entries, their problems. */
+interface SfcRead {
+  rel: string;
+  src: SourceText;
+  problems: I18nProblem[];
+  entries: LocaleEntry[];
+}
+
+/** One `<i18n>` block: its text, its offset in the file, its first line, its `locale="…"`. */
+interface I18nBlock {
+  content: string;
+  base: number;
+  line: number;
+  locale: string | undefined;
+}
+
+/** One `<i18n>` block, read by its `lang`: YAML, JSON5 (beyond JSONC), JSON/JSONC; `src="…"` and other languages are said and skipped. */
+function readI18nBlock(read: SfcRead, b: SFCBlock): void {
+  const line = b.loc.start.line;
+  const lang = String(b.attrs.lang ?? 'json').toLowerCase();
+  if (b.attrs.src) {
+    read.problems.push({ kind: 'unsupported', file: read.rel, line, message: `<i18n src="${String(b.attrs.src)}"> is not followed: skipped` });
+    return;
   }
-  return { file: rel, lines: src, entries, problems, component: true };
+  const block: I18nBlock = { content: b.content, base: b.loc.start.offset, line, locale: typeof b.attrs.locale === 'string' ? b.attrs.locale : undefined };
+  if (lang === 'yaml' || lang === 'yml') return yamlBlock(read, block);
+  if (lang !== 'json' && lang !== 'json5' && lang !== 'jsonc') {
+    read.problems.push({ kind: 'unsupported', file: read.rel, line, message: `<i18n lang="${lang}"> is not supported (JSON, JSON5, JSONC, YAML): skipped` });
+    return;
+  }
+  if (lang === 'json5' && parseJson(b.content).error) return json5Block(read, block);
+  jsonBlock(read, block);
+}
+
+/** A `lang="yaml"` block: one locale (`locale="…"`), or top-level keys that are locales. */
+function yamlBlock(read: SfcRead, { content, base, line, locale }: I18nBlock): void {
+  const { rel, src, problems } = read;
+  const y = yamlLeaves(content, base, !locale);
+  if (y.error) {
+    const at = src.position(base + y.error.offset).line;
+    problems.push({ kind: 'malformed', file: rel, line: at, message: `<i18n lang="yaml"> block does not parse (${y.error.message} at line ${at}): skipped` });
+    return;
+  }
+  if (!locale && !y.multiLocale) {
+    problems.push({ kind: 'unsupported', file: rel, line, message: '<i18n lang="yaml"> block whose top-level keys are not locales (and no locale="…"): skipped' });
+    return;
+  }
+  read.entries.push(...toEntriesByLocale(y.leaves, locale ? canonicalLocale(locale) : '', src, rel, problems));
+}
+
+/** A `lang="json5"` block that is no JSONC (unquoted keys, single quotes): one locale, or top-level keys that are locales. */
+function json5Block(read: SfcRead, { content, base, locale }: I18nBlock): void {
+  const { rel, src, problems } = read;
+  const j5 = json5Leaves(content, base);
+  if (j5.error || !j5.isObject) {
+    const at = src.position(base + (j5.error?.offset ?? 0)).line;
+    problems.push({ kind: 'malformed', file: rel, line: at, message: `<i18n lang="json5"> block does not parse${j5.error ? ` (${j5.error.message} at line ${at})` : ': not an object'}: skipped` });
+    return;
+  }
+  if (locale) {
+    read.entries.push(...toEntries(j5.leaves, canonicalLocale(locale), undefined, src, 0, rel, problems));
+    return;
+  }
+  // top-level keys are locales: `en.greeting` → locale en, key greeting
+  const byLocale = j5.leaves.map((l) => {
+    const dot = l.path.indexOf('.');
+    return { ...l, locale: canonicalLocale(l.path.slice(0, dot)), path: l.path.slice(dot + 1) };
+  });
+  read.entries.push(...toEntriesByLocale(byLocale.filter((l) => l.path), '', src, rel, problems));
+}
+
+/** A JSON (or JSONC) block: one locale (`locale="…"`), or top-level keys that are locales, each an object. */
+function jsonBlock(read: SfcRead, { content, base, line, locale }: I18nBlock): void {
+  const { rel, src, problems } = read;
+  if (scanDepth(content, 0, content.length, MAX_JSON_DEPTH).maxDepth > MAX_JSON_DEPTH) {
+    problems.push({ kind: 'unsupported', file: rel, line, message: `<i18n> block nests deeper than ${MAX_JSON_DEPTH} levels: skipped` });
+    return;
+  }
+  const { root, error } = parseJson(content);
+  if (error || !root || root.type !== 'object') {
+    const at = error ? src.position(base + error.offset).line : line;
+    problems.push({ kind: 'malformed', file: rel, line: at, message: `<i18n> block does not parse${error ? ` (${error.message} at line ${at})` : ': not an object'}: skipped` });
+    return;
+  }
+  const lineOf = (o: number) => src.position(base + o).line;
+  if (locale) {
+    read.entries.push(...toEntries(leaves(root, problems, rel, lineOf), canonicalLocale(locale), undefined, src, base, rel, problems));
+    return;
+  }
+  for (const p of root.children ?? []) {
+    const k = p.children?.[0];
+    const v = p.children?.[1];
+    if (!k || !v) continue;
+    if (v.type !== 'object') {
+      problems.push({ kind: 'unsupported', file: rel, line: src.position(base + k.offset).line, message: `<i18n> top-level "${String(k.value)}" is not a locale object: skipped` });
+      continue;
+    }
+    read.entries.push(...toEntries(leaves(v, problems, rel, lineOf), canonicalLocale(String(k.value)), undefined, src, base, rel, problems));
+  }
 }

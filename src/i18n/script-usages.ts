@@ -410,147 +410,236 @@ function aliasesThenScan(ast: t.Node, code: string, off: number, ctx: ScanContex
   for (const n of later) visit(n);
 }
 
+/** What the usage scan's steps share: the script (its text and offset), what the scan knows, where usages go. */
+interface Scanning {
+  code: string;
+  off: number;
+  ctx: ScanContext;
+  out: Raw[];
+}
+
 /** The usage scan's visitor (see `scan`): every usage a node makes goes to `out`. */
 function scanner(code: string, off: number, ctx: ScanContext, out: Raw[]): (n: t.Node) => void {
-  const aliases = ctx.aliases;
-  const push = (arg: t.Node | undefined, via: string, ns: string | undefined, alias: Alias | undefined) => {
-    for (const k of keysOf(arg)) {
-      const { key, namespace } = splitNamespace(k.key, k.dynamic, ns ?? alias?.namespace);
-      out.push({ key: alias?.prefix ? alias.prefix + key : key, namespace, dynamic: k.dynamic, via, start: off + k.start, end: off + k.end });
-    }
-  };
-  /** A react-intl message descriptor: `{ id: 'k' }` inline, or `messages.k` of a `defineMessages` in this script. */
-  const descriptor = (arg: t.Node | undefined, via: string) => {
-    if (!arg) return;
-    if (arg.type === 'ObjectExpression') return push(propNode(arg, 'id'), via, undefined, undefined);
-    if (arg.type === 'MemberExpression' && arg.object.type === 'Identifier' && arg.start != null && arg.end != null) {
-      const prop = !arg.computed && arg.property.type === 'Identifier' ? arg.property.name : stringValue(arg.property);
-      const id = prop === undefined ? undefined : aliases.descriptors.get(arg.object.name)?.get(prop);
-      const key = stringValue(id);
-      if (key !== undefined) out.push({ key, dynamic: false, via, start: off + arg.start, end: off + arg.end });
-    }
-  };
+  const s: Scanning = { code, off, ctx, out };
   return (n) => {
-    if (n.type === 'CallExpression' || n.type === 'OptionalCallExpression') {
-      const cal = calleeName(n.callee, code);
-      if (!cal) return;
-      const arg0 = n.arguments[0] as t.Node | undefined;
-      // Lingui: msg({ id, message, context }), defineMessage({ … }), i18n._({ … }): the id, else the message (with its context)
-      if (ctx.lingui && arg0?.type === 'ObjectExpression' && (LINGUI_DESCRIPTOR_CALLS.has(cal.name) || (cal.name === '_' && /\bi18n$/.test(objectText(n.callee, code))))) {
-        return linguiDescriptor(arg0, cal.via, off, out);
-      }
-      // react-intl: intl.formatMessage({ id }) / formatMessage(messages.k), defineMessages({ k: { id } }), defineMessage({ id })
-      if (INTL_FUNCS.has(cal.name) || (n.callee.type === 'Identifier' && aliases.intl.has(cal.name))) return descriptor(arg0, cal.via);
-      if (cal.name === 'defineMessages' && arg0?.type === 'ObjectExpression') {
-        for (const id of descriptorIds(arg0).values()) push(id, cal.via, undefined, undefined);
-        return;
-      }
-      if (cal.name === 'defineMessage' && arg0?.type === 'ObjectExpression') return descriptor(arg0, cal.via);
-      // Angular: @Component({ template: `…` }) — the inline template read as a template, its
-      // offsets mapped back into the script (escapes and `${}` placeholders accounted for)
-      if (cal.name === 'Component' && arg0?.type === 'ObjectExpression') {
-        const tpl = propNode(arg0, 'template');
-        const inline = tpl ? inlineText(tpl, code) : undefined;
-        if (inline) for (const r of ngTemplateUsages(inline.text)) out.push({ ...r, start: off + inline.at(r.start), end: off + inline.at(r.end) });
-        return;
-      }
-      // Docusaurus: translate({ id: 'theme.x', message: 'Copy' }); without an id the message is the key
-      if (n.callee.type === 'Identifier' && cal.name === 'translate' && arg0?.type === 'ObjectExpression') {
-        const id = propNode(arg0, 'id');
-        if (id) return push(id, cal.via, undefined, undefined);
-        if (ctx.docusaurus) push(propNode(arg0, 'message'), cal.via, undefined, undefined);
-        return;
-      }
-      const ns = propString(n.arguments[1] as t.Node | undefined, 'ns');
-      const at = ctx.scoped ? off + (n.start ?? 0) : undefined;
-      const full = n.callee.start != null ? code.slice(n.callee.start, n.callee.end!).replace(/\s+/g, '') : cal.name;
-      if (ctx.functions.has(full) || ctx.functions.has(cal.name)) return push(arg0, cal.via, ns, undefined);
-      // next-intl `t.rich('k')`: the method of a bound `t`
-      const c = n.callee;
-      if ((c.type === 'MemberExpression' || c.type === 'OptionalMemberExpression') && !c.computed && c.property.type === 'Identifier' && T_METHODS.has(c.property.name) && c.object.type === 'Identifier') {
-        const alias = aliases.resolve(c.object.name, at);
-        if (alias || T_FUNCS.has(c.object.name)) return push(arg0, `${c.object.name}.${c.property.name}`, ns, alias);
-      }
-      if (c.type === 'MemberExpression' || c.type === 'OptionalMemberExpression') {
-        const obj = objectText(c, code);
-        const root = rootName(c.object);
-        if (!(root && aliases.own.has(root)) && KEY_METHODS.some((m) => m.method.test(cal.name) && m.object.test(obj))) {
-          // Fluent `l10n.setAttributes(el, 'id')`: the id is the second argument
-          return push((cal.name === 'setAttributes' ? n.arguments[1] : arg0) as t.Node | undefined, cal.via, ns, undefined);
-        }
-      }
-      if (n.callee.type === 'Identifier' && aliases.keyFns.has(cal.name)) return push(arg0, cal.via, ns, undefined);
-      const alias = n.callee.type === 'Identifier' ? aliases.resolve(cal.name, at) : undefined;
-      if (!alias && !T_FUNCS.has(cal.name)) return;
-      // a `t` of the script's own that translates nothing (`const t = (s) => s.trim()`) is not the framework's
-      if (!alias && n.callee.type === 'Identifier' && aliases.localFns.has(cal.name)) return;
-      // Lingui's `t({ id: 'msg' })` / `t({ message: 'Hello', context: 'button' })`
-      if (ctx.lingui && arg0?.type === 'ObjectExpression') return linguiDescriptor(arg0, cal.via, off, out);
-      push(arg0, cal.via, ns, alias);
-    } else if (n.type === 'TaggedTemplateExpression' && ctx.lingui && n.tag.type === 'Identifier' && LINGUI_TAGS.has(n.tag.name)) {
-      // Lingui: t`Welcome back`, msg`…`, defineMessage`…` — the msgid is the template's text, a
-      // placeholder named by its variable (`${name}` → {name}), others numbered ({0})
-      const q = n.quasi;
-      let pos = 0;
-      const ph = (e: t.Node) => (e.type === 'Identifier' ? `{${e.name}}` : `{${pos++}}`);
-      if (q.start != null && q.end != null) out.push({ key: q.quasis.map((x, i) => (i ? ph(q.expressions[i - 1] as t.Node) : '') + (x.value.cooked ?? '')).join(''), dynamic: false, via: `${n.tag.name}\``, start: off + q.start + 1, end: off + q.end - 1 });
-    } else if (n.type === 'JSXAttribute' && n.name.type === 'JSXIdentifier' && (JSX_KEY_ATTRS.has(n.name.name) || n.name.name === 'id')) {
-      const v = n.value?.type === 'JSXExpressionContainer' ? n.value.expression : n.value;
-      const attr = n.name.name;
-      if (attr === 'id') return; // only on <Localized>, handled at the element
-      // `<Trans i18nKey="k" ns="common">`: the element's ns attribute; `<Trans t={t} i18nKey="k">`:
-      // the namespace (and keyPrefix) of the hook that bound that `t` (`useTranslation('pages/home')`)
-      let ns: string | undefined;
-      let tAlias: Alias | undefined;
-      const el = jsxOwner.get(n);
-      if (el) {
-        for (const a of el.attributes) {
-          if (a.type !== 'JSXAttribute' || a.name.type !== 'JSXIdentifier') continue;
-          if (a.name.name === 'ns') ns = stringValue(a.value?.type === 'JSXExpressionContainer' ? (a.value.expression as t.Node) : a.value);
-          if (a.name.name === 't' && a.value?.type === 'JSXExpressionContainer' && a.value.expression.type === 'Identifier') {
-            tAlias = aliases.resolve(a.value.expression.name, ctx.scoped ? off + (a.start ?? 0) : undefined);
-          }
-        }
-      }
-      for (const k of keysOf(v as t.Node | undefined)) {
-        const split = splitNamespace(k.key, k.dynamic, ns ?? tAlias?.namespace);
-        const key = tAlias?.prefix && split.namespace === (ns ?? tAlias.namespace) ? tAlias.prefix + split.key : split.key;
-        out.push({ ...split, key, dynamic: k.dynamic, via: attr, start: off + k.start, end: off + k.end });
-      }
-    } else if (n.type === 'JSXOpeningElement') {
-      for (const a of n.attributes) if (a.type === 'JSXAttribute') jsxOwner.set(a, n);
-      const name = n.name.type === 'JSXIdentifier' ? n.name.name : '';
-      // react-intl `<FormattedMessage {...messages.k} />`
-      if (INTL_ELEMENTS.has(name)) for (const a of n.attributes) if (a.type === 'JSXSpreadAttribute') descriptor(a.argument, `<${name}>`);
-      if (name === 'Localized' || (name === 'Trans' && ctx.lingui) || INTL_ELEMENTS.has(name) || name === 'Translate') {
-        const id = n.attributes.find((a): a is t.JSXAttribute => a.type === 'JSXAttribute' && a.name.type === 'JSXIdentifier' && a.name.name === 'id');
-        const v = id?.value?.type === 'JSXExpressionContainer' ? id.value.expression : id?.value;
-        for (const k of keysOf(v as t.Node | undefined)) out.push({ key: k.key, dynamic: k.dynamic, via: `<${name} id>`, start: off + k.start, end: off + k.end });
-      }
-    } else if (n.type === 'JSXElement' && ctx.docusaurus && n.openingElement.name.type === 'JSXIdentifier' && n.openingElement.name.name === 'Translate') {
-      // Docusaurus `<Translate>Copy</Translate>` (no id): the message is the key
-      if (n.openingElement.attributes.some((a) => a.type === 'JSXAttribute' && a.name.type === 'JSXIdentifier' && a.name.name === 'id')) return;
-      const kids = n.children.filter((c) => !(c.type === 'JSXText' && !c.value.trim()));
-      const c0 = kids.length === 1 ? kids[0] : undefined;
-      if (c0?.type === 'JSXText' && c0.start != null) {
-        const lead = c0.value.length - c0.value.trimStart().length;
-        const text = c0.value.trim().replace(/\s+/g, ' ');
-        out.push({ key: text, dynamic: false, via: '<Translate>', start: off + c0.start + lead, end: off + c0.start + lead + c0.value.trim().length });
-      } else if (c0?.type === 'JSXExpressionContainer') {
-        for (const k of keysOf(c0.expression as t.Node)) if (!k.dynamic) out.push({ key: k.key, dynamic: false, via: '<Translate>', start: off + k.start, end: off + k.end });
-      }
-    } else if (n.type === 'JSXElement' && ctx.lingui && n.openingElement.name.type === 'JSXIdentifier' && n.openingElement.name.name === 'Trans') {
-      // Lingui `<Trans>Hello <b>{name}</b></Trans>` (no id): the msgid is made of the children as
-      // Lingui's macro makes it (`Hello <0>{name}</0>`), with the `context` attribute if any
-      const attrs = n.openingElement.attributes;
-      if (attrs.some((a) => a.type === 'JSXAttribute' && a.name.type === 'JSXIdentifier' && (a.name.name === 'id' || a.name.name === 'i18nKey'))) return;
-      const m = linguiChildren(n.children);
-      if (!m) return;
-      const context = attrs.find((a): a is t.JSXAttribute => a.type === 'JSXAttribute' && a.name.type === 'JSXIdentifier' && a.name.name === 'context');
-      const cv = context ? stringValue((context.value?.type === 'JSXExpressionContainer' ? context.value.expression : context.value) as t.Node) : undefined;
-      out.push({ key: cv ? `${cv}|${m.text}` : m.text, dynamic: false, via: '<Trans>', start: off + m.start, end: off + m.end });
+    if (n.type === 'CallExpression' || n.type === 'OptionalCallExpression') callUsages(s, n);
+    else if (n.type === 'TaggedTemplateExpression') linguiTagUsage(s, n);
+    else if (n.type === 'JSXAttribute') jsxKeyAttributeUsages(s, n);
+    else if (n.type === 'JSXOpeningElement') jsxElementIdUsages(s, n);
+    else if (n.type === 'JSXElement') {
+      const name = n.openingElement.name.type === 'JSXIdentifier' ? n.openingElement.name.name : undefined;
+      if (ctx.docusaurus && name === 'Translate') docusaurusTranslateUsage(s, n);
+      else if (ctx.lingui && name === 'Trans') linguiTransUsage(s, n);
     }
   };
+}
+
+/** The keys `arg` names, each a usage via `via`: its namespace split off (else `ns`, else the alias'), the alias' key prefix put on. */
+function pushKeys(s: Scanning, arg: t.Node | undefined, via: string, ns: string | undefined, alias: Alias | undefined): void {
+  for (const k of keysOf(arg)) {
+    const { key, namespace } = splitNamespace(k.key, k.dynamic, ns ?? alias?.namespace);
+    s.out.push({ key: alias?.prefix ? alias.prefix + key : key, namespace, dynamic: k.dynamic, via, start: s.off + k.start, end: s.off + k.end });
+  }
+}
+
+/** A react-intl message descriptor: `{ id: 'k' }` inline, or `messages.k` of a `defineMessages` in this script. */
+function descriptorUsage(s: Scanning, arg: t.Node | undefined, via: string): void {
+  if (!arg) return;
+  if (arg.type === 'ObjectExpression') return pushKeys(s, propNode(arg, 'id'), via, undefined, undefined);
+  if (arg.type === 'MemberExpression' && arg.object.type === 'Identifier' && arg.start != null && arg.end != null) {
+    const prop = !arg.computed && arg.property.type === 'Identifier' ? arg.property.name : stringValue(arg.property);
+    const id = prop === undefined ? undefined : s.ctx.aliases.descriptors.get(arg.object.name)?.get(prop);
+    const key = stringValue(id);
+    if (key !== undefined) s.out.push({ key, dynamic: false, via, start: s.off + arg.start, end: s.off + arg.end });
+  }
+}
+
+type Call = t.CallExpression | t.OptionalCallExpression;
+type Callee = { name: string; via: string };
+
+/**
+ * The usages of a call, tried from the most specific form to the plainest: a message
+ * descriptor, an object argument (an inline template, Docusaurus' `translate`), the project's
+ * own functions, a method of a translation object, a translate function.
+ */
+function callUsages(s: Scanning, n: Call): void {
+  const cal = calleeName(n.callee, s.code);
+  if (!cal) return;
+  const arg0 = n.arguments[0] as t.Node | undefined;
+  if (descriptorCallUsages(s, n, cal, arg0) || objectCallUsages(s, n, cal, arg0)) return;
+  const ns = propString(n.arguments[1] as t.Node | undefined, 'ns');
+  const at = s.ctx.scoped ? s.off + (n.start ?? 0) : undefined;
+  const full = n.callee.start != null ? s.code.slice(n.callee.start, n.callee.end!).replace(/\s+/g, '') : cal.name;
+  if (s.ctx.functions.has(full) || s.ctx.functions.has(cal.name)) return pushKeys(s, arg0, cal.via, ns, undefined);
+  if (keyMethodCallUsages(s, n, cal, arg0, ns, at)) return;
+  translateCallUsages(s, n, cal, arg0, ns, at);
+}
+
+/** Calls that take a message descriptor (Lingui, react-intl): true when `n` is one. */
+function descriptorCallUsages(s: Scanning, n: Call, cal: Callee, arg0: t.Node | undefined): boolean {
+  // Lingui: msg({ id, message, context }), defineMessage({ … }), i18n._({ … }): the id, else the message (with its context)
+  if (s.ctx.lingui && arg0?.type === 'ObjectExpression' && (LINGUI_DESCRIPTOR_CALLS.has(cal.name) || (cal.name === '_' && /\bi18n$/.test(objectText(n.callee, s.code))))) {
+    linguiDescriptor(arg0, cal.via, s.off, s.out);
+    return true;
+  }
+  // react-intl: intl.formatMessage({ id }) / formatMessage(messages.k), defineMessages({ k: { id } }), defineMessage({ id })
+  if (INTL_FUNCS.has(cal.name) || (n.callee.type === 'Identifier' && s.ctx.aliases.intl.has(cal.name))) {
+    descriptorUsage(s, arg0, cal.via);
+    return true;
+  }
+  if (cal.name === 'defineMessages' && arg0?.type === 'ObjectExpression') {
+    for (const id of descriptorIds(arg0).values()) pushKeys(s, id, cal.via, undefined, undefined);
+    return true;
+  }
+  if (cal.name === 'defineMessage' && arg0?.type === 'ObjectExpression') {
+    descriptorUsage(s, arg0, cal.via);
+    return true;
+  }
+  return false;
+}
+
+/** Calls whose object argument holds the key (Angular's `@Component`, Docusaurus' `translate`): true when `n` is one. */
+function objectCallUsages(s: Scanning, n: Call, cal: Callee, arg0: t.Node | undefined): boolean {
+  if (arg0?.type !== 'ObjectExpression') return false;
+  // Angular: @Component({ template: `…` }) — the inline template read as a template, its
+  // offsets mapped back into the script (escapes and `${}` placeholders accounted for)
+  if (cal.name === 'Component') {
+    const tpl = propNode(arg0, 'template');
+    const inline = tpl ? inlineText(tpl, s.code) : undefined;
+    if (inline) for (const r of ngTemplateUsages(inline.text)) s.out.push({ ...r, start: s.off + inline.at(r.start), end: s.off + inline.at(r.end) });
+    return true;
+  }
+  // Docusaurus: translate({ id: 'theme.x', message: 'Copy' }); without an id the message is the key
+  if (n.callee.type === 'Identifier' && cal.name === 'translate') {
+    const id = propNode(arg0, 'id');
+    if (id) pushKeys(s, id, cal.via, undefined, undefined);
+    else if (s.ctx.docusaurus) pushKeys(s, propNode(arg0, 'message'), cal.via, undefined, undefined);
+    return true;
+  }
+  return false;
+}
+
+/** A method of a translation object: next-intl's `t.rich('k')` on a bound `t`, ngx-translate's `translate.instant('k')` and the like (`KEY_METHODS`). True when `n` is one. */
+function keyMethodCallUsages(s: Scanning, n: Call, cal: Callee, arg0: t.Node | undefined, ns: string | undefined, at: number | undefined): boolean {
+  const c = n.callee;
+  if (c.type !== 'MemberExpression' && c.type !== 'OptionalMemberExpression') return false;
+  if (!c.computed && c.property.type === 'Identifier' && T_METHODS.has(c.property.name) && c.object.type === 'Identifier') {
+    const alias = s.ctx.aliases.resolve(c.object.name, at);
+    if (alias || T_FUNCS.has(c.object.name)) {
+      pushKeys(s, arg0, `${c.object.name}.${c.property.name}`, ns, alias);
+      return true;
+    }
+  }
+  const obj = objectText(c, s.code);
+  const root = rootName(c.object);
+  if (!(root && s.ctx.aliases.own.has(root)) && KEY_METHODS.some((m) => m.method.test(cal.name) && m.object.test(obj))) {
+    // Fluent `l10n.setAttributes(el, 'id')`: the id is the second argument
+    pushKeys(s, (cal.name === 'setAttributes' ? n.arguments[1] : arg0) as t.Node | undefined, cal.via, ns, undefined);
+    return true;
+  }
+  return false;
+}
+
+/** A call of a translate function: `t`, `$t` …, a name bound from a hook, a key method destructured from its object. */
+function translateCallUsages(s: Scanning, n: Call, cal: Callee, arg0: t.Node | undefined, ns: string | undefined, at: number | undefined): void {
+  const aliases = s.ctx.aliases;
+  if (n.callee.type === 'Identifier' && aliases.keyFns.has(cal.name)) return pushKeys(s, arg0, cal.via, ns, undefined);
+  const alias = n.callee.type === 'Identifier' ? aliases.resolve(cal.name, at) : undefined;
+  if (!alias && !T_FUNCS.has(cal.name)) return;
+  // a `t` of the script's own that translates nothing (`const t = (s) => s.trim()`) is not the framework's
+  if (!alias && n.callee.type === 'Identifier' && aliases.localFns.has(cal.name)) return;
+  // Lingui's `t({ id: 'msg' })` / `t({ message: 'Hello', context: 'button' })`
+  if (s.ctx.lingui && arg0?.type === 'ObjectExpression') return linguiDescriptor(arg0, cal.via, s.off, s.out);
+  pushKeys(s, arg0, cal.via, ns, alias);
+}
+
+/**
+ * Lingui: t`Welcome back`, msg`…`, defineMessage`…` — the msgid is the template's text, a
+ * placeholder named by its variable (`${name}` → {name}), others numbered ({0})
+ */
+function linguiTagUsage(s: Scanning, n: t.TaggedTemplateExpression): void {
+  if (!s.ctx.lingui || n.tag.type !== 'Identifier' || !LINGUI_TAGS.has(n.tag.name)) return;
+  const q = n.quasi;
+  let pos = 0;
+  const ph = (e: t.Node) => (e.type === 'Identifier' ? `{${e.name}}` : `{${pos++}}`);
+  if (q.start != null && q.end != null) s.out.push({ key: q.quasis.map((x, i) => (i ? ph(q.expressions[i - 1] as t.Node) : '') + (x.value.cooked ?? '')).join(''), dynamic: false, via: `${n.tag.name}\``, start: s.off + q.start + 1, end: s.off + q.end - 1 });
+}
+
+/** A JSX attribute that names a key (`i18nKey="k"`, `keypath`, …; `JSX_KEY_ATTRS`), in the namespace of its element. */
+function jsxKeyAttributeUsages(s: Scanning, n: t.JSXAttribute): void {
+  if (n.name.type !== 'JSXIdentifier' || !JSX_KEY_ATTRS.has(n.name.name)) return; // `id`: only on <Localized>, handled at the element
+  const v = n.value?.type === 'JSXExpressionContainer' ? n.value.expression : n.value;
+  const { ns, tAlias } = jsxKeyScope(s, n);
+  for (const k of keysOf(v as t.Node | undefined)) {
+    const split = splitNamespace(k.key, k.dynamic, ns ?? tAlias?.namespace);
+    const key = tAlias?.prefix && split.namespace === (ns ?? tAlias.namespace) ? tAlias.prefix + split.key : split.key;
+    s.out.push({ ...split, key, dynamic: k.dynamic, via: n.name.name, start: s.off + k.start, end: s.off + k.end });
+  }
+}
+
+/**
+ * The namespace a key attribute's element gives it: `<Trans i18nKey="k" ns="common">`, the
+ * element's ns attribute; `<Trans t={t} i18nKey="k">`, the namespace (and keyPrefix) of the hook
+ * that bound that `t` (`useTranslation('pages/home')`).
+ */
+function jsxKeyScope(s: Scanning, n: t.JSXAttribute): { ns: string | undefined; tAlias: Alias | undefined } {
+  let ns: string | undefined;
+  let tAlias: Alias | undefined;
+  const el = jsxOwner.get(n);
+  if (!el) return { ns, tAlias };
+  for (const a of el.attributes) {
+    if (a.type !== 'JSXAttribute' || a.name.type !== 'JSXIdentifier') continue;
+    if (a.name.name === 'ns') ns = stringValue(a.value?.type === 'JSXExpressionContainer' ? (a.value.expression as t.Node) : a.value);
+    if (a.name.name === 't' && a.value?.type === 'JSXExpressionContainer' && a.value.expression.type === 'Identifier') {
+      tAlias = s.ctx.aliases.resolve(a.value.expression.name, s.ctx.scoped ? s.off + (a.start ?? 0) : undefined);
+    }
+  }
+  return { ns, tAlias };
+}
+
+/**
+ * An element's `id` that is a message id (Fluent `<Localized id>`, Lingui `<Trans id>`, react-intl
+ * `<FormattedMessage id>` or its spread descriptor, Docusaurus `<Translate id>`). Records the
+ * element of each attribute first, for `jsxKeyScope` (the walk passes the element before its attributes).
+ */
+function jsxElementIdUsages(s: Scanning, n: t.JSXOpeningElement): void {
+  for (const a of n.attributes) if (a.type === 'JSXAttribute') jsxOwner.set(a, n);
+  const name = n.name.type === 'JSXIdentifier' ? n.name.name : '';
+  // react-intl `<FormattedMessage {...messages.k} />`
+  if (INTL_ELEMENTS.has(name)) for (const a of n.attributes) if (a.type === 'JSXSpreadAttribute') descriptorUsage(s, a.argument, `<${name}>`);
+  if (name === 'Localized' || (name === 'Trans' && s.ctx.lingui) || INTL_ELEMENTS.has(name) || name === 'Translate') {
+    const id = n.attributes.find((a): a is t.JSXAttribute => a.type === 'JSXAttribute' && a.name.type === 'JSXIdentifier' && a.name.name === 'id');
+    const v = id?.value?.type === 'JSXExpressionContainer' ? id.value.expression : id?.value;
+    for (const k of keysOf(v as t.Node | undefined)) s.out.push({ key: k.key, dynamic: k.dynamic, via: `<${name} id>`, start: s.off + k.start, end: s.off + k.end });
+  }
+}
+
+/** Docusaurus `<Translate>Copy</Translate>` (no id): the message is the key. */
+function docusaurusTranslateUsage(s: Scanning, n: t.JSXElement): void {
+  if (n.openingElement.attributes.some((a) => a.type === 'JSXAttribute' && a.name.type === 'JSXIdentifier' && a.name.name === 'id')) return;
+  const kids = n.children.filter((c) => !(c.type === 'JSXText' && !c.value.trim()));
+  const c0 = kids.length === 1 ? kids[0] : undefined;
+  if (c0?.type === 'JSXText' && c0.start != null) {
+    const lead = c0.value.length - c0.value.trimStart().length;
+    const text = c0.value.trim().replace(/\s+/g, ' ');
+    s.out.push({ key: text, dynamic: false, via: '<Translate>', start: s.off + c0.start + lead, end: s.off + c0.start + lead + c0.value.trim().length });
+  } else if (c0?.type === 'JSXExpressionContainer') {
+    for (const k of keysOf(c0.expression as t.Node)) if (!k.dynamic) s.out.push({ key: k.key, dynamic: false, via: '<Translate>', start: s.off + k.start, end: s.off + k.end });
+  }
+}
+
+/**
+ * Lingui `<Trans>Hello <b>{name}</b></Trans>` (no id): the msgid is made of the children as
+ * Lingui's macro makes it (`Hello <0>{name}</0>`), with the `context` attribute if any.
+ */
+function linguiTransUsage(s: Scanning, n: t.JSXElement): void {
+  const attrs = n.openingElement.attributes;
+  if (attrs.some((a) => a.type === 'JSXAttribute' && a.name.type === 'JSXIdentifier' && (a.name.name === 'id' || a.name.name === 'i18nKey'))) return;
+  const m = linguiChildren(n.children);
+  if (!m) return;
+  const context = attrs.find((a): a is t.JSXAttribute => a.type === 'JSXAttribute' && a.name.type === 'JSXIdentifier' && a.name.name === 'context');
+  const cv = context ? stringValue((context.value?.type === 'JSXExpressionContainer' ? context.value.expression : context.value) as t.Node) : undefined;
+  s.out.push({ key: cv ? `${cv}|${m.text}` : m.text, dynamic: false, via: '<Trans>', start: s.off + m.start, end: s.off + m.end });
 }
 
 /**

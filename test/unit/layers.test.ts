@@ -108,7 +108,7 @@ describe('long functions cut into named steps stay cut', function () {
     assert.ok(found, `${file} declares no function ${name}`);
     return src.getLineAndCharacterOfPosition(found.getEnd()).line - src.getLineAndCharacterOfPosition(found.getStart(src)).line + 1;
   };
-  // they were 235, 112, 113, 159, 182, 131, 92, 65, 100, 153, 151, 82 and 84 lines; each is now a few named steps
+  // they were 235, 112, 113, 159, 182, 131, 92, 65, 100, 153, 151, 82, 84, 125, 128, 100, 99 and 84 lines; each is now a few named steps
   for (const [file, name] of [
     ['chunkers/javascript.ts', 'chunkScript'],
     ['chunkers/vue.ts', 'chunkVue'],
@@ -128,6 +128,15 @@ describe('long functions cut into named steps stay cut', function () {
     ['index/pg/push.ts', 'writeBatch'],
     ['index/pg/search.ts', 'pgSearch'],
     ['agent/tools.ts', 'definitions'],
+    // 141 (its visitor, an arrow of 121), 107, 92, 85, 81, 86, 83 and 87 lines
+    ['i18n/script-usages.ts', 'scanner'],
+    ['i18n/i18n-index.ts', 'tablesOf'],
+    ['i18n/locales.ts', 'scanLeaves'],
+    ['i18n/locales.ts', 'readSfcLocales'],
+    ['i18n/locales.ts', 'readLocaleScript'],
+    ['i18n/formats/po.ts', 'readPo'],
+    ['commands/i18n-diagnostics.ts', 'registerI18nDiagnostics'],
+    ['editor/status.ts', 'indexState'],
   ]) {
     it(`${name} (${file}) has at most 40 lines`, () => {
       const lines = linesOf(file, name);

@@ -72,19 +72,33 @@ function quoted(text: string, from: number, to: number): { value: string; s: num
 export function readPo(rel: string, text: string, locale: string | undefined, namespace: string | undefined, template: boolean): LocaleFile {
   const src = new SourceText(text);
   const problems: I18nProblem[] = [];
-  const entries: Entry[] = [];
-  let cur: Entry | undefined;
-  let last: Str | undefined;
-  let fuzzyNext = false;
-  let headerLang: string | undefined;
-  const start = (line: number) => {
-    if (!cur || cur.strs.size || cur.bad) {
-      cur = { strs: new Map(), line, bad: false, fuzzy: fuzzyNext };
-      entries.push(cur);
-      fuzzyNext = false;
-    }
-    return cur;
-  };
+  const entries = parseEntries(rel, text, problems);
+  const { leaves, headerLang } = poLeaves(entries, template);
+  let loc = template ? 'und' : locale;
+  if (!loc && headerLang && (isLocaleCode(headerLang) || GETTEXT_LOCALE.test(headerLang))) loc = canonicalLocale(headerLang);
+  if (!loc) return { file: rel, lines: src, entries: [], problems: [...problems, { kind: 'unknown-locale', file: rel, message: 'PO file with no locale in its path or its Language header: not read' }] };
+  return { file: rel, lines: src, entries: buildEntries(leaves, loc, namespace, src, rel, problems), problems };
+}
+
+/** The state of `parseEntries`: the entries so far, the one being read, the string a continuation line extends. */
+interface PoParse {
+  rel: string;
+  text: string;
+  problems: I18nProblem[];
+  entries: Entry[];
+  cur?: Entry;
+  last?: Str;
+  /** A `#, fuzzy` comment was read: the next entry is fuzzy. */
+  fuzzyNext: boolean;
+}
+
+/**
+ * The entries of a PO text, line by line: blank, a comment, a continuation string, or a keyword
+ * with its string. A line that does not parse marks its entry bad (said in `problems`).
+ */
+function parseEntries(rel: string, text: string, problems: I18nProblem[]): Entry[] {
+  // every field set from the start: one object shape through the parse
+  const p: PoParse = { rel, text, problems, entries: [], cur: undefined, last: undefined, fuzzyNext: false };
   let line = 0;
   for (let off = 0; off <= text.length; ) {
     let end = text.indexOf('\n', off);
@@ -95,43 +109,67 @@ export function readPo(rel: string, text: string, locale: string | undefined, na
     const trimmed = raw.trimStart();
     const lead = off + (raw.length - trimmed.length);
     if (!trimmed) {
-      last = undefined;
+      p.last = undefined;
     } else if (trimmed.startsWith('#')) {
-      if (trimmed.startsWith('#,') && /\bfuzzy\b/.test(trimmed)) fuzzyNext = true;
-      last = undefined; // `#~` obsolete entries and comments are no messages
-    } else if (trimmed.startsWith('"')) {
-      const q = quoted(text, lead, lineEnd);
-      if (q && last) {
-        last.value += q.value;
-        last.e = q.e;
-      } else if (cur) {
-        cur.bad = true;
-        problems.push({ kind: 'malformed', file: rel, line, message: `PO line ${line} is not a continuation of a msgid/msgstr: the entry is skipped` });
-      }
-    } else {
-      const m = /^(msgctxt|msgid_plural|msgid|msgstr(?:\[(\d+)\])?)(?=[\s"])/.exec(trimmed);
-      const q = m ? quoted(text, lead + m[0].length, lineEnd) : undefined;
-      if (!m || !q) {
-        const e = start(line);
-        e.bad = true;
-        last = undefined;
-        problems.push({ kind: 'malformed', file: rel, line, message: `PO line ${line} does not parse (${JSON.stringify(trimmed.slice(0, 40))}): the entry is skipped` });
-      } else {
-        const kw = m[1];
-        const str: Str = { value: q.value, s: q.s, e: q.e };
-        if (kw === 'msgctxt') start(line).ctx = str;
-        else if (kw === 'msgid') {
-          const e = cur && !cur.id && !cur.strs.size && !cur.bad ? cur : start(line);
-          e.id = str;
-          e.line = line;
-        } else if (kw === 'msgid_plural' && cur) cur.plural = str;
-        else if (cur) cur.strs.set(m[2] !== undefined ? Number(m[2]) : 0, str);
-        last = str;
-      }
-    }
+      if (trimmed.startsWith('#,') && /\bfuzzy\b/.test(trimmed)) p.fuzzyNext = true;
+      p.last = undefined; // `#~` obsolete entries and comments are no messages
+    } else if (trimmed.startsWith('"')) continuationLine(p, lead, lineEnd, line);
+    else keywordLine(p, trimmed, lead, lineEnd, line);
     off = end + 1;
   }
+  return p.entries;
+}
+
+/** A string alone on its line: the rest of the last msgid/msgstr; after anything else it marks the entry bad. */
+function continuationLine(p: PoParse, lead: number, lineEnd: number, line: number): void {
+  const q = quoted(p.text, lead, lineEnd);
+  if (q && p.last) {
+    p.last.value += q.value;
+    p.last.e = q.e;
+  } else if (p.cur) {
+    p.cur.bad = true;
+    p.problems.push({ kind: 'malformed', file: p.rel, line, message: `PO line ${line} is not a continuation of a msgid/msgstr: the entry is skipped` });
+  }
+}
+
+/** A new entry at `line`, unless the current one has no msgstr yet and parses (its msgctxt came first, say). */
+function startEntry(p: PoParse, line: number): Entry {
+  if (!p.cur || p.cur.strs.size || p.cur.bad) {
+    p.cur = { strs: new Map(), line, bad: false, fuzzy: p.fuzzyNext };
+    p.entries.push(p.cur);
+    p.fuzzyNext = false;
+  }
+  return p.cur;
+}
+
+/** `msgctxt`, `msgid`, `msgid_plural` or `msgstr[n]` with its quoted string; anything else marks the entry bad. */
+function keywordLine(p: PoParse, trimmed: string, lead: number, lineEnd: number, line: number): void {
+  const m = /^(msgctxt|msgid_plural|msgid|msgstr(?:\[(\d+)\])?)(?=[\s"])/.exec(trimmed);
+  const q = m ? quoted(p.text, lead + m[0].length, lineEnd) : undefined;
+  if (!m || !q) {
+    const e = startEntry(p, line);
+    e.bad = true;
+    p.last = undefined;
+    p.problems.push({ kind: 'malformed', file: p.rel, line, message: `PO line ${line} does not parse (${JSON.stringify(trimmed.slice(0, 40))}): the entry is skipped` });
+    return;
+  }
+  const kw = m[1];
+  const str: Str = { value: q.value, s: q.s, e: q.e };
+  const cur = p.cur;
+  if (kw === 'msgctxt') startEntry(p, line).ctx = str;
+  else if (kw === 'msgid') {
+    const e = cur && !cur.id && !cur.strs.size && !cur.bad ? cur : startEntry(p, line);
+    e.id = str;
+    e.line = line;
+  } else if (kw === 'msgid_plural' && cur) cur.plural = str;
+  else if (cur) cur.strs.set(m[2] !== undefined ? Number(m[2]) : 0, str);
+  p.last = str;
+}
+
+/** The messages of the entries that parse (a template's msgids as their own values), and the header's `Language:`. */
+function poLeaves(entries: Entry[], template: boolean): { leaves: Leaf[]; headerLang: string | undefined } {
   const leaves: Leaf[] = [];
+  let headerLang: string | undefined;
   for (const e of entries) {
     if (e.bad || !e.id) continue;
     if (e.id.value === '') {
@@ -150,10 +188,7 @@ export function readPo(rel: string, text: string, locale: string | undefined, na
       leaves.push({ path: n === 0 ? key : `${key}_${n}`, value: s.value, vs: s.s, ve: s.e, ks: e.id.s, ke: e.id.e });
     }
   }
-  let loc = template ? 'und' : locale;
-  if (!loc && headerLang && (isLocaleCode(headerLang) || GETTEXT_LOCALE.test(headerLang))) loc = canonicalLocale(headerLang);
-  if (!loc) return { file: rel, lines: src, entries: [], problems: [...problems, { kind: 'unknown-locale', file: rel, message: 'PO file with no locale in its path or its Language header: not read' }] };
-  return { file: rel, lines: src, entries: buildEntries(leaves, loc, namespace, src, rel, problems), problems };
+  return { leaves, headerLang };
 }
 
 /**
