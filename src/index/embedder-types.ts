@@ -3,7 +3,6 @@
  * models in embedder.ts, Fathom's own model in static-model.ts). Its own file so that an
  * implementation need not import the factory that loads it.
  */
-import type { StaticModelParts } from './static-model';
 
 export interface Embedder {
   /** Identifies the vector space: model, dtype and window. Vectors of two ids never mix. */
@@ -51,4 +50,22 @@ export interface EmbedCallOptions {
    * static model) reads them with it. Models with one tower ignore it.
    */
   query?: boolean;
+}
+
+/** The header of Fathom's model file (static-model.ts). */
+export interface StaticModelHeader {
+  format: string;
+  version: number;
+  dims: number;
+  vocab: string[];
+  [fact: string]: unknown;
+}
+
+/** A loaded model's parts (`StaticEmbedder.shared`): what the file holds, parsed, with its hash. */
+export interface StaticModelParts {
+  header: StaticModelHeader;
+  /** `sha256:<hex>` of the file. */
+  hash: string;
+  /** The scales and rows, after the header (SharedArrayBuffer where the runtime has it). */
+  data: SharedArrayBuffer | ArrayBuffer;
 }

@@ -20,8 +20,11 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { EmbedCallOptions, Embedder, ThreadModel } from './embedder-types';
+import type { EmbedCallOptions, Embedder, StaticModelHeader, StaticModelParts, ThreadModel } from './embedder-types';
 import { MAX_MODEL_TERMS, modelTerms } from './model-terms';
+
+// (the model file's types live in embedder-types.ts, which the thread model's type needs too)
+export type { StaticModelHeader, StaticModelParts };
 
 /** The model's name, as users give it (`--model fathom-code-search`, the `fathom.model.id` setting). */
 export const STATIC_MODEL_NAME = 'fathom-code-search';
@@ -29,14 +32,6 @@ export const STATIC_MODEL_NAME = 'fathom-code-search';
 export const STATIC_MODEL_FILE = 'fathom-code-search.bin';
 
 const MAGIC = 'FTHM';
-
-export interface StaticModelHeader {
-  format: string;
-  version: number;
-  dims: number;
-  vocab: string[];
-  [fact: string]: unknown;
-}
 
 /** Where the shipped model is: next to the bundles (dist/ → resources/model) or the sources (src/index → resources/model). */
 export function bundledModelPath(): string | undefined {
@@ -53,14 +48,6 @@ export function isStaticModel(name: string | undefined): boolean {
   return name === STATIC_MODEL_NAME || name.startsWith(`${STATIC_MODEL_NAME}@`) || name.endsWith('.bin');
 }
 
-/** A loaded model's parts (`StaticEmbedder.shared`): what the file holds, parsed, with its hash. */
-export interface StaticModelParts {
-  header: StaticModelHeader;
-  /** `sha256:<hex>` of the file. */
-  hash: string;
-  /** The scales and rows, after the header (SharedArrayBuffer where the runtime has it). */
-  data: SharedArrayBuffer | ArrayBuffer;
-}
 
 /** Reads a model file's bytes: the header checked, the rows copied into an aligned buffer of their own (shareable with a chunk thread). */
 function parseModel(file: string, bytes: Buffer): StaticModelParts {
