@@ -9,7 +9,7 @@
 import * as vscode from 'vscode';
 import { CancelledError } from '../service/client';
 import { DIAGNOSTICS_SETTING, diagnosticsEnabled, diagnosticView, wantsDiagnostics, type DiagnosticView } from '../editor/i18n-diagnostics';
-import { OPEN_TARGET_COMMAND, type I18nDeps } from './i18n';
+import { OPEN_TARGET_COMMAND, rootOf, type I18nDeps } from './i18n';
 import { errText } from '../util/errors';
 import { relativeIn } from '../util/paths';
 
@@ -121,12 +121,4 @@ class DocumentDiagnostics {
 
 /** Is `fathom.i18n.diagnostics.enabled` on for the document's folder? */
 const enabledFor = (doc: vscode.TextDocument) => diagnosticsEnabled(vscode.workspace.getConfiguration('fathom', doc.uri).get(DIAGNOSTICS_SETTING));
-
-/** The folder root of a document: the indexed folder's, else its workspace folder's on disk. */
-function rootOf(deps: I18nDeps, uri: vscode.Uri): string | undefined {
-  const f = deps.folderOf(uri);
-  if (f) return f.root;
-  const folder = vscode.workspace.getWorkspaceFolder(uri);
-  return folder?.uri.scheme === 'file' ? folder.uri.fsPath : undefined;
-}
 

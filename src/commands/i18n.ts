@@ -60,7 +60,8 @@ function sourceLocales(): string[] {
 }
 
 /** The folder (root on disk) of a document; also for a folder that is not indexed. */
-function rootOf(deps: I18nDeps, uri: vscode.Uri): string | undefined {
+/** The folder root of `uri`: an open folder's, else its workspace folder's on disk. */
+export function rootOf(deps: I18nDeps, uri: vscode.Uri): string | undefined {
   const f = deps.folderOf(uri);
   if (f) return f.root;
   const folder = vscode.workspace.getWorkspaceFolder(uri);

@@ -8,7 +8,7 @@
  * - `fathom_files`: path → content hash, size, language, the file record (skips, warnings).
  * - `fathom_chunks`: one row per chunk (path, ordinal; an integer id) with the chunk as JSON, its
  *   keyword record (schema 3: each field's length, its distinct terms and their per-field
- *   frequencies packed as the local index packs them, keyword.ts `keywordRecord`), the hash of its
+ *   frequencies packed as the local index packs them, keyword-record.ts `keywordRecord`), the hash of its
  *   embedded text, and its vector: with pgvector (when the server has it and the role may
  *   create it) a `vector` column with an HNSW index on inner product (vectors are unit length, so
  *   inner product = cosine); without it (`fathom_meta.dense` = `int8-codes`) the local store's
@@ -22,7 +22,7 @@
  *   for BM25's average lengths) and `generation` (bumped by every write: a searcher re-reads the
  *   file hashes only when it moved).
  *
- * Keyword search is the local index's own ranking (keyword.ts `rank`) over these tables, with the
+ * Keyword search is the local index's own ranking (keyword-candidates.ts, keyword-score.ts) over these tables, with the
  * same tokenizer, query plan (`planQuery`: stems, compounds, synonyms, concepts) and BM25F: (1) the
  * query terms' document frequencies; (2) candidates in SQL, the query's rarest terms first within a
  * postings budget (`PG_MAX_POSTINGS`; the local index reads up to 300k, in memory), each chunk

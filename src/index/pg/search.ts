@@ -245,7 +245,7 @@ const DENSE_IDS = 1 << 24;
 const accumulators: Accumulator[] = [];
 
 /**
- * The local index's keyword ranking (keyword.ts `rank`: candidates, then BM25F with coverage and
+ * The local index's keyword ranking (keyword.ts `search`: keyword-candidates.ts `candidatesOf`, then keyword-score.ts's BM25F with coverage and
  * the namesake tie-break), over the remote postings: `want` candidates, best first. One round trip
  * for the terms, with the postings that make candidates unless the connection holds them
  * (`TERMS_SQL`); another for the candidates' frequencies of the other terms, unless the connection
@@ -318,7 +318,7 @@ function atHand(terms: TermsRead, t: string): TermPostings | undefined {
 }
 
 /**
- * The `want` candidates (keyword.ts `candidatesOf`): per chunk Σ idf × the class weight over the
+ * The `want` candidates (keyword-candidates.ts `candidatesOf`): per chunk Σ idf × the class weight over the
  * rarest terms within the postings budget, more terms while too few came out; with the postings
  * read (`got`, by term).
  */
@@ -403,7 +403,7 @@ async function candidateFacts(sql: Sql, cands: number[], planTerms: string[], go
   return byId;
 }
 
-/** The candidates by BM25F as keyword.ts `bm25` computes it (coverage, then the namesake tie-break), best first. */
+/** The candidates by BM25F as keyword-score.ts `bm25f` computes it (coverage, then the namesake tie-break), best first. */
 function bm25fOrder(
   K: KeywordIndex,
   plan: ReturnType<typeof planQuery>,
