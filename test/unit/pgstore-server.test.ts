@@ -410,6 +410,44 @@ describe('team index on a real PostgreSQL server', function () {
     }
   });
 
+  it('a search prepares its statements once per connection (a tag per connection), and answers alike when the session lost them, as behind a pooler', async () => {
+    const a = await connectPg(server!.url);
+    const b = await connectPg(server!.url);
+    const mine = async (db: PgConnection) => (await db.query<{ name: string }>("select name from pg_prepared_statements where name like 'fathom\\_%' order by name")).rows.map((r) => r.name);
+    const answer = async (db: PgConnection, q: string) => (await pgSearch(db, q, { k: 5, mode: 'keyword' })).map(key);
+    try {
+      await pushFolder(a, ws);
+      const first = await answer(a, 'computeInvoiceTotal lines');
+      assert.equal(first[0], 'billing.ts:1');
+      const prepared = await mine(a);
+      assert.ok(prepared.length >= 2, `the terms and the chunk texts statements are prepared: ${prepared.join(' ')}`);
+      assert.deepEqual(await answer(a, 'load user profile'), await answer(b, 'load user profile'));
+      await answer(a, 'computeInvoiceTotal lines');
+      assert.deepEqual(await mine(a), prepared, 'searching again prepares nothing new');
+      const other = await mine(b);
+      assert.ok(other.length >= 2 && other.every((n) => !prepared.includes(n)), `another connection's names differ: ${other.join(' ')} / ${prepared.join(' ')}`);
+      // the session forgets them (a transaction pooler gives this client another server session): the search still answers, unprepared
+      await a.query('deallocate all');
+      assert.deepEqual(await answer(a, 'computeInvoiceTotal lines'), first);
+      assert.deepEqual(await mine(a), [], 'from then on this connection sends its statements unprepared');
+      assert.deepEqual(await answer(a, 'computeInvoiceTotal lines'), first);
+    } finally {
+      await a.end();
+      await b.end();
+    }
+  });
+
+  it('schema 5 keeps each chunk as json text (printed back as stored, not rebuilt from jsonb)', async () => {
+    const db = await connectPg(server!.url);
+    try {
+      await pushFolder(db, ws);
+      const t = await db.query<{ t: string }>("select data_type as t from information_schema.columns where table_name = 'fathom_chunks' and column_name = 'chunk' and table_schema = current_schema()");
+      assert.equal(t.rows[0]?.t, 'json');
+    } finally {
+      await db.end();
+    }
+  });
+
   it('dist/cli.js status --json and the text line say keyword-only and the schema version', function () {
     const cli = path.join(__dirname, '..', '..', 'dist', 'cli.js');
     if (!fs.existsSync(cli)) throw new Error('dist/cli.js is missing: run npm run build first');

@@ -1,4 +1,5 @@
 /** Connecting to the team index's server (timeouts, TLS, a URL without its password) and telling a lost connection from a failed query. */
+import { randomBytes } from 'node:crypto';
 import { errText } from '../../util/errors';
 import { PgStoreError, type Sql } from './schema';
 
@@ -42,15 +43,52 @@ export async function connectPg(url: string, options: { timeoutMs?: number } = {
 }
 
 /**
+ * The statements a search sends every time (`prepared(text)` registers one): on a `pg`
+ * connection each is prepared once under a name (parsed and planned once, not per search: a
+ * quarter of the server's time per keyword search, bench/pg.ts --server). The name carries a tag
+ * of the connection, so that clients sharing one server session (PGlite's socket server, a pooler)
+ * never meet each other's statements.
+ */
+const PREPARED = new Map<string, number>();
+export function prepared(text: string): string {
+  if (!PREPARED.has(text)) PREPARED.set(text, PREPARED.size);
+  return text;
+}
+
+/**
+ * Errors after which a connection sends its statements unprepared from then on (and the failed
+ * one again, unprepared): the statement is gone (26000: a transaction pooler moved the session),
+ * already there (42P05), or its plan no longer fits the tables (0A000: "cached plan must not
+ * change result type", after another client's migration).
+ */
+const UNPREPARED_AFTER = new Set(['26000', '42P05', '0A000']);
+
+type PgQuery = (q: { name: string; text: string; values?: unknown[] }) => Promise<{ rows: unknown[] }>;
+
+/**
  * One query at a time on the connection: a search asks for its keyword and dense lists at once,
  * and the `pg` client, which queues them itself today, deprecates that ("Calling client.query()
  * when the client is already executing a query", removed in pg 9). Same order, same round trips.
+ * The statements `prepared` registered go by name.
  */
-function serialized(client: { query: Sql['query']; end(): Promise<void> }): PgConnection {
+export function serialized(client: { query: Sql['query']; end(): Promise<void> }): PgConnection {
   let last: Promise<unknown> = Promise.resolve();
+  const tag = randomBytes(4).toString('hex');
+  let named = true;
+  const send = async <T>(text: string, params?: unknown[]): Promise<{ rows: T[] }> => {
+    const i = named ? PREPARED.get(text) : undefined;
+    if (i === undefined) return client.query<T>(text, params);
+    try {
+      return (await (client.query as unknown as PgQuery)({ name: `fathom_${i}_${tag}`, text, values: params })) as { rows: T[] };
+    } catch (err) {
+      if (!UNPREPARED_AFTER.has(String((err as { code?: unknown }).code))) throw err;
+      named = false;
+      return client.query<T>(text, params);
+    }
+  };
   return {
     query<T>(text: string, params?: unknown[]) {
-      const run = last.then(() => client.query<T>(text, params));
+      const run = last.then(() => send<T>(text, params));
       last = run.catch(() => undefined);
       return run;
     },

@@ -454,7 +454,7 @@ async function insertChunks(sql: Sql, write: Pending[], v: BatchVectors | undefi
   const ids = (
     await sql.query<{ id: number; path: string; ord: number }>(
       `insert into fathom_chunks (path, ord, language, kind, text_hash, chunk, lens, rec_terms, rec_tf${codes ? ', code, code_scale' : embedder ? ', embedding' : ''})
-       select u.path, u.ord, u.language, u.kind, u.text_hash, u.chunk::jsonb, u.lens::int[], u.terms::text[], u.tf::int[]${codes ? ", decode(u.v, 'hex'), u.vi::real" : embedder ? ', coalesce(u.v::vector, u.vi::int4[]::vector * $12::vector)' : ''}
+       select u.path, u.ord, u.language, u.kind, u.text_hash, u.chunk::json, u.lens::int[], u.terms::text[], u.tf::int[]${codes ? ", decode(u.v, 'hex'), u.vi::real" : embedder ? ', coalesce(u.v::vector, u.vi::int4[]::vector * $12::vector)' : ''}
        from unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]${codes ? ', $10::text[], $11::float8[]' : embedder ? ', $10::text[], $11::text[]' : ''})
          as u(path, ord, language, kind, text_hash, chunk, lens, terms, tf${embedder ? ', v, vi' : ''})
        returning id, path, ord`,

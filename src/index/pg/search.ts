@@ -8,6 +8,7 @@ import { COVERAGE_MAX_CONCEPTS, KeywordIndex, planQuery, planTerms } from '../ke
 import { compileFilter, DEFAULT_RRF_K, ownModelWeight, rrf, weighByPath, type FilterSpec, type RankedList } from '../rank/fusion';
 import { phraseFirst, proximityOrder, proximityText, shownForm, shownText } from '../rank/phrase';
 import { STATIC_MODEL_NAME } from '../static-model';
+import { prepared } from './connect';
 import { kw, parseChunk, vectorLiteral, type Sql } from './schema';
 
 export interface PgSearchOptions {
@@ -82,9 +83,9 @@ from r left join lateral (
   where p.term = r.term and r.stale and not r.held and (r.rn = 1 or r.cum <= $2)
 ) x on true
 union all select null, null, null, null, null, null, null, key, value from fathom_meta where key in ('chunks', 'len_sums', 'generation')`;
-const TERMS_SQL = termsSql(true);
+const TERMS_SQL = prepared(termsSql(true));
 /** The same for an index of schema 3 (pushed by an older Fathom; a searcher does not migrate it): no blobs. */
-const TERMS_SQL_V3 = termsSql(false);
+const TERMS_SQL_V3 = prepared(termsSql(false));
 /** Connections whose index has no blobs yet, with the generation seen then (asked again once it changes). */
 const withoutBlobs = new WeakMap<object, string>();
 
@@ -106,7 +107,11 @@ function lowerBound(xs: Int32Array, x: number): number {
   return lo;
 }
 
-/** The frequencies of the terms not read, in the candidates (BM25F counts every term of the query). */
+/**
+ * The frequencies of the terms not read, in the candidates (BM25F counts every term of the query).
+ * Not `prepared`: the generic plan PostgreSQL settles on after five runs was eight times slower
+ * here than a plan for the arrays at hand (bench/pg.ts --server).
+ */
 const PROBE_SQL = 'select p.id, p.term, p.tf from fathom_postings p where p.term = any($2::text[]) and p.id = any($1::int[])';
 
 /** A PostgreSQL int[] as text (`{1,2,3}`), or as the array a driver made of it. */
@@ -466,10 +471,15 @@ function bm25fOrder(
   return scored.map((x) => ({ id: x.id, score: x.score }));
 }
 
-const DENSE_SQL = `
+const DENSE_SQL = prepared(`
 select c.chunk, c.ord from fathom_chunks c
 where c.embedding is not null and exists (select 1 from fathom_meta where key = 'model' and value = $3)
-order by c.embedding <#> $1::vector, c.path, c.ord limit $2`;
+order by c.embedding <#> $1::vector, c.path, c.ord limit $2`);
+/** The chunks of some ids: as JSON text (parsed here, kept by the connection), as the driver parses them, with the facts the filters read. */
+const CHUNK_TEXTS_SQL = prepared('select id, ord, chunk::text as chunk from fathom_chunks where id = any($1::int[])');
+const CHUNKS_SQL = prepared('select id, ord, chunk from fathom_chunks where id = any($1::int[])');
+const FACTS_SQL = prepared('select id, path, language, kind from fathom_chunks where id = any($1::int[])');
+const DENSE_META_SQL = prepared("select key, value from fathom_meta where key in ('model', 'dense', 'dims', 'generation')");
 
 /** The int8 codes of one generation of the index, read once per connection and generation. */
 interface CodeTable {
@@ -542,7 +552,7 @@ async function chunksOf(sql: Sql, ids: number[], cache: PostingCache | undefined
     cache!.chunks.set(id, c);
   }
   if (!need.length) return out;
-  const rows = await sql.query<{ id: number; ord: number; chunk: string }>('select id, ord, chunk::text as chunk from fathom_chunks where id = any($1::int[])', [need]);
+  const rows = await sql.query<{ id: number; ord: number; chunk: string }>(CHUNK_TEXTS_SQL, [need]);
   for (const r of rows.rows) {
     const c = { ord: r.ord, json: r.chunk };
     out.set(r.id, c);
@@ -616,7 +626,7 @@ async function keywordList(sql: Sql, a: Answer, found: { phrase: boolean }): Pro
   const scoreOf = new Map(rankedHits.map((h) => [h.id, h.score]));
   let passed = ranked.slice(0, depth);
   if (a.filtering) {
-    const f = await sql.query<{ id: number; path: string; language: string; kind: string }>('select id, path, language, kind from fathom_chunks where id = any($1::int[])', [ranked]);
+    const f = await sql.query<{ id: number; path: string; language: string; kind: string }>(FACTS_SQL, [ranked]);
     const factsOf = new Map(f.rows.map((r) => [r.id, r]));
     passed = ranked.filter((id) => factsOf.has(id) && a.passes(factsOf.get(id)!)).slice(0, depth);
   }
@@ -635,13 +645,13 @@ async function denseList(sql: Sql, a: Answer, embedder: Embedder): Promise<numbe
   const { q, depth, fetch } = a;
   const [[qv], m] = await Promise.all([
     embedder.embed([q], undefined, { urgent: true, query: true }),
-    sql.query<{ key: string; value: string }>("select key, value from fathom_meta where key in ('model', 'dense', 'dims', 'generation')").then((r) => new Map(r.rows.map((x) => [x.key, x.value]))),
+    sql.query<{ key: string; value: string }>(DENSE_META_SQL).then((r) => new Map(r.rows.map((x) => [x.key, x.value]))),
   ]);
   a.options.seen?.add(m.get('generation') ?? '0');
   if (m.get('dense') === 'int8-codes') {
     const ids = await denseByCodes(sql, m, embedder.id, qv, fetch);
     if (!ids.length) return [];
-    const texts = await sql.query<{ id: number; ord: number; chunk: Chunk | string }>('select id, ord, chunk from fathom_chunks where id = any($1::int[])', [ids]);
+    const texts = await sql.query<{ id: number; ord: number; chunk: Chunk | string }>(CHUNKS_SQL, [ids]);
     const chunkOf = new Map(texts.rows.map((r) => [r.id, r]));
     return ids
       .filter((id) => chunkOf.has(id))
