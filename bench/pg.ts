@@ -12,8 +12,10 @@
  * agreement compares pgvector's HNSW with the local exact scan on identical vectors.
  *
  * `--baseline DIR`: also push the same folder with DIR's src/index/pgstore.ts (another checkout,
- * e.g. the main branch before a change) into a second database, timed in the same run, and search
- * it with DIR's pgSearch (rows marked `base`), interleaved query by query with the new code.
+ * e.g. the main branch before a change) into a second database (another PGlite, or with --server a
+ * second database on the same server, through DIR's connectPg), timed in the same run, and search
+ * it with DIR's pgSearch (rows marked `base`, `keyword base` on one kept connection as `keyword`
+ * is), interleaved query by query with the new code.
  * `--max-postings A,B`: extra keyword rows with these candidate budgets (PG_MAX_POSTINGS is the default row).
  * `--queries N` mined queries (default 100).
  * The `keyword` row searches as a client does, on one connection that keeps the postings and chunks
@@ -126,11 +128,16 @@ async function main(): Promise<void> {
     if (embedder) log(`  dense path: ${(await pgStatus(db)).mode}`);
     let baseS: number | undefined;
     const baseline = at('--baseline');
-    let db0: PGlite | undefined;
-    let old: { pushFolder: typeof pushFolder; pgSearch: typeof pgSearch } | undefined;
+    let db0: Sql & { end?: () => Promise<void>; close?: () => Promise<void> } | undefined;
+    let old: { pushFolder: typeof pushFolder; pgSearch: typeof pgSearch; connectPg: typeof connectPg } | undefined;
     if (baseline) {
-      old = (await import(path.resolve(baseline, 'src/index/pgstore.ts'))) as { pushFolder: typeof pushFolder; pgSearch: typeof pgSearch };
-      db0 = await PGlite.create({ extensions: { vector } });
+      old = (await import(path.resolve(baseline, 'src/index/pgstore.ts'))) as { pushFolder: typeof pushFolder; pgSearch: typeof pgSearch; connectPg: typeof connectPg };
+      if (server) {
+        const admin = await connectPg(server.url);
+        await admin.query(`create database bench_base_${ti}`);
+        await admin.end();
+        db0 = await old.connectPg(server.url.replace(/\/postgres$/, `/bench_base_${ti}`));
+      } else db0 = await PGlite.create({ extensions: { vector } });
       t0 = performance.now();
       await old.pushFolder(db0, dir, { embedder });
       baseS = (performance.now() - t0) / 1000;
@@ -192,7 +199,7 @@ async function main(): Promise<void> {
       log(rows[rows.length - 1]);
     }
     await (db.end ?? db.close)?.call(db);
-    await db0?.close();
+    if (db0) await (db0.end ?? db0.close)?.call(db0);
     fs.rmSync(dir, { recursive: true, force: true });
   }
   } finally {
