@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { connectPg, pgSearch, pgStatus, pushFolder, type PgConnection } from '../../src/index/pgstore';
+import { connectPg, pgSearch, pgStatus, pushFolder, type PgConnection, type Sql } from '../../src/index/pgstore';
 import { mineGold } from '../../src/eval/mine';
 import { Engine } from '../../src/index/engine';
 import { loadStaticModel } from '../../src/index/static-model';
@@ -133,6 +133,19 @@ describe('team index on a real PostgreSQL server', function () {
       assert.ok(denseOverlap / q >= 0.95, `dense overlap@10 ${(denseOverlap / q).toFixed(3)}`);
       assert.ok(hybridTop1 / q >= 0.9, `hybrid top-1 agreement ${(hybridTop1 / q).toFixed(3)}`);
       assert.ok(hybridOverlap / q >= 0.85, `hybrid overlap@10 ${(hybridOverlap / q).toFixed(3)}`);
+
+      // a hybrid search on a kept connection: the terms statement brings the meta the dense list
+      // needs, and one statement the chunks of both lists (before: the meta again, and the chunks of each list apart)
+      const sent: string[] = [];
+      const counted: Sql = { query: (text, params) => (sent.push(text), db.query(text, params)) };
+      for (const g of gold.slice(0, 10)) await pgSearch(counted, g.query, { k: 10, embedder: emb }); // the codes and frequent postings read once
+      for (const g of gold.slice(10, 30)) {
+        sent.length = 0;
+        const hits = await pgSearch(counted, g.query, { k: 10, embedder: emb });
+        assert.deepEqual(hits.map(key), (await pgSearch(db, g.query, { k: 10, embedder: emb })).map(key), g.query);
+        assert.equal(sent.filter((t) => /from fathom_meta where key in \('model'/.test(t)).length, 0, `the dense list reads no meta of its own: ${g.query}`);
+        assert.ok(sent.filter((t) => /from fathom_chunks where id = any/.test(t)).length <= 1, `at most one statement for the chunks: ${g.query}: ${sent.join(' | ')}`);
+      }
     } finally {
       await db.end();
       fs.rmSync(dir, { recursive: true, force: true });

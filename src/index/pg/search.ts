@@ -82,7 +82,7 @@ from r left join lateral (
   from fathom_postings p
   where p.term = r.term and r.stale and not r.held and (r.rn = 1 or r.cum <= $2)
 ) x on true
-union all select null, null, null, null, null, null, null, key, value from fathom_meta where key in ('chunks', 'len_sums', 'generation')`;
+union all select null, null, null, null, null, null, null, key, value from fathom_meta where key in ('chunks', 'len_sums', 'generation', 'model', 'dense', 'dims')`;
 const TERMS_SQL = prepared(termsSql(true));
 /** The same for an index of schema 3 (pushed by an older Fathom; a searcher does not migrate it): no blobs. */
 const TERMS_SQL_V3 = prepared(termsSql(false));
@@ -257,19 +257,20 @@ const accumulators: Accumulator[] = [];
  * holds their postings; another only when the read terms give fewer than `want` candidates and
  * more terms are there.
  */
-async function keywordRank(sql: Sql, query: string, want: number, maxPostings: number, cold = false): Promise<{ ranked: Array<{ id: number; score: number }>; cache?: PostingCache }> {
+async function keywordRank(sql: Sql, query: string, want: number, maxPostings: number, cold = false): Promise<{ ranked: Array<{ id: number; score: number }>; cache?: PostingCache; meta?: Map<string, string> }> {
   const K = kw();
   const asked = planTerms(query, K);
   if (!asked.length) return { ranked: [] };
   const terms = await readTerms(sql, asked, maxPostings, cold);
+  const { cache, meta } = terms;
   const plan = planQuery(query, K, (t) => terms.dfOf.get(t), terms.N);
-  if (!plan.terms.length) return { ranked: [], cache: terms.cache };
+  if (!plan.terms.length) return { ranked: [], cache, meta };
   const dfq = plan.terms.map((t) => terms.dfOf.get(t)!);
   const idfRaw = dfq.map((df) => Math.log(1 + (terms.N - df + 0.5) / (df + 0.5)));
   const { cands, got } = await candidatesOf(sql, plan.terms, dfq, idfRaw, terms, want, maxPostings);
-  if (!cands.length) return { ranked: [], cache: terms.cache };
+  if (!cands.length) return { ranked: [], cache, meta };
   const facts = await candidateFacts(sql, cands, plan.terms, got);
-  return { ranked: bm25fOrder(K, plan, idfRaw, cands, facts, terms.N, terms.sumLen), cache: terms.cache };
+  return { ranked: bm25fOrder(K, plan, idfRaw, cands, facts, terms.N, terms.sumLen), cache, meta };
 }
 
 /** What the first round trip brings (`TERMS_SQL`): document frequencies, totals, the postings sent, the connection's cache for this generation. */
@@ -280,6 +281,8 @@ interface TermsRead {
   /** The postings the server sent (blobs or rows). */
   sent: Map<string, TermPostings>;
   cache: PostingCache;
+  /** The index's meta rows the statement read (generation, totals, the dense model), for the dense list of the same search. */
+  meta: Map<string, string>;
 }
 
 async function readTerms(sql: Sql, asked: string[], maxPostings: number, cold: boolean): Promise<TermsRead> {
@@ -312,7 +315,7 @@ async function readTerms(sql: Sql, asked: string[], maxPostings: number, cold: b
     dfOf.set(r.term, Number(r.df));
     if (r.blob || r.ids !== null) sent.set(r.term, termPostings(r));
   }
-  return { dfOf, N: Math.max(1, Number(mm.get('chunks') ?? 0)), sumLen: (mm.get('len_sums') ?? '0,0,0,0').split(',').map(Number), sent, cache };
+  return { dfOf, N: Math.max(1, Number(mm.get('chunks') ?? 0)), sumLen: (mm.get('len_sums') ?? '0,0,0,0').split(',').map(Number), sent, cache, meta: mm };
 }
 
 /** The postings of `t` the server sent or the connection holds (kept as most recently used), if any. */
@@ -475,9 +478,8 @@ const DENSE_SQL = prepared(`
 select c.chunk, c.ord from fathom_chunks c
 where c.embedding is not null and exists (select 1 from fathom_meta where key = 'model' and value = $3)
 order by c.embedding <#> $1::vector, c.path, c.ord limit $2`);
-/** The chunks of some ids: as JSON text (parsed here, kept by the connection), as the driver parses them, with the facts the filters read. */
+/** The chunks of some ids as JSON text (parsed here, kept by the connection), and the facts the filters read. */
 const CHUNK_TEXTS_SQL = prepared('select id, ord, chunk::text as chunk from fathom_chunks where id = any($1::int[])');
-const CHUNKS_SQL = prepared('select id, ord, chunk from fathom_chunks where id = any($1::int[])');
 const FACTS_SQL = prepared('select id, path, language, kind from fathom_chunks where id = any($1::int[])');
 const DENSE_META_SQL = prepared("select key, value from fathom_meta where key in ('model', 'dense', 'dims', 'generation')");
 
@@ -617,54 +619,88 @@ class Answer {
   }
 }
 
-/** The keyword list: BM25F over the postings, the filters on the ranked chunks' facts, then the engine's proximity and phrase order over the best `depth` texts. */
-async function keywordList(sql: Sql, a: Answer, found: { phrase: boolean }): Promise<number[]> {
+/** The keyword list before its texts: the ranked chunk ids that pass the filters (the best `depth`), their BM25F scores, and what the terms' statement read. */
+interface KeywordRanked {
+  passed: number[];
+  scoreOf: Map<number, number>;
+  cache?: PostingCache;
+  meta?: Map<string, string>;
+}
+
+/** BM25F over the postings, then the filters on the ranked chunks' facts. */
+async function keywordRanked(sql: Sql, a: Answer): Promise<KeywordRanked> {
   const { q, options, depth } = a;
-  const { ranked: rankedHits, cache } = await keywordRank(sql, q, Math.max(a.fetch, kw().candidates) * (a.filtering ? 4 : 1), options.maxPostings ?? PG_MAX_POSTINGS, options.cold);
+  const { ranked: rankedHits, cache, meta } = await keywordRank(sql, q, Math.max(a.fetch, kw().candidates) * (a.filtering ? 4 : 1), options.maxPostings ?? PG_MAX_POSTINGS, options.cold);
   if (cache) options.seen?.add(cache.generation);
   const ranked = rankedHits.map((h) => h.id);
   const scoreOf = new Map(rankedHits.map((h) => [h.id, h.score]));
   let passed = ranked.slice(0, depth);
-  if (a.filtering) {
+  if (a.filtering && ranked.length) {
     const f = await sql.query<{ id: number; path: string; language: string; kind: string }>(FACTS_SQL, [ranked]);
     const factsOf = new Map(f.rows.map((r) => [r.id, r]));
     passed = ranked.filter((id) => factsOf.has(id) && a.passes(factsOf.get(id)!)).slice(0, depth);
   }
-  if (!passed.length) return [];
-  const chunkOf = await chunksOf(sql, passed, cache);
-  const kept = passed.filter((id) => chunkOf.has(id));
-  const hits = kept.map((id) => ({ docId: a.idOf(parseChunk(chunkOf.get(id)!.json), chunkOf.get(id)!.ord), score: scoreOf.get(id) ?? 0 }));
-  // the engine's order after BM25: term proximity (over the text and the i18n text shown with it), then the phrase tiers
+  return { passed, scoreOf, cache, meta };
+}
+
+/** The keyword list from its ranked ids and their texts: the engine's order after BM25, term proximity (over the text and the i18n text shown with it), then the phrase tiers. */
+function keywordOrder(a: Answer, r: KeywordRanked, chunkOf: Map<number, { ord: number; json: string }>, found: { phrase: boolean }): number[] {
+  const { q, depth } = a;
+  const kept = r.passed.filter((id) => chunkOf.has(id));
+  if (!kept.length) return [];
+  const hits = kept.map((id) => ({ docId: a.idOf(parseChunk(chunkOf.get(id)!.json), chunkOf.get(id)!.ord), score: r.scoreOf.get(id) ?? 0 }));
   const pool = a.pool;
   const ids = proximityOrder(q, hits, depth, (id) => proximityText(pool[id]?.text, pool[id]));
   return phraseFirst(q, ids, (id) => pool[id]?.text, (id) => shownText(pool[id])?.split('\n').map(shownForm), ids.length, found);
 }
 
-/** The dense list: the query's vector against the int8 codes (scored here) or pgvector's HNSW. */
-async function denseList(sql: Sql, a: Answer, embedder: Embedder): Promise<number[]> {
-  const { q, depth, fetch } = a;
-  const [[qv], m] = await Promise.all([
-    embedder.embed([q], undefined, { urgent: true, query: true }),
-    sql.query<{ key: string; value: string }>(DENSE_META_SQL).then((r) => new Map(r.rows.map((x) => [x.key, x.value]))),
-  ]);
-  a.options.seen?.add(m.get('generation') ?? '0');
-  if (m.get('dense') === 'int8-codes') {
-    const ids = await denseByCodes(sql, m, embedder.id, qv, fetch);
-    if (!ids.length) return [];
-    const texts = await sql.query<{ id: number; ord: number; chunk: Chunk | string }>(CHUNKS_SQL, [ids]);
-    const chunkOf = new Map(texts.rows.map((r) => [r.id, r]));
-    return ids
-      .filter((id) => chunkOf.has(id))
-      .map((id) => a.idOf(parseChunk(chunkOf.get(id)!.chunk), chunkOf.get(id)!.ord))
-      .filter((id) => a.keep(id))
-      .slice(0, depth);
-  }
+/**
+ * The dense list before its texts: the ids of the nearest int8 codes (scored here), or pgvector's
+ * HNSW rows (chunks and all). `meta`: the index's meta rows, when the keyword list of the same
+ * search read them already (one round trip fewer).
+ */
+async function denseFound(sql: Sql, a: Answer, embedder: Embedder, qv: Promise<Float32Array[]>, meta: Map<string, string> | undefined): Promise<{ ids: number[]; generation: string } | { rows: Array<{ chunk: Chunk | string; ord: number }> }> {
+  const m = meta ?? new Map((await sql.query<{ key: string; value: string }>(DENSE_META_SQL)).rows.map((x) => [x.key, x.value]));
+  const [v] = await qv;
+  const generation = m.get('generation') ?? '0';
+  a.options.seen?.add(generation);
+  if (m.get('dense') === 'int8-codes') return { ids: await denseByCodes(sql, m, embedder.id, v, a.fetch), generation };
   if (!efSet.has(sql)) {
     await sql.query("select set_config('hnsw.ef_search', '200', false)").catch(() => undefined);
     efSet.add(sql);
   }
-  const r = await sql.query<{ chunk: Chunk | string; ord: number }>(DENSE_SQL, [vectorLiteral(qv), fetch, embedder.id]);
-  return r.rows.map((row) => a.idOf(parseChunk(row.chunk), row.ord)).filter((id) => a.keep(id)).slice(0, depth);
+  return { rows: (await sql.query<{ chunk: Chunk | string; ord: number }>(DENSE_SQL, [vectorLiteral(v), a.fetch, embedder.id])).rows };
+}
+
+/** The connection's cache of this generation (none for a cold search, or when it holds another generation). */
+function cacheOf(sql: Sql, generation: string, cold: boolean | undefined): PostingCache | undefined {
+  const c = cold ? undefined : postingCaches.get(sql);
+  return c?.generation === generation ? c : undefined;
+}
+
+/**
+ * Both lists of a search: the keyword list's terms statement first (it also reads the meta the
+ * dense list needs), the query's vector meanwhile, the dense ids, then one statement for the
+ * chunks of both lists that the connection does not hold.
+ */
+async function lists(sql: Sql, a: Answer, embedder: Embedder | undefined, keyword: boolean, found: { phrase: boolean }): Promise<{ keyword?: number[]; dense?: number[] }> {
+  const qv = embedder ? embedder.embed([a.q], undefined, { urgent: true, query: true }) : undefined;
+  qv?.catch(() => undefined); // awaited below; a failure there, not as an unhandled rejection meanwhile
+  const r = keyword ? await keywordRanked(sql, a) : undefined;
+  const d = embedder ? await denseFound(sql, a, embedder, qv!, r?.meta) : undefined;
+  const ids = [...(r?.passed ?? []), ...(d && 'ids' in d ? d.ids : [])];
+  const cache = r ? r.cache : d && 'ids' in d ? cacheOf(sql, d.generation, a.options.cold) : undefined;
+  const chunkOf = ids.length ? await chunksOf(sql, [...new Set(ids)], cache) : new Map<number, { ord: number; json: string }>();
+  const out: { keyword?: number[]; dense?: number[] } = {};
+  if (r) out.keyword = keywordOrder(a, r, chunkOf, found);
+  if (d && 'ids' in d) {
+    out.dense = d.ids
+      .filter((id) => chunkOf.has(id))
+      .map((id) => a.idOf(parseChunk(chunkOf.get(id)!.json), chunkOf.get(id)!.ord))
+      .filter((id) => a.keep(id))
+      .slice(0, a.depth);
+  } else if (d) out.dense = d.rows.map((row) => a.idOf(parseChunk(row.chunk), row.ord)).filter((id) => a.keep(id)).slice(0, a.depth);
+  return out;
 }
 
 /** Hybrid search of the remote index; hits carry `docId`s local to this answer. */
@@ -676,17 +712,16 @@ export async function pgSearch(sql: Sql, query: string, options: PgSearchOptions
   const a = new Answer(q, options, k);
   const found = { phrase: false };
   const embedder = mode !== 'keyword' ? options.embedder : undefined;
-  // both lists asked at once (the connection runs their queries one after another)
-  const [keyword, dense] = await Promise.all([mode !== 'dense' ? keywordList(sql, a, found) : undefined, embedder ? denseList(sql, a, embedder) : undefined]);
-  const lists: RankedList[] = [];
-  if (keyword) lists.push({ name: 'keyword', ids: keyword });
+  const { keyword, dense } = await lists(sql, a, embedder, mode !== 'dense', found);
+  const ranked: RankedList[] = [];
+  if (keyword) ranked.push({ name: 'keyword', ids: keyword });
   // Fathom's own model weighed as the local engine weighs it (asked in parallel, dropped when it takes no part)
   if (dense) {
     const weight = embedder!.id.startsWith(STATIC_MODEL_NAME) && mode !== 'dense' ? ownModelWeight(q, found.phrase) : undefined;
-    if (weight === undefined || weight) lists.push({ name: 'dense', ids: dense, ...(weight === undefined ? {} : { weight }) });
+    if (weight === undefined || weight) ranked.push({ name: 'dense', ids: dense, ...(weight === undefined ? {} : { weight }) });
   }
   // test code below its implementation, prose below the code a plain-words query describes, as in the local engine
-  return weighByPath(rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: a.depth }), q, (h) => a.pool[h.docId]?.path, { describes: ownModelWeight(q, found.phrase) > 0 })
+  return weighByPath(rrf(ranked, { k: options.rrfK ?? DEFAULT_RRF_K, limit: a.depth }), q, (h) => a.pool[h.docId]?.path, { describes: ownModelWeight(q, found.phrase) > 0 })
     .slice(0, k)
     .map((h) => ({ chunk: a.pool[h.docId], docId: h.docId, score: h.score, why: h.why }));
 }
