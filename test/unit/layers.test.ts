@@ -96,18 +96,37 @@ describe("src/service/session.ts stays the folder's owner, not every part of it"
 });
 
 describe('long functions cut into named steps stay cut', function () {
-  /** Lines of the function or method `name` declared in `file` (under src/). */
-  const linesOf = (file: string, name: string): number => {
-    const src = ts.createSourceFile(file, fs.readFileSync(path.join(SRC, file), 'utf8'), ts.ScriptTarget.Latest, true);
-    let found: ts.Node | undefined;
-    const visit = (n: ts.Node): void => {
-      if ((ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n)) && n.name?.getText(src) === name) found = n;
-      else ts.forEachChild(n, visit);
+  /**
+   * Lines of the function or method `name` declared in `file` (under src/): `Class.method` names a
+   * method of that class; a plain name must be declared once in the file (a name that two
+   * declarations share is ambiguous: the bound would check whichever came last).
+   */
+  const linesIn = (file: string, text: string, name: string): number => {
+    const src = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+    const [owner, member] = name.includes('.') ? name.split('.') : [undefined, name];
+    const found: ts.Node[] = [];
+    const visit = (n: ts.Node, cls: string | undefined): void => {
+      if ((ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n)) && n.name?.getText(src) === member && (owner === undefined || (ts.isMethodDeclaration(n) && cls === owner))) found.push(n);
+      else {
+        const inner = ts.isClassLike(n) ? n.name?.getText(src) : cls;
+        ts.forEachChild(n, (c) => visit(c, inner));
+      }
     };
-    visit(src);
-    assert.ok(found, `${file} declares no function ${name}`);
-    return src.getLineAndCharacterOfPosition(found.getEnd()).line - src.getLineAndCharacterOfPosition(found.getStart(src)).line + 1;
+    visit(src, undefined);
+    assert.ok(found.length > 0, `${file} declares no function ${name}`);
+    assert.equal(found.length, 1, `${file} declares ${found.length} functions named ${name}: name the one meant as Class.method`);
+    const [decl] = found;
+    return src.getLineAndCharacterOfPosition(decl.getEnd()).line - src.getLineAndCharacterOfPosition(decl.getStart(src)).line + 1;
   };
+  const linesOf = (file: string, name: string): number => linesIn(file, fs.readFileSync(path.join(SRC, file), 'utf8'), name);
+
+  it('a method name two classes share is found by its class, and is ambiguous alone', () => {
+    const text = ['class Short {', '  run() {', '    return 1;', '  }', '}', 'class Long {', '  run() {', ...Array.from({ length: 45 }, (_, i) => `    void ${i};`), '  }', '}'].join('\n');
+    assert.equal(linesIn('two.ts', text, 'Short.run'), 3);
+    assert.equal(linesIn('two.ts', text, 'Long.run'), 47);
+    assert.throws(() => linesIn('two.ts', text, 'run'), /2 functions named run: name the one meant as Class\.method/);
+    assert.throws(() => linesIn('two.ts', text, 'Other.run'), /declares no function Other\.run/);
+  });
   // they were 235, 112, 113, 159, 182, 131, 92, 65, 100, 153, 151, 82, 84, 125, 128, 100, 99 and 84 lines; each is now a few named steps
   for (const [file, name] of [
     ['chunkers/javascript.ts', 'chunkScript'],
