@@ -155,7 +155,7 @@ function followWorker({ c, log, timings, tracker, hints }: Parts): vscode.Dispos
       timings.wrap('progress', (e) => {
         timings.markStallWindow();
         tracker.setProgress(e);
-        // a run that stopped reading at its heap limit (engine.ts MEMORY_STOP_SHARE): said once a folder, the log has the count and what to do
+        // a run that stopped reading at its heap limit (engine-run.ts MEMORY_STOP_SHARE): said once a folder, the log has the count and what to do
         const m = e.progress.phase === 'done' ? e.progress.message : undefined;
         if (m?.startsWith('memory:') && !memoryWarned.has(e.root)) {
           memoryWarned.add(e.root);

@@ -68,17 +68,25 @@ export interface TermPlan {
  * about is in `planTerms(query, config)`.
  */
 export function planQuery(query: string, config: PlanConfig, dfOf: (term: string) => number | undefined, N: number): TermPlan {
-  const opts = { stem: config.stem, singleDigits: config.singleDigits };
-  const weak: number[] = [];
-  const all = termsWithWeakness(query, opts, weak);
-  const ts: string[] = [];
-  const weight: number[] = [];
-  const covers: number[] = [];
-  const conceptIdf: number[] = [];
-  const conceptOf = new Map<string, number>();
+  const draft = draftPlan(dfOf, N);
+  const conceptOf = addConcepts(query, config, draft);
+  addWordTerms(query, config, draft, conceptOf);
+  return draft.plan;
+}
+
+/** A plan being made: its terms so far, and `add` (a term the index knows, at weight `w`, covering the concepts of `mask`). */
+interface PlanDraft {
+  plan: TermPlan;
+  add(t: string, w: number, mask: number): void;
+}
+
+/** An empty plan; a term added twice keeps its best weight and covers both masks, and at most 64 terms are kept. */
+function draftPlan(dfOf: (term: string) => number | undefined, N: number): PlanDraft {
+  const plan: TermPlan = { terms: [], weight: [], covers: [], conceptIdf: [] };
+  const { terms: ts, weight, covers, conceptIdf } = plan;
   const idfOf = (df: number) => Math.log(1 + (N - df + 0.5) / (df + 0.5));
   const at = new Map<string, number>();
-  const addTerm = (t: string, w: number, mask: number): void => {
+  const add = (t: string, w: number, mask: number): void => {
     const df = dfOf(t);
     if (df === undefined) return;
     const j = at.get(t);
@@ -94,6 +102,15 @@ export function planQuery(query: string, config: PlanConfig, dfOf: (term: string
     covers.push(mask);
     for (let c = 0; c < 31; c++) if (mask & (1 << c) && conceptIdf[c] === 0) conceptIdf[c] = idfOf(df);
   };
+  return { plan, add };
+}
+
+/** The query's terms at weight 1, each a concept of its own but an added stem, which joins its term's; returns each term's concept. */
+function addConcepts(query: string, config: PlanConfig, draft: PlanDraft): Map<string, number> {
+  const weak: number[] = [];
+  const all = termsWithWeakness(query, { stem: config.stem, singleDigits: config.singleDigits }, weak);
+  const { conceptIdf } = draft.plan;
+  const conceptOf = new Map<string, number>();
   let last = -1;
   for (let x = 0; x < all.length; x++) {
     const t = all[x];
@@ -110,8 +127,13 @@ export function planQuery(query: string, config: PlanConfig, dfOf: (term: string
       conceptIdf.push(0);
     }
     last = c;
-    addTerm(t, 1, c < 31 ? 1 << c : 0);
+    draft.add(t, 1, c < 31 ? 1 << c : 0);
   }
+  return conceptOf;
+}
+
+/** The typed words' code synonyms (covering their word) and adjacent words' compounds (covering both), when the config asks for them. */
+function addWordTerms(query: string, config: PlanConfig, draft: PlanDraft, conceptOf: Map<string, number>): void {
   // the typed words, in order (identifier parts and punctuation left aside)
   const words = fold(query).match(/[\p{L}\p{N}]+/gu) ?? [];
   const maskOf = (w: string) => {
@@ -119,20 +141,18 @@ export function planQuery(query: string, config: PlanConfig, dfOf: (term: string
     return c !== undefined && c < 31 ? 1 << c : 0;
   };
   if (config.synonyms) {
-    for (const w of words) for (const syn of synonymsOf(w)) addTerm(syn, SYNONYM_WEIGHT, maskOf(w));
+    for (const w of words) for (const syn of synonymsOf(w)) draft.add(syn, SYNONYM_WEIGHT, maskOf(w));
   }
-  if (config.compounds) {
-    for (let i = 0; i + 1 < words.length && i < 32; i++) {
-      const a = words[i];
-      const b = words[i + 1];
-      if (a.length + b.length < 4) continue;
-      const mask = maskOf(a) | maskOf(b);
-      addTerm(a + b, 1, mask);
-      addTerm(`${a}-${b}`, 1, mask);
-      if (config.synonyms) for (const syn of synonymsOf(a + b)) addTerm(syn, SYNONYM_WEIGHT, mask);
-    }
+  if (!config.compounds) return;
+  for (let i = 0; i + 1 < words.length && i < 32; i++) {
+    const a = words[i];
+    const b = words[i + 1];
+    if (a.length + b.length < 4) continue;
+    const mask = maskOf(a) | maskOf(b);
+    draft.add(a + b, 1, mask);
+    draft.add(`${a}-${b}`, 1, mask);
+    if (config.synonyms) for (const syn of synonymsOf(a + b)) draft.add(syn, SYNONYM_WEIGHT, mask);
   }
-  return { terms: ts, weight, covers, conceptIdf };
 }
 
 /** Every term `planQuery` may look up for `query` (known or not), each once. */

@@ -113,11 +113,8 @@ export function bm25f(ix: ScoreInputs, params: ScoreParams, cands: number[], pla
 /** Each candidate's BM25F score (times its coverage share ^ `alpha`), share and namesake measure; the query's terms are marked in `ix.mark`. */
 function scoreCandidates(ix: ScoreInputs, params: ScoreParams, cands: number[], plan: QueryPlan, idf: Float64Array, totalIdf: number, alpha: number): Scored {
   const { covers, conceptIdf } = plan;
-  const N = ix.N;
   const { k1, b } = params;
-  const w = [params.boosts.symbol, params.boosts.path, params.boosts.header, params.boosts.text];
-  const inv = new Float64Array(NFIELDS);
-  for (let f = 0; f < NFIELDS; f++) inv[f] = ix.sumLen[f] > 0 ? N / ix.sumLen[f] : 0;
+  const { w, inv } = fieldScales(ix, params);
   const norm = new Float64Array(NFIELDS);
   const scored: Array<{ docId: number; score: number; order: number }> = new Array(cands.length);
   const share = new Float64Array(cands.length);
@@ -140,19 +137,34 @@ function scoreCandidates(ix: ScoreInputs, params: ScoreParams, cands: number[], 
         covered |= covers[q - 1];
         symHalves += p & 255;
       }
-      if (rec[2] > 0 && symHalves > 0) {
-        const m = symHalves / 2;
-        named[c] = Math.max(0, Math.min(4, m - (rec[2] - m) / 2));
-      }
+      if (rec[2] > 0 && symHalves > 0) named[c] = namesakeOf(rec[2], symHalves / 2);
     }
     if (score > 0 && totalIdf > 0) {
-      let got = 0;
-      for (let m = covered, x = 0; m !== 0 && x < 31; x++, m >>>= 1) if (m & 1) got += conceptIdf[x];
-      share[c] = got / totalIdf;
+      share[c] = shareOf(covered, conceptIdf, totalIdf);
       if (share[c] > best) best = share[c];
       if (alpha > 0) score *= share[c] ** alpha;
     }
     scored[c] = { docId: ix.extOf[cands[c]], score, order: c };
   }
   return { scored, share, named, best };
+}
+
+/** Per field (symbol, path, header, text): its boost, and 1 / its average length (0 for a field no document has). */
+function fieldScales(ix: ScoreInputs, params: ScoreParams): { w: number[]; inv: Float64Array } {
+  const w = [params.boosts.symbol, params.boosts.path, params.boosts.header, params.boosts.text];
+  const inv = new Float64Array(NFIELDS);
+  for (let f = 0; f < NFIELDS; f++) inv[f] = ix.sumLen[f] > 0 ? ix.N / ix.sumLen[f] : 0;
+  return { w, inv };
+}
+
+/** How much a chunk is the query's namesake: its symbol's `m` query tokens of `symbolLen`, less half of the rest, between 0 and 4. */
+function namesakeOf(symbolLen: number, m: number): number {
+  return Math.max(0, Math.min(4, m - (symbolLen - m) / 2));
+}
+
+/** The share of the query's concepts (by idf) that the bit mask `covered` holds. */
+function shareOf(covered: number, conceptIdf: number[], totalIdf: number): number {
+  let got = 0;
+  for (let m = covered, x = 0; m !== 0 && x < 31; x++, m >>>= 1) if (m & 1) got += conceptIdf[x];
+  return got / totalIdf;
 }

@@ -156,7 +156,7 @@ export class StaticEmbedder implements Embedder {
     }
   }
 
-  /** A chunk thread loads this file and embeds as this model does (engine.ts: the chunk pool's threads embed what they cut). */
+  /** A chunk thread loads this file and embeds as this model does (engine-run.ts: the chunk pool's threads embed what they cut). */
   get inThreads(): ThreadModel {
     return { file: this.source, id: this.id, shared: this.shared };
   }

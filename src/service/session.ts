@@ -307,7 +307,7 @@ export class FolderSession {
     }
   }
 
-  /** Says how many files the index run left for want of memory (engine.ts MEMORY_STOP_SHARE), and what to do; true when there were any. */
+  /** Says how many files the index run left for want of memory (engine-run.ts MEMORY_STOP_SHARE), and what to do; true when there were any. */
   private warnMemorySkips(): boolean {
     let n = 0;
     let detail = '';

@@ -81,7 +81,7 @@ describe('embedding order', () => {
       const engine = new Engine({ embedder: emb });
       await drain(engine.indexFolder(dir, { embed: false }));
       engine.setPriority(['docs/guide.md']);
-      const order = [...(engine as unknown as { pendingEmbed: EmbedQueue }).pendingEmbed].map((id) => engine.chunks.get(id)!.path);
+      const order = [...(engine as unknown as { catalog: { pendingEmbed: EmbedQueue } }).catalog.pendingEmbed].map((id) => engine.chunks.get(id)!.path);
       const firstOf = (p: string) => order.indexOf(p);
       const lastOf = (p: string) => order.lastIndexOf(p);
       assert.equal(order[0], 'docs/guide.md', `hinted first: ${order.join(', ')}`);
@@ -89,7 +89,7 @@ describe('embedding order', () => {
       assert.deepEqual(engine.pendingByTier().map((n) => n > 0), [true, true, false, true]);
       // the hint moves on: the guide goes back to its own tier (after the code)
       engine.setPriority(['src/pan.js']);
-      const order2 = [...(engine as unknown as { pendingEmbed: EmbedQueue }).pendingEmbed].map((id) => engine.chunks.get(id)!.path);
+      const order2 = [...(engine as unknown as { catalog: { pendingEmbed: EmbedQueue } }).catalog.pendingEmbed].map((id) => engine.chunks.get(id)!.path);
       assert.equal(order2[0], 'src/pan.js');
       assert.ok(order2.indexOf('docs/guide.md') > order2.lastIndexOf('src/zoom.js') && order2.indexOf('docs/guide.md') < order2.indexOf('locales/en.json'), order2.join(', '));
       // embedding follows that order, batch by batch

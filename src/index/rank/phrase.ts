@@ -102,7 +102,7 @@ export function shownForm(s: string): string {
 
 /**
  * A query of several words that a chunk contains as written ranks that chunk first (see
- * `Engine.phraseFirst`); `textOf` gives a result's text, read for the first `textDepth` ids
+ * `EngineSearch.phraseFirst`); `textOf` gives a result's text, read for the first `textDepth` ids
  * only. `shownOf`, when given, gives the strings a chunk displays (the source-locale values of
  * the i18n keys it uses, each in `shownForm`): a chunk that displays the query as one whole
  * value (`Confirm`, `Go to page {0}` for "Go to page") ranks first too, for a query of one
