@@ -7,7 +7,7 @@ import type { Chunk } from '../chunkers/types';
 import { embedText } from './embedder';
 import { diversify } from './rank/diversify';
 import { PHRASE_DEPTH, phraseFirst, proximityOrder, proximityText, shownForm, shownText, wholeValue } from './rank/phrase';
-import { compileFilter, DEFAULT_RRF_K, modelLabel, ownModelWeight, rrf, weighByPath, type FilterSpec, type RankedList } from './rank/fusion';
+import { compileFilter, DEFAULT_RRF_K, modelLabel, ownModelWeight, rrf, weighByPath, type FilterSpec, type FusedHit, type RankedList } from './rank/fusion';
 import type { ChunkHead } from './chunks';
 import { STATIC_MODEL_NAME } from './static-model';
 import type { EngineCatalog } from './engine-catalog';
@@ -57,38 +57,55 @@ export class EngineSearch {
     const depth = Math.max(50, k * 5);
     const lists: RankedList[] = [];
     const found = { phrase: false };
-    if (mode !== 'dense') {
-      // the phrase and shown-value tiers look deeper than the list fused: a chunk that displays
-      // the query ("Confirm") can rank low on BM25 among chunks that use the word in code
-      const hits = this.catalog.keyword.search(q, { k: Math.max(depth, PHRASE_DEPTH), filter });
-      const texts = new Map<number, string | undefined>();
-      const textOf = (id: number) => {
-        if (!texts.has(id)) texts.set(id, this.catalog.chunks.text(id));
-        return texts.get(id);
-      };
-      const ids = proximityOrder(q, hits, depth, (id) => proximityText(textOf(id), this.catalog.chunks.head(id)));
-      lists.push({ name: 'keyword', ids: phraseFirst(q, ids, textOf, (id) => this.shownLines(id), depth, found).slice(0, depth) });
-    }
+    if (mode !== 'dense') lists.push({ name: 'keyword', ids: this.keywordList(q, depth, filter, found) });
     // Fathom's own model takes part where it helps (fusion.ts, ownModelWeight); another model always
     const weight = this.catalog.embedder ? (this.catalog.embedder.id.startsWith(STATIC_MODEL_NAME) ? (mode === 'dense' ? 1 : ownModelWeight(q, found.phrase)) : 1) : 0;
     if (mode !== 'keyword' && weight > 0 && this.catalog.embedder && this.catalog.vectors && this.catalog.vectors.count) {
       const [qv] = await this.catalog.embedder.embed([q], undefined, { urgent: true, query: true });
       lists.push({ name: 'dense', ids: (await this.denseTop(qv, depth, filter)).map((h) => h.docId), weight });
     }
-    // implementation above its tests, unless the query is about tests; the code a plain-words
-    // query describes above the prose that talks about it, unless the query is about docs
+    const fused = this.fuse(q, lists, options.rrfK, options.diversify === false ? k : depth, found);
+    if (options.diversify === false) return fused.map((h) => ({ chunk: this.catalog.chunks.get(h.docId)!, docId: h.docId, score: h.score, why: h.why }));
+    return this.diversified(q, fused, k, options.diversify);
+  }
+
+  /**
+   * The keyword list: BM25F, term proximity, then the phrase and shown-value tiers, which look
+   * deeper than the list fused: a chunk that displays the query ("Confirm") can rank low on BM25
+   * among chunks that use the word in code.
+   */
+  private keywordList(q: string, depth: number, filter: ((docId: number) => boolean) | undefined, found: { phrase: boolean }): number[] {
+    const hits = this.catalog.keyword.search(q, { k: Math.max(depth, PHRASE_DEPTH), filter });
+    const texts = new Map<number, string | undefined>();
+    const textOf = (id: number) => {
+      if (!texts.has(id)) texts.set(id, this.catalog.chunks.text(id));
+      return texts.get(id);
+    };
+    const ids = proximityOrder(q, hits, depth, (id) => proximityText(textOf(id), this.catalog.chunks.head(id)));
+    return phraseFirst(q, ids, textOf, (id) => this.shownLines(id), depth, found).slice(0, depth);
+  }
+
+  /**
+   * The lists fused (RRF), implementation above its tests unless the query is about tests, the code
+   * a plain-words query describes above the prose that talks about it unless the query is about
+   * docs; "why it ranked" names the model behind a meaning rank.
+   */
+  private fuse(q: string, lists: RankedList[], rrfK: number | undefined, limit: number, found: { phrase: boolean }): FusedHit[] {
     const fused = weighByPath(
-      rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: options.diversify === false ? k : depth }).filter((h) => this.catalog.chunks.has(h.docId)),
+      rrf(lists, { k: rrfK ?? DEFAULT_RRF_K, limit }).filter((h) => this.catalog.chunks.has(h.docId)),
       q,
       (h) => this.catalog.chunks.head(h.docId)?.path,
       { describes: ownModelWeight(q, found.phrase) > 0 },
     );
-    // "why it ranked" names the model behind a meaning rank
     if (this.catalog.embedder) {
       const model = modelLabel(this.catalog.embedder.id);
       for (const h of fused) if (h.why.dense !== undefined) h.why.model = model;
     }
-    if (options.diversify === false) return fused.map((h) => ({ chunk: this.catalog.chunks.get(h.docId)!, docId: h.docId, score: h.score, why: h.why }));
+    return fused;
+  }
+
+  /** The fused hits diversified (folded twins, more in the same file), the best `k`. */
+  private diversified(q: string, fused: FusedHit[], k: number, options: SearchOptions['diversify']): SearchHit[] {
     const byId = new Map(fused.map((h) => [h.docId, h]));
     // a key or a path (`user.sign_out`, `src/a.js`) asks for itself: no code-first order then
     const inWords = !/^[\w$@-]+(?:[./:][\w$@-]+)+$/.test(q.trim());
@@ -100,7 +117,7 @@ export class EngineSearch {
       return { docId: h.docId, path: c.path, symbol: c.symbol, locale, verbatim: locale && whole ? whole.test(this.catalog.chunks.text(h.docId)!) : undefined };
     });
     const chunk = (id: number) => this.catalog.chunks.get(id)!;
-    return diversify(ranked, { codeFirst: inWords, ...options.diversify })
+    return diversify(ranked, { codeFirst: inWords, ...options })
       .slice(0, k)
       .map((d) => {
         const h = byId.get(d.docId)!;
@@ -110,6 +127,7 @@ export class EngineSearch {
         return hit;
       });
   }
+
 
   /**
    * A query of several words that a chunk contains as written (a displayed string pasted in, a
