@@ -73,6 +73,12 @@ export class EngineSearch {
    * The keyword list: BM25F, term proximity, then the phrase and shown-value tiers, which look
    * deeper than the list fused: a chunk that displays the query ("Confirm") can rank low on BM25
    * among chunks that use the word in code.
+   *
+   * A query of several words that a chunk contains as written (a displayed string pasted in, a
+   * heading) ranks that chunk first: exact case and accents first, then ignoring case; BM25
+   * order is kept within each tier. Term matching alone cannot tell "Bosnia y Herzegovina"
+   * (es) from "Bosnia i Hercegovina" (hr) once one-letter words are dropped, nor "Antígua"
+   * from "Antigua" once accents are folded. Measured by `fathom eval` (i18n route).
    */
   private keywordList(q: string, depth: number, filter: ((docId: number) => boolean) | undefined, found: { phrase: boolean }): number[] {
     const hits = this.catalog.keyword.search(q, { k: Math.max(depth, PHRASE_DEPTH), filter });
@@ -126,18 +132,6 @@ export class EngineSearch {
         if (d.moreInFile.length) hit.moreInFile = d.moreInFile.map(chunk);
         return hit;
       });
-  }
-
-
-  /**
-   * A query of several words that a chunk contains as written (a displayed string pasted in, a
-   * heading) ranks that chunk first: exact case and accents first, then ignoring case; BM25
-   * order is kept within each tier. Term matching alone cannot tell "Bosnia y Herzegovina"
-   * (es) from "Bosnia i Hercegovina" (hr) once one-letter words are dropped, nor "Antígua"
-   * from "Antigua" once accents are folded. Measured by `fathom eval` (i18n route).
-   */
-  private phraseFirst(query: string, ids: number[], depth = ids.length): number[] {
-    return phraseFirst(query, ids, (id) => this.catalog.chunks.text(id), (id) => this.shownLines(id), depth);
   }
 
   /** The strings a chunk displays, each in `shownForm` (see `phraseFirst`); cached per chunk until it changes. */
