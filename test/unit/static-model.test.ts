@@ -3,7 +3,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createEmbedder } from '../../src/index/embedder';
+import { createEmbedder, embedText } from '../../src/index/embedder';
+import { packCompounds } from '../../src/index/terms';
 import { bundledModelPath, loadStaticModel, StaticEmbedder, STATIC_MODEL_NAME } from '../../src/index/static-model';
 
 /** Writes a model file in the format train/train.py exports (int8 rows, one scale per row). */
@@ -75,6 +76,34 @@ describe("Fathom's own model (static-model)", function () {
     const again = new StaticEmbedder(e.source, t.shared!);
     assert.equal(again.id, e.id);
     texts.forEach((x) => assert.deepEqual(Buffer.from(again.vector(x).buffer), Buffer.from(e.vector(x).buffer)));
+  });
+
+  it("chunkVectorInto (a chunk thread's: from the compounds scanned for the keyword index) writes the bits vector(embedText(chunk)) does", () => {
+    const r = loadStaticModel();
+    assert.ok('embedder' in r, JSON.stringify(r));
+    const e = r.embedder;
+    const long = Array.from({ length: 300 }, (_, i) => `getUserName${i % 7} user_names.routes/${i}`).join(' ');
+    const chunks = [
+      { header: 'src/server/http.py > RequestHandler.get_cookie', text: 'def get_cookie(self, name):\n    """Returns the cookies."""\n    return self.request.cookies.get(name)' },
+      { header: 'docs/ünïcödé.md > Ärger', text: 'Crème brûlée: naïve café — 日本語のテキスト, ÉCOLE straße HTTPServer v2.0 $scope _private __init__' },
+      { header: '', text: 'qwertyuiop' },
+      { header: 'a.ts > x', text: '' },
+      // past MAX_MODEL_TERMS (512): the cut falls inside a compound's terms
+      { header: 'long.ts > many', text: long },
+      { header: 'long.ts > many', text: `x ${long}` },
+    ];
+    for (const wasm of [true, false]) {
+      // a fresh embedder: its compound table starts empty, and the second pass finds every compound in it
+      const fresh = new StaticEmbedder(e.source, e.shared);
+      for (let pass = 0; pass < 2; pass++) {
+        const packed = packCompounds(chunks, { wasm });
+        const out = new Float32Array(chunks.length * e.dims);
+        let at = 0;
+        chunks.forEach((c, i) => (at = fresh.chunkVectorInto(c.header, c.text, packed, at, out, i * e.dims)));
+        assert.equal(at, packed.length, 'every chunk\'s compounds read');
+        chunks.forEach((c, i) => assert.deepEqual(Buffer.from(out.buffer, i * e.dims * 4, e.dims * 4), Buffer.from(e.vector(embedText(c)).buffer), `chunk ${i}, wasm ${wasm}, pass ${pass}`));
+      }
+    }
   });
 
   it('says why a file cannot be read instead of throwing', () => {
