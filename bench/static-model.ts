@@ -12,8 +12,10 @@
  * first): a cold `fathom index FOLDER` with the model and with `--no-embed`, alternately, N
  * times each into fresh stores; prints the medians and their ratio (the goal: ≤ 1.3×), and the
  * CPU time (user + system, all threads) of each (Linux: the children's times in /proc/self/stat),
- * a steadier figure than wall time on a machine other work loads. `--also CLI` adds a third arm
- * in the same rounds: another build's dist/cli.js with the model (e.g. the commit before a change).
+ * a steadier figure than wall time on a machine other work loads. `--also CLI` adds an arm in
+ * the same rounds: another build's dist/cli.js with the model (e.g. the commit before a change);
+ * `--also VAR=VALUE:CLI` runs it with that environment variable set (e.g.
+ * `FATHOM_EMBED_IN_THREADS=1:dist/cli.js`: this build, the chunk threads embedding); repeatable.
  *
  * FOLDER defaults to bench/.ranking/ws (the ranking benchmarks' workspaces; run
  * `npm run bench:ranking` once). The model defaults to the shipped one.
@@ -45,7 +47,8 @@ async function main(): Promise<void> {
   const modelFile = flag('--model');
   const passes = Number(flag('--passes') ?? 3);
   const cold = Number(flag('--cold') ?? 0);
-  const also = flag('--also');
+  const also: string[] = [];
+  for (let a = flag('--also'); a !== undefined; a = flag('--also')) also.push(a);
   const dir = path.resolve(argv[0] ?? path.join(__dirname, '.ranking', 'ws'));
   const r = loadStaticModel(modelFile);
   if ('error' in r) throw new Error(r.error);
@@ -117,16 +120,16 @@ function childCpu(): number | undefined {
   }
 }
 
-function coldIndex(dir: string, n: number, modelFile?: string, also?: string): void {
+function coldIndex(dir: string, n: number, modelFile: string | undefined, also: string[]): void {
   const cli = path.join(__dirname, '..', 'dist', 'cli.js');
   if (!fs.existsSync(cli)) throw new Error('dist/cli.js is missing: npm run build');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-cold-'));
-  const once = (extra: string[], bin = cli) => {
+  const once = (extra: string[], bin = cli, env: Record<string, string> = {}) => {
     const store = path.join(tmp, 'store');
     fs.rmSync(store, { recursive: true, force: true });
     const c0 = childCpu();
     const t0 = process.hrtime.bigint();
-    const r = spawnSync(process.execPath, [bin, 'index', dir, '--store', store, ...extra], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [bin, 'index', dir, '--store', store, ...extra], { encoding: 'utf8', env: { ...process.env, ...env } });
     if (r.status !== 0) throw new Error(`fathom index failed: ${r.stderr}`);
     const s = Number(process.hrtime.bigint() - t0) / 1e9;
     const c1 = childCpu();
@@ -137,8 +140,11 @@ function coldIndex(dir: string, n: number, modelFile?: string, also?: string): v
   const withModel = modelFile ? ['--model-path', modelFile] : [];
   const kw: number[] = [];
   const md: number[] = [];
-  const ot: number[] = [];
-  const cpu: Record<'kw' | 'md' | 'ot', number[]> = { kw: [], md: [], ot: [] };
+  const arms = also.map((a) => {
+    const m = /^(\w+)=([^:]*):(.+)$/.exec(a);
+    return { name: a, bin: path.resolve(m ? m[3] : a), env: m ? { [m[1]]: m[2] } : {}, s: [] as number[], cpu: [] as number[] };
+  });
+  const cpu: Record<'kw' | 'md', number[]> = { kw: [], md: [] };
   let kwBytes = 0;
   let mdBytes = 0;
   const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
@@ -152,10 +158,10 @@ function coldIndex(dir: string, n: number, modelFile?: string, also?: string): v
     cpu.md.push(b.cpu);
     kwBytes = a.bytes;
     mdBytes = b.bytes;
-    if (also) {
-      const c = once(withModel, path.resolve(also));
-      ot.push(c.s);
-      cpu.ot.push(c.cpu);
+    for (const arm of arms) {
+      const c = once(withModel, arm.bin, arm.env);
+      arm.s.push(c.s);
+      arm.cpu.push(c.cpu);
     }
   }
   fs.rmSync(tmp, { recursive: true, force: true });
@@ -165,7 +171,7 @@ function coldIndex(dir: string, n: number, modelFile?: string, also?: string): v
   console.log(`  with the model:            ${median(md).toFixed(2)} s, store ${(mdBytes / 1e6).toFixed(2)} MB`);
   console.log(`  ratio: time ${(median(md) / median(kw)).toFixed(2)}×, store ${(mdBytes / kwBytes).toFixed(2)}×`);
   console.log(`  CPU (user + system): keyword-only ${median(cpu.kw).toFixed(2)} s, with the model ${median(cpu.md).toFixed(2)} s (${(median(cpu.md) / median(cpu.kw)).toFixed(2)}×)`);
-  if (also) console.log(`  ${also} with the model: ${median(ot).toFixed(2)} s (${(median(ot) / median(kw)).toFixed(2)}×), CPU ${median(cpu.ot).toFixed(2)} s (${(median(cpu.ot) / median(cpu.kw)).toFixed(2)}×)`);
+  for (const arm of arms) console.log(`  ${arm.name} with the model: ${median(arm.s).toFixed(2)} s (${(median(arm.s) / median(kw)).toFixed(2)}×), CPU ${median(arm.cpu).toFixed(2)} s (${(median(arm.cpu) / median(cpu.kw)).toFixed(2)}×)`);
   console.log(`  load average (1, 5, 15 min): ${loadBefore} before, ${load()} after`);
 }
 

@@ -176,7 +176,7 @@ describe("Fathom's own model in the built CLI (dist/cli.js): on with no flag, no
     assert.ok(hits.every((h) => h.keywordOnly === undefined));
   });
 
-  it('a cold index over the chunk pool\'s thresholds: the chunk threads embed (no embedding step after chunking), and the vectors saved are the ones an in-thread run saves, byte for byte', () => {
+  it('a cold index over the chunk pool\'s thresholds: embedded while the files are chunked (by the threads, or the indexing thread from their compounds: no embedding step after chunking), and the vectors saved are the ones an in-thread run saves, byte for byte', () => {
     const big = path.join(tmp, 'big');
     fs.mkdirSync(big, { recursive: true });
     // 40 files, 320 KB: over the pool's 16 files and 256 KB
@@ -193,7 +193,7 @@ describe("Fathom's own model in the built CLI (dist/cli.js): on with no flag, no
     const alone = run('0', path.join(tmp, 'store-alone'));
     // (a chunk-phase line is printed only once the index takes over half a second: said when there is one)
     for (const line of pooled.stderr.split('\n').filter((l) => l.startsWith('indexing '))) assert.match(line, /chunked on \d+ thread/, pooled.stderr);
-    assert.doesNotMatch(pooled.stderr, /^embedding /m, 'the indexing thread embedded nothing');
+    assert.doesNotMatch(pooled.stderr, /^embedding /m, 'no embedding step after chunking');
     assert.match(alone.stderr, /^embedding \d+\/\d+ chunks/m, 'in-thread, the vectors are made after chunking');
     const vectorsOf = (store: string) => fs.readFileSync(path.join(store, fs.readdirSync(store).find((f) => /^vectors\.\d+\.bin$/.test(f))!));
     const v = vectorsOf(path.join(tmp, 'store-pooled'));
