@@ -127,7 +127,10 @@ if (parentPort) {
     if ('warm' in job) {
       const w = job;
       last = last.then(() => {
-        if (w.embed && w.model) modelFor(w.embed, w.model);
+        if (w.embed && w.model) {
+          const m = modelFor(w.embed, w.model);
+          if ('embedder' in m) m.embedder.prepare();
+        }
         if (w.parsers !== false) warm();
       });
     }
