@@ -1,6 +1,10 @@
 /**
  * How fast Fathom's own model embeds, on one core: chunks per second over the real chunks of a
- * folder, next to the keyword tokenizer alone (`terms` over the same texts), in the same run.
+ * folder, next to the keyword tokenizer alone (`terms` over the same texts), in the same run:
+ * `vector(text)` (a query, or the indexing thread) and `chunkVectorInto` (a chunk thread: the
+ * terms read from the compounds it scanned for the keyword index), each in a fresh embedder
+ * whose first pass is also timed (`cold`: a chunk thread sees each chunk once; the code is
+ * compiled by then, by the passes before).
  *
  *   node --import tsx bench/static-model.ts [FOLDER] [--model FILE] [--passes 3] [--cold N]
  *
@@ -8,8 +12,10 @@
  * first): a cold `fathom index FOLDER` with the model and with `--no-embed`, alternately, N
  * times each into fresh stores; prints the medians and their ratio (the goal: ≤ 1.3×), and the
  * CPU time (user + system, all threads) of each (Linux: the children's times in /proc/self/stat),
- * a steadier figure than wall time on a machine other work loads. `--also CLI` adds a third arm
- * in the same rounds: another build's dist/cli.js with the model (e.g. the commit before a change).
+ * a steadier figure than wall time on a machine other work loads. `--also CLI` adds an arm in
+ * the same rounds: another build's dist/cli.js with the model (e.g. the commit before a change);
+ * `--also VAR=VALUE:CLI` runs it with that environment variable set (e.g.
+ * `FATHOM_EMBED_IN_THREADS=1:dist/cli.js`: this build, the chunk threads embedding); repeatable.
  *
  * FOLDER defaults to bench/.ranking/ws (the ranking benchmarks' workspaces; run
  * `npm run bench:ranking` once). The model defaults to the shipped one.
@@ -20,8 +26,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { chunkFile, prepareLanguagesFor } from '../src/chunkers/index';
 import { embedText } from '../src/index/embedder';
-import { loadStaticModel } from '../src/index/static-model';
-import { terms } from '../src/index/terms';
+import { loadStaticModel, StaticEmbedder } from '../src/index/static-model';
+import { forgetSeenTerms, packCompounds, terms } from '../src/index/terms';
+import type { Chunk } from '../src/chunkers/types';
 
 function* walk(dir: string): Generator<string> {
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -40,22 +47,31 @@ async function main(): Promise<void> {
   const modelFile = flag('--model');
   const passes = Number(flag('--passes') ?? 3);
   const cold = Number(flag('--cold') ?? 0);
-  const also = flag('--also');
+  const also: string[] = [];
+  for (let a = flag('--also'); a !== undefined; a = flag('--also')) also.push(a);
   const dir = path.resolve(argv[0] ?? path.join(__dirname, '.ranking', 'ws'));
   const r = loadStaticModel(modelFile);
   if ('error' in r) throw new Error(r.error);
   const files = [...walk(dir)].filter((f) => /\.(py|go|js|ts|vue|md|json|rs)$/.test(f)).slice(0, 4000);
   await prepareLanguagesFor(files);
   const texts: string[] = [];
+  // each file's chunks and their compounds, as a chunk thread has them
+  const perFile: Array<{ chunks: Chunk[]; packed: Int32Array }> = [];
   for (const f of files) {
     const text = fs.readFileSync(f, 'utf8');
     if (text.length > 200_000) continue;
-    for (const c of chunkFile(path.relative(dir, f), text).chunks) texts.push(embedText(c));
+    const chunks = chunkFile(path.relative(dir, f), text).chunks;
+    for (const c of chunks) texts.push(embedText(c));
+    perFile.push({ chunks, packed: packCompounds(chunks) });
   }
   const bytes = texts.reduce((s, t) => s + t.length, 0);
   process.stderr.write(`${texts.length} chunks (${(bytes / 1e6).toFixed(1)} MB of text) from ${files.length} files under ${dir}\n`);
+  let first = 0;
   const time = (fn: () => void) => {
+    forgetSeenTerms(); // the tokenizer's book of identifiers met: empty, as in a fresh thread
+    const t0 = process.hrtime.bigint();
     fn(); // warm-up
+    first = Number(process.hrtime.bigint() - t0) / 1e9;
     let best = Infinity;
     for (let p = 0; p < passes; p++) {
       const t0 = process.hrtime.bigint();
@@ -64,18 +80,32 @@ async function main(): Promise<void> {
     }
     return best;
   };
-  const e = r.embedder;
   const tTerms = time(() => {
     for (const t of texts) terms(t, { stem: true });
   });
+  const coldTerms = first;
+  // fresh embedders (no compound met yet), the rows shared with the loaded one
+  const e = new StaticEmbedder(r.embedder.source, r.embedder.shared);
   const tEmbed = time(() => {
     for (const t of texts) e.vector(t);
   });
+  const coldEmbed = first;
+  const et = new StaticEmbedder(r.embedder.source, r.embedder.shared);
+  const tThread = time(() => {
+    for (const { chunks, packed } of perFile) {
+      const out = new Float32Array(chunks.length * et.dims);
+      let at = 0;
+      for (let i = 0; i < chunks.length; i++) at = et.chunkVectorInto(chunks[i].header, chunks[i].text, packed, at, out, i * et.dims);
+    }
+  });
+  const coldThread = first;
   const rate = (s: number) => `${Math.round(texts.length / s).toLocaleString('en')} chunks/s`;
+  const line = (name: string, best: number, once: number) => console.log(`  ${name.padEnd(44)} ${best.toFixed(3)} s  ${rate(best).padStart(16)}   cold (first pass) ${once.toFixed(3)} s  ${rate(once)}`);
   console.log(`model ${e.id} (${e.dims} dims), one core, best of ${passes}`);
-  console.log(`  terms only (the tokenizer):  ${tTerms.toFixed(3)} s  ${rate(tTerms)}`);
-  console.log(`  embed (terms + rows):        ${tEmbed.toFixed(3)} s  ${rate(tEmbed)}`);
-  console.log(`  embed / terms: ${(tEmbed / tTerms).toFixed(2)}×`);
+  line('terms only (the tokenizer):', tTerms, coldTerms);
+  line('embed, vector(text) (terms + rows):', tEmbed, coldEmbed);
+  line('embed, chunkVectorInto (a chunk thread):', tThread, coldThread);
+  console.log(`  embed / terms: ${(tEmbed / tTerms).toFixed(2)}×; chunk thread / vector(text): ${(tThread / tEmbed).toFixed(2)}×, cold ${(coldThread / coldEmbed).toFixed(2)}×`);
   if (cold > 0) coldIndex(dir, cold, modelFile, also);
 }
 
@@ -90,16 +120,16 @@ function childCpu(): number | undefined {
   }
 }
 
-function coldIndex(dir: string, n: number, modelFile?: string, also?: string): void {
+function coldIndex(dir: string, n: number, modelFile: string | undefined, also: string[]): void {
   const cli = path.join(__dirname, '..', 'dist', 'cli.js');
   if (!fs.existsSync(cli)) throw new Error('dist/cli.js is missing: npm run build');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-cold-'));
-  const once = (extra: string[], bin = cli) => {
+  const once = (extra: string[], bin = cli, env: Record<string, string> = {}) => {
     const store = path.join(tmp, 'store');
     fs.rmSync(store, { recursive: true, force: true });
     const c0 = childCpu();
     const t0 = process.hrtime.bigint();
-    const r = spawnSync(process.execPath, [bin, 'index', dir, '--store', store, ...extra], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [bin, 'index', dir, '--store', store, ...extra], { encoding: 'utf8', env: { ...process.env, ...env } });
     if (r.status !== 0) throw new Error(`fathom index failed: ${r.stderr}`);
     const s = Number(process.hrtime.bigint() - t0) / 1e9;
     const c1 = childCpu();
@@ -110,8 +140,11 @@ function coldIndex(dir: string, n: number, modelFile?: string, also?: string): v
   const withModel = modelFile ? ['--model-path', modelFile] : [];
   const kw: number[] = [];
   const md: number[] = [];
-  const ot: number[] = [];
-  const cpu: Record<'kw' | 'md' | 'ot', number[]> = { kw: [], md: [], ot: [] };
+  const arms = also.map((a) => {
+    const m = /^(\w+)=([^:]*):(.+)$/.exec(a);
+    return { name: a, bin: path.resolve(m ? m[3] : a), env: m ? { [m[1]]: m[2] } : {}, s: [] as number[], cpu: [] as number[] };
+  });
+  const cpu: Record<'kw' | 'md', number[]> = { kw: [], md: [] };
   let kwBytes = 0;
   let mdBytes = 0;
   const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
@@ -125,10 +158,10 @@ function coldIndex(dir: string, n: number, modelFile?: string, also?: string): v
     cpu.md.push(b.cpu);
     kwBytes = a.bytes;
     mdBytes = b.bytes;
-    if (also) {
-      const c = once(withModel, path.resolve(also));
-      ot.push(c.s);
-      cpu.ot.push(c.cpu);
+    for (const arm of arms) {
+      const c = once(withModel, arm.bin, arm.env);
+      arm.s.push(c.s);
+      arm.cpu.push(c.cpu);
     }
   }
   fs.rmSync(tmp, { recursive: true, force: true });
@@ -138,7 +171,7 @@ function coldIndex(dir: string, n: number, modelFile?: string, also?: string): v
   console.log(`  with the model:            ${median(md).toFixed(2)} s, store ${(mdBytes / 1e6).toFixed(2)} MB`);
   console.log(`  ratio: time ${(median(md) / median(kw)).toFixed(2)}×, store ${(mdBytes / kwBytes).toFixed(2)}×`);
   console.log(`  CPU (user + system): keyword-only ${median(cpu.kw).toFixed(2)} s, with the model ${median(cpu.md).toFixed(2)} s (${(median(cpu.md) / median(cpu.kw)).toFixed(2)}×)`);
-  if (also) console.log(`  ${also} with the model: ${median(ot).toFixed(2)} s (${(median(ot) / median(kw)).toFixed(2)}×), CPU ${median(cpu.ot).toFixed(2)} s (${(median(cpu.ot) / median(cpu.kw)).toFixed(2)}×)`);
+  for (const arm of arms) console.log(`  ${arm.name} with the model: ${median(arm.s).toFixed(2)} s (${(median(arm.s) / median(kw)).toFixed(2)}×), CPU ${median(arm.cpu).toFixed(2)} s (${(median(arm.cpu) / median(cpu.kw)).toFixed(2)}×)`);
   console.log(`  load average (1, 5, 15 min): ${loadBefore} before, ${load()} after`);
 }
 

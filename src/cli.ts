@@ -14,7 +14,7 @@ import { formatStats, StatsCollector } from './chunkers/stats';
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_TOKENS as DEFAULT_MAX_TOKENS_HELP } from './chunkers/types';
 import { createEmbedder, type Embedder, type EmbedderDtype } from './index/embedder';
 import { isStaticModel, loadStaticModel } from './index/static-model';
-import type { Engine, IndexProgress, SearchHit, SearchMode } from './index/engine';
+import { threadsEmbed, type Engine, type IndexProgress, type SearchHit, type SearchMode } from './index/engine';
 import { notRegularReason, walkFiles, type WalkedFile, type WalkProblem } from './workspace/files';
 import { compileGlob, GlobError, splitGlobList } from './workspace/glob';
 import { readStoredModel, StoreLockedError, StoreWriteError } from './index/store';
@@ -634,8 +634,9 @@ async function openEngine(dir: string, args: Args, quiet = false, mustSave = fal
       say(`keyword-only: ${r.error}`);
     }
   }
-  // a cold index with Fathom's own model: the chunk threads (warmed above) set it up while the walk runs
-  if (embedder?.inThreads && chunkPool.started > 0 && process.env.FATHOM_EMBED_IN_THREADS !== '0') chunkPool.warm(embedder.inThreads);
+  // a cold index with Fathom's own model, when the chunk threads embed (engine.ts THREADS_EMBED_FROM):
+  // they (warmed above) set it up while the walk runs
+  if (embedder?.inThreads && chunkPool.started > 0 && threadsEmbed(chunkPool.size)) chunkPool.warm(embedder.inThreads);
   // A store that cannot be written (read-only mount, full disk) still loads: a command that
   // only reads answers from memory and says once that the index could not be saved.
   const session = await FolderSession.open(dir, { storeDir: storeIsFile ? undefined : storeDir, embedder, noEmbedderReason, modelSource, mustSave, chunkPool,

@@ -25,6 +25,13 @@ export interface Embedder {
    * its file and id). Absent: vectors are made on the indexing thread (transformers.js models).
    */
   readonly inThreads?: ThreadModel;
+  /**
+   * Optional (Fathom's own model): the vector of a chunk (`embedText`: header, then text) from
+   * the compounds of its text that a chunk thread scanned for the keyword index (terms.ts
+   * `packCompounds`: at `at`, their count n, then n (start, end, hash) triples), written into
+   * `out` at `offset`, bit-identical to `embed`'s; returns where the next chunk's compounds start.
+   */
+  chunkVectorInto?(header: string, text: string, packed: Int32Array, at: number, out: Float32Array, offset: number): number;
 }
 
 /**

@@ -8,6 +8,7 @@ import * as v8 from 'node:v8';
 import { prepareLanguagesFor } from '../chunkers/index';
 import { embedText } from './embedder';
 import type { ThreadModel } from './embedder-types';
+import type { Chunk } from '../chunkers/types';
 import type { WalkProblem } from '../workspace/files';
 import { NodeFileSource, type FileSource, type ReadResult, type SourceFile } from '../workspace/source';
 import { hashText, type EngineCatalog } from './engine-catalog';
@@ -30,6 +31,8 @@ interface IndexRun {
   pool?: FileChunker;
   /** The model the pool's threads embed with (none: vectors are made here). */
   embed?: ThreadModel;
+  /** This thread embeds each file's chunks as it applies it, from the compounds the pool's threads found (see THREADS_EMBED_FROM). */
+  embedHere?: boolean;
   /** Most reads in flight (0: each applied at once). */
   window: number;
   cap: number;
@@ -40,6 +43,28 @@ interface IndexRun {
   full?: string;
   inFlight: RunRead[];
   inFlightBytes: number;
+}
+
+/**
+ * With Fathom's own model, who embeds a cold index's chunks: with a pool of this many threads
+ * or more, the threads (each the chunks it cut); with fewer, this thread, from the compounds the
+ * threads scanned for the keyword index (`Embedder.chunkVectorInto`), as it applies each file.
+ * Each thread that embeds pays again what the first chunks cost (compiling the tokenizer, cutting
+ * every compound it meets into terms and looking them up: ~0.25 s of CPU per thread on a
+ * 6,800-chunk folder), while this thread, whose tokenizer the keyword index keeps warm and which
+ * idles waiting for the threads, embeds all of them for less than one thread's share. Measured
+ * on 2 cores (docs/MODEL.md). With more threads this thread is the run's critical path (it
+ * indexes what they all cut): there they embed (not measured: 2 cores here).
+ * FATHOM_EMBED_IN_THREADS: 1 the threads embed whatever the pool's size, 0 this thread after
+ * chunking (`embedPending`; for measuring).
+ */
+export const THREADS_EMBED_FROM = 3;
+
+/** Whether the chunk threads of a pool of `size` embed (see THREADS_EMBED_FROM), else this thread does. */
+export function threadsEmbed(size: number): boolean {
+  const env = process.env.FATHOM_EMBED_IN_THREADS;
+  if (env === '0') return false;
+  return env === '1' || size >= THREADS_EMBED_FROM;
 }
 
 /** Below this many changed files or bytes an index run chunks in-thread: starting a thread costs more. */
@@ -85,9 +110,11 @@ export class EngineRun {
    * its one read policy; `hook` gets the same content (the session's i18n index). Yields
    * progress; stops between files when `signal` aborts.
    *
-   * With a chunk pool and Fathom's own model (an embedder with `inThreads`), the pool's threads
-   * embed the chunks they cut and this thread only stores the vectors; a transformers.js model
-   * embeds here, after chunking (`embedPending`).
+   * With a chunk pool and Fathom's own model (an embedder with `inThreads`), the chunks are
+   * embedded as the files are applied: by the pool's threads, each the chunks it cut, this thread
+   * only storing the vectors; or, with a pool of fewer than THREADS_EMBED_FROM threads, by this
+   * thread from the compounds the threads found. A transformers.js model embeds here, after
+   * chunking (`embedPending`).
    */
   async *indexFolder(source: FileSource | string, options: IndexFolderOptions = {}): AsyncGenerator<IndexProgress> {
     const run = await this.startRun(typeof source === 'string' ? new NodeFileSource(source) : source, options);
@@ -129,10 +156,14 @@ export class EngineRun {
     // the threads hold, so that one thread goes on while the file at the head of the window
     // takes the other a while; `IN_FLIGHT_BYTES` bounds the files it keeps in memory.
     const window = pool ? 2 * pool.size * (pool.depth ?? 8) : 0;
-    // the chunk threads embed with Fathom's own model (not a transformers.js one), when there is a
-    // vector store to fill; FATHOM_EMBED_IN_THREADS=0 keeps it on this thread (for measuring)
-    const embed = pool && this.catalog.vectors && process.env.FATHOM_EMBED_IN_THREADS !== '0' && this.catalog.embedder?.inThreads?.id && this.catalog.embedder.dims === this.catalog.vectors.dims ? this.catalog.embedder.inThreads : undefined;
-    return { src, files, hook: options.hook, signal: options.signal, pool, embed, window, cap: this.catalog.chunkOptions.maxFileBytes, heap: options.heap ?? heapUse, reads: 0, inFlight: [], inFlightBytes: 0 };
+    // Fathom's own model (not a transformers.js one), when there is a vector store to fill: the
+    // chunk threads embed, or this thread from their compounds (THREADS_EMBED_FROM);
+    // FATHOM_EMBED_IN_THREADS=0 leaves it to `embedPending` (for measuring)
+    const { embedder, vectors } = this.catalog;
+    const own = pool && vectors && embedder?.inThreads?.id && embedder.dims === vectors.dims && process.env.FATHOM_EMBED_IN_THREADS !== '0';
+    const embed = own && threadsEmbed(pool.size) ? embedder!.inThreads : undefined;
+    const embedHere = !!own && !embed && embedder!.chunkVectorInto !== undefined;
+    return { src, files, hook: options.hook, signal: options.signal, pool, embed, embedHere, window, cap: this.catalog.chunkOptions.maxFileBytes, heap: options.heap ?? heapUse, reads: 0, inFlight: [], inFlightBytes: 0 };
   }
 
   /** Removes the files the walk no longer lists; records its problems (a known one again: no new revision, no save). */
@@ -233,8 +264,20 @@ export class EngineRun {
     if (!e.stale) return;
     // vectors only of the model the run's threads were asked for, and this engine still has
     if (chunked?.vectors && this.catalog.embedder?.inThreads?.id !== run.embed?.id) delete chunked.vectors;
+    if (run.embedHere && chunked?.compounds && !chunked.vectors && chunked.chunks.length) chunked.vectors = this.vectorsFromCompounds(chunked.chunks, chunked.compounds);
     if (e.r.ok && chunked && e.r.stat.size <= run.cap) this.catalog.updateContent(e.r, chunked);
     else this.catalog.applyRead(e.r);
+  }
+
+  /** The vectors of a file's chunks (row i: `chunks[i]`) from their compounds (`packCompounds`), or none when the embedder cannot (then they wait for `embedPending`). */
+  private vectorsFromCompounds(chunks: readonly Chunk[], packed: Int32Array): Float32Array | undefined {
+    const { embedder: e, vectors } = this.catalog;
+    if (!e?.chunkVectorInto || !vectors || e.dims !== vectors.dims) return undefined;
+    const d = e.dims;
+    const out = new Float32Array(chunks.length * d);
+    let at = 0;
+    for (let i = 0; i < chunks.length; i++) at = e.chunkVectorInto(chunks[i].header, chunks[i].text, packed, at, out, i * d);
+    return out;
   }
 
   private chunkProgress(run: IndexRun, done: number, seconds: number): IndexProgress {

@@ -28,7 +28,7 @@ import type { ChunkedFile, EngineOptions, FileRecord, IndexFolderOptions, IndexP
 
 export type { ChunkedFile, EngineOptions, FileChunker, FileRecord, HeapUse, IndexFolderOptions, IndexHook, IndexProgress, SearchHit, SearchMode, SearchOptions, SimilarTarget } from './engine-types';
 export { hashText, keywordFieldsOf, withoutTwinCodeBlocks } from './engine-catalog';
-export { heapUse, IN_FLIGHT_BYTES, MEMORY_CHECK_FILES, MEMORY_STOP_SHARE, POOL_MIN_BYTES, POOL_MIN_FILES } from './engine-run';
+export { heapUse, IN_FLIGHT_BYTES, MEMORY_CHECK_FILES, MEMORY_STOP_SHARE, POOL_MIN_BYTES, POOL_MIN_FILES, THREADS_EMBED_FROM, threadsEmbed } from './engine-run';
 export { ANN_MIN_ROWS, SIMILAR_MIN_COSINE, SIMILAR_MIN_KEYWORD_SHARE } from './engine-search';
 
 export class Engine {

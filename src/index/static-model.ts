@@ -21,7 +21,11 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { EmbedCallOptions, Embedder, StaticModelHeader, StaticModelParts, ThreadModel } from './embedder-types';
+import { CompoundTerms } from './keyword-record';
 import { MAX_MODEL_TERMS, modelTerms } from './model-terms';
+import { CompoundScanner, termsOfCompound } from './terms';
+
+const STEMMED = { stem: true } as const;
 
 // (the model file's types live in embedder-types.ts, which the thread model's type needs too)
 export type { StaticModelHeader, StaticModelParts };
@@ -76,7 +80,8 @@ export class StaticEmbedder implements Embedder {
   /** `sha256:<hex>` of the file. */
   readonly hash: string;
   readonly header: StaticModelHeader;
-  private readonly index: Map<string, number>;
+  /** Term → row, built on the first text embedded (`terms`): a process that only loads the model to give its rows to the threads, or to name it in a store, never needs it (40,000 terms: ~15 ms). */
+  private termRows: Map<string, number> | undefined;
   private readonly qScale: Float32Array;
   private readonly cScale: Float32Array;
   private readonly qRows: Int8Array;
@@ -85,6 +90,12 @@ export class StaticEmbedder implements Embedder {
   /** `vectorInto`'s scratch: the count of each term of the text, and the terms in the order first seen (typed arrays, not a Map: 15% of the time). */
   private counts: Uint16Array | undefined;
   private order: Int32Array | undefined;
+  /** `chunkVectorInto`'s table of the compounds met: each one's term rows (bounded: see CompoundTerms); its scanner of headers; the terms counted so far and how many more may be. */
+  private compounds: CompoundTerms | undefined;
+  private headerScanner: CompoundScanner | undefined;
+  private m = 0;
+  private left = 0;
+  private readonly weak: number[] = [];
   /** The rows and scales (see the file format), in memory a chunk thread can share (`shared`). */
   private readonly data: SharedArrayBuffer | ArrayBuffer;
 
@@ -99,7 +110,6 @@ export class StaticEmbedder implements Embedder {
     this.cScale = new Float32Array(data, n * 4, n);
     this.qRows = new Int8Array(data, n * 8, n * dims);
     this.cRows = new Int8Array(data, n * 8 + n * dims, n * dims);
-    this.index = new Map(header.vocab.map((t, i) => [t, i]));
     this.data = data;
     this.header = header;
     this.dims = dims;
@@ -130,23 +140,111 @@ export class StaticEmbedder implements Embedder {
    * the same order, as `vector`: the numbers are bit-identical.
    */
   vectorInto(text: string, out: Float32Array, offset: number, query = false): void {
-    const scale = query ? this.qScale : this.cScale;
-    const rows = query ? this.qRows : this.cRows;
-    const d = this.dims;
-    // each known term's count, the terms in the order first seen (the order the rows are summed in)
-    const counts = (this.counts ??= new Uint16Array(this.header.vocab.length));
-    const order = (this.order ??= new Int32Array(MAX_MODEL_TERMS));
+    this.scratch();
+    const counts = this.counts!;
+    const order = this.order!;
     let m = 0;
+    const rows = this.terms;
     for (const t of modelTerms(text)) {
-      const i = this.index.get(t);
+      const i = rows.get(t);
       if (i !== undefined && i > 0 && counts[i]++ === 0) order[m++] = i;
     }
+    this.sumRows(m, out, offset, query);
+  }
+
+  /**
+   * `vectorInto(embedText(chunk), out, offset)` (the code tower) of a chunk whose text's
+   * compounds a chunk thread has scanned already for the keyword index (`packCompounds`: at
+   * `at`, their count n, then n (start, end, hash) triples); returns where the next chunk's
+   * compounds start. The same terms, in the same order, so the same bits: `terms(text)` is the
+   * concatenation of its compounds' terms (terms.ts `CompoundScanner`), and `embedText` puts a
+   * separator between header and text. Each distinct compound is cut into terms and looked up
+   * in the vocabulary once per thread (`compounds`), not at each occurrence.
+   */
+  chunkVectorInto(header: string, text: string, packed: Int32Array, at: number, out: Float32Array, offset: number): number {
+    this.scratch();
+    const scanner = (this.headerScanner ??= new CompoundScanner());
+    this.m = 0;
+    this.left = MAX_MODEL_TERMS;
+    const nh = scanner.scan(header);
+    for (let k = 0; k < nh && this.left > 0; k++) this.countCompound(header, scanner.starts[k], scanner.ends[k], scanner.hashes[k]);
+    const n = packed[at];
+    for (let k = 0, p = at + 1; k < n && this.left > 0; k++, p += 3) this.countCompound(text, packed[p], packed[p + 1], packed[p + 2]);
+    this.sumRows(this.m, out, offset, false);
+    return at + 1 + 3 * n;
+  }
+
+  /** Counts the terms of the compound `s.slice(start, end)` (hash `h`) into `counts`/`order` (`m` of them so far), at most `left` more. */
+  private countCompound(s: string, start: number, end: number, h: number): void {
+    const table = this.compounds!;
+    let e = table.find(s, start, end, h);
+    if (e === undefined) e = this.learnCompound(s, start, end, h);
+    const from = table.from[e];
+    const n = Math.min(table.count[e], this.left);
+    this.left -= n;
+    const ids = table.ids;
+    const counts = this.counts!;
+    const order = this.order!;
+    let m = this.m;
+    for (let x = from; x < from + n; x++) {
+      const i = ids[x];
+      if (i > 0 && counts[i]++ === 0) order[m++] = i;
+    }
+    this.m = m;
+  }
+
+  /** A compound's entry in `compounds`: its model terms' rows (0: a term the model does not know, still counted against `MAX_MODEL_TERMS`). */
+  private learnCompound(s: string, start: number, end: number, h: number): number {
+    const weak = this.weak;
+    weak.length = 0;
+    const ts = termsOfCompound(s.slice(start, end), STEMMED, weak);
+    const rows = this.terms;
+    const ids: number[] = new Array(ts.length);
+    for (let x = 0; x < ts.length; x++) {
+      ids[x] = rows.get(ts[x]) ?? 0;
+      weak[x] = 0;
+    }
+    return this.compounds!.add(s, start, end, h, ids, weak);
+  }
+
+  /** Builds the term table and the scratch now (a chunk thread's `warm`, while the walk runs), not on the first text. */
+  prepare(): void {
+    this.scratch();
+    void this.terms;
+  }
+
+  private get terms(): Map<string, number> {
+    return (this.termRows ??= new Map(this.header.vocab.map((t, i) => [t, i])));
+  }
+
+  /** The scratch of `vectorInto` and `chunkVectorInto`, made on first use. */
+  private scratch(): void {
+    this.counts ??= new Uint16Array(this.header.vocab.length);
+    this.order ??= new Int32Array(MAX_MODEL_TERMS);
+    this.compounds ??= new CompoundTerms();
+  }
+
+  /** Adds the rows of the `m` terms in `order` (each `1 + ln(count)` times; their counts reset), then normalizes: the vector at `offset`. */
+  private sumRows(m: number, out: Float32Array, offset: number, query: boolean): void {
+    const scale = query ? this.qScale : this.cScale;
+    const rows = query ? this.qRows : this.cRows;
+    const counts = this.counts!;
+    const order = this.order!;
+    const d = this.dims;
+    const d4 = d & ~3;
     for (let j = 0; j < m; j++) {
       const i = order[j];
       const w = (1 + Math.log(counts[i])) * scale[i];
       counts[i] = 0;
       const off = i * d;
-      for (let k = 0; k < d; k++) out[offset + k] += w * rows[off + k];
+      if (d4 === d) {
+        for (let k = 0, r = off, o = offset; k < d; k += 4, r += 4, o += 4) {
+          out[o] += w * rows[r];
+          out[o + 1] += w * rows[r + 1];
+          out[o + 2] += w * rows[r + 2];
+          out[o + 3] += w * rows[r + 3];
+        }
+      } else for (let k = 0; k < d; k++) out[offset + k] += w * rows[off + k];
     }
     let norm = 0;
     for (let k = 0; k < d; k++) norm += out[offset + k] * out[offset + k];

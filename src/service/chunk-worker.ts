@@ -14,7 +14,6 @@ import { readLocaleScript } from '../i18n/locales';
 import { withParseReuse } from '../parse/script';
 import { packCompounds } from '../index/terms';
 import { TokenizerMissingError } from '../tokenizer/wordpiece';
-import { embedText } from '../index/embedder';
 import type { ThreadModel } from '../index/embedder-types';
 import { loadStaticModel, StaticEmbedder, type StaticModelParts } from '../index/static-model';
 import type { Chunk } from '../chunkers/types';
@@ -65,15 +64,18 @@ function fromParts(file: string, parts: StaticModelParts): { embedder: StaticEmb
 /**
  * The vectors of `chunks` (`embedText`, the code tower), row after row in one buffer, as the
  * indexing thread would make them; or why not (the file cannot be read, or holds another model
- * than the run's: the indexing thread embeds them then).
+ * than the run's: the indexing thread embeds them then). `compounds`: the chunk texts'
+ * compounds, scanned for the keyword index (`packCompounds`), which the model reads its terms
+ * from instead of tokenizing each text again.
  */
-function embedChunks(model: ThreadModel, chunks: readonly Chunk[], parts?: StaticModelParts): { vectors: Float32Array } | { embedError: string } {
+function embedChunks(model: ThreadModel, chunks: readonly Chunk[], compounds: Int32Array, parts?: StaticModelParts): { vectors: Float32Array } | { embedError: string } {
   const r = modelFor(model, parts);
   if ('embedError' in r) return r;
   const e = r.embedder;
   const d = e.dims;
   const vectors = new Float32Array(chunks.length * d);
-  for (let i = 0; i < chunks.length; i++) e.vectorInto(embedText(chunks[i]), vectors, i * d);
+  let at = 0;
+  for (let i = 0; i < chunks.length; i++) at = e.chunkVectorInto(chunks[i].header, chunks[i].text, compounds, at, vectors, i * d);
   return { vectors };
 }
 
@@ -104,7 +106,7 @@ async function handle(job: ChunkJobMessage): Promise<ChunkReplyMessage> {
       // the compounds of the chunk texts, for the keyword index (the indexing thread is the critical path)
       const compounds = packCompounds(result.chunks);
       // the vectors, when asked: the indexing thread only stores them
-      const embedded = job.embed && result.chunks.length ? embedChunks(job.embed, result.chunks, job.model) : undefined;
+      const embedded = job.embed && result.chunks.length ? embedChunks(job.embed, result.chunks, compounds, job.model) : undefined;
       // the chunk texts are slices of the text the pool sent: it puts them back (no copy back)
       const elided = elideTexts(result, job.text);
       return { id: job.id, result, compounds, ...embedded, ...(usages ? { usages } : {}), ...(locale !== undefined ? { locale } : {}), ...(elided ? { elided } : {}) };
@@ -125,7 +127,10 @@ if (parentPort) {
     if ('warm' in job) {
       const w = job;
       last = last.then(() => {
-        if (w.embed && w.model) modelFor(w.embed, w.model);
+        if (w.embed && w.model) {
+          const m = modelFor(w.embed, w.model);
+          if ('embedder' in m) m.embedder.prepare();
+        }
         if (w.parsers !== false) warm();
       });
     }

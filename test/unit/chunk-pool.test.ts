@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Engine, IN_FLIGHT_BYTES, type IndexProgress } from '../../src/index/engine';
+import { Engine, IN_FLIGHT_BYTES, THREADS_EMBED_FROM, type FileChunker, type IndexProgress } from '../../src/index/engine';
 import { CHUNK_THREAD_NICE, ChunkPool, defaultPoolSize, elideTexts, restoreTexts } from '../../src/service/chunk-pool';
 import { CancelledError, IndexClient } from '../../src/service/client';
 import { FolderSession } from '../../src/service/session';
@@ -462,6 +462,11 @@ function storeFiles(dir: string): Record<string, string> {
   return out;
 }
 
+function restoreEnv(value: string | undefined): void {
+  if (value === undefined) delete process.env.FATHOM_EMBED_IN_THREADS;
+  else process.env.FATHOM_EMBED_IN_THREADS = value;
+}
+
 describe("chunk threads embedding with Fathom's own model", function () {
   this.timeout(120_000);
   let tmp: string;
@@ -481,7 +486,12 @@ describe("chunk threads embedding with Fathom's own model", function () {
     return { engine, leftByChunking };
   }
 
+  // the threads embed here whatever the pool's size (with fewer than THREADS_EMBED_FROM, the
+  // indexing thread does by default: see the tests after this block)
+  let envBefore: string | undefined;
   before(function () {
+    envBefore = process.env.FATHOM_EMBED_IN_THREADS;
+    process.env.FATHOM_EMBED_IN_THREADS = '1';
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-chunk-embed-'));
     const r = loadStaticModel();
     if ('error' in r) throw new Error(r.error);
@@ -489,6 +499,7 @@ describe("chunk threads embedding with Fathom's own model", function () {
   });
 
   after(async function () {
+    restoreEnv(envBefore);
     for (const p of pools) await p.close();
     fs.rmSync(tmp, { recursive: true, force: true });
   });
@@ -568,6 +579,7 @@ describe("chunk threads embedding with Fathom's own model", function () {
   });
 
   it('FATHOM_EMBED_IN_THREADS=0 keeps the embedding on the indexing thread (for measuring): the same vectors', async function () {
+    const was = process.env.FATHOM_EMBED_IN_THREADS;
     process.env.FATHOM_EMBED_IN_THREADS = '0';
     try {
       const pooled = await indexWithModel(SAMPLE, model, newPool());
@@ -575,7 +587,7 @@ describe("chunk threads embedding with Fathom's own model", function () {
       assert.equal(pooled.leftByChunking, alone.leftByChunking);
       assert.deepEqual(vectorBytes(pooled.engine), vectorBytes(alone.engine));
     } finally {
-      delete process.env.FATHOM_EMBED_IN_THREADS;
+      restoreEnv(was);
     }
   });
 
@@ -625,5 +637,93 @@ describe("chunk threads embedding with Fathom's own model", function () {
     const warned = logs.filter((l) => /could not embed/.test(l));
     assert.equal(warned.length, 1, logs.join('\n'));
     assert.match(warned[0], /now holds fathom-code-search@[0-9a-f]{12}, not fathom-code-search@/);
+  });
+});
+
+describe("who embeds a cold index with Fathom's own model, by the pool's size (THREADS_EMBED_FROM)", function () {
+  this.timeout(120_000);
+  let tmp: string;
+  let model: StaticEmbedder;
+  let envBefore: string | undefined;
+  const pools: ChunkPool[] = [];
+
+  before(function () {
+    envBefore = process.env.FATHOM_EMBED_IN_THREADS;
+    delete process.env.FATHOM_EMBED_IN_THREADS;
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-embed-where-'));
+    const r = loadStaticModel();
+    if ('error' in r) throw new Error(r.error);
+    model = r.embedder;
+  });
+
+  after(async function () {
+    restoreEnv(envBefore);
+    for (const p of pools) await p.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  /** A pool of `size` threads that records the model each file was sent with (undefined: the thread only chunks). */
+  function recordingPool(size: number): { pool: FileChunker; sentWith: unknown[] } {
+    const p = new ChunkPool({ size, minFiles: 1, minBytes: 0 });
+    pools.push(p);
+    const sentWith: unknown[] = [];
+    const pool: FileChunker = {
+      get available() {
+        return p.available;
+      },
+      size: p.size,
+      depth: p.depth,
+      minFiles: p.minFiles,
+      minBytes: p.minBytes,
+      chunk: (rel, text, options, signal, usages, embed) => {
+        sentWith.push(embed);
+        return p.chunk(rel, text, options, signal, usages, embed);
+      },
+    };
+    return { pool, sentWith };
+  }
+
+  async function index(dir: string, pool?: FileChunker) {
+    const engine = new Engine({ embedder: model });
+    for await (const p of engine.indexFolder(dir, { pool, embed: false })) void p;
+    return { engine, leftByChunking: engine.pendingVectors };
+  }
+
+  for (const [name, dir] of [['the test fixtures', FIXTURES], ['the sample workspace', SAMPLE]] as const) {
+    it(`on ${name}: with fewer threads than THREADS_EMBED_FROM the indexing thread embeds each file from the threads' compounds as it applies it, bit-identical, the same store`, async function () {
+      const small = recordingPool(THREADS_EMBED_FROM - 1);
+      const pooled = await index(dir, small.pool);
+      const alone = await index(dir);
+      assert.ok(small.sentWith.length > 0);
+      assert.ok(small.sentWith.every((m) => m === undefined), 'no file was sent to be embedded by a thread');
+      assert.ok(alone.leftByChunking > 20, `in-thread, ${alone.leftByChunking} chunks wait for embedPending`);
+      assert.equal(pooled.leftByChunking, 0, 'every chunk has its vector when the chunking is done');
+      for await (const p of alone.engine.embedPending()) void p;
+      assert.deepEqual(snapshot(pooled.engine), snapshot(alone.engine));
+      assert.deepEqual(vectorBytes(pooled.engine), vectorBytes(alone.engine));
+      const a = path.join(tmp, `${name}-alone`);
+      const b = path.join(tmp, `${name}-pooled`);
+      fs.mkdirSync(a, { recursive: true });
+      fs.mkdirSync(b, { recursive: true });
+      saveStore(a, alone.engine);
+      saveStore(b, pooled.engine);
+      assert.deepEqual(storeFiles(b), storeFiles(a));
+    });
+  }
+
+  it('with THREADS_EMBED_FROM threads or more, the threads embed (each file sent with the model); FATHOM_EMBED_IN_THREADS=1 has them embed in a smaller pool too', async function () {
+    const big = recordingPool(THREADS_EMBED_FROM);
+    const pooled = await index(SAMPLE, big.pool);
+    assert.ok(big.sentWith.length > 0 && big.sentWith.every((m) => m !== undefined && (m as { id: string }).id === model.id));
+    assert.equal(pooled.leftByChunking, 0);
+    process.env.FATHOM_EMBED_IN_THREADS = '1';
+    try {
+      const small = recordingPool(1);
+      const forced = await index(SAMPLE, small.pool);
+      assert.ok(small.sentWith.length > 0 && small.sentWith.every((m) => m !== undefined));
+      assert.deepEqual(vectorBytes(forced.engine), vectorBytes(pooled.engine));
+    } finally {
+      delete process.env.FATHOM_EMBED_IN_THREADS;
+    }
   });
 });

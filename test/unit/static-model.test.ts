@@ -3,7 +3,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createEmbedder } from '../../src/index/embedder';
+import { createEmbedder, embedText } from '../../src/index/embedder';
+import { packCompounds } from '../../src/index/terms';
 import { bundledModelPath, loadStaticModel, StaticEmbedder, STATIC_MODEL_NAME } from '../../src/index/static-model';
 
 /** Writes a model file in the format train/train.py exports (int8 rows, one scale per row). */
@@ -77,6 +78,34 @@ describe("Fathom's own model (static-model)", function () {
     texts.forEach((x) => assert.deepEqual(Buffer.from(again.vector(x).buffer), Buffer.from(e.vector(x).buffer)));
   });
 
+  it("chunkVectorInto (a chunk thread's: from the compounds scanned for the keyword index) writes the bits vector(embedText(chunk)) does", () => {
+    const r = loadStaticModel();
+    assert.ok('embedder' in r, JSON.stringify(r));
+    const e = r.embedder;
+    const long = Array.from({ length: 300 }, (_, i) => `getUserName${i % 7} user_names.routes/${i}`).join(' ');
+    const chunks = [
+      { header: 'src/server/http.py > RequestHandler.get_cookie', text: 'def get_cookie(self, name):\n    """Returns the cookies."""\n    return self.request.cookies.get(name)' },
+      { header: 'docs/ünïcödé.md > Ärger', text: 'Crème brûlée: naïve café — 日本語のテキスト, ÉCOLE straße HTTPServer v2.0 $scope _private __init__' },
+      { header: '', text: 'qwertyuiop' },
+      { header: 'a.ts > x', text: '' },
+      // past MAX_MODEL_TERMS (512): the cut falls inside a compound's terms
+      { header: 'long.ts > many', text: long },
+      { header: 'long.ts > many', text: `x ${long}` },
+    ];
+    for (const wasm of [true, false]) {
+      // a fresh embedder: its compound table starts empty, and the second pass finds every compound in it
+      const fresh = new StaticEmbedder(e.source, e.shared);
+      for (let pass = 0; pass < 2; pass++) {
+        const packed = packCompounds(chunks, { wasm });
+        const out = new Float32Array(chunks.length * e.dims);
+        let at = 0;
+        chunks.forEach((c, i) => (at = fresh.chunkVectorInto(c.header, c.text, packed, at, out, i * e.dims)));
+        assert.equal(at, packed.length, 'every chunk\'s compounds read');
+        chunks.forEach((c, i) => assert.deepEqual(Buffer.from(out.buffer, i * e.dims * 4, e.dims * 4), Buffer.from(e.vector(embedText(c)).buffer), `chunk ${i}, wasm ${wasm}, pass ${pass}`));
+      }
+    }
+  });
+
   it('says why a file cannot be read instead of throwing', () => {
     const bad = path.join(dir, 'bad.bin');
     fs.writeFileSync(bad, 'not a model');
@@ -147,7 +176,7 @@ describe("Fathom's own model in the built CLI (dist/cli.js): on with no flag, no
     assert.ok(hits.every((h) => h.keywordOnly === undefined));
   });
 
-  it('a cold index over the chunk pool\'s thresholds: the chunk threads embed (no embedding step after chunking), and the vectors saved are the ones an in-thread run saves, byte for byte', () => {
+  it('a cold index over the chunk pool\'s thresholds: embedded while the files are chunked (by the threads, or the indexing thread from their compounds: no embedding step after chunking), and the vectors saved are the ones an in-thread run saves, byte for byte', () => {
     const big = path.join(tmp, 'big');
     fs.mkdirSync(big, { recursive: true });
     // 40 files, 320 KB: over the pool's 16 files and 256 KB
@@ -164,7 +193,7 @@ describe("Fathom's own model in the built CLI (dist/cli.js): on with no flag, no
     const alone = run('0', path.join(tmp, 'store-alone'));
     // (a chunk-phase line is printed only once the index takes over half a second: said when there is one)
     for (const line of pooled.stderr.split('\n').filter((l) => l.startsWith('indexing '))) assert.match(line, /chunked on \d+ thread/, pooled.stderr);
-    assert.doesNotMatch(pooled.stderr, /^embedding /m, 'the indexing thread embedded nothing');
+    assert.doesNotMatch(pooled.stderr, /^embedding /m, 'no embedding step after chunking');
     assert.match(alone.stderr, /^embedding \d+\/\d+ chunks/m, 'in-thread, the vectors are made after chunking');
     const vectorsOf = (store: string) => fs.readFileSync(path.join(store, fs.readdirSync(store).find((f) => /^vectors\.\d+\.bin$/.test(f))!));
     const v = vectorsOf(path.join(tmp, 'store-pooled'));
