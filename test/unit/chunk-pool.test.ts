@@ -447,6 +447,17 @@ function vectorBytes(e: Engine): string[] {
   return out;
 }
 
+/** Saves both engines' stores under `dir` and asserts they are the same, byte for byte (`storeFiles`). */
+function assertSameStores(dir: string, alone: Engine, pooled: Engine): void {
+  const a = `${dir}-alone`;
+  const b = `${dir}-pooled`;
+  fs.mkdirSync(a, { recursive: true });
+  fs.mkdirSync(b, { recursive: true });
+  saveStore(a, alone);
+  saveStore(b, pooled);
+  assert.deepEqual(storeFiles(b), storeFiles(a));
+}
+
 /** The files of a saved store, byte for byte (the manifest without its save time). */
 function storeFiles(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -513,13 +524,7 @@ describe("chunk threads embedding with Fathom's own model", function () {
       assert.equal(pooled.engine.vectors!.count, alone.engine.vectors!.count);
       assert.deepEqual(snapshot(pooled.engine), snapshot(alone.engine));
       assert.deepEqual(vectorBytes(pooled.engine), vectorBytes(alone.engine));
-      const a = path.join(tmp, `${name}-alone`);
-      const b = path.join(tmp, `${name}-pooled`);
-      fs.mkdirSync(a, { recursive: true });
-      fs.mkdirSync(b, { recursive: true });
-      saveStore(a, alone.engine);
-      saveStore(b, pooled.engine);
-      assert.deepEqual(storeFiles(b), storeFiles(a));
+      assertSameStores(path.join(tmp, name), alone.engine, pooled.engine);
     });
   }
 
@@ -701,13 +706,7 @@ describe("who embeds a cold index with Fathom's own model, by the pool's size (T
       for await (const p of alone.engine.embedPending()) void p;
       assert.deepEqual(snapshot(pooled.engine), snapshot(alone.engine));
       assert.deepEqual(vectorBytes(pooled.engine), vectorBytes(alone.engine));
-      const a = path.join(tmp, `${name}-alone`);
-      const b = path.join(tmp, `${name}-pooled`);
-      fs.mkdirSync(a, { recursive: true });
-      fs.mkdirSync(b, { recursive: true });
-      saveStore(a, alone.engine);
-      saveStore(b, pooled.engine);
-      assert.deepEqual(storeFiles(b), storeFiles(a));
+      assertSameStores(path.join(tmp, name), alone.engine, pooled.engine);
     });
   }
 
