@@ -191,14 +191,23 @@ function docBench(name: string, splitter: Bench['splitter'], files: Array<{ rel:
   const gold: Gold[] = [];
   for (const f of files) {
     let text = f.text;
+    const mine: Gold[] = [];
     for (const s of perFile.get(f.rel) ?? []) {
       if ((byQuery.get(s.toLowerCase())?.size ?? 0) !== 1) continue;
       const re = sentencePattern(s);
       if (!re.test(text)) continue;
-      text = text.replace(sentencePattern(s), '');
-      gold.push({ query: s.replace(/`/g, ''), files: [f.rel], route: name });
+      // a mark where the sentence was (no newline in it), for the line of its doc comment below
+      text = text.replace(sentencePattern(s), `\uE000${mine.length}\uE001`);
+      mine.push({ query: s.replace(/`/g, ''), files: [f.rel], route: name });
     }
-    writeFile(dir, f.rel, text);
+    // line@5 (the function itself, not only its file): the line where its doc sentence was, which
+    // the chunk of the documented function holds (a docstring inside it, a doc comment above it)
+    for (const m of text.matchAll(/\uE000(\d+)\uE001/g)) {
+      const g = mine[Number(m[1])];
+      if (g.line === undefined) g.line = text.slice(0, m.index).split('\n').length;
+    }
+    gold.push(...mine);
+    writeFile(dir, f.rel, text.replace(/\uE000\d+\uE001/g, ''));
   }
   return { name, dir, gold, splitter };
 }
@@ -779,7 +788,7 @@ function runCli(cli: Cli, b: Bench, queries: Gold[], model?: string, mode: 'keyw
   const rFile = path.join(work, 'stores', tag, `${b.name}.results.jsonl`);
   fs.writeFileSync(qFile, queries.map((g, i) => JSON.stringify({ id: i, query: g.query })).join('\n') + '\n');
   // the gold with its half, for looking at the tuning half by hand
-  fs.writeFileSync(path.join(work, 'stores', tag, `${b.name}.gold.jsonl`), queries.map((g, i) => JSON.stringify({ id: i, query: g.query, files: g.files, half: half(b.name, g.query) })).join('\n') + '\n');
+  fs.writeFileSync(path.join(work, 'stores', tag, `${b.name}.gold.jsonl`), queries.map((g, i) => JSON.stringify({ id: i, query: g.query, files: g.files, line: g.line, half: half(b.name, g.query) })).join('\n') + '\n');
   const answers = batchAnswers(cli, b, store, queries, qFile, rFile, modelArgs, mode);
   return { answers, cost: { seconds, storeBytes: dirBytes(store), chunks }, store, qFile, rFile, modelArgs };
 }
