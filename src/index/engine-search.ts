@@ -1,13 +1,13 @@
 /**
  * The engine's search (a room of engine.ts): hybrid search — keyword (with the phrase and shown-value
- * tiers) and dense rankings fused with RRF, then diversified — the exact or IVF dense top-k, Find
+ * tiers) and dense rankings fused (by score with Fathom's own model, else RRF), then diversified — the exact or IVF dense top-k, Find
  * Similar, the chunk at a line, and a hit's context, all over the catalog's state.
  */
 import type { Chunk } from '../chunkers/types';
 import { embedText } from './embedder';
 import { diversify } from './rank/diversify';
 import { PHRASE_DEPTH, phraseFirst, proximityOrder, proximityText, shownForm, shownText, wholeValue } from './rank/phrase';
-import { compileFilter, DEFAULT_RRF_K, modelLabel, ownModelWeight, rrf, weighByPath, type FilterSpec, type FusedHit, type RankedList } from './rank/fusion';
+import { compileFilter, convex, DEFAULT_RRF_K, modelLabel, ownModelWeight, rrf, weighByPath, type FilterSpec, type FusedHit, type RankedList, type ScoredList } from './rank/fusion';
 import type { ChunkHead } from './chunks';
 import { STATIC_MODEL_NAME } from './static-model';
 import type { EngineCatalog } from './engine-catalog';
@@ -24,6 +24,12 @@ export const ANN_MIN_ROWS = 200_000;
 export const SIMILAR_MIN_COSINE = 0.5;
 /** Find Similar keyword-only: the least share of the source's own BM25 score a result needs. */
 export const SIMILAR_MIN_KEYWORD_SHARE = 0.25;
+
+/** What the keyword list found besides its order: the query as written in a chunk (`phrase`), and each candidate's BM25F score. */
+interface KeywordFound {
+  phrase: boolean;
+  scores?: Map<number, number>;
+}
 
 /** Search over one engine's catalog. */
 export class EngineSearch {
@@ -47,7 +53,7 @@ export class EngineSearch {
     return compileFilter(spec, (id) => this.catalog.chunks.facts(id));
   }
 
-  /** Hybrid search: keyword and dense rankings fused with RRF; each hit says why it ranked. */
+  /** Hybrid search: keyword and dense rankings fused (by score with Fathom's own model, else RRF); each hit says why it ranked. */
   async search(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
     const k = Math.max(1, options.k ?? 10);
     const q = query.length > 10_000 ? query.slice(0, 10_000) : query;
@@ -56,15 +62,26 @@ export class EngineSearch {
     const mode = options.mode ?? 'hybrid';
     const depth = Math.max(50, k * 5);
     const lists: RankedList[] = [];
-    const found = { phrase: false };
+    const found: KeywordFound = { phrase: false };
     if (mode !== 'dense') lists.push({ name: 'keyword', ids: this.keywordList(q, depth, filter, found) });
     // Fathom's own model takes part where it helps (fusion.ts, ownModelWeight); another model always
-    const weight = this.catalog.embedder ? (this.catalog.embedder.id.startsWith(STATIC_MODEL_NAME) ? (mode === 'dense' ? 1 : ownModelWeight(q, found.phrase)) : 1) : 0;
+    const own = !!this.catalog.embedder?.id.startsWith(STATIC_MODEL_NAME);
+    const weight = this.catalog.embedder ? (own ? (mode === 'dense' ? 1 : ownModelWeight(q, found.phrase)) : 1) : 0;
+    let dense: ScoredList | undefined;
     if (mode !== 'keyword' && weight > 0 && this.catalog.embedder && this.catalog.vectors && this.catalog.vectors.count) {
       const [qv] = await this.catalog.embedder.embed([q], undefined, { urgent: true, query: true });
-      lists.push({ name: 'dense', ids: (await this.denseTop(qv, depth, filter)).map((h) => h.docId), weight });
+      const top = await this.denseTop(qv, depth, filter);
+      dense = { name: 'dense', ids: top.map((h) => h.docId), weight, scores: new Map(top.map((h) => [h.docId, h.score])) };
+      lists.push(dense);
+      if (own && lists[0].name === 'keyword') this.cosinesOf(qv, lists[0].ids, dense.scores as Map<number, number>);
     }
-    const fused = this.fuse(q, lists, options.rrfK, options.diversify === false ? k : depth, found);
+    const limit = options.diversify === false ? k : depth;
+    // Fathom's own model beside the keyword list: their scores combined (fusion.ts, convex); else RRF
+    const fused = this.fuse(
+      q,
+      own && dense && found.scores ? convex({ ...lists[0], scores: found.scores }, dense, { depth, limit }) : rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit }),
+      found,
+    );
     if (options.diversify === false) return fused.map((h) => ({ chunk: this.catalog.chunks.get(h.docId)!, docId: h.docId, score: h.score, why: h.why }));
     return this.diversified(q, fused, k, options.diversify);
   }
@@ -80,8 +97,9 @@ export class EngineSearch {
    * (es) from "Bosnia i Hercegovina" (hr) once one-letter words are dropped, nor "Antígua"
    * from "Antigua" once accents are folded. Measured by `fathom eval` (i18n route).
    */
-  private keywordList(q: string, depth: number, filter: ((docId: number) => boolean) | undefined, found: { phrase: boolean }): number[] {
+  private keywordList(q: string, depth: number, filter: ((docId: number) => boolean) | undefined, found: KeywordFound): number[] {
     const hits = this.catalog.keyword.search(q, { k: Math.max(depth, PHRASE_DEPTH), filter });
+    found.scores = new Map(hits.map((h) => [h.docId, h.score]));
     const texts = new Map<number, string | undefined>();
     const textOf = (id: number) => {
       if (!texts.has(id)) texts.set(id, this.catalog.chunks.text(id));
@@ -96,9 +114,9 @@ export class EngineSearch {
    * a plain-words query describes above the prose that talks about it unless the query is about
    * docs; "why it ranked" names the model behind a meaning rank.
    */
-  private fuse(q: string, lists: RankedList[], rrfK: number | undefined, limit: number, found: { phrase: boolean }): FusedHit[] {
+  private fuse(q: string, hits: FusedHit[], found: KeywordFound): FusedHit[] {
     const fused = weighByPath(
-      rrf(lists, { k: rrfK ?? DEFAULT_RRF_K, limit }).filter((h) => this.catalog.chunks.has(h.docId)),
+      hits.filter((h) => this.catalog.chunks.has(h.docId)),
       q,
       (h) => this.catalog.chunks.head(h.docId)?.path,
       { describes: ownModelWeight(q, found.phrase) > 0 },
@@ -143,6 +161,19 @@ export class EngineSearch {
       this.catalog.shownCache.set(docId, lines);
     }
     return lines ?? undefined;
+  }
+
+  /** Adds to `scores` the model's cosine of each of `ids` it lacks (a keyword candidate past the dense top-k), from its stored vector. */
+  private cosinesOf(qv: Float32Array, ids: readonly number[], scores: Map<number, number>): void {
+    const vectors = this.catalog.vectors!;
+    for (const id of ids) {
+      if (scores.has(id)) continue;
+      const v = vectors.get(id);
+      if (!v) continue;
+      let dot = 0;
+      for (let i = 0; i < v.length; i++) dot += v[i] * qv[i];
+      scores.set(id, dot);
+    }
   }
 
   /** Exact dense top-k: the embedder's BLAS kernel when it has one (and it works), else the int8 SIMD scan with a float re-score, else the JS scan. */

@@ -1,9 +1,46 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { compileFilter, rrf, type DocFacts } from '../../src/index/rank/fusion';
+import { compileFilter, convex, rrf, type DocFacts } from '../../src/index/rank/fusion';
 
 /** A ranked list of distinct docIds. */
 const list = fc.uniqueArray(fc.nat(60), { maxLength: 40 });
+
+describe('convex: keyword and dense scores combined by value', () => {
+  const kw = (scores: Array<[number, number]>) => ({ name: 'keyword' as const, ids: scores.map(([id]) => id), scores: new Map(scores) });
+  const dn = (scores: Array<[number, number]>) => ({ name: 'dense' as const, ids: scores.map(([id]) => id), scores: new Map(scores) });
+
+  it('min-max normalizes each list over the union, weighs them share : 1 − share, and says why', () => {
+    const out = convex(kw([[1, 10], [2, 9], [3, 1]]), dn([[2, 0.9], [4, 0.5], [1, 0.1]]), { depth: 50 });
+    // keyword: 1 → 1, 2 → 8/9, 3 → 0, 4 → 0 (no score); dense: 2 → 1, 4 → 0.5, 1 → 0, 3 → 0 (no score)
+    assert.deepEqual(out.map((h) => h.docId), [2, 1, 4, 3]);
+    assert.ok(Math.abs(out[0].score - (0.5 * (8 / 9) + 0.5)) < 1e-12);
+    assert.deepEqual(out[0].why, { keyword: 2, dense: 1, fused: out[0].score });
+    assert.deepEqual(out[2].why, { dense: 2, fused: 0.25 });
+    assert.deepEqual(out[3].why, { keyword: 3, fused: 0 });
+    // share 1: the keyword order; share 0: the dense order (ties: the better keyword rank)
+    assert.deepEqual(convex(kw([[1, 10], [2, 9], [3, 1]]), dn([[2, 0.9], [4, 0.5], [1, 0.1]]), { depth: 50, share: 1 }).map((h) => h.docId), [1, 2, 3, 4]);
+    assert.deepEqual(convex(kw([[1, 10], [2, 9], [3, 1]]), dn([[2, 0.9], [4, 0.5], [1, 0.1]]), { depth: 50, share: 0 }).map((h) => h.docId), [2, 4, 1, 3]);
+  });
+
+  it('a score known past a list (a keyword candidate\'s cosine) counts; only the first `depth` of each list are candidates; scores stay in [0, 1]', () => {
+    const dense = { ...dn([[2, 0.9], [4, 0.5]]), scores: new Map([[2, 0.9], [4, 0.5], [1, 0.7], [3, 0.1]]) };
+    const out = convex(kw([[1, 10], [3, 9], [5, 8]]), dense, { depth: 2, limit: 3 });
+    // 5 is past the keyword list's depth; 1's cosine lifts it: 0.5 × 1 + 0.5 × 0.75; 3 is cut by the limit
+    assert.deepEqual(out.map((h) => h.docId), [1, 2, 4]);
+    assert.equal(out[0].score, 0.875);
+    assert.ok(out.every((h) => h.score >= 0 && h.score <= 1));
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.tuple(fc.nat(40), fc.double({ min: -5, max: 50, noNaN: true })), { selector: (x) => x[0], maxLength: 30 }), fc.uniqueArray(fc.tuple(fc.nat(40), fc.double({ min: -1, max: 1, noNaN: true })), { selector: (x) => x[0], maxLength: 30 }), (a, b) => {
+        const o = convex(kw(a), dn(b), { depth: 50 });
+        assert.equal(new Set(o.map((h) => h.docId)).size, new Set([...a, ...b].map(([id]) => id)).size);
+        for (let i = 0; i < o.length; i++) {
+          assert.ok(o[i].score >= 0 && o[i].score <= 1 + 1e-12, String(o[i].score));
+          if (i) assert.ok(o[i - 1].score >= o[i].score);
+        }
+      }),
+    );
+  });
+});
 
 describe('rrf: reciprocal rank fusion', () => {
   it('scores 1/(k + rank) per list and says why', () => {

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createEmbedder, embedText } from '../../src/index/embedder';
+import { Engine } from '../../src/index/engine';
 import { packCompounds } from '../../src/index/terms';
 import { bundledModelPath, loadStaticModel, StaticEmbedder, STATIC_MODEL_NAME } from '../../src/index/static-model';
 
@@ -58,6 +59,32 @@ describe("Fathom's own model (static-model)", function () {
     // unknown words only: a zero vector, not NaN
     const [z] = await e.embed(['qwertyuiop'], undefined, { query: true });
     assert.deepEqual([...z], [0, 0, 0]);
+  });
+
+  it('in a hybrid search, its cosine and the keyword score are combined by value (a chunk far ahead on meaning passes one barely ahead on words), not by rank', async () => {
+    const file = path.join(dir, 'fusion.bin');
+    // the query's words point along x and y; of the chunks, only "drain" points there too
+    writeModel(file, ['<unk>', 'socket', 'close', 'drain'], [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 0]], [[0, 0, 0], [0, 0, 1], [0, 0, 1], [1, 1, 0]]);
+    const r = loadStaticModel(file);
+    assert.ok('embedder' in r, JSON.stringify(r));
+    const ws = path.join(dir, 'fusion-ws');
+    fs.mkdirSync(ws, { recursive: true });
+    // words: beta first (both words, shortest), alpha a close second, gamma far behind (one word)
+    fs.writeFileSync(path.join(ws, 'beta.txt'), 'socket close\n');
+    fs.writeFileSync(path.join(ws, 'alpha.txt'), 'socket close drain\n');
+    fs.writeFileSync(path.join(ws, 'gamma.txt'), 'socket lorem ipsum dolor sit amet consectetur adipiscing\n');
+    const engine = new Engine({ embedder: r.embedder });
+    for await (const _ of engine.indexFolder(ws)) void _;
+    for await (const _ of engine.embedPending()) void _;
+    const q = 'socket close quickly please';
+    const words = (await engine.search(q, { k: 3, mode: 'keyword' })).map((h) => h.chunk.path);
+    assert.deepEqual(words, ['beta.txt', 'alpha.txt', 'gamma.txt']);
+    const hits = await engine.search(q, { k: 3 });
+    // RRF (1 / (60 + rank), the model's list at 0.5) would keep beta first: 1/61 + 0.5/62 > 1/62 + 0.5/61
+    assert.deepEqual(hits.map((h) => h.chunk.path), ['alpha.txt', 'beta.txt', 'gamma.txt']);
+    assert.deepEqual({ keyword: hits[0].why.keyword, dense: hits[0].why.dense }, { keyword: 2, dense: 1 });
+    // scores on one scale, 0..1 (prose, as .txt is, weighs 0.85 of its fused score)
+    assert.ok(hits.every((h) => h.score >= 0 && h.why.fused <= 1 && Math.abs(h.score - 0.85 * h.why.fused) < 1e-9), JSON.stringify(hits.map((h) => [h.score, h.why])));
   });
 
   it('vectorInto writes the same bits as vector, at any offset of a shared buffer', () => {

@@ -1,6 +1,7 @@
 /**
  * Fusion of ranked lists and result filters. Plain Node.
  *
+ * - `convex`: Fathom's own model beside the keyword list, combined by score (see `convex`).
  * - `rrf`: reciprocal rank fusion (Cormack, Clarke & Büttcher 2009). A document's fused score
  *   is Σ over the lists that hold it of 1 / (k + rank), rank 1-based, k = 60 by default. Only
  *   ranks count, never the lists' own scores, so a keyword score and a cosine similarity need
@@ -46,7 +47,9 @@ export interface FusedHit {
 export const DEFAULT_RRF_K = 60;
 
 /**
- * The dense list's weight in the fused score (the keyword list's is 1). Measured with Fathom's
+ * The dense list's weight in RRF (the keyword list's is 1), for Fathom's own model where lists are
+ * fused by rank: the team index (pg/search.ts). The local engine combines the model's cosines with
+ * the keyword scores instead (`convex`, measured better). Measured with Fathom's
  * own model on bench/ranking.ts (py-doc, go-doc, js-doc, py-repo, go-repo; hit@5 of the tuning
  * halves, keyword-only 0.846 on average): weight 1 → 0.854, 0.7 → 0.857, 0.5 → 0.860. The
  * keyword ranking is the stronger one on these; the model adds what it misses (words the code
@@ -77,6 +80,69 @@ export function ownModelWeight(query: string, phrase: boolean): number {
   if (/[a-z][A-Z]|[A-Za-z0-9]_[A-Za-z0-9]|\w[./:]\w|[$<>{}()[\]=]/.test(query)) return 0;
   if (words.slice(1).some((w) => /^[A-Z][a-z]/.test(w))) return 0;
   return DENSE_WEIGHT;
+}
+
+/**
+ * The keyword score's share in `convex` (the model's is 1 − this). Measured on bench/ranking.ts's
+ * tuning halves (py-doc, go-doc, js-doc, py-repo, go-repo, py-docs; hit@5 / MRR / line@5 averaged):
+ * 0.4 → 0.872 / 0.739 / 0.649, 0.45 → 0.875 / 0.741 / 0.661, 0.5 → 0.876 / 0.740 / 0.663,
+ * 0.55 → 0.871 / 0.737 / 0.659, 0.6 → 0.868 / 0.737, 0.7 → 0.865 / 0.736; RRF as before
+ * (k 60, the model's list weighted 0.5) 0.860 / 0.728 / 0.640, its best k and weight (5, 1) 0.870 / 0.730.
+ */
+export const KEYWORD_SHARE = 0.5;
+
+/**
+ * Convex combination of two scored lists (Bruch, Gai & Ingber 2023, "An Analysis of Fusion
+ * Functions for Hybrid Retrieval"): over the union of both lists' first `depth` ids, each
+ * list's scores are min-max normalized (an id a list has no score for counts 0), and a
+ * document's fused score is `share × keyword + (1 − share) × dense`, in [0, 1]. Unlike RRF it
+ * keeps how far apart the scores are: a chunk far ahead on its words, or on its meaning, stays
+ * ahead, where RRF's 1 / (60 + rank) makes the first ten ranks of a list nearly equal.
+ * `keyword.scores` and `dense.scores` may hold ids past their lists (the engine gives the
+ * model's cosine of every keyword candidate). Ties: the better keyword rank, then the smaller docId.
+ */
+export function convex(keyword: ScoredList, dense: ScoredList, options: { depth: number; share?: number; limit?: number }): FusedHit[] {
+  const share = options.share ?? KEYWORD_SHARE;
+  const depth = Math.max(0, Math.floor(options.depth));
+  const ranks = (l: RankedList) => {
+    const m = new Map<number, number>();
+    for (const id of l.ids.slice(0, depth)) if (!m.has(id)) m.set(id, m.size + 1);
+    return m;
+  };
+  const kr = ranks(keyword);
+  const dr = ranks(dense);
+  const union = [...new Set([...kr.keys(), ...dr.keys()])];
+  const nk = minMax(keyword.scores, union);
+  const nd = minMax(dense.scores, union);
+  const all = union.map((docId) => ({ docId, score: share * nk(docId) + (1 - share) * nd(docId), keyword: kr.get(docId), dense: dr.get(docId) }));
+  all.sort((a, b) => b.score - a.score || (a.keyword ?? Infinity) - (b.keyword ?? Infinity) || a.docId - b.docId);
+  return all.slice(0, options.limit ?? all.length).map((e) => {
+    const why: FusedHit['why'] = { fused: e.score };
+    if (e.keyword !== undefined) why.keyword = e.keyword;
+    if (e.dense !== undefined) why.dense = e.dense;
+    return { docId: e.docId, score: e.score, why };
+  });
+}
+
+/** A ranked list with its own scores (BM25F, cosine), for `convex`. */
+export interface ScoredList extends RankedList {
+  scores: ReadonlyMap<number, number>;
+}
+
+/** `scores` over `ids` mapped to [0, 1] (lowest known → 0, highest → 1; unknown or all equal → 0). */
+function minMax(scores: ReadonlyMap<number, number>, ids: number[]): (id: number) => number {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const id of ids) {
+    const v = scores.get(id);
+    if (v === undefined || !Number.isFinite(v)) continue;
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  return (id) => {
+    const v = scores.get(id);
+    return v === undefined || !Number.isFinite(v) || !(hi > lo) ? 0 : (v - lo) / (hi - lo);
+  };
 }
 
 export function rrf(lists: RankedList[], options: RrfOptions = {}): FusedHit[] {
