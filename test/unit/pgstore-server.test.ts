@@ -7,6 +7,7 @@ import { connectPg, pgSearch, pgStatus, pushFolder, type PgConnection, type Sql 
 import { mineGold } from '../../src/eval/mine';
 import { Engine } from '../../src/index/engine';
 import { loadStaticModel } from '../../src/index/static-model';
+import { ownModelWeight } from '../../src/index/rank/fusion';
 import { MemoryFileSource } from '../../src/workspace/source';
 import { pgBin, startRealPg, type RealPg } from '../helpers/real-pg';
 
@@ -133,6 +134,35 @@ describe('team index on a real PostgreSQL server', function () {
       assert.ok(denseOverlap / q >= 0.95, `dense overlap@10 ${(denseOverlap / q).toFixed(3)}`);
       assert.ok(hybridTop1 / q >= 0.9, `hybrid top-1 agreement ${(hybridTop1 / q).toFixed(3)}`);
       assert.ok(hybridOverlap / q >= 0.85, `hybrid overlap@10 ${(hybridOverlap / q).toFixed(3)}`);
+
+      // plain-words queries, where the model takes part: the team index combines the two lists by
+      // score as the local engine does (fusion.ts, convex), not by rank. The words of doc comments
+      // of the indexed code, reversed (so that no chunk holds them as written).
+      const sentences = new Set<string>();
+      for (const f of fs.readdirSync(path.join(dir, 'index')).sort()) {
+        if (!f.endsWith('.ts')) continue;
+        for (const m of fs.readFileSync(path.join(dir, 'index', f), 'utf8').matchAll(/\/\*\* ([A-Za-z][a-z ,]{20,80})[.:;(]/g)) {
+          const words = m[1].replace(/,/g, ' ').split(/\s+/).filter(Boolean);
+          if (words.length >= 4) sentences.add(words.reverse().join(' ').toLowerCase());
+        }
+      }
+      const plain = [...sentences].filter((t) => ownModelWeight(t, false) > 0).slice(0, 30);
+      assert.ok(plain.length >= 15, `${plain.length} plain-words queries`);
+      let asked = 0;
+      let plainTop1 = 0;
+      let plainOverlap = 0;
+      for (const t of plain) {
+        const remoteH = await pgSearch(db, t, { k: 10, embedder: emb });
+        const localH = await local.search(t, { k: 10, diversify: false });
+        if (localH.some((h) => h.why.dense !== undefined)) asked++;
+        if (remoteH[0] && localH[0] && key(remoteH[0]) === key(localH[0])) plainTop1++;
+        const lh = new Set(localH.map(key));
+        plainOverlap += remoteH.filter((h) => lh.has(key(h))).length / Math.max(1, localH.length);
+      }
+      assert.ok(asked >= plain.length / 2, `the model took part in ${asked} of ${plain.length}`);
+      // int8 codes there, float vectors here: near-ties may swap
+      assert.ok(plainTop1 / plain.length >= 0.9, `plain-words top-1 agreement ${(plainTop1 / plain.length).toFixed(3)}`);
+      assert.ok(plainOverlap / plain.length >= 0.9, `plain-words overlap@10 ${(plainOverlap / plain.length).toFixed(3)}`);
 
       // a hybrid search on a kept connection: the terms statement brings the meta the dense list
       // needs, and one statement the chunks of both lists (before: the meta again, and the chunks of each list apart)

@@ -8,6 +8,8 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { Engine } from '../../src/index/engine';
 import { phraseFirst, proximityOrder, proximityText } from '../../src/index/rank/phrase';
+import { ownModelWeight } from '../../src/index/rank/fusion';
+import { loadStaticModel } from '../../src/index/static-model';
 import { connectPg, isConnectionLoss, migrate, overlayHits, pgSearch, PG_SCHEMA_VERSION, pushFolder, RemoteIndex, searchWithOverlay, type RemoteState, type Sql } from '../../src/index/pgstore';
 import { mineGold } from '../../src/eval/mine';
 import { fakeEmbedder } from '../helpers/fake-embedder';
@@ -153,6 +155,46 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
       const plan = (await scratch.query<Record<string, string>>("explain select id from fathom_postings where term = 'zoom'")).rows.map((r) => Object.values(r)[0]).join('\n');
       assert.match(plan, /fathom_postings_key/, plan);
     });
+  });
+
+  it("with Fathom's own model and pgvector, a plain-words hybrid search combines the lists by score as the local engine does", async () => {
+    // a database of its own: the push creates pgvector's extension, which a scratch schema would take with it when dropped
+    const scratch = await freshDb();
+    const ws = path.join(work, 'ws', 'index');
+    const loaded = loadStaticModel();
+    if ('error' in loaded) throw new Error(loaded.error);
+    const emb = loaded.embedder;
+    try {
+      await pushFolder(scratch, ws, { embedder: emb });
+      const local = new Engine({ embedder: emb });
+      for await (const _ of local.indexFolder(ws)) void _;
+      for await (const _ of local.embedPending()) void _;
+      // the words of the indexed code's doc comments, reversed: no chunk holds them as written
+      const sentences = new Set<string>();
+      for (const f of fs.readdirSync(ws).sort()) {
+        if (!f.endsWith('.ts')) continue;
+        for (const m of fs.readFileSync(path.join(ws, f), 'utf8').matchAll(/\/\*\* ([A-Za-z][a-z ,]{20,80})[.:;(]/g)) {
+          const words = m[1].replace(/,/g, ' ').split(/\s+/).filter(Boolean);
+          if (words.length >= 4) sentences.add(words.reverse().join(' ').toLowerCase());
+        }
+      }
+      const plain = [...sentences].filter((t) => ownModelWeight(t, false) > 0).slice(0, 30);
+      assert.ok(plain.length >= 15, `${plain.length} plain-words queries`);
+      let top1 = 0;
+      let overlap = 0;
+      for (const t of plain) {
+        const remote = await pgSearch(scratch, t, { k: 10, embedder: emb });
+        const here = await local.search(t, { k: 10, diversify: false });
+        if (remote[0] && here[0] && key(remote[0]) === key(here[0])) top1++;
+        const h = new Set(here.map(key));
+        overlap += remote.filter((x) => h.has(key(x))).length / Math.max(1, here.length);
+      }
+      // HNSW is approximate: near-ties may swap
+      assert.ok(top1 / plain.length >= 0.9, `top-1 agreement ${(top1 / plain.length).toFixed(3)}`);
+      assert.ok(overlap / plain.length >= 0.9, `overlap@10 ${(overlap / plain.length).toFixed(3)}`);
+    } finally {
+      await scratch.close();
+    }
   });
 
   it('pushes a folder, then pushes only what changed (by content hash), and gives the local store’s results', async () => {

@@ -1,11 +1,11 @@
-/** Searching the team index: keyword (the local BM25F over the postings, read in one round trip and kept per connection), dense (pgvector or int8 codes), fused as locally. */
+/** Searching the team index: keyword (the local BM25F over the postings, read in one round trip and kept per connection), dense (pgvector or int8 codes), fused as locally (by score with Fathom's own model, else RRF). */
 import type { Chunk } from '../../chunkers/types';
 import { type Embedder } from '../embedder';
 import { type SearchHit, type SearchMode } from '../engine';
 import { Int8Rows } from '../int8-scan';
 import { dot8, TopHeap } from '../ivf';
 import { COVERAGE_MAX_CONCEPTS, KeywordIndex, planQuery, planTerms } from '../keyword';
-import { compileFilter, DEFAULT_RRF_K, ownModelWeight, rrf, weighByPath, type FilterSpec, type RankedList } from '../rank/fusion';
+import { compileFilter, convex, DEFAULT_RRF_K, ownModelWeight, rrf, weighByPath, type FilterSpec, type RankedList } from '../rank/fusion';
 import { phraseFirst, proximityOrder, proximityText, shownForm, shownText } from '../rank/phrase';
 import { STATIC_MODEL_NAME } from '../static-model';
 import { prepared } from './connect';
@@ -474,10 +474,18 @@ function bm25fOrder(
   return scored.map((x) => ({ id: x.id, score: x.score }));
 }
 
+/**
+ * pgvector's nearest chunks (their score, the inner product), and in the same statement the
+ * score of each chunk of $4 (the keyword list's candidates: `chunk` null), which the convex
+ * fusion needs. Union all keeps no order: the client sorts the nearest again (score, path, ord).
+ */
 const DENSE_SQL = prepared(`
-select c.chunk, c.ord from fathom_chunks c
+(select c.id, c.chunk, c.ord, c.path, -(c.embedding <#> $1::vector) as score from fathom_chunks c
 where c.embedding is not null and exists (select 1 from fathom_meta where key = 'model' and value = $3)
-order by c.embedding <#> $1::vector, c.path, c.ord limit $2`);
+order by c.embedding <#> $1::vector, c.path, c.ord limit $2)
+union all
+select c.id, null, c.ord, c.path, -(c.embedding <#> $1::vector) from fathom_chunks c
+where c.id = any($4::int[]) and c.embedding is not null and exists (select 1 from fathom_meta where key = 'model' and value = $3)`);
 /** The chunks of some ids as JSON text (parsed here, kept by the connection), and the facts the filters read. */
 const CHUNK_TEXTS_SQL = prepared('select id, ord, chunk::text as chunk from fathom_chunks where id = any($1::int[])');
 const FACTS_SQL = prepared('select id, path, language, kind from fathom_chunks where id = any($1::int[])');
@@ -512,12 +520,30 @@ async function loadCodes(sql: Sql, generation: string, model: string, dims: numb
   return { generation, model, dims, ids, scales, codes, simd: Int8Rows.fromCodes(codes, scales, dims) };
 }
 
-/** The ids of the `want` stored codes nearest `qv` by inner product (ties: lower id first): the local store's int8 scan, in the client. */
-async function denseByCodes(sql: Sql, m: Map<string, string>, model: string, qv: Float32Array, want: number): Promise<number[]> {
-  if (m.get('model') !== model) return [];
+/** The inner product of `qv` with the stored code of chunk `id` (rows are in id order), undefined when it has none. */
+function codeScore(table: CodeTable, id: number, qv: Float32Array): number | undefined {
+  let lo = 0;
+  let hi = table.ids.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const x = table.ids[mid];
+    if (x === id) return dot8(table.codes, mid * table.dims, qv, table.dims, table.dims - (table.dims % 4)) * table.scales[mid];
+    if (x < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
+}
+
+/**
+ * The `want` stored codes nearest `qv` by inner product (ties: lower id first), with their
+ * scores: the local store's int8 scan, in the client; `scoreOf` scores any other chunk's code
+ * (a keyword candidate's, for the convex fusion).
+ */
+async function denseByCodes(sql: Sql, m: Map<string, string>, model: string, qv: Float32Array, want: number): Promise<{ hits: Array<{ id: number; score: number }>; scoreOf?: (id: number) => number | undefined }> {
+  if (m.get('model') !== model) return { hits: [] };
   const generation = m.get('generation') ?? '0';
   const dims = Number(m.get('dims') ?? qv.length);
-  if (dims !== qv.length) return [];
+  if (dims !== qv.length) return { hits: [] };
   let p = codeTables.get(sql);
   let t = p ? await p.catch(() => undefined) : undefined;
   if (!t || t.generation !== generation || t.model !== model) {
@@ -526,7 +552,8 @@ async function denseByCodes(sql: Sql, m: Map<string, string>, model: string, qv:
     t = await p;
   }
   const table = t;
-  if (table.simd) return table.simd.top(table.ids.length, qv, want).map((h) => table.ids[h.docId]);
+  const scoreOf = (id: number) => codeScore(table, id, qv);
+  if (table.simd) return { hits: table.simd.top(table.ids.length, qv, want).map((h) => ({ id: table.ids[h.docId], score: h.score })), scoreOf };
   // no WebAssembly SIMD (or dimensions it cannot take): the IVF's JS loop over the same codes
   const heap = new TopHeap(Math.max(1, want));
   const tail = dims - (dims % 4);
@@ -534,9 +561,10 @@ async function denseByCodes(sql: Sql, m: Map<string, string>, model: string, qv:
     const x = dot8(table.codes, i * dims, qv, dims, tail) * table.scales[i];
     if (x > heap.min) heap.push(i, x);
   }
-  return Array.from({ length: heap.size }, (_, i) => ({ i: heap.ids[i], s: heap.scoreAt(i) }))
+  const hits = Array.from({ length: heap.size }, (_, i) => ({ i: heap.ids[i], s: heap.scoreAt(i) }))
     .sort((a, b) => b.s - a.s || a.i - b.i)
-    .map((h) => table.ids[h.i]);
+    .map((h) => ({ id: table.ids[h.i], score: h.s }));
+  return { hits, scoreOf };
 }
 
 /** The chunks of `ids` (their JSON text and ord): those the connection's cache holds for this generation, the others read (and kept). */
@@ -659,17 +687,32 @@ function keywordOrder(a: Answer, r: KeywordRanked, chunkOf: Map<number, { ord: n
  * HNSW rows (chunks and all). `meta`: the index's meta rows, when the keyword list of the same
  * search read them already (one round trip fewer).
  */
-async function denseFound(sql: Sql, a: Answer, embedder: Embedder, qv: Promise<Float32Array[]>, meta: Map<string, string> | undefined): Promise<{ ids: number[]; generation: string } | { rows: Array<{ chunk: Chunk | string; ord: number }> }> {
+async function denseFound(
+  sql: Sql,
+  a: Answer,
+  embedder: Embedder,
+  qv: Promise<Float32Array[]>,
+  meta: Map<string, string> | undefined,
+  keywordIds: number[],
+): Promise<({ generation: string } & Awaited<ReturnType<typeof denseByCodes>>) | { rows: Array<{ chunk: Chunk | string; ord: number; score: number }>; scoreOf: Map<number, number> }> {
   const m = meta ?? new Map((await sql.query<{ key: string; value: string }>(DENSE_META_SQL)).rows.map((x) => [x.key, x.value]));
   const [v] = await qv;
   const generation = m.get('generation') ?? '0';
   a.options.seen?.add(generation);
-  if (m.get('dense') === 'int8-codes') return { ids: await denseByCodes(sql, m, embedder.id, v, a.fetch), generation };
+  if (m.get('dense') === 'int8-codes') return { ...(await denseByCodes(sql, m, embedder.id, v, a.fetch)), generation };
   if (!efSet.has(sql)) {
     await sql.query("select set_config('hnsw.ef_search', '200', false)").catch(() => undefined);
     efSet.add(sql);
   }
-  return { rows: (await sql.query<{ chunk: Chunk | string; ord: number }>(DENSE_SQL, [vectorLiteral(v), a.fetch, embedder.id])).rows };
+  const got = (await sql.query<{ id: number; chunk: Chunk | string | null; ord: number; path: string; score: number }>(DENSE_SQL, [vectorLiteral(v), a.fetch, embedder.id, keywordIds])).rows;
+  const scoreOf = new Map<number, number>();
+  const rows: Array<{ chunk: Chunk | string; ord: number; score: number; path: string }> = [];
+  for (const r of got) {
+    scoreOf.set(Number(r.id), Number(r.score));
+    if (r.chunk !== null) rows.push({ chunk: r.chunk, ord: r.ord, score: Number(r.score), path: r.path });
+  }
+  rows.sort((x, y) => y.score - x.score || (x.path < y.path ? -1 : x.path > y.path ? 1 : 0) || x.ord - y.ord);
+  return { rows, scoreOf };
 }
 
 /** The connection's cache of this generation (none for a cold search, or when it holds another generation). */
@@ -683,24 +726,49 @@ function cacheOf(sql: Sql, generation: string, cold: boolean | undefined): Posti
  * dense list needs), the query's vector meanwhile, the dense ids, then one statement for the
  * chunks of both lists that the connection does not hold.
  */
-async function lists(sql: Sql, a: Answer, embedder: Embedder | undefined, keyword: boolean, found: { phrase: boolean }): Promise<{ keyword?: number[]; dense?: number[] }> {
+async function lists(sql: Sql, a: Answer, embedder: Embedder | undefined, keyword: boolean, found: { phrase: boolean }): Promise<Lists> {
   const qv = embedder ? embedder.embed([a.q], undefined, { urgent: true, query: true }) : undefined;
   qv?.catch(() => undefined); // awaited below; a failure there, not as an unhandled rejection meanwhile
   const r = keyword ? await keywordRanked(sql, a) : undefined;
-  const d = embedder ? await denseFound(sql, a, embedder, qv!, r?.meta) : undefined;
-  const ids = [...(r?.passed ?? []), ...(d && 'ids' in d ? d.ids : [])];
-  const cache = r ? r.cache : d && 'ids' in d ? cacheOf(sql, d.generation, a.options.cold) : undefined;
+  const d = embedder ? await denseFound(sql, a, embedder, qv!, r?.meta, r?.passed ?? []) : undefined;
+  const ids = [...(r?.passed ?? []), ...(d && 'hits' in d ? d.hits.map((h) => h.id) : [])];
+  const cache = r ? r.cache : d && 'hits' in d ? cacheOf(sql, d.generation, a.options.cold) : undefined;
   const chunkOf = ids.length ? await chunksOf(sql, [...new Set(ids)], cache) : new Map<number, { ord: number; json: string }>();
-  const out: { keyword?: number[]; dense?: number[] } = {};
-  if (r) out.keyword = keywordOrder(a, r, chunkOf, found);
-  if (d && 'ids' in d) {
-    out.dense = d.ids
-      .filter((id) => chunkOf.has(id))
-      .map((id) => a.idOf(parseChunk(chunkOf.get(id)!.json), chunkOf.get(id)!.ord))
-      .filter((id) => a.keep(id))
-      .slice(0, a.depth);
-  } else if (d) out.dense = d.rows.map((row) => a.idOf(parseChunk(row.chunk), row.ord)).filter((id) => a.keep(id)).slice(0, a.depth);
+  const out: Lists = { keywordScores: new Map(), denseScores: new Map() };
+  // each fetched chunk's local id, and both scores where known (by its chunk id here)
+  const local = new Map<number, number>();
+  for (const [id, c] of chunkOf) local.set(id, a.idOf(parseChunk(c.json), c.ord));
+  if (r) {
+    out.keyword = keywordOrder(a, r, chunkOf, found);
+    for (const [id, at] of local) if (r.scoreOf.has(id)) out.keywordScores.set(at, r.scoreOf.get(id)!);
+  }
+  if (d && 'hits' in d) {
+    out.dense = d.hits.filter((h) => local.has(h.id) && a.keep(local.get(h.id)!)).slice(0, a.depth).map((h) => local.get(h.id)!);
+    for (const h of d.hits) if (local.has(h.id)) out.denseScores.set(local.get(h.id)!, h.score);
+    // the model's score of each keyword candidate it did not rank: the convex fusion needs both
+    for (const id of r?.passed ?? []) {
+      const at = local.get(id);
+      const x = at === undefined || out.denseScores.has(at) ? undefined : d.scoreOf?.(id);
+      if (x !== undefined) out.denseScores.set(at!, x);
+    }
+  } else if (d) {
+    out.dense = [];
+    for (const row of d.rows) {
+      const at = a.idOf(parseChunk(row.chunk), row.ord);
+      out.denseScores.set(at, row.score);
+      if (a.keep(at) && out.dense.length < a.depth) out.dense.push(at);
+    }
+    for (const [id, at] of local) if (!out.denseScores.has(at) && d.scoreOf.has(id)) out.denseScores.set(at, d.scoreOf.get(id)!);
+  }
   return out;
+}
+
+/** A search's lists by local id, with the scores the convex fusion reads. */
+interface Lists {
+  keyword?: number[];
+  dense?: number[];
+  keywordScores: Map<number, number>;
+  denseScores: Map<number, number>;
 }
 
 /** Hybrid search of the remote index; hits carry `docId`s local to this answer. */
@@ -712,16 +780,24 @@ export async function pgSearch(sql: Sql, query: string, options: PgSearchOptions
   const a = new Answer(q, options, k);
   const found = { phrase: false };
   const embedder = mode !== 'keyword' ? options.embedder : undefined;
-  const { keyword, dense } = await lists(sql, a, embedder, mode !== 'dense', found);
+  const { keyword, dense, keywordScores, denseScores } = await lists(sql, a, embedder, mode !== 'dense', found);
   const ranked: RankedList[] = [];
   if (keyword) ranked.push({ name: 'keyword', ids: keyword });
   // Fathom's own model weighed as the local engine weighs it (asked in parallel, dropped when it takes no part)
+  const own = !!embedder?.id.startsWith(STATIC_MODEL_NAME);
+  let asked = false;
   if (dense) {
-    const weight = embedder!.id.startsWith(STATIC_MODEL_NAME) && mode !== 'dense' ? ownModelWeight(q, found.phrase) : undefined;
+    const weight = own && mode !== 'dense' ? ownModelWeight(q, found.phrase) : undefined;
+    asked = !!weight;
     if (weight === undefined || weight) ranked.push({ name: 'dense', ids: dense, ...(weight === undefined ? {} : { weight }) });
   }
+  // both lists of Fathom's own model: their scores combined, as in the local engine (fusion.ts, convex); else RRF
+  const fused =
+    own && asked && keyword
+      ? convex({ name: 'keyword', ids: keyword, scores: keywordScores }, { name: 'dense', ids: dense!, scores: denseScores }, { depth: a.depth, limit: a.depth })
+      : rrf(ranked, { k: options.rrfK ?? DEFAULT_RRF_K, limit: a.depth });
   // test code below its implementation, prose below the code a plain-words query describes, as in the local engine
-  return weighByPath(rrf(ranked, { k: options.rrfK ?? DEFAULT_RRF_K, limit: a.depth }), q, (h) => a.pool[h.docId]?.path, { describes: ownModelWeight(q, found.phrase) > 0 })
+  return weighByPath(fused, q, (h) => a.pool[h.docId]?.path, { describes: ownModelWeight(q, found.phrase) > 0 })
     .slice(0, k)
     .map((h) => ({ chunk: a.pool[h.docId], docId: h.docId, score: h.score, why: h.why }));
 }
