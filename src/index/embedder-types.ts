@@ -32,6 +32,8 @@ export interface Embedder {
    * `out` at `offset`, bit-identical to `embed`'s; returns where the next chunk's compounds start.
    */
   chunkVectorInto?(header: string, text: string, packed: Int32Array, at: number, out: Float32Array, offset: number): number;
+  /** Optional (Fathom's own model): the share of a text's terms its vocabulary knows, 0..1. */
+  coverage?(text: string): number;
 }
 
 /**

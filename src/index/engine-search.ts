@@ -66,7 +66,7 @@ export class EngineSearch {
     if (mode !== 'dense') lists.push({ name: 'keyword', ids: this.keywordList(q, depth, filter, found) });
     // Fathom's own model takes part where it helps (fusion.ts, ownModelWeight); another model always
     const own = !!this.catalog.embedder?.id.startsWith(STATIC_MODEL_NAME);
-    const weight = this.catalog.embedder ? (own ? (mode === 'dense' ? 1 : ownModelWeight(q, found.phrase)) : 1) : 0;
+    const weight = this.catalog.embedder ? (own ? (mode === 'dense' ? 1 : ownModelWeight(q, found.phrase, this.catalog.embedder.coverage?.(q))) : 1) : 0;
     let dense: ScoredList | undefined;
     if (mode !== 'keyword' && weight > 0 && this.catalog.embedder && this.catalog.vectors && this.catalog.vectors.count) {
       const [qv] = await this.catalog.embedder.embed([q], undefined, { urgent: true, query: true });

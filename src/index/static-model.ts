@@ -135,6 +135,21 @@ export class StaticEmbedder implements Embedder {
   }
 
   /**
+   * The share of a text's distinct terms (`modelTerms`) that the model knows (1 for a text
+   * without terms): how much of a query its vector stands for. A query in a language the model
+   * never learned (its doc comments were English) is mostly unknown words, and its vector a few
+   * stray ones.
+   */
+  coverage(text: string): number {
+    const rows = this.terms;
+    const seen = new Set(modelTerms(text));
+    if (seen.size === 0) return 1;
+    let known = 0;
+    for (const t of seen) if ((rows.get(t) ?? 0) > 0) known++;
+    return known / seen.size;
+  }
+
+  /**
    * `vector(text)` written into `out` at `offset` (zeros there expected): the chunk threads
    * embed a file's chunks into one buffer, sent back without a copy. The same arithmetic, in
    * the same order, as `vector`: the numbers are bit-identical.

@@ -85,6 +85,12 @@ describe("Fathom's own model (static-model)", function () {
     assert.deepEqual({ keyword: hits[0].why.keyword, dense: hits[0].why.dense }, { keyword: 2, dense: 1 });
     // scores on one scale, 0..1 (prose, as .txt is, weighs 0.85 of its fused score)
     assert.ok(hits.every((h) => h.score >= 0 && h.why.fused <= 1 && Math.abs(h.score - 0.85 * h.why.fused) < 1e-9), JSON.stringify(hits.map((h) => [h.score, h.why])));
+    // a query the model mostly does not know (1 word of 4: another language, say) is the keyword ranking alone
+    assert.equal(r.embedder.coverage('dolor ipsum lorem socket'), 0.25);
+    assert.equal(r.embedder.coverage(q), 0.5);
+    const foreign = await engine.search('dolor ipsum lorem socket', { k: 3 });
+    assert.equal(foreign[0]?.chunk.path, 'gamma.txt');
+    assert.ok(foreign.every((h) => h.why.dense === undefined && h.why.keyword !== undefined), JSON.stringify(foreign.map((h) => h.why)));
   });
 
   it('vectorInto writes the same bits as vector, at any offset of a shared buffer', () => {

@@ -787,7 +787,7 @@ export async function pgSearch(sql: Sql, query: string, options: PgSearchOptions
   const own = !!embedder?.id.startsWith(STATIC_MODEL_NAME);
   let asked = false;
   if (dense) {
-    const weight = own && mode !== 'dense' ? ownModelWeight(q, found.phrase) : undefined;
+    const weight = own && mode !== 'dense' ? ownModelWeight(q, found.phrase, embedder!.coverage?.(q)) : undefined;
     asked = !!weight;
     if (weight === undefined || weight) ranked.push({ name: 'dense', ids: dense, ...(weight === undefined ? {} : { weight }) });
   }
