@@ -22,6 +22,12 @@ describe('convex: keyword and dense scores combined by value', () => {
     assert.deepEqual(convex(kw([[1, 10], [2, 9], [3, 1]]), dn([[2, 0.9], [4, 0.5], [1, 0.1]]), { depth: 50, share: 0 }).map((h) => h.docId), [2, 4, 1, 3]);
   });
 
+  it("a list's only score (one keyword hit among the model's fifty) counts as its best, not as its worst", () => {
+    const out = convex(kw([[7, 3.2]]), dn([[1, 0.4], [2, 0.3], [7, 0.1]]), { depth: 50 });
+    assert.deepEqual(out.map((h) => h.docId), [7, 1, 2]);
+    assert.equal(out[0].score, 0.5);
+  });
+
   it('a score known past a list (a keyword candidate\'s cosine) counts; only the first `depth` of each list are candidates; scores stay in [0, 1]', () => {
     const dense = { ...dn([[2, 0.9], [4, 0.5]]), scores: new Map([[2, 0.9], [4, 0.5], [1, 0.7], [3, 0.1]]) };
     const out = convex(kw([[1, 10], [3, 9], [5, 8]]), dense, { depth: 2, limit: 3 });

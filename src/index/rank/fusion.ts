@@ -140,7 +140,7 @@ export interface ScoredList extends RankedList {
   scores: ReadonlyMap<number, number>;
 }
 
-/** `scores` over `ids` mapped to [0, 1] (lowest known → 0, highest → 1; unknown or all equal → 0). */
+/** `scores` over `ids` mapped to [0, 1]: lowest known → 0, highest → 1, all known equal (one, say) → 1, unknown → 0. */
 function minMax(scores: ReadonlyMap<number, number>, ids: number[]): (id: number) => number {
   let lo = Infinity;
   let hi = -Infinity;
@@ -152,7 +152,8 @@ function minMax(scores: ReadonlyMap<number, number>, ids: number[]): (id: number
   }
   return (id) => {
     const v = scores.get(id);
-    return v === undefined || !Number.isFinite(v) || !(hi > lo) ? 0 : (v - lo) / (hi - lo);
+    if (v === undefined || !Number.isFinite(v)) return 0;
+    return hi > lo ? (v - lo) / (hi - lo) : 1;
   };
 }
 
