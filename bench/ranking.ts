@@ -34,7 +34,9 @@
  *   comment → its file; the sentence is removed from the indexed copy (every occurrence in the
  *   file), sentences of fewer than 4 words or found for two files are left out. Next to Fathom:
  *   LangChain's `RecursiveCharacterTextSplitter.fromLanguage(js|python|go, 800/120)` + plain BM25
- *   (k1 1.2, b 0.75) over Fathom's own tokens (`terms`), in this process.
+ *   (k1 1.2, b 0.75) over Fathom's own tokens (`terms`), in this process. `line@5`: one of the
+ *   first 5 results is the gold file's chunk holding the line where the sentence was (the
+ *   documented function itself, as the issue measures it, not only its file).
  * - `vue-ui`: the source-locale (en) text of an i18n key → the component files whose code names
  *   that key (`'$vuetify.<key>'`, `"el.<key>"`), placeholders (`{0}`, `{color}`) dropped; keys
  *   named by more than 4 files are left out. Also `locale@5`: the share of top-5 slots taken by
