@@ -110,7 +110,7 @@ export class EngineSearch {
   }
 
   /**
-   * The lists fused (RRF), implementation above its tests unless the query is about tests, the code
+   * The lists fused (by score or RRF, see `search`), implementation above its tests unless the query is about tests, the code
    * a plain-words query describes above the prose that talks about it unless the query is about
    * docs; "why it ranked" names the model behind a meaning rank.
    */

@@ -1,7 +1,7 @@
 /**
  * The engine behind every Fathom feature, in plain Node: a catalog of files, their chunks,
- * a keyword index, optional dense vectors, and hybrid search over them (reciprocal rank
- * fusion). The CLI drives it directly; the extension drives it through the worker.
+ * a keyword index, optional dense vectors, and hybrid search over them (keyword and
+ * meaning fused: by score with Fathom's own model, else reciprocal rank fusion). The CLI drives it directly; the extension drives it through the worker.
  *
  * Incremental by construction: a file whose size and mtime (then content hash) did not
  * change is never re-chunked; a chunk whose embedded text did not change is never
@@ -223,7 +223,7 @@ export class Engine {
     return this.searcher.annProbe;
   }
 
-  /** Hybrid search: keyword and dense rankings fused with RRF; each hit says why it ranked. */
+  /** Hybrid search: keyword and dense rankings fused (by score with Fathom's own model, else RRF); each hit says why it ranked. */
   search(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
     return this.searcher.search(query, options);
   }

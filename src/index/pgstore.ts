@@ -31,8 +31,8 @@
  * tie-break, then the phrase-first order of the engine. (Schema 2 ranked by `ts_rank` over a
  * tsvector, computed for every matching row: 0.5–1.4 s a query at 100k chunks.) Dense search is
  * pgvector's HNSW, or without pgvector an exact scan of the int8 codes in the client (read once
- * per connection and index generation: 128 bytes a chunk, ~13 MB at 100k); hybrid is the same RRF
- * (fusion.ts) as locally.
+ * per connection and index generation: 128 bytes a chunk, ~13 MB at 100k); hybrid fuses as locally
+ * (fusion.ts: by score with Fathom's own model, else RRF).
  *
  * Pushes are incremental by content hash: a file whose sha1 matches the stored one is not chunked
  * again, and a chunk whose embedded text is already stored (under any path) reuses that vector.
