@@ -672,11 +672,11 @@ async function keywordRanked(sql: Sql, a: Answer): Promise<KeywordRanked> {
 }
 
 /** The keyword list from its ranked ids and their texts: the engine's order after BM25, term proximity (over the text and the i18n text shown with it), then the phrase tiers. */
-function keywordOrder(a: Answer, r: KeywordRanked, chunkOf: Map<number, { ord: number; json: string }>, found: { phrase: boolean }): number[] {
+function keywordOrder(a: Answer, r: KeywordRanked, local: Map<number, number>, found: { phrase: boolean }): number[] {
   const { q, depth } = a;
-  const kept = r.passed.filter((id) => chunkOf.has(id));
+  const kept = r.passed.filter((id) => local.has(id));
   if (!kept.length) return [];
-  const hits = kept.map((id) => ({ docId: a.idOf(parseChunk(chunkOf.get(id)!.json), chunkOf.get(id)!.ord), score: r.scoreOf.get(id) ?? 0 }));
+  const hits = kept.map((id) => ({ docId: local.get(id)!, score: r.scoreOf.get(id) ?? 0 }));
   const pool = a.pool;
   const ids = proximityOrder(q, hits, depth, (id) => proximityText(pool[id]?.text, pool[id]));
   return phraseFirst(q, ids, (id) => pool[id]?.text, (id) => shownText(pool[id])?.split('\n').map(shownForm), ids.length, found);
@@ -735,11 +735,14 @@ async function lists(sql: Sql, a: Answer, embedder: Embedder | undefined, keywor
   const cache = r ? r.cache : d && 'hits' in d ? cacheOf(sql, d.generation, a.options.cold) : undefined;
   const chunkOf = ids.length ? await chunksOf(sql, [...new Set(ids)], cache) : new Map<number, { ord: number; json: string }>();
   const out: Lists = { keywordScores: new Map(), denseScores: new Map() };
-  // each fetched chunk's local id, and both scores where known (by its chunk id here)
+  // each fetched chunk's local id (parsed once), and both scores where known (by its chunk id here)
   const local = new Map<number, number>();
-  for (const [id, c] of chunkOf) local.set(id, a.idOf(parseChunk(c.json), c.ord));
+  for (const id of ids) {
+    const c = chunkOf.get(id);
+    if (c && !local.has(id)) local.set(id, a.idOf(parseChunk(c.json), c.ord));
+  }
   if (r) {
-    out.keyword = keywordOrder(a, r, chunkOf, found);
+    out.keyword = keywordOrder(a, r, local, found);
     for (const [id, at] of local) if (r.scoreOf.has(id)) out.keywordScores.set(at, r.scoreOf.get(id)!);
   }
   if (d && 'hits' in d) {
