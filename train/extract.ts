@@ -6,7 +6,9 @@
  *
  *   node --import tsx train/extract.ts --data DIR --out pairs.jsonl [--exclude-tree DIR]... [--manifest FILE]
  *
- * Each output line: {"l": language, "p": package, "q": query terms, "c": code terms, "h": hash}.
+ * Each output line: {"l": language, "p": package, "f": file (its path in the package), "q": query
+ * terms, "c": code terms, "h": hash}. `f` lets train.py fill a batch with the units of one file,
+ * whose siblings are the negatives a search has to tell apart.
  * Terms are Fathom's model terms (src/index/model-terms.ts), the same function the runtime
  * calls, so that training and search tokenize alike. `--exclude-tree DIR` chunks DIR the same
  * way and drops every training unit whose normalized text hash occurs there, so that any
@@ -280,7 +282,7 @@ async function main(): Promise<void> {
         const q = modelTerms(p.sentence);
         const c = modelTerms(p.code);
         if (q.length < 2 || c.length < 3) continue;
-        fs.writeSync(out, `${JSON.stringify({ l: lang, p: src.pkg, q, c, h })}\n`);
+        fs.writeSync(out, `${JSON.stringify({ l: lang, p: src.pkg, f: rel, q, c, h })}\n`);
         pairs++;
         total++;
       }

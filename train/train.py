@@ -7,9 +7,14 @@ Each side (query words, code) has its own table: a vector and a learned weight p
 text's vector is the weighted sum of its distinct terms' vectors, each term counted
 1 + log(tf) times, L2-normalized; the weight multiplies into the vector at export, so the
 runtime (src/index/static-model.ts) only adds int8 rows and normalizes. Trained with in-batch
-softmax (InfoNCE, both directions) and a learned temperature; a dev set of whole packages
-(hashed, never trained on) measures hit@5 / MRR among 1,000 candidates after each epoch, and
-the best epoch is exported.
+softmax (InfoNCE, both directions) and a learned temperature. `--group file|package` fills a
+share (`--group-share`) of each batch with whole files' (packages') units, one group after
+another, so a unit's siblings are among its negatives (what a search inside a repository must
+tell apart: the right function, not only the right file); the rest of the batch is random
+pairs. The default (`none`, random batches) is what the shipped model was trained with. A dev
+set of whole packages (hashed, never trained on) measures hit@5 / MRR among 1,000 candidates
+after each epoch, and sibling@1 / MRR among the units of each dev file; the best epoch by the
+former's MRR is exported.
 
 Debian's python3-torch (1.13) under /usr/bin/python3; CPU only.
 """
@@ -48,6 +53,10 @@ def parse_args():
     p.add_argument('--report', default='')
     p.add_argument('--drop-query', type=float, default=0.0, help='share of a query\'s terms left out at each step (regularizes)')
     p.add_argument('--drop-code', type=float, default=0.0, help='share of a code unit\'s terms left out at each step')
+    p.add_argument('--group', choices=('none', 'file', 'package'), default='none',
+                   help='batches filled with whole groups (a file\'s or a package\'s units): harder in-batch negatives')
+    p.add_argument('--group-share', type=float, default=1.0,
+                   help='share of each batch taken from whole groups; the rest is random pairs')
     return p.parse_args()
 
 
@@ -142,6 +151,56 @@ def evaluate(qt, ct, dev, pool=1000, seed=1):
     return {'hit@5': hits5 / n, 'mrr': rr / n, 'n': n}
 
 
+def evaluate_siblings(qt, ct, dev, keys):
+    """Among the units of its own file (files of 2+ dev units): how often the gold unit ranks first."""
+    files = {}
+    for i, k in enumerate(keys):
+        files.setdefault(k, []).append(i)
+    top1 = 0
+    rr = 0.0
+    n = 0
+    with torch.no_grad():
+        for idx in files.values():
+            if len(idx) < 2:
+                continue
+            q = qt(*bag([dev[i][0] for i in idx]))
+            c = ct(*bag([dev[i][1] for i in idx]))
+            scores = q @ c.T
+            rank = (scores > scores.diag()[:, None]).sum(1)
+            top1 += int((rank == 0).sum())
+            rr += float((1.0 / (rank + 1).float()).sum())
+            n += len(idx)
+    return {'sibling@1': top1 / n, 'sibling_mrr': rr / n, 'sibling_n': n} if n else {}
+
+
+def epoch_batches(keys, group, share, size, rng, order=None):
+    """One epoch's batches (lists of indices): random, or a share of each batch from whole groups
+    (groups shuffled, a group's units shuffled, laid one after another) and the rest random.
+    Random batches shuffle `order` in place, epoch after epoch (the order the shipped model's
+    training, which shuffled its pairs in place, saw)."""
+    n = len(keys)
+    if group == 'none' or share <= 0:
+        order = list(range(n)) if order is None else order
+        rng.shuffle(order)
+        return [order[s * size:(s + 1) * size] for s in range(n // size)]
+    groups = {}
+    for i, k in enumerate(keys):
+        groups.setdefault(k, []).append(i)
+    grouped, loose = [], []
+    for g in groups.values():
+        (grouped if rng.random() < share else loose).append(g)
+    rng.shuffle(grouped)
+    stream = []
+    for g in grouped:
+        rng.shuffle(g)
+        stream.extend(g)
+    rest = [i for g in loose for i in g]
+    rng.shuffle(rest)
+    k = size if share >= 1 else max(1, round(size * share))
+    steps = len(stream) // k if k == size else min(len(stream) // k, len(rest) // (size - k))
+    return [stream[s * k:(s + 1) * k] + rest[s * (size - k):(s + 1) * (size - k)] for s in range(steps)]
+
+
 def quantize(m):
     scale = np.abs(m).max(axis=1) / 127.0
     scale[scale == 0] = 1.0
@@ -179,8 +238,21 @@ def main():
     def enc(r):
         return encode(r['q'], index), encode(r['c'], index)
 
-    train = [p for p in map(enc, train_rows) if p[0][0] and p[1][0]]
-    dev = [p for p in map(enc, dev_rows) if p[0][0] and p[1][0]]
+    def key(r):
+        return r['p'] if a.group == 'package' else (r['p'], r.get('f', ''))
+
+    train, train_keys = [], []
+    for r in train_rows:
+        p = enc(r)
+        if p[0][0] and p[1][0]:
+            train.append(p)
+            train_keys.append(key(r))
+    dev, dev_files = [], []
+    for r in dev_rows:
+        p = enc(r)
+        if p[0][0] and p[1][0]:
+            dev.append(p)
+            dev_files.append((r['p'], r.get('f', '')))
     df = Counter()
     for (qi, _), (ci, _) in train:
         df.update(qi)
@@ -193,14 +265,15 @@ def main():
     opt = torch.optim.Adam(list(qt.parameters()) + list(ct.parameters()) + [log_temp], lr=a.lr)
     best = None
     history = []
-    steps_per_epoch = len(train) // a.batch
+    steps_per_epoch = len(epoch_batches(train_keys, a.group, a.group_share, a.batch, random.Random(a.seed)))
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=max(1, steps_per_epoch * a.epochs), pct_start=0.1)
+    order = list(range(len(train)))
     for epoch in range(a.epochs):
-        random.shuffle(train)
         total = 0.0
         te = time.time()
-        for s in range(steps_per_epoch):
-            part = train[s * a.batch:(s + 1) * a.batch]
+        batches = epoch_batches(train_keys, a.group, a.group_share, a.batch, random, order)
+        for batch in batches[:steps_per_epoch]:
+            part = [train[i] for i in batch]
             q = qt(*bag([dropped(p[0], a.drop_query, random) for p in part]))
             c = ct(*bag([dropped(p[1], a.drop_code, random) for p in part]))
             logits = (q @ c.T) * log_temp.exp().clamp(max=100)
@@ -212,6 +285,7 @@ def main():
             sched.step()
             total += float(loss)
         m = evaluate(qt, ct, dev)
+        m.update(evaluate_siblings(qt, ct, dev, dev_files))
         history.append(dict(epoch=epoch + 1, loss=total / max(1, steps_per_epoch), **m))
         log(f'epoch {epoch + 1}: loss {total / max(1, steps_per_epoch):.3f}, dev {m}, {time.time() - te:.0f} s')
         if best is None or m.get('mrr', 0) > best[0]:
