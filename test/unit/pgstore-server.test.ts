@@ -7,7 +7,7 @@ import { connectPg, pgSearch, pgStatus, pushFolder, type PgConnection, type Sql 
 import { mineGold } from '../../src/eval/mine';
 import { Engine } from '../../src/index/engine';
 import { loadStaticModel } from '../../src/index/static-model';
-import { ownModelWeight } from '../../src/index/rank/fusion';
+import { plainWordsQueries } from '../helpers/plain-queries';
 import { MemoryFileSource } from '../../src/workspace/source';
 import { pgBin, startRealPg, type RealPg } from '../helpers/real-pg';
 
@@ -138,15 +138,7 @@ describe('team index on a real PostgreSQL server', function () {
       // plain-words queries, where the model takes part: the team index combines the two lists by
       // score as the local engine does (fusion.ts, convex), not by rank. The words of doc comments
       // of the indexed code, reversed (so that no chunk holds them as written).
-      const sentences = new Set<string>();
-      for (const f of fs.readdirSync(path.join(dir, 'index')).sort()) {
-        if (!f.endsWith('.ts')) continue;
-        for (const m of fs.readFileSync(path.join(dir, 'index', f), 'utf8').matchAll(/\/\*\* ([A-Za-z][a-z ,]{20,80})[.:;(]/g)) {
-          const words = m[1].replace(/,/g, ' ').split(/\s+/).filter(Boolean);
-          if (words.length >= 4) sentences.add(words.reverse().join(' ').toLowerCase());
-        }
-      }
-      const plain = [...sentences].filter((t) => ownModelWeight(t, false) > 0).slice(0, 30);
+      const plain = plainWordsQueries(path.join(dir, 'index'));
       assert.ok(plain.length >= 15, `${plain.length} plain-words queries`);
       let asked = 0;
       let plainTop1 = 0;

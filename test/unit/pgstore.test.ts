@@ -8,8 +8,8 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { Engine } from '../../src/index/engine';
 import { phraseFirst, proximityOrder, proximityText } from '../../src/index/rank/phrase';
-import { ownModelWeight } from '../../src/index/rank/fusion';
 import { loadStaticModel } from '../../src/index/static-model';
+import { plainWordsQueries } from '../helpers/plain-queries';
 import { connectPg, isConnectionLoss, migrate, overlayHits, pgSearch, PG_SCHEMA_VERSION, pushFolder, RemoteIndex, searchWithOverlay, type RemoteState, type Sql } from '../../src/index/pgstore';
 import { mineGold } from '../../src/eval/mine';
 import { fakeEmbedder } from '../helpers/fake-embedder';
@@ -170,15 +170,7 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
       for await (const _ of local.indexFolder(ws)) void _;
       for await (const _ of local.embedPending()) void _;
       // the words of the indexed code's doc comments, reversed: no chunk holds them as written
-      const sentences = new Set<string>();
-      for (const f of fs.readdirSync(ws).sort()) {
-        if (!f.endsWith('.ts')) continue;
-        for (const m of fs.readFileSync(path.join(ws, f), 'utf8').matchAll(/\/\*\* ([A-Za-z][a-z ,]{20,80})[.:;(]/g)) {
-          const words = m[1].replace(/,/g, ' ').split(/\s+/).filter(Boolean);
-          if (words.length >= 4) sentences.add(words.reverse().join(' ').toLowerCase());
-        }
-      }
-      const plain = [...sentences].filter((t) => ownModelWeight(t, false) > 0).slice(0, 30);
+      const plain = plainWordsQueries(ws);
       assert.ok(plain.length >= 15, `${plain.length} plain-words queries`);
       let top1 = 0;
       let overlap = 0;
