@@ -27,10 +27,12 @@ cp train/npm-packages.json "$data/npm/package.json"
 say "3/4 pairs (the benchmarks' sources kept out)"
 # the sources bench/ranking.ts measures on: prepared by it (installed packages, npm corpus, .debs)
 node --import tsx bench/ranking.ts --prepare-only
+# and the trees of the agent benchmark (bench/agent.ts: Debian source packages, unpacked)
+node bench/agent-setup.mjs
 exclude=()
 for d in /usr/lib/python3/dist-packages/{oauthlib,jwt,httplib2,pyparsing,toml} \
   /usr/share/gocode/src/github.com/{spf13/cobra,spf13/pflag,spf13/afero,spf13/viper,google/go-cmp,pkg/errors,pkg/sftp,BurntSushi/toml,pelletier/go-toml,magiconair/properties,fsnotify/fsnotify} \
-  bench/ranking-corpus/node_modules/{lodash,date-fns} bench/.ranking/debs/*/; do
+  bench/ranking-corpus/node_modules/{lodash,date-fns} bench/.ranking/debs/*/ bench/.agent/src/*/tree/; do
   if [ -d "$d" ]; then exclude+=(--exclude-tree "$d"); else say "not there, not excluded: $d"; fi
 done
 node --import tsx train/extract.ts --data "$data" --npm "$data/npm" --out "$data/pairs.jsonl" --manifest train/manifest.json "${exclude[@]}"

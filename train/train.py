@@ -79,7 +79,8 @@ def build_vocab(rows, size, min_df):
     for r in rows:
         df.update(set(r['q']))
         df.update(set(r['c']))
-    terms = [t for t, n in df.most_common() if n >= min_df][: size - 1]
+    # ties broken by the term itself: the same vocabulary whatever Python's string hashing
+    terms = [t for t, n in sorted(df.items(), key=lambda x: (-x[1], x[0])) if n >= min_df][: size - 1]
     return ['<unk>'] + terms  # id 0: never looked up (unknown terms are dropped)
 
 
