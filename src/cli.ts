@@ -43,7 +43,8 @@ const MODEL_HELP = `  --no-embed         keyword-only: load no embedding model
 const SCORE_HELP = `  Each hit shows its relevance: 0-100, its score as a share of the best hit's score in this
   answer (the best is 100). --json also gives the raw "score" (search: the fused score, 0-1 where
   Fathom's own model took part (keyword and meaning scores combined), else reciprocal-rank; similar: cosine similarity, or the keyword score when keyword-only) and "keywordOnly"
-  (the reason, when no embedding model answered; with no hit, one {"noHits":true,"keywordOnly"} line).`;
+  (the reason, when no embedding model answered; with no hit, one {"noHits":true,"keywordOnly"} line).
+  With no hit, the text output says so on stderr ("no results for …") and stdout stays empty.`;
 
 /** Each command's own --help: its synopsis and its options. */
 const HELP: Record<string, string> = {
@@ -709,7 +710,7 @@ async function remoteSearchCommand(query: string, url: string, args: Args): Prom
     const list = (name: string) => strFlag(args, name)?.split(',').map((x) => x.trim()).filter(Boolean);
     const { hits, dirty } = await searchWithOverlay(sql, dir, query, { k: intFlag(args, '--k') ?? 10, mode, embedder, filters: { pathGlob: list('--glob'), language: list('--language'), kind: list('--kind') } });
     if (dirty.length && !json) process.stderr.write(`${dirty.length} file(s) differ from the team index: searched from the folder\n`);
-    printHits(hits, json, mode === 'keyword' ? '--mode keyword' : embedder ? undefined : args.flags.has('--no-embed') ? 'embedding is off (--no-embed)' : 'no embedding model');
+    printHits(hits, json, mode === 'keyword' ? '--mode keyword' : embedder ? undefined : args.flags.has('--no-embed') ? 'embedding is off (--no-embed)' : 'no embedding model', noResults(query, args));
   } finally {
     await sql.end();
     await embedder?.dispose();
@@ -758,9 +759,11 @@ export function relevance(score: number, best: number): number {
  * Prints the hits, text or one JSON line each. `keywordOnly` is why no embedding model
  * answered, when none did: the text output said it on stderr; each JSON line carries it.
  */
-function printHits(hits: SearchHit[], json: boolean, keywordOnly?: string): void {
+/** Hit lines on stdout; with none, `none` on stderr (text output: an empty answer is said, not silent). */
+function printHits(hits: SearchHit[], json: boolean, keywordOnly: string | undefined, none: string): void {
   // no hit, no hit line: the JSON output still says that the answer was keyword-only, and why
   if (json && hits.length === 0 && keywordOnly) process.stdout.write(`${JSON.stringify({ noHits: true, keywordOnly })}\n`);
+  if (!json && hits.length === 0) process.stderr.write(`${none}\n`);
   const best = hits.reduce((m, h) => Math.max(m, h.score), 0);
   for (const [i, h] of hits.entries()) {
     const rel = relevance(h.score, best);
@@ -777,9 +780,16 @@ function printHits(hits: SearchHit[], json: boolean, keywordOnly?: string): void
   }
 }
 
+/** What an empty answer says: the query, and the filters that narrowed it. */
+function noResults(query: string, args: Args): string {
+  const filters = ['--glob', '--language', '--kind'].filter((f) => strFlag(args, f) !== undefined);
+  return `no results for ${JSON.stringify(query)}${filters.length ? ` with ${filters.join(', ')}` : ''}`;
+}
+
 async function searchCommand(args: Args): Promise<number> {
   const query = args.positional[0];
   if (query === undefined) throw new UsageError('fathom search: what query?');
+  if (!query.trim()) throw new UsageError('fathom search: the query is empty');
   const store = strFlag(args, '--store');
   if (isPgUrl(store)) return remoteSearchCommand(query, store, args);
   const k = intFlag(args, '--k') ?? 10;
@@ -797,7 +807,7 @@ async function searchCommand(args: Args): Promise<number> {
   const { engine } = await openEngine(strFlag(args, '--dir') ?? '.', args, args.flags.has('--json'));
   if (mode === 'dense' && !engine.vectors) throw new UsageError(`--mode dense needs an embedding model: ${engine.noEmbedderReason}`);
   const hits = await engine.search(query, { k, mode, filters: { pathGlob: globs, language: list('--language'), kind: list('--kind') } });
-  printHits(hits, args.flags.has('--json'), keywordOnlyReason(engine, mode));
+  printHits(hits, args.flags.has('--json'), keywordOnlyReason(engine, mode), noResults(query, args));
   await engine.embedder?.dispose();
   return 0;
 }
@@ -812,7 +822,7 @@ async function similarCommand(args: Args): Promise<number> {
   if (!engine.files.has(rel)) throw new UsageError(`${rel} is not indexed in ${dir}`);
   if (!engine.chunkAt(rel, Number(m[2]))) throw new UsageError(`no chunk of ${rel} holds line ${m[2]}`);
   const hits = await engine.similar({ path: rel, line: Number(m[2]) }, { k: intFlag(args, '--k') ?? 10 });
-  printHits(hits, args.flags.has('--json'), keywordOnlyReason(engine, 'hybrid'));
+  printHits(hits, args.flags.has('--json'), keywordOnlyReason(engine, 'hybrid'), `nothing similar enough to ${rel}:${m[2]}`);
   await engine.embedder?.dispose();
   return 0;
 }

@@ -144,6 +144,29 @@ describe('CLI: the first run (dist/cli.js)', function () {
     assert.match(fathom(['help', 'similar']).out, /^Usage: fathom similar/);
   });
 
+  it('an empty answer is said on stderr (stdout stays empty), an empty query is a usage error', () => {
+    const none = fathom(['search', 'qqzzxxnothinglikethis', '--dir', dir, '--no-embed']);
+    assert.equal(none.code, 0, none.err);
+    assert.equal(none.out, '');
+    assert.match(none.err, /^no results for "qqzzxxnothinglikethis"$/m);
+    const narrowed = fathom(['search', 'zoom', '--dir', dir, '--no-embed', '--language', 'go']);
+    assert.equal(narrowed.out, '');
+    assert.match(narrowed.err, /^no results for "zoom" with --language$/m);
+    const found = fathom(['search', 'zoom', '--dir', dir, '--no-embed']);
+    assert.doesNotMatch(found.err, /no results/);
+    for (const q of ['', '   ']) {
+      const empty = fathom(['search', q, '--dir', dir, '--no-embed']);
+      assert.equal(empty.code, 2, `query ${JSON.stringify(q)}`);
+      assert.match(empty.err, /the query is empty/);
+    }
+    // nothing above the similarity floor: said too (keyword-only Find Similar, a chunk with no term in common)
+    fs.writeFileSync(path.join(dir, 'src', 'lone.ts'), 'export const qqzzxx = 1;\n');
+    const lone = fathom(['similar', 'src/lone.ts:1', '--dir', dir, '--no-embed']);
+    assert.equal(lone.code, 0, lone.err);
+    assert.equal(lone.out, '');
+    assert.match(lone.err, /^nothing similar enough to src\/lone\.ts:1$/m);
+  });
+
   it('search: relevance 0-100 on one scale (the best hit 100), no unexplained "#17"; ranks named when both lists ranked a hit', () => {
     fathom(['index', dir, '--model-path', TINY]);
     const t = fathom(['search', 'zoom', '--dir', dir]);
