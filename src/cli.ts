@@ -9,14 +9,15 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as v8 from 'node:v8';
-import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type FileChunks, type ResolvedOptions } from './chunkers/index';
+import { chunkFile, decodeBytes, languageOf, prepareLanguagesFor, resolveOptions, type FileChunks, type ResolvedOptions } from './chunkers/index';
 import { formatStats, StatsCollector } from './chunkers/stats';
-import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_TOKENS as DEFAULT_MAX_TOKENS_HELP } from './chunkers/types';
+import { CHUNK_KINDS, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_TOKENS as DEFAULT_MAX_TOKENS_HELP } from './chunkers/types';
 import { createEmbedder, type Embedder, type EmbedderDtype } from './index/embedder';
 import { isStaticModel, loadStaticModel } from './index/static-model';
 import { threadsEmbed, type Engine, type IndexProgress, type SearchHit, type SearchMode } from './index/engine';
+import type { FilterSpec } from './index/rank/fusion';
 import { notRegularReason, walkFiles, type WalkedFile, type WalkProblem } from './workspace/files';
-import { compileGlob, GlobError, splitGlobList } from './workspace/glob';
+import { GlobError, globProblem, splitGlobList } from './workspace/glob';
 import { readStoredModel, StoreLockedError, StoreWriteError } from './index/store';
 import { TokenizerMissingError } from './tokenizer/wordpiece';
 import { connectPg, isPgUrl, PgStoreError, pgStatus, pushFolder, redact, searchWithOverlay } from './index/pgstore';
@@ -707,8 +708,7 @@ async function remoteSearchCommand(query: string, url: string, args: Args): Prom
   if (mode === 'dense' && !embedder) throw new UsageError('--mode dense needs an embedding model');
   const sql = await connectPg(url);
   try {
-    const list = (name: string) => strFlag(args, name)?.split(',').map((x) => x.trim()).filter(Boolean);
-    const { hits, dirty } = await searchWithOverlay(sql, dir, query, { k: intFlag(args, '--k') ?? 10, mode, embedder, filters: { pathGlob: list('--glob'), language: list('--language'), kind: list('--kind') } });
+    const { hits, dirty } = await searchWithOverlay(sql, dir, query, { k: intFlag(args, '--k') ?? 10, mode, embedder, filters: searchFilters(args) });
     if (dirty.length && !json) process.stderr.write(`${dirty.length} file(s) differ from the team index: searched from the folder\n`);
     printHits(hits, json, mode === 'keyword' ? '--mode keyword' : embedder ? undefined : args.flags.has('--no-embed') ? 'embedding is off (--no-embed)' : 'no embedding model', noResults(query, args));
   } finally {
@@ -780,6 +780,24 @@ function printHits(hits: SearchHit[], json: boolean, keywordOnly: string | undef
   }
 }
 
+/**
+ * --glob, --language and --kind as search filters, refused before any work when they can never
+ * match what the user meant: a glob over the bounds or with a `[` / `{` never closed, a kind no
+ * chunker makes (an unknown language is refused once the folder's languages are known).
+ */
+function searchFilters(args: Args): FilterSpec {
+  const list = (name: string) => strFlag(args, name)?.split(',').map((x) => x.trim()).filter(Boolean);
+  const globs = strFlag(args, '--glob') === undefined ? undefined : splitGlobList(strFlag(args, '--glob')!);
+  for (const g of globs ?? []) {
+    const problem = globProblem(g);
+    if (problem) throw new UsageError(`--glob: ${problem} (in ${JSON.stringify(g.length > 80 ? `${g.slice(0, 60)}…` : g)})`);
+  }
+  const kind = list('--kind');
+  const badKinds = (kind ?? []).filter((x) => !(CHUNK_KINDS as readonly string[]).includes(x));
+  if (badKinds.length) throw new UsageError(`--kind: unknown kind ${badKinds.map((x) => JSON.stringify(x)).join(', ')}; the kinds are ${CHUNK_KINDS.join(', ')}`);
+  return { pathGlob: globs?.length ? globs : undefined, language: list('--language'), kind };
+}
+
 /** What an empty answer says: the query, and the filters that narrowed it. */
 function noResults(query: string, args: Args): string {
   const filters = ['--glob', '--language', '--kind'].filter((f) => strFlag(args, f) !== undefined);
@@ -794,19 +812,15 @@ async function searchCommand(args: Args): Promise<number> {
   if (isPgUrl(store)) return remoteSearchCommand(query, store, args);
   const k = intFlag(args, '--k') ?? 10;
   const mode = modeFlag(args);
-  const list = (name: string) => strFlag(args, name)?.split(',').map((x) => x.trim()).filter(Boolean);
-  const globs = strFlag(args, '--glob') === undefined ? undefined : splitGlobList(strFlag(args, '--glob')!);
-  for (const g of globs ?? []) {
-    try {
-      compileGlob(g.replace(/^!/, '')); // refused before any work: too long, too many alternatives
-    } catch (err) {
-      if (err instanceof GlobError) throw new UsageError(`--glob: ${err.message}`);
-      throw err;
-    }
-  }
+  const filters = searchFilters(args);
   const { engine } = await openEngine(strFlag(args, '--dir') ?? '.', args, args.flags.has('--json'));
   if (mode === 'dense' && !engine.vectors) throw new UsageError(`--mode dense needs an embedding model: ${engine.noEmbedderReason}`);
-  const hits = await engine.search(query, { k, mode, filters: { pathGlob: globs, language: list('--language'), kind: list('--kind') } });
+  if (filters.language) {
+    const present = new Set([...engine.files.keys()].map(languageOf));
+    const bad = filters.language.filter((l) => !present.has(l.toLowerCase()));
+    if (bad.length) throw new UsageError(`--language: no indexed file is in ${bad.map((l) => JSON.stringify(l)).join(', ')}; the languages here are ${[...present].sort().join(', ') || 'none'}`);
+  }
+  const hits = await engine.search(query, { k, mode, filters });
   printHits(hits, args.flags.has('--json'), keywordOnlyReason(engine, mode), noResults(query, args));
   await engine.embedder?.dispose();
   return 0;

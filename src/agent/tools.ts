@@ -13,11 +13,10 @@
  */
 import * as path from 'node:path';
 import { z } from 'zod';
-import type { Chunk, ChunkKind } from '../chunkers/types';
+import { CHUNK_KINDS, type Chunk } from '../chunkers/types';
 import { chunkFile, languageOf } from '../chunkers/index';
 import { prepareLanguagesFor } from '../chunkers/treesitter';
-import { compileGlob, splitGlobList } from '../workspace/glob';
-import { errText } from '../util/errors';
+import { globProblem, splitGlobList } from '../workspace/glob';
 import type { SearchHit } from '../index/engine';
 import type { Candidate, LookupResult } from '../i18n/types';
 import { defaultTokenCounter, type TokenCounter } from '../tokenizer/wordpiece';
@@ -616,11 +615,6 @@ async function search(a: SearchArgs, folders: AgentFolder[], counter: TokenCount
   return { text: answer.text, structured: answer.structured };
 }
 
-/** Every chunk kind the chunkers make (a `kind` filter outside it can never match). */
-const CHUNK_KINDS = ['function', 'class', 'method', 'property', 'const', 'interface', 'type', 'enum', 'namespace', 'struct', 'trait', 'impl', 'macro', 'object', 'group', 'module', 'fragment', 'template', 'script', 'style', 'i18n-block', 'schema-property', 'schema', 'i18n-section', 'i18n-labels', 'manifest', 'json', 'section', 'code-block', 'front-matter', 'text'] as const;
-// compile-time check that the list above names every ChunkKind
-const kindsComplete: Record<Exclude<ChunkKind, (typeof CHUNK_KINDS)[number]>, never> = {};
-void kindsComplete;
 
 /**
  * The search filters, refused with the valid values when they can never match: a kind no
@@ -645,27 +639,6 @@ function checkedFilters(a: { glob?: string | string[]; language?: string | strin
     if (problem) throw new ToolError(`invalid glob ${JSON.stringify(g)}: ${problem} (e.g. "src/**", "*.ts", "!**/*.test.ts", "src/*.{js,ts}")`);
   }
   return filters;
-}
-
-function globProblem(glob: string): string | undefined {
-  try {
-    compileGlob(glob);
-  } catch (err) {
-    return errText(err);
-  }
-  let square = false;
-  let braces = 0;
-  for (let i = 0; i < glob.length; i++) {
-    const ch = glob[i];
-    if (ch === '\\') i++;
-    else if (square) square = ch !== ']' || glob[i - 1] === '[' || (glob[i - 1] === '!' && glob[i - 2] === '[');
-    else if (ch === '[') square = true;
-    else if (ch === '{') braces++;
-    else if (ch === '}') braces = Math.max(0, braces - 1);
-  }
-  if (square) return 'a "[" is never closed by "]"';
-  if (braces) return 'a "{" is never closed by "}"';
-  return undefined;
 }
 
 /** Excerpt lines under each of the first files: 2 for the first few, then 1. */

@@ -40,6 +40,12 @@ export type ChunkKind =
   | 'front-matter'
   | 'text';
 
+/** Every chunk kind the chunkers make (a `kind` filter outside it can never match). */
+export const CHUNK_KINDS = ['function', 'class', 'method', 'property', 'const', 'interface', 'type', 'enum', 'namespace', 'struct', 'trait', 'impl', 'macro', 'object', 'group', 'module', 'fragment', 'template', 'script', 'style', 'i18n-block', 'schema-property', 'schema', 'i18n-section', 'i18n-labels', 'manifest', 'json', 'section', 'code-block', 'front-matter', 'text'] as const;
+// compile-time check that the list above names every ChunkKind
+const kindsComplete: Record<Exclude<ChunkKind, (typeof CHUNK_KINDS)[number]>, never> = {};
+void kindsComplete;
+
 export interface SplitInfo {
   /** 0-based index of this piece among the pieces of its unit. */
   index: number;

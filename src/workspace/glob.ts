@@ -19,6 +19,8 @@
  * Options: `basename` matches a pattern without `/` against the last path segment.
  */
 
+import { errText } from '../util/errors';
+
 export class GlobError extends Error {}
 
 /** Longest pattern accepted (characters). */
@@ -281,6 +283,33 @@ export function compileGlob(pattern: string, options: GlobOptions = {}): (path: 
     return false;
   };
   return negated ? (path) => !test(path) : test;
+}
+
+/**
+ * Why a glob can never be what its writer meant, or undefined: over the bounds (`compileGlob`
+ * throws), or a `[` or `{` never closed (read as literal characters, which silently matches
+ * nothing). For a filter a person or an agent typed: refused with this reason, not a silent
+ * "no results".
+ */
+export function globProblem(glob: string): string | undefined {
+  try {
+    compileGlob(glob);
+  } catch (err) {
+    return errText(err);
+  }
+  let square = false;
+  let braces = 0;
+  for (let i = 0; i < glob.length; i++) {
+    const ch = glob[i];
+    if (ch === '\\') i++;
+    else if (square) square = ch !== ']' || glob[i - 1] === '[' || (glob[i - 1] === '!' && glob[i - 2] === '[');
+    else if (ch === '[') square = true;
+    else if (ch === '{') braces++;
+    else if (ch === '}') braces = Math.max(0, braces - 1);
+  }
+  if (square) return 'a "[" is never closed by "]"';
+  if (braces) return 'a "{" is never closed by "}"';
+  return undefined;
 }
 
 /** One predicate for a list of globs: true when any matches. */

@@ -149,9 +149,10 @@ describe('CLI: the first run (dist/cli.js)', function () {
     assert.equal(none.code, 0, none.err);
     assert.equal(none.out, '');
     assert.match(none.err, /^no results for "qqzzxxnothinglikethis"$/m);
-    const narrowed = fathom(['search', 'zoom', '--dir', dir, '--no-embed', '--language', 'go']);
+    const narrowed = fathom(['search', 'zoom', '--dir', dir, '--no-embed', '--glob', 'lib/**']);
+    assert.equal(narrowed.code, 0, narrowed.err);
     assert.equal(narrowed.out, '');
-    assert.match(narrowed.err, /^no results for "zoom" with --language$/m);
+    assert.match(narrowed.err, /^no results for "zoom" with --glob$/m);
     const found = fathom(['search', 'zoom', '--dir', dir, '--no-embed']);
     assert.doesNotMatch(found.err, /no results/);
     for (const q of ['', '   ']) {
@@ -165,6 +166,26 @@ describe('CLI: the first run (dist/cli.js)', function () {
     assert.equal(lone.code, 0, lone.err);
     assert.equal(lone.out, '');
     assert.match(lone.err, /^nothing similar enough to src\/lone\.ts:1$/m);
+  });
+
+  it('search filters that can never match are refused with the reason and the valid values, not answered with "no results"', () => {
+    const refused = (extra: string[], re: RegExp) => {
+      const r = fathom(['search', 'zoom', '--dir', dir, '--no-embed', ...extra]);
+      assert.equal(r.code, 2, `${extra.join(' ')}: ${r.err}`);
+      assert.equal(r.out, '');
+      assert.match(r.err, re);
+    };
+    refused(['--glob', '['], /--glob: a "\[" is never closed by "\]" \(in "\["\)/);
+    refused(['--glob', 'src/*.{ts'], /a "\{" is never closed by "\}"/);
+    refused(['--kind', 'funcion'], /--kind: unknown kind "funcion"; the kinds are function, class, method/);
+    refused(['--language', 'typescirpt'], /--language: no indexed file is in "typescirpt"; the languages here are typescript/);
+    // the valid forms still answer: a brace list with a comma is one glob, a negated glob, any case
+    // of a language, a kind (zoom.ts's two small functions are one `group` chunk)
+    for (const extra of [['--glob', 'src/*.{ts,js}'], ['--glob', '!**/pan.ts'], ['--language', 'TypeScript'], ['--kind', 'group']]) {
+      const ok = fathom(['search', 'zoom', '--dir', dir, '--no-embed', ...extra]);
+      assert.equal(ok.code, 0, ok.err);
+      assert.match(ok.out, /src\/zoom\.ts/, extra.join(' '));
+    }
   });
 
   it('search: relevance 0-100 on one scale (the best hit 100), no unexplained "#17"; ranks named when both lists ranked a hit', () => {
