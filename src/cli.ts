@@ -757,9 +757,9 @@ export function relevance(score: number, best: number): number {
 
 /**
  * Prints the hits, text or one JSON line each. `keywordOnly` is why no embedding model
- * answered, when none did: the text output said it on stderr; each JSON line carries it.
+ * answered, when none did: the text output said it on stderr; each JSON line carries it. With
+ * no hit the text output says `none` on stderr: an empty answer is said, not silent.
  */
-/** Hit lines on stdout; with none, `none` on stderr (text output: an empty answer is said, not silent). */
 function printHits(hits: SearchHit[], json: boolean, keywordOnly: string | undefined, none: string): void {
   // no hit, no hit line: the JSON output still says that the answer was keyword-only, and why
   if (json && hits.length === 0 && keywordOnly) process.stdout.write(`${JSON.stringify({ noHits: true, keywordOnly })}\n`);

@@ -615,7 +615,6 @@ async function search(a: SearchArgs, folders: AgentFolder[], counter: TokenCount
   return { text: answer.text, structured: answer.structured };
 }
 
-
 /**
  * The search filters, refused with the valid values when they can never match: a kind no
  * chunker makes, a language no indexed file has, a glob that does not compile or has an
