@@ -9,6 +9,7 @@ import { diversify } from './rank/diversify';
 import { PHRASE_DEPTH, phraseFirst, proximityOrder, proximityText, shownForm, shownText, wholeValue } from './rank/phrase';
 import { compileFilter, convex, DEFAULT_RRF_K, modelLabel, ownModelWeight, rrf, weighByPath, type FilterSpec, type FusedHit, type RankedList, type ScoredList } from './rank/fusion';
 import type { ChunkHead } from './chunks';
+import { dot } from './ivf';
 import { STATIC_MODEL_NAME } from './static-model';
 import type { EngineCatalog } from './engine-catalog';
 import type { EngineOptions, SearchHit, SearchOptions, SimilarTarget } from './engine-types';
@@ -169,10 +170,8 @@ export class EngineSearch {
     for (const id of ids) {
       if (scores.has(id)) continue;
       const v = vectors.get(id);
-      if (!v) continue;
-      let dot = 0;
-      for (let i = 0; i < v.length; i++) dot += v[i] * qv[i];
-      scores.set(id, dot);
+      // the exact scan's loop (ivf.ts `dot`): the same float as a row the dense top-k scored
+      if (v) scores.set(id, dot(v, 0, qv, v.length, v.length - (v.length % 4)));
     }
   }
 
