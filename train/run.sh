@@ -22,7 +22,7 @@ bash train/fetch.sh
 say "2/4 npm packages into $data/npm"
 mkdir -p "$data/npm"
 cp train/npm-packages.json "$data/npm/package.json"
-(cd "$data/npm" && npm install --ignore-scripts --no-audit --no-fund --legacy-peer-deps --no-package-lock >/dev/null)
+(cd "$data/npm" && npm install --ignore-scripts --no-audit --no-fund --legacy-peer-deps --no-package-lock --loglevel=error >/dev/null)
 
 say "3/4 pairs (the benchmarks' sources kept out)"
 # the sources bench/ranking.ts measures on: prepared by it (installed packages, npm corpus, .debs)
