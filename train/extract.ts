@@ -226,6 +226,58 @@ function licenseOf(src: Source): string {
   }
 }
 
+/**
+ * Open-source licences a training source may have (SPDX ids, and BSD-0-Clause, which some
+ * packages write for 0BSD). Debian's main archive is free software by policy; an npm package
+ * says what it is in its `license` field, and some say "SEE LICENSE IN …" (a vendor's own
+ * terms), "UNLICENSED" or nothing: those are left out, so the model is trained on open code only.
+ */
+const OPEN_LICENCES = new Set(
+  [
+    '0BSD', 'BSD-0-Clause', 'AFL-2.1', 'AFL-3.0', 'Apache-2.0', 'Artistic-2.0', 'BlueOak-1.0.0', 'BSD-2-Clause', 'BSD-3-Clause', 'BSL-1.0',
+    'CC0-1.0', 'CC-BY-3.0', 'CC-BY-4.0', 'EPL-1.0', 'EPL-2.0', 'GPL-2.0', 'GPL-2.0-only', 'GPL-2.0-or-later', 'GPL-3.0',
+    'GPL-3.0-only', 'GPL-3.0-or-later', 'ISC', 'LGPL-2.1', 'LGPL-2.1-only', 'LGPL-2.1-or-later', 'LGPL-3.0',
+    'LGPL-3.0-only', 'LGPL-3.0-or-later', 'MIT', 'MIT-0', 'MPL-2.0', 'Python-2.0', 'Unlicense', 'UPL-1.0', 'WTFPL', 'Zlib',
+  ].map((id) => id.toLowerCase()),
+);
+
+/**
+ * Whether an npm `license` expression is open source: SPDX ids joined by OR (one open
+ * alternative is enough) and AND (every part must be open), parentheses allowed, `+` and
+ * `WITH <exception>` ignored. Anything else (a URL, "SEE LICENSE IN …", "UNLICENSED", "?") is not.
+ */
+export function isOpenLicence(expr: string): boolean {
+  const tokens = expr.replace(/\bWITH\s+[\w.-]+/gi, '').match(/\(|\)|[^\s()]+/g) ?? [];
+  let i = 0;
+  const orExpr = (): boolean => {
+    let open = andExpr();
+    while (/^or$/i.test(tokens[i] ?? '')) {
+      i++;
+      open = andExpr() || open;
+    }
+    return open;
+  };
+  const andExpr = (): boolean => {
+    let open = term();
+    while (/^and$/i.test(tokens[i] ?? '')) {
+      i++;
+      open = term() && open;
+    }
+    return open;
+  };
+  const term = (): boolean => {
+    const t = tokens[i++];
+    if (t === '(') {
+      const open = orExpr();
+      if (tokens[i++] !== ')') return false;
+      return open;
+    }
+    return t !== undefined && OPEN_LICENCES.has(t.replace(/\+$/, '').toLowerCase());
+  };
+  const open = orExpr();
+  return open && i === tokens.length;
+}
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   await prepareLanguagesFor(['a.py', 'a.go', 'a.rs', 'a.ts', 'a.js']);
@@ -246,6 +298,10 @@ async function main(): Promise<void> {
   const all = sources(args.data, args.npm);
   for (const [n, src] of all.entries()) {
     if (n % 200 === 0) process.stderr.write(`[extract] ${n}/${all.length} packages, ${total} pairs, ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
+    if (src.pkg.startsWith('npm:') && !isOpenLicence(licenseOf(src))) {
+      process.stderr.write(`[extract] left out ${src.pkg}@${src.version}: its licence "${licenseOf(src)}" is not an open-source licence\n`);
+      continue;
+    }
     let pairs = 0;
     for (const abs of walk(src.root)) {
       if (pairs >= args.limitPerPackage) break;
