@@ -7,7 +7,7 @@ import type { Chunk } from '../chunkers/types';
 import { embedText } from './embedder';
 import { diversify } from './rank/diversify';
 import { PHRASE_DEPTH, phraseFirst, proximityOrder, proximityText, shownForm, shownText, wholeValue } from './rank/phrase';
-import { compileFilter, convex, DEFAULT_RRF_K, modelLabel, ownModelWeight, rrf, weighByPath, type FilterSpec, type FusedHit, type RankedList, type ScoredList } from './rank/fusion';
+import { compileFilter, convex, DEFAULT_RRF_K, modelLabel, modelTermWeights, ownModelWeight, rrf, weighByPath, type FilterSpec, type FusedHit, type RankedList, type ScoredList } from './rank/fusion';
 import type { ChunkHead } from './chunks';
 import { dot } from './ivf';
 import { STATIC_MODEL_NAME } from './static-model';
@@ -64,7 +64,9 @@ export class EngineSearch {
     const depth = Math.max(50, k * 5);
     const lists: RankedList[] = [];
     const found: KeywordFound = { phrase: false };
-    if (mode !== 'dense') lists.push({ name: 'keyword', ids: this.keywordList(q, depth, filter, found) });
+    // with Fathom's own model, the query's words weighed as it weighs them (fusion.ts modelTermWeights)
+    const termWeight = mode === 'hybrid' ? modelTermWeights(this.catalog.embedder) : undefined;
+    if (mode !== 'dense') lists.push({ name: 'keyword', ids: this.keywordList(q, depth, filter, found, termWeight) });
     // Fathom's own model takes part where it helps (fusion.ts, ownModelWeight); another model always
     const own = !!this.catalog.embedder?.id.startsWith(STATIC_MODEL_NAME);
     const weight = this.catalog.embedder ? (own ? (mode === 'dense' ? 1 : ownModelWeight(q, found.phrase, this.catalog.embedder.coverage?.(q))) : 1) : 0;
@@ -98,8 +100,8 @@ export class EngineSearch {
    * (es) from "Bosnia i Hercegovina" (hr) once one-letter words are dropped, nor "Antígua"
    * from "Antigua" once accents are folded. Measured by `fathom eval` (i18n route).
    */
-  private keywordList(q: string, depth: number, filter: ((docId: number) => boolean) | undefined, found: KeywordFound): number[] {
-    const hits = this.catalog.keyword.search(q, { k: Math.max(depth, PHRASE_DEPTH), filter });
+  private keywordList(q: string, depth: number, filter: ((docId: number) => boolean) | undefined, found: KeywordFound, termWeight?: (term: string) => number): number[] {
+    const hits = this.catalog.keyword.search(q, { k: Math.max(depth, PHRASE_DEPTH), filter, termWeight });
     found.scores = new Map(hits.map((h) => [h.docId, h.score]));
     const texts = new Map<number, string | undefined>();
     const textOf = (id: number) => {

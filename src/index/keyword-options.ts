@@ -65,6 +65,8 @@ export interface KeywordSearchOptions {
   maxPostings?: number;
   /** Overrides the index's `namesake` weight for this query (0: no identifier-level tie-break). */
   namesake?: number;
+  /** Each typed term's weight in the score (default 1): fusion.ts `modelTermWeights`. */
+  termWeight?: (term: string) => number;
 }
 
 export const DEFAULT_CANDIDATES = 200;

@@ -64,12 +64,13 @@ export interface TermPlan {
  * `queryTerms` is a concept, except an added stem, which joins its term's; two adjacent
  * words also match as their compound (`dark mode` → `darkmode`, `dark-mode`) and a word as
  * its code synonyms, when the index knows them. `dfOf` gives a term's document frequency
- * (undefined: not in the index), `N` the number of documents. Every term the plan may ask
- * about is in `planTerms(query, config)`.
+ * (undefined: not in the index), `N` the number of documents. `termWeight` weighs each typed
+ * term (default 1: Fathom's model's learned weights for a plain-words query, fusion.ts
+ * `modelTermWeights`). Every term the plan may ask about is in `planTerms(query, config)`.
  */
-export function planQuery(query: string, config: PlanConfig, dfOf: (term: string) => number | undefined, N: number): TermPlan {
+export function planQuery(query: string, config: PlanConfig, dfOf: (term: string) => number | undefined, N: number, termWeight?: (term: string) => number): TermPlan {
   const draft = draftPlan(dfOf, N);
-  const conceptOf = addConcepts(query, config, draft);
+  const conceptOf = addConcepts(query, config, draft, termWeight);
   addWordTerms(query, config, draft, conceptOf);
   return draft.plan;
 }
@@ -105,8 +106,8 @@ function draftPlan(dfOf: (term: string) => number | undefined, N: number): PlanD
   return { plan, add };
 }
 
-/** The query's terms at weight 1, each a concept of its own but an added stem, which joins its term's; returns each term's concept. */
-function addConcepts(query: string, config: PlanConfig, draft: PlanDraft): Map<string, number> {
+/** The query's terms at weight 1 (or `termWeight`'s), each a concept of its own but an added stem, which joins its term's; returns each term's concept. */
+function addConcepts(query: string, config: PlanConfig, draft: PlanDraft, termWeight?: (term: string) => number): Map<string, number> {
   const weak: number[] = [];
   const all = termsWithWeakness(query, { stem: config.stem, singleDigits: config.singleDigits }, weak);
   const { conceptIdf } = draft.plan;
@@ -127,7 +128,7 @@ function addConcepts(query: string, config: PlanConfig, draft: PlanDraft): Map<s
       conceptIdf.push(0);
     }
     last = c;
-    draft.add(t, 1, c < 31 ? 1 << c : 0);
+    draft.add(t, termWeight ? termWeight(t) : 1, c < 31 ? 1 << c : 0);
   }
   return conceptOf;
 }

@@ -349,7 +349,7 @@ export class KeywordIndex {
     const k = Math.floor(options.k ?? 10);
     if (!(k > 0) || this.intOf.size === 0 || typeof query !== 'string') return [];
     const filter = options.filter;
-    const plan = this.plan(query);
+    const plan = this.plan(query, options.termWeight);
     const ids = plan.ids;
     if (ids.length === 0) return [];
     const pass = filter ? this.internalFilter(filter) : undefined;
@@ -371,12 +371,18 @@ export class KeywordIndex {
    * words also match as their compound (`dark mode` → `darkmode`, `dark-mode`) and a word as
    * its code synonyms, when the index knows them.
    */
-  private plan(query: string): QueryPlan {
+  private plan(query: string, termWeight?: (term: string) => number): QueryPlan {
     const N = this.intOf.size;
-    const p = planQuery(query, this, (t) => {
-      const id = this.vocab.get(t);
-      return id === undefined ? undefined : this.df[id];
-    }, N);
+    const p = planQuery(
+      query,
+      this,
+      (t) => {
+        const id = this.vocab.get(t);
+        return id === undefined ? undefined : this.df[id];
+      },
+      N,
+      termWeight,
+    );
     return { ids: p.terms.map((t) => this.vocab.get(t)!), weight: p.weight, covers: p.covers, conceptIdf: p.conceptIdf };
   }
 

@@ -93,6 +93,36 @@ describe("Fathom's own model (static-model)", function () {
     assert.ok(foreign.every((h) => h.why.dense === undefined && h.why.keyword !== undefined), JSON.stringify(foreign.map((h) => h.why)));
   });
 
+  it("weighs a query's words in the keyword list of a hybrid search as its query rows do (length over the median's, ^0.5, within 0.25..2); keyword mode as before", async () => {
+    const file = path.join(dir, 'weights.bin');
+    // query rows: "cookie" 4 times the median's length, "create" and "value" a sixteenth of it (the vocabulary is S-stemmed, as modelTerms reads)
+    const vocab = ['<unk>', 'cookie', 'create', 'value', 'session', 'lorem', 'ipsum', 'dolor'];
+    const q = [[0, 0, 0], [4, 0, 0], [0, 1 / 16, 0], [0, 0, 1 / 16], [0, 1, 0], [0, 0, 1], [1, 0, 0], [0, 1, 0]];
+    writeModel(file, vocab, q, q.map((row, i) => (i ? [1, i, 0] : row)));
+    const r = loadStaticModel(file);
+    assert.ok('embedder' in r, JSON.stringify(r));
+    const e = r.embedder;
+    assert.equal(e.queryTermWeight('cookie'), 2);
+    assert.equal(e.queryTermWeight('create'), 0.25);
+    assert.equal(e.queryTermWeight('session'), 1);
+    assert.equal(e.queryTermWeight('creates'), 0.25, 'looked up as the model reads it (S-stemmed)');
+    assert.equal(e.queryTermWeight('qwertyuiop'), 1, 'a word the model does not know');
+    const ws = path.join(dir, 'weights-ws');
+    fs.mkdirSync(ws, { recursive: true });
+    fs.writeFileSync(path.join(ws, 'form.txt'), 'creates value\n');
+    fs.writeFileSync(path.join(ws, 'jar.txt'), 'cookie lorem\n');
+    for (let i = 0; i < 6; i++) fs.writeFileSync(path.join(ws, `other${i}.txt`), `ipsum dolor ${i}\n`);
+    const engine = new Engine({ embedder: e });
+    for await (const _ of engine.indexFolder(ws)) void _;
+    for await (const _ of engine.embedPending()) void _;
+    const query = 'creates a cookie value';
+    const byWords = (await engine.search(query, { k: 3, mode: 'keyword' })).map((h) => h.chunk.path);
+    assert.equal(byWords[0], 'form.txt', 'every word at 1: two words of the query beat one');
+    const hybrid = await engine.search(query, { k: 3 });
+    const keywordRank = (p: string) => hybrid.find((h) => h.chunk.path === p)?.why.keyword;
+    assert.deepEqual([keywordRank('jar.txt'), keywordRank('form.txt')], [1, 2], JSON.stringify(hybrid.map((h) => [h.chunk.path, h.why])));
+  });
+
   it('vectorInto writes the same bits as vector, at any offset of a shared buffer', () => {
     const r = loadStaticModel();
     assert.ok('embedder' in r, JSON.stringify(r));

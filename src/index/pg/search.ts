@@ -5,7 +5,7 @@ import { type SearchHit, type SearchMode } from '../engine';
 import { Int8Rows } from '../int8-scan';
 import { dot8, TopHeap } from '../ivf';
 import { COVERAGE_MAX_CONCEPTS, KeywordIndex, planQuery, planTerms } from '../keyword';
-import { compileFilter, convex, DEFAULT_RRF_K, ownModelWeight, rrf, weighByPath, type FilterSpec, type RankedList } from '../rank/fusion';
+import { compileFilter, convex, DEFAULT_RRF_K, modelTermWeights, ownModelWeight, rrf, weighByPath, type FilterSpec, type RankedList } from '../rank/fusion';
 import { phraseFirst, proximityOrder, proximityText, shownForm, shownText } from '../rank/phrase';
 import { STATIC_MODEL_NAME } from '../static-model';
 import { prepared } from './connect';
@@ -257,13 +257,20 @@ const accumulators: Accumulator[] = [];
  * holds their postings; another only when the read terms give fewer than `want` candidates and
  * more terms are there.
  */
-async function keywordRank(sql: Sql, query: string, want: number, maxPostings: number, cold = false): Promise<{ ranked: Array<{ id: number; score: number }>; cache?: PostingCache; meta?: Map<string, string> }> {
+async function keywordRank(
+  sql: Sql,
+  query: string,
+  want: number,
+  maxPostings: number,
+  cold = false,
+  termWeight?: (term: string) => number,
+): Promise<{ ranked: Array<{ id: number; score: number }>; cache?: PostingCache; meta?: Map<string, string> }> {
   const K = kw();
   const asked = planTerms(query, K);
   if (!asked.length) return { ranked: [] };
   const terms = await readTerms(sql, asked, maxPostings, cold);
   const { cache, meta } = terms;
-  const plan = planQuery(query, K, (t) => terms.dfOf.get(t), terms.N);
+  const plan = planQuery(query, K, (t) => terms.dfOf.get(t), terms.N, termWeight);
   if (!plan.terms.length) return { ranked: [], cache, meta };
   const dfq = plan.terms.map((t) => terms.dfOf.get(t)!);
   const idfRaw = dfq.map((df) => Math.log(1 + (terms.N - df + 0.5) / (df + 0.5)));
@@ -656,9 +663,9 @@ interface KeywordRanked {
 }
 
 /** BM25F over the postings, then the filters on the ranked chunks' facts. */
-async function keywordRanked(sql: Sql, a: Answer): Promise<KeywordRanked> {
+async function keywordRanked(sql: Sql, a: Answer, termWeight?: (term: string) => number): Promise<KeywordRanked> {
   const { q, options, depth } = a;
-  const { ranked: rankedHits, cache, meta } = await keywordRank(sql, q, Math.max(a.fetch, kw().candidates) * (a.filtering ? 4 : 1), options.maxPostings ?? PG_MAX_POSTINGS, options.cold);
+  const { ranked: rankedHits, cache, meta } = await keywordRank(sql, q, Math.max(a.fetch, kw().candidates) * (a.filtering ? 4 : 1), options.maxPostings ?? PG_MAX_POSTINGS, options.cold, termWeight);
   if (cache) options.seen?.add(cache.generation);
   const ranked = rankedHits.map((h) => h.id);
   const scoreOf = new Map(rankedHits.map((h) => [h.id, h.score]));
@@ -729,7 +736,8 @@ function cacheOf(sql: Sql, generation: string, cold: boolean | undefined): Posti
 async function lists(sql: Sql, a: Answer, embedder: Embedder | undefined, keyword: boolean, found: { phrase: boolean }): Promise<Lists> {
   const qv = embedder ? embedder.embed([a.q], undefined, { urgent: true, query: true }) : undefined;
   qv?.catch(() => undefined); // awaited below; a failure there, not as an unhandled rejection meanwhile
-  const r = keyword ? await keywordRanked(sql, a) : undefined;
+  // as the local engine: with Fathom's own model, the query's words weighed as it weighs them (fusion.ts modelTermWeights)
+  const r = keyword ? await keywordRanked(sql, a, modelTermWeights(embedder)) : undefined;
   const d = embedder ? await denseFound(sql, a, embedder, qv!, r?.meta, r?.passed ?? []) : undefined;
   const ids = [...(r?.passed ?? []), ...(d && 'hits' in d ? d.hits.map((h) => h.id) : [])];
   const cache = r ? r.cache : d && 'hits' in d ? cacheOf(sql, d.generation, a.options.cold) : undefined;
