@@ -298,8 +298,9 @@ async function main(): Promise<void> {
   const all = sources(args.data, args.npm);
   for (const [n, src] of all.entries()) {
     if (n % 200 === 0) process.stderr.write(`[extract] ${n}/${all.length} packages, ${total} pairs, ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
-    if (src.pkg.startsWith('npm:') && !isOpenLicence(licenseOf(src))) {
-      process.stderr.write(`[extract] left out ${src.pkg}@${src.version}: its licence "${licenseOf(src)}" is not an open-source licence\n`);
+    const licence = licenseOf(src);
+    if (src.pkg.startsWith('npm:') && !isOpenLicence(licence)) {
+      process.stderr.write(`[extract] left out ${src.pkg}@${src.version}: its licence "${licence}" is not an open-source licence\n`);
       continue;
     }
     let pairs = 0;
@@ -343,7 +344,7 @@ async function main(): Promise<void> {
         total++;
       }
     }
-    if (pairs) manifest.push({ language: src.lang, package: src.pkg, version: src.version, license: licenseOf(src), pairs });
+    if (pairs) manifest.push({ language: src.lang, package: src.pkg, version: src.version, license: licence, pairs });
   }
   fs.closeSync(out);
   if (args.manifest) fs.writeFileSync(args.manifest, `${JSON.stringify({ pairs: total, excludedByTree: dropped, sources: manifest }, null, 1)}\n`);

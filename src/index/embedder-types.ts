@@ -34,7 +34,7 @@ export interface Embedder {
   chunkVectorInto?(header: string, text: string, packed: Int32Array, at: number, out: Float32Array, offset: number): number;
   /** Optional (Fathom's own model): the share of a text's terms its vocabulary knows, 0..1. */
   coverage?(text: string): number;
-  /** Optional (Fathom's own model): a query term's weight in the keyword ranking of a plain-words query (static-model.ts). */
+  /** Optional (Fathom's own model): a query term's weight in a hybrid search's keyword ranking (static-model.ts). */
   queryTermWeight?(term: string): number;
 }
 

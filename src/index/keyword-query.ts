@@ -65,7 +65,7 @@ export interface TermPlan {
  * words also match as their compound (`dark mode` → `darkmode`, `dark-mode`) and a word as
  * its code synonyms, when the index knows them. `dfOf` gives a term's document frequency
  * (undefined: not in the index), `N` the number of documents. `termWeight` weighs each typed
- * term (default 1: Fathom's model's learned weights for a plain-words query, fusion.ts
+ * term (default 1; a hybrid search with Fathom's model: its learned weights, fusion.ts
  * `modelTermWeights`). Every term the plan may ask about is in `planTerms(query, config)`.
  */
 export function planQuery(query: string, config: PlanConfig, dfOf: (term: string) => number | undefined, N: number, termWeight?: (term: string) => number): TermPlan {

@@ -38,7 +38,7 @@ export const STATIC_MODEL_FILE = 'fathom-code-search.bin';
 const MAGIC = 'FTHM';
 
 /**
- * A query term's weight in the keyword ranking of a plain-words query (`queryTermWeight`):
+ * A query term's weight in a hybrid search's keyword ranking (`queryTermWeight`):
  * (the length of its query row / the median row's) ^ QUERY_TERM_POWER, within
  * [QUERY_TERM_MIN, QUERY_TERM_MAX]. Training folds each term's learned weight into its row, so
  * the length says how much the model lets a word of a doc sentence count: little for "creates",
@@ -241,7 +241,7 @@ export class StaticEmbedder implements Embedder {
   }
 
   /**
-   * A query term's weight in the keyword ranking of a plain-words query (see QUERY_TERM_POWER):
+   * A query term's weight in a hybrid search's keyword ranking (see QUERY_TERM_POWER):
    * `term` as the keyword index has it, looked up as is or as `modelTerms` reads it (S-stemmed);
    * 1 for a term the model does not know.
    */
