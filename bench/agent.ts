@@ -189,6 +189,8 @@ interface Score {
   top5: number;
   /** Share of the gold files among the first 5 distinct files of the (2,000-token) answer: the measure. */
   r5: number;
+  /** The best r5 any ranking can reach: a change of n > 5 files has at most 5 of them in the first 5 (5 / n). */
+  best: number;
 }
 
 function score(tasks: Task[], answers: Map<Task, Answer>): Score | undefined {
@@ -197,7 +199,9 @@ function score(tasks: Task[], answers: Map<Task, Answer>): Score | undefined {
   let recall = 0;
   let top5 = 0;
   let r5 = 0;
+  let best = 0;
   for (const t of tasks) {
+    best += Math.min(5, t.gold.length) / t.gold.length;
     const a = answers.get(t)!;
     r5 += t.gold.filter((g) => a.answer.slice(0, 5).includes(g)).length / t.gold.length;
     const inAnswer = t.gold.filter((g) => a.answer.includes(g)).length;
@@ -206,7 +210,7 @@ function score(tasks: Task[], answers: Map<Task, Answer>): Score | undefined {
     top5 += t.gold.some((g) => a.ranked.slice(0, 5).includes(g)) ? 1 : 0;
   }
   const n = Math.max(1, tasks.length);
-  return { tasks: tasks.length, hit: hit / n, recall: recall / n, top5: top5 / n, r5: r5 / n };
+  return { tasks: tasks.length, hit: hit / n, recall: recall / n, top5: top5 / n, r5: r5 / n, best: best / n };
 }
 
 // --- the protocol --------------------------------------------------------------------------------
@@ -377,11 +381,11 @@ async function main(): Promise<void> {
     `unreachable: ${Object.entries(status.unreachable).map(([k, v]) => `${k} (${v})`).join('; ') || 'none'}`,
     `tasks: ${tasks.length}; not tasks: ${Object.entries(dropped).map(([k, v]) => `${v} ${k}`).join(', ')}`,
     '',
-    'r@5: share of the changed files among the first 5 distinct files of the answer (the measure); fathom: the search tool\'s answer to { query }; keyword: the same with mode "keyword" (the former, keyword-only figure); rg r@5: ripgrep\'s ranking (files by match count); rg lines: `rg -n` output (path:line:text) in file-rank order; rg -m3: at most 3 lines per file; rg files: the ranked paths alone. h/r/t5: a changed file in the 2,000-token answer / share of them in it / one in the first 5 of the ranking',
-    `${'group'.padEnd(28)} ${'n'.padStart(3)}  ${'fathom r@5'.padEnd(10)} ${'keyword r@5'.padEnd(11)} ${'rg r@5'.padEnd(6)} ${baseTool ? `${'base r@5'.padEnd(8)} ` : ''} ${'fathom h/r/t5'.padEnd(16)} ${'keyword h/r/t5'.padEnd(16)} ${'rg lines h/r'.padEnd(12)} ${'rg -m3 h/r'.padEnd(12)} ${'rg files h/r'.padEnd(12)} ${'rg top5'.padEnd(7)}`,
+    'r@5: share of the changed files among the first 5 distinct files of the answer (the measure); best r@5: the most any ranking can reach (a change of n > 5 files: 5 / n); fathom: the search tool\'s answer to { query }; keyword: the same with mode "keyword" (the former, keyword-only figure); rg r@5: ripgrep\'s ranking (files by match count); rg lines: `rg -n` output (path:line:text) in file-rank order; rg -m3: at most 3 lines per file; rg files: the ranked paths alone. h/r/t5: a changed file in the 2,000-token answer / share of them in it / one in the first 5 of the ranking',
+    `${'group'.padEnd(28)} ${'n'.padStart(3)}  ${'fathom r@5'.padEnd(10)} ${'best r@5'.padEnd(8)} ${'keyword r@5'.padEnd(11)} ${'rg r@5'.padEnd(6)} ${baseTool ? `${'base r@5'.padEnd(8)} ` : ''} ${'fathom h/r/t5'.padEnd(16)} ${'keyword h/r/t5'.padEnd(16)} ${'rg lines h/r'.padEnd(12)} ${'rg -m3 h/r'.padEnd(12)} ${'rg files h/r'.padEnd(12)} ${'rg top5'.padEnd(7)}`,
     ...rows.map(
       (r) =>
-        `${r.name.padEnd(28)} ${String(r.fathom.tasks).padStart(3)}  ${f(r.fathom.r5).padEnd(10)} ${f(r.keyword.r5).padEnd(11)} ${f(r.ripgrepFiles.r5).padEnd(6)} ${r.base ? `${f(r.base.r5).padEnd(8)} ` : ''} ${`${f(r.fathom.hit)}/${f(r.fathom.recall)}/${f(r.fathom.top5)}`.padEnd(16)} ${`${f(r.keyword.hit)}/${f(r.keyword.recall)}/${f(r.keyword.top5)}`.padEnd(16)} ${`${f(r.ripgrep.hit)}/${f(r.ripgrep.recall)}`.padEnd(12)} ${`${f(r.ripgrepCapped.hit)}/${f(r.ripgrepCapped.recall)}`.padEnd(12)} ${`${f(r.ripgrepFiles.hit)}/${f(r.ripgrepFiles.recall)}`.padEnd(12)} ${f(r.ripgrep.top5)}`,
+        `${r.name.padEnd(28)} ${String(r.fathom.tasks).padStart(3)}  ${f(r.fathom.r5).padEnd(10)} ${f(r.fathom.best).padEnd(8)} ${f(r.keyword.r5).padEnd(11)} ${f(r.ripgrepFiles.r5).padEnd(6)} ${r.base ? `${f(r.base.r5).padEnd(8)} ` : ''} ${`${f(r.fathom.hit)}/${f(r.fathom.recall)}/${f(r.fathom.top5)}`.padEnd(16)} ${`${f(r.keyword.hit)}/${f(r.keyword.recall)}/${f(r.keyword.top5)}`.padEnd(16)} ${`${f(r.ripgrep.hit)}/${f(r.ripgrep.recall)}`.padEnd(12)} ${`${f(r.ripgrepCapped.hit)}/${f(r.ripgrepCapped.recall)}`.padEnd(12)} ${`${f(r.ripgrepFiles.hit)}/${f(r.ripgrepFiles.recall)}`.padEnd(12)} ${f(r.ripgrep.top5)}`,
     ),
   ];
   if (proto) {
