@@ -205,7 +205,13 @@ export function describeTools(folders: AgentFolder[]): Record<ToolName, { title:
 // ---------------------------------------------------------------------------------------------
 // Output schemas (structuredContent)
 
-const why = z.object({ keyword: z.number().optional(), dense: z.number().optional(), fused: z.number() });
+const why = z.object({
+  keyword: z.number().optional(),
+  dense: z.number().optional(),
+  /** The model behind the meaning rank (set on every hit with a dense rank by a folder with a model). */
+  model: z.string().optional(),
+  fused: z.number(),
+});
 const hit = z.object({
   folder: z.string(),
   path: z.string(),
@@ -407,7 +413,7 @@ const FENCE_LANG: Record<string, string> = { javascript: 'js', typescript: 'ts',
 
 /** Why a hit ranked, and its score on the answers' one scale (SCORE_SCALE), as in `score`. */
 function whyWords(w: SearchHit['why'], score: number): string {
-  const parts = [w.keyword ? `keyword #${w.keyword}` : '', w.dense ? `meaning #${w.dense}` : ''].filter(Boolean);
+  const parts = [w.keyword ? `keyword #${w.keyword}` : '', w.dense ? `meaning #${w.dense}${w.model ? ` by ${w.model}` : ''}` : ''].filter(Boolean);
   return `${parts.join(', ') || 'ranked'} (score ${score.toFixed(2)})`;
 }
 
