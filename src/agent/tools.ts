@@ -167,7 +167,7 @@ export const descriptions: Record<ToolName, { title: string; description: string
   },
   definitions: {
     title: 'Where a symbol is defined',
-    description: 'The units (functions, classes, methods, types, constants…) whose name is exactly this symbol, as the chunkers parsed them, each whole with path:startLine-endLine; "no match" when none is named so (no near names).',
+    description: 'The units (functions, classes, methods, types, constants…) whose name is exactly this symbol, as the chunkers parsed them, each whole with path:startLine-endLine (a class too large for one chunk: its whole range, shown by its head up to its first member); "no match" when none is named so (no near names).',
   },
   references: {
     title: 'Where a symbol is used',
@@ -1274,8 +1274,12 @@ interface DefinitionMatch {
 function indexedDefinitions(f: AgentFolder, match: DefinitionMatch, accept: (path: string) => boolean, defs: Definition[]): Map<string, Chunk[]> {
   const seen = new Set<string>();
   const holders = new Map<string, Chunk[]>();
+  // files with a container that was cut into its members (its own lines are fragments named by it)
+  const split = new Set<string>();
   for (const c of chunksOfFolder(f)) {
     if (PROSE_KINDS.has(c.kind) || !accept(c.path)) continue;
+    const dot = c.symbol ? c.symbol.lastIndexOf('.') : -1;
+    if (c.kind === 'fragment' ? match.nameOk(c.symbol) : dot > 0 && match.nameOk(c.symbol!.slice(0, dot))) split.add(c.path);
     if (match.nameOk(c.symbol) && match.kindOk(c.kind)) {
       const pieces = piecesOf(f.chunksOf(c.path) ?? [c], c);
       const key = `${c.path}\0${pieces[0].id}`;
@@ -1289,7 +1293,50 @@ function indexedDefinitions(f: AgentFolder, match: DefinitionMatch, accept: (pat
       list.push(c);
     }
   }
+  for (const p of [...split].sort()) splitContainers(f, p, match, defs);
   return holders;
+}
+
+/** A line declaring `leaf` as a container (`class X`, `pub struct X`, `export default class X`, `interface X` …): its kind. */
+function declaredKind(text: string, leaf: string): string | undefined {
+  const name = leaf.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const re = new RegExp(`^[ \\t]*(?:(?:export|default|abstract|public|private|protected|internal|static|final|sealed|partial|data|open|pub(?:\\([^)]*\\))?|unsafe)\\s+)*(class|struct|interface|trait|impl|enum|namespace|module|object)\\s+${name}\\b`, 'm');
+  return re.exec(text)?.[1];
+}
+
+/**
+ * A container too large for one chunk is cut into its members' chunks (`X.method` …) and its own
+ * leftover lines (declaration, docstring, fields: fragments named `X`, or the declaration joined
+ * to the first member's chunk). Its definition: from its first to its last piece, shown by its
+ * own head (the declaration and what follows it up to the first member).
+ */
+function splitContainers(f: AgentFolder, p: string, match: DefinitionMatch, defs: Definition[]): void {
+  const chunks = (f.chunksOf(p) ?? []).filter((c) => !PROSE_KINDS.has(c.kind) && c.symbol);
+  const names = new Set<string>();
+  for (const c of chunks) {
+    if (c.kind === 'fragment' && match.nameOk(c.symbol)) names.add(c.symbol!);
+    const dot = c.symbol!.lastIndexOf('.');
+    if (c.kind !== 'fragment' && dot > 0 && match.nameOk(c.symbol!.slice(0, dot))) names.add(c.symbol!.slice(0, dot));
+  }
+  for (const symbol of names) {
+    // a unit named so that is whole already is listed (by the caller)
+    if (defs.some((d) => d.folder === f && d.path === p && d.symbol === symbol)) continue;
+    const own = chunks.filter((c) => c.kind === 'fragment' && c.symbol === symbol);
+    const members = chunks.filter((c) => c.kind !== 'fragment' && c.symbol!.startsWith(`${symbol}.`));
+    const pieces = [...own, ...members].sort((a, b) => a.start.offset - b.start.offset);
+    if (!pieces.length) continue;
+    const first = pieces[0];
+    const last = pieces.reduce((m, c) => (c.end.offset > m.end.offset ? c : m));
+    // the head: its own lines from the first piece up to its first member (the first piece itself when the declaration joined a member)
+    const headEnd = own.includes(first) ? pieces.findIndex((c) => !own.includes(c)) : 1;
+    const head = stitch(pieces.slice(0, headEnd < 0 ? pieces.length : headEnd));
+    const declared = declaredKind(head.text.split('\n').slice(0, 8).join('\n'), symbol.slice(symbol.lastIndexOf('.') + 1));
+    // a declaration joined to a member: only when the member's chunk holds it (else `X.y` may name an object's key, a namespace …)
+    if (!own.length && !declared) continue;
+    const kind = declared ?? 'class';
+    if (!match.kindOk(kind)) continue;
+    defs.push({ folder: f, path: p, language: first.language, kind, symbol, startLine: first.start.line, endLine: last.end.line, text: head.text });
+  }
 }
 
 /** Members named so inside the holders' files (chunked again at a small budget, so that a member is a unit of its own), added to `defs` unless listed already. */

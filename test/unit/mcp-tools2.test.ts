@@ -16,6 +16,8 @@ import { describeTools, descriptions, inputShapes } from '../../src/agent/tools'
 
 
 const LONG_LINES = 400;
+/** The last line of LayerStore in src/big/store.py (its last method's last line). */
+const LAYER_STORE_END = 4 + 1 + 1 + 60 + 1 + 1 + 1 + 1 + 20 * 4 - 1;
 
 function workspace(prefix: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -28,6 +30,14 @@ function workspace(prefix: string): string {
   fs.writeFileSync(path.join(dir, 'src', 'util', 'doc.js'), "/**\n * helperName returns the helper's name.\n */\nexport function helperName () {\n  return 'helper'\n}\n");
   // a line on which (a+)+$ backtracks without end
   fs.writeFileSync(path.join(dir, 'src', 'util', 'aaa.js'), `export const aaa = '${'a'.repeat(60)}!'\n`);
+  // containers too large for one chunk: a Python class with a long docstring (its own lines become
+  // fragments named by it) and a TypeScript class whose declaration joins its first method's chunk
+  fs.mkdirSync(path.join(dir, 'src', 'big'), { recursive: true });
+  const doc = Array.from({ length: 60 }, (_, i) => `    option_${i}: what the layer store does with option ${i} when it loads tiles.`).join('\n');
+  const pyMethods = Array.from({ length: 20 }, (_, i) => `    def load_${i}(self, tile):\n        """Loads tile kind ${i}."""\n        return self.cache.get(tile, ${i}) or self.fetch(tile, kind=${i})\n`).join('\n');
+  fs.writeFileSync(path.join(dir, 'src', 'big', 'store.py'), `import os\n\n\nclass LayerStore(object):\n    """Keeps the layers of a map.\n\n${doc}\n    """\n\n    kind = 'layers'\n\n${pyMethods}\n\ndef after():\n    return 1\n`);
+  const tsMethods = Array.from({ length: 30 }, (_, i) => `  method${i}(a: number, b: string): string {\n    const x = a * ${i} + b.length;\n    return x > 10 ? b.repeat(${i}) : String(x) + ' widget ${i}';\n  }`).join('\n');
+  fs.writeFileSync(path.join(dir, 'src', 'big', 'registry.ts'), `import { Base } from './base';\n\nexport class WidgetRegistry<T> extends Base {\n${tsMethods}\n}\n`);
   return dir;
 }
 
@@ -115,6 +125,25 @@ describe('fathom mcp: read, definitions, references, files, exact search modes (
     assert.ok(!near.isError);
     assert.match(near.content[0].text, /no match/);
     assert.deepEqual(near.structuredContent!.definitions, []);
+  });
+
+  it('definitions: a class cut into its members is found whole, from its declaration to its last member, shown by its head', async () => {
+    const cases: Array<[string, string, number, number, RegExp]> = [
+      ['LayerStore', 'src/big/store.py', 4, LAYER_STORE_END, /^## src\/big\/store\.py:4-\d+ · class LayerStore\n```python\nclass LayerStore\(object\):\n {4}"""Keeps the layers of a map\./m],
+      ['WidgetRegistry', 'src/big/registry.ts', 3, 124, /^## src\/big\/registry\.ts:3-124 · class WidgetRegistry\n```ts\nexport class WidgetRegistry<T> extends Base \{\n {2}method0\(/m],
+    ];
+    for (const [name, file, startLine, endLine, head] of cases) {
+      const d = await call('definitions', { symbol: name });
+      assert.ok(!d.isError, d.content[0].text);
+      const defs = d.structuredContent!.definitions as Array<{ path: string; kind: string; startLine: number; endLine: number; symbol: string }>;
+      assert.deepEqual(defs.map((x) => [x.path, x.kind, x.symbol, x.startLine, x.endLine]), [[file, 'class', name, startLine, endLine]]);
+      assert.match(d.content[0].text, head);
+    }
+    // its members stay definitions of their own; a kind filter applies to the container's declared kind
+    const m = await call('definitions', { symbol: 'load_3' });
+    assert.deepEqual((m.structuredContent!.definitions as Array<{ symbol: string }>).map((x) => x.symbol), ['LayerStore.load_3']);
+    const fn = await call('definitions', { symbol: 'LayerStore', kind: 'function' });
+    assert.deepEqual(fn.structuredContent!.definitions, []);
   });
 
   it('references: every line holding the symbol as a whole identifier, the definition marked; none is "no match"', async () => {
