@@ -1078,7 +1078,8 @@ function scanFolders(folders: AgentFolder[], mode: ExactMode, pattern: string, a
   return out;
 }
 
-const isDefinitionOf = (c: Chunk, name: string) => !!c.symbol && !PROSE_KINDS.has(c.kind) && symbolNames(c.symbol).includes(name);
+/** A chunk that may hold the line defining `name`: named so, and the first piece of its unit (a later piece of a unit cut in pieces only uses the name: a docstring's example, a field typed by it). */
+const isDefinitionOf = (c: Chunk, name: string) => !!c.symbol && !PROSE_KINDS.has(c.kind) && !(c.split && c.split.index > 0) && symbolNames(c.symbol).includes(name);
 
 /** A line that is a comment (`//`, `#`, `/*`, ` * `, `--`, a docstring's quotes): a doc comment naming the unit is not its definition. */
 const COMMENT_LINE = /^\s*(?:\/\/|#|\/\*|\*|--|"""|''')/;

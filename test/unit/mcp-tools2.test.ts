@@ -17,7 +17,7 @@ import { describeTools, descriptions, inputShapes } from '../../src/agent/tools'
 
 const LONG_LINES = 400;
 /** The last line of LayerStore in src/big/store.py (its last method's last line). */
-const LAYER_STORE_END = 4 + 1 + 1 + 60 + 1 + 1 + 1 + 1 + 20 * 4 - 1;
+const LAYER_STORE_END = 4 + 1 + 1 + 60 + 1 + 1 + 1 + 1 + 1 + 20 * 4 - 1;
 
 function workspace(prefix: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -35,7 +35,7 @@ function workspace(prefix: string): string {
   fs.mkdirSync(path.join(dir, 'src', 'big'), { recursive: true });
   const doc = Array.from({ length: 60 }, (_, i) => `    option_${i}: what the layer store does with option ${i} when it loads tiles.`).join('\n');
   const pyMethods = Array.from({ length: 20 }, (_, i) => `    def load_${i}(self, tile):\n        """Loads tile kind ${i}."""\n        return self.cache.get(tile, ${i}) or self.fetch(tile, kind=${i})\n`).join('\n');
-  fs.writeFileSync(path.join(dir, 'src', 'big', 'store.py'), `import os\n\n\nclass LayerStore(object):\n    """Keeps the layers of a map.\n\n${doc}\n    """\n\n    kind = 'layers'\n\n${pyMethods}\n\ndef after():\n    return 1\n`);
+  fs.writeFileSync(path.join(dir, 'src', 'big', 'store.py'), `import os\n\n\nclass LayerStore(object):\n    """Keeps the layers of a map.\n\n${doc}\n    """\n\n    kind = 'layers'\n    parent: "LayerStore" = None\n\n${pyMethods}\n\ndef after():\n    return 1\n`);
   const tsMethods = Array.from({ length: 30 }, (_, i) => `  method${i}(a: number, b: string): string {\n    const x = a * ${i} + b.length;\n    return x > 10 ? b.repeat(${i}) : String(x) + ' widget ${i}';\n  }`).join('\n');
   fs.writeFileSync(path.join(dir, 'src', 'big', 'registry.ts'), `import { Base } from './base';\n\nexport class WidgetRegistry<T> extends Base {\n${tsMethods}\n}\n`);
   return dir;
@@ -144,6 +144,12 @@ describe('fathom mcp: read, definitions, references, files, exact search modes (
     assert.deepEqual((m.structuredContent!.definitions as Array<{ symbol: string }>).map((x) => x.symbol), ['LayerStore.load_3']);
     const fn = await call('definitions', { symbol: 'LayerStore', kind: 'function' });
     assert.deepEqual(fn.structuredContent!.definitions, []);
+    // references mark its declaration as the definition, not a later piece's use (a field typed by it)
+    const refs = await call('references', { symbol: 'LayerStore' });
+    const lines = (refs.structuredContent!.hits as Array<{ path: string; lines: Array<{ line: number }> }>).find((h) => h.path === 'src/big/store.py')!.lines.map((l) => l.line);
+    assert.deepEqual(lines, [4, 70]);
+    assert.match(refs.content[0].text, /^ {3}4: class LayerStore\(object\): {2}\(definition\)$/m);
+    assert.match(refs.content[0].text, /^ {3}70: parent: "LayerStore" = None$/m);
   });
 
   it('references: every line holding the symbol as a whole identifier, the definition marked; none is "no match"', async () => {
