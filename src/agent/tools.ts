@@ -768,6 +768,11 @@ export function resolvePath(folders: AgentFolder[], p: string): { folder: AgentF
     // a bare path that several folders hold: which one is the agent's to say, never a guess
     throw new ToolError(`${p} is in ${holders.length} open folders: give folder (one of ${holders.map((f) => JSON.stringify(path.basename(f.root))).join(', ')}), or write the path as ${holders.map((f) => `${path.basename(f.root)}/${known.find((c) => c.folder === f)!.rel}`).join(' or ')}`);
   }
+  // with several folders done indexing, a path none holds is said so (not "not indexed in" the first of them)
+  const candidateFolders = new Set(candidates.map((c) => c.folder));
+  if (!known.length && candidateFolders.size > 1 && ![...candidateFolders].some((f) => f.state().indexing)) {
+    throw new ToolError(`${p} is not indexed in any of the open folders (${[...candidateFolders].map((f) => f.root).join(', ')}): no such file, or ignored; \`files\` lists them`);
+  }
   return known[0] ?? candidates[0];
 }
 

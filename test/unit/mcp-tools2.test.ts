@@ -261,6 +261,11 @@ describe('fathom mcp: several folders (SDK client)', function () {
     // a file only one folder holds needs no folder
     const only = await two.call('read', { path: 'src/map/pan.js' });
     assert.ok(!only.isError, only.content[0].text);
+    // a bare path no folder holds: said of every folder, not of the first one
+    const none = await two.call('context', { path: 'src/map/nowhere.js', line: 1 });
+    assert.equal(none.isError, true);
+    assert.match(none.content[0].text, /^src\/map\/nowhere\.js is not indexed in any of the open folders \(/);
+    assert.ok(none.content[0].text.includes(a) && none.content[0].text.includes(b), none.content[0].text);
     const unknown = await two.call('search', { query: 'zoom', folder: 'nowhere' });
     assert.equal(unknown.isError, true);
     assert.match(unknown.content[0].text, new RegExp(`no open folder is "nowhere": the folders are ${a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
