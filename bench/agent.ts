@@ -5,8 +5,11 @@
  * output cut to the same 2,000 tokens). Then `fathom mcp` through the protocol: server start to
  * first answer, and warm search latency.
  *
- *   node bench/agent-setup.mjs && node --import tsx bench/agent.ts [--json] [--protocol-only] [--no-protocol] [--dev-only] [--baseline DIR] [--misses] [--only PKG,…]
+ *   node bench/agent-setup.mjs && node --import tsx bench/agent.ts [--json] [--protocol-only] [--no-protocol] [--dev-only] [--baseline DIR] [--misses] [--only PKG,…] [--pairs]
  *
+ * --pairs: the trees opened two at a time (each with the next in the list), as a workspace of
+ * several folders; each task asked of its own folder alone and of both, recall@5 side by side:
+ * what interleaving two folders' rankings costs.
  * (--dev-only: the tuning half alone, for trying changes without seeing the held-out half.
  * --baseline DIR: a checkout of an earlier Fathom (e.g. `git worktree add --detach /tmp/base main`,
  * with node_modules linked); its search tool answers over the same open folder, as the "base"
@@ -273,6 +276,58 @@ async function protocol(tree: string, queries: string[]): Promise<Record<string,
   };
 }
 
+/** --pairs: each tree with the next one as one workspace of two folders; a task's r@5 asked of its folder alone and of both. */
+async function pairs(status: Status, tasks: Task[], embedder: Embedder | undefined, noModel: string | undefined): Promise<void> {
+  const pkgs = Object.keys(status.trees).filter((p) => tasks.some((t) => t.pkg === p));
+  const open = (pkg: string) => {
+    const tree = path.join(CACHE, status.trees[pkg].dir);
+    const folder = LocalFolder.open(tree, { storeDir: path.join(CACHE, embedder ? 'index-model' : 'index', pkg), watch: false, selection: { exclude: ['debian', ...(status.trees[pkg].exclude ?? [])] }, embedder, noEmbedderReason: noModel });
+    folder.start();
+    return folder;
+  };
+  const sums = { one: { dev: 0, 'held-out': 0 }, two: { dev: 0, 'held-out': 0 }, n: { dev: 0, 'held-out': 0 } };
+  const r5 = (t: Task, s: Record<string, unknown>, root: string) => {
+    const seen: string[] = [];
+    for (const h of s.hits as Array<{ folder: string; path: string }>) {
+      const key = `${h.folder}\0${h.path}`;
+      if (!seen.includes(key)) seen.push(key);
+      if (seen.length === 5) break;
+    }
+    return t.gold.filter((g) => seen.includes(`${root}\0${g}`)).length / t.gold.length;
+  };
+  const lines: string[] = [];
+  for (let i = 0; i < pkgs.length; i += 2) {
+    const pair = [pkgs[i], pkgs[i + 1] ?? pkgs[0]];
+    const folders = pair.map(open);
+    for (const f of folders) await f.indexed;
+    while (embedder && folders.some((f) => f.state().pendingVectors)) await new Promise((r) => setTimeout(r, 200));
+    const mine = { one: 0, two: 0, n: 0 };
+    for (const t of tasks.filter((x) => x.pkg === pair[0] || (x.pkg === pair[1] && i + 1 < pkgs.length))) {
+      const own = folders[pair.indexOf(t.pkg)];
+      const one = r5(t, (await runTool('search', { query: t.subject }, { folders: [own] })).structured, own.root);
+      const two = r5(t, (await runTool('search', { query: t.subject }, { folders })).structured, own.root);
+      sums.one[t.split] += one;
+      sums.two[t.split] += two;
+      sums.n[t.split]++;
+      mine.one += one;
+      mine.two += two;
+      mine.n++;
+    }
+    lines.push(`${pair.join(' + ').padEnd(40)} ${String(mine.n).padStart(3)}  ${(mine.one / Math.max(1, mine.n)).toFixed(3).padEnd(10)} ${(mine.two / Math.max(1, mine.n)).toFixed(3)}`);
+    say(`${pair.join(' + ')}: ${mine.n} tasks`);
+    for (const f of folders) await f.close();
+  }
+  const half = (h: 'dev' | 'held-out') => `${(sums.one[h] / Math.max(1, sums.n[h])).toFixed(3)} -> ${(sums.two[h] / Math.max(1, sums.n[h])).toFixed(3)} (${sums.n[h]} tasks)`;
+  process.stdout.write(
+    [
+      `two folders in one workspace: recall@5 over the first 5 distinct files of the search tool's answer, the task asked of its own folder alone -> of both folders (Fathom ${embedder ? `hybrid, ${embedder.id}` : 'keyword-only'})`,
+      `${'pair'.padEnd(40)} ${'n'.padStart(3)}  ${'one folder'.padEnd(10)} two folders`,
+      ...lines,
+      `tuning half: ${half('dev')}; held-out half: ${half('held-out')}`,
+    ].join('\n') + '\n',
+  );
+}
+
 function argValue(flag: string): string | undefined {
   const i = process.argv.indexOf(flag);
   return i >= 0 ? process.argv[i + 1] : undefined;
@@ -309,6 +364,11 @@ async function main(): Promise<void> {
     else embedder = e.embedder;
   }
   say(embedder ? `fathom: hybrid with its own model (${embedder.id})` : `fathom: keyword-only (${noModel})`);
+  if (process.argv.includes('--pairs')) {
+    await pairs(status, tasks, embedder, noModel);
+    await embedder?.dispose();
+    return;
+  }
   const rg = new Map<Task, Answer>();
   const rgCapped = new Map<Task, Answer>();
   const rgFiles = new Map<Task, Answer>();

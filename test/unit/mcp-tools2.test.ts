@@ -12,7 +12,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ROOT, startMcp, type McpSession, type ToolResult } from '../helpers/mcp-client';
 import { defaultTokenCounter } from '../../src/tokenizer/wordpiece';
 import type { AgentFolder } from '../../src/agent/folder';
-import { describeTools, descriptions, inputShapes } from '../../src/agent/tools';
+import { describeTools, descriptions, folderWeights, inputShapes } from '../../src/agent/tools';
+import type { Chunk } from '../../src/chunkers/types';
 
 
 const LONG_LINES = 400;
@@ -269,6 +270,24 @@ describe('fathom mcp: several folders (SDK client)', function () {
     const unknown = await two.call('search', { query: 'zoom', folder: 'nowhere' });
     assert.equal(unknown.isError, true);
     assert.match(unknown.content[0].text, new RegExp(`no open folder is "nowhere": the folders are ${a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+  });
+
+  it('several folders: each weighed by the share of the query its best hit holds, squared, the best folder 1', () => {
+    const chunk = (text: string, p: string) => ({ text, path: p }) as Chunk;
+    // "zoom", "control", "map": all three in the first folder's best hit, "map" alone (in its path) in the second's
+    assert.deepEqual(folderWeights('zoom control of the map', [chunk('export function zoomControl () {}', 'src/map/zoom.js'), chunk('function pan () {}', 'map/pan.js')]), [1, (1 / 3) ** 2]);
+    assert.deepEqual(folderWeights('zoom control of the map', [chunk('x', 'a.js'), chunk('zoom', 'b.js')]), [0, 1]);
+    // nothing to weigh by: one folder, no hit, no term of the query anywhere, a query of stop words
+    assert.deepEqual(folderWeights('zoom', [chunk('zoom', 'a.js')]), [1]);
+    assert.deepEqual(folderWeights('zoom', [undefined, undefined]), [1, 1]);
+    assert.deepEqual(folderWeights('zoom', [chunk('pan', 'a.js'), chunk('tilt', 'b.js')]), [1, 1]);
+  });
+
+  it('several folders: a folder whose best hit holds none of the query comes after one whose best holds it', async () => {
+    const s = await two.call('search', { query: 'panTo map center' });
+    const hits = s.structuredContent!.hits as Array<{ folder: string; path: string; score: number }>;
+    assert.deepEqual([hits[0].folder, hits[0].path, hits[0].score], [b, 'src/map/pan.js', 1]);
+    assert.ok(hits.filter((h) => h.folder === a).every((h) => h.score < 1), JSON.stringify(hits.slice(0, 4)));
   });
 
   it('folder filters every tool to one folder', async () => {
