@@ -33,6 +33,7 @@ import type {
 import { CancelledError, FolderSession, type I18nConfig } from './session';
 import type { ToolRequest, ToolResult } from './protocol';
 import { runSessionTool } from './agent-folder';
+import { folderWeights } from '../agent/tools';
 import { errText } from '../util/errors';
 import { sharedChunkPool } from './chunk-pool';
 import { oxcStatus } from '../parse/oxc';
@@ -285,13 +286,21 @@ export class WorkerState {
     signal.throwIfAborted();
     const sessions = roots ? roots.map((r) => this.folders.get(r)) : [...this.folders.indexed.values()];
     const k = options?.k ?? 10;
-    const all: WorkerHit[] = [];
+    const lists: WorkerHit[][] = [];
     for (const s of sessions) {
       const hits = await s.search(query, options);
       signal.throwIfAborted();
-      for (const h of hits) all.push({ ...h, root: s.root });
+      lists.push(hits.map((h) => ({ ...h, root: s.root })));
     }
-    return sessions.length > 1 ? all.sort((a, b) => b.score - a.score).slice(0, k) : all;
+    if (lists.length < 2) return lists[0] ?? [];
+    // several folders: scores on one scale (each over its folder's best), each folder weighed by
+    // how much of the query its best hit holds, as the agent tools merge folders (folderWeights)
+    const weights = folderWeights(query, lists.map((l) => l[0]?.chunk));
+    const all = lists.flatMap((l, i) => {
+      const top = l.reduce((m, h) => Math.max(m, h.score), 0);
+      return l.map((h) => ({ ...h, score: top > 0 ? (h.score / top) * weights[i] : 0 }));
+    });
+    return all.sort((a, b) => b.score - a.score).slice(0, k);
   }
 
   // --- agent tools (the editor's language-model tools) ----------------------------------------

@@ -101,6 +101,22 @@ describe('worker (worker built from the current source, through IndexClient)', f
     assert.ok(hits[0].why.keyword);
   });
 
+  it('several folders: one scale, each folder weighed by how much of the query its best hit holds', async function () {
+    const other = path.join(tmp, 'pan');
+    fs.mkdirSync(other, { recursive: true });
+    fs.writeFileSync(path.join(other, 'pan.js'), 'export function panTo (map, x, y) {\n  map.setCenter(x, y)\n}\n');
+    await client.index(other, path.join(tmp, 'store-pan'));
+    try {
+      const hits = await client.search('panTo map center', { k: 5 });
+      assert.deepEqual([hits[0].root, hits[0].chunk.path, hits[0].score], [path.resolve(other), 'pan.js', 1]);
+      // the sample's best hit holds "map" alone of the query: weighed down, after the folder that holds it all
+      const sample = hits.filter((h) => h.root === path.resolve(ws));
+      assert.ok(sample.length > 0 && sample.every((h) => h.score < 0.5), JSON.stringify(hits.map((h) => [h.chunk.path, h.score])));
+    } finally {
+      await client.close(other);
+    }
+  });
+
   it('update makes new text searchable at once (bytes given, and read from disk)', async function () {
     const text = 'export function frobnicateWidgets(list) {\n  return list.map((w) => w.frobnicate());\n}\n';
     fs.writeFileSync(path.join(ws, 'src/frob.js'), text);
