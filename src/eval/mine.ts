@@ -1,6 +1,10 @@
 /**
  * Gold queries mined from an indexed workspace, the way the prior art built its evaluations:
  *   js:       exported JS/TS symbols, as `words (identifier)` — `zoom control (getZoomControl)`;
+ *   python, go, rust, java, csharp, c, cpp, php, ruby (the tree-sitter languages, one route
+ *             each): their public top-level units the same way — `select autoescape
+ *             (select_autoescape)`, `new engine (NewEngine)`; public as the language says it
+ *             (Python: no leading `_`; Go: a capital; Rust: `pub`; Java, C#: `public`);
  *   vue:      component names `zoom control (KZoomControl)`, composables `use layers (useLayers)`;
  *   registration: `global registration of k-panel (KPanel)` → the file that registers the
  *             component under that name (`app.component('k-panel', KPanel)`, `Vue.component(…)`,
@@ -22,7 +26,7 @@ import { nameToWords } from '../chunkers/vue';
 import type { Engine } from '../index/engine';
 import { I18N_TEXT_META } from '../index/rank/phrase';
 
-export type Route = 'js' | 'vue' | 'registration' | 'i18n' | 'schema' | 'markdown' | 'ui';
+export type Route = 'js' | 'vue' | 'registration' | 'i18n' | 'schema' | 'markdown' | 'ui' | 'python' | 'go' | 'rust' | 'java' | 'csharp' | 'c' | 'cpp' | 'php' | 'ruby';
 
 export interface GoldQuery {
   query: string;
@@ -70,6 +74,23 @@ export function mineGold(engine: Engine, options: { perRoute?: number } = {}): G
   return out;
 }
 
+/** Languages the tree-sitter chunkers cut: a route each for their public top-level units. */
+const TREE_SITTER_ROUTES = new Set(['python', 'go', 'rust', 'java', 'csharp', 'c', 'cpp', 'php', 'ruby']);
+/** Units worth a query of their own (not a file's leftover code or an impl block; a group of small units: each member). */
+const UNIT_KINDS = new Set(['function', 'class', 'struct', 'interface', 'trait', 'enum', 'type']);
+
+/** Whether the top-level unit `name` of chunk `c` is public as its language says (other languages: every one). */
+function isPublic(c: Chunk, name: string): boolean {
+  if (c.language === 'python') return !name.startsWith('_');
+  if (c.language === 'go') return /^[A-Z]/.test(name);
+  // its declaration: the first line naming it that is not a comment, an attribute or an annotation
+  const named = new RegExp(`\\b${name}\\b`);
+  const decl = c.text.split('\n').find((l) => named.test(l) && !/^\s*(?:\/\/|\/\*|\*|#\[|@|\[)/.test(l)) ?? '';
+  if (c.language === 'rust') return /^\s*pub\b/.test(decl);
+  if (c.language === 'java' || c.language === 'csharp') return /\bpublic\b/.test(decl);
+  return true;
+}
+
 function mineChunk(c: Chunk, offer: (q: GoldQuery, key?: string) => void): void {
   const file = c.path;
   if ((c.language === 'javascript' || c.language === 'typescript') && c.symbol && c.complete) {
@@ -78,6 +99,13 @@ function mineChunk(c: Chunk, offer: (q: GoldQuery, key?: string) => void): void 
     if (exported && top && /^[A-Za-z_$][\w$]*$/.test(c.symbol) && c.symbol.length > 3) {
       const route = /\/composables?\/|^use[A-Z]/.test(file) || /^use[A-Z]/.test(c.symbol) ? 'vue' : 'js';
       offer({ query: `${words(c.symbol)} (${c.symbol})`, file, symbol: c.symbol, route });
+    }
+  }
+  if (TREE_SITTER_ROUTES.has(c.language) && c.complete && !c.split) {
+    // a unit of its own, or the members of a group of small ones
+    const members = c.kind === 'group' && Array.isArray(c.meta?.members) ? (c.meta.members as unknown[]).filter((m): m is string => typeof m === 'string') : UNIT_KINDS.has(c.kind) && c.symbol ? [c.symbol] : [];
+    for (const name of members) {
+      if (/^[A-Za-z_]\w{3,}$/.test(name) && isPublic(c, name)) offer({ query: `${words(name)} (${name})`, file, symbol: name, route: c.language });
     }
   }
   if (c.language.startsWith('vue') && c.kind === 'template' && c.symbol && !c.split) {

@@ -4,6 +4,7 @@ import { SEARCH_TERMS_META } from '../../src/chunkers/types';
 import { Engine } from '../../src/index/engine';
 import { mineGold } from '../../src/eval/mine';
 import { evaluate } from '../../src/eval/evaluate';
+import { prepareLanguagesFor } from '../../src/chunkers/treesitter';
 
 /**
  * `fathom eval`'s registration route (`global registration of <name> (<Component>)` → the file
@@ -136,5 +137,29 @@ describe('eval routes: registration and schema', () => {
     // a wrong gold file scores 0: the route can fail
     const wrong = await evaluate(e, [{ query: 'global registration of k-panel (KPanel)', file: 'src/components/Upload.js', route: 'registration' }], ['keyword']);
     assert.equal(wrong.keyword!.registration.hit10, 0);
+  });
+});
+
+describe('eval routes: the tree-sitter languages', () => {
+  const code: Record<string, string> = {
+    'pkg/store.py': 'import os\n\n\ndef load_layers(path):\n    """Reads the layers."""\n    return os.listdir(path)\n\n\ndef _private_helper(x):\n    return x\n\n\nclass LayerStore:\n    def get(self, name):\n        return name\n',
+    'pkg/engine.go': 'package pkg\n\n// NewEngine makes an engine.\nfunc NewEngine() *Engine {\n\treturn &Engine{}\n}\n\nfunc newRouter() int {\n\treturn 1\n}\n\n// Engine serves.\ntype Engine struct {\n\tname string\n}\n',
+    'src/lib.rs': '/// Parses a tile.\npub fn parse_tile(s: &str) -> usize {\n    s.len()\n}\n\nfn hidden_tile(s: &str) -> usize {\n    s.len() + 1\n}\n\n#[derive(Debug)]\npub struct TileCache {\n    size: usize,\n}\n',
+    'src/Main.java': 'package x;\n\n/** The map. */\npublic class MapView {\n    public int zoom() { return 1; }\n}\n\nclass HiddenView {\n    int zoom() { return 2; }\n}\n',
+  };
+
+  it('mines the public top-level units of each language into a route of its own, `words (identifier)`', async () => {
+    await prepareLanguagesFor(Object.keys(code));
+    const e = new Engine({ noEmbedderReason: 'keyword-only test' });
+    for (const [rel, text] of Object.entries(code)) await e.updateFile(rel, Buffer.from(text), { size: text.length, mtimeMs: 1 });
+    const gold = mineGold(e);
+    const by = (route: string) => gold.filter((g) => g.route === route).map((g) => [g.query, g.file, g.symbol]).sort();
+    assert.deepEqual(by('python'), [['layer store (LayerStore)', 'pkg/store.py', 'LayerStore'], ['load layers (load_layers)', 'pkg/store.py', 'load_layers']]);
+    assert.deepEqual(by('go'), [['engine (Engine)', 'pkg/engine.go', 'Engine'], ['new engine (NewEngine)', 'pkg/engine.go', 'NewEngine']]);
+    assert.deepEqual(by('rust'), [['parse tile (parse_tile)', 'src/lib.rs', 'parse_tile'], ['tile cache (TileCache)', 'src/lib.rs', 'TileCache']]);
+    assert.deepEqual(by('java'), [['map view (MapView)', 'src/Main.java', 'MapView']]);
+    const report = await evaluate(e, gold, ['keyword']);
+    assert.equal(report.keyword!.python.queries, 2);
+    assert.equal(report.keyword!.go.hit5, 1);
   });
 });
