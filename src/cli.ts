@@ -31,6 +31,7 @@ import { loadI18nIndex } from './i18n/workspace';
 import { defaultPoolSize, sharedChunkPool } from './service/chunk-pool';
 import { version as fathomVersion } from '../package.json';
 import { relativeIn } from './util/paths';
+import { enginePaths } from './agent/folder';
 
 const DEFAULT_MAX_FILE_KB = DEFAULT_MAX_FILE_BYTES / 1024;
 /** `fathom index` names this many unreadable or non-regular files, then counts the rest. */
@@ -816,7 +817,8 @@ async function searchCommand(args: Args): Promise<number> {
   const { engine } = await openEngine(strFlag(args, '--dir') ?? '.', args, args.flags.has('--json'));
   if (mode === 'dense' && !engine.vectors) throw new UsageError(`--mode dense needs an embedding model: ${engine.noEmbedderReason}`);
   if (filters.language) {
-    const present = new Set([...engine.files.keys()].map(languageOf));
+    // the files that hold chunks (a skipped image or archive is in no language a filter can ask for)
+    const present = new Set([...enginePaths(engine)].map(languageOf));
     const bad = filters.language.filter((l) => !present.has(l.toLowerCase()));
     if (bad.length) throw new UsageError(`--language: no indexed file is in ${bad.map((l) => JSON.stringify(l)).join(', ')}; the languages here are ${[...present].sort().join(', ') || 'none'}`);
   }

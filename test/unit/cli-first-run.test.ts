@@ -179,6 +179,10 @@ describe('CLI: the first run (dist/cli.js)', function () {
     refused(['--glob', 'src/*.{ts'], /a "\{" is never closed by "\}"/);
     refused(['--kind', 'funcion'], /--kind: unknown kind "funcion"; the kinds are function, class, method/);
     refused(['--language', 'typescirpt'], /--language: no indexed file is in "typescirpt"; the languages here are typescript/);
+    // a skipped file (an image) is in no language a filter can ask for
+    fs.writeFileSync(path.join(dir, 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1]));
+    refused(['--language', 'png'], /--language: no indexed file is in "png"; the languages here are typescript$/m);
+    fs.rmSync(path.join(dir, 'logo.png'));
     // the valid forms still answer: a brace list with a comma is one glob, a negated glob, any case
     // of a language, a kind (zoom.ts's two small functions are one `group` chunk)
     for (const extra of [['--glob', 'src/*.{ts,js}'], ['--glob', '!**/pan.ts'], ['--language', 'TypeScript'], ['--kind', 'group']]) {
