@@ -50,7 +50,7 @@ export interface AgentQuery {
   words: string[];
   /** Tokens written like code, as typed (call parentheses and quotes dropped), once each. */
   identifiers: string[];
-  /** The main query text: identifiers and content words. */
+  /** The main query text: identifiers and content words (a short query: as typed, without a Conventional Commits head's type). */
   text: string;
   /** Lowercased terms (and their s-stems) to match against path terms, with their weight. */
   pathTerms: Map<string, number>;
@@ -90,9 +90,32 @@ function fileNameOf(tok: string): string | undefined {
 /** Path weight of a camel-case part of an identifier, relative to a word's. */
 export const PART_WEIGHT = 0.5;
 
+/**
+ * Types of a Conventional Commits subject (`fix(binding): …`, `feat(router)!: …`, `docs: …`):
+ * they say what kind of change it is, not where. Written with a scope in parentheses any
+ * lowercase word is one; without, only these.
+ */
+const COMMIT_TYPES = new Set(['feat', 'feature', 'fix', 'bugfix', 'hotfix', 'chore', 'docs', 'doc', 'refactor', 'perf', 'style', 'test', 'tests', 'build', 'ci', 'revert', 'release', 'deps', 'wip', 'security', 'types', 'enhancement', 'improvement', 'breaking']);
+const COMMIT_HEAD = /^([a-z]{2,12})(?:\(([^()]{1,80})\))?!?:\s+(?=\S)/;
+
+/**
+ * The Conventional Commits head of a subject, if it has one: its type and scopes
+ * (`fix(binding):` → fix, [binding]; `feat(router, tree)!:` → feat, [router, tree]), and the
+ * subject without it.
+ */
+export function commitHead(subject: string): { type: string; scopes: string[]; rest: string } | undefined {
+  const m = COMMIT_HEAD.exec(subject);
+  if (!m || (m[2] === undefined && !COMMIT_TYPES.has(m[1]))) return undefined;
+  return { type: m[1], scopes: (m[2] ?? '').split(/[,\s]+/).filter(Boolean), rest: subject.slice(m[0].length) };
+}
+
 export function analyzeQuery(query: string): AgentQuery {
   const raw = query.trim();
-  const tokens = raw.split(/\s+/).filter(Boolean);
+  // a Conventional Commits head: its scopes name the place (a package, a folder, a file), its
+  // type only the kind of change (docs and tests say which kind of file, below)
+  const head = commitHead(raw);
+  const subject = head ? [...head.scopes, head.rest].join(' ') : raw;
+  const tokens = subject.split(/\s+/).filter(Boolean);
   const words: string[] = [];
   const identifiers: string[] = [];
   const seenW = new Set<string>();
@@ -125,7 +148,7 @@ export function analyzeQuery(query: string): AgentQuery {
   const wordCount = tokens.length;
   // short queries (an identifier, a few words, a path) ask for exactly what they say
   const passThrough = wordCount <= 3 || (!words.length && !identifiers.length);
-  const text = passThrough ? raw : [...identifiers, ...words].join(' ');
+  const text = passThrough ? subject : [...identifiers, ...words].join(' ');
   const pt = new Map<string, number>();
   const put = (t: string, w: number) => {
     if (t.length < 3 || STOP.has(t)) return;
@@ -140,5 +163,18 @@ export function analyzeQuery(query: string): AgentQuery {
   }
   const allTerms = new Set([...words, ...identifiers.flatMap((id) => terms(id))].map((t) => t.toLowerCase()));
   const has = (set: Set<string>) => [...allTerms].some((t) => set.has(t));
-  return { raw, passThrough, words, identifiers, text, pathTerms: pt, fileNames, aboutTests: has(TEST_WORDS), aboutDependencies: has(DEPENDENCY_WORDS), aboutDocs: has(DOC_WORDS), aboutTranslations: has(TRANSLATION_WORDS) };
+  const type = head?.type ?? '';
+  return {
+    raw,
+    passThrough,
+    words,
+    identifiers,
+    text,
+    pathTerms: pt,
+    fileNames,
+    aboutTests: has(TEST_WORDS) || type === 'test' || type === 'tests',
+    aboutDependencies: has(DEPENDENCY_WORDS) || type === 'deps',
+    aboutDocs: has(DOC_WORDS) || type === 'docs' || type === 'doc',
+    aboutTranslations: has(TRANSLATION_WORDS),
+  };
 }

@@ -124,7 +124,7 @@ export async function rankFiles(folder: AgentFolder, q: AgentQuery, options: { m
       if (!e.hits.has(h.docId)) e.hits.set(h.docId, h);
     });
   };
-  const text = q.passThrough ? q.raw : q.text || q.raw;
+  const text = q.text || q.raw;
   addRanking(await folder.search(text, { k: options.depth ?? MAIN_DEPTH, mode, filters, diversify: false }), 1, q.passThrough ? SHORT_RANK_K : SENTENCE_RANK_K);
   if (!q.passThrough) {
     for (const id of q.identifiers) addRanking(await folder.search(id, { k: IDENT_DEPTH, mode, filters, diversify: false }), IDENT_WEIGHT / Math.max(1, q.identifiers.length / 2), SHORT_RANK_K);
@@ -261,7 +261,7 @@ function termWeights(q: AgentQuery): TermWeights {
     const ts = terms(id);
     ts.forEach((t, i) => put(t, i === 0 && ts.length > 1 ? 3 : 1.5));
   }
-  for (const w of q.passThrough ? terms(q.raw) : q.words) for (const t of terms(w)) put(t, 1);
+  for (const w of q.passThrough ? terms(q.text || q.raw) : q.words) for (const t of terms(w)) put(t, 1);
   return { weight };
 }
 

@@ -572,7 +572,7 @@ const FOLDER_COVERAGE_POWER = 2;
 export function folderWeights(query: string, bests: Array<Chunk | undefined>): number[] {
   if (bests.length < 2) return bests.map(() => 1);
   const q = analyzeQuery(query);
-  const wanted = new Set(terms(q.passThrough ? q.raw : q.text || q.raw));
+  const wanted = new Set(terms(q.text || q.raw));
   if (!wanted.size) return bests.map(() => 1);
   const cover = bests.map((c) => {
     if (!c) return 0;
@@ -712,7 +712,7 @@ async function searchFiles(a: SearchArgs, folders: AgentFolder[], counter: Token
   });
   if (folders.length > 1) ranked.sort((x, y) => y.file.score - x.file.score);
   const notes = [stateNote(folders), mode === 'hybrid' ? keywordOnlyNote(folders) : ''];
-  if (!q.passThrough) notes.push(`searched: ${q.text || q.raw}`);
+  if (q.text && q.text !== q.raw) notes.push(`searched: ${q.text}`);
   const head = notes.filter(Boolean).join('\n');
   const page = ranked.slice(offset, offset + k);
   const reserve = counter.count(`(more files: call again with cursor "${encodeCursor(fp, MAX_DEPTH)}")`) + 2;

@@ -90,6 +90,28 @@ describe('agent query handling', () => {
       assert.equal(q.text, s);
     }
   });
+
+  it('a Conventional Commits head: its scopes are words of the place, its type is not searched; docs, test and deps say what the task is about', () => {
+    const fix = analyzeQuery('fix(binding): support time.Duration in form binding');
+    assert.deepEqual(fix.identifiers, ['time.Duration']);
+    assert.deepEqual(fix.words, ['binding', 'form']);
+    assert.ok(fix.pathTerms.has('binding'));
+    assert.ok(!fix.words.includes('fix') && !fix.identifiers.includes('fix'), 'the type is no identifier');
+    const feat = analyzeQuery('feat(router, tree)!: add route group middleware');
+    assert.deepEqual(feat.words, ['router', 'tree', 'route', 'group', 'middleware']);
+    assert.equal(feat.aboutDocs || feat.aboutTests || feat.aboutDependencies, false);
+    assert.equal(analyzeQuery('docs: explain the cache options').aboutDocs, true);
+    assert.equal(analyzeQuery('test(context): cover the negotiated format').aboutTests, true);
+    assert.equal(analyzeQuery('chore(deps): bump golang.org/x/net from 0.1.0 to 0.2.0').aboutDependencies, true);
+    // a short one: searched without its type
+    const short = analyzeQuery('fix(render): JSON');
+    assert.equal(short.passThrough, true);
+    assert.equal(short.text, 'render JSON');
+    // not a head: a capitalized prefix, a Go package prefix (its word is kept), a type word without ": "
+    assert.deepEqual(analyzeQuery('Python 3.9: fix collections import').words, ['python', 'collections', 'import']);
+    assert.deepEqual(analyzeQuery('binding: parse time values in forms').words, ['binding', 'parse', 'time', 'values', 'forms']);
+    assert.deepEqual(analyzeQuery('feature flags are read from the environment').words, ['feature', 'flags', 'read', 'environment']);
+  });
 });
 
 describe('file ranking for agents', () => {
