@@ -24,6 +24,8 @@ export interface FolderState {
   embedding?: boolean;
   /** Why there are no vectors (searches are keyword-only). */
   keywordOnlyReason?: string;
+  /** The embedding model that ranks by meaning (`fathom-code-search@…`, `Xenova/all-MiniLM-L6-v2`), when there is one. */
+  model?: string;
   /** Where the index is saved, or why it is not (held in memory only). */
   store: string;
   /** How the folder follows edits (the watcher, or why it cannot). */

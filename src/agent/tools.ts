@@ -241,6 +241,7 @@ const folderState = z.object({
   indexing: z.object({ phase: z.string(), filesDone: z.number(), filesTotal: z.number() }).optional(),
   embedding: z.boolean().optional(),
   keywordOnlyReason: z.string().optional(),
+  model: z.string().optional(),
   store: z.string(),
   watching: z.string(),
   lastUpdate: z.string().optional(),
@@ -1535,6 +1536,7 @@ function statusLine(s: FolderState): string {
     `${s.root}: ${s.files} files (${s.skipped} skipped), ${s.chunks} chunks, ${s.vectors} vectors${s.pendingVectors ? ` (${s.pendingVectors} to compute${s.embedding ? ', computing' : ''})` : ''}`,
     s.indexing ? `  indexing: ${s.indexing.phase} ${s.indexing.filesDone}/${s.indexing.filesTotal || '?'} files — answers cover what is indexed so far` : '  indexing: done',
     s.keywordOnlyReason ? `  keyword-only: ${s.keywordOnlyReason}` : '',
+    s.model ? `  meaning: ${s.model}` : '',
     `  store: ${s.store}`,
     `  edits: ${s.watching}${s.lastUpdate ? `, last applied ${s.lastUpdate}` : ''}`,
   ];

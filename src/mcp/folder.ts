@@ -368,6 +368,7 @@ export class LocalFolder implements AgentFolder {
       indexing: this.progress ? { ...this.progress } : undefined,
       embedding: s?.embedding || undefined,
       keywordOnlyReason: engine ? (engine.vectors ? undefined : engine.noEmbedderReason) : (this.options.embedder ? undefined : this.options.noEmbedderReason),
+      model: engine?.vectors ? engine.embedder?.id : undefined,
       store: this.session?.cannotSave ? `not saved (${this.session.cannotSave}): answered from memory` : this.storeNote,
       watching: this.watchNote,
       lastUpdate: this.lastUpdate,

@@ -43,6 +43,7 @@ export function sessionAgentFolder(
         indexing: s.indexing ? { phase: p?.phase ?? 'scan', filesDone: p?.filesDone ?? 0, filesTotal: p?.filesTotal ?? 0 } : undefined,
         embedding: s.embedding || undefined,
         keywordOnlyReason: session.engine.vectors ? undefined : (host.keywordOnlyReason ?? session.engine.noEmbedderReason),
+        model: session.engine.vectors ? session.engine.embedder?.id : undefined,
         store: session.cannotSave ? `not saved (${session.cannotSave}): answered from memory` : (session.storeDir ?? 'not saved (no store)'),
         watching: host.watching,
       };

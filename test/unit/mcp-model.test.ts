@@ -28,12 +28,16 @@ describe('fathom mcp with its own model (the default), SDK client', function () 
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('the folder has its vectors: searches are hybrid, not keyword-only', async () => {
+  it('the folder has its vectors and status names the model: searches are hybrid, not keyword-only', async () => {
     const s = await call('status', {});
-    const f = (s.structuredContent!.folders as Array<{ chunks: number; vectors: number; pendingVectors: number }>)[0];
+    const f = (s.structuredContent!.folders as Array<{ chunks: number; vectors: number; pendingVectors: number; model?: string; keywordOnlyReason?: string }>)[0];
     assert.ok(f.chunks > 0);
     assert.equal(f.vectors, f.chunks, s.content[0].text);
     assert.equal(f.pendingVectors, 0);
+    // status names the model that ranks by meaning
+    assert.match(f.model ?? '', /^fathom-code-search@[0-9a-f]+$/);
+    assert.equal(f.keywordOnlyReason, undefined);
+    assert.match(s.content[0].text, /^ {2}meaning: fathom-code-search@[0-9a-f]+$/m);
   });
 
   it('search in every detail and mode answers within its schema; a hit with a meaning rank names the model', async () => {

@@ -250,6 +250,8 @@ describe('fathom mcp over stdio (SDK client)', function () {
     assert.ok((f.chunks as number) > 10);
     assert.equal(f.vectors, 0);
     assert.match(String(f.keywordOnlyReason), /--no-embed/);
+    assert.equal(f.model, undefined, 'no model ranks by meaning');
+    assert.doesNotMatch(r.content[0].text, /meaning:/);
     assert.equal(f.watching, 'watching for changes');
     assert.match(r.content[0].text, /indexing: done/);
   });
