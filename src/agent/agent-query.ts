@@ -109,12 +109,26 @@ export function commitHead(subject: string): { type: string; scopes: string[]; r
   return { type: m[1], scopes: (m[2] ?? '').split(/[,\s]+/).filter(Boolean), rest: subject.slice(m[0].length) };
 }
 
+/**
+ * A merge commit's subject says nothing but its branch (`Merge pull request #3301 from
+ * appleboy/fix-binding-time`, `Merge branch 'feature/route-groups' into master`): the branch
+ * name's words are the task (`fix binding time`), its owner and the target branch are not.
+ */
+export function mergeBranchWords(subject: string): string | undefined {
+  const pr = /^Merge pull request #\d+ from [\w.-]+\/(\S+)/i.exec(subject);
+  const branch = pr?.[1] ?? /^Merge (?:remote-tracking )?branch '([^']+)'/i.exec(subject)?.[1];
+  if (!branch) return undefined;
+  // a remote's name is not the task's; a version branch (`2.3.x`) names no place
+  const words = branch.replace(/^(?:origin|upstream)\//, '').split(/[-_/.]+/).filter((w) => w && !/^\d+$/.test(w));
+  return words.some((w) => w.length >= 3) ? words.join(' ') : undefined;
+}
+
 export function analyzeQuery(query: string): AgentQuery {
   const raw = query.trim();
   // a Conventional Commits head: its scopes name the place (a package, a folder, a file), its
   // type only the kind of change (docs and tests say which kind of file, below)
   const head = commitHead(raw);
-  const subject = head ? [...head.scopes, head.rest].join(' ') : raw;
+  const subject = head ? [...head.scopes, head.rest].join(' ') : (mergeBranchWords(raw) ?? raw);
   const tokens = subject.split(/\s+/).filter(Boolean);
   const words: string[] = [];
   const identifiers: string[] = [];

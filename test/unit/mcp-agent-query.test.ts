@@ -5,7 +5,7 @@
 import { strict as assert } from 'node:assert';
 import type { Chunk } from '../../src/chunkers/types';
 import type { SearchHit, SearchOptions } from '../../src/index/engine';
-import { analyzeQuery } from '../../src/agent/agent-query';
+import { analyzeQuery, mergeBranchWords } from '../../src/agent/agent-query';
 import { bestLines, filePrior, isLocalePath, isProsePath, isTestPath, rankFiles } from '../../src/agent/file-rank';
 import type { AgentFolder } from '../../src/agent/folder';
 
@@ -111,6 +111,15 @@ describe('agent query handling', () => {
     assert.deepEqual(analyzeQuery('Python 3.9: fix collections import').words, ['python', 'collections', 'import']);
     assert.deepEqual(analyzeQuery('binding: parse time values in forms').words, ['binding', 'parse', 'time', 'values', 'forms']);
     assert.deepEqual(analyzeQuery('feature flags are read from the environment').words, ['feature', 'flags', 'read', 'environment']);
+  });
+
+  it('a merge commit: the words of its branch, not its owner, number or target', () => {
+    assert.deepEqual(analyzeQuery('Merge pull request #3301 from appleboy/fix-binding-time-format').words, ['binding', 'time', 'format']);
+    assert.deepEqual(analyzeQuery("Merge branch 'feature/route-groups' into master").text, 'feature route groups');
+    assert.equal(mergeBranchWords("Merge remote-tracking branch 'origin/fix-cli-loader'"), 'fix cli loader');
+    assert.equal(mergeBranchWords("Merge remote-tracking branch 'origin/2.3.x'"), undefined, 'a version branch names no place');
+    // not a merge subject: as before
+    assert.deepEqual(analyzeQuery('Merge the route groups of two engines').words, ['merge', 'route', 'groups', 'two', 'engines']);
   });
 });
 
