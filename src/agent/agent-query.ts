@@ -68,6 +68,8 @@ export interface AgentQuery {
   aboutDocs: boolean;
   /** The task is about translations (`Update German translation`): locale files are its places. */
   aboutTranslations: boolean;
+  /** The task is about a release (`Release 2.0.1`, `release: 3.1.0`, `Update changelog`): the change log is one of its places. */
+  aboutRelease: boolean;
 }
 
 const MAX_IDENTIFIERS = 6;
@@ -77,6 +79,7 @@ const TEST_WORDS = new Set(['test', 'tests', 'testing', 'testsuite', 'unittest',
 /** Words of a task about what a project depends on. */
 const DOC_WORDS = new Set(['doc', 'docs', 'documentation', 'document', 'documented', 'readme', 'typo', 'typos', 'spelling', 'manpage', 'manpages', 'man', 'manual', 'guide', 'tutorial', 'howto', 'changelog', 'wording', 'sphinx']);
 const TRANSLATION_WORDS = new Set(['translation', 'translations', 'translate', 'translated', 'locale', 'locales', 'i18n', 'l10n', 'localization', 'localisation', 'language', 'languages']);
+const RELEASE_WORDS = new Set(['release', 'releases', 'released', 'releasing', 'changelog', 'changelogs']);
 const DEPENDENCY_WORDS = new Set(['dependency', 'dependencies', 'depend', 'depends', 'dep', 'deps', 'requirement', 'requirements', 'upgrade', 'upgrades', 'downgrade', 'bump', 'pin', 'unpin']);
 
 /** A token written like a file name (`a.ext`, ext with a letter) or a relative folder/file path (`a/b`). */
@@ -190,5 +193,6 @@ export function analyzeQuery(query: string): AgentQuery {
     aboutDependencies: has(DEPENDENCY_WORDS) || type === 'deps',
     aboutDocs: has(DOC_WORDS) || type === 'docs' || type === 'doc',
     aboutTranslations: has(TRANSLATION_WORDS),
+    aboutRelease: has(RELEASE_WORDS) || type === 'release',
   };
 }

@@ -242,10 +242,12 @@ export function filePrior(p: string, q: AgentQuery, all: Set<string>): number {
   if (q.aboutTests && !isTestPath(p)) f *= NOT_TEST_FACTOR;
   if (q.passThrough) return f; // a short query says what it wants, a change log included
   const base = p.slice(p.lastIndexOf('/') + 1);
-  if (CHANGE_LOG.test(base) || META.test(p) || isTranslatedCopy(p, all)) f *= INCIDENTAL_FACTOR;
+  // a release is recorded in the change log: there it is a place of the task, not a mention
+  const releaseLog = q.aboutRelease && CHANGE_LOG.test(base);
+  if ((CHANGE_LOG.test(base) && !releaseLog) || META.test(p) || isTranslatedCopy(p, all)) f *= INCIDENTAL_FACTOR;
   // a task about behaviour is done in code (tests are not weighed down: the changes measured
   // touch them as often as the code, and a factor of 0.5 on them lost 0.03 recall@5)
-  if (!q.aboutDocs && isProsePath(p)) f *= PROSE_FACTOR;
+  if (!q.aboutDocs && !releaseLog && isProsePath(p)) f *= PROSE_FACTOR;
   if (!q.aboutTranslations && isLocalePath(p)) f *= LOCALE_FACTOR;
   return f;
 }

@@ -206,6 +206,15 @@ describe('file ranking for agents', () => {
     assert.equal(filePrior('es/index.js', q, all), 1, 'a folder named like a locale with no copy elsewhere is no translation');
     // a short query asks for what it says: a change log too
     assert.equal(filePrior('CHANGELOG.md', analyzeQuery('changelog'), all), 1);
+    // a task about a release: its change log is a place of it, not a mention (other prose still weighs less)
+    for (const task of ['Release version 2.0.1 of the server', 'release(server): 2.0.1 with the IPv6 default', 'Update the changelog for the IPv6 default']) {
+      const r = analyzeQuery(task);
+      assert.equal(r.aboutRelease, true, task);
+      assert.equal(filePrior('CHANGELOG.md', r, all), 1, task);
+      // (a task naming the changelog is about docs as well: prose is not weighed down for it)
+      if (!r.aboutDocs) assert.ok(filePrior('man-pages/man1/server.1', r, all) < 1, task);
+    }
+    assert.equal(analyzeQuery('Allow pem version 1.0').aboutRelease, false);
   });
 
   it('a task about dependencies ranks the manifests on their own too', async () => {
