@@ -162,4 +162,19 @@ describe('eval routes: the tree-sitter languages', () => {
     assert.equal(report.keyword!.python.queries, 2);
     assert.equal(report.keyword!.go.hit5, 1);
   });
+  it('an identifier defined in test code (a fixture, a helper class) is found there first, though test code ranks below its implementation', async () => {
+    const files: Record<string, string> = {
+      'src/runtime.py': 'class Context:\n    def derived(self, locals=None):\n        """A derived context with the example extension values."""\n        return new_context(self.environment, self.name, {}, self.get_all(), True, None, locals)\n',
+      'src/nodes.py': 'class DerivedContextReference(Expr):\n    """The derived example extension reference: the current context."""\n',
+      'tests/test_ext.py': 'class DerivedExampleExtension(ExampleExtension):\n    context_reference_node_cls = nodes.DerivedContextReference\n',
+    };
+    await prepareLanguagesFor(Object.keys(files));
+    const e = new Engine({ noEmbedderReason: 'keyword-only test' });
+    for (const [rel, text] of Object.entries(files)) await e.updateFile(rel, Buffer.from(text), { size: text.length, mtimeMs: 1 });
+    const named = await e.search('derived example extension (DerivedExampleExtension)', { k: 3, mode: 'keyword' });
+    assert.equal(named[0].chunk.path, 'tests/test_ext.py', named.map((h) => `${h.chunk.path} ${h.chunk.symbol}`).join(', '));
+    // words alone: the implementation first, as before
+    const words = await e.search('derived example extension context', { k: 3, mode: 'keyword' });
+    assert.notEqual(words[0].chunk.path, 'tests/test_ext.py', words.map((h) => `${h.chunk.path} ${h.chunk.symbol}`).join(', '));
+  });
 });

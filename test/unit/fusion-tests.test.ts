@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { asksForDocs, asksForTests, DENSE_WEIGHT, isProsePath, isTestPath, ownModelWeight, weighByPath } from '../../src/index/rank/fusion';
+import { asksForDocs, asksForTests, DENSE_WEIGHT, isProsePath, isTestPath, namedIdentifiers, ownModelWeight, weighByPath } from '../../src/index/rank/fusion';
 
 describe('test code below its implementation (weighByPath)', () => {
   it('knows test files by folder and by each language convention, and not a `testing` package', () => {
@@ -31,6 +31,29 @@ describe('test code below its implementation (weighByPath)', () => {
     assert.deepEqual(out.map((h) => h.path), ['routergroup.go', 'routergroup_test.go', 'other.go']);
     // the caller's objects are not changed
     assert.equal(hits[0].score, 1 / 61);
+  });
+
+  it('test code that defines an identifier the query names keeps its rank: a top-level unit of that name, not a test double\'s method', () => {
+    assert.deepEqual([...namedIdentifiers('derived example extension (DerivedExampleExtension), choice_loader, $store, URLValidator, app, client')], ['DerivedExampleExtension', 'choice_loader', '$store', 'URLValidator']);
+    const hits = [
+      { path: 'tests/test_ext.py', symbol: 'DerivedExampleExtension', score: 1 },
+      { path: 'src/runtime.py', symbol: 'Context.derived', score: 0.95 },
+    ];
+    const symbolOf = (h: { symbol: string }) => h.symbol;
+    assert.deepEqual(weighByPath(hits, 'derived example extension (DerivedExampleExtension)', (h) => h.path, { symbolOf }).map((h) => h.path), ['tests/test_ext.py', 'src/runtime.py']);
+    // without the symbols, or for plain words, as before: below the implementation
+    assert.deepEqual(weighByPath(hits, 'derived example extension (DerivedExampleExtension)', (h) => h.path).map((h) => h.path), ['src/runtime.py', 'tests/test_ext.py']);
+    const fixture = [
+      { path: 'tests/conftest.py', symbol: 'app', score: 1 },
+      { path: 'src/flask/app.py', symbol: 'Flask', score: 0.95 },
+    ];
+    assert.deepEqual(weighByPath(fixture, 'Returns the app', (h) => h.path, { symbolOf }).map((h) => h.path), ['src/flask/app.py', 'tests/conftest.py']);
+    // a test double's method named like the real one: demoted as any test code
+    const mock = [
+      { path: 'binding/form_mapping_test.go', symbol: 'mockSetter.TrySet', score: 1 },
+      { path: 'binding/form_mapping.go', symbol: 'formSource.TrySet', score: 0.95 },
+    ];
+    assert.deepEqual(weighByPath(mock, 'TrySet tries to set a value by the request form', (h) => h.path, { symbolOf }).map((h) => h.path), ['binding/form_mapping.go', 'binding/form_mapping_test.go']);
   });
 });
 
