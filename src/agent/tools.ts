@@ -1324,8 +1324,7 @@ function indexedDefinitions(f: AgentFolder, match: DefinitionMatch, accept: (pat
   const split = new Set<string>();
   for (const c of chunksOfFolder(f)) {
     if (PROSE_KINDS.has(c.kind) || !accept(c.path)) continue;
-    const dot = c.symbol ? c.symbol.lastIndexOf('.') : -1;
-    if (c.kind === 'fragment' ? match.nameOk(c.symbol) : dot > 0 && match.nameOk(c.symbol!.slice(0, dot))) split.add(c.path);
+    if (splitContainerOf(c, match)) split.add(c.path);
     if (match.nameOk(c.symbol) && match.kindOk(c.kind)) {
       const pieces = piecesOf(f.chunksOf(c.path) ?? [c], c);
       const key = `${c.path}\0${pieces[0].id}`;
@@ -1350,6 +1349,14 @@ function declaredKind(text: string, leaf: string): string | undefined {
   return re.exec(text)?.[1];
 }
 
+/** The container named as asked that chunk `c` is a piece of, when it was cut: a fragment named by it (its own lines), or a member `X.y` (X asked). */
+function splitContainerOf(c: Chunk, match: DefinitionMatch): string | undefined {
+  if (!c.symbol) return undefined;
+  if (c.kind === 'fragment') return match.nameOk(c.symbol) ? c.symbol : undefined;
+  const dot = c.symbol.lastIndexOf('.');
+  return dot > 0 && match.nameOk(c.symbol.slice(0, dot)) ? c.symbol.slice(0, dot) : undefined;
+}
+
 /**
  * A container too large for one chunk is cut into its members' chunks (`X.method` …) and its own
  * leftover lines (declaration, docstring, fields: fragments named `X`, or the declaration joined
@@ -1358,12 +1365,7 @@ function declaredKind(text: string, leaf: string): string | undefined {
  */
 function splitContainers(f: AgentFolder, p: string, match: DefinitionMatch, defs: Definition[]): void {
   const chunks = (f.chunksOf(p) ?? []).filter((c) => !PROSE_KINDS.has(c.kind) && c.symbol);
-  const names = new Set<string>();
-  for (const c of chunks) {
-    if (c.kind === 'fragment' && match.nameOk(c.symbol)) names.add(c.symbol!);
-    const dot = c.symbol!.lastIndexOf('.');
-    if (c.kind !== 'fragment' && dot > 0 && match.nameOk(c.symbol!.slice(0, dot))) names.add(c.symbol!.slice(0, dot));
-  }
+  const names = new Set(chunks.map((c) => splitContainerOf(c, match)).filter((n): n is string => !!n));
   for (const symbol of names) {
     // a unit named so that is whole already is listed (by the caller)
     if (defs.some((d) => d.folder === f && d.path === p && d.symbol === symbol)) continue;
