@@ -1290,10 +1290,11 @@ async function definitions(a: DefinitionsArgs, folders: AgentFolder[], counter: 
   const name = a.symbol.trim();
   const filters = checkedFilters({ glob: a.glob, kind: a.kind }, folders);
   const accept = pathFilter(filters.pathGlob);
+  const asked = askedNames(name);
   const match: DefinitionMatch = {
-    name,
+    name: asked.leaf,
     kindOk: (kind) => !PROSE_KINDS.has(kind) && kind !== 'fragment' && (!filters.kind || filters.kind.includes(kind)),
-    nameOk: (symbol) => !!symbol && (symbol === name || symbolNames(symbol).includes(name)),
+    nameOk: (symbol) => !!symbol && asked.names.some((n) => symbol === n || symbolNames(symbol).includes(n)),
   };
   const defs: Definition[] = [];
   const notes: string[] = [];
@@ -1304,12 +1305,30 @@ async function definitions(a: DefinitionsArgs, folders: AgentFolder[], counter: 
     if (f.readFile && paths.length) await memberDefinitions(f, paths.slice(0, MAX_MEMBER_FILES), holders, match, defs);
   }
   // the exact full name first, then by path and line
-  const exact = (d: Definition) => (d.symbol === name ? 0 : 1);
+  const exact = (d: Definition) => (asked.names.includes(d.symbol) ? 0 : 1);
   defs.sort((x, y) => exact(x) - exact(y) || x.path.localeCompare(y.path) || x.startLine - y.startLine);
   return definitionsAnswer(defs, name, [stateNote(folders), ...notes].filter(Boolean).join('\n'), folders, a.k ?? 10, a.maxTokens ?? DEFAULT_MAX_TOKENS, counter);
 }
 
-/** The name asked for, and which units' symbols and kinds answer it. */
+/**
+ * The names a symbol asked for answers to. Units are named `Type.member` whatever the language
+ * writes (`Arg::new` in Rust, `Foo#bar` in Ruby docs, `$obj->m` in PHP): those separators read as a
+ * dot. A qualifier of modules or packages (`clap::Command`, `jinja2.Environment`,
+ * `std::fs::read_to_string`: lowercase segments in front) names no unit, so the name without it
+ * answers too; a type's (`Arg.new`) is kept. `leaf`: the last segment, what a unit's text holds.
+ */
+export function askedNames(asked: string): { names: string[]; leaf: string } {
+  const dotted = asked.replace(/::|->|#/g, '.').replace(/^\.+|\.+$/g, '');
+  const names = new Set([asked, dotted]);
+  const parts = dotted.split('.').filter(Boolean);
+  while (parts.length > 1 && /^[a-z_][\w$]*$/.test(parts[0])) {
+    parts.shift();
+    names.add(parts.join('.'));
+  }
+  return { names: [...names].filter(Boolean), leaf: parts[parts.length - 1] ?? asked };
+}
+
+/** The name asked for (its last segment: what holders' text must contain), and which units' symbols and kinds answer it. */
 interface DefinitionMatch {
   name: string;
   nameOk: (symbol: string | undefined) => boolean;

@@ -12,7 +12,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ROOT, startMcp, type McpSession, type ToolResult } from '../helpers/mcp-client';
 import { defaultTokenCounter } from '../../src/tokenizer/wordpiece';
 import type { AgentFolder } from '../../src/agent/folder';
-import { describeTools, descriptions, folderWeights, inputShapes } from '../../src/agent/tools';
+import { askedNames, describeTools, descriptions, folderWeights, inputShapes } from '../../src/agent/tools';
 import type { Chunk } from '../../src/chunkers/types';
 
 
@@ -126,6 +126,19 @@ describe('fathom mcp: read, definitions, references, files, exact search modes (
     assert.ok(!near.isError);
     assert.match(near.content[0].text, /no match/);
     assert.deepEqual(near.structuredContent!.definitions, []);
+  });
+
+  it('definitions: a qualified name as the language writes it (Type::member, Type#member, module::name) finds the unit; a type that is not it does not', async () => {
+    for (const symbol of ['ZoomControl::zoomIn', 'ZoomControl#zoomIn', 'ZoomControl.zoomIn', 'map::ZoomControl::zoomIn']) {
+      const d = await call('definitions', { symbol });
+      assert.ok(!d.isError, d.content[0].text);
+      const defs = d.structuredContent!.definitions as Array<{ path: string; startLine: number; symbol: string }>;
+      assert.deepEqual(defs.map((x) => [x.path, x.startLine, x.symbol]), [['src/map/zoom.js', 21, 'ZoomControl.zoomIn']], symbol);
+    }
+    const fn = await call('definitions', { symbol: 'zoom::getZoomControl' });
+    assert.deepEqual((fn.structuredContent!.definitions as Array<{ symbol: string }>).map((x) => x.symbol), ['getZoomControl']);
+    const other = await call('definitions', { symbol: 'LayerStore::zoomIn' });
+    assert.match(other.content[0].text, /no match: no unit is named "LayerStore::zoomIn"/);
   });
 
   it('definitions: a class cut into its members is found whole, from its declaration to its last member, shown by its head', async () => {
@@ -336,5 +349,15 @@ describe('tool descriptions say what the server does now', () => {
     // the schema's words an LLM can use: characters, and context needs a line or a range
     assert.match(String(inputShapes.read.maxTokens.description), /about 4 characters of text per token/);
     assert.match(descriptions.context.description, /^Needs path and a line \(or startLine and endLine\)/);
+  });
+});
+
+describe('askedNames: the names a symbol asked for answers to', () => {
+  it('reads ::, # and -> as a dot, drops a qualifier of modules, keeps a type', () => {
+    assert.deepEqual(askedNames('Arg::new'), { names: ['Arg::new', 'Arg.new'], leaf: 'new' });
+    assert.deepEqual(askedNames('std::fs::read_to_string').names, ['std::fs::read_to_string', 'std.fs.read_to_string', 'fs.read_to_string', 'read_to_string']);
+    assert.deepEqual(askedNames('jinja2.Environment'), { names: ['jinja2.Environment', 'Environment'], leaf: 'Environment' });
+    assert.deepEqual(askedNames('Foo#bar').names, ['Foo#bar', 'Foo.bar']);
+    assert.deepEqual(askedNames('getZoom'), { names: ['getZoom'], leaf: 'getZoom' });
   });
 });
