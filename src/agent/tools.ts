@@ -492,10 +492,11 @@ function fencedBlock<T>(title: string, body: string, lang: string, room: number,
   return { text, tokens: counter.count(text), data: data(cut, true), truncated: true };
 }
 
-function hitBlock(folders: AgentFolder[], root: string, h: SearchHit, rank: number, counter: TokenCounter, room: number): Block<z.infer<typeof hit>> | undefined {
+function hitBlock(folders: AgentFolder[], root: string, h: SearchHit, rank: number, counter: TokenCounter, room: number, cache: SourceCache = new Map()): Block<z.infer<typeof hit>> | undefined {
   const c = h.chunk;
   const title = `## ${rank}. ${shownPath(folders, root, c.path)}:${c.start.line}-${c.end.line} · ${c.kind}${c.symbol ? ` ${c.symbol}` : ''}${c.split ? ` [part ${c.split.index + 1}/${c.split.total}]` : ''}\nwhy: ${whyWords(h.why, h.score)}`;
-  return fencedBlock(title, c.text, FENCE_LANG[c.language] ?? '', room, counter, (text, truncated) => hitData(root, h, truncated, text));
+  const body = leadingIndent(folders.find((f) => f.root === root), c.path, c.start, c.text, cache) + c.text;
+  return fencedBlock(title, body, FENCE_LANG[c.language] ?? '', room, counter, (text, truncated) => hitData(root, h, truncated, text));
 }
 
 function hitData(root: string, h: SearchHit, truncated: boolean, text?: string): z.infer<typeof hit> {
@@ -610,7 +611,8 @@ function hitsAnswer(
   const page = ranked.slice(offset, offset + k);
   // room for the closing note with its cursor, so that the whole answer stays in the budget
   const reserve = counter.count(`(${page.length} more of this page left out by the ${maxTokens}-token budget: call again with cursor "${encodeCursor(fp, MAX_DEPTH)}")`) + 2;
-  const makers = page.map((r, i) => (room: number) => hitBlock(folders, r.root, r.hit, offset + i + 1, counter, room));
+  const cache: SourceCache = new Map();
+  const makers = page.map((r, i) => (room: number) => hitBlock(folders, r.root, r.hit, offset + i + 1, counter, room, cache));
   let packed = pack(head, makers, Math.max(0, maxTokens - reserve), counter);
   if (!packed.blocks.length && page.length && head) {
     // the notes took the room of the first hit: the hit matters more
@@ -891,6 +893,29 @@ export function stitch(parts: Chunk[]): { text: string; start: Chunk['start']; e
   return { text, start: sorted[0].start, end: endPos };
 }
 
+/** Files read for `leadingIndent` within one answer (several units of one file read it once). */
+type SourceCache = Map<string, string | undefined>;
+
+/**
+ * The whitespace in front of a unit's first line. A chunk's text starts at its first token (`def`,
+ * `///`, `pub fn`), so a method's first line came without the indentation its other lines keep;
+ * the block shows the lines as the file has them. '' when the unit starts its line, when code
+ * precedes it there, or when the file cannot be read or no longer holds the text there.
+ */
+export function leadingIndent(f: AgentFolder | undefined, rel: string, start: Chunk['start'], text: string, cache: SourceCache): string {
+  if (!start.column || !f?.readFile) return '';
+  const key = `${f.root}\0${rel}`;
+  if (!cache.has(key)) {
+    const r = f.readFile(rel, MAX_READ_BYTES);
+    cache.set(key, r.ok ? r.decoded.text : undefined);
+  }
+  const src = cache.get(key);
+  const head = text.slice(0, 64);
+  if (src === undefined || src.slice(start.offset, start.offset + head.length) !== head) return '';
+  const prefix = src.slice(src.lastIndexOf('\n', start.offset - 1) + 1, start.offset);
+  return /^[ \t]+$/.test(prefix) ? prefix : '';
+}
+
 interface ContextUnit {
   role: string;
   chunks: Chunk[];
@@ -960,11 +985,12 @@ async function context(a: ContextArgs, folders: AgentFolder[], counter: TokenCou
 
   const shown = shownPath(folders, folder.root, rel);
   const lang = FENCE_LANG[hitChunks[0].language] ?? '';
+  const cache: SourceCache = new Map();
   const blockOf = (u: ContextUnit) => (room: number) => {
     const st = u.role === 'unit' ? unitText : stitch(u.chunks);
     const c = u.chunks[0];
     const title = `## ${u.role}: ${shown}:${st.start.line}-${st.end.line} · ${c.kind}${c.symbol ? ` ${c.symbol}` : ''}`;
-    return fencedBlock(title, st.text, lang, room, counter, (text, truncated): z.infer<typeof unit> => ({
+    return fencedBlock(title, leadingIndent(folder, rel, st.start, st.text, cache) + st.text, lang, room, counter, (text, truncated): z.infer<typeof unit> => ({
       role: u.role,
       path: rel,
       startLine: st.start.line,
@@ -1277,6 +1303,8 @@ interface Definition {
   startLine: number;
   endLine: number;
   text: string;
+  /** Where `text` starts in the file (its first line's indentation is shown from there). */
+  start?: Chunk['start'];
 }
 
 /**
@@ -1350,7 +1378,7 @@ function indexedDefinitions(f: AgentFolder, match: DefinitionMatch, accept: (pat
       if (seen.has(key)) continue;
       seen.add(key);
       const st = stitch(pieces);
-      defs.push({ folder: f, path: c.path, language: c.language, kind: c.kind, symbol: c.symbol!, startLine: st.start.line, endLine: st.end.line, text: st.text });
+      defs.push({ folder: f, path: c.path, language: c.language, kind: c.kind, symbol: c.symbol!, startLine: st.start.line, endLine: st.end.line, text: st.text, start: st.start });
     } else if (MEMBER_HOLDERS.has(c.kind) && c.text.includes(match.name) && hasIdentifier(c.text, match.name)) {
       let list = holders.get(c.path);
       if (!list) holders.set(c.path, (list = []));
@@ -1402,7 +1430,7 @@ function splitContainers(f: AgentFolder, p: string, match: DefinitionMatch, defs
     if (!own.length && !declared) continue;
     const kind = declared ?? 'class';
     if (!match.kindOk(kind)) continue;
-    defs.push({ folder: f, path: p, language: first.language, kind, symbol, startLine: first.start.line, endLine: last.end.line, text: head.text });
+    defs.push({ folder: f, path: p, language: first.language, kind, symbol, startLine: first.start.line, endLine: last.end.line, text: head.text, start: head.start });
   }
 }
 
@@ -1434,7 +1462,7 @@ async function memberDefinitions(f: AgentFolder, paths: string[], holders: Map<s
         body = lines.slice(0, -1).join('\n');
         endLine--;
       }
-      defs.push({ folder: f, path: p, language: pieces[0].language, kind: pieces[0].kind, symbol, startLine: start.line, endLine, text: body });
+      defs.push({ folder: f, path: p, language: pieces[0].language, kind: pieces[0].kind, symbol, startLine: start.line, endLine, text: body, start });
     }
   }
 }
@@ -1448,9 +1476,10 @@ function definitionsAnswer(defs: Definition[], name: string, head: string, folde
   }
   const shownDefs = defs.slice(0, k);
   const reserve = counter.count(`(${defs.length} more definition(s) left out (k ${k}) by the ${maxTokens}-token budget)`) + 2;
+  const cache: SourceCache = new Map();
   const makers = shownDefs.map((d) => (room: number) => {
     const title = `## ${shownPath(folders, d.folder.root, d.path)}:${d.startLine}-${d.endLine} · ${d.kind} ${d.symbol}`;
-    return fencedBlock(title, d.text, FENCE_LANG[d.language] ?? '', room, counter, (text, truncated) => ({ folder: d.folder.root, path: d.path, startLine: d.startLine, endLine: d.endLine, kind: d.kind, symbol: d.symbol, text, ...(truncated ? { truncated: true } : {}) }));
+    return fencedBlock(title, (d.start ? leadingIndent(d.folder, d.path, d.start, d.text, cache) : '') + d.text, FENCE_LANG[d.language] ?? '', room, counter, (text, truncated) => ({ folder: d.folder.root, path: d.path, startLine: d.startLine, endLine: d.endLine, kind: d.kind, symbol: d.symbol, text, ...(truncated ? { truncated: true } : {}) }));
   });
   const packed = pack(head, makers, Math.max(0, maxTokens - reserve), counter);
   let text = packed.text;

@@ -12,7 +12,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ROOT, startMcp, type McpSession, type ToolResult } from '../helpers/mcp-client';
 import { defaultTokenCounter } from '../../src/tokenizer/wordpiece';
 import type { AgentFolder } from '../../src/agent/folder';
-import { askedNames, describeTools, descriptions, folderWeights, inputShapes } from '../../src/agent/tools';
+import { askedNames, describeTools, descriptions, folderWeights, inputShapes, leadingIndent } from '../../src/agent/tools';
 import type { Chunk } from '../../src/chunkers/types';
 
 
@@ -120,8 +120,11 @@ describe('fathom mcp: read, definitions, references, files, exact search modes (
       ['src/components/KZoomControl.vue', 34, 'KZoomControl.methods.zoomIn'],
       ['src/map/zoom.js', 21, 'ZoomControl.zoomIn'],
     ]);
-    // a member of a whole unit (the class is one chunk) comes whole: its own lines only
-    assert.match(m.content[0].text, /## src\/map\/zoom\.js:21-23 · method ZoomControl\.zoomIn\n```js\nzoomIn \(\) \{\n.*\n {2}\}\n```/);
+    // a member of a whole unit (the class is one chunk) comes whole: its own lines only, the first
+    // with its indentation as in the file (the unit's text starts at its first token)
+    assert.match(m.content[0].text, /## src\/map\/zoom\.js:21-23 · method ZoomControl\.zoomIn\n```js\n {2}zoomIn \(\) \{\n.*\n {2}\}\n```/);
+    const member = defs.find((x) => x.symbol === 'ZoomControl.zoomIn') as unknown as { text: string };
+    assert.match(member.text, /^ {2}zoomIn \(\) \{\n/);
     const near = await call('definitions', { symbol: 'getZoom' });
     assert.ok(!near.isError);
     assert.match(near.content[0].text, /no match/);
@@ -359,5 +362,27 @@ describe('askedNames: the names a symbol asked for answers to', () => {
     assert.deepEqual(askedNames('jinja2.Environment'), { names: ['jinja2.Environment', 'Environment'], leaf: 'Environment' });
     assert.deepEqual(askedNames('Foo#bar').names, ['Foo#bar', 'Foo.bar']);
     assert.deepEqual(askedNames('getZoom'), { names: ['getZoom'], leaf: 'getZoom' });
+  });
+});
+
+describe('leadingIndent: a unit shown from its first line, as the file has it', () => {
+  const src = 'class A:\n    def f(self):\n        pass\n\tdef g(): pass\nx = def_h()\n';
+  const folder = (text: string | undefined) => ({ root: '/w', readFile: () => (text === undefined ? { ok: false } : { ok: true, decoded: { text } }) }) as unknown as AgentFolder;
+  const at = (token: string) => {
+    const offset = src.indexOf(token);
+    const column = offset - (src.lastIndexOf('\n', offset - 1) + 1);
+    return { start: { line: 0, column, offset }, text: src.slice(offset, offset + 12) };
+  };
+  it('the whitespace in front (spaces or a tab); nothing where code precedes, the file changed or unreadable, or the unit starts its line', () => {
+    const f = at('def f');
+    assert.equal(leadingIndent(folder(src), 'a.py', f.start, f.text, new Map()), '    ');
+    const g = at('def g');
+    assert.equal(leadingIndent(folder(src), 'a.py', g.start, g.text, new Map()), '\t');
+    const h = at('def_h');
+    assert.equal(leadingIndent(folder(src), 'a.py', h.start, h.text, new Map()), '');
+    assert.equal(leadingIndent(folder(src.replace('def f', 'def F')), 'a.py', f.start, f.text, new Map()), '');
+    assert.equal(leadingIndent(folder(undefined), 'a.py', f.start, f.text, new Map()), '');
+    const a = at('class A');
+    assert.equal(leadingIndent(folder(src), 'a.py', a.start, a.text, new Map()), '');
   });
 });
