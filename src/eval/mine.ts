@@ -79,6 +79,21 @@ const TREE_SITTER_ROUTES = new Set(['python', 'go', 'rust', 'java', 'csharp', 'c
 /** Units worth a query of their own (not a file's leftover code or an impl block; a group of small units: each member). */
 const UNIT_KINDS = new Set(['function', 'class', 'struct', 'interface', 'trait', 'enum', 'type']);
 
+/**
+ * A top-level type too large for one chunk (most Java and C# classes, a large Python class) has no
+ * chunk of its own: its head is a fragment named by it, or its declaration opens its first
+ * member's chunk (`Jsoup.Jsoup` starting `public class Jsoup {`). The name of the type whose
+ * declaration chunk `c` holds, if it is one of those.
+ */
+function splitContainer(c: Chunk): string | undefined {
+  if (!c.symbol || (c.split && c.split.index > 0)) return undefined;
+  const name = c.kind === 'fragment' && !c.symbol.includes('.') ? c.symbol : c.kind === 'method' && /^\w+\.\w+$/.test(c.symbol) ? c.symbol.split('.')[0] : undefined;
+  if (!name) return undefined;
+  const head = c.text.split('\n').slice(0, 40).join('\n');
+  const declared = new RegExp(`^[ \\t]*(?:(?:export|abstract|public|internal|static|final|sealed|partial|pub(?:\\([^)]*\\))?)\\s+)*(?:class|struct|interface|trait|enum|record)\\s+${name}\\b|^type\\s+${name}\\s+(?:struct|interface)\\b`, 'm');
+  return declared.test(head) ? name : undefined;
+}
+
 /** Whether the top-level unit `name` of chunk `c` is public as its language says (other languages: every one). */
 function isPublic(c: Chunk, name: string): boolean {
   if (c.language === 'python') return !name.startsWith('_');
@@ -108,6 +123,8 @@ function mineChunk(c: Chunk, offer: (q: GoldQuery, key?: string) => void): void 
       if (/^[A-Za-z_]\w{3,}$/.test(name) && isPublic(c, name)) offer({ query: `${words(name)} (${name})`, file, symbol: name, route: c.language });
     }
   }
+  const container = TREE_SITTER_ROUTES.has(c.language) ? splitContainer(c) : undefined;
+  if (container && /^[A-Za-z_]\w{3,}$/.test(container) && isPublic(c, container)) offer({ query: `${words(container)} (${container})`, file, symbol: container, route: c.language });
   if (c.language.startsWith('vue') && c.kind === 'template' && c.symbol && !c.split) {
     offer({ query: `${words(c.symbol)} (${c.symbol})`, file, symbol: c.symbol, route: 'vue' });
   }

@@ -162,6 +162,26 @@ describe('eval routes: the tree-sitter languages', () => {
     assert.equal(report.keyword!.python.queries, 2);
     assert.equal(report.keyword!.go.hit5, 1);
   });
+  it('mines a public type too large for one chunk (most Java classes), from the fragment or member chunk that holds its declaration', async () => {
+    const methods = (n: number, indent: string, f: (i: number) => string) => Array.from({ length: n }, (_, i) => f(i).replace(/^/gm, indent)).join('\n\n');
+    const big: Record<string, string> = {
+      'src/main/java/org/x/DocumentBuilder.java': `package org.x;\n\nimport java.util.List;\n\n/**\n * Builds documents from parts.\n * ${'More words about what the builder does and how. '.repeat(12)}\n */\npublic class DocumentBuilder {\n    private final List<String> parts;\n\n${methods(30, '    ', (i) => `/** Adds part ${i}. */\npublic DocumentBuilder part${i}(String value) {\n    parts.add(value + ${i});\n    if (value.isEmpty()) { throw new IllegalArgumentException("empty part ${i}"); }\n    return this;\n}`)}\n}\n`,
+      'src/main/java/org/x/Hidden.java': `package org.x;\n\nclass HiddenBuilder {\n${methods(30, '    ', (i) => `int step${i}(int v) {\n    int w = v * ${i};\n    if (w > 100) { return w - ${i}; }\n    return w + ${i};\n}`)}\n}\n`,
+      'pkg/render.py': `class TemplateRenderer:\n    """Renders templates.\n\n    ${'A long docstring line about rendering. '.repeat(20)}\n    """\n\n${methods(30, '    ', (i) => `def render_${i}(self, value):\n    total = value * ${i}\n    if total > 10:\n        return total - ${i}\n    return total + ${i}`)}\n`,
+    };
+    await prepareLanguagesFor(Object.keys(big));
+    const e = new Engine({ noEmbedderReason: 'keyword-only test' });
+    for (const [rel, text] of Object.entries(big)) await e.updateFile(rel, Buffer.from(text), { size: text.length, mtimeMs: 1 });
+    // the classes were cut: no chunk is a whole class
+    assert.ok(![...e.chunks].some((c) => c && /Builder$|Renderer$/.test(c.symbol ?? '') && c.complete && !c.split));
+    const gold = mineGold(e);
+    const types = gold.filter((g) => /Builder$|Renderer$/.test(g.symbol ?? '')).map((g) => [g.route, g.query, g.file]).sort();
+    assert.deepEqual(types, [
+      ['java', 'document builder (DocumentBuilder)', 'src/main/java/org/x/DocumentBuilder.java'],
+      ['python', 'template renderer (TemplateRenderer)', 'pkg/render.py'],
+    ]);
+  });
+
   it('an identifier defined in test code (a fixture, a helper class) is found there first, though test code ranks below its implementation', async () => {
     const files: Record<string, string> = {
       'src/runtime.py': 'class Context:\n    def derived(self, locals=None):\n        """A derived context with the example extension values."""\n        return new_context(self.environment, self.name, {}, self.get_all(), True, None, locals)\n',
