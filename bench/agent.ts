@@ -5,7 +5,7 @@
  * output cut to the same 2,000 tokens). Then `fathom mcp` through the protocol: server start to
  * first answer, and warm search latency.
  *
- *   node bench/agent-setup.mjs && node --import tsx bench/agent.ts [--json] [--protocol-only] [--no-protocol] [--dev-only] [--baseline DIR] [--misses] [--only PKG,…] [--pairs]
+ *   node bench/agent-setup.mjs && node --import tsx bench/agent.ts [--json] [--protocol-only] [--no-protocol] [--dev-only] [--baseline DIR] [--misses] [--only PKG,…] [--pairs] [--model FILE]
  *
  * --pairs: the trees opened two at a time (each with the next in the list), as a workspace of
  * several folders; each task asked of its own folder alone and of both, recall@5 side by side:
@@ -47,6 +47,9 @@ import { hash } from './rng';
 const ROOT = path.join(__dirname, '..');
 const CACHE = path.join(__dirname, '.agent');
 const json = process.argv.includes('--json');
+/** `--model FILE`: another model file of Fathom's format instead of the bundled one (its stores apart). */
+const modelFile = process.argv.includes('--model') ? path.resolve(process.argv[process.argv.indexOf('--model') + 1]) : undefined;
+const modelStore = modelFile ? `index-model-${path.basename(modelFile, '.bin')}` : 'index-model';
 const say = (m: string) => process.stderr.write(`${m}\n`);
 
 interface Task {
@@ -288,7 +291,7 @@ async function pairs(status: Status, tasks: Task[], embedder: Embedder | undefin
   const pkgs = Object.keys(status.trees).filter((p) => tasks.some((t) => t.pkg === p));
   const open = (pkg: string) => {
     const tree = path.join(CACHE, status.trees[pkg].dir);
-    const folder = LocalFolder.open(tree, { storeDir: path.join(CACHE, embedder ? 'index-model' : 'index', pkg), watch: false, selection: { exclude: ['debian', ...(status.trees[pkg].exclude ?? [])] }, embedder, noEmbedderReason: noModel });
+    const folder = LocalFolder.open(tree, { storeDir: path.join(CACHE, embedder ? modelStore : 'index', pkg), watch: false, selection: { exclude: ['debian', ...(status.trees[pkg].exclude ?? [])] }, embedder, noEmbedderReason: noModel });
     folder.start();
     return folder;
   };
@@ -366,7 +369,7 @@ async function main(): Promise<void> {
   let embedder: Embedder | undefined;
   let noModel = process.argv.includes('--no-embed') ? '--no-embed' : undefined;
   if (!noModel) {
-    const e = await createEmbedder();
+    const e = await createEmbedder(modelFile ? { localModelPath: modelFile } : {});
     if ('error' in e) noModel = e.error;
     else embedder = e.embedder;
   }
@@ -389,7 +392,7 @@ async function main(): Promise<void> {
     // debian/ holds the patches themselves (their subjects, their diffs): not the code an agent
     // searches before the change, so neither retriever sees it
     const exclude = ['debian', ...(status.trees[pkg].exclude ?? [])];
-    const folder = LocalFolder.open(tree, { storeDir: path.join(CACHE, embedder ? 'index-model' : 'index', pkg), watch: false, selection: { exclude }, embedder, noEmbedderReason: noModel });
+    const folder = LocalFolder.open(tree, { storeDir: path.join(CACHE, embedder ? modelStore : 'index', pkg), watch: false, selection: { exclude }, embedder, noEmbedderReason: noModel });
     folder.start();
     await folder.indexed;
     // vectors are computed in the background after the first pass: the answers need them all

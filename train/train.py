@@ -11,7 +11,10 @@ softmax (InfoNCE, both directions) and a learned temperature. `--group file|pack
 share (`--group-share`) of each batch with whole files' (packages') units, one group after
 another, so a unit's siblings are among its negatives (what a search inside a repository must
 tell apart: the right function, not only the right file); the rest of the batch is random
-pairs. The default (`none`, random batches) is what the shipped model was trained with. A dev
+pairs. The default (`none`, random batches) is what the shipped model was trained with.
+`--tie full` gives both towers one term table (each keeps its own term weights), `--tie init`
+starts them equal; `--overlap-weight G` weighs a pair's loss by (1 - the share of its query's
+terms the code holds) ^ G. Both were measured and are off by default (docs/MODEL.md). A dev
 set of whole packages (hashed, never trained on) measures hit@5 / MRR among 1,000 candidates
 after each epoch, and sibling@1 / MRR among the units of each dev file; the best epoch by the
 former's MRR is exported.
@@ -57,6 +60,10 @@ def parse_args():
                    help='batches filled with whole groups (a file\'s or a package\'s units): harder in-batch negatives')
     p.add_argument('--group-share', type=float, default=1.0,
                    help='share of each batch taken from whole groups; the rest is random pairs')
+    p.add_argument('--overlap-weight', type=float, default=0.0,
+                   help='weigh a pair\'s loss by (1 - share of its query terms the code holds) ^ this (0: every pair 1): the model\'s capacity on what the keyword index cannot match')
+    p.add_argument('--tie', choices=('none', 'init', 'full'), default='none',
+                   help='the two towers\' term vectors: separate (none), the same at the start (init), or one table (full)')
     return p.parse_args()
 
 
@@ -254,6 +261,10 @@ def main():
         if p[0][0] and p[1][0]:
             dev.append(p)
             dev_files.append((r['p'], r.get('f', '')))
+    def overlap(p):
+        q, c = set(p[0][0]), set(p[1][0])
+        return len(q & c) / len(q)
+    pair_weights = [max(0.1, 1 - overlap(p)) ** a.overlap_weight for p in train]
     df = Counter()
     for (qi, _), (ci, _) in train:
         df.update(qi)
@@ -262,8 +273,13 @@ def main():
     idf = torch.tensor([math.log((n + 1) / (df.get(i, 0) + 1)) for i in range(len(vocab))], dtype=torch.float32)
     qt = Tower(len(vocab), a.dims, idf)
     ct = Tower(len(vocab), a.dims, idf)
+    if a.tie == 'init':
+        ct.emb.data.copy_(qt.emb.data)
+    elif a.tie == 'full':
+        ct.emb = qt.emb
     log_temp = torch.nn.Parameter(torch.tensor(math.log(1 / 0.05)))
-    opt = torch.optim.Adam(list(qt.parameters()) + list(ct.parameters()) + [log_temp], lr=a.lr)
+    params = list({id(p): p for p in list(qt.parameters()) + list(ct.parameters())}.values())
+    opt = torch.optim.Adam(params + [log_temp], lr=a.lr)
     best = None
     history = []
     steps_per_epoch = len(epoch_batches(train_keys, a.group, a.group_share, a.batch, random.Random(a.seed)))
@@ -279,7 +295,12 @@ def main():
             c = ct(*bag([dropped(p[1], a.drop_code, random) for p in part]))
             logits = (q @ c.T) * log_temp.exp().clamp(max=100)
             labels = torch.arange(len(part))
-            loss = (F.cross_entropy(logits, labels) + F.cross_entropy(logits.T, labels)) / 2
+            if a.overlap_weight > 0:
+                w = torch.tensor([pair_weights[i] for i in batch])
+                per = (F.cross_entropy(logits, labels, reduction='none') + F.cross_entropy(logits.T, labels, reduction='none')) / 2
+                loss = (per * w).sum() / w.sum()
+            else:
+                loss = (F.cross_entropy(logits, labels) + F.cross_entropy(logits.T, labels)) / 2
             opt.zero_grad()
             loss.backward()
             opt.step()
