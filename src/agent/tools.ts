@@ -411,7 +411,11 @@ function fence(text: string, lang: string): string {
   return `${f}${lang}\n${text}\n${f}`;
 }
 
-const FENCE_LANG: Record<string, string> = { javascript: 'js', typescript: 'ts', python: 'python', go: 'go', rust: 'rust', java: 'java', vue: 'vue', json: 'json', markdown: 'markdown', text: '' };
+const FENCE_LANG: Record<string, string> = {
+  ...{ javascript: 'js', typescript: 'ts', python: 'python', go: 'go', rust: 'rust', java: 'java', vue: 'vue', json: 'json', markdown: 'markdown', text: '' },
+  ...{ csharp: 'csharp', c: 'c', cpp: 'cpp', php: 'php', ruby: 'ruby', kotlin: 'kotlin', swift: 'swift', scala: 'scala', svelte: 'svelte', shellscript: 'sh' },
+  ...{ yaml: 'yaml', toml: 'toml', ini: 'ini', xml: 'xml', html: 'html', css: 'css', scss: 'scss', less: 'less', sql: 'sql', lua: 'lua' },
+};
 
 /** Why a hit ranked, and its score on the answers' one scale (SCORE_SCALE), as in `score`. */
 function whyWords(w: SearchHit['why'], score: number): string {
@@ -1322,7 +1326,8 @@ async function definitions(a: DefinitionsArgs, folders: AgentFolder[], counter: 
   const match: DefinitionMatch = {
     name: asked.leaf,
     kindOk: (kind) => !PROSE_KINDS.has(kind) && kind !== 'fragment' && (!filters.kind || filters.kind.includes(kind)),
-    nameOk: (symbol) => !!symbol && asked.names.some((n) => symbol === n || symbolNames(symbol).includes(n)),
+    // the name, its last segment, or its tail of whole segments (`Logger.log` names `Monolog.Logger.log`)
+    nameOk: (symbol) => !!symbol && asked.names.some((n) => symbol === n || symbol.endsWith(`.${n}`) || symbolNames(symbol).includes(n)),
   };
   const defs: Definition[] = [];
   const notes: string[] = [];
@@ -1340,13 +1345,13 @@ async function definitions(a: DefinitionsArgs, folders: AgentFolder[], counter: 
 
 /**
  * The names a symbol asked for answers to. Units are named `Type.member` whatever the language
- * writes (`Arg::new` in Rust, `Foo#bar` in Ruby docs, `$obj->m` in PHP): those separators read as a
- * dot. A qualifier of modules or packages (`clap::Command`, `jinja2.Environment`,
+ * writes (`Arg::new` in Rust, `Foo#bar` in Ruby docs, `$obj->m` and `Monolog\Logger` in PHP): those
+ * separators read as a dot. A qualifier of modules or packages (`clap::Command`, `jinja2.Environment`,
  * `std::fs::read_to_string`: lowercase segments in front) names no unit, so the name without it
  * answers too; a type's (`Arg.new`) is kept. `leaf`: the last segment, what a unit's text holds.
  */
 export function askedNames(asked: string): { names: string[]; leaf: string } {
-  const dotted = asked.replace(/::|->|#/g, '.').replace(/^\.+|\.+$/g, '');
+  const dotted = asked.replace(/::|->|#|\\/g, '.').replace(/^\.+|\.+$/g, '');
   const names = new Set([asked, dotted]);
   const parts = dotted.split('.').filter(Boolean);
   while (parts.length > 1 && /^[a-z_][\w$]*$/.test(parts[0])) {
@@ -1389,6 +1394,9 @@ function indexedDefinitions(f: AgentFolder, match: DefinitionMatch, accept: (pat
   return holders;
 }
 
+/** How far into a cut container's first piece its declaration is looked for: past a long doc comment (a PHP docblock of 10-30 lines). */
+const DECLARATION_LINES = 40;
+
 /** A line declaring `leaf` as a container (`class X`, `pub struct X`, `export default class X`, `interface X` …): its kind. */
 function declaredKind(text: string, leaf: string): string | undefined {
   const name = leaf.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -1410,8 +1418,8 @@ function splitContainerOf(c: Chunk, match: DefinitionMatch): string | undefined 
  * to the first member's chunk). Its definition: from its first to its last piece, shown by its
  * own head (the declaration and what follows it up to the first member).
  */
-function splitContainers(f: AgentFolder, p: string, match: DefinitionMatch, defs: Definition[]): void {
-  const chunks = (f.chunksOf(p) ?? []).filter((c) => !PROSE_KINDS.has(c.kind) && c.symbol);
+function splitContainers(f: AgentFolder, p: string, match: DefinitionMatch, defs: Definition[], parsed?: { chunks: Chunk[]; source: string }): void {
+  const chunks = (parsed?.chunks ?? f.chunksOf(p) ?? []).filter((c) => !PROSE_KINDS.has(c.kind) && c.symbol);
   const names = new Set(chunks.map((c) => splitContainerOf(c, match)).filter((n): n is string => !!n));
   for (const symbol of names) {
     // a unit named so that is whole already is listed (by the caller)
@@ -1425,12 +1433,14 @@ function splitContainers(f: AgentFolder, p: string, match: DefinitionMatch, defs
     // the head: its own lines from the first piece up to its first member (the first piece itself when the declaration joined a member)
     const headEnd = own.includes(first) ? pieces.findIndex((c) => !own.includes(c)) : 1;
     const head = stitch(pieces.slice(0, headEnd < 0 ? pieces.length : headEnd));
-    const declared = declaredKind(head.text.split('\n').slice(0, 8).join('\n'), symbol.slice(symbol.lastIndexOf('.') + 1));
+    const declared = declaredKind(head.text.split('\n').slice(0, DECLARATION_LINES).join('\n'), symbol.slice(symbol.lastIndexOf('.') + 1));
     // a declaration joined to a member: only when the member's chunk holds it (else `X.y` may name an object's key, a namespace …)
     if (!own.length && !declared) continue;
     const kind = declared ?? 'class';
     if (!match.kindOk(kind)) continue;
-    defs.push({ folder: f, path: p, language: first.language, kind, symbol, startLine: first.start.line, endLine: last.end.line, text: head.text, start: head.start });
+    // cut only by parsing again at a small budget (it was within one chunk of the index): small, shown whole
+    const text = parsed ? parsed.source.slice(first.start.offset, last.end.offset) : head.text;
+    defs.push({ folder: f, path: p, language: first.language, kind, symbol, startLine: first.start.line, endLine: last.end.line, text, start: first.start });
   }
 }
 
@@ -1442,7 +1452,8 @@ async function memberDefinitions(f: AgentFolder, paths: string[], holders: Map<s
     if (!r.ok || r.decoded.text === undefined) continue;
     const text = r.decoded.text;
     const units = new Map<string, Chunk[]>();
-    for (const c of chunkFile(p, text, { maxTokens: MEMBER_BUDGET }).chunks) {
+    const parsed = chunkFile(p, text, { maxTokens: MEMBER_BUDGET }).chunks;
+    for (const c of parsed) {
       if (!match.nameOk(c.symbol) || !match.kindOk(c.kind)) continue;
       let list = units.get(c.symbol!);
       if (!list) units.set(c.symbol!, (list = []));
@@ -1464,6 +1475,8 @@ async function memberDefinitions(f: AgentFolder, paths: string[], holders: Map<s
       }
       defs.push({ folder: f, path: p, language: pieces[0].language, kind: pieces[0].kind, symbol, startLine: start.line, endLine, text: body, start });
     }
+    // a type inside one chunk of the index (a namespace of one small class) is cut at this budget too: found the same way
+    splitContainers(f, p, match, defs, { chunks: parsed, source: text });
   }
 }
 

@@ -76,6 +76,10 @@ export function mineGold(engine: Engine, options: { perRoute?: number } = {}): G
 
 /** Languages the tree-sitter chunkers cut: a route each for their public top-level units. */
 const TREE_SITTER_ROUTES = new Set(['python', 'go', 'rust', 'java', 'csharp', 'c', 'cpp', 'php', 'ruby']);
+/** A type's declaration line (PHP, C#, Java): its name. */
+const TYPE_DECLARATION = /^[ \t]*(?:(?:abstract|public|internal|static|final|sealed|partial|readonly)\s+)*(?:class|interface|trait|enum|record|struct)\s+(\w+)/gm;
+/** Languages whose units are named with their namespace in front. */
+const NAMESPACED = new Set(['php', 'csharp']);
 /** Units worth a query of their own (not a file's leftover code or an impl block; a group of small units: each member). */
 const UNIT_KINDS = new Set(['function', 'class', 'struct', 'interface', 'trait', 'enum', 'type']);
 
@@ -87,8 +91,10 @@ const UNIT_KINDS = new Set(['function', 'class', 'struct', 'interface', 'trait',
  */
 function splitContainer(c: Chunk): string | undefined {
   if (!c.symbol || (c.split && c.split.index > 0)) return undefined;
-  const name = c.kind === 'fragment' && !c.symbol.includes('.') ? c.symbol : c.kind === 'method' && /^\w+\.\w+$/.test(c.symbol) ? c.symbol.split('.')[0] : undefined;
-  if (!name) return undefined;
+  const parts = c.symbol.split('.');
+  // (a fragment of a namespace's own lines is named by the namespace: the declaration test below tells)
+  const name = c.kind === 'fragment' ? parts[parts.length - 1] : c.kind === 'method' && parts.length >= 2 ? parts[parts.length - 2] : undefined;
+  if (!name || !/^\w+$/.test(name)) return undefined;
   const head = c.text.split('\n').slice(0, 40).join('\n');
   const declared = new RegExp(`^[ \\t]*(?:(?:export|abstract|public|internal|static|final|sealed|partial|pub(?:\\([^)]*\\))?)\\s+)*(?:class|struct|interface|trait|enum|record)\\s+${name}\\b|^type\\s+${name}\\s+(?:struct|interface)\\b`, 'm');
   return declared.test(head) ? name : undefined;
@@ -118,13 +124,21 @@ function mineChunk(c: Chunk, offer: (q: GoldQuery, key?: string) => void): void 
   }
   if (TREE_SITTER_ROUTES.has(c.language) && c.complete && !c.split) {
     // a unit of its own, or the members of a group of small ones
-    const members = c.kind === 'group' && Array.isArray(c.meta?.members) ? (c.meta.members as unknown[]).filter((m): m is string => typeof m === 'string') : UNIT_KINDS.has(c.kind) && c.symbol ? [c.symbol] : [];
+    // a namespace's unit is named by it (PHP, C#: `Monolog.Handler.NullHandler`): its own name is the last
+    const members = c.kind === 'group' && Array.isArray(c.meta?.members) ? (c.meta.members as unknown[]).filter((m): m is string => typeof m === 'string') : UNIT_KINDS.has(c.kind) && c.symbol ? [NAMESPACED.has(c.language) ? c.symbol.split('.').pop()! : c.symbol] : [];
     for (const name of members) {
       if (/^[A-Za-z_]\w{3,}$/.test(name) && isPublic(c, name)) offer({ query: `${words(name)} (${name})`, file, symbol: name, route: c.language });
     }
   }
   const container = TREE_SITTER_ROUTES.has(c.language) ? splitContainer(c) : undefined;
   if (container && /^[A-Za-z_]\w{3,}$/.test(container) && isPublic(c, container)) offer({ query: `${words(container)} (${container})`, file, symbol: container, route: c.language });
+  // a namespace small enough for one chunk (a PHP or C# file of one class): the types it declares
+  if (NAMESPACED.has(c.language) && c.kind === 'namespace' && c.complete && !c.split) {
+    for (const m of c.text.matchAll(TYPE_DECLARATION)) {
+      const name = m[1];
+      if (/^[A-Za-z_]\w{3,}$/.test(name) && isPublic(c, name)) offer({ query: `${words(name)} (${name})`, file, symbol: name, route: c.language });
+    }
+  }
   if (c.language.startsWith('vue') && c.kind === 'template' && c.symbol && !c.split) {
     offer({ query: `${words(c.symbol)} (${c.symbol})`, file, symbol: c.symbol, route: 'vue' });
   }

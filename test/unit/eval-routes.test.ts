@@ -167,17 +167,22 @@ describe('eval routes: the tree-sitter languages', () => {
     const big: Record<string, string> = {
       'src/main/java/org/x/DocumentBuilder.java': `package org.x;\n\nimport java.util.List;\n\n/**\n * Builds documents from parts.\n * ${'More words about what the builder does and how. '.repeat(12)}\n */\npublic class DocumentBuilder {\n    private final List<String> parts;\n\n${methods(30, '    ', (i) => `/** Adds part ${i}. */\npublic DocumentBuilder part${i}(String value) {\n    parts.add(value + ${i});\n    if (value.isEmpty()) { throw new IllegalArgumentException("empty part ${i}"); }\n    return this;\n}`)}\n}\n`,
       'src/main/java/org/x/Hidden.java': `package org.x;\n\nclass HiddenBuilder {\n${methods(30, '    ', (i) => `int step${i}(int v) {\n    int w = v * ${i};\n    if (w > 100) { return w - ${i}; }\n    return w + ${i};\n}`)}\n}\n`,
+      'src/Log/StreamHandler.php': `<?php\n\nnamespace App\\Log;\n\n/** Writes records to a stream. */\nclass StreamHandler\n{\n    public function write(array $record): void\n    {\n        fwrite($this->stream, $record['message']);\n    }\n}\n`,
+      'src/Log/NullHandler.php': `<?php\n\nnamespace App\\Log;\n\n/**\n * Throws records away.\n${Array.from({ length: 14 }, (_, i) => ` * Note ${i}: what it does with level ${i}.`).join('\n')}\n */\nclass NullHandler extends Handler\n{\n${methods(30, '    ', (i) => `public function handle${i}(array $record): bool\n{\n    $level = $record['level'] ?? ${i};\n    return $level > ${i} && $this->accepts($record, ${i});\n}`)}\n}\n`,
       'pkg/render.py': `class TemplateRenderer:\n    """Renders templates.\n\n    ${'A long docstring line about rendering. '.repeat(20)}\n    """\n\n${methods(30, '    ', (i) => `def render_${i}(self, value):\n    total = value * ${i}\n    if total > 10:\n        return total - ${i}\n    return total + ${i}`)}\n`,
     };
     await prepareLanguagesFor(Object.keys(big));
     const e = new Engine({ noEmbedderReason: 'keyword-only test' });
     for (const [rel, text] of Object.entries(big)) await e.updateFile(rel, Buffer.from(text), { size: text.length, mtimeMs: 1 });
     // the classes were cut: no chunk is a whole class
-    assert.ok(![...e.chunks].some((c) => c && /Builder$|Renderer$/.test(c.symbol ?? '') && c.complete && !c.split));
+    assert.ok(![...e.chunks].some((c) => c && /Builder$|Renderer$|NullHandler$/.test(c.symbol ?? '') && c.complete && !c.split));
     const gold = mineGold(e);
-    const types = gold.filter((g) => /Builder$|Renderer$/.test(g.symbol ?? '')).map((g) => [g.route, g.query, g.file]).sort();
+    const types = gold.filter((g) => /Builder$|Renderer$|Handler$/.test(g.symbol ?? '')).map((g) => [g.route, g.query, g.file]).sort();
+    // PHP's units are named with their namespace (App.Log.StreamHandler): mined by their own name
     assert.deepEqual(types, [
       ['java', 'document builder (DocumentBuilder)', 'src/main/java/org/x/DocumentBuilder.java'],
+      ['php', 'null handler (NullHandler)', 'src/Log/NullHandler.php'],
+      ['php', 'stream handler (StreamHandler)', 'src/Log/StreamHandler.php'],
       ['python', 'template renderer (TemplateRenderer)', 'pkg/render.py'],
     ]);
   });

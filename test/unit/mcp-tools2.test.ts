@@ -39,6 +39,13 @@ function workspace(prefix: string): string {
   fs.writeFileSync(path.join(dir, 'src', 'big', 'store.py'), `import os\n\n\nclass LayerStore(object):\n    """Keeps the layers of a map.\n\n${doc}\n    """\n\n    kind = 'layers'\n    parent: "LayerStore" = None\n\n${pyMethods}\n\ndef after():\n    return 1\n`);
   const tsMethods = Array.from({ length: 30 }, (_, i) => `  method${i}(a: number, b: string): string {\n    const x = a * ${i} + b.length;\n    return x > 10 ? b.repeat(${i}) : String(x) + ' widget ${i}';\n  }`).join('\n');
   fs.writeFileSync(path.join(dir, 'src', 'big', 'registry.ts'), `import { Base } from './base';\n\nexport class WidgetRegistry<T> extends Base {\n${tsMethods}\n}\n`);
+  // a PHP class in a namespace (its units are named App.Log.NullHandler…), its declaration after a
+  // long docblock, joined to its first method's chunk
+  const docblock = Array.from({ length: 14 }, (_, i) => ` * Note ${i}: what the handler does with records of level ${i}.`).join('\n');
+  const phpMethods = Array.from({ length: 30 }, (_, i) => `    public function handle${i}(array $record): bool\n    {\n        $level = $record['level'] ?? ${i};\n        return $level > ${i} && $this->accepts($record, '${'x'.repeat(i)}');\n    }`).join('\n\n');
+  // and a small one: the whole namespace is one chunk of the index
+  fs.writeFileSync(path.join(dir, 'src', 'big', 'StreamHandler.php'), "<?php\n\nnamespace App\\Log;\n\n/** Writes records to a stream. */\nclass StreamHandler\n{\n    public function write(array $record): void\n    {\n        fwrite($this->stream, $record['message']);\n    }\n}\n");
+  fs.writeFileSync(path.join(dir, 'src', 'big', 'NullHandler.php'), `<?php\n\nnamespace App\\Log;\n\n/**\n * Throws records away.\n *\n${docblock}\n */\nclass NullHandler extends Handler\n{\n${phpMethods}\n}\n`);
   return dir;
 }
 
@@ -142,6 +149,23 @@ describe('fathom mcp: read, definitions, references, files, exact search modes (
     assert.deepEqual((fn.structuredContent!.definitions as Array<{ symbol: string }>).map((x) => x.symbol), ['getZoomControl']);
     const other = await call('definitions', { symbol: 'LayerStore::zoomIn' });
     assert.match(other.content[0].text, /no match: no unit is named "LayerStore::zoomIn"/);
+  });
+
+  it('definitions: a namespaced unit (PHP) by its name, its namespace path (App\\Log\\NullHandler) or a tail of it (Log.NullHandler), its declaration found past a long docblock', async () => {
+    for (const symbol of ['NullHandler', 'App\\Log\\NullHandler', 'Log.NullHandler']) {
+      const d = await call('definitions', { symbol });
+      assert.ok(!d.isError, d.content[0].text);
+      const defs = d.structuredContent!.definitions as Array<{ path: string; kind: string; symbol: string; startLine: number }>;
+      assert.deepEqual(defs.map((x) => [x.path, x.kind, x.symbol]), [['src/big/NullHandler.php', 'class', 'App.Log.NullHandler']], symbol);
+      assert.match(d.content[0].text, /```php\n[^]*\nclass NullHandler extends Handler\n/, symbol);
+    }
+    // a class within one chunk of the index (its namespace's): whole, from the namespace line
+    const small = await call('definitions', { symbol: 'App\\Log\\StreamHandler' });
+    const sd = small.structuredContent!.definitions as Array<{ path: string; kind: string; symbol: string; startLine: number; endLine: number; text: string }>;
+    assert.deepEqual(sd.map((x) => [x.path, x.kind, x.symbol, x.startLine, x.endLine]), [['src/big/StreamHandler.php', 'class', 'App.Log.StreamHandler', 3, 12]]);
+    assert.match(sd[0].text, /^namespace App\\Log;\n[^]*\nclass StreamHandler\n\{\n[^]*fwrite[^]*\n\}$/);
+    const m = await call('definitions', { symbol: 'NullHandler::handle7' });
+    assert.deepEqual((m.structuredContent!.definitions as Array<{ symbol: string }>).map((x) => x.symbol), ['App.Log.NullHandler.handle7']);
   });
 
   it('definitions: a class cut into its members is found whole, from its declaration to its last member, shown by its head', async () => {
@@ -361,6 +385,7 @@ describe('askedNames: the names a symbol asked for answers to', () => {
     assert.deepEqual(askedNames('std::fs::read_to_string').names, ['std::fs::read_to_string', 'std.fs.read_to_string', 'fs.read_to_string', 'read_to_string']);
     assert.deepEqual(askedNames('jinja2.Environment'), { names: ['jinja2.Environment', 'Environment'], leaf: 'Environment' });
     assert.deepEqual(askedNames('Foo#bar').names, ['Foo#bar', 'Foo.bar']);
+    assert.deepEqual(askedNames('Monolog\\Handler\\NullHandler'), { names: ['Monolog\\Handler\\NullHandler', 'Monolog.Handler.NullHandler'], leaf: 'NullHandler' });
     assert.deepEqual(askedNames('getZoom'), { names: ['getZoom'], leaf: 'getZoom' });
   });
 });
