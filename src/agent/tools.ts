@@ -1154,7 +1154,14 @@ function scanFolders(folders: AgentFolder[], mode: ExactMode, pattern: string, a
 }
 
 /** A chunk that may hold the line defining `name`: named so, and the first piece of its unit (a later piece of a unit cut in pieces only uses the name: a docstring's example, a field typed by it). */
-const isDefinitionOf = (c: Chunk, name: string) => !!c.symbol && !PROSE_KINDS.has(c.kind) && !(c.split && c.split.index > 0) && symbolNames(c.symbol).includes(name);
+const isDefinitionOf = (c: Chunk, name: string) => !!c.symbol && !PROSE_KINDS.has(c.kind) && !(c.split && c.split.index > 0) && (symbolNames(c.symbol).includes(name) || holdsDeclarationOf(c, name));
+
+/** A member's chunk that a cut container's declaration joined (`X.first` opening with `class X … {`): it holds X's definition line. */
+function holdsDeclarationOf(c: Chunk, name: string): boolean {
+  const dot = c.symbol ? c.symbol.lastIndexOf('.') : -1;
+  if (dot <= 0 || !symbolNames(c.symbol!.slice(0, dot)).includes(name)) return false;
+  return !!declaredKind(c.text.split('\n').slice(0, DECLARATION_LINES).join('\n'), name);
+}
 
 /** A line that is a comment (`//`, `#`, `/*`, ` * `, `--`, a docstring's quotes): a doc comment naming the unit is not its definition. */
 const COMMENT_LINE = /^\s*(?:\/\/|#|\/\*|\*|--|"""|''')/;
@@ -1400,7 +1407,7 @@ const DECLARATION_LINES = 40;
 /** A line declaring `leaf` as a container (`class X`, `pub struct X`, `export default class X`, `interface X` …): its kind. */
 function declaredKind(text: string, leaf: string): string | undefined {
   const name = leaf.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const re = new RegExp(`^[ \\t]*(?:(?:export|default|abstract|public|private|protected|internal|static|final|sealed|partial|data|open|pub(?:\\([^)]*\\))?|unsafe)\\s+)*(class|struct|interface|trait|impl|enum|namespace|module|object)\\s+${name}\\b`, 'm');
+  const re = new RegExp(`^[ \\t]*(?:(?:export|default|abstract|public|private|protected|internal|static|final|sealed|partial|readonly|data|open|pub(?:\\([^)]*\\))?|unsafe)\\s+)*(class|struct|interface|trait|impl|enum|namespace|module|object)\\s+${name}\\b`, 'm');
   return re.exec(text)?.[1];
 }
 

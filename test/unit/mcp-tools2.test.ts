@@ -205,6 +205,13 @@ describe('fathom mcp: read, definitions, references, files, exact search modes (
     assert.match(doc.content[0].text, / {3}2: \* helperName returns the helper's name\.\n {3}4: export function helperName \(\) \{ {2}\(definition\)/);
     const none = await call('references', { symbol: 'SECRETDIRCANARY_fn' });
     assert.match(none.content[0].text, /no match/);
+    // a class cut into its members, its declaration joined to its first member's chunk: that file
+    // first, the declaration marked (a PHP class after its docblock, a TypeScript class)
+    const php = await call('references', { symbol: 'NullHandler' });
+    assert.equal((php.structuredContent!.hits as Array<{ path: string }>)[0].path, 'src/big/NullHandler.php');
+    assert.match(php.content[0].text, / {3}23: class NullHandler extends Handler {2}\(definition\)/);
+    const ts = await call('references', { symbol: 'WidgetRegistry' });
+    assert.match(ts.content[0].text, / {3}3: export class WidgetRegistry<T> extends Base \{ {2}\(definition\)/);
   });
 
   it('read: a line range of a file; cut to the budget at a line with where to go on; outside the folder and links out refused', async () => {
