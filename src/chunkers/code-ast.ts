@@ -385,6 +385,26 @@ function cppFunctionDeclarator(n: Node | null): Node | null {
 /** The declaration a `template<…>` wraps. */
 const cppTemplated = (n: Node): Node | undefined => n.namedChildren.find((c): c is Node => !!c && c.type !== 'template_parameter_list' && c.type !== 'comment');
 
+/**
+ * `class EXPORT_MACRO Name : public Base { … };` (`TINYXML2_LIB`, Qt's `Q_CORE_EXPORT`, `FOO_API`): the
+ * grammar, not knowing the macro, reads a function whose type is `class EXPORT_MACRO`, with the
+ * class's name in an ERROR node (or, with no base class, as the declarator) and its body as the
+ * function's. The class it is: its type node and name.
+ */
+function cppMacroClass(n: Node, text: string): { type: Node; name: string } | undefined {
+  const type = n.childForFieldName('type');
+  if (!type || (type.type !== 'class_specifier' && type.type !== 'struct_specifier') || type.childForFieldName('body')) return undefined;
+  const macro = fieldText(type, 'name', text);
+  if (!macro || !/^[A-Z][A-Z0-9_]*$/.test(macro) || !n.childForFieldName('body')) return undefined;
+  const error = n.namedChildren.find((c): c is Node => !!c && c.type === 'ERROR' && c.startIndex >= type.endIndex);
+  // the first name after `class MACRO`: the declarator (a bare name; a function's has parameters) or
+  // in the ERROR node, whichever the grammar's recovery made it (the other is the base class)
+  const declarator = n.childForFieldName('declarator');
+  const names = [declarator?.type === 'identifier' ? declarator : undefined, error?.namedChildren.find((c): c is Node => !!c && (c.type === 'identifier' || c.type === 'type_identifier'))];
+  const id = names.filter((c): c is Node => !!c).sort((a, b) => a.startIndex - b.startIndex)[0];
+  return id ? { type, name: text.slice(id.startIndex, id.endIndex) } : undefined;
+}
+
 /** The class/struct/union/enum with a body that a declaration (`struct S {…} s;`, `typedef struct {…} T;`) defines. */
 function cppTypeOf(n: Node): Node | undefined {
   if (CPP_TYPES[n.type]) return n.childForFieldName('body') ? n : undefined;
@@ -410,6 +430,13 @@ const cpp: LanguageRules = {
       return u;
     }
     if (n.type === 'function_definition') {
+      const exported = cppMacroClass(n, b.text);
+      if (exported) {
+        const body = n.childForFieldName('body');
+        const u: Unit = { kind: CPP_TYPES[exported.type.type], symbol: q(parent, exported.name), parent: parent?.symbol, range, signature: b.signature(n, body), boundaries: [] };
+        u.members = b.members(body, u, b.depth + 1);
+        return u;
+      }
       const decl = cppFunctionDeclarator(n.childForFieldName('declarator'));
       const nameNode = decl?.childForFieldName('declarator');
       const name = nameNode ? cppName(b.text.slice(nameNode.startIndex, nameNode.endIndex)) : 'function';

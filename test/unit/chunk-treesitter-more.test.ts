@@ -193,6 +193,21 @@ describe('tree-sitter chunkers (C#, C/C++, PHP, Ruby)', () => {
       assertInvariants(text, r, 64);
     });
 
+    it('C++: a class or struct with an export macro (class LIB_API Doc : public Node) is that class, not a function named "function"', () => {
+      const text = 'namespace ns {\nclass LIB_API Doc : public Node\n{\npublic:\n    Doc(bool x);\n    int Load(const char* f) { return 1; }\n    int Save(const char* f) { return 2; }\n};\n\nstruct EXPORT Point { int x; int y; };\n\nstruct Plain { int z; };\n}\n';
+      const whole = chunkFile('src/doc.h', text);
+      assert.ok(!whole.chunks.some((c) => /function/.test(c.symbol ?? '')), JSON.stringify(brief(whole)));
+      const r = chunkFile('src/doc.h', text, { maxTokens: 24 });
+      assert.deepEqual(units(r), [
+        ['method', 'ns.Doc.Load'],
+        ['method', 'ns.Doc.Save'],
+        ['struct', 'ns.Point'],
+        ['struct', 'ns.Plain'],
+      ]);
+      assert.ok(r.chunks.some((c) => c.symbol === 'ns.Doc' && c.text.includes('class LIB_API Doc')));
+      assertInvariants(text, r, 24);
+    });
+
     it('C header: include guards and extern "C" are see-through; typedef structs, unions, enums, static inline functions', () => {
       const text = read('cpp/ring.h');
       const r = chunkFile('include/ring.h', text);
