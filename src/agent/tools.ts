@@ -1154,7 +1154,7 @@ function scanFolders(folders: AgentFolder[], mode: ExactMode, pattern: string, a
 }
 
 /** A chunk that may hold the line defining `name`: named so, and the first piece of its unit (a later piece of a unit cut in pieces only uses the name: a docstring's example, a field typed by it). */
-const isDefinitionOf = (c: Chunk, name: string) => !!c.symbol && !PROSE_KINDS.has(c.kind) && !(c.split && c.split.index > 0) && (symbolNames(c.symbol).includes(name) || holdsDeclarationOf(c, name));
+const isDefinitionOf = (c: Chunk, name: string) => !!c.symbol && !PROSE_KINDS.has(c.kind) && !(c.split && c.split.index > 0) && (symbolNames(c.symbol).includes(name) || holdsDeclarationOf(c, name) || typedefName(c) === name);
 
 /** A member's chunk that a cut container's declaration joined (`X.first` opening with `class X … {`): it holds X's definition line. */
 function holdsDeclarationOf(c: Chunk, name: string): boolean {
@@ -1384,7 +1384,7 @@ function indexedDefinitions(f: AgentFolder, match: DefinitionMatch, accept: (pat
   for (const c of chunksOfFolder(f)) {
     if (PROSE_KINDS.has(c.kind) || !accept(c.path)) continue;
     if (splitContainerOf(c, match)) split.add(c.path);
-    if (match.nameOk(c.symbol) && match.kindOk(c.kind)) {
+    if ((match.nameOk(c.symbol) || match.nameOk(typedefName(c))) && match.kindOk(c.kind)) {
       const pieces = piecesOf(f.chunksOf(c.path) ?? [c], c);
       const key = `${c.path}\0${pieces[0].id}`;
       if (seen.has(key)) continue;
@@ -1399,6 +1399,12 @@ function indexedDefinitions(f: AgentFolder, match: DefinitionMatch, accept: (pat
   }
   for (const p of [...split].sort()) splitContainers(f, p, match, defs);
   return holders;
+}
+
+/** The name a C typedef gives the type it defines (`typedef struct hashtable { … } hashtable_t;`: hashtable_t), which the code uses more than its tag. */
+function typedefName(c: Chunk): string | undefined {
+  if ((c.language !== 'c' && c.language !== 'cpp') || !/^(?:struct|union|enum|class)$/.test(c.kind) || !/^\s*typedef\b/m.test(c.text.slice(0, 2000))) return undefined;
+  return /\}\s*(\w+)\s*;\s*$/.exec(c.text)?.[1];
 }
 
 /** How far into a cut container's first piece its declaration is looked for: past a long doc comment (a PHP docblock of 10-30 lines). */

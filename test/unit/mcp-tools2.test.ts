@@ -43,6 +43,8 @@ function workspace(prefix: string): string {
   // long docblock, joined to its first method's chunk
   const docblock = Array.from({ length: 14 }, (_, i) => ` * Note ${i}: what the handler does with records of level ${i}.`).join('\n');
   const phpMethods = Array.from({ length: 30 }, (_, i) => `    public function handle${i}(array $record): bool\n    {\n        $level = $record['level'] ?? ${i};\n        return $level > ${i} && $this->accepts($record, '${'x'.repeat(i)}');\n    }`).join('\n\n');
+  // a C typedef: the code uses its name (table_t), not its tag
+  fs.writeFileSync(path.join(dir, 'src', 'big', 'table.h'), '#include <stddef.h>\n\ntypedef struct table {\n    size_t size;\n    void **slots;\n} table_t;\n\nint table_init(table_t *t);\n');
   // and a small one: the whole namespace is one chunk of the index
   fs.writeFileSync(path.join(dir, 'src', 'big', 'StreamHandler.php'), "<?php\n\nnamespace App\\Log;\n\n/** Writes records to a stream. */\nclass StreamHandler\n{\n    public function write(array $record): void\n    {\n        fwrite($this->stream, $record['message']);\n    }\n}\n");
   fs.writeFileSync(path.join(dir, 'src', 'big', 'NullHandler.php'), `<?php\n\nnamespace App\\Log;\n\n/**\n * Throws records away.\n *\n${docblock}\n */\nclass NullHandler extends Handler\n{\n${phpMethods}\n}\n`);
@@ -165,6 +167,12 @@ describe('fathom mcp: read, definitions, references, files, exact search modes (
     assert.deepEqual(sd.map((x) => [x.path, x.kind, x.symbol, x.startLine, x.endLine]), [['src/big/StreamHandler.php', 'class', 'App.Log.StreamHandler', 3, 12]]);
     assert.match(sd[0].text, /^namespace App\\Log;\n[^]*\nclass StreamHandler\n\{\n[^]*fwrite[^]*\n\}$/);
     const m = await call('definitions', { symbol: 'NullHandler::handle7' });
+    // a C struct by its typedef name, and by its tag
+    for (const symbol of ['table_t', 'table']) {
+      const t = await call('definitions', { symbol });
+      assert.deepEqual((t.structuredContent!.definitions as Array<{ path: string; kind: string; startLine: number }>).map((x) => [x.path, x.kind, x.startLine]), [['src/big/table.h', 'struct', 3]], symbol);
+    }
+    assert.match((await call('references', { symbol: 'table_t' })).content[0].text, / {3}6: \} table_t; {2}\(definition\)/);
     assert.deepEqual((m.structuredContent!.definitions as Array<{ symbol: string }>).map((x) => x.symbol), ['App.Log.NullHandler.handle7']);
   });
 
