@@ -1352,13 +1352,15 @@ async function definitions(a: DefinitionsArgs, folders: AgentFolder[], counter: 
 
 /**
  * The names a symbol asked for answers to. Units are named `Type.member` whatever the language
- * writes (`Arg::new` in Rust, `Foo#bar` in Ruby docs, `$obj->m` and `Monolog\Logger` in PHP): those
- * separators read as a dot. A qualifier of modules or packages (`clap::Command`, `jinja2.Environment`,
- * `std::fs::read_to_string`: lowercase segments in front) names no unit, so the name without it
- * answers too; a type's (`Arg.new`) is kept. `leaf`: the last segment, what a unit's text holds.
+ * writes (`Arg::new` in Rust, `Foo#bar` in Ruby docs, `$obj->m` and `Monolog\Logger` in PHP,
+ * `(*Engine).ServeHTTP` in Go): those separators read as a dot. A qualifier of modules or
+ * packages (`clap::Command`, `jinja2.Environment`, `std::fs::read_to_string`: lowercase segments
+ * in front) names no unit, so the name without it answers too; a type's (`Arg.new`) is kept.
+ * `leaf`: the last segment, what a unit's text holds.
  */
 export function askedNames(asked: string): { names: string[]; leaf: string } {
-  const dotted = asked.replace(/::|->|#|\\/g, '.').replace(/^\.+|\.+$/g, '');
+  // Go's method expression `(*Engine).ServeHTTP` / `(Engine).ServeHTTP`: the type's name
+  const dotted = asked.replace(/^\(\s*\*?\s*([\w.]+)\s*\)\./, '$1.').replace(/::|->|#|\\/g, '.').replace(/^\.+|\.+$/g, '');
   const names = new Set([asked, dotted]);
   const parts = dotted.split('.').filter(Boolean);
   while (parts.length > 1 && /^[a-z_][\w$]*$/.test(parts[0])) {

@@ -400,6 +400,8 @@ describe('askedNames: the names a symbol asked for answers to', () => {
     assert.deepEqual(askedNames('std::fs::read_to_string').names, ['std::fs::read_to_string', 'std.fs.read_to_string', 'fs.read_to_string', 'read_to_string']);
     assert.deepEqual(askedNames('jinja2.Environment'), { names: ['jinja2.Environment', 'Environment'], leaf: 'Environment' });
     assert.deepEqual(askedNames('Foo#bar').names, ['Foo#bar', 'Foo.bar']);
+    assert.deepEqual(askedNames('(*Engine).ServeHTTP'), { names: ['(*Engine).ServeHTTP', 'Engine.ServeHTTP'], leaf: 'ServeHTTP' });
+    assert.deepEqual(askedNames('(gin.Engine).Use').names, ['(gin.Engine).Use', 'gin.Engine.Use', 'Engine.Use']);
     assert.deepEqual(askedNames('Monolog\\Handler\\NullHandler'), { names: ['Monolog\\Handler\\NullHandler', 'Monolog.Handler.NullHandler'], leaf: 'NullHandler' });
     assert.deepEqual(askedNames('getZoom'), { names: ['getZoom'], leaf: 'getZoom' });
   });
