@@ -1154,7 +1154,10 @@ function scanFolders(folders: AgentFolder[], mode: ExactMode, pattern: string, a
 }
 
 /** A chunk that may hold the line defining `name`: named so, and the first piece of its unit (a later piece of a unit cut in pieces only uses the name: a docstring's example, a field typed by it). */
-const isDefinitionOf = (c: Chunk, name: string) => !!c.symbol && !PROSE_KINDS.has(c.kind) && !(c.split && c.split.index > 0) && (symbolNames(c.symbol).includes(name) || holdsDeclarationOf(c, name) || typedefName(c) === name);
+const isDefinitionOf = (c: Chunk, name: string) => !!c.symbol && !PROSE_KINDS.has(c.kind) && (symbolNames(c.symbol).includes(name) || holdsDeclarationOf(c, name) || typedefName(c) === name);
+
+/** The unit a chunk is a piece of, in its file: a split unit's pieces, or a cut container's own fragments, are one. */
+const unitKey = (c: Chunk) => (c.kind === 'fragment' ? `f\0${c.symbol}` : c.split ? `s\0${c.symbol}\0${c.split.total}` : `c\0${c.id}`);
 
 /** A member's chunk that a cut container's declaration joined (`X.first` opening with `class X … {`): it holds X's definition line. */
 function holdsDeclarationOf(c: Chunk, name: string): boolean {
@@ -1167,13 +1170,15 @@ function holdsDeclarationOf(c: Chunk, name: string): boolean {
 const COMMENT_LINE = /^\s*(?:\/\/|#|\/\*|\*|--|"""|''')/;
 
 /** The lines that define `name`: in a unit named so, the first of its lines that holds the name, past its doc comment. */
-function definitionLines(file: FileMatches, name: string): Set<number> {
+function definitionLines(file: FileMatches, name: string, symbolOk: (symbol: string) => boolean = () => true): Set<number> {
   const first = new Map<string, number>();
   const firstCode = new Map<string, number>();
-  for (const m of file.lines) {
-    if (!isDefinitionOf(m.chunk, name)) continue;
-    if (!first.has(m.chunk.id)) first.set(m.chunk.id, m.line);
-    if (!firstCode.has(m.chunk.id) && !COMMENT_LINE.test(m.text)) firstCode.set(m.chunk.id, m.line);
+  // one line per unit: its first line holding the name that is code (else its first), whichever piece holds it
+  for (const m of [...file.lines].sort((a, b) => a.line - b.line)) {
+    if (!isDefinitionOf(m.chunk, name) || !symbolOk(m.chunk.symbol!)) continue;
+    const key = unitKey(m.chunk);
+    if (!first.has(key)) first.set(key, m.line);
+    if (!firstCode.has(key) && !COMMENT_LINE.test(m.text)) firstCode.set(key, m.line);
   }
   return new Set([...first.keys()].map((id) => firstCode.get(id) ?? first.get(id)!));
 }
@@ -1274,15 +1279,23 @@ async function references(a: ReferencesArgs, folders: AgentFolder[], counter: To
   await refreshed(folders);
   const name = a.symbol.trim();
   const filters = checkedFilters({ glob: a.glob }, folders);
-  // a dotted symbol (Map.zoomIn) is used by its last name
-  const used = symbolNames(name).pop()!;
+  // a qualified symbol (Map.zoomIn, Arg::new) is used by its last name (`map.zoomIn()` does not
+  // name the type); its definition is the member of that type, and the lines that write the
+  // type with it (`Arg::new(`) put their files first
+  const asked = askedNames(name);
+  const used = asked.leaf;
+  const owner = /^\w+$/.test(used) ? asked.names[asked.names.length - 1].split('.').slice(-2, -1)[0] : undefined;
+  const ownerOk = (symbol: string) => !owner || asked.names.some((n) => symbol === n || symbol.endsWith(`.${n}`));
+  const written = owner ? new RegExp(`\\b${owner.replace(/\$/g, '\\$')}\\s*(?:::|\\.|->|#)\\s*${used}\\b`) : undefined;
   const found = scanFolders(folders, 'identifier', used, pathFilter(filters.pathGlob));
-  const defs = new Map(found.map((x) => [x.file, definitionLines(x.file, used)]));
+  const defs = new Map(found.map((x) => [x.file, definitionLines(x.file, used, ownerOk)]));
+  await memberDefinitionLines(folders, found, used, (symbol) => !!symbol && symbolNames(symbol).includes(used) && ownerOk(symbol), defs);
   const lineDefs = new Map<FileMatches['lines'][number], boolean>();
   for (const [file, lines] of defs) for (const m of file.lines) if (lines.has(m.line)) lineDefs.set(m, true);
   const isDef = (m: FileMatches['lines'][number]) => lineDefs.has(m);
-  // the files that define it first, then those that use it most
-  found.sort((x, y) => (defs.get(y.file)!.size ? 1 : 0) - (defs.get(x.file)!.size ? 1 : 0) || y.file.lines.length - x.file.lines.length || x.file.path.localeCompare(y.file.path));
+  const qualified = new Map(found.map((x) => [x.file, written ? x.file.lines.filter((m) => written.test(m.text)).length : 0]));
+  // the files that define it first, then those that write it with its type, then those that use it most
+  found.sort((x, y) => (defs.get(y.file)!.size ? 1 : 0) - (defs.get(x.file)!.size ? 1 : 0) || qualified.get(y.file)! - qualified.get(x.file)! || y.file.lines.length - x.file.lines.length || x.file.path.localeCompare(y.file.path));
   const fp = fingerprint(['references', name, filters]);
   const offset = decodeCursor(a.cursor, fp);
   const total = found.reduce((n, x) => n + x.file.lines.length, 0);
@@ -1293,6 +1306,54 @@ async function references(a: ReferencesArgs, folders: AgentFolder[], counter: To
     { offset, k: MAX_DEPTH, maxTokens: a.maxTokens ?? DEFAULT_MAX_TOKENS, head, fp, perFile: REFERENCE_LINES, none: `no match: no indexed line holds ${JSON.stringify(used)} as a whole identifier`, mark: (m) => (isDef(m) ? '  (definition)' : '') },
     counter,
   );
+}
+
+/**
+ * Whether a line may declare `name` (a code line, not a use of it): `name(…) {`, `name(…):`, `def name`,
+ * `fn name`, `func (r) name`, `function name`, `name: function`, `name = (…) =>` … A cheap test before
+ * a file is parsed again: a use (`new Compiler(`, `x.run()`) is not one.
+ */
+export function mayDefine(line: string, name: string): boolean {
+  if (COMMENT_LINE.test(line)) return false;
+  const n = name.replace(/\$/g, '\\$');
+  return (
+    new RegExp(`\\b(?:def|fn|fun|func|function|sub|class|struct|interface|trait|enum|type)\\s+(?:\\([^)]*\\)\\s*)?${n}\\b`).test(line) ||
+    // modifiers and a return type in front (`public static int name(…) {`, `async name() {`), then the parameters and a body
+    new RegExp(`^\\s*(?:[\\w<>\\[\\],.*&?:@]+\\s+)*\\*?\\s*${n}\\s*(?:<[^>]*>)?\\s*\\([^;]*(?:\\{|:|=>)\\s*$`).test(line) ||
+    new RegExp(`^\\s*['"]?${n}['"]?\\s*[:=]\\s*(?:async\\s+)?(?:function\\b|\\(|\\w+\\s*=>)`).test(line)
+  );
+}
+
+/** Most files parsed again in one `references` call for the members of whole units that define the name. */
+const MAX_REFERENCE_PARSES = 50;
+
+/**
+ * A member of a whole unit (a small class is one chunk: its methods have none of their own)
+ * defines the name too: the files whose containers hold it, with no definition found among
+ * their chunks, are parsed again at the member budget (as `definitions` does), and each member
+ * named so adds its first code line holding the name to `defs`.
+ */
+async function memberDefinitionLines(folders: AgentFolder[], found: Array<{ root: string; file: FileMatches }>, used: string, nameOk: (symbol: string | undefined) => boolean, defs: Map<FileMatches, Set<number>>): Promise<void> {
+  const todo = found.filter((x) => !defs.get(x.file)!.size && x.file.lines.some((m) => MEMBER_HOLDERS.has(m.chunk.kind) && mayDefine(m.text, used))).slice(0, MAX_REFERENCE_PARSES);
+  if (!todo.length) return;
+  await prepareLanguagesFor(todo.map((x) => x.file.path));
+  for (const x of todo) {
+    const r = folders.find((f) => f.root === x.root)?.readFile?.(x.file.path, MAX_READ_BYTES);
+    if (!r?.ok || r.decoded.text === undefined) continue;
+    // a member's pieces (split at this budget) are one unit: from its first line to its last
+    const ranges = new Map<string, [number, number]>();
+    for (const c of chunkFile(x.file.path, r.decoded.text, { maxTokens: MEMBER_BUDGET }).chunks) {
+      if (PROSE_KINDS.has(c.kind) || c.kind === 'fragment' || !nameOk(c.symbol)) continue;
+      const was = ranges.get(c.symbol!);
+      ranges.set(c.symbol!, was ? [Math.min(was[0], c.start.line), Math.max(was[1], c.end.line)] : [c.start.line, c.end.line]);
+    }
+    const lines = [...x.file.lines].sort((a, b) => a.line - b.line);
+    for (const [from, to] of ranges.values()) {
+      const inside = lines.filter((m) => m.line >= from && m.line <= to);
+      const line = inside.find((m) => !COMMENT_LINE.test(m.text)) ?? inside[0];
+      if (line) defs.get(x.file)!.add(line.line);
+    }
+  }
 }
 
 /** Chunk kinds that are prose or data, never a symbol's definition. */

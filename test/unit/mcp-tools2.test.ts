@@ -12,7 +12,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ROOT, startMcp, type McpSession, type ToolResult } from '../helpers/mcp-client';
 import { defaultTokenCounter } from '../../src/tokenizer/wordpiece';
 import type { AgentFolder } from '../../src/agent/folder';
-import { askedNames, describeTools, descriptions, folderWeights, inputShapes, leadingIndent } from '../../src/agent/tools';
+import { askedNames, describeTools, descriptions, folderWeights, inputShapes, leadingIndent, mayDefine } from '../../src/agent/tools';
 import type { Chunk } from '../../src/chunkers/types';
 
 
@@ -218,6 +218,12 @@ describe('fathom mcp: read, definitions, references, files, exact search modes (
     const php = await call('references', { symbol: 'NullHandler' });
     assert.equal((php.structuredContent!.hits as Array<{ path: string }>)[0].path, 'src/big/NullHandler.php');
     assert.match(php.content[0].text, / {3}23: class NullHandler extends Handler {2}\(definition\)/);
+    // a member asked with its type: that type's member is the definition (not KZoomControl's zoomIn)
+    const both = await call('references', { symbol: 'zoomIn' });
+    assert.equal((both.content[0].text.match(/\(definition\)/g) ?? []).length, 2);
+    const typed = await call('references', { symbol: 'ZoomControl::zoomIn' });
+    assert.equal((typed.content[0].text.match(/\(definition\)/g) ?? []).length, 1);
+    assert.equal((typed.structuredContent!.hits as Array<{ path: string }>)[0].path, 'src/map/zoom.js');
     const ts = await call('references', { symbol: 'WidgetRegistry' });
     assert.match(ts.content[0].text, / {3}3: export class WidgetRegistry<T> extends Base \{ {2}\(definition\)/);
   });
@@ -426,5 +432,32 @@ describe('leadingIndent: a unit shown from its first line, as the file has it', 
     assert.equal(leadingIndent(folder(undefined), 'a.py', f.start, f.text, new Map()), '');
     const a = at('class A');
     assert.equal(leadingIndent(folder(src), 'a.py', a.start, a.text, new Map()), '');
+  });
+});
+
+describe('mayDefine: a line that may declare the name (before a file is parsed again for members)', () => {
+  it('declarations in several languages; uses and comments are not', () => {
+    const yes: Array<[string, string]> = [
+      ['  zoomIn () {', 'zoomIn'],
+      ['    public int Load(const char* f) {', 'Load'],
+      ['    def load(self, tile):', 'load'],
+      ['func (e *Engine) ServeHTTP(w http.ResponseWriter, req *http.Request) {', 'ServeHTTP'],
+      ['  async fetch(url, options = {}) {', 'fetch'],
+      ['    fun run() {', 'run'],
+      ['  run: function () {', 'run'],
+      ['  run = () => {', 'run'],
+      ['    pub fn new(id: impl Into<Id>) -> Self {', 'new'],
+      ['    static <T> T pick(List<T> items) {', 'pick'],
+    ];
+    for (const [line, name] of yes) assert.ok(mayDefine(line, name), line);
+    const no: Array<[string, string]> = [
+      ['    this.zoomIn(3);', 'zoomIn'],
+      ['    zoomIn(3)', 'zoomIn'],
+      ['  const c = new Compiler(options)', 'Compiler'],
+      ['  if (zoomIn(x)) {', 'zoomIn'],
+      ['  // zoomIn () {', 'zoomIn'],
+      ['   * @param {Compiler} compiler the compiler', 'Compiler'],
+    ];
+    for (const [line, name] of no) assert.ok(!mayDefine(line, name), line);
   });
 });
