@@ -58,7 +58,11 @@ const folderArg = z
   .optional()
   .describe('Only this open folder (its path, or its name as answers show it before each path). Default: every open folder; a relative path that several folders hold is refused until folder says which.');
 const globArg = stringOrList('Path globs relative to the folder, e.g. "src/**" or ["*.ts", "!**/*.test.ts"]; a glob without "/" matches file names anywhere.');
-const symbolArg = z.string().min(1).max(500).describe('A symbol name exactly as written in code, e.g. "getZoomControl" or "Map.zoomIn" (its last part matches too).');
+const symbolArg = z
+  .string()
+  .min(1)
+  .max(500)
+  .describe('A symbol name exactly as written in code, e.g. "getZoomControl", or qualified by its type as the language writes it: "Map.zoomIn", "Arg::new", "Logger#log", "(*Engine).ServeHTTP", "App\\Log\\Handler" (a module or package in front, "clap::Command", may be left out; a bare last part matches every type\'s).');
 
 export const inputShapes = {
   search: {
