@@ -122,7 +122,7 @@ export class EngineSearch {
       hits.filter((h) => this.catalog.chunks.has(h.docId)),
       q,
       (h) => this.catalog.chunks.head(h.docId)?.path,
-      { describes: ownModelWeight(q, found.phrase) > 0, symbolOf: (h) => this.catalog.chunks.head(h.docId)?.symbol },
+      { describes: ownModelWeight(q, found.phrase) > 0, symbolOf: (h) => this.catalog.chunks.head(h.docId)?.symbol, kindOf: (h) => this.catalog.chunks.head(h.docId)?.kind },
     );
     if (this.catalog.embedder) {
       const model = modelLabel(this.catalog.embedder.id);

@@ -54,6 +54,18 @@ describe('test code below its implementation (weighByPath)', () => {
       { path: 'binding/form_mapping.go', symbol: 'formSource.TrySet', score: 0.95 },
     ];
     assert.deepEqual(weighByPath(mock, 'TrySet tries to set a value by the request form', (h) => h.path, { symbolOf }).map((h) => h.path), ['binding/form_mapping.go', 'binding/form_mapping_test.go']);
+    // a type of that name nested in a test class or under a namespace (C#, PHP) keeps its rank too,
+    // with its kind known; a method named so does not
+    const nested = [
+      { path: 'Src/Json.Tests/Converters/DateConverterTests.cs', symbol: 'Json.Tests.Converters.DateConverterTests.ConverterDictionary', kind: 'class', score: 1 },
+      { path: 'Src/Json/Serialization/Reader.cs', symbol: 'Json.Serialization.Reader.PopulateDictionary', kind: 'method', score: 0.95 },
+    ];
+    const kindOf = (h: { kind: string }) => h.kind;
+    const q = 'converter dictionary (ConverterDictionary)';
+    assert.deepEqual(weighByPath(nested, q, (h) => h.path, { symbolOf, kindOf }).map((h) => h.kind), ['class', 'method']);
+    assert.deepEqual(weighByPath(nested, q, (h) => h.path, { symbolOf }).map((h) => h.kind), ['method', 'class']);
+    const method = nested.map((h) => ({ ...h, kind: 'method' }));
+    assert.deepEqual(weighByPath(method, q, (h) => h.path, { symbolOf, kindOf }).map((h) => h.path)[0], 'Src/Json/Serialization/Reader.cs');
   });
 });
 

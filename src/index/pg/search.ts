@@ -808,7 +808,7 @@ export async function pgSearch(sql: Sql, query: string, options: PgSearchOptions
       ? convex({ name: 'keyword', ids: keyword, scores: keywordScores }, { name: 'dense', ids: dense!, scores: denseScores }, { depth: a.depth, limit: a.depth })
       : rrf(ranked, { k: options.rrfK ?? DEFAULT_RRF_K, limit: a.depth });
   // test code below its implementation, prose below the code a plain-words query describes, as in the local engine
-  return weighByPath(fused, q, (h) => a.pool[h.docId]?.path, { describes: ownModelWeight(q, found.phrase) > 0, symbolOf: (h) => a.pool[h.docId]?.symbol })
+  return weighByPath(fused, q, (h) => a.pool[h.docId]?.path, { describes: ownModelWeight(q, found.phrase) > 0, symbolOf: (h) => a.pool[h.docId]?.symbol, kindOf: (h) => a.pool[h.docId]?.kind })
     .slice(0, k)
     .map((h) => ({ chunk: a.pool[h.docId], docId: h.docId, score: h.score, why: h.why }));
 }
