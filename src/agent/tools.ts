@@ -1157,7 +1157,7 @@ function scanFolders(folders: AgentFolder[], mode: ExactMode, pattern: string, a
   return out;
 }
 
-/** A chunk that may hold the line defining `name`: named so, and the first piece of its unit (a later piece of a unit cut in pieces only uses the name: a docstring's example, a field typed by it). */
+/** A chunk that may hold the line defining `name`: named so, a member's chunk holding its cut container's declaration, or a C typedef of that name (`definitionLines` takes one line per unit: a later piece of a unit only uses the name, a docstring's example, a field typed by it). */
 const isDefinitionOf = (c: Chunk, name: string) => !!c.symbol && !PROSE_KINDS.has(c.kind) && (symbolNames(c.symbol).includes(name) || holdsDeclarationOf(c, name) || typedefName(c) === name);
 
 /** The unit a chunk is a piece of, in its file: a split unit's pieces, or a cut container's own fragments, are one. */
@@ -1293,7 +1293,8 @@ async function references(a: ReferencesArgs, folders: AgentFolder[], counter: To
   const written = owner ? new RegExp(`\\b${owner.replace(/\$/g, '\\$')}\\s*(?:::|\\.|->|#)\\s*${used}\\b`) : undefined;
   const found = scanFolders(folders, 'identifier', used, pathFilter(filters.pathGlob));
   const defs = new Map(found.map((x) => [x.file, definitionLines(x.file, used, ownerOk)]));
-  await memberDefinitionLines(folders, found, used, (symbol) => !!symbol && symbolNames(symbol).includes(used) && ownerOk(symbol), defs);
+  const members: DefinitionMatch = { name: used, nameOk: (symbol) => !!symbol && symbolNames(symbol).includes(used) && ownerOk(symbol), kindOk: (kind) => !PROSE_KINDS.has(kind) && kind !== 'fragment' };
+  await memberDefinitionLines(folders, found, members, defs);
   const lineDefs = new Map<FileMatches['lines'][number], boolean>();
   for (const [file, lines] of defs) for (const m of file.lines) if (lines.has(m.line)) lineDefs.set(m, true);
   const isDef = (m: FileMatches['lines'][number]) => lineDefs.has(m);
@@ -1333,29 +1334,23 @@ const MAX_REFERENCE_PARSES = 50;
 
 /**
  * A member of a whole unit (a small class is one chunk: its methods have none of their own)
- * defines the name too: the files whose containers hold it, with no definition found among
- * their chunks, are parsed again at the member budget (as `definitions` does), and each member
- * named so adds its first code line holding the name to `defs`.
+ * defines the name too: the files whose containers hold a line that may declare it, with no
+ * definition found among their chunks, are parsed again as `definitions` does
+ * (`memberDefinitions`), and each unit found adds its first code line holding the name to `defs`.
  */
-async function memberDefinitionLines(folders: AgentFolder[], found: Array<{ root: string; file: FileMatches }>, used: string, nameOk: (symbol: string | undefined) => boolean, defs: Map<FileMatches, Set<number>>): Promise<void> {
-  const todo = found.filter((x) => !defs.get(x.file)!.size && x.file.lines.some((m) => MEMBER_HOLDERS.has(m.chunk.kind) && mayDefine(m.text, used))).slice(0, MAX_REFERENCE_PARSES);
-  if (!todo.length) return;
-  await prepareLanguagesFor(todo.map((x) => x.file.path));
-  for (const x of todo) {
-    const r = folders.find((f) => f.root === x.root)?.readFile?.(x.file.path, MAX_READ_BYTES);
-    if (!r?.ok || r.decoded.text === undefined) continue;
-    // a member's pieces (split at this budget) are one unit: from its first line to its last
-    const ranges = new Map<string, [number, number]>();
-    for (const c of chunkFile(x.file.path, r.decoded.text, { maxTokens: MEMBER_BUDGET }).chunks) {
-      if (PROSE_KINDS.has(c.kind) || c.kind === 'fragment' || !nameOk(c.symbol)) continue;
-      const was = ranges.get(c.symbol!);
-      ranges.set(c.symbol!, was ? [Math.min(was[0], c.start.line), Math.max(was[1], c.end.line)] : [c.start.line, c.end.line]);
-    }
-    const lines = [...x.file.lines].sort((a, b) => a.line - b.line);
-    for (const [from, to] of ranges.values()) {
-      const inside = lines.filter((m) => m.line >= from && m.line <= to);
+async function memberDefinitionLines(folders: AgentFolder[], found: Array<{ root: string; file: FileMatches }>, match: DefinitionMatch, defs: Map<FileMatches, Set<number>>): Promise<void> {
+  const todo = found.filter((x) => !defs.get(x.file)!.size && x.file.lines.some((m) => MEMBER_HOLDERS.has(m.chunk.kind) && mayDefine(m.text, match.name))).slice(0, MAX_REFERENCE_PARSES);
+  for (const f of folders) {
+    const mine = new Map(todo.filter((x) => x.root === f.root).map((x) => [x.file.path, x.file]));
+    if (!mine.size || !f.readFile) continue;
+    const holders = new Map([...mine].map(([p, file]) => [p, [...new Set(file.lines.map((m) => m.chunk))].filter((c) => MEMBER_HOLDERS.has(c.kind))]));
+    const units: Definition[] = [];
+    await memberDefinitions(f, [...mine.keys()], holders, match, units);
+    for (const d of units) {
+      const file = mine.get(d.path)!;
+      const inside = file.lines.filter((m) => m.line >= d.startLine && m.line <= d.endLine).sort((a, b) => a.line - b.line);
       const line = inside.find((m) => !COMMENT_LINE.test(m.text)) ?? inside[0];
-      if (line) defs.get(x.file)!.add(line.line);
+      if (line) defs.get(file)!.add(line.line);
     }
   }
 }
