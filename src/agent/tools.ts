@@ -1288,9 +1288,9 @@ async function references(a: ReferencesArgs, folders: AgentFolder[], counter: To
   // type with it (`Arg::new(`) put their files first
   const asked = askedNames(name);
   const used = asked.leaf;
-  const owner = /^\w+$/.test(used) ? asked.names[asked.names.length - 1].split('.').slice(-2, -1)[0] : undefined;
+  const owner = /^[\w$]+[!?]?$/.test(used) ? asked.names[asked.names.length - 1].split('.').slice(-2, -1)[0] : undefined;
   const ownerOk = (symbol: string) => !owner || asked.names.some((n) => symbol === n || symbol.endsWith(`.${n}`));
-  const written = owner ? new RegExp(`\\b${owner.replace(/\$/g, '\\$')}\\s*(?:::|\\.|->|#)\\s*${used}\\b`) : undefined;
+  const written = owner ? new RegExp(`${wholeName(owner)}\\s*(?:::|\\.|->|#)\\s*${wholeName(used)}`) : undefined;
   const found = scanFolders(folders, 'identifier', used, pathFilter(filters.pathGlob));
   const defs = new Map(found.map((x) => [x.file, definitionLines(x.file, used, ownerOk)]));
   const members: DefinitionMatch = { name: used, nameOk: (symbol) => !!symbol && symbolNames(symbol).includes(used) && ownerOk(symbol), kindOk: (kind) => !PROSE_KINDS.has(kind) && kind !== 'fragment' };
@@ -1313,6 +1313,12 @@ async function references(a: ReferencesArgs, folders: AgentFolder[], counter: To
   );
 }
 
+/** `s` as a regex matching it literally. */
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** `name` as a whole identifier in a regex: not inside a longer one (Ruby's `renew!` and `active?` end with their mark). */
+const wholeName = (name: string) => `(?<![\\w$])${escapeRegExp(name)}(?![\\w$!?])`;
+
 /**
  * Whether a line may declare `name` (a code line, not a use of it): `name(…) {`, `name(…):`, `def name`,
  * `fn name`, `func (r) name`, `function name`, `name: function`, `name = (…) =>` … A cheap test before
@@ -1320,9 +1326,9 @@ async function references(a: ReferencesArgs, folders: AgentFolder[], counter: To
  */
 export function mayDefine(line: string, name: string): boolean {
   if (COMMENT_LINE.test(line)) return false;
-  const n = name.replace(/\$/g, '\\$');
+  const n = wholeName(name);
   return (
-    new RegExp(`\\b(?:def|fn|fun|func|function|sub|class|struct|interface|trait|enum|type)\\s+(?:\\([^)]*\\)\\s*)?${n}\\b`).test(line) ||
+    new RegExp(`\\b(?:def|fn|fun|func|function|sub|class|struct|interface|trait|enum|type)\\s+(?:\\([^)]*\\)\\s*|self\\.)?${n}`).test(line) ||
     // modifiers and a return type in front (`public static int name(…) {`, `async name() {`), then the parameters and a body
     new RegExp(`^\\s*(?:[\\w<>\\[\\],.*&?:@]+\\s+)*\\*?\\s*${n}\\s*(?:<[^>]*>)?\\s*\\([^;]*(?:\\{|:|=>)\\s*$`).test(line) ||
     new RegExp(`^\\s*['"]?${n}['"]?\\s*[:=]\\s*(?:async\\s+)?(?:function\\b|\\(|\\w+\\s*=>)`).test(line)
@@ -1474,7 +1480,7 @@ const DECLARATION_LINES = 40;
 
 /** A line declaring `leaf` as a container (`class X`, `pub struct X`, `export default class X`, `interface X` …): its kind. */
 function declaredKind(text: string, leaf: string): string | undefined {
-  const name = leaf.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const name = escapeRegExp(leaf);
   const re = new RegExp(`^[ \\t]*(?:(?:export|default|abstract|public|private|protected|internal|static|final|sealed|partial|readonly|data|open|pub(?:\\([^)]*\\))?|unsafe)\\s+)*(class|struct|interface|trait|impl|enum|namespace|module|object)\\s+${name}\\b`, 'm');
   return re.exec(text)?.[1];
 }

@@ -448,6 +448,9 @@ describe('mayDefine: a line that may declare the name (before a file is parsed a
       ['  run = () => {', 'run'],
       ['    pub fn new(id: impl Into<Id>) -> Self {', 'new'],
       ['    static <T> T pick(List<T> items) {', 'pick'],
+      ['    def renew!(amount)', 'renew!'],
+      ['    def active?', 'active?'],
+      ['    def self.start_trial(customer, plan, days: 14)', 'start_trial'],
     ];
     for (const [line, name] of yes) assert.ok(mayDefine(line, name), line);
     const no: Array<[string, string]> = [
@@ -457,6 +460,10 @@ describe('mayDefine: a line that may declare the name (before a file is parsed a
       ['  if (zoomIn(x)) {', 'zoomIn'],
       ['  // zoomIn () {', 'zoomIn'],
       ['   * @param {Compiler} compiler the compiler', 'Compiler'],
+      // a longer name, or the name without its mark, is another method
+      ['    def renewal(amount)', 'renew'],
+      ['    def renew!(amount)', 'renew'],
+      ['    def active', 'active?'],
     ];
     for (const [line, name] of no) assert.ok(!mayDefine(line, name), line);
   });
