@@ -26,6 +26,8 @@ import { EXACT_MODES, hasIdentifier, PatternError, pathFilter, scanChunks, symbo
 import { bestLines, rankFiles, type RankedFile } from './file-rank';
 import type { AgentFolder, FolderState } from './folder';
 import { relativeIn } from '../util/paths';
+import { escapeRegExp } from '../util/regexp';
+import { declaredKind } from '../chunkers/declared';
 
 export const DEFAULT_MAX_TOKENS = 2000;
 /** Files of a `detail: "files"` answer when k is not given (the budget usually cuts first). */
@@ -1167,7 +1169,7 @@ const unitKey = (c: Chunk) => (c.kind === 'fragment' ? `f\0${c.symbol}` : c.spli
 function holdsDeclarationOf(c: Chunk, name: string): boolean {
   const dot = c.symbol ? c.symbol.lastIndexOf('.') : -1;
   if (dot <= 0 || !symbolNames(c.symbol!.slice(0, dot)).includes(name)) return false;
-  return !!declaredKind(c.text.split('\n').slice(0, DECLARATION_LINES).join('\n'), name);
+  return !!declaredKind(c.text, name);
 }
 
 /** A line that is a comment (`//`, `#`, `/*`, ` * `, `--`, a docstring's quotes): a doc comment naming the unit is not its definition. */
@@ -1312,9 +1314,6 @@ async function references(a: ReferencesArgs, folders: AgentFolder[], counter: To
     counter,
   );
 }
-
-/** `s` as a regex matching it literally. */
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** `name` as a whole identifier in a regex: not inside a longer one (Ruby's `renew!` and `active?` end with their mark). */
 const wholeName = (name: string) => `(?<![\\w$])${escapeRegExp(name)}(?![\\w$!?])`;
@@ -1475,16 +1474,6 @@ function typedefName(c: Chunk): string | undefined {
   return /\}\s*(\w+)\s*;\s*$/.exec(c.text)?.[1];
 }
 
-/** How far into a cut container's first piece its declaration is looked for: past a long doc comment (a PHP docblock of 10-30 lines). */
-const DECLARATION_LINES = 40;
-
-/** A line declaring `leaf` as a container (`class X`, `pub struct X`, `export default class X`, `interface X` …): its kind. */
-function declaredKind(text: string, leaf: string): string | undefined {
-  const name = escapeRegExp(leaf);
-  const re = new RegExp(`^[ \\t]*(?:(?:export|default|abstract|public|private|protected|internal|static|final|sealed|partial|readonly|data|open|pub(?:\\([^)]*\\))?|unsafe)\\s+)*(class|struct|interface|trait|impl|enum|namespace|module|object)\\s+${name}\\b`, 'm');
-  return re.exec(text)?.[1];
-}
-
 /** The container named as asked that chunk `c` is a piece of, when it was cut: a fragment named by it (its own lines), or a member `X.y` (X asked). */
 function splitContainerOf(c: Chunk, match: DefinitionMatch): string | undefined {
   if (!c.symbol) return undefined;
@@ -1514,7 +1503,7 @@ function splitContainers(f: AgentFolder, p: string, match: DefinitionMatch, defs
     // the head: its own lines from the first piece up to its first member (the first piece itself when the declaration joined a member)
     const headEnd = own.includes(first) ? pieces.findIndex((c) => !own.includes(c)) : 1;
     const head = stitch(pieces.slice(0, headEnd < 0 ? pieces.length : headEnd));
-    const declared = declaredKind(head.text.split('\n').slice(0, DECLARATION_LINES).join('\n'), symbol.slice(symbol.lastIndexOf('.') + 1));
+    const declared = declaredKind(head.text, symbol.slice(symbol.lastIndexOf('.') + 1));
     // a declaration joined to a member: only when the member's chunk holds it (else `X.y` may name an object's key, a namespace …)
     if (!own.length && !declared) continue;
     const kind = declared ?? 'class';

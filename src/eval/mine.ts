@@ -21,6 +21,7 @@
  * left out, so every gold query has exactly one right file.
  */
 import { findRegistrations } from '../chunkers/javascript';
+import { declaredKind } from '../chunkers/declared';
 import type { Chunk } from '../chunkers/types';
 import { nameToWords } from '../chunkers/vue';
 import type { Engine } from '../index/engine';
@@ -78,6 +79,8 @@ export function mineGold(engine: Engine, options: { perRoute?: number } = {}): G
 const TREE_SITTER_ROUTES = new Set(['python', 'go', 'rust', 'java', 'csharp', 'c', 'cpp', 'php', 'ruby']);
 /** A type's declaration line (PHP, C#, Java): its name. */
 const TYPE_DECLARATION = /^[ \t]*(?:(?:abstract|public|internal|static|final|sealed|partial|readonly)\s+)*(?:class|interface|trait|enum|record|struct)\s+(\w+)/gm;
+/** Declared kinds that are types of their own (not an `impl` or a namespace of a type declared elsewhere). */
+const CONTAINER_KINDS = new Set(['class', 'struct', 'interface', 'trait', 'enum', 'record']);
 /** Languages whose units are named with their namespace in front. */
 const NAMESPACED = new Set(['php', 'csharp']);
 /** Units worth a query of their own (not a file's leftover code or an impl block; a group of small units: each member). */
@@ -95,9 +98,8 @@ function splitContainer(c: Chunk): string | undefined {
   // (a fragment of a namespace's own lines is named by the namespace: the declaration test below tells)
   const name = c.kind === 'fragment' ? parts[parts.length - 1] : c.kind === 'method' && parts.length >= 2 ? parts[parts.length - 2] : undefined;
   if (!name || !/^\w+$/.test(name)) return undefined;
-  const head = c.text.split('\n').slice(0, 40).join('\n');
-  const declared = new RegExp(`^[ \\t]*(?:(?:export|abstract|public|internal|static|final|sealed|partial|pub(?:\\([^)]*\\))?)\\s+)*(?:class|struct|interface|trait|enum|record)\\s+${name}\\b|^type\\s+${name}\\s+(?:struct|interface)\\b`, 'm');
-  return declared.test(head) ? name : undefined;
+  const kind = declaredKind(c.text, name);
+  return kind && CONTAINER_KINDS.has(kind) ? name : undefined;
 }
 
 /** Whether the top-level unit `name` of chunk `c` is public as its language says (other languages: every one). */
