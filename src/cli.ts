@@ -44,7 +44,8 @@ const MODEL_HELP = `  --no-embed         keyword-only: load no embedding model
 
 const SCORE_HELP = `  Each hit shows its relevance: 0-100, its score as a share of the best hit's score in this
   answer (the best is 100). --json also gives the raw "score" (search: the fused score, 0-1 where
-  Fathom's own model took part (keyword and meaning scores combined), else reciprocal-rank; similar: cosine similarity, or the keyword score when keyword-only) and "keywordOnly"
+  Fathom's own model took part (keyword and meaning scores combined; a query in words re-ranked
+  by learned features, the best 1), else reciprocal-rank; similar: cosine similarity, or the keyword score when keyword-only) and "keywordOnly"
   (the reason, when no embedding model answered; with no hit, one {"noHits":true,"keywordOnly"} line).
   With no hit, the text output says so on stderr ("no results for …") and stdout stays empty.`;
 

@@ -215,9 +215,11 @@ export function describeTools(folders: AgentFolder[]): Record<ToolName, { title:
 const why = z.object({
   keyword: z.number().optional(),
   dense: z.number().optional(),
-  /** The model behind the meaning rank (set on every hit with a dense rank by a folder with a model). */
+  /** The model behind the meaning rank or the re-ranking (set on every such hit by a folder with a model). */
   model: z.string().optional(),
   fused: z.number(),
+  /** A query in words was re-ranked by learned features (src/index/rank/rerank.ts): this hit's place in the fused order before. */
+  reranked: z.number().optional(),
 });
 const hit = z.object({
   folder: z.string(),

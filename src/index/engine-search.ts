@@ -6,6 +6,7 @@
 import type { Chunk } from '../chunkers/types';
 import { embedText } from './embedder';
 import { diversify } from './rank/diversify';
+import { RERANK_DEPTH, rerank, rerankFeatures, wantsRerank, type RerankSource } from './rank/rerank';
 import { PHRASE_DEPTH, phraseFirst, proximityOrder, proximityText, shownForm, shownText, wholeValue } from './rank/phrase';
 import { compileFilter, convex, DEFAULT_RRF_K, modelLabel, modelTermWeights, ownModelWeight, rrf, weighByPath, type FilterSpec, type FusedHit, type RankedList, type ScoredList } from './rank/fusion';
 import type { ChunkHead } from './chunks';
@@ -80,11 +81,12 @@ export class EngineSearch {
     }
     const limit = options.diversify === false ? k : depth;
     // Fathom's own model beside the keyword list: their scores combined (fusion.ts, convex); else RRF
-    const fused = this.fuse(
-      q,
-      own && dense && found.scores ? convex({ ...lists[0], scores: found.scores }, dense, { depth, limit }) : rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit }),
-      found,
-    );
+    let hits = own && dense && found.scores ? convex({ ...lists[0], scores: found.scores }, dense, { depth, limit: depth }) : rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: depth });
+    // a query in words, with Fathom's own model: its first candidates re-ranked (rank/rerank.ts)
+    if (own && mode === 'hybrid' && options.rerank !== false && found.scores && this.catalog.vectors?.count && wantsRerank(q, found.phrase, this.catalog.embedder!.coverage?.(q) ?? 1)) {
+      hits = await this.reranked(q, hits, found.scores, dense, options.rerank);
+    }
+    const fused = this.fuse(q, hits.slice(0, limit), found);
     if (options.diversify === false) return fused.map((h) => ({ chunk: this.catalog.chunks.get(h.docId)!, docId: h.docId, score: h.score, why: h.why }));
     return this.diversified(q, fused, k, options.diversify);
   }
@@ -126,9 +128,24 @@ export class EngineSearch {
     );
     if (this.catalog.embedder) {
       const model = modelLabel(this.catalog.embedder.id);
-      for (const h of fused) if (h.why.dense !== undefined) h.why.model = model;
+      for (const h of fused) if (h.why.dense !== undefined || h.why.reranked !== undefined) h.why.model = model;
     }
     return fused;
+  }
+
+  /** `hits` re-ranked (rank/rerank.ts) with the model's cosine of each candidate: from the dense list's scores, else from its stored vector. */
+  private async reranked(q: string, hits: FusedHit[], keywordScores: Map<number, number>, dense: ScoredList | undefined, options: SearchOptions['rerank']): Promise<FusedHit[]> {
+    const embedder = this.catalog.embedder!;
+    const cosines = new Map<number, number>(dense?.scores);
+    const top = hits.slice(0, RERANK_DEPTH).map((h) => h.docId);
+    if (top.some((id) => !cosines.has(id))) {
+      const [qv] = await embedder.embed([q], undefined, { urgent: true, query: true });
+      this.cosinesOf(qv, top, cosines);
+    }
+    const { chunks } = this.catalog;
+    const src: RerankSource = { keywordScore: (id) => keywordScores.get(id), cosine: (id) => cosines.get(id), chunk: (id) => chunks.head(id), text: (id) => chunks.text(id), termWeight: (t) => embedder.queryTermWeight?.(t) ?? 1 };
+    if (options && options.features) options.features(rerankFeatures(q, hits.slice(0, RERANK_DEPTH), src, !!dense), hits.slice(0, RERANK_DEPTH));
+    return rerank(q, hits, src, !!dense, options ? options.weights : undefined);
   }
 
   /** The fused hits diversified (folded twins, more in the same file), the best `k`. */

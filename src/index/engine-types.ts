@@ -35,13 +35,20 @@ export interface SearchOptions {
   rrfK?: number;
   /** Locale folding, code first, the per-file cap (diversify.ts); `false` gives the plain fused order. */
   diversify?: DiversifyOptions | false;
+  /**
+   * The learned re-ranking of a plain-words query's first candidates with Fathom's own model
+   * (rank/rerank.ts; on by default in hybrid mode). `false`: the fused order (A/B runs);
+   * `weights`: other weights, `features`: each re-ranked query's feature rows and candidates
+   * (train/rerank.ts learns the weights from them).
+   */
+  rerank?: false | { weights?: readonly number[]; features?: (rows: number[][], hits: ReadonlyArray<{ docId: number }>) => void };
 }
 
 export interface SearchHit {
   chunk: Chunk;
   docId: number;
   score: number;
-  why: { keyword?: number; dense?: number; model?: string; fused: number };
+  why: { keyword?: number; dense?: number; model?: string; fused: number; reranked?: number };
   /** The same key section in other locale files (folded into this hit), best first. */
   alsoIn?: Chunk[];
   /** More chunks of this hit's file past the per-file cap ("more in this file"), best first. */

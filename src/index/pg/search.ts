@@ -6,6 +6,7 @@ import { Int8Rows } from '../int8-scan';
 import { dot8, TopHeap } from '../ivf';
 import { COVERAGE_MAX_CONCEPTS, KeywordIndex, planQuery, planTerms } from '../keyword';
 import { compileFilter, convex, DEFAULT_RRF_K, modelTermWeights, ownModelWeight, rrf, weighByPath, type FilterSpec, type RankedList } from '../rank/fusion';
+import { rerank, wantsRerank } from '../rank/rerank';
 import { phraseFirst, proximityOrder, proximityText, shownForm, shownText } from '../rank/phrase';
 import { STATIC_MODEL_NAME } from '../static-model';
 import { prepared } from './connect';
@@ -25,6 +26,8 @@ export interface PgSearchOptions {
   cold?: boolean;
   /** Filled with each index generation the search read (none when it read nothing: a query with no terms). */
   seen?: Set<string>;
+  /** `false`: no learned re-ranking (rank/rerank.ts), the fused order. */
+  rerank?: false;
 }
 
 /**
@@ -807,8 +810,13 @@ export async function pgSearch(sql: Sql, query: string, options: PgSearchOptions
     own && asked && keyword
       ? convex({ name: 'keyword', ids: keyword, scores: keywordScores }, { name: 'dense', ids: dense!, scores: denseScores }, { depth: a.depth, limit: a.depth })
       : rrf(ranked, { k: options.rrfK ?? DEFAULT_RRF_K, limit: a.depth });
+  // a query in words: its first candidates re-ranked, as in the local engine (rank/rerank.ts)
+  const reranked =
+    own && mode === 'hybrid' && options.rerank !== false && keyword && wantsRerank(q, found.phrase, embedder!.coverage?.(q) ?? 1)
+      ? rerank(q, fused, { keywordScore: (id) => keywordScores.get(id), cosine: (id) => denseScores.get(id), chunk: (id) => a.pool[id], text: (id) => a.pool[id]?.text, termWeight: (t) => embedder!.queryTermWeight?.(t) ?? 1 }, asked)
+      : fused;
   // test code below its implementation, prose below the code a plain-words query describes, as in the local engine
-  return weighByPath(fused, q, (h) => a.pool[h.docId]?.path, { describes: ownModelWeight(q, found.phrase) > 0, symbolOf: (h) => a.pool[h.docId]?.symbol, kindOf: (h) => a.pool[h.docId]?.kind })
+  return weighByPath(reranked, q, (h) => a.pool[h.docId]?.path, { describes: ownModelWeight(q, found.phrase) > 0, symbolOf: (h) => a.pool[h.docId]?.symbol, kindOf: (h) => a.pool[h.docId]?.kind })
     .slice(0, k)
     .map((h) => ({ chunk: a.pool[h.docId], docId: h.docId, score: h.score, why: h.why }));
 }

@@ -42,6 +42,8 @@ export interface FusedHit {
     /** The model behind the dense rank (`fathom-code-search`, `Xenova/all-MiniLM-L6-v2`), set by the engine. */
     model?: string;
     fused: number;
+    /** Re-ranked (rerank.ts): the 1-based place this hit had in the fused order before. */
+    reranked?: number;
   };
 }
 

@@ -1,0 +1,205 @@
+/**
+ * A learned re-ranking of a plain-words search's first candidates, with Fathom's own model.
+ * Plain Node.
+ *
+ * The fusion (`convex`) sees two numbers per chunk, its keyword score and its cosine. What else
+ * tells the documented function from its file's other chunks, and the code from the pages and
+ * tests that talk about it, is in the candidates themselves: how many of the query's words the
+ * chunk holds (weighed as the model weighs them), whether its name or path holds them, its
+ * file's other candidates, its size and kind. `rerankFeatures` reads those for the first
+ * `RERANK_DEPTH` candidates; a candidate's new score is exp(w · x) (over the best's), with `RERANK_WEIGHTS`
+ * learned by `train/rerank.ts` (a linear listwise softmax, Adam) on the tuning halves of
+ * bench/ranking.ts's benchmarks: the doc-sentence ones and the route ones (names, schema
+ * fields, registrations), so that it learns to leave a query that names its target alone.
+ * The candidates past the first `RERANK_DEPTH` keep their order below them. Measured: docs/MODEL.md.
+ *
+ * A query is re-ranked when it is made of words (`wantsRerank`: 3+ words, the model knows half
+ * of its terms, no chunk holds it as written): the queries the model is asked for (`asked`) and
+ * those it is not asked for because they also name code (`NewFoo returns …`), each with its
+ * own terms (the `asked` and `code`/`capital` interactions below).
+ */
+import { modelTerms } from '../model-terms';
+import { asksForDocs, asksForTests, isProsePath, isTestPath, type FusedHit } from './fusion';
+
+/** Candidates re-ranked (the fused list's first; the keyword list alone for a query the model is not asked for). */
+export const RERANK_DEPTH = 50;
+
+/** Chunk kinds that are one unit of code (a function, a class or one of its fragments). */
+const UNIT_KINDS = new Set(['function', 'method', 'class', 'struct', 'interface', 'type', 'enum', 'trait', 'fragment', 'impl', 'constructor']);
+
+/** A token written like code (as `ownModelWeight` reads it). */
+const CODE_LIKE = /[a-z][A-Z]|[A-Za-z0-9]_[A-Za-z0-9]|\w[./:]\w|[$<>{}()[\]=]/;
+
+/** The features, in order: the weights below are read by position. */
+export const RERANK_FEATURES = [
+  'fused', // the fused score (convex); a query the model is not asked for: 0.5 × keyword + 0.5 × model, as convex would
+  'keyword', // keyword score, min-max over the candidates
+  'model', // the model's cosine, min-max over the candidates
+  'cosine', // the cosine itself
+  'inKeyword', // 1 when the keyword list holds it
+  'keywordRank', // 1 / log2(1 + keyword rank), 0 when absent
+  'modelRank', // 1 / log2(1 + the model's rank), 0 when absent
+  'fileOther', // the best fused score of another candidate of its file
+  'fileCount', // ln(1 + other candidates of its file)
+  'coverage', // the share of the query's terms (weighed by the model) the chunk holds
+  'nameCoverage', // the share of them its path and symbol hold
+  'length', // ln(1 + characters) / 10
+  'unit', // a function, method, class …
+  'fileModel', // the best model score among its file's candidates
+  'fileKeyword', // the best keyword score among its file's candidates
+  'test', // test code, the query not about tests
+  'prose', // prose, the query not about docs
+  'asked', // the model's list took part (constant within a query: weight 0)
+  'asked×keyword',
+  'asked×model',
+  'code×keyword', // the query holds a token written like code
+  'code×model',
+  'capital×keyword', // a Capitalized word after the first
+  'capital×model',
+  'code×nameCoverage',
+  'capital×nameCoverage',
+] as const;
+
+/** Learned by `train/rerank.ts` (see its header for the command); `RERANK_FEATURES` order. */
+export const RERANK_WEIGHTS: readonly number[] = [1.61, 0.63, 0.87, 0.77, -0.07, 1.39, 1.02, -0.22, -0.23, 1.21, 2.25, -0.87, 0.3, 1.11, 1.41, -2.21, -0.95, 0, -0.28, 0.4, 0.69, 0.36, 1.25, -0.39, 0.79, -0.76];
+
+/** A query in words that re-ranking may serve: 3+ words, not found as written, terms the model mostly knows. */
+export function wantsRerank(query: string, phrase: boolean, coverage: number): boolean {
+  if (phrase || coverage < 0.5) return false;
+  return query.trim().split(/\s+/).filter((w) => /\p{L}/u.test(w)).length >= 3;
+}
+
+/** What `rerankFeatures` reads of the index. */
+export interface RerankSource {
+  /** The keyword score (BM25F) of a candidate, when the keyword list scored it. */
+  keywordScore(docId: number): number | undefined;
+  /** The model's cosine of a candidate with the query. */
+  cosine(docId: number): number | undefined;
+  chunk(docId: number): { path: string; symbol?: string; kind: string; header?: string } | undefined;
+  text(docId: number): string | undefined;
+  /** The model's weight of a query term (its query row's length over the median's). */
+  termWeight(term: string): number;
+}
+
+/** One row of features per candidate (`RERANK_FEATURES`). `asked`: the model's list took part in the fusion. */
+export function rerankFeatures(query: string, hits: readonly FusedHit[], src: RerankSource, asked: boolean): number[][] {
+  const qterms = new Map<string, number>();
+  for (const t of modelTerms(query)) if (!qterms.has(t)) qterms.set(t, src.termWeight(t));
+  let qtotal = 0;
+  for (const w of qterms.values()) qtotal += w;
+  const n = hits.length;
+  const kw = hits.map((h) => src.keywordScore(h.docId));
+  const cos = hits.map((h) => src.cosine(h.docId) ?? 0);
+  const nk = minMax(kw);
+  const nd = minMax(cos);
+  const heads = hits.map((h) => src.chunk(h.docId));
+  const byFile = new Map<string, number[]>();
+  heads.forEach((c, i) => {
+    const p = c?.path ?? '';
+    const l = byFile.get(p);
+    if (l) l.push(i);
+    else byFile.set(p, [i]);
+  });
+  const words = query.trim().split(/\s+/).filter((w) => /\p{L}/u.test(w));
+  const code = CODE_LIKE.test(query) ? 1 : 0;
+  const capital = words.slice(1).some((w) => /^[A-Z][a-z]/.test(w)) ? 1 : 0;
+  const tests = !asksForTests(query);
+  const docs = !asksForDocs(query);
+  const a = asked ? 1 : 0;
+  // the fused score; for a query the model was not asked for, what convex would give it
+  const fused = hits.map((h, i) => (asked ? h.score : 0.5 * nk[i] + 0.5 * nd[i]));
+  const rows: number[][] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const c = heads[i];
+    const path = c?.path ?? '';
+    const text = src.text(hits[i].docId) ?? '';
+    const held = new Set(modelTerms(`${c?.header ?? ''}\n${text}`));
+    const named = new Set(modelTerms(`${path} ${c?.symbol ?? ''}`));
+    let cov = 0;
+    let ncov = 0;
+    for (const [t, w] of qterms) {
+      if (held.has(t)) cov += w;
+      if (named.has(t)) ncov += w;
+    }
+    cov = qtotal ? cov / qtotal : 0;
+    ncov = qtotal ? ncov / qtotal : 0;
+    let other = 0;
+    let fileModel = nd[i];
+    let fileKeyword = nk[i];
+    const same = byFile.get(path)!;
+    for (const j of same) {
+      if (j === i) continue;
+      if (fused[j] > other) other = fused[j];
+      if (nd[j] > fileModel) fileModel = nd[j];
+      if (nk[j] > fileKeyword) fileKeyword = nk[j];
+    }
+    const { keyword, dense } = hits[i].why;
+    rows[i] = [
+      fused[i],
+      nk[i],
+      nd[i],
+      cos[i],
+      keyword !== undefined ? 1 : 0,
+      keyword !== undefined ? 1 / Math.log2(1 + keyword) : 0,
+      dense !== undefined ? 1 / Math.log2(1 + dense) : 0,
+      other,
+      Math.log1p(same.length - 1),
+      cov,
+      ncov,
+      Math.log1p(text.length) / 10,
+      c && UNIT_KINDS.has(c.kind) ? 1 : 0,
+      fileModel,
+      fileKeyword,
+      tests && isTestPath(path) ? 1 : 0,
+      docs && isProsePath(path) ? 1 : 0,
+      a,
+      a * nk[i],
+      a * nd[i],
+      code * nk[i],
+      code * nd[i],
+      capital * nk[i],
+      capital * nd[i],
+      code * ncov,
+      capital * ncov,
+    ];
+  }
+  return rows;
+}
+
+/**
+ * `hits` (fused, best first) with the first `RERANK_DEPTH` re-ordered by w · features, scored
+ * exp(w · x − the best's) (the best 1, the rest in (0, 1]), and the rest after them in their
+ * order (scores below the last re-ranked one). Each re-ranked hit's `why.reranked` is its place
+ * before. Ties keep the fused order.
+ */
+export function rerank(query: string, hits: readonly FusedHit[], src: RerankSource, asked: boolean, weights: readonly number[] = RERANK_WEIGHTS): FusedHit[] {
+  const top = hits.slice(0, RERANK_DEPTH);
+  if (top.length < 2) return hits.slice();
+  const rows = rerankFeatures(query, top, src, asked);
+  const z = rows.map((row) => {
+    let t = 0;
+    for (let k = 0; k < weights.length; k++) t += weights[k] * row[k];
+    return t;
+  });
+  // exp(z − the best's): the best 1, the others in (0, 1], as the fused scores were
+  const best = Math.max(...z);
+  const scored = top.map((h, i) => ({ h, s: Math.exp(z[i] - best), i }));
+  scored.sort((x, y) => y.s - x.s || x.i - y.i);
+  const out: FusedHit[] = scored.map(({ h, s, i }) => ({ ...h, score: s, why: { ...h.why, reranked: i + 1 } }));
+  const low = out[out.length - 1].score;
+  const rest = hits.length - top.length;
+  for (let j = 0; j < rest; j++) out.push({ ...hits[RERANK_DEPTH + j], score: (low * 0.5 * (rest - j)) / (rest + 1) });
+  return out;
+}
+
+/** Values mapped to [0, 1] over the candidates: lowest known → 0, highest → 1, all equal → 1, unknown → 0. */
+function minMax(xs: ReadonlyArray<number | undefined>): number[] {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const x of xs) {
+    if (x === undefined || !Number.isFinite(x)) continue;
+    if (x < lo) lo = x;
+    if (x > hi) hi = x;
+  }
+  return xs.map((x) => (x === undefined || !Number.isFinite(x) ? 0 : hi > lo ? (x - lo) / (hi - lo) : 1));
+}

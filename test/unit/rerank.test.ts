@@ -1,0 +1,145 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Engine } from '../../src/index/engine';
+import type { FusedHit } from '../../src/index/rank/fusion';
+import { RERANK_DEPTH, RERANK_FEATURES, RERANK_WEIGHTS, rerank, rerankFeatures, wantsRerank, type RerankSource } from '../../src/index/rank/rerank';
+import { loadStaticModel } from '../../src/index/static-model';
+
+interface Doc {
+  path: string;
+  symbol?: string;
+  kind?: string;
+  text: string;
+  keyword?: number;
+  cosine?: number;
+}
+
+/** A source over `docs` (docId = index), every query term weighing 1. */
+function source(docs: Doc[]): RerankSource {
+  return {
+    keywordScore: (id) => docs[id].keyword,
+    cosine: (id) => docs[id].cosine,
+    chunk: (id) => ({ path: docs[id].path, symbol: docs[id].symbol, kind: docs[id].kind ?? 'function', header: `// ${docs[id].path}` }),
+    text: (id) => docs[id].text,
+    termWeight: () => 1,
+  };
+}
+
+const fused = (docs: Doc[]): FusedHit[] => docs.map((d, i) => ({ docId: i, score: 1 - i * 0.01, why: { fused: 1 - i * 0.01, keyword: d.keyword === undefined ? undefined : i + 1 } }));
+
+describe('rerank (learned re-ranking of a plain-words query)', () => {
+  it('reads one row of every feature per candidate: what of the query the chunk and its name hold, its file, tests and prose', () => {
+    const docs: Doc[] = [
+      { path: 'src/cookie.py', symbol: 'parse_cookie', text: 'def parse_cookie(header):\n    return dict(p.split("=") for p in header.split(";"))', keyword: 10, cosine: 0.6 },
+      { path: 'tests/test_cookie.py', symbol: 'test_parse', text: 'def test_parse():\n    assert parse_cookie("a=1") == {"a": "1"}', keyword: 6, cosine: 0.5 },
+      { path: 'docs/cookies.md', symbol: 'Cookies', kind: 'section', text: 'Cookies are parsed from the header.', keyword: 4, cosine: 0.2 },
+      { path: 'src/cookie.py', symbol: 'dump_cookie', text: 'def dump_cookie(key, value):\n    return f"{key}={value}"', cosine: 0.1 },
+    ];
+    const rows = rerankFeatures('parse cookie header', fused(docs), source(docs), true);
+    assert.equal(rows.length, 4);
+    assert.ok(rows.every((r) => r.length === RERANK_FEATURES.length && r.every(Number.isFinite)));
+    assert.equal(RERANK_WEIGHTS.length, RERANK_FEATURES.length);
+    const f = (row: number, name: (typeof RERANK_FEATURES)[number]) => rows[row][RERANK_FEATURES.indexOf(name)];
+    // parse, cookie, header: all three in the first chunk, none but cookie (its path) in the last
+    assert.equal(f(0, 'coverage'), 1);
+    assert.ok(Math.abs(f(3, 'coverage') - 1 / 3) < 1e-9, String(f(3, 'coverage')));
+    assert.ok(f(0, 'nameCoverage') > f(2, 'nameCoverage'));
+    assert.equal(f(0, 'keyword'), 1);
+    assert.equal(f(3, 'keyword'), 0, 'not in the keyword list');
+    assert.equal(f(3, 'inKeyword'), 0);
+    assert.equal(f(0, 'model'), 1);
+    assert.equal(f(0, 'fileCount'), Math.log(2), 'one other candidate of its file');
+    assert.equal(f(1, 'fileCount'), 0);
+    assert.deepEqual([f(0, 'test'), f(1, 'test'), f(2, 'prose')], [0, 1, 1]);
+    // a query about tests (docs) does not mark test code (prose)
+    const aboutTests = rerankFeatures('parse the cookie header tests', fused(docs), source(docs), true);
+    assert.equal(aboutTests[1][RERANK_FEATURES.indexOf('test')], 0);
+    const aboutDocs = rerankFeatures('parse the cookie header documentation', fused(docs), source(docs), true);
+    assert.equal(aboutDocs[2][RERANK_FEATURES.indexOf('prose')], 0);
+    // a query the model was not asked for: the fused score is what convex would give, asked terms 0
+    const wide = rerankFeatures('parse the cookie header', fused(docs), source(docs), false);
+    assert.equal(wide[0][RERANK_FEATURES.indexOf('fused')], 1);
+    assert.equal(wide[0][RERANK_FEATURES.indexOf('asked×model')], 0);
+  });
+
+  it('puts the chunk named by the query words above one that only mentions them, and code above its tests and docs, all else equal', () => {
+    const body = 'return the session cookie value for the request';
+    const named: Doc[] = [
+      { path: 'src/util.py', symbol: 'helper', text: `def helper(request):\n    # ${body}\n    pass`, keyword: 5, cosine: 0.5 },
+      { path: 'src/session.py', symbol: 'session_cookie', text: `def session_cookie(request):\n    # ${body}\n    pass`, keyword: 5, cosine: 0.5 },
+    ];
+    const a = rerank('session cookie of a request', fused(named), source(named), true);
+    assert.deepEqual(a.map((h) => named[h.docId].path), ['src/session.py', 'src/util.py']);
+    assert.equal(a[0].why.reranked, 2, 'its place before');
+    const kinds: Doc[] = [
+      { path: 'tests/test_session.py', symbol: 'session_cookie', text: `def session_cookie(request):\n    # ${body}`, keyword: 5, cosine: 0.5 },
+      { path: 'docs/session.md', symbol: 'session_cookie', kind: 'section', text: `session_cookie(request):\n    # ${body}`, keyword: 5, cosine: 0.5 },
+      { path: 'src/session.py', symbol: 'session_cookie', text: `def session_cookie(request):\n    # ${body}`, keyword: 5, cosine: 0.5 },
+    ];
+    const b = rerank('session cookie of a request', fused(kinds), source(kinds), true);
+    assert.equal(kinds[b[0].docId].path, 'src/session.py');
+  });
+
+  it(`re-orders the first ${RERANK_DEPTH} candidates only; the rest follow in their order, below them`, () => {
+    const docs: Doc[] = Array.from({ length: RERANK_DEPTH + 20 }, (_, i) => ({ path: `src/f${i}.py`, text: `def f${i}(): pass`, keyword: 100 - i, cosine: 0.5 }));
+    // the last of the first 50 holds every word of the query in its name
+    docs[RERANK_DEPTH - 1] = { path: 'src/open_socket.py', symbol: 'open_socket', text: 'def open_socket(host, port): pass', keyword: 100 - (RERANK_DEPTH - 1), cosine: 0.9 };
+    const out = rerank('open a socket to host', fused(docs), source(docs), true);
+    assert.equal(out.length, docs.length);
+    assert.ok(out.findIndex((h) => h.docId === RERANK_DEPTH - 1) < RERANK_DEPTH - 1, 'moved up');
+    assert.deepEqual(out.slice(RERANK_DEPTH).map((h) => h.docId), docs.slice(RERANK_DEPTH).map((_, i) => RERANK_DEPTH + i));
+    assert.ok(out.slice(RERANK_DEPTH).every((h) => h.why.reranked === undefined && h.score < out[RERANK_DEPTH - 1].score));
+    for (let i = 1; i < out.length; i++) assert.ok(out[i].score <= out[i - 1].score, `scores in order at ${i}`);
+    // fewer than two candidates: nothing to re-order
+    assert.deepEqual(rerank('open a socket to host', fused(docs.slice(0, 1)), source(docs), true).map((h) => h.docId), [0]);
+  });
+
+  it('serves a query in words: 3+ words, not found as written, terms the model mostly knows', () => {
+    assert.equal(wantsRerank('open a socket to the host', false, 0.9), true);
+    assert.equal(wantsRerank('open socket', false, 1), false, 'a name or two words');
+    assert.equal(wantsRerank('open a socket to the host', true, 1), false, 'some chunk holds it as written');
+    assert.equal(wantsRerank('abrir un socket al servidor', false, 0.2), false, 'a language the model does not know');
+  });
+
+  describe('in the engine, with the bundled model', () => {
+    let dir: string;
+    let engine: Engine;
+    before(async () => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-rerank-'));
+      fs.mkdirSync(path.join(dir, 'src'));
+      fs.mkdirSync(path.join(dir, 'tests'));
+      fs.writeFileSync(path.join(dir, 'src', 'cookies.py'), 'def parse_cookie(header):\n    return dict(p.split("=", 1) for p in header.split("; "))\n\n\ndef dump_cookie(key, value, max_age=None):\n    out = f"{key}={value}"\n    if max_age is not None:\n        out += f"; Max-Age={max_age}"\n    return out\n');
+      fs.writeFileSync(path.join(dir, 'tests', 'test_cookies.py'), 'from src.cookies import parse_cookie\n\n\ndef test_parse_cookie():\n    assert parse_cookie("a=1; b=2") == {"a": "1", "b": "2"}\n');
+      fs.writeFileSync(path.join(dir, 'src', 'routes.py'), 'def match_route(path, routes):\n    for pattern, handler in routes:\n        if pattern == path:\n            return handler\n    return None\n');
+      const r = loadStaticModel();
+      assert.ok('embedder' in r, JSON.stringify(r));
+      engine = new Engine({ embedder: r.embedder });
+      for await (const _ of engine.indexFolder(dir)) void _;
+      for await (const _ of engine.embedPending()) void _;
+    });
+    after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+    it('re-ranks a hybrid query in words (each hit says its place before), and not keyword mode, a name, or `rerank: false`', async () => {
+      let seen: { rows: number[][]; ids: number } | undefined;
+      const q = 'split the cookie header into a dictionary of values';
+      const hits = await engine.search(q, { k: 5, rerank: { features: (rows, h) => (seen = { rows, ids: h.length }) } });
+      assert.ok(seen && seen.rows.length === seen.ids && seen.rows.every((r) => r.length === RERANK_FEATURES.length), JSON.stringify(seen));
+      assert.equal(hits[0].chunk.path, 'src/cookies.py');
+      assert.equal(hits[0].chunk.symbol, 'parse_cookie');
+      assert.ok(hits.every((h) => typeof h.why.reranked === 'number'), JSON.stringify(hits.map((h) => h.why)));
+      const plain = await engine.search(q, { k: 5, rerank: false });
+      assert.ok(plain.every((h) => h.why.reranked === undefined));
+      const keyword = await engine.search(q, { k: 5, mode: 'keyword' });
+      assert.ok(keyword.every((h) => h.why.reranked === undefined));
+      const name = await engine.search('parse_cookie', { k: 5 });
+      assert.ok(name.every((h) => h.why.reranked === undefined));
+      // other weights are used as given: the fused score's alone keeps the fused order
+      const fusedOnly = RERANK_FEATURES.map((f) => (f === 'fused' ? 1 : 0));
+      const same = await engine.search(q, { k: 5, rerank: { weights: fusedOnly }, diversify: false });
+      const before = await engine.search(q, { k: 5, rerank: false, diversify: false });
+      assert.deepEqual(same.map((h) => h.docId), before.map((h) => h.docId));
+    });
+  });
+});
