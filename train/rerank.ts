@@ -146,6 +146,22 @@ async function main(): Promise<void> {
       process.stdout.write(`${b.padEnd(20)} ${half.padEnd(9)} ${String(gs.length).padStart(4)}  ${cells.map((c) => c.map((x) => x.toFixed(3)).join(' / ').padEnd(28)).join('')}\n`);
     }
   }
+  // 3. what it costs: each query of the largest benchmark searched both ways, alternating, warm
+  const largest = benches.filter((b) => DOC.includes(b)).sort((x, y) => engineOf(y).chunks.count - engineOf(x).chunks.count)[0];
+  if (largest) {
+    const engine = engineOf(largest);
+    const times: Record<'fused' | 'reranked', number[]> = { fused: [], reranked: [] };
+    for (const g of golds(largest)) {
+      for (const [arm, rerank] of [['fused', false], ['reranked', undefined]] as const) {
+        const t = performance.now();
+        await engine.search(g.query, { k: 10, rerank });
+        times[arm].push(performance.now() - t);
+      }
+    }
+    const pct = (xs: number[], p: number) => xs.slice().sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+    const f = (xs: number[]) => `p50 ${pct(xs, 50).toFixed(2)} ms, p95 ${pct(xs, 95).toFixed(2)} ms`;
+    process.stdout.write(`\nsearch time, ${largest} (${engine.chunks.count} chunks, ${times.fused.length} queries, same run): fused ${f(times.fused)}; re-ranked ${f(times.reranked)}; p50 ratio ${(pct(times.reranked, 50) / pct(times.fused, 50)).toFixed(2)}×\n`);
+  }
   for (const [half, rows] of Object.entries(means)) {
     const cells = arms.map((_, i) => {
       const mine = rows.filter((r) => r[0] === i);

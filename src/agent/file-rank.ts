@@ -135,7 +135,7 @@ export async function rankFiles(folder: AgentFolder, q: AgentQuery, options: { m
   // a filter's verdict on a file is the engine's: only its hits pass
   const filtered = !!(filters.pathGlob || filters.language?.length || filters.kind?.length);
   // a task about dependencies: the manifests, ranked on their own
-  if (q.aboutDependencies && !filtered) addRanking(await folder.search(text, { k: IDENT_DEPTH, mode, filters: { pathGlob: MANIFEST_GLOBS }, diversify: false }), MANIFEST_WEIGHT, SHORT_RANK_K);
+  if (q.aboutDependencies && !filtered) addRanking(await folder.search(text, { k: IDENT_DEPTH, mode, filters: { pathGlob: MANIFEST_GLOBS }, diversify: false, rerank: false }), MANIFEST_WEIGHT, SHORT_RANK_K);
   // path terms, weighted by their rarity among the folder's paths
   const paths = folder.paths?.();
   const all = new Set<string>();

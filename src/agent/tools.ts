@@ -427,7 +427,7 @@ const FENCE_LANG: Record<string, string> = {
 
 /** Why a hit ranked, and its score on the answers' one scale (SCORE_SCALE), as in `score`. */
 function whyWords(w: SearchHit['why'], score: number): string {
-  const parts = [w.keyword ? `keyword #${w.keyword}` : '', w.dense ? `meaning #${w.dense}${w.model ? ` by ${w.model}` : ''}` : ''].filter(Boolean);
+  const parts = [w.keyword ? `keyword #${w.keyword}` : '', w.dense ? `meaning #${w.dense}${w.model ? ` by ${w.model}` : ''}` : '', w.reranked ? `re-ranked from #${w.reranked}` : ''].filter(Boolean);
   return `${parts.join(', ') || 'ranked'} (score ${score.toFixed(2)})`;
 }
 

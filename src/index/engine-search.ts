@@ -83,7 +83,7 @@ export class EngineSearch {
     // Fathom's own model beside the keyword list: their scores combined (fusion.ts, convex); else RRF
     let hits = own && dense && found.scores ? convex({ ...lists[0], scores: found.scores }, dense, { depth, limit: depth }) : rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: depth });
     // a query in words, with Fathom's own model: its first candidates re-ranked (rank/rerank.ts)
-    if (own && mode === 'hybrid' && options.rerank !== false && found.scores && this.catalog.vectors?.count && wantsRerank(q, found.phrase, this.catalog.embedder!.coverage?.(q) ?? 1)) {
+    if (own && mode === 'hybrid' && options.rerank !== false && found.scores && this.catalog.vectors?.count && wantsRerank(q, found.phrase, this.catalog.embedder!.coverage?.(q) ?? 1, !!dense)) {
       hits = await this.reranked(q, hits, found.scores, dense, options.rerank);
     }
     const fused = this.fuse(q, hits.slice(0, limit), found);

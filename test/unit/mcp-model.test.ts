@@ -53,11 +53,14 @@ describe('fathom mcp with its own model (the default), SDK client', function () 
       assert.ok((r.structuredContent!.hits as unknown[]).length > 0, JSON.stringify(args));
     }
     const r = await call('search', { query: 'zoom the map in and out', detail: 'chunks', k: 5 });
-    const hits = r.structuredContent!.hits as Array<{ why: { dense?: number; model?: string } }>;
+    const hits = r.structuredContent!.hits as Array<{ why: { dense?: number; model?: string; reranked?: number } }>;
     const meaning = hits.filter((h) => h.why.dense !== undefined);
     assert.ok(meaning.length > 0, 'some hit has a meaning rank');
     for (const h of meaning) assert.equal(h.why.model, 'fathom-code-search');
     assert.match(r.content[0].text, /why: (?:keyword #\d+, )?meaning #\d+ by fathom-code-search/);
+    // a query in words is re-ranked (rank/rerank.ts): each hit says its place before
+    assert.ok(hits.every((h) => typeof h.why.reranked === 'number'), JSON.stringify(hits.map((h) => h.why)));
+    assert.match(r.content[0].text, /why: [^\n]*re-ranked from #\d+ \(score/);
   });
 
   it('similar, context, definitions, references, read, files, i18n and status answer within their schemas', async () => {

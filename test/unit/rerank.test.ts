@@ -101,6 +101,10 @@ describe('rerank (learned re-ranking of a plain-words query)', () => {
     assert.equal(wantsRerank('open socket', false, 1), false, 'a name or two words');
     assert.equal(wantsRerank('open a socket to the host', true, 1), false, 'some chunk holds it as written');
     assert.equal(wantsRerank('abrir un socket al servidor', false, 0.2), false, 'a language the model does not know');
+    // a query the model was not asked for (it names code): a sentence, not a few words around a name
+    assert.equal(wantsRerank('array base (ArrayBase)', false, 1, false), false);
+    assert.equal(wantsRerank('field tooltip with component Input', false, 1, false), false);
+    assert.equal(wantsRerank('NewRouter returns a router with the default middleware', false, 1, false), true);
   });
 
   describe('in the engine, with the bundled model', () => {

@@ -812,7 +812,7 @@ export async function pgSearch(sql: Sql, query: string, options: PgSearchOptions
       : rrf(ranked, { k: options.rrfK ?? DEFAULT_RRF_K, limit: a.depth });
   // a query in words: its first candidates re-ranked, as in the local engine (rank/rerank.ts)
   const reranked =
-    own && mode === 'hybrid' && options.rerank !== false && keyword && wantsRerank(q, found.phrase, embedder!.coverage?.(q) ?? 1)
+    own && mode === 'hybrid' && options.rerank !== false && keyword && wantsRerank(q, found.phrase, embedder!.coverage?.(q) ?? 1, asked)
       ? rerank(q, fused, { keywordScore: (id) => keywordScores.get(id), cosine: (id) => denseScores.get(id), chunk: (id) => a.pool[id], text: (id) => a.pool[id]?.text, termWeight: (t) => embedder!.queryTermWeight?.(t) ?? 1 }, asked)
       : fused;
   // test code below its implementation, prose below the code a plain-words query describes, as in the local engine

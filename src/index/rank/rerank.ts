@@ -13,10 +13,10 @@
  * fields, registrations), so that it learns to leave a query that names its target alone.
  * The candidates past the first `RERANK_DEPTH` keep their order below them. Measured: docs/MODEL.md.
  *
- * A query is re-ranked when it is made of words (`wantsRerank`: 3+ words, the model knows half
- * of its terms, no chunk holds it as written): the queries the model is asked for (`asked`) and
- * those it is not asked for because they also name code (`NewFoo returns …`), each with its
- * own terms (the `asked` and `code`/`capital` interactions below).
+ * A query is re-ranked when it is made of words (`wantsRerank`: the model knows half of its
+ * terms, no chunk holds it as written): the queries the model is asked for (`asked`, 3+ words)
+ * and the sentences it is not asked for because they also name code (`NewFoo returns …`, 6+
+ * words), each with its own terms (the `asked` and `code`/`capital` interactions below).
  */
 import { modelTerms } from '../model-terms';
 import { asksForDocs, asksForTests, isProsePath, isTestPath, type FusedHit } from './fusion';
@@ -61,12 +61,24 @@ export const RERANK_FEATURES = [
 ] as const;
 
 /** Learned by `train/rerank.ts` (see its header for the command); `RERANK_FEATURES` order. */
-export const RERANK_WEIGHTS: readonly number[] = [1.61, 0.63, 0.87, 0.77, -0.07, 1.39, 1.02, -0.22, -0.23, 1.21, 2.25, -0.87, 0.3, 1.11, 1.41, -2.21, -0.95, 0, -0.28, 0.4, 0.69, 0.36, 1.25, -0.39, 0.79, -0.76];
+export const RERANK_WEIGHTS: readonly number[] = [1.2, 0.26, 1.27, 1.25, -0.07, 1.13, 1, 0.26, -0.27, 1.4, 3.04, -1.07, 0.12, 1.12, 1.44, -2.62, -1.25, 0, 0.14, 0.03, 0, 0.72, 0.34, -0.15, 1.43, 0.2];
 
-/** A query in words that re-ranking may serve: 3+ words, not found as written, terms the model mostly knows. */
-export function wantsRerank(query: string, phrase: boolean, coverage: number): boolean {
+/**
+ * The fewest words of a query the model was not asked for (it names code: `NewFoo returns …`)
+ * that is re-ranked: a few words around a name (`array base (ArrayBase)`, `field tooltip with
+ * component Input`, `global registration of X (Y)`) ask for that name, and the keyword ranking's
+ * first is kept. Measured (train/rerank.ts, the route benchmarks' 48 rows of bench/ranking.ts):
+ * from 3 or 5 words, hit@1 moved on 11 and 7 route rows (most of them down: a component's
+ * `.d.ts` twin, `tooltips` for `tooltip`); from 6, none, and the doc-sentence benchmarks keep
+ * the gain (held-out means with the same weights 0.890 / 0.776 / 0.717 from 3, 0.890 / 0.775 /
+ * 0.715 from 6).
+ */
+export const NAMED_MIN_WORDS = 6;
+
+/** A query in words that re-ranking may serve: not found as written, terms the model mostly knows, 3+ words (`NAMED_MIN_WORDS` when the model was not `asked`). */
+export function wantsRerank(query: string, phrase: boolean, coverage: number, asked = true): boolean {
   if (phrase || coverage < 0.5) return false;
-  return query.trim().split(/\s+/).filter((w) => /\p{L}/u.test(w)).length >= 3;
+  return query.trim().split(/\s+/).filter((w) => /\p{L}/u.test(w)).length >= (asked ? 3 : NAMED_MIN_WORDS);
 }
 
 /** What `rerankFeatures` reads of the index. */
