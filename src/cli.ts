@@ -775,8 +775,14 @@ function printHits(hits: SearchHit[], json: boolean, keywordOnly: string | undef
       const folded = { ...(h.alsoIn?.length ? { alsoIn: where(h.alsoIn) } : {}), ...(h.moreInFile?.length ? { moreInFile: where(h.moreInFile) } : {}) };
       process.stdout.write(`${JSON.stringify({ ...hitLine(h), relevance: Math.round(rel * 10) / 10, symbol: h.chunk.symbol ?? null, kind: h.chunk.kind, header: h.chunk.header, why: h.why, ...(keywordOnly ? { keywordOnly } : {}), ...folded })}\n`);
     } else {
-      // the ranks in each list, only when both lists ranked it (one list's rank is the order shown)
-      const why = h.why.keyword && h.why.dense ? `; keyword rank ${h.why.keyword}, meaning rank ${h.why.dense}${h.why.model ? ` by ${h.why.model}` : ''}` : '';
+      // the ranks in each list when both lists ranked it or it was re-ranked (else one list's rank is the order shown)
+      const { keyword, dense, model, reranked } = h.why;
+      const parts = [
+        keyword && (dense || reranked) ? `keyword rank ${keyword}` : '',
+        dense && (keyword || reranked) ? `meaning rank ${dense}${model ? ` by ${model}` : ''}` : '',
+        reranked ? `re-ranked from place ${reranked}${!dense && model ? ` by ${model}` : ''}` : '',
+      ].filter(Boolean);
+      const why = parts.length ? `; ${parts.join(', ')}` : '';
       process.stdout.write(`${String(i + 1).padStart(2)}. ${esc(h.chunk.path)}:${h.chunk.start.line}-${h.chunk.end.line}  ${h.chunk.kind}${h.chunk.symbol ? ` ${esc(h.chunk.symbol)}` : ''}  (relevance ${rel.toFixed(0)}${why})\n`);
     }
   }

@@ -231,6 +231,8 @@ describe("Fathom's own model in the built CLI (dist/cli.js): on with no flag, no
     const s = fathom(['search', 'keep serving the app on a port', '--dir', dir]);
     assert.equal(s.code, 0, s.err);
     assert.match(s.out, /meaning rank \d+ by fathom-code-search/);
+    // and its first candidates are re-ranked: each line says its place before
+    assert.match(s.out, /re-ranked from place \d+/);
     // implementation above its test when the query is not about tests
     const lines = s.out.split('\n').filter((l) => /^\s*\d+\./.test(l));
     assert.match(lines[0], /src\/server\.py/, s.out);
