@@ -24,6 +24,9 @@ import { asksForDocs, asksForTests, isProsePath, isTestPath, type FusedHit } fro
 /** Candidates re-ranked (the fused list's first; the keyword list alone for a query the model is not asked for). */
 export const RERANK_DEPTH = 50;
 
+/** Characters of a candidate's text read for its terms (a chunk's first `MAX_MODEL_TERMS`, 512, fit well within). */
+const TEXT_READ = 32_768;
+
 /** Chunk kinds that are one unit of code (a function, a class or one of its fragments). */
 const UNIT_KINDS = new Set(['function', 'method', 'class', 'struct', 'interface', 'type', 'enum', 'trait', 'fragment', 'impl', 'constructor']);
 
@@ -125,7 +128,8 @@ export function rerankFeatures(query: string, hits: readonly FusedHit[], src: Re
     const c = heads[i];
     const path = c?.path ?? '';
     const text = src.text(hits[i].docId) ?? '';
-    const held = new Set(modelTerms(`${c?.header ?? ''}\n${text}`));
+    // the model reads a chunk's first MAX_MODEL_TERMS terms: a huge chunk (minified, generated) is cut well past them, not tokenized whole
+    const held = new Set(modelTerms(`${c?.header ?? ''}\n${text.length > TEXT_READ ? text.slice(0, TEXT_READ) : text}`));
     const named = new Set(modelTerms(`${path} ${c?.symbol ?? ''}`));
     let cov = 0;
     let ncov = 0;
