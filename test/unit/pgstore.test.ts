@@ -174,13 +174,18 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
       assert.ok(plain.length >= 15, `${plain.length} plain-words queries`);
       let top1 = 0;
       let overlap = 0;
+      let reranked = 0;
       for (const t of plain) {
         const remote = await pgSearch(scratch, t, { k: 10, embedder: emb });
         const here = await local.search(t, { k: 10, diversify: false });
         if (remote[0] && here[0] && key(remote[0]) === key(here[0])) top1++;
         const h = new Set(here.map(key));
         overlap += remote.filter((x) => h.has(key(x))).length / Math.max(1, here.length);
+        // both re-rank a query in words (rank/rerank.ts), or neither
+        if (remote[0]?.why.reranked !== undefined && here[0]?.why.reranked !== undefined) reranked++;
+        assert.equal(remote[0]?.why.reranked === undefined, here[0]?.why.reranked === undefined, t);
       }
+      assert.ok(reranked > 0, 'some plain-words query is re-ranked');
       // HNSW is approximate: near-ties may swap
       assert.ok(top1 / plain.length >= 0.9, `top-1 agreement ${(top1 / plain.length).toFixed(3)}`);
       assert.ok(overlap / plain.length >= 0.9, `overlap@10 ${(overlap / plain.length).toFixed(3)}`);
