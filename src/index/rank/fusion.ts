@@ -89,11 +89,23 @@ export const MIN_MODEL_COVERAGE = 0.5;
  */
 export function ownModelWeight(query: string, phrase: boolean, coverage = 1): number {
   if (phrase || coverage < MIN_MODEL_COVERAGE) return 0;
-  const words = query.trim().split(/\s+/).filter((w) => /\p{L}/u.test(w));
+  const words = queryWords(query);
   if (words.length < 3) return 0;
-  if (/[a-z][A-Z]|[A-Za-z0-9]_[A-Za-z0-9]|\w[./:]\w|[$<>{}()[\]=]/.test(query)) return 0;
-  if (words.slice(1).some((w) => /^[A-Z][a-z]/.test(w))) return 0;
+  if (CODE_TOKEN.test(query) || capitalAfterFirst(words)) return 0;
   return DENSE_WEIGHT;
+}
+
+/** A token written like code: camelCase, snake_case, a dotted or slashed path, `$`, brackets. */
+export const CODE_TOKEN = /[a-z][A-Z]|[A-Za-z0-9]_[A-Za-z0-9]|\w[./:]\w|[$<>{}()[\]=]/;
+
+/** A query's words: its whitespace-separated tokens that hold a letter. */
+export function queryWords(query: string): string[] {
+  return query.trim().split(/\s+/).filter((w) => /\p{L}/u.test(w));
+}
+
+/** A Capitalized word after the first (`field title with component Input`): a name. */
+export function capitalAfterFirst(words: readonly string[]): boolean {
+  return words.slice(1).some((w) => /^[A-Z][a-z]/.test(w));
 }
 
 /**
@@ -165,21 +177,23 @@ export interface ScoredList extends RankedList {
   scores: ReadonlyMap<number, number>;
 }
 
-/** `scores` over `ids` mapped to [0, 1]: lowest known → 0, highest → 1, all known equal (one, say) → 1, unknown → 0. */
+/** `scores` of `ids` mapped to [0, 1] (`unitScale`); an id not among `ids` → 0. */
 function minMax(scores: ReadonlyMap<number, number>, ids: number[]): (id: number) => number {
+  const scaled = unitScale(ids.map((id) => scores.get(id)));
+  const of = new Map(ids.map((id, i) => [id, scaled[i]]));
+  return (id) => of.get(id) ?? 0;
+}
+
+/** Values mapped to [0, 1]: lowest known → 0, highest → 1, all known equal (one, say) → 1, unknown or not finite → 0. */
+export function unitScale(values: ReadonlyArray<number | undefined>): number[] {
   let lo = Infinity;
   let hi = -Infinity;
-  for (const id of ids) {
-    const v = scores.get(id);
+  for (const v of values) {
     if (v === undefined || !Number.isFinite(v)) continue;
     if (v < lo) lo = v;
     if (v > hi) hi = v;
   }
-  return (id) => {
-    const v = scores.get(id);
-    if (v === undefined || !Number.isFinite(v)) return 0;
-    return hi > lo ? (v - lo) / (hi - lo) : 1;
-  };
+  return values.map((v) => (v === undefined || !Number.isFinite(v) ? 0 : hi > lo ? (v - lo) / (hi - lo) : 1));
 }
 
 export function rrf(lists: RankedList[], options: RrfOptions = {}): FusedHit[] {

@@ -19,7 +19,7 @@
  * words), each with its own terms (the `asked` and `code`/`capital` interactions below).
  */
 import { modelTerms } from '../model-terms';
-import { asksForDocs, asksForTests, isProsePath, isTestPath, type FusedHit } from './fusion';
+import { asksForDocs, asksForTests, capitalAfterFirst, CODE_TOKEN, isProsePath, isTestPath, queryWords, unitScale, type FusedHit } from './fusion';
 
 /** Candidates re-ranked (the fused list's first; the keyword list alone for a query the model is not asked for). */
 export const RERANK_DEPTH = 50;
@@ -29,9 +29,6 @@ const TEXT_READ = 32_768;
 
 /** Chunk kinds that are one unit of code (a function, a class or one of its fragments). */
 const UNIT_KINDS = new Set(['function', 'method', 'class', 'struct', 'interface', 'type', 'enum', 'trait', 'fragment', 'impl', 'constructor']);
-
-/** A token written like code (as `ownModelWeight` reads it). */
-const CODE_LIKE = /[a-z][A-Z]|[A-Za-z0-9]_[A-Za-z0-9]|\w[./:]\w|[$<>{}()[\]=]/;
 
 /** The features, in order: the weights below are read by position. */
 export const RERANK_FEATURES = [
@@ -81,7 +78,7 @@ export const NAMED_MIN_WORDS = 6;
 /** A query in words that re-ranking may serve: not found as written, terms the model mostly knows, 3+ words (`NAMED_MIN_WORDS` when the model was not `asked`). */
 export function wantsRerank(query: string, phrase: boolean, coverage: number, asked = true): boolean {
   if (phrase || coverage < 0.5) return false;
-  return query.trim().split(/\s+/).filter((w) => /\p{L}/u.test(w)).length >= (asked ? 3 : NAMED_MIN_WORDS);
+  return queryWords(query).length >= (asked ? 3 : NAMED_MIN_WORDS);
 }
 
 /** What `rerankFeatures` reads of the index. */
@@ -105,8 +102,8 @@ export function rerankFeatures(query: string, hits: readonly FusedHit[], src: Re
   const n = hits.length;
   const kw = hits.map((h) => src.keywordScore(h.docId));
   const cos = hits.map((h) => src.cosine(h.docId) ?? 0);
-  const nk = minMax(kw);
-  const nd = minMax(cos);
+  const nk = unitScale(kw);
+  const nd = unitScale(cos);
   const heads = hits.map((h) => src.chunk(h.docId));
   const byFile = new Map<string, number[]>();
   heads.forEach((c, i) => {
@@ -115,9 +112,8 @@ export function rerankFeatures(query: string, hits: readonly FusedHit[], src: Re
     if (l) l.push(i);
     else byFile.set(p, [i]);
   });
-  const words = query.trim().split(/\s+/).filter((w) => /\p{L}/u.test(w));
-  const code = CODE_LIKE.test(query) ? 1 : 0;
-  const capital = words.slice(1).some((w) => /^[A-Z][a-z]/.test(w)) ? 1 : 0;
+  const code = CODE_TOKEN.test(query) ? 1 : 0;
+  const capital = capitalAfterFirst(queryWords(query)) ? 1 : 0;
   const tests = !asksForTests(query);
   const docs = !asksForDocs(query);
   const a = asked ? 1 : 0;
@@ -206,16 +202,4 @@ export function rerank(query: string, hits: readonly FusedHit[], src: RerankSour
   const rest = hits.length - top.length;
   for (let j = 0; j < rest; j++) out.push({ ...hits[RERANK_DEPTH + j], score: (low * 0.5 * (rest - j)) / (rest + 1) });
   return out;
-}
-
-/** Values mapped to [0, 1] over the candidates: lowest known → 0, highest → 1, all equal → 1, unknown → 0. */
-function minMax(xs: ReadonlyArray<number | undefined>): number[] {
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (const x of xs) {
-    if (x === undefined || !Number.isFinite(x)) continue;
-    if (x < lo) lo = x;
-    if (x > hi) hi = x;
-  }
-  return xs.map((x) => (x === undefined || !Number.isFinite(x) ? 0 : hi > lo ? (x - lo) / (hi - lo) : 1));
 }
