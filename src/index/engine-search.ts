@@ -6,7 +6,7 @@
 import type { Chunk } from '../chunkers/types';
 import { embedText } from './embedder';
 import { diversify } from './rank/diversify';
-import { RERANK_DEPTH, rerank, rerankFeatures, wantsRerank, type RerankSource } from './rank/rerank';
+import { RERANK_DEPTH, rerank, wantsRerank, type RerankSource } from './rank/rerank';
 import { PHRASE_DEPTH, phraseFirst, proximityOrder, proximityText, shownForm, shownText, wholeValue } from './rank/phrase';
 import { compileFilter, convex, DEFAULT_RRF_K, modelLabel, modelTermWeights, ownModelWeight, rrf, weighByPath, type FilterSpec, type FusedHit, type RankedList, type ScoredList } from './rank/fusion';
 import type { ChunkHead } from './chunks';
@@ -136,16 +136,16 @@ export class EngineSearch {
   /** `hits` re-ranked (rank/rerank.ts) with the model's cosine of each candidate: from the dense list's scores, else from its stored vector. */
   private async reranked(q: string, hits: FusedHit[], keywordScores: Map<number, number>, dense: ScoredList | undefined, options: SearchOptions['rerank']): Promise<FusedHit[]> {
     const embedder = this.catalog.embedder!;
-    const cosines = new Map<number, number>(dense?.scores);
-    const top = hits.slice(0, RERANK_DEPTH).map((h) => h.docId);
-    if (top.some((id) => !cosines.has(id))) {
+    // the dense list's scores hold every fused candidate's cosine (cosinesOf); with no dense list, from the stored vectors
+    const cosines = (dense?.scores as Map<number, number> | undefined) ?? new Map<number, number>();
+    const top = hits.slice(0, RERANK_DEPTH);
+    if (top.some((h) => !cosines.has(h.docId))) {
       const [qv] = await embedder.embed([q], undefined, { urgent: true, query: true });
-      this.cosinesOf(qv, top, cosines);
+      this.cosinesOf(qv, top.map((h) => h.docId), cosines);
     }
-    const { chunks } = this.catalog;
+    const chunks = this.catalog.chunks;
     const src: RerankSource = { keywordScore: (id) => keywordScores.get(id), cosine: (id) => cosines.get(id), chunk: (id) => chunks.head(id), text: (id) => chunks.text(id), termWeight: (t) => embedder.queryTermWeight?.(t) ?? 1 };
-    if (options && options.features) options.features(rerankFeatures(q, hits.slice(0, RERANK_DEPTH), src, !!dense), hits.slice(0, RERANK_DEPTH));
-    return rerank(q, hits, src, !!dense, options ? options.weights : undefined);
+    return rerank(q, hits, src, !!dense, options || {});
   }
 
   /** The fused hits diversified (folded twins, more in the same file), the best `k`. */

@@ -10,6 +10,7 @@ import type { FileSelection } from '../workspace/files';
 import type { FileContent, FileNotRead, SourceFile } from '../workspace/source';
 import type { DiversifyOptions } from './rank/diversify';
 import type { FilterSpec } from './rank/fusion';
+import type { RerankOptions } from './rank/rerank';
 import type { ScriptLocale, Usage, UsageOptions } from '../i18n/types';
 
 export interface FileRecord {
@@ -41,7 +42,7 @@ export interface SearchOptions {
    * `weights`: other weights, `features`: each re-ranked query's feature rows and candidates
    * (train/rerank.ts learns the weights from them).
    */
-  rerank?: false | { weights?: readonly number[]; features?: (rows: number[][], hits: ReadonlyArray<{ docId: number }>) => void };
+  rerank?: false | RerankOptions;
 }
 
 export interface SearchHit {

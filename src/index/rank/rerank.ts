@@ -81,6 +81,12 @@ export function wantsRerank(query: string, phrase: boolean, coverage: number, as
   return queryWords(query).length >= (asked ? 3 : NAMED_MIN_WORDS);
 }
 
+/** Other weights than `RERANK_WEIGHTS`, and a reader of each query's feature rows (`SearchOptions.rerank`). */
+export interface RerankOptions {
+  weights?: readonly number[];
+  features?: (rows: number[][], hits: ReadonlyArray<{ docId: number }>) => void;
+}
+
 /** What `rerankFeatures` reads of the index. */
 export interface RerankSource {
   /** The keyword score (BM25F) of a candidate, when the keyword list scored it. */
@@ -182,12 +188,15 @@ export function rerankFeatures(query: string, hits: readonly FusedHit[], src: Re
  * `hits` (fused, best first) with the first `RERANK_DEPTH` re-ordered by w · features, scored
  * exp(w · x − the best's) (the best 1, the rest in (0, 1]), and the rest after them in their
  * order (scores below the last re-ranked one). Each re-ranked hit's `why.reranked` is its place
- * before. Ties keep the fused order.
+ * before. Ties keep the fused order. `options.weights`: other weights; `options.features`: is given
+ * the feature rows and the candidates they are of (train/rerank.ts learns from them).
  */
-export function rerank(query: string, hits: readonly FusedHit[], src: RerankSource, asked: boolean, weights: readonly number[] = RERANK_WEIGHTS): FusedHit[] {
+export function rerank(query: string, hits: readonly FusedHit[], src: RerankSource, asked: boolean, options: RerankOptions = {}): FusedHit[] {
   const top = hits.slice(0, RERANK_DEPTH);
   if (top.length < 2) return hits.slice();
   const rows = rerankFeatures(query, top, src, asked);
+  options.features?.(rows, top);
+  const weights = options.weights ?? RERANK_WEIGHTS;
   const z = rows.map((row) => {
     let t = 0;
     for (let k = 0; k < weights.length; k++) t += weights[k] * row[k];
