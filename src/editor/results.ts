@@ -99,7 +99,7 @@ export function whyText(why: WorkerHit['why']): string {
   if (why.keyword !== undefined) parts.push(`keyword rank #${why.keyword}`);
   if (why.dense !== undefined) parts.push(`meaning rank #${why.dense}${why.model ? ` (${why.model})` : ''}`);
   if (why.keyword === undefined && why.dense !== undefined) parts.push('no keyword match');
-  if (why.dense === undefined && why.keyword !== undefined) parts.push('no vector match');
+  if (why.dense === undefined && why.keyword !== undefined && why.reranked === undefined) parts.push('no vector match');
   parts.push(`fused score ${why.fused.toFixed(4)}`);
   if (why.reranked !== undefined) parts.push(`re-ranked from #${why.reranked}${why.dense === undefined && why.model ? ` (${why.model})` : ''}`);
   return parts.join(' · ');
