@@ -1,11 +1,20 @@
 /**
  * Retrieval quality of an indexed workspace against gold queries, per route and per mode:
  * hit@K = the gold file among the files of the top-K chunks; sym_hit@5 = the gold symbol's
- * text inside one of the top-5 chunks; MRR = reciprocal rank of the first chunk from the gold
- * file (0 past the top 10). The definitions of ../shared/PRIOR_ART.md §3.
+ * text inside one of the top-5 chunks, its breadcrumb header included (the header is part of
+ * the chunk as it is embedded and shown: a Vue component's chunks name it in theirs,
+ * `<!-- src/KZoomControl.vue — zoom control [template] -->`, as the prior art's chunks carry their
+ * header in their text); MRR = reciprocal rank of the first chunk from the gold file (0 past the
+ * top 10). The definitions of ../shared/PRIOR_ART.md §3.
  */
+import type { Chunk } from '../chunkers/types';
 import type { Engine, SearchMode } from '../index/engine';
 import type { GoldQuery } from './mine';
+
+/** Whether a chunk holds a gold symbol's text: in its text or in its breadcrumb header. */
+export function holdsSymbol(chunk: Pick<Chunk, 'header' | 'text'>, symbol: string): boolean {
+  return chunk.text.includes(symbol) || chunk.header.includes(symbol);
+}
 
 export interface RouteScores {
   queries: number;
@@ -38,7 +47,7 @@ export async function evaluate(engine: Engine, gold: GoldQuery[], modes: SearchM
       const hits = await engine.search(g.query, { k: 10, mode });
       const first = hits.findIndex((h) => h.chunk.path === g.file);
       const within = (k: number) => (first >= 0 && first < k ? 1 : 0);
-      const sym = g.symbol ? hits.slice(0, 5).some((h) => h.chunk.text.includes(g.symbol!)) : first >= 0 && first < 5;
+      const sym = g.symbol ? hits.slice(0, 5).some((h) => holdsSymbol(h.chunk, g.symbol!)) : first >= 0 && first < 5;
       add(g.route, { hit3: within(3), hit5: within(5), hit10: within(10), symHit5: sym ? 1 : 0, mrr: first >= 0 ? 1 / (first + 1) : 0 });
     }
     const routes: Record<string, RouteScores> = {};

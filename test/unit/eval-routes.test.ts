@@ -3,7 +3,7 @@ import { findRegistrations } from '../../src/chunkers/javascript';
 import { SEARCH_TERMS_META } from '../../src/chunkers/types';
 import { Engine } from '../../src/index/engine';
 import { mineGold } from '../../src/eval/mine';
-import { evaluate } from '../../src/eval/evaluate';
+import { evaluate, holdsSymbol } from '../../src/eval/evaluate';
 import { prepareLanguagesFor } from '../../src/chunkers/treesitter';
 
 /**
@@ -137,6 +137,26 @@ describe('eval routes: registration and schema', () => {
     // a wrong gold file scores 0: the route can fail
     const wrong = await evaluate(e, [{ query: 'global registration of k-panel (KPanel)', file: 'src/components/Upload.js', route: 'registration' }], ['keyword']);
     assert.equal(wrong.keyword!.registration.hit10, 0);
+  });
+});
+
+describe('eval: sym_hit@5 reads the chunk with its breadcrumb header', () => {
+  it('a Vue component whose text never names it is found in its header; a symbol no top-5 chunk holds scores 0', async () => {
+    const e = new Engine({ noEmbedderReason: 'keyword-only test' });
+    const sfc = '<template>\n  <div class="zoom">\n    <button @click="zoomIn">+</button>\n    <button @click="zoomOut">-</button>\n  </div>\n</template>\n\n<script setup>\nconst emit = defineEmits([\'zoom\']);\nfunction zoomIn() { emit(\'zoom\', 1); }\nfunction zoomOut() { emit(\'zoom\', -1); }\n</script>\n';
+    const files: Record<string, string> = {
+      'src/components/KZoomControl.vue': sfc,
+      'src/map/layers.js': 'export function addLayer(map, layer) {\n  map.layers.push(layer);\n  return map;\n}\n',
+    };
+    for (const [rel, text] of Object.entries(files)) await e.updateFile(rel, Buffer.from(text), { size: text.length, mtimeMs: 1 });
+    const chunks = [...e.chunks].filter((c) => c?.path === 'src/components/KZoomControl.vue');
+    assert.ok(chunks.length && chunks.every((c) => !c!.text.includes('KZoomControl')), 'no chunk text names the component');
+    assert.ok(chunks.some((c) => holdsSymbol(c!, 'KZoomControl')), chunks.map((c) => c!.header).join(' | '));
+    const report = await evaluate(e, [{ query: 'zoom control (KZoomControl)', file: 'src/components/KZoomControl.vue', symbol: 'KZoomControl', route: 'vue' }], ['keyword']);
+    assert.equal(report.keyword!.vue.hit5, 1);
+    assert.equal(report.keyword!.vue.symHit5, 1);
+    const absent = await evaluate(e, [{ query: 'zoom control (KZoomControl)', file: 'src/components/KZoomControl.vue', symbol: 'KPanControl', route: 'vue' }], ['keyword']);
+    assert.equal(absent.keyword!.vue.symHit5, 0);
   });
 });
 
