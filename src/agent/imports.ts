@@ -1,0 +1,156 @@
+/**
+ * What the files of a folder import, for the agent's file ranking: a task about a part of the
+ * code that is plugged in somewhere ("Disable Consul", "Disable qingstor backend") is also done
+ * where that part is imported — the registry that lists it (discovery/install/install.go,
+ * backend/all/all.go) — and such a file holds none of the task's words but in an import line.
+ *
+ * `importSpecs` reads a file's import statements (Python, Go, JavaScript/TypeScript/Vue, Rust,
+ * Java/Kotlin/Scala, C/C++ includes, Ruby requires); `importersOf` lists the files that import a
+ * folder of the workspace, reading each file once (again only after it was indexed again).
+ */
+import type { Chunk } from '../chunkers/types';
+
+/** At most this many characters of a file are read for imports (they come first). */
+const HEAD_CHARS = 20_000;
+
+/** An extension a JS import may name (`./zoom.js`, `@/components/KPanel.vue`): no part of the module's path. */
+const SCRIPT_EXT = /\.(?:[cm]?[jt]sx?|vue|svelte|json)$/i;
+/** Languages whose imports name modules with dots (`django.db.models`, `org.app.Client`) or `::` (Rust). */
+const DOTTED = /\.(?:pyi?|java|kts?|scala|groovy|rs)$/i;
+
+const PY_FROM = /^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w., \t]+)/gm;
+const PY_IMPORT = /^[ \t]*import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*)/gm;
+const GO_BLOCK = /^import[ \t]*\(([^)]*)\)/gm;
+const GO_SPEC = /^[ \t]*(?:[\w.]+[ \t]+)?"([^"\n]+)"/gm;
+const GO_SINGLE = /^import[ \t]+(?:[\w.]+[ \t]+)?"([^"\n]+)"/gm;
+const JS = /(?:\bfrom[ \t]*|\bimport[ \t]*\(?[ \t]*|\brequire[ \t]*\([ \t]*)['"]([^'"\n]+)['"]/g;
+const RUST = /^[ \t]*(?:pub[ \t]+)?(?:use[ \t]+([\w:{}, \t*]+)|extern[ \t]+crate[ \t]+(\w+))/gm;
+const JAVA = /^[ \t]*import[ \t]+(?:static[ \t]+)?([\w.]+)/gm;
+const C_INCLUDE = /^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]/gm;
+const RUBY = /^[ \t]*require(?:_relative)?[ \t(]+['"]([^'"\n]+)['"]/gm;
+
+/** The module specifiers a file's text imports, by its extension. */
+export function importSpecs(path: string, text: string): string[] {
+  const ext = path.slice(path.lastIndexOf('.') + 1).toLowerCase();
+  const head = text.length > HEAD_CHARS ? text.slice(0, HEAD_CHARS) : text;
+  const out: string[] = [];
+  const all = (re: RegExp, f: (m: RegExpExecArray) => void) => {
+    re.lastIndex = 0;
+    for (let m = re.exec(head); m; m = re.exec(head)) f(m);
+  };
+  switch (ext) {
+    case 'py':
+    case 'pyi':
+      all(PY_FROM, (m) => {
+        // `from . import views`: the names are the modules (relative: `.views`)
+        if (/^\.*$/.test(m[1])) for (const name of m[2].split(',')) out.push(`${m[1]}${name.trim().split(/[ \t]+/)[0]}`);
+        else out.push(m[1]);
+      });
+      all(PY_IMPORT, (m) => {
+        for (const part of m[1].split(',')) out.push(part.trim().split(/[ \t]+/)[0]);
+      });
+      break;
+    case 'go':
+      all(GO_BLOCK, (m) => {
+        GO_SPEC.lastIndex = 0;
+        for (let s = GO_SPEC.exec(m[1]); s; s = GO_SPEC.exec(m[1])) out.push(s[1]);
+      });
+      all(GO_SINGLE, (m) => out.push(m[1]));
+      break;
+    case 'js':
+    case 'jsx':
+    case 'mjs':
+    case 'cjs':
+    case 'ts':
+    case 'tsx':
+    case 'mts':
+    case 'cts':
+    case 'vue':
+    case 'svelte':
+      all(JS, (m) => out.push(m[1]));
+      break;
+    case 'rs':
+      // `use crate::backend::qingstor::{Fs, Options}` → crate::backend::qingstor
+      all(RUST, (m) => out.push(m[2] ?? m[1].replace(/::\s*(?:\{[^}]*\}?|\*)\s*$/, '').trim()));
+      break;
+    case 'java':
+    case 'kt':
+    case 'kts':
+    case 'scala':
+    case 'groovy':
+      all(JAVA, (m) => out.push(m[1]));
+      break;
+    case 'c':
+    case 'h':
+    case 'cc':
+    case 'cpp':
+    case 'cxx':
+    case 'hpp':
+    case 'hh':
+    case 'm':
+    case 'mm':
+      all(C_INCLUDE, (m) => out.push(m[1]));
+      break;
+    case 'rb':
+      all(RUBY, (m) => out.push(m[1]));
+      break;
+  }
+  return out.filter(Boolean);
+}
+
+/** Files whose imports are read: the languages `importSpecs` knows. */
+const IMPORTING = /\.(?:py|pyi|go|[cm]?jsx?|[cm]?tsx?|vue|svelte|rs|java|kts?|scala|groovy|c|h|cc|cpp|cxx|hpp|hh|mm?|rb)$/i;
+/** Files larger than this are not read for imports. */
+const MAX_READ = 2_000_000;
+
+/**
+ * What a file imports as `/`-joined segments: `github.com/rclone/rclone/backend/qingstor`,
+ * `django/db/models` (from `django.db.models`), `crate/backend/qingstor` (from Rust's `::`), a
+ * relative JS or Python import resolved from the file's folder (`src/map/zoom` for `./zoom.js`
+ * in `src/map/index.js`).
+ */
+export function importPaths(path: string, text: string): string[] {
+  const dir = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
+  const out = new Set<string>();
+  for (const spec of importSpecs(path, text)) {
+    let segs: string[];
+    if (/^\.\.?\//.test(spec)) {
+      // a relative JS import: from the file's folder
+      segs = dir ? dir.split('/') : [];
+      for (const s of spec.replace(SCRIPT_EXT, '').split('/')) {
+        if (s === '..') segs.pop();
+        else if (s && s !== '.') segs.push(s);
+      }
+    } else if (/^\.+\w/.test(spec) && /\.pyi?$/.test(path)) {
+      // a relative Python import: one dot is the file's package, each more one level up
+      const dots = /^\.+/.exec(spec)![0].length;
+      segs = dir ? dir.split('/') : [];
+      segs.splice(Math.max(0, segs.length - (dots - 1)));
+      segs.push(...spec.slice(dots).split('.').filter(Boolean));
+    } else segs = (DOTTED.test(path) ? spec.split(/[.:]+/) : spec.replace(SCRIPT_EXT, '').split('/')).filter(Boolean);
+    if (segs.length) out.add(segs.join('/'));
+  }
+  return [...out];
+}
+
+/** Import paths per file, kept while the file's first chunk is the same object (a re-index of the file makes new ones). */
+const perFile = new WeakMap<Chunk, string[]>();
+
+/** The files of `paths` that import the folder `folder` (from outside it), e.g. the registry of a plugin. */
+export function importersOf(folder: string, paths: Iterable<string>, firstChunk: (p: string) => Chunk | undefined, read: (p: string, maxBytes: number) => string | undefined): string[] {
+  const tail = folder.split('/').slice(-2).join('/');
+  const out: string[] = [];
+  for (const p of paths) {
+    if (p.startsWith(`${folder}/`) || !IMPORTING.test(p)) continue;
+    const first = firstChunk(p);
+    if (!first) continue;
+    let t = perFile.get(first);
+    if (!t) {
+      const text = read(p, MAX_READ);
+      t = text === undefined ? [] : importPaths(p, text);
+      perFile.set(first, t);
+    }
+    if (t.some((x) => x === tail || x.endsWith(`/${tail}`) || x.includes(`/${tail}/`) || x.startsWith(`${tail}/`))) out.push(p);
+  }
+  return out;
+}
