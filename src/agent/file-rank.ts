@@ -195,7 +195,7 @@ export async function rankFiles(folder: AgentFolder, q: AgentQuery, options: { m
         return r.ok ? r.decoded.text : undefined;
       });
       // imported from many places it is a library the task names, not a part it switches
-      if (importers.length <= MAX_IMPORTERS) for (const p of importers) (byFile.get(p) ?? entry(p)).score += IMPORTER_WEIGHT * U * filePrior(p, q, all);
+      if (importers && importers.length <= MAX_IMPORTERS) for (const p of importers) (byFile.get(p) ?? entry(p)).score += IMPORTER_WEIGHT * U * filePrior(p, q, all);
     }
   }
   const sorted = [...byFile].sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : 1));
