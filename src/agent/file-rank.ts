@@ -185,7 +185,8 @@ export async function rankFiles(folder: AgentFolder, q: AgentQuery, options: { m
   for (const [p, e] of byFile) e.score *= filePrior(p, q, all);
   // the module a task is about — the folder of its first file, when the task names that folder
   // ("Disable Consul": discovery/consul) — is changed where it is imported too: its registry
-  // (discovery/install/install.go, backend/all/all.go), the files that list it
+  // (discovery/install/install.go, backend/all/all.go), the files that list it; a one-word query
+  // asks for the places of that word alone, and a filter's verdict is the engine's
   if (!filtered && folder.readFile && all.size && q.raw.split(/\s+/).length >= 2) {
     const module = namedModule(byFile, q);
     if (module) {
