@@ -757,7 +757,7 @@ function currentCli(): Cli {
 
 interface Answer {
   files: string[];
-  /** Per result, its line range (1-based, inclusive); absent for the LangChain peer. */
+  /** Per result, its line range (1-based, inclusive). */
   ranges?: Array<[number, number]>;
 }
 
@@ -816,14 +816,21 @@ async function langchainBm25(b: Bench, queries: Gold[]): Promise<Answer[]> {
     RecursiveCharacterTextSplitter: { fromLanguage(lang: string, o: { chunkSize: number; chunkOverlap: number }): Splitter };
   };
   const splitter = RecursiveCharacterTextSplitter.fromLanguage(b.splitter!, { chunkSize: 800, chunkOverlap: 120 });
-  const docs: Array<{ file: string; tf: Map<string, number>; len: number }> = [];
+  const docs: Array<{ file: string; tf: Map<string, number>; len: number; lines: [number, number] }> = [];
   for (const abs of walk(b.dir)) {
     const file = path.relative(b.dir, abs);
-    for (const piece of await splitter.splitText(fs.readFileSync(abs, 'utf8'))) {
+    const text = fs.readFileSync(abs, 'utf8');
+    // each piece's lines: the splitter keeps the pieces in order (overlapping), trimmed
+    let from = 0;
+    for (const piece of await splitter.splitText(text)) {
+      const at = text.indexOf(piece, from);
+      const start = at < 0 ? from : at;
+      if (at >= 0) from = at + 1;
+      const line = text.slice(0, start).split('\n').length;
       const ts = terms(piece);
       const tf = new Map<string, number>();
       for (const t of ts) tf.set(t, (tf.get(t) ?? 0) + 1);
-      docs.push({ file, tf, len: ts.length });
+      docs.push({ file, tf, len: ts.length, lines: [line, line + piece.split('\n').length - 1] });
     }
   }
   const N = docs.length;
@@ -847,7 +854,8 @@ async function langchainBm25(b: Bench, queries: Gold[]): Promise<Answer[]> {
       if (s > 0) scored.push({ file: d.file, s, i });
     });
     scored.sort((x, y) => y.s - x.s || x.i - y.i);
-    return { files: scored.slice(0, 10).map((x) => x.file) };
+    const top = scored.slice(0, 10);
+    return { files: top.map((x) => x.file), ranges: top.map((x) => docs[x.i].lines) };
   });
 }
 
