@@ -15,8 +15,6 @@ const HEAD_CHARS = 20_000;
 
 /** An extension a JS import may name (`./zoom.js`, `@/components/KPanel.vue`): no part of the module's path. */
 const SCRIPT_EXT = /\.(?:[cm]?[jt]sx?|vue|svelte|json)$/i;
-/** Languages whose imports name modules with dots (`django.db.models`, `org.app.Client`) or `::` (Rust). */
-const DOTTED = /\.(?:pyi?|java|kts?|scala|groovy|rs)$/i;
 
 const PY_FROM = /^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w., \t]+)/gm;
 const PY_IMPORT = /^[ \t]*import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*)/gm;
@@ -29,18 +27,29 @@ const JAVA = /^[ \t]*import[ \t]+(?:static[ \t]+)?([\w.]+)/gm;
 const C_INCLUDE = /^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]/gm;
 const RUBY = /^[ \t]*require(?:_relative)?[ \t(]+['"]([^'"\n]+)['"]/gm;
 
-/** The module specifiers a file's text imports, by its extension. */
+/** The import syntax of a file, by its extension. */
+const SYNTAX: Array<[RegExp, 'python' | 'go' | 'js' | 'rust' | 'jvm' | 'c' | 'ruby']> = [
+  [/\.pyi?$/i, 'python'],
+  [/\.go$/i, 'go'],
+  [/\.(?:[cm]?[jt]sx?|vue|svelte)$/i, 'js'],
+  [/\.rs$/i, 'rust'],
+  [/\.(?:java|kts?|scala|groovy)$/i, 'jvm'],
+  [/\.(?:c|h|cc|cpp|cxx|hpp|hh|mm?)$/i, 'c'],
+  [/\.rb$/i, 'ruby'],
+];
+const syntaxOf = (path: string) => SYNTAX.find(([re]) => re.test(path))?.[1];
+
+/** The module specifiers a file's text imports, by its extension (none for a language it does not know). */
 export function importSpecs(path: string, text: string): string[] {
-  const ext = path.slice(path.lastIndexOf('.') + 1).toLowerCase();
   const head = text.length > HEAD_CHARS ? text.slice(0, HEAD_CHARS) : text;
   const out: string[] = [];
   const all = (re: RegExp, f: (m: RegExpExecArray) => void) => {
     re.lastIndex = 0;
     for (let m = re.exec(head); m; m = re.exec(head)) f(m);
   };
-  switch (ext) {
-    case 'py':
-    case 'pyi':
+  const first = (re: RegExp) => all(re, (m) => out.push(m[1]));
+  switch (syntaxOf(path)) {
+    case 'python':
       all(PY_FROM, (m) => {
         // `from . import views`: the names are the modules (relative: `.views`)
         if (/^\.*$/.test(m[1])) for (const name of m[2].split(',')) out.push(`${m[1]}${name.trim().split(/[ \t]+/)[0]}`);
@@ -55,51 +64,28 @@ export function importSpecs(path: string, text: string): string[] {
         GO_SPEC.lastIndex = 0;
         for (let s = GO_SPEC.exec(m[1]); s; s = GO_SPEC.exec(m[1])) out.push(s[1]);
       });
-      all(GO_SINGLE, (m) => out.push(m[1]));
+      first(GO_SINGLE);
       break;
     case 'js':
-    case 'jsx':
-    case 'mjs':
-    case 'cjs':
-    case 'ts':
-    case 'tsx':
-    case 'mts':
-    case 'cts':
-    case 'vue':
-    case 'svelte':
-      all(JS, (m) => out.push(m[1]));
+      first(JS);
       break;
-    case 'rs':
+    case 'rust':
       // `use crate::backend::qingstor::{Fs, Options}` → crate::backend::qingstor
       all(RUST, (m) => out.push(m[2] ?? m[1].replace(/::\s*(?:\{[^}]*\}?|\*)\s*$/, '').trim()));
       break;
-    case 'java':
-    case 'kt':
-    case 'kts':
-    case 'scala':
-    case 'groovy':
-      all(JAVA, (m) => out.push(m[1]));
+    case 'jvm':
+      first(JAVA);
       break;
     case 'c':
-    case 'h':
-    case 'cc':
-    case 'cpp':
-    case 'cxx':
-    case 'hpp':
-    case 'hh':
-    case 'm':
-    case 'mm':
-      all(C_INCLUDE, (m) => out.push(m[1]));
+      first(C_INCLUDE);
       break;
-    case 'rb':
-      all(RUBY, (m) => out.push(m[1]));
+    case 'ruby':
+      first(RUBY);
       break;
   }
   return out.filter(Boolean);
 }
 
-/** Files whose imports are read: the languages `importSpecs` knows. */
-const IMPORTING = /\.(?:py|pyi|go|[cm]?jsx?|[cm]?tsx?|vue|svelte|rs|java|kts?|scala|groovy|c|h|cc|cpp|cxx|hpp|hh|mm?|rb)$/i;
 /** Files larger than this are not read for imports. */
 const MAX_READ = 2_000_000;
 
@@ -110,6 +96,9 @@ const MAX_READ = 2_000_000;
  * in `src/map/index.js`).
  */
 export function importPaths(path: string, text: string): string[] {
+  const syntax = syntaxOf(path);
+  // modules named with dots (`django.db.models`, `org.app.Client`) or `::` (Rust)
+  const dotted = syntax === 'python' || syntax === 'jvm' || syntax === 'rust';
   const dir = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
   const out = new Set<string>();
   for (const spec of importSpecs(path, text)) {
@@ -121,13 +110,13 @@ export function importPaths(path: string, text: string): string[] {
         if (s === '..') segs.pop();
         else if (s && s !== '.') segs.push(s);
       }
-    } else if (/^\.+\w/.test(spec) && /\.pyi?$/.test(path)) {
+    } else if (/^\.+\w/.test(spec) && syntax === 'python') {
       // a relative Python import: one dot is the file's package, each more one level up
       const dots = /^\.+/.exec(spec)![0].length;
       segs = dir ? dir.split('/') : [];
       segs.splice(Math.max(0, segs.length - (dots - 1)));
       segs.push(...spec.slice(dots).split('.').filter(Boolean));
-    } else segs = (DOTTED.test(path) ? spec.split(/[.:]+/) : spec.replace(SCRIPT_EXT, '').split('/')).filter(Boolean);
+    } else segs = (dotted ? spec.split(/[.:]+/) : spec.replace(SCRIPT_EXT, '').split('/')).filter(Boolean);
     if (segs.length) out.add(segs.join('/'));
   }
   return [...out];
@@ -148,7 +137,7 @@ export const MAX_IMPORT_SCAN = 20_000;
  */
 export function importersOf(folder: string, paths: Iterable<string>, firstChunk: (p: string) => Chunk | undefined, read: (p: string, maxBytes: number) => string | undefined): string[] | undefined {
   const candidates: string[] = [];
-  for (const p of paths) if (IMPORTING.test(p) && !p.startsWith(`${folder}/`)) candidates.push(p);
+  for (const p of paths) if (syntaxOf(p) && !p.startsWith(`${folder}/`)) candidates.push(p);
   if (candidates.length > MAX_IMPORT_SCAN) return undefined;
   const tail = folder.split('/').slice(-2).join('/');
   const out: string[] = [];
