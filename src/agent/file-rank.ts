@@ -20,7 +20,7 @@
  *   weighs test files up;
  * - a task about dependencies (`Remove run-time dependency on cffi`): the manifests (setup.cfg,
  *   package.json, go.mod, Cargo.toml …) ranked on their own as well;
- * - the files that import the module a task names (`Disable Consul`: the first file is in
+ * - the files that import the module a task names (`Disable Consul`: a first file is in
  *   discovery/consul, and discovery/install/install.go imports it), when few files do
  *   (imports.ts): a part that is plugged in is also changed where it is registered.
  * A file's score from one ranking adds its chunks' reciprocal ranks with a decay (the best
@@ -183,8 +183,8 @@ export async function rankFiles(folder: AgentFolder, q: AgentQuery, options: { m
     }
   }
   for (const [p, e] of byFile) e.score *= filePrior(p, q, all);
-  // the module a task is about — the folder of its first file, when the task names that folder
-  // ("Disable Consul": discovery/consul) — is changed where it is imported too: its registry
+  // the module a task is about — the folder of one of its first files, when the task names that
+  // folder ("Disable Consul": discovery/consul) — is changed where it is imported too: its registry
   // (discovery/install/install.go, backend/all/all.go), the files that list it; a one-word query
   // asks for the places of that word alone, and a filter's verdict is the engine's
   if (!filtered && folder.readFile && all.size && q.raw.split(/\s+/).length >= 2) {
@@ -216,14 +216,21 @@ export async function rankFiles(folder: AgentFolder, q: AgentQuery, options: { m
   return out;
 }
 
-/** The folder of the best-scored file, when the query names it (its last segment is a path term of the query). */
+/** How many of the best-scored files may name the module a task is about. */
+const MODULE_FROM_FIRST = 3;
+
+/**
+ * The module a task is about: the folder of the best-scored file whose folder the query names (its
+ * last segment is a path term of the query), among the first `MODULE_FROM_FIRST` files.
+ */
 function namedModule(byFile: Map<string, { score: number }>, q: AgentQuery): string | undefined {
-  let top: string | undefined;
-  let best = -Infinity;
-  for (const [p, e] of byFile) if (e.score > best || (e.score === best && top !== undefined && p < top)) [top, best] = [p, e.score];
-  const dir = top?.includes('/') ? top.slice(0, top.lastIndexOf('/')) : '';
-  const name = dir.slice(dir.lastIndexOf('/') + 1).toLowerCase();
-  return name && (q.pathTerms.has(name) || q.pathTerms.has(sStem(name))) ? dir : undefined;
+  const first = [...byFile].sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : 1)).slice(0, MODULE_FROM_FIRST);
+  for (const [p] of first) {
+    const dir = p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '';
+    const name = dir.slice(dir.lastIndexOf('/') + 1).toLowerCase();
+    if (name && (q.pathTerms.has(name) || q.pathTerms.has(sStem(name)))) return dir;
+  }
+  return undefined;
 }
 
 /** How strongly `p` is named by the query's file names: a file of that name, or under that folder. */

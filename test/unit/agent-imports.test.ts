@@ -97,6 +97,12 @@ describe('agent: importers are a registry only when few', () => {
     assert.deepEqual(out.slice(0, 3).map((f) => f.path), ['plugins/qingstor/qingstor.go', 'plugins/qingstor/upload.go', 'cmd/reg0/reg.go']);
   });
 
+  it('the module is read from the first files, not only the first (a page about it may rank above its code)', async () => {
+    const texts = { 'notes/disable-backend-for-now.go': 'package docs\n', ...files(1) };
+    const out = await rankFiles(fake(['notes/disable-backend-for-now.go', ...ranked], texts), analyzeQuery('Disable qingstor backend for now'), { mode: 'keyword', filters: {} });
+    assert.ok(out.slice(0, 5).some((f) => f.path === 'cmd/reg0/reg.go'), out.map((f) => f.path).join(', '));
+  });
+
   it('imported by many, a library: none is brought in; a task that names no folder of its first file: none either', async () => {
     const many = await rankFiles(fake(ranked, files(9)), analyzeQuery('Disable qingstor backend for now'), { mode: 'keyword', filters: {} });
     assert.ok(!many.some((f) => f.path.startsWith('cmd/')), many.map((f) => f.path).join(', '));
