@@ -224,7 +224,13 @@ const MODULE_FROM_FIRST = 3;
  * last segment is a path term of the query), among the first `MODULE_FROM_FIRST` files.
  */
 function namedModule(byFile: Map<string, { score: number }>, q: AgentQuery): string | undefined {
-  const first = [...byFile].sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : 1)).slice(0, MODULE_FROM_FIRST);
+  // the first few in the final order (score, then path), kept as they come: no sort of every file
+  const first: Array<[string, number]> = [];
+  for (const [p, e] of byFile) {
+    first.push([p, e.score]);
+    first.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    if (first.length > MODULE_FROM_FIRST) first.pop();
+  }
   for (const [p] of first) {
     const dir = p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '';
     const name = dir.slice(dir.lastIndexOf('/') + 1).toLowerCase();
