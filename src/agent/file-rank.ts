@@ -187,11 +187,11 @@ export async function rankFiles(folder: AgentFolder, q: AgentQuery, options: { m
   // folder ("Disable Consul": discovery/consul) — is changed where it is imported too: its registry
   // (discovery/install/install.go, backend/all/all.go), the files that list it; a one-word query
   // asks for the places of that word alone, and a filter's verdict is the engine's
-  if (!filtered && folder.readFile && all.size && q.raw.split(/\s+/).length >= 2) {
+  if (!filtered && folder.readFile && folder.fileHash && all.size && q.raw.split(/\s+/).length >= 2) {
     const module = namedModule(byFile, q);
     if (module) {
       const read = folder.readFile.bind(folder);
-      const importers = importersOf(module, all, (p) => folder.chunksOf(p)?.[0], (p, max) => {
+      const importers = importersOf(module, all, folder.fileHash.bind(folder), (p, max) => {
         const r = read(p, max);
         return r.ok ? r.decoded.text : undefined;
       });

@@ -47,6 +47,8 @@ export interface AgentFolder {
   paths?(): Iterable<string>;
   /** Why a file holds no chunks (skipped: binary, too large …), when it is known. */
   skipOf(rel: string): { reason: string; detail: string } | undefined;
+  /** The sha1 of an indexed file's bytes, as indexed: what a cache of what is read from the file keys on. */
+  fileHash?(rel: string): string | undefined;
   /** Applies the changes the watcher reported (hosts that follow edits themselves leave it out). */
   refresh?(): Promise<void>;
   /** Every chunk of the folder (for exact matches over the parsed units); absent where the host cannot list them. */

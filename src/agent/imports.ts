@@ -6,10 +6,8 @@
  *
  * `importSpecs` reads a file's import statements (Python, Go, JavaScript/TypeScript/Vue, Rust,
  * Java/Kotlin/Scala, C/C++ includes, Ruby requires); `importersOf` lists the files that import a
- * folder of the workspace, reading each file once (again only after it was indexed again).
+ * folder of the workspace, reading each file once (again only after its indexed content changed).
  */
-import type { Chunk } from '../chunkers/types';
-
 /** At most this many characters of a file are read for imports (they come first). */
 const HEAD_CHARS = 20_000;
 
@@ -122,8 +120,14 @@ export function importPaths(path: string, text: string): string[] {
   return [...out];
 }
 
-/** Import paths per file, kept while the file's first chunk is the same object (a re-index of the file makes new ones). */
-const perFile = new WeakMap<Chunk, string[]>();
+/**
+ * Import paths by the file's content hash and path (the path resolves relative imports): a file is
+ * read again only when its indexed content changed. The stored engine makes a new chunk object on
+ * every read, so nothing about its chunks can key this.
+ */
+const cache = new Map<string, string[]>();
+/** Entries kept at most; then the cache starts over (a file costs one read to come back). */
+const CACHE_LIMIT = 200_000;
 
 /**
  * A folder with more files of these languages than this is not read for imports: the first
@@ -135,20 +139,22 @@ export const MAX_IMPORT_SCAN = 20_000;
  * The files of `paths` that import the folder `folder` (from outside it), e.g. the registry of a
  * plugin; undefined when the workspace has too many files to read (`MAX_IMPORT_SCAN`).
  */
-export function importersOf(folder: string, paths: Iterable<string>, firstChunk: (p: string) => Chunk | undefined, read: (p: string, maxBytes: number) => string | undefined): string[] | undefined {
+export function importersOf(folder: string, paths: Iterable<string>, hashOf: (p: string) => string | undefined, read: (p: string, maxBytes: number) => string | undefined): string[] | undefined {
   const candidates: string[] = [];
   for (const p of paths) if (syntaxOf(p) && !p.startsWith(`${folder}/`)) candidates.push(p);
   if (candidates.length > MAX_IMPORT_SCAN) return undefined;
   const tail = folder.split('/').slice(-2).join('/');
   const out: string[] = [];
   for (const p of candidates) {
-    const first = firstChunk(p);
-    if (!first) continue;
-    let t = perFile.get(first);
+    const hash = hashOf(p);
+    if (!hash) continue;
+    const key = `${hash}\0${p}`;
+    let t = cache.get(key);
     if (!t) {
       const text = read(p, MAX_READ);
       t = text === undefined ? [] : importPaths(p, text);
-      perFile.set(first, t);
+      if (cache.size >= CACHE_LIMIT) cache.clear();
+      cache.set(key, t);
     }
     if (t.some((x) => x === tail || x.endsWith(`/${tail}`) || x.includes(`/${tail}/`) || x.startsWith(`${tail}/`))) out.push(p);
   }

@@ -331,6 +331,10 @@ export class LocalFolder implements AgentFolder {
     return this.session ? enginePaths(this.session.engine) : [];
   }
 
+  fileHash(rel: string): string | undefined {
+    return this.session?.engine.files.get(rel)?.hash;
+  }
+
   skipOf(rel: string): { reason: string; detail: string } | undefined {
     return this.session?.engine.files.get(rel)?.skipped;
   }

@@ -27,6 +27,7 @@ export function sessionAgentFolder(
     chunksOf: (rel) => engineChunksOf(session.engine, rel),
     paths: () => enginePaths(session.engine),
     skipOf: (rel) => session.engine.files.get(rel)?.skipped,
+    fileHash: (rel) => session.engine.files.get(rel)?.hash,
     allChunks: () => engineChunks(session.engine),
     readFile: (rel, maxBytes) => session.source.read(rel, maxBytes),
     i18n: host.i18n,

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { analyzeQuery } from '../../src/agent/agent-query';
 import { rankFiles } from '../../src/agent/file-rank';
 import type { AgentFolder } from '../../src/agent/folder';
-import { importPaths, importSpecs } from '../../src/agent/imports';
+import { importersOf, importPaths, importSpecs } from '../../src/agent/imports';
 import type { Chunk } from '../../src/chunkers/types';
 import type { SearchOptions } from '../../src/index/engine';
 import type { ReadResult } from '../../src/workspace/source';
@@ -27,6 +27,22 @@ describe('agent: what a file imports', () => {
     assert.deepEqual(importPaths('src/lib.rs', 'use crate::backend::qingstor::{Fs, Options};\nuse std::io;\nextern crate serde;\n'), ['crate/backend/qingstor', 'std/io', 'serde']);
     assert.deepEqual(importPaths('src/X.java', 'package a;\nimport org.app.consul.Client;\nimport static org.app.util.Strings.join;\n'), ['org/app/consul/Client', 'org/app/util/Strings/join']);
     assert.deepEqual(importSpecs('README.md', 'import x from "y"'), [], 'a file of no known language imports nothing');
+  });
+
+  it('importersOf reads a file once, and again only when its indexed content changed', () => {
+    const texts: Record<string, string> = { 'cmd/all.go': 'package all\n\nimport _ "example.com/app/plugins/ftp"\n', 'cmd/x.go': 'package x\n\nimport "fmt"\n', 'plugins/ftp/ftp.go': 'package ftp\n' };
+    const hashes: Record<string, string> = { 'cmd/all.go': 'a1', 'cmd/x.go': 'x1', 'plugins/ftp/ftp.go': 'f1' };
+    const reads: string[] = [];
+    const ask = () => importersOf('plugins/ftp', Object.keys(texts), (p) => hashes[p], (p) => (reads.push(p), texts[p]));
+    assert.deepEqual(ask(), ['cmd/all.go']);
+    assert.deepEqual(reads.sort(), ['cmd/all.go', 'cmd/x.go'], 'the module\'s own files are not read');
+    reads.length = 0;
+    assert.deepEqual(ask(), ['cmd/all.go']);
+    assert.deepEqual(reads, [], 'nothing read again');
+    texts['cmd/x.go'] = 'package x\n\nimport "example.com/app/plugins/ftp"\n';
+    hashes['cmd/x.go'] = 'x2';
+    assert.deepEqual(ask(), ['cmd/all.go', 'cmd/x.go']);
+    assert.deepEqual(reads, ['cmd/x.go'], 'only the changed file is read again');
   });
 });
 
@@ -83,6 +99,7 @@ describe('agent: importers are a registry only when few', () => {
       chunksOf: (p: string) => (chunks.has(p) ? [chunks.get(p)!] : undefined),
       paths: () => Object.keys(texts),
       skipOf: () => undefined,
+      fileHash: (p: string) => (p in texts ? `h-${texts[p].length}` : undefined),
       readFile: (p: string) => ({ ok: true, decoded: { text: texts[p], encoding: 'utf-8', bom: false } }) as unknown as ReadResult,
       i18n: async () => ({ candidates: [], problems: [] }),
       state: () => ({ root: '/fake', files: 0, skipped: 0, chunks: 0, vectors: 0, pendingVectors: 0, store: 'none', watching: 'no' }),
