@@ -6,6 +6,7 @@
 import type { Chunk } from '../chunkers/types';
 import { embedText } from './embedder';
 import { diversify } from './rank/diversify';
+import { ownPieces, shownPiece, unitKey, type PieceQuery } from './rank/pieces';
 import { RERANK_DEPTH, rerank, wantsRerank, type RerankSource } from './rank/rerank';
 import { PHRASE_DEPTH, phraseFirst, proximityOrder, proximityText, shownForm, shownText, wholeValue } from './rank/phrase';
 import { compileFilter, convex, DEFAULT_RRF_K, modelLabel, modelTermWeights, ownModelWeight, rrf, weighByPath, type FilterSpec, type FusedHit, type RankedList, type ScoredList } from './rank/fusion';
@@ -88,7 +89,7 @@ export class EngineSearch {
     }
     const fused = this.fuse(q, hits.slice(0, limit), found);
     if (options.diversify === false) return fused.map((h) => ({ chunk: this.catalog.chunks.get(h.docId)!, docId: h.docId, score: h.score, why: h.why }));
-    return this.diversified(q, fused, k, options.diversify);
+    return this.diversified(q, fused, k, options.diversify, { describes: ownModelWeight(q, found.phrase) > 0, phrase: found.phrase, keyword: found.scores });
   }
 
   /**
@@ -148,8 +149,12 @@ export class EngineSearch {
     return rerank(q, hits, src, !!dense, options || {});
   }
 
-  /** The fused hits diversified (folded twins, more in the same file), the best `k`. */
-  private diversified(q: string, fused: FusedHit[], k: number, options: SearchOptions['diversify']): SearchHit[] {
+  /**
+   * The fused hits diversified (folded twins, the pieces of a cut unit, more in the same file),
+   * the best `k`; a cut unit shown by the piece rank/pieces.ts chooses (`describes`: plain words,
+   * fusion.ts ownModelWeight; `phrase`: found as written; `keyword`: the keyword scores).
+   */
+  private diversified(q: string, fused: FusedHit[], k: number, options: SearchOptions['diversify'], pieceQuery: Omit<PieceQuery, 'ranked'>): SearchHit[] {
     const byId = new Map(fused.map((h) => [h.docId, h]));
     // a key or a path (`user.sign_out`, `src/a.js`) asks for itself: no code-first order then
     const inWords = !/^[\w$@-]+(?:[./:][\w$@-]+)+$/.test(q.trim());
@@ -158,16 +163,22 @@ export class EngineSearch {
       const c = this.catalog.chunks.head(h.docId)!;
       const locale = this.catalog.isLocaleChunk(c);
       // a locale result keeps its place ahead of code only when one of its values is the query
-      return { docId: h.docId, path: c.path, symbol: c.symbol, locale, verbatim: locale && whole ? whole.test(this.catalog.chunks.text(h.docId)!) : undefined };
+      return { docId: h.docId, path: c.path, symbol: c.symbol, locale, verbatim: locale && whole ? whole.test(this.catalog.chunks.text(h.docId)!) : undefined, unit: !locale && c.split ? unitKey(c) : undefined };
     });
     const chunk = (id: number) => this.catalog.chunks.get(id)!;
+    const pq: PieceQuery = { ...pieceQuery, ranked: (id) => byId.has(id) };
+    const head = (id: number) => this.catalog.chunks.head(id);
+    const docIds = (p: string) => this.catalog.files.get(p)?.docIds ?? [];
     return diversify(ranked, { codeFirst: inWords, ...options })
       .slice(0, k)
       .map((d) => {
         const h = byId.get(d.docId)!;
-        const hit: SearchHit = { chunk: chunk(d.docId), docId: d.docId, score: h.score, why: h.why };
+        const shown = shownPiece(d.docId, pq, head, docIds);
+        // the piece that ranked leads the unit's other pieces under "more in this file"
+        const more = shown === d.docId ? d.moreInFile : [d.docId, ...d.moreInFile.filter((id) => id !== shown)];
+        const hit: SearchHit = { chunk: chunk(shown), docId: shown, score: h.score, why: h.why };
         if (d.folded.length) hit.alsoIn = d.folded.map(chunk);
-        if (d.moreInFile.length) hit.moreInFile = d.moreInFile.map(chunk);
+        if (more.length) hit.moreInFile = more.map(chunk);
         return hit;
       });
   }
@@ -267,7 +278,7 @@ export class EngineSearch {
     const text = 'text' in target ? target.text : source ? embedText(source) : undefined;
     if (text === undefined || !text.trim()) return [];
     const sourceId = source ? this.catalog.chunks.docIdOf(source.id) : undefined;
-    const own = this.ownPieces(source, 'text' in target ? target : undefined);
+    const own = ownPieces(source, 'text' in target ? target : undefined, source ? this.catalog.chunks.docIdOf(source.id) : undefined, (id) => this.catalog.chunks.head(id));
     let vec = sourceId !== undefined ? this.catalog.vectors?.get(sourceId) : undefined;
     if (!vec && this.catalog.embedder && this.catalog.vectors?.count) [vec] = await this.catalog.embedder.embed([text.length > 10_000 ? text.slice(0, 10_000) : text], undefined, { urgent: true });
     if (vec && this.catalog.vectors) {
@@ -287,21 +298,6 @@ export class EngineSearch {
       .filter((h) => !own(h.docId) && h.score >= floor && this.catalog.chunks.has(h.docId))
       .slice(0, k)
       .map((h, i) => ({ chunk: this.catalog.chunks.get(h.docId)!, docId: h.docId, score: h.score, why: { keyword: i + 1, fused: h.score } }));
-  }
-
-  /** Whether a docId is the source of a Find Similar or one of its own pieces (see `similar`). */
-  private ownPieces(source: Chunk | undefined, lines: { path?: string; startLine?: number; endLine?: number } | undefined): (docId: number) => boolean {
-    const spans: Array<{ path: string; start: number; end: number }> = [];
-    if (source) spans.push({ path: source.path, start: source.start.line, end: source.end.line });
-    if (lines?.path !== undefined && lines.startLine !== undefined) spans.push({ path: lines.path, start: lines.startLine, end: lines.endLine ?? lines.startLine });
-    const sourceId = source ? this.catalog.chunks.docIdOf(source.id) : undefined;
-    return (docId) => {
-      if (docId === sourceId) return true;
-      const c = this.catalog.chunks.head(docId);
-      if (!c) return true;
-      if (source && c.path === source.path && c.split && source.split && c.symbol === source.symbol && c.kind === source.kind) return true;
-      return spans.some((s) => s.path === c.path && c.start.line <= s.end && c.end.line >= s.start);
-    };
   }
 
   /**

@@ -354,3 +354,54 @@ describe('Markdown code blocks indexed once', () => {
     assert.equal(hits.filter((h) => h.chunk.text.includes('value3')).length, 1);
   });
 });
+
+describe('the pieces of a cut unit are one result', () => {
+  // one function over the chunk budget: its doc comment in the first piece, a body that talks
+  // about retry and backoff in the later ones; a short neighbour in the same file
+  const body = Array.from({ length: 30 }, (_, i) => (i < 10 ? `  const step${i} = prepare(attempt, ${i});` : `  const delay${i} = backoffRetryWait(attempt, ${i}); // retry the upload after backoff`)).join('\n');
+  const js = `/** Sends a local file to the storage bucket, retrying on failure. */\nexport function uploadFile(path, bucket) {\n  let attempt = 0;\n${body}\n  throw new Error('the upload gave up after every retry');\n}\n\nexport function other() {\n  return 1;\n}\n`;
+  const engine = () => {
+    const e = new Engine({ noEmbedderReason: 'test', chunk: { maxTokens: 96 } });
+    e.updateFile('store/upload.js', bytes(js), stat);
+    return e;
+  };
+  const pieces = (e: Engine) => [...e.files.get('store/upload.js')!.docIds].map((id) => e.chunks.head(id)!).filter((c) => c.symbol === 'uploadFile');
+
+  it('the chunker cuts the function here (the test is about pieces)', () => {
+    const p = pieces(engine());
+    assert.ok(p.length >= 3 && p.every((c) => c.split?.total === p.length), `pieces: ${p.map((c) => `${c.start.line}-${c.end.line} ${JSON.stringify(c.split)}`).join(', ')}`);
+  });
+
+  it('a query in words about a later piece shows the function from its first piece, and the unit takes one place', async () => {
+    const e = engine();
+    const hits = await e.search('retry the upload after a backoff wait', { mode: 'keyword' });
+    const mine = hits.filter((h) => h.chunk.symbol === 'uploadFile');
+    assert.equal(mine.length, 1, `one result for the function: ${hits.map((h) => `${h.chunk.symbol} ${h.chunk.start.line}`).join(', ')}`);
+    assert.equal(mine[0].chunk.split?.index, 0, 'shown by its first piece (its doc comment and declaration)');
+    assert.ok(mine[0].chunk.text.includes('export function uploadFile'));
+    assert.ok((mine[0].moreInFile ?? []).some((c) => c.symbol === 'uploadFile' && (c.split?.index ?? 0) > 0), 'the pieces that ranked are kept as more in this file');
+  });
+
+  it('a query found as written in a later piece shows that piece', async () => {
+    const e = engine();
+    const hits = await e.search('the upload gave up after every retry', { mode: 'keyword' });
+    assert.equal(hits[0].chunk.symbol, 'uploadFile');
+    assert.ok(hits[0].chunk.text.includes('gave up after every retry'), `the piece that holds it: lines ${hits[0].chunk.start.line}-${hits[0].chunk.end.line}`);
+    assert.equal(hits.filter((h) => h.chunk.symbol === 'uploadFile').length, 1);
+  });
+
+  it('a name used only inside a later piece shows that piece (its first piece did not match)', async () => {
+    const e = engine();
+    const hits = await e.search('backoffRetryWait', { mode: 'keyword' });
+    assert.equal(hits[0].chunk.symbol, 'uploadFile');
+    assert.ok(hits[0].chunk.text.includes('backoffRetryWait'));
+    assert.notEqual(hits[0].chunk.split?.index, 0);
+  });
+
+  it('diversify: the best ranked piece stands for its unit; the per-file cap counts units', () => {
+    const r = (docId: number, path: string, unit?: string): Ranked => ({ docId, path, locale: false, unit });
+    const out = diversify([r(1, 'a.py', 'u'), r(2, 'a.py'), r(3, 'a.py', 'u'), r(4, 'a.py'), r(5, 'a.py', 'u'), r(6, 'a.py')]);
+    assert.deepEqual(out.map((d) => d.docId), [1, 2, 4]);
+    assert.deepEqual(out[0].moreInFile, [3, 5, 6]);
+  });
+});

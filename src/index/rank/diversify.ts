@@ -11,6 +11,10 @@
  *   of its values is the query (`verbatim`) — so that a value typed verbatim still finds its
  *   locale file first, and locale files take at most one of the top places while there is code
  *   to show (none when the query is only words that a translation shares).
+ * - **The pieces of one unit are one result.** A function, class or section over the chunk
+ *   budget is cut into pieces that share its symbol (`Chunk.split`); the best ranked piece
+ *   stands for the unit and the others are attached to it (`moreInFile`), so that one long
+ *   function takes one place, not three (which piece is shown: engine-search.ts `diversified`).
  * - **At most `perFile` chunks of one file** (default 3) among the results; the rest are attached
  *   to that file's best result (`moreInFile`), reachable as "more in this file".
  */
@@ -27,6 +31,8 @@ export interface Ranked {
    * locale result keep its place ahead of code; `undefined` counts as true.
    */
   verbatim?: boolean;
+  /** The same for every piece of one cut unit (path, kind, symbol), undefined for a whole chunk. */
+  unit?: string;
 }
 
 export interface Diversified {
@@ -72,23 +78,37 @@ export function diversify(list: Ranked[], options: DiversifyOptions = {}): Diver
       kept.push({ r, d });
     } else kept.push({ r, d: { docId: r.docId, folded: [], moreInFile: [] } });
   }
-  // 2. at most perFile chunks per file
+  // 2. the pieces of one unit: the best ranked one stands for them all
+  const units = new Map<string, Diversified>();
+  const whole: Array<{ r: Ranked; d: Diversified }> = [];
+  for (const x of kept) {
+    if (x.r.unit === undefined) whole.push(x);
+    else {
+      const u = units.get(x.r.unit);
+      if (u) u.moreInFile.push(x.d.docId, ...x.d.folded);
+      else {
+        units.set(x.r.unit, x.d);
+        whole.push(x);
+      }
+    }
+  }
+  // 3. at most perFile chunks per file
   const byFile = new Map<string, { first: Diversified; n: number }>();
   const capped: Array<{ r: Ranked; d: Diversified }> = [];
-  for (const x of kept) {
+  for (const x of whole) {
     const f = byFile.get(x.r.path);
     if (!f) {
       byFile.set(x.r.path, { first: x.d, n: 1 });
       capped.push(x);
     } else if (perFile > 0 && f.n >= perFile) {
-      f.first.moreInFile.push(x.d.docId, ...x.d.folded);
+      f.first.moreInFile.push(x.d.docId, ...x.d.folded, ...x.d.moreInFile);
     } else {
       f.n++;
       capped.push(x);
     }
   }
   if (options.codeFirst === false) return capped.map((x) => x.d);
-  // 3. code first; the best locale result keeps its place
+  // 4. code first; the best locale result keeps its place
   const code = capped.filter((x) => !x.r.locale);
   const locale = capped.filter((x) => x.r.locale);
   if (code.length === 0 || locale.length === 0) return capped.map((x) => x.d);
