@@ -177,6 +177,10 @@ export class EngineSearch {
         // the piece that ranked leads the unit's other pieces under "more in this file"
         const more = shown === d.docId ? d.moreInFile : [d.docId, ...d.moreInFile.filter((id) => id !== shown)];
         const hit: SearchHit = { chunk: chunk(shown), docId: shown, score: h.score, why: h.why };
+        if (shown !== d.docId) {
+          const r = this.catalog.chunks.head(d.docId)!;
+          hit.why = { ...h.why, rankedBy: { startLine: r.start.line, endLine: r.end.line } };
+        }
         if (d.folded.length) hit.alsoIn = d.folded.map(chunk);
         if (more.length) hit.moreInFile = more.map(chunk);
         return hit;

@@ -380,6 +380,8 @@ describe('the pieces of a cut unit are one result', () => {
     assert.equal(mine[0].chunk.split?.index, 0, 'shown by its first piece (its doc comment and declaration)');
     assert.ok(mine[0].chunk.text.includes('export function uploadFile'));
     assert.ok((mine[0].moreInFile ?? []).some((c) => c.symbol === 'uploadFile' && (c.split?.index ?? 0) > 0), 'the pieces that ranked are kept as more in this file');
+    const ranked = mine[0].moreInFile![0];
+    assert.deepEqual(mine[0].why.rankedBy, { startLine: ranked.start.line, endLine: ranked.end.line }, 'why it ranked names the piece that ranked');
   });
 
   it('a query found as written in a later piece shows that piece', async () => {
@@ -396,6 +398,7 @@ describe('the pieces of a cut unit are one result', () => {
     assert.equal(hits[0].chunk.symbol, 'uploadFile');
     assert.ok(hits[0].chunk.text.includes('backoffRetryWait'));
     assert.notEqual(hits[0].chunk.split?.index, 0);
+    assert.equal(hits[0].why.rankedBy, undefined, 'shown by the piece that ranked: nothing to name');
   });
 
   it('diversify: the best ranked piece stands for its unit; the per-file cap counts units', () => {

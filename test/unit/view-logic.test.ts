@@ -83,6 +83,7 @@ describe('results: terms, highlights, snippets, groups', function () {
     assert.equal(whyText({ keyword: 2, dense: 5, fused: 0.03125 }), 'keyword rank #2 · meaning rank #5 · fused score 0.0313');
     assert.match(whyText({ keyword: 1, fused: 0.016 }), /no vector match/);
     assert.equal(whyText({ keyword: 4, dense: 1, fused: 0.9, reranked: 3 }), 'keyword rank #4 · meaning rank #1 · fused score 0.9000 · re-ranked from #3');
+    assert.equal(whyText({ keyword: 1, fused: 0.5, rankedBy: { startLine: 20, endLine: 34 } }), 'keyword rank #1 · no vector match · fused score 0.5000 · ranked by lines 20–34 of it');
     // re-ranked with the model's cosine though its list was not asked: no "no vector match", the model named
     assert.equal(whyText({ keyword: 2, fused: 0.016, reranked: 1, model: 'fathom-code-search' }), 'keyword rank #2 · fused score 0.0160 · re-ranked from #1 (fathom-code-search)');
     assert.match(whyText({ dense: 1, fused: 0.016 }), /no keyword match/);
