@@ -776,11 +776,13 @@ function printHits(hits: SearchHit[], json: boolean, keywordOnly: string | undef
       process.stdout.write(`${JSON.stringify({ ...hitLine(h), relevance: Math.round(rel * 10) / 10, symbol: h.chunk.symbol ?? null, kind: h.chunk.kind, header: h.chunk.header, why: h.why, ...(keywordOnly ? { keywordOnly } : {}), ...folded })}\n`);
     } else {
       // the ranks in each list when both lists ranked it or it was re-ranked (else one list's rank is the order shown)
-      const { keyword, dense, model, reranked } = h.why;
+      const { keyword, dense, model, reranked, rankedBy } = h.why;
       const parts = [
         keyword && (dense || reranked) ? `keyword rank ${keyword}` : '',
         dense && (keyword || reranked) ? `meaning rank ${dense}${model ? ` by ${model}` : ''}` : '',
         reranked ? `re-ranked from place ${reranked}${!dense && model ? ` by ${model}` : ''}` : '',
+        // a function cut in pieces, shown from its start: the piece that ranked it
+        rankedBy ? `ranked by lines ${rankedBy.startLine}-${rankedBy.endLine}` : '',
       ].filter(Boolean);
       const why = parts.length ? `; ${parts.join(', ')}` : '';
       process.stdout.write(`${String(i + 1).padStart(2)}. ${esc(h.chunk.path)}:${h.chunk.start.line}-${h.chunk.end.line}  ${h.chunk.kind}${h.chunk.symbol ? ` ${esc(h.chunk.symbol)}` : ''}  (relevance ${rel.toFixed(0)}${why})\n`);

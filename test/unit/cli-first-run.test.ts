@@ -211,6 +211,21 @@ describe('CLI: the first run (dist/cli.js)', function () {
     }
   });
 
+  it('search: a function cut in pieces is one hit, shown from its start, naming the lines that ranked it', () => {
+    const body = Array.from({ length: 60 }, (_, i) => `  const delay${i} = backoffRetryWait(attempt, ${i}); // retry the upload after backoff`).join('\n');
+    fs.writeFileSync(path.join(dir, 'src', 'upload.js'), `/** Sends a local file to the storage bucket. */\nexport function uploadFile(path, bucket) {\n  let attempt = 0;\n${body}\n}\n`);
+    assert.equal(fathom(['index', dir, '--no-embed']).code, 0);
+    const t = fathom(['search', 'retry the upload after a backoff wait', '--dir', dir, '--no-embed']);
+    assert.equal(t.code, 0, t.err);
+    const rows = t.out.trim().split('\n').filter((r) => r.includes('uploadFile'));
+    assert.equal(rows.length, 1, t.out);
+    assert.match(rows[0], /src\/upload\.js:1-\d+ +function uploadFile .*ranked by lines \d+-\d+\)$/, t.out);
+    const hit = fathom(['search', 'retry the upload after a backoff wait', '--dir', dir, '--no-embed', '--json']).out.trim().split('\n').map((l) => JSON.parse(l))[0];
+    assert.equal(hit.startLine, 1);
+    assert.ok(hit.why.rankedBy.startLine >= hit.endLine, JSON.stringify(hit.why));
+    assert.ok(hit.moreInFile.some((m: { startLine: number }) => m.startLine === hit.why.rankedBy.startLine), 'the piece that ranked is under more in this file');
+  });
+
   it('i18n "<value>": the matched and source locales, then the usages, then the other locales', () => {
     const loc = path.join(dir, 'src', 'locales');
     fs.mkdirSync(loc);
