@@ -201,6 +201,19 @@ describe('fathom mcp: read, definitions, references, files, exact search modes (
     assert.match(refs.content[0].text, /^ {3}70: parent: "LayerStore" = None$/m);
   });
 
+  it('search: a class cut in pieces is one hit, shown from its declaration, naming the lines that ranked it', async () => {
+    const s = await call('search', { query: 'layer store option 45 tiles', detail: 'chunks', k: 5 });
+    assert.ok(!s.isError, s.content[0].text);
+    const hits = s.structuredContent!.hits as Array<{ path: string; startLine: number; endLine: number; symbol?: string; why: { rankedBy?: { startLine: number; endLine: number } } }>;
+    const mine = hits.filter((h) => h.path === 'src/big/store.py' && h.symbol === 'LayerStore');
+    assert.equal(mine.length, 1, JSON.stringify(hits.map((h) => [h.path, h.symbol, h.startLine])));
+    assert.equal(mine[0].startLine, 4, 'from the class declaration');
+    const option45 = 4 + 1 + 1 + 45 + 1;
+    const r = mine[0].why.rankedBy!;
+    assert.ok(r && r.startLine <= option45 && option45 <= r.endLine, JSON.stringify(mine[0].why));
+    assert.match(s.content[0].text, new RegExp(`^## 1\\. src/big/store\\.py:4-\\d+ · fragment LayerStore.*\\nwhy: .*ranked by lines ${r.startLine}-${r.endLine}`, 'm'));
+  });
+
   it('references: every line holding the symbol as a whole identifier, the definition marked; none is "no match"', async () => {
     const r = await call('references', { symbol: 'ZoomControl' });
     assert.ok(!r.isError, r.content[0].text);
