@@ -282,7 +282,7 @@ export class EngineSearch {
     const text = 'text' in target ? target.text : source ? embedText(source) : undefined;
     if (text === undefined || !text.trim()) return [];
     const sourceId = source ? this.catalog.chunks.docIdOf(source.id) : undefined;
-    const own = ownPieces(source, 'text' in target ? target : undefined, source ? this.catalog.chunks.docIdOf(source.id) : undefined, (id) => this.catalog.chunks.head(id));
+    const own = ownPieces(source, 'text' in target ? target : undefined, sourceId, (id) => this.catalog.chunks.head(id));
     let vec = sourceId !== undefined ? this.catalog.vectors?.get(sourceId) : undefined;
     if (!vec && this.catalog.embedder && this.catalog.vectors?.count) [vec] = await this.catalog.embedder.embed([text.length > 10_000 ? text.slice(0, 10_000) : text], undefined, { urgent: true });
     if (vec && this.catalog.vectors) {

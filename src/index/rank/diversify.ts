@@ -14,7 +14,7 @@
  * - **The pieces of one unit are one result.** A function, class or section over the chunk
  *   budget is cut into pieces that share its symbol (`Chunk.split`); the best ranked piece
  *   stands for the unit and the others are attached to it (`moreInFile`), so that one long
- *   function takes one place, not three (which piece is shown: engine-search.ts `diversified`).
+ *   function takes one place, not three (which piece is shown: pieces.ts `shownPiece`).
  * - **At most `perFile` chunks of one file** (default 3) among the results; the rest are attached
  *   to that file's best result (`moreInFile`), reachable as "more in this file".
  */

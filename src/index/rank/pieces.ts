@@ -52,10 +52,15 @@ export function shownPiece(docId: number, q: PieceQuery, head: (docId: number) =
   const c = head(docId);
   if (!c?.split || c.split.index === 0 || !CODE_UNITS.has(c.kind)) return docId;
   const key = unitKey(c);
-  const first = fileDocIds(c.path).find((id) => {
-    const o = head(id);
+  const isFirst = (id: number | undefined) => {
+    const o = id === undefined ? undefined : head(id);
     return o?.split?.index === 0 && unitKey(o) === key;
-  });
+  };
+  // a unit's pieces are consecutive in its file's chunks: the first is `index` places back (else
+  // look through the file; a file of thousands of chunks is not read whole for every hit)
+  const ids = fileDocIds(c.path);
+  const guess = ids[ids.indexOf(docId) - c.split.index];
+  const first = isFirst(guess) ? guess : ids.find(isFirst);
   if (first === undefined || q.describes) return first ?? docId;
   const best = q.keyword?.get(docId) ?? 0;
   const matched = best > 0 ? (q.keyword?.get(first) ?? 0) >= FIRST_PIECE_SHARE * best : q.ranked(first);
