@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { diversify, type Ranked } from '../../src/index/rank/diversify';
+import { shownPiece, FIRST_PIECE_SHARE } from '../../src/index/rank/pieces';
 import { chunkFile, resolveOptions } from '../../src/chunkers/index';
 import { Engine, keywordFieldsOf, withoutTwinCodeBlocks } from '../../src/index/engine';
 import { phraseFirst, proximityOrder, shownForm } from '../../src/index/rank/phrase';
@@ -399,6 +400,22 @@ describe('the pieces of a cut unit are one result', () => {
     assert.ok(hits[0].chunk.text.includes('backoffRetryWait'));
     assert.notEqual(hits[0].chunk.split?.index, 0);
     assert.equal(hits[0].why.rankedBy, undefined, 'shown by the piece that ranked: nothing to name');
+  });
+
+  it('shownPiece: the first piece wherever the file lists it; by keyword share for a name; the ranked piece for a phrase or prose', () => {
+    const piece = (index: number, kind: 'function' | 'section' = 'function') => ({ path: 'a.py', kind, symbol: 'f', split: { index, total: 3 } });
+    const heads = new Map<number, ReturnType<typeof piece>>([[10, piece(2)], [11, piece(0)], [12, piece(1)], [20, piece(1, 'section')], [21, piece(0, 'section')]]);
+    const head = (id: number) => heads.get(id);
+    const files = () => [10, 11, 12, 20, 21]; // not in piece order: the guess misses, the file is read through
+    const q = (over: object) => ({ describes: false, phrase: false, ranked: () => false, ...over });
+    assert.equal(shownPiece(12, q({ describes: true }), head, files), 11);
+    assert.equal(shownPiece(12, q({ describes: true, phrase: false }), head, () => [11, 12, 10]), 11, 'consecutive: found index places back');
+    assert.equal(shownPiece(20, q({ describes: true }), head, files), 20, 'a section keeps the piece that ranked');
+    const kw = (first: number) => new Map([[12, 10], [11, first]]);
+    assert.equal(shownPiece(12, q({ keyword: kw(10 * FIRST_PIECE_SHARE) }), head, files), 11);
+    assert.equal(shownPiece(12, q({ keyword: kw(10 * FIRST_PIECE_SHARE - 0.1) }), head, files), 12);
+    assert.equal(shownPiece(12, q({ phrase: true, keyword: kw(10) }), head, files), 12);
+    assert.equal(shownPiece(12, q({ ranked: (id: number) => id === 11 }), head, files), 11, 'no keyword score: the first piece when it ranked');
   });
 
   it('diversify: the best ranked piece stands for its unit; the per-file cap counts units', () => {
