@@ -22,6 +22,7 @@ import type { Candidate, LookupResult } from '../i18n/types';
 import { defaultTokenCounter, type TokenCounter } from '../tokenizer/wordpiece';
 import { analyzeQuery } from './agent-query';
 import { terms } from '../index/terms';
+import { unitKey as cutUnitKey } from '../index/rank/pieces';
 import { EXACT_MODES, hasIdentifier, PatternError, pathFilter, scanChunks, symbolNames, type ExactMode, type FileMatches } from './exact';
 import { bestLines, rankFiles, type RankedFile } from './file-rank';
 import type { AgentFolder, FolderState } from './folder';
@@ -880,7 +881,8 @@ function innermostAt(chunks: Chunk[], line: number): Chunk | undefined {
 /** The chunks of one unit cut into pieces (same symbol and kind, `split`), or just the chunk. */
 function piecesOf(chunks: Chunk[], c: Chunk): Chunk[] {
   if (!c.split) return [c];
-  return chunks.filter((x) => x.split && x.kind === c.kind && x.symbol === c.symbol && x.split.total === c.split!.total);
+  const key = cutUnitKey(c);
+  return chunks.filter((x) => x.split && cutUnitKey(x) === key);
 }
 
 /**

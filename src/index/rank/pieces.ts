@@ -79,7 +79,7 @@ export function ownPieces(source: Chunk | undefined, lines: { path?: string; sta
     if (docId === sourceId) return true;
     const c = head(docId);
     if (!c) return true;
-    if (source && c.path === source.path && c.split && source.split && c.symbol === source.symbol && c.kind === source.kind) return true;
+    if (source?.split && c.split && unitKey(c) === unitKey(source)) return true;
     return spans.some((s) => s.path === c.path && c.start.line <= s.end && c.end.line >= s.start);
   };
 }
