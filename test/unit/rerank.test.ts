@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine } from '../../src/index/engine';
 import type { FusedHit } from '../../src/index/rank/fusion';
-import { RERANK_DEPTH, RERANK_FEATURES, RERANK_WEIGHTS, rerank, rerankFeatures, wantsRerank, type RerankSource } from '../../src/index/rank/rerank';
+import { ownName, RERANK_DEPTH, RERANK_FEATURES, RERANK_WEIGHTS, rerank, rerankFeatures, wantsRerank, type RerankSource } from '../../src/index/rank/rerank';
 import { loadStaticModel } from '../../src/index/static-model';
 
 interface Doc {
@@ -80,6 +80,36 @@ describe('rerank (learned re-ranking of a plain-words query)', () => {
     ];
     const b = rerank('session cookie of a request', fused(kinds), source(kinds), true);
     assert.equal(kinds[b[0].docId].path, 'src/session.py');
+  });
+
+  it("reads how much of a unit's own name the query spells out, and lifts the sibling it names", () => {
+    assert.equal(ownName('Client.prepare_token_request'), 'prepare_token_request');
+    assert.equal(ownName('HMACAlgorithm.{sign, verify}'), '{sign, verify}');
+    assert.equal(ownName('parse_cookie'), 'parse_cookie');
+    assert.equal(ownName(undefined), '');
+    // one file, two methods: the sibling ranked above holds the query's "access" in its body, and "refresh" in its name
+    const body = (extra: string) => `    body = {"grant_type": "refresh_token", "token": token}\n    ${extra}\n    return prepare_request(uri, headers, body)`;
+    const docs: Doc[] = [
+      { path: 'oauth/client.py', symbol: 'Client.prepare_refresh_token_request', kind: 'method', text: `def prepare_refresh_token_request(self, uri, token, headers):\n${body('headers["access"] = self.access_token')}`, keyword: 9, cosine: 0.5 },
+      { path: 'oauth/client.py', symbol: 'Client.prepare_token_request', kind: 'method', text: `def prepare_token_request(self, uri, token, headers):\n${body('pass')}`, keyword: 8, cosine: 0.5 },
+      { path: 'oauth/client.py', symbol: 'Client', kind: 'fragment', text: 'class Client:\n    token_type = "Bearer"', keyword: 2, cosine: 0.1 },
+    ];
+    const q = 'Prepare the access token request';
+    const rows = rerankFeatures(q, fused(docs), source(docs), true);
+    const held = (i: number) => rows[i][RERANK_FEATURES.indexOf('nameHeld')];
+    // its terms are its words and the whole identifier (modelTerms): prepare, token, request of 4
+    assert.equal(held(1), 3 / 4);
+    assert.equal(held(0), 3 / 5, 'not "refresh"');
+    assert.equal(held(2), 0);
+    // the learned weight lifts the unit it names against its sibling: the gap the fused order left narrows
+    const gap = (weights?: readonly number[]) => {
+      const out = rerank(q, fused(docs), source(docs), true, weights ? { weights } : {});
+      const score = (i: number) => out.find((h) => h.docId === i)!.score;
+      return score(1) / score(0);
+    };
+    const without = RERANK_WEIGHTS.map((w, k) => (RERANK_FEATURES[k] === 'nameHeld' ? 0 : w));
+    assert.ok(RERANK_WEIGHTS[RERANK_FEATURES.indexOf('nameHeld')] > 0);
+    assert.ok(gap() > gap(without) * 1.1, `${gap()} against ${gap(without)}`);
   });
 
   it(`re-orders the first ${RERANK_DEPTH} candidates only; the rest follow in their order, below them`, () => {

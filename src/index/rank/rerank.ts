@@ -58,10 +58,11 @@ export const RERANK_FEATURES = [
   'capital×model',
   'code×nameCoverage',
   'capital×nameCoverage',
+  'nameHeld', // the share of its own name's terms (the symbol's last part: `prepare_token_request` of `Client.prepare_token_request`) the query holds
 ] as const;
 
 /** Learned by `train/rerank.ts` (see its header for the command); `RERANK_FEATURES` order. */
-export const RERANK_WEIGHTS: readonly number[] = [1.2, 0.26, 1.27, 1.25, -0.07, 1.13, 1, 0.26, -0.27, 1.4, 3.04, -1.07, 0.12, 1.12, 1.44, -2.62, -1.25, 0, 0.14, 0.03, 0, 0.72, 0.34, -0.15, 1.43, 0.2];
+export const RERANK_WEIGHTS: readonly number[] = [1.17, 0.19, 1.34, 1.23, -0.07, 1, 0.94, 0.1, -0.22, 1.64, 2.55, -0.95, -0.1, 1.04, 1.39, -2.5, -1.23, 0, 0.2, 0.04, -0.12, 0.8, 0.37, -0.16, 1.32, 0.15, 1.07];
 
 /**
  * The fewest words of a query the model was not asked for (it names code: `NewFoo returns …`)
@@ -97,6 +98,19 @@ export interface RerankSource {
   text(docId: number): string | undefined;
   /** The model's weight of a query term (its query row's length over the median's). */
   termWeight(term: string): number;
+}
+
+/**
+ * A unit's own name: the last part of its symbol (`prepare_token_request` of
+ * `Client.prepare_token_request`, `{sign, verify}` of a group). "Prepare the access token request"
+ * holds all of `prepare_token_request` and four fifths of its sibling `prepare_refresh_token_request`:
+ * among a file's functions, the one whose name the sentence spells out. The share of the query
+ * held by the name (`nameCoverage`) does not tell them apart.
+ */
+export function ownName(symbol: string | undefined): string {
+  if (!symbol) return '';
+  const brace = symbol.indexOf('.{');
+  return brace >= 0 ? symbol.slice(brace + 1) : symbol.slice(symbol.lastIndexOf('.') + 1);
 }
 
 /** One row of features per candidate (`RERANK_FEATURES`). `asked`: the model's list took part in the fusion. */
@@ -141,6 +155,9 @@ export function rerankFeatures(query: string, hits: readonly FusedHit[], src: Re
     }
     cov = qtotal ? cov / qtotal : 0;
     ncov = qtotal ? ncov / qtotal : 0;
+    const own = new Set(modelTerms(ownName(c?.symbol)));
+    let spelled = 0;
+    for (const t of own) if (qterms.has(t)) spelled++;
     let other = 0;
     let fileModel = nd[i];
     let fileKeyword = nk[i];
@@ -179,6 +196,7 @@ export function rerankFeatures(query: string, hits: readonly FusedHit[], src: Re
       capital * nd[i],
       code * ncov,
       capital * ncov,
+      own.size ? spelled / own.size : 0,
     ];
   }
   return rows;
