@@ -135,6 +135,15 @@ export interface ChunkOptions {
 
 export const DEFAULT_MAX_TOKENS = 256;
 /**
+ * The chunkers' output version, stored with an index (`chunking.version` of its manifest). A
+ * store saved with another (an older Fathom, whose chunkers cut differently) is loaded and
+ * answers at once, and every file is chunked again on the next pass, each vector of a chunk
+ * whose text did not change kept. Raise it with any change to what a chunker makes of a file
+ * (ranges, kinds, symbols, headers, text): test/unit/chunker-version.test.ts fails until the
+ * fingerprint it records is updated with it.
+ */
+export const CHUNKER_VERSION = 1;
+/**
  * 512 KiB: big hand-written modules are often the core of a project (pyparsing's core.py is
  * 205 KB with its doc comments removed and holds 93 of the 449 doc queries of
  * bench/ranking.ts py-doc; at 200 KiB it was skipped and those queries could not be answered).

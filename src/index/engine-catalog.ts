@@ -162,6 +162,11 @@ export class EngineCatalog {
     }
   }
 
+  /** Every file record made stale: a size/mtime no walk sees and no content hash, so the next pass reads and chunks each file again. */
+  staleAll(): void {
+    for (const [p, rec] of this.files) this.files.set(p, { ...rec, mtimeMs: -1, hash: '' });
+  }
+
   /** Hash of a live chunk's embedded text (set when it got its vector, or kept in the store it was loaded from). */
   textHashOf(docId: number): string | undefined {
     return this.textHash[docId] ?? this.storedHashes?.hash(docId);

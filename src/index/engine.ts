@@ -130,6 +130,11 @@ export class Engine {
     this.catalog.restore(catalog, chunks, vectors);
   }
 
+  /** Every file read and chunked again on the next pass, as if it had changed (a store of other chunkers); its chunks answer until then. */
+  staleAll(): void {
+    this.catalog.staleAll();
+  }
+
   /** Restores stored vectors after `restore`; chunks without one stay pending. */
   restoreVectors(store: VectorStore): void {
     this.catalog.restoreVectors(store);

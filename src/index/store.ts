@@ -37,7 +37,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
-import type { Chunk } from '../chunkers/types';
+import { CHUNKER_VERSION, type Chunk } from '../chunkers/types';
 import { chunkSections, StoredChunks } from './chunks';
 import { Engine, type FileRecord } from './engine';
 import { IvfIndex } from './ivf';
@@ -83,7 +83,8 @@ interface Manifest {
   savedAt: string;
   /** The vectors' model; `path` and `hash` when the saver knew them (`SaveOptions.modelSource`). */
   model: StoredModel | null;
-  chunking: { maxTokens: number; maxFileBytes: number; overlap?: number };
+  /** `version`: the chunkers' (CHUNKER_VERSION); none before it was stored. */
+  chunking: { maxTokens: number; maxFileBytes: number; overlap?: number; version?: number };
   /** `texts` from version 5 on, `lexicon`, `postings` and `ann` from 6 on. */
   files: Record<FileKey, FileEntry>;
   /**
@@ -597,7 +598,7 @@ function* saveSteps(engine: Engine, g: number, options: SaveOptions = {}, keywor
     generation: g,
     savedAt: new Date().toISOString(),
     model: engine.embedder && engine.vectors ? { id: engine.embedder.id, dims: engine.vectors.dims, ...definedOnly(options.modelSource ?? {}) } : null,
-    chunking: { maxTokens: engine.chunkOptions.maxTokens, maxFileBytes: engine.chunkOptions.maxFileBytes, overlap: engine.chunkOptions.overlap },
+    chunking: { maxTokens: engine.chunkOptions.maxTokens, maxFileBytes: engine.chunkOptions.maxFileBytes, overlap: engine.chunkOptions.overlap, version: CHUNKER_VERSION },
     files: { catalog, chunks, texts, keyword, keywordData, lexicon, postings, vectors, ann },
     ...(options.i18nFed !== undefined ? { i18nFed: options.i18nFed } : {}),
   };
@@ -811,6 +812,7 @@ export function manifestProblem(m: Record<string, unknown>): string | undefined 
   if (!isCount(c.maxTokens)) return 'its "chunking.maxTokens" is missing or not a whole number';
   if (!isCount(c.maxFileBytes)) return 'its "chunking.maxFileBytes" is missing or not a whole number';
   if (c.overlap !== undefined && c.overlap !== null && !isCount(c.overlap)) return 'its "chunking.overlap" is not a whole number';
+  if (c.version !== undefined && !isCount(c.version)) return 'its "chunking.version" is not a whole number';
   if (!isObject(m.files)) return 'its "files" is missing or not an object';
   for (const k of typeof m.version === 'number' && m.version >= 6 ? FILE_KEYS_6 : v5 ? FILE_KEYS_5 : FILE_KEYS) {
     const e = m.files[k];
@@ -926,6 +928,13 @@ export function loadStore(dir: string, engine: Engine): LoadResult {
       }
     }
     engine.restore(catalog, chunks, vectors);
+    // chunked by other chunkers (an older Fathom): searched as it is, and every file chunked again on the next pass
+    const cut = m.chunking.version ?? 0;
+    if (cut !== CHUNKER_VERSION) {
+      engine.staleAll();
+      const again = `the stored index was cut by ${cut ? `chunkers of version ${cut}` : "an earlier Fathom's chunkers"}, not this Fathom's (version ${CHUNKER_VERSION}): every file is chunked again on the next index pass, keeping the vectors of unchanged text`;
+      note = note ? `${note}; ${again}` : again;
+    }
     const fed = typeof m.i18nFed === 'string' ? { i18nFed: m.i18nFed } : {};
     return note ? { ok: true, note, ...fed } : { ok: true, ...fed };
   } catch (err) {

@@ -116,6 +116,11 @@ describe('fault injection: the store and its lock', function () {
         const harmless =
           (p.join('.') === 'chunking.overlap' && (wrong === undefined || wrong === null)) || (p.join('.') === 'model' && wrong === null) || (p.join('.') === 'savedAt' && typeof wrong === 'string');
         if (harmless) continue;
+        // no chunkers' version is a store of an earlier Fathom: loaded, every file chunked again on the next pass
+        if (p.join('.') === 'chunking.version' && wrong === undefined) {
+          assert.match((r as { note?: string }).note ?? '', /every file is chunked again/);
+          continue;
+        }
         damaged++;
         assert.equal(r.ok, false, `${p.join('.')} = ${JSON.stringify(wrong)} was trusted`);
         assert.ok((r as { reason: string }).reason.length > 10);

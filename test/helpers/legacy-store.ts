@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { CHUNKER_VERSION } from '../../src/chunkers/types';
 import { chunkSections } from '../../src/index/chunks';
 import type { Engine } from '../../src/index/engine';
 import { crc32 } from '../../src/index/store';
@@ -69,7 +70,8 @@ function writeManifest(dir: string, engine: Engine, version: number, g: number, 
     generation: g,
     savedAt: new Date().toISOString(),
     model: engine.embedder && engine.vectors ? { id: engine.embedder.id, dims: engine.vectors.dims } : null,
-    chunking: { maxTokens: engine.chunkOptions.maxTokens, maxFileBytes: engine.chunkOptions.maxFileBytes, overlap: engine.chunkOptions.overlap },
+    // the chunks are this Fathom's (only the format is old): an old store with its old chunks carries no version (engine.test.ts)
+    chunking: { maxTokens: engine.chunkOptions.maxTokens, maxFileBytes: engine.chunkOptions.maxFileBytes, overlap: engine.chunkOptions.overlap, version: CHUNKER_VERSION },
     files,
   };
   fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));

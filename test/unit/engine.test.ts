@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { Engine, MEMORY_CHECK_FILES, type IndexProgress } from '../../src/index/engine';
 import type { Embedder } from '../../src/index/embedder';
 import { loadStore, lockStore, saveStore, StoreLockedError } from '../../src/index/store';
+import { CHUNKER_VERSION } from '../../src/chunkers/types';
 import { fakeEmbedder } from '../helpers/fake-embedder';
 
 const SAMPLE = path.join(__dirname, '..', '..', 'sample-workspace');
@@ -159,6 +160,42 @@ describe('Engine: incremental index, hybrid search, persistence', () => {
     assert.match((r2 as { reason: string }).reason, /newer/);
     fs.writeFileSync(path.join(store, 'manifest.json'), '{ not json');
     assert.equal(loadStore(store, new Engine()).ok, false);
+  });
+
+  it('a store of other chunkers (an older Fathom) answers at once, and the next pass chunks every file again, re-embedding nothing unchanged', async () => {
+    const store = path.join(dir, '.fathom');
+    const a = new Engine({ embedder: fakeEmbedder() });
+    await drain(a.indexFolder(dir));
+    saveStore(store, a);
+    const file = path.join(store, 'manifest.json');
+    const manifest = () => JSON.parse(fs.readFileSync(file, 'utf8'));
+    assert.equal(manifest().chunking.version, CHUNKER_VERSION);
+    for (const version of [undefined, CHUNKER_VERSION + 1]) {
+      const m = manifest();
+      fs.writeFileSync(file, JSON.stringify({ ...m, chunking: { ...m.chunking, version } }));
+      const emb = fakeEmbedder();
+      const b = new Engine({ embedder: emb });
+      const r = loadStore(store, b);
+      assert.equal(r.ok, true, JSON.stringify(r));
+      assert.match((r as { note?: string }).note ?? '', version ? new RegExp(`chunkers of version ${version}, not this Fathom's \\(version ${CHUNKER_VERSION}\\): every file is chunked again`) : /an earlier Fathom's chunkers, not this Fathom's/);
+      const q = 'zoom control (getZoomControl)';
+      const before = (await b.search(q, { k: 3, mode: 'keyword' })).map((h) => h.chunk.id);
+      assert.deepEqual(before, (await a.search(q, { k: 3, mode: 'keyword' })).map((h) => h.chunk.id), 'the stored chunks answer before the pass');
+      const records = new Map(b.files);
+      await drain(b.indexFolder(dir));
+      for (const [p, rec] of b.files) {
+        assert.notEqual(rec, records.get(p), `${p} chunked again`);
+        assert.equal(rec.hash, a.files.get(p)!.hash, `${p}: its hash is the file's again`);
+      }
+      assert.equal(emb.embedded, 0, 'every vector kept: no chunk text changed');
+      assert.equal(b.chunkCount, a.chunkCount);
+      // saved again: this version, and a load with no note
+      saveStore(store, b);
+      assert.deepEqual(loadStore(store, new Engine({ embedder: fakeEmbedder() })), { ok: true });
+    }
+    const m = manifest();
+    fs.writeFileSync(file, JSON.stringify({ ...m, chunking: { ...m.chunking, version: 'two' } }));
+    assert.match((loadStore(store, new Engine({ embedder: fakeEmbedder() })) as { reason: string }).reason, /chunking\.version/);
   });
 
   it('keeps the previous store when a save fails half-way', async () => {
