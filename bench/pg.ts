@@ -158,10 +158,10 @@ async function main(): Promise<void> {
     type Row = { mode: SearchMode; label: string; search: (q: string) => Promise<SearchHit[]> };
     const runs: Row[] = [];
     for (const mode of (dense ? ['keyword', 'dense', 'hybrid'] : ['keyword']) as SearchMode[]) {
-      runs.push({ mode, label: mode, search: (q) => pgSearch(db, q, { k: 10, mode, embedder }) });
-      if (old && db0) runs.push({ mode, label: `${mode} base`, search: (q) => old.pgSearch(db0, q, { k: 10, mode, embedder }) });
-      if (mode === 'keyword') runs.push({ mode, label: 'keyword cold', search: (q) => pgSearch(db, q, { k: 10, mode, embedder, cold: true }) });
-      if (mode === 'keyword') for (const mp of budgets) runs.push({ mode, label: `keyword@${mp}`, search: (q) => pgSearch(db, q, { k: 10, mode, embedder, maxPostings: mp }) });
+      runs.push({ mode, label: mode, search: (q) => pgSearch(db, q, { k: 10, mode, embedder, diversify: false }) });
+      if (old && db0) runs.push({ mode, label: `${mode} base`, search: (q) => old.pgSearch(db0, q, { k: 10, mode, embedder, diversify: false }) });
+      if (mode === 'keyword') runs.push({ mode, label: 'keyword cold', search: (q) => pgSearch(db, q, { k: 10, mode, embedder, diversify: false, cold: true }) });
+      if (mode === 'keyword') for (const mp of budgets) runs.push({ mode, label: `keyword@${mp}`, search: (q) => pgSearch(db, q, { k: 10, mode, embedder, diversify: false, maxPostings: mp }) });
     }
     const ms = (x: number) => `${(x / 1000).toFixed(1)} s`;
     rows.push(`${String(fresh.chunkCount).padEnd(8)} index: local ${localS.toFixed(1)} s, pg push ${pgS.toFixed(1)} s (${(pgS / localS).toFixed(1)}x local; chunk ${ms(pushed.ms?.chunk ?? 0)}, embed ${ms(pushed.ms?.embed ?? 0)}, write ${ms(pushed.ms?.write ?? 0)}, index build + vacuum ${ms(pushed.ms?.finish ?? 0)}), ${pushed.batches} transactions${baseS === undefined ? '' : `; baseline push ${baseS.toFixed(1)} s (new/baseline ${(pgS / baseS).toFixed(2)})`}; re-push of ${edited.length} edited files ${pgIncS.toFixed(1)} s (${again.written} written, ${again.unchanged} unchanged)`);

@@ -5,10 +5,10 @@
  */
 import type { Chunk } from '../chunkers/types';
 import { embedText } from './embedder';
-import { diversify } from './rank/diversify';
-import { ownPieces, shownPiece, unitKey, type PieceQuery } from './rank/pieces';
+import { ownPieces, type PieceQuery } from './rank/pieces';
+import { present } from './rank/present';
 import { RERANK_DEPTH, rerank, wantsRerank, type RerankSource } from './rank/rerank';
-import { PHRASE_DEPTH, phraseFirst, proximityOrder, proximityText, shownForm, shownText, wholeValue } from './rank/phrase';
+import { PHRASE_DEPTH, phraseFirst, proximityOrder, proximityText, shownForm, shownText } from './rank/phrase';
 import { compileFilter, convex, DEFAULT_RRF_K, modelLabel, modelTermWeights, ownModelWeight, rrf, weighByPath, type FilterSpec, type FusedHit, type RankedList, type ScoredList } from './rank/fusion';
 import type { ChunkHead } from './chunks';
 import { dot } from './ivf';
@@ -150,41 +150,19 @@ export class EngineSearch {
   }
 
   /**
-   * The fused hits diversified (folded twins, the pieces of a cut unit, more in the same file),
-   * the best `k`; a cut unit shown by the piece rank/pieces.ts chooses (`describes`: plain words,
-   * fusion.ts ownModelWeight; `phrase`: found as written; `keyword`: the keyword scores).
+   * The fused hits presented (rank/present.ts: diversified, a cut unit shown by the piece
+   * rank/pieces.ts chooses), the best `k` (`describes`: plain words, fusion.ts ownModelWeight;
+   * `phrase`: found as written; `keyword`: the keyword scores).
    */
   private diversified(q: string, fused: FusedHit[], k: number, options: SearchOptions['diversify'], pieceQuery: Omit<PieceQuery, 'ranked'>): SearchHit[] {
-    const byId = new Map(fused.map((h) => [h.docId, h]));
-    // a key or a path (`user.sign_out`, `src/a.js`) asks for itself: no code-first order then
-    const inWords = !/^[\w$@-]+(?:[./:][\w$@-]+)+$/.test(q.trim());
-    const whole = inWords ? wholeValue(q) : undefined;
-    const ranked = fused.map((h) => {
-      const c = this.catalog.chunks.head(h.docId)!;
-      const locale = this.catalog.isLocaleChunk(c);
-      // a locale result keeps its place ahead of code only when one of its values is the query
-      return { docId: h.docId, path: c.path, symbol: c.symbol, locale, verbatim: locale && whole ? whole.test(this.catalog.chunks.text(h.docId)!) : undefined, unit: !locale && c.split ? unitKey(c) : undefined };
+    const chunks = this.catalog.chunks;
+    return present(q, fused, k, options || undefined, pieceQuery, {
+      head: (id) => chunks.head(id),
+      chunk: (id) => chunks.get(id)!,
+      text: (id) => chunks.text(id),
+      isLocale: (c) => this.catalog.isLocaleChunk(c),
+      fileDocIds: (p) => this.catalog.files.get(p)?.docIds ?? [],
     });
-    const chunk = (id: number) => this.catalog.chunks.get(id)!;
-    const pq: PieceQuery = { ...pieceQuery, ranked: (id) => byId.has(id) };
-    const head = (id: number) => this.catalog.chunks.head(id);
-    const docIds = (p: string) => this.catalog.files.get(p)?.docIds ?? [];
-    return diversify(ranked, { codeFirst: inWords, ...options })
-      .slice(0, k)
-      .map((d) => {
-        const h = byId.get(d.docId)!;
-        const shown = shownPiece(d.docId, pq, head, docIds);
-        // the piece that ranked leads the unit's other pieces under "more in this file"
-        const more = shown === d.docId ? d.moreInFile : [d.docId, ...d.moreInFile.filter((id) => id !== shown)];
-        const hit: SearchHit = { chunk: chunk(shown), docId: shown, score: h.score, why: h.why };
-        if (shown !== d.docId) {
-          const r = this.catalog.chunks.head(d.docId)!;
-          hit.why = { ...h.why, rankedBy: { startLine: r.start.line, endLine: r.end.line } };
-        }
-        if (d.folded.length) hit.alsoIn = d.folded.map(chunk);
-        if (more.length) hit.moreInFile = more.map(chunk);
-        return hit;
-      });
   }
 
   /** The strings a chunk displays, each in `shownForm` (see `phraseFirst`); cached per chunk until it changes. */

@@ -117,12 +117,12 @@ describe('team index on a real PostgreSQL server', function () {
       let hybridTop1 = 0;
       let hybridOverlap = 0;
       for (const g of gold) {
-        const remoteD = await pgSearch(db, g.query, { k: 10, mode: 'dense', embedder: emb });
+        const remoteD = await pgSearch(db, g.query, { k: 10, mode: 'dense', embedder: emb, diversify: false });
         const localD = await local.search(g.query, { k: 10, mode: 'dense', diversify: false });
         if (remoteD[0] && localD[0] && key(remoteD[0]) === key(localD[0])) denseTop1++;
         const ld = new Set(localD.map(key));
         denseOverlap += remoteD.filter((h) => ld.has(key(h))).length / Math.max(1, localD.length);
-        const remoteH = await pgSearch(db, g.query, { k: 10, embedder: emb });
+        const remoteH = await pgSearch(db, g.query, { k: 10, embedder: emb, diversify: false });
         const localH = await local.search(g.query, { k: 10, diversify: false });
         if (remoteH[0] && localH[0] && key(remoteH[0]) === key(localH[0])) hybridTop1++;
         const lh = new Set(localH.map(key));
@@ -144,7 +144,7 @@ describe('team index on a real PostgreSQL server', function () {
       let plainTop1 = 0;
       let plainOverlap = 0;
       for (const t of plain) {
-        const remoteH = await pgSearch(db, t, { k: 10, embedder: emb });
+        const remoteH = await pgSearch(db, t, { k: 10, embedder: emb, diversify: false });
         const localH = await local.search(t, { k: 10, diversify: false });
         if (localH.some((h) => h.why.dense !== undefined)) asked++;
         if (remoteH[0] && localH[0] && key(remoteH[0]) === key(localH[0])) plainTop1++;

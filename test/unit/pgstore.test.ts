@@ -176,7 +176,7 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
       let overlap = 0;
       let reranked = 0;
       for (const t of plain) {
-        const remote = await pgSearch(scratch, t, { k: 10, embedder: emb });
+        const remote = await pgSearch(scratch, t, { k: 10, embedder: emb, diversify: false });
         const here = await local.search(t, { k: 10, diversify: false });
         if (remote[0] && here[0] && key(remote[0]) === key(here[0])) top1++;
         const h = new Set(here.map(key));
@@ -222,23 +222,23 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
     let hybridOverlap = 0;
     let keywordOverlap = 0;
     for (const g of gold) {
-      const remoteK = await pgSearch(db, g.query, { k: 10, mode: 'keyword' });
+      const remoteK = await pgSearch(db, g.query, { diversify: false, k: 10, mode: 'keyword' });
       const localK = await local.search(g.query, { k: 10, mode: 'keyword', diversify: false });
       if (remoteK[0] && localK[0] && key(remoteK[0]) === key(localK[0])) top1++;
       if (remoteK.slice(0, 5).some((h) => h.chunk.path === g.file)) found++;
       const lk = new Set(localK.map(key));
       keywordOverlap += remoteK.filter((h) => lk.has(key(h))).length / Math.max(1, localK.length);
-      const remoteD = await pgSearch(db, g.query, { k: 10, mode: 'dense', embedder: emb });
+      const remoteD = await pgSearch(db, g.query, { diversify: false, k: 10, mode: 'dense', embedder: emb });
       const localD = await local.search(g.query, { k: 10, mode: 'dense', diversify: false });
       const ld = new Set(localD.map(key));
       denseOverlap += remoteD.filter((h) => ld.has(key(h))).length / Math.max(1, localD.length);
-      const remoteH = await pgSearch(db, g.query, { k: 10, embedder: emb });
+      const remoteH = await pgSearch(db, g.query, { diversify: false, k: 10, embedder: emb });
       const localH = new Set((await local.search(g.query, { k: 10, diversify: false })).map(key));
       hybridOverlap += remoteH.filter((h) => localH.has(key(h))).length / Math.max(1, localH.size);
     }
     const q = gold.length;
-    // dense: pgvector HNSW against the local exact scan (undiversified: the remote side neither folds
-    // locales nor caps chunks per file), on the same vectors. HNSW is approximate, its graph random
+    // dense: pgvector HNSW against the local exact scan (both undiversified: the rankings themselves),
+    // on the same vectors. HNSW is approximate, its graph random
     // per build, and the 64-dim trigram vectors hold exact ties cut at rank 10 differently
     assert.ok(denseOverlap / q >= 0.9, `dense overlap@10 ${(denseOverlap / q).toFixed(3)}`);
     // keyword: the local ranking over the remote postings (the whole candidate budget is read at
@@ -261,7 +261,7 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
     let same = 0;
     for (const g of gold) {
       for (const f of filters) {
-        const remote = (await pgSearch(db, g.query, { k: 10, mode: 'keyword', filters: f })).map(key);
+        const remote = (await pgSearch(db, g.query, { diversify: false, k: 10, mode: 'keyword', filters: f })).map(key);
         const mine = (await local.search(g.query, { k: 10, mode: 'keyword', diversify: false, filters: f })).map(key);
         // the remote side filters its (4x deeper) candidates after the cut, the local one before:
         // the lists may part at their tail
@@ -271,7 +271,7 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
       }
       // a budget of one posting: candidates from the rarest term alone (more only while too few),
       // as the local index does with the same budget
-      const remote1 = (await pgSearch(db, g.query, { k: 10, mode: 'keyword', maxPostings: 1 })).map(key);
+      const remote1 = (await pgSearch(db, g.query, { diversify: false, k: 10, mode: 'keyword', maxPostings: 1 })).map(key);
       const hits1 = local.keyword.search(g.query, { k: 50, maxPostings: 1 });
       const scoreOf = new Map(hits1.map((h) => [key({ chunk: local.chunks.get(h.docId)! }), h.score]));
       const local1 = phraseFirst(g.query, proximityOrder(g.query, hits1, 50, (id) => proximityText(local.chunks.text(id), local.chunks.get(id))), (id) => local.chunks.text(id))
@@ -288,6 +288,49 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
     }
     assert.ok(compared > 200, `${compared} filtered results compared`);
     assert.ok(same / compared >= 0.98, `filtered overlap ${(same / compared).toFixed(3)}`);
+  });
+
+  it('presents its answers as the local engine does: locales folded, a cut unit one result shown from its start, at most 3 chunks a file', async () => {
+    const ws = path.join(work, 'ws');
+    await pushFolder(db, ws, { embedder: fakeEmbedder() });
+    const local = new Engine();
+    for await (const _ of local.indexFolder(ws)) void _;
+    const queries = [...mineGold(local).slice(0, 40).map((g) => g.query), 'Search layers', 'layer panel search', 'zoom in', 'chunk', 'keyword index', ...plainWordsQueries(path.join(ws, 'index'), 15)];
+    const chunkKey = (c: { path: string; start: { line: number } }) => `${c.path}:${c.start.line}`;
+    let folded = 0;
+    let capped = 0;
+    let shownFromStart = 0;
+    let same = 0;
+    let compared = 0;
+    for (const q of queries) {
+      const remote = await pgSearch(db, q, { k: 10, mode: 'keyword' });
+      const mine = await local.search(q, { k: 10, mode: 'keyword' });
+      const perFile = new Map<string, number>();
+      for (const h of remote) perFile.set(h.chunk.path, (perFile.get(h.chunk.path) ?? 0) + 1);
+      assert.ok(Math.max(0, ...perFile.values()) <= 3, `${q}: more than 3 chunks of a file`);
+      const units = remote.filter((h) => h.chunk.split).map((h) => `${h.chunk.path}\0${h.chunk.symbol}\0${h.chunk.kind}`);
+      assert.equal(new Set(units).size, units.length, `${q}: two pieces of one unit`);
+      // the same answer: the hits, the locales folded into each, the piece that ranked a unit shown from its start
+      const mineByKey = new Map(mine.map((h) => [key(h), h]));
+      for (const h of remote) {
+        compared++;
+        const o = mineByKey.get(key(h));
+        if (!o) continue;
+        same++;
+        assert.deepEqual((h.alsoIn ?? []).map(chunkKey).sort(), (o.alsoIn ?? []).map(chunkKey).sort(), `${q}: ${key(h)} folds the same locales`);
+        assert.deepEqual(h.why.rankedBy, o.why.rankedBy, `${q}: ${key(h)} ranked by the same piece`);
+      }
+      folded += remote.filter((h) => h.alsoIn?.length).length;
+      capped += remote.filter((h) => h.moreInFile?.length).length;
+      shownFromStart += remote.filter((h) => h.why.rankedBy).length;
+    }
+    assert.ok(same / compared >= 0.95, `the same hits ${same} of ${compared}`);
+    assert.ok(folded > 0, 'a key section in both locales is one result');
+    assert.ok(capped > 0, 'a file past the cap lists the rest under more in this file');
+    assert.ok(shownFromStart > 0, 'a described unit is shown from its first piece');
+    // diversify: false is the plain ranking
+    const plain = await pgSearch(db, 'Search layers', { k: 10, mode: 'keyword', diversify: false });
+    assert.ok(plain.every((h) => !h.alsoIn && !h.moreInFile));
   });
 
   it('an edited file is re-pushed alone, a deleted one leaves; unpushed edits are overlaid from the folder', async () => {

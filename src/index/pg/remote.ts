@@ -84,7 +84,7 @@ export async function searchWithOverlay(
   if (!local.chunkCount) return { hits: remoteHits, dirty: [...dirty].sort() };
   for await (const _ of local.embedPending()) void _;
   const localHits = await local.search(query, { k: Math.max(50, k * 5), mode: options.mode, filters: options.filters, rrfK: options.rrfK });
-  const pool = [...remoteHits.map((h) => h.chunk), ...localHits.map((h) => h.chunk)];
+  const pool = [...remoteHits, ...localHits];
   const fused = rrf(
     [
       { name: 'keyword', ids: remoteHits.map((_, i) => i) },
@@ -92,7 +92,8 @@ export async function searchWithOverlay(
     ],
     { k: options.rrfK ?? DEFAULT_RRF_K, limit: k },
   );
-  return { hits: fused.map((h, i) => ({ chunk: pool[h.docId], docId: i, score: h.score, why: { fused: h.score } })), dirty: [...dirty].sort() };
+  // each hit as its side presented it (its folded locales, more in its file, the piece that ranked it), placed by the fusion
+  return { hits: fused.map((h, i) => ({ ...pool[h.docId], docId: i, score: h.score, why: { fused: h.score, ...(pool[h.docId].why.rankedBy ? { rankedBy: pool[h.docId].why.rankedBy } : {}) } })), dirty: [...dirty].sort() };
 }
 
 /**

@@ -7,6 +7,8 @@ import { dot8, TopHeap } from '../ivf';
 import { COVERAGE_MAX_CONCEPTS, KeywordIndex, planQuery, planTerms } from '../keyword';
 import { compileFilter, convex, DEFAULT_RRF_K, modelTermWeights, ownModelWeight, rrf, weighByPath, type FilterSpec, type RankedList } from '../rank/fusion';
 import { rerank, wantsRerank } from '../rank/rerank';
+import type { DiversifyOptions } from '../rank/diversify';
+import { present, type PresentSource } from '../rank/present';
 import { phraseFirst, proximityOrder, proximityText, shownForm, shownText } from '../rank/phrase';
 import { STATIC_MODEL_NAME } from '../static-model';
 import { prepared } from './connect';
@@ -28,6 +30,8 @@ export interface PgSearchOptions {
   seen?: Set<string>;
   /** `false`: no learned re-ranking (rank/rerank.ts), the fused order. */
   rerank?: false;
+  /** As the local engine's (SearchOptions.diversify): `false` gives the plain ranked order, no folding, no per-file cap. */
+  diversify?: DiversifyOptions | false;
 }
 
 /**
@@ -499,6 +503,7 @@ where c.id = any($4::int[]) and c.embedding is not null and exists (select 1 fro
 /** The chunks of some ids as JSON text (parsed here, kept by the connection), and the facts the filters read. */
 const CHUNK_TEXTS_SQL = prepared('select id, ord, chunk::text as chunk from fathom_chunks where id = any($1::int[])');
 const FACTS_SQL = prepared('select id, path, language, kind from fathom_chunks where id = any($1::int[])');
+const PIECES_SQL = prepared('select c.path, c.ord, c.chunk::text as chunk from fathom_chunks c join unnest($1::text[], $2::int[]) as u(path, ord) on c.path = u.path and c.ord = u.ord');
 const DENSE_META_SQL = prepared("select key, value from fathom_meta where key in ('model', 'dense', 'dims', 'generation')");
 
 /** The int8 codes of one generation of the index, read once per connection and generation. */
@@ -612,6 +617,8 @@ const efSet = new WeakSet<object>();
  */
 class Answer {
   readonly pool: Chunk[] = [];
+  /** Each pool chunk's place in its file (`fathom_chunks.ord`). */
+  readonly ords: number[] = [];
   private readonly byKey = new Map<string, number>();
   private readonly filter: ((id: number) => boolean) | undefined;
   private readonly factFilter: ((id: number) => boolean) | undefined;
@@ -639,9 +646,41 @@ class Answer {
     if (id === undefined) {
       id = this.pool.length;
       this.pool.push(c);
+      this.ords.push(ord);
       this.byKey.set(key, id);
     }
     return id;
+  }
+
+  /** The answer's id of a file's chunk `ord`, when it holds it. */
+  has(path: string, ord: number): boolean {
+    return this.byKey.has(`${path}\u0000${ord}`);
+  }
+
+  /**
+   * What `present` (rank/present.ts) reads of the answer, with the first piece of each cut unit
+   * among the candidates read when the answer does not hold it (the piece a description is shown
+   * by). A locale chunk is told by its kind (a JSON dictionary's key sections): the local engine
+   * also knows the i18n index's other locale files (YAML, PO …), which the team index does not keep.
+   */
+  async presentSource(sql: Sql, ids: readonly number[]): Promise<PresentSource> {
+    const firsts = ids.map((id) => ({ c: this.pool[id], ord: this.ords[id] - (this.pool[id].split?.index ?? 0) })).filter(({ c, ord }) => c.split && c.split.index > 0 && !this.has(c.path, ord));
+    const pieces = firsts.length ? await sql.query<{ path: string; ord: number; chunk: string }>(PIECES_SQL, [firsts.map((f) => f.c.path), firsts.map((f) => f.ord)]) : undefined;
+    for (const r of pieces?.rows ?? []) this.idOf(parseChunk(r.chunk), r.ord);
+    const byFile = new Map<string, number[]>();
+    this.pool.forEach((c, id) => {
+      const l = byFile.get(c.path);
+      if (l) l.push(id);
+      else byFile.set(c.path, [id]);
+    });
+    for (const l of byFile.values()) l.sort((x, y) => this.ords[x] - this.ords[y]);
+    return {
+      head: (id) => this.pool[id],
+      chunk: (id) => this.pool[id],
+      text: (id) => this.pool[id]?.text,
+      isLocale: (c) => c.kind === 'i18n-section' || c.kind === 'i18n-labels',
+      fileDocIds: (p) => byFile.get(p) ?? [],
+    };
   }
 
   /** Does a ranked chunk with these facts pass the filters and the left-out paths? */
@@ -816,8 +855,11 @@ export async function pgSearch(sql: Sql, query: string, options: PgSearchOptions
       ? rerank(q, fused, { keywordScore: (id) => keywordScores.get(id), cosine: (id) => denseScores.get(id), chunk: (id) => a.pool[id], text: (id) => a.pool[id]?.text, termWeight: (t) => embedder!.queryTermWeight?.(t) ?? 1 }, asked)
       : fused;
   // test code below its implementation, prose below the code a plain-words query describes, as in the local engine
-  return weighByPath(reranked, q, (h) => a.pool[h.docId]?.path, { describes: ownModelWeight(q, found.phrase) > 0, symbolOf: (h) => a.pool[h.docId]?.symbol, kindOf: (h) => a.pool[h.docId]?.kind })
-    .slice(0, k)
-    .map((h) => ({ chunk: a.pool[h.docId], docId: h.docId, score: h.score, why: h.why }));
+  const describes = ownModelWeight(q, found.phrase) > 0;
+  const weighed = weighByPath(reranked, q, (h) => a.pool[h.docId]?.path, { describes, symbolOf: (h) => a.pool[h.docId]?.symbol, kindOf: (h) => a.pool[h.docId]?.kind });
+  if (options.diversify === false) return weighed.slice(0, k).map((h) => ({ chunk: a.pool[h.docId], docId: h.docId, score: h.score, why: h.why }));
+  // presented as the local engine presents its ranking: locales folded, a cut unit one result from its first piece, 3 a file
+  const src = await a.presentSource(sql, weighed.map((h) => h.docId));
+  return present(q, weighed, k, options.diversify, { describes, phrase: found.phrase, keyword: keywordScores }, src);
 }
 
