@@ -688,6 +688,7 @@ async function pushCommand(dir: string, url: string, args: Args): Promise<number
   try {
     const s = await pushFolder(sql, dir, { embedder });
     if (s.rebuilt) process.stderr.write(`rebuilt the remote index: ${s.rebuilt}\n`);
+    if (s.rechunked) process.stderr.write(`chunked the remote index again: ${s.rechunked}\n`);
     for (const f of s.skippedFiles ?? []) process.stderr.write(`skipped ${f.path}: ${f.reason}\n`);
     process.stdout.write(
       `pushed ${s.written} changed files (${s.unchanged} unchanged, ${s.removed} removed), ${s.chunks} chunks written, ` +

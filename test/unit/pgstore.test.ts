@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { CHUNKER_VERSION } from '../../src/chunkers/types';
 import { Engine } from '../../src/index/engine';
 import { phraseFirst, proximityOrder, proximityText } from '../../src/index/rank/phrase';
 import { loadStaticModel } from '../../src/index/static-model';
@@ -116,7 +117,8 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
         assert.deepEqual(await migrate(scratch, 1), { from: 0, to: 1 });
         await scratch.query(`insert into fathom_files select path, hash, size, language, record from ${current}.fathom_files`);
         await scratch.query(`insert into fathom_chunks (path, ord, language, kind, text_hash, chunk, tsv) select path, ord, language, kind, text_hash, chunk, to_tsvector('simple', chunk->>'text') from ${current}.fathom_chunks order by id`);
-        await scratch.query(`insert into fathom_meta select key, value from ${current}.fathom_meta where key = 'chunking'`);
+        // (with this Fathom's chunkers' version: the chunks are this Fathom's; an index an earlier one chunked is pushed again, tested below)
+        await scratch.query(`insert into fathom_meta select key, value from ${current}.fathom_meta where key in ('chunking', 'chunker')`);
         assert.deepEqual(await migrate(scratch), { from: 1, to: PG_SCHEMA_VERSION });
         assert.equal((await scratch.query<{ n: number }>("select count(*)::int as n from information_schema.columns where table_schema = 'old_one' and column_name = 'tsv'")).rows[0].n, 0, 'the tsvector is gone');
         await assertConsistent(scratch, 'after the migration');
@@ -288,6 +290,40 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
     }
     assert.ok(compared > 200, `${compared} filtered results compared`);
     assert.ok(same / compared >= 0.98, `filtered overlap ${(same / compared).toFixed(3)}`);
+  });
+
+  it("records its chunkers' version: an earlier Fathom's index is pushed again whole (no vector embedded twice), a newer Fathom's is not overwritten", async () => {
+    // a database of its own: the shared one holds an index already, which a scratch schema would find on its search path
+    const db = await freshDb();
+    try {
+      const ws = path.join(work, 'ws', 'sample');
+      const emb = fakeEmbedder();
+      const first = await pushFolder(db, ws, { embedder: emb });
+      const chunker = async () => (await db.query<{ value: string }>("select value from fathom_meta where key = 'chunker'")).rows[0]?.value;
+      assert.equal(await chunker(), String(CHUNKER_VERSION));
+      assert.equal(first.rechunked, undefined);
+      const answer = async () => (await pgSearch(db, 'zoom control', { k: 5, mode: 'keyword' })).map(key);
+      const before = await answer();
+      // pushed by an earlier Fathom: no version recorded
+      await db.query("delete from fathom_meta where key = 'chunker'");
+      const embedded = emb.embedded;
+      const again = await pushFolder(db, ws, { embedder: emb });
+      assert.match(again.rechunked ?? '', /an earlier Fathom's chunkers, this Fathom's are version \d+: every file is pushed again/);
+      assert.equal(again.written, first.written, 'every file written again');
+      assert.equal(again.chunks, first.chunks);
+      assert.equal(emb.embedded, embedded, 'every vector reused: no text changed');
+      assert.equal(await chunker(), String(CHUNKER_VERSION));
+      assert.deepEqual(await answer(), before);
+      const settled = await pushFolder(db, ws, { embedder: emb });
+      assert.equal(settled.written, 0);
+      assert.equal(settled.rechunked, undefined);
+      // pushed by a newer Fathom: refused with the reason, the index left as it is and searchable
+      await db.query("update fathom_meta set value = $1 where key = 'chunker'", [String(CHUNKER_VERSION + 1)]);
+      await assert.rejects(pushFolder(db, ws, { embedder: emb }), new RegExp(`chunked by a newer Fathom \\(chunker version ${CHUNKER_VERSION + 1}; this one's is ${CHUNKER_VERSION}\\): update Fathom to push to it`));
+      assert.deepEqual(await answer(), before);
+    } finally {
+      await db.close();
+    }
   });
 
   it('presents its answers as the local engine does: locales folded, a cut unit one result shown from its start, at most 3 chunks a file', async () => {

@@ -1,6 +1,6 @@
 /** Pushing a folder into the team index: incremental by content hash, batches of files in transactions under the writers' lock. */
 import { chunkFile, decodeBytes, prepareLanguagesFor, resolveOptions, type ResolvedOptions } from '../../chunkers/index';
-import type { Chunk, ChunkOptions } from '../../chunkers/types';
+import { CHUNKER_VERSION, type Chunk, type ChunkOptions } from '../../chunkers/types';
 import { errText } from '../../util/errors';
 import type { FileSelection } from '../../workspace/files';
 import { NodeFileSource, type FileSource } from '../../workspace/source';
@@ -54,6 +54,8 @@ export interface PushStats {
   skippedFiles?: Array<{ path: string; reason: string }>;
   /** Set when the stored settings differed and the remote index was emptied first. */
   rebuilt?: string;
+  /** Set when the remote index was chunked by an earlier Fathom's chunkers: every file pushed again (each vector of unchanged text reused). */
+  rechunked?: string;
   /** Where the time went, ms: reading and chunking, embedding, the write transactions, building the HNSW index and vacuuming at the end. */
   ms: { chunk: number; embed: number; write: number; finish: number };
 }
@@ -186,6 +188,7 @@ async function pushFolderOnce(sql: Sql, dir: string | FileSource, options: PushO
   const chunkOptions = resolveOptions(options.chunk ?? {});
   const stats: PushStats = { files: 0, written: 0, unchanged: 0, removed: 0, chunks: 0, embedded: 0, reused: 0, batches: 0, ms: { chunk: 0, embed: 0, write: 0, finish: 0 } };
   await matchSettings(sql, chunkOptions, stats);
+  await matchChunker(sql, stats);
   const embedder = options.embedder;
   const dense = embedder ? await ensureVectors(sql, embedder) : undefined;
   const remote = new Map((await sql.query<{ path: string; hash: string }>('select path, hash from fathom_files')).rows.map((r) => [r.path, r.hash]));
@@ -226,6 +229,33 @@ async function matchSettings(sql: Sql, chunkOptions: ResolvedOptions, stats: Pus
     }
     await setMeta(sql, 'chunking', want);
     await setMeta(sql, 'keyword', wantKeyword);
+  });
+}
+
+/**
+ * The chunkers' version the remote index was pushed with (meta `chunker`, CHUNKER_VERSION). An
+ * earlier Fathom's (or none: pushed before it was recorded) has every file marked changed, so
+ * this push writes each again with this Fathom's chunks, reusing the stored vector of each
+ * unchanged text. A newer Fathom's is not overwritten by older chunkers: the push is refused
+ * (a team whose members run two versions would otherwise have its index cut one way, then the
+ * other, push after push); searching it works either way.
+ */
+async function matchChunker(sql: Sql, stats: PushStats): Promise<void> {
+  const storedOf = (m: Map<string, string>) => (m.has('chunker') ? Number(m.get('chunker')) : undefined);
+  const newer = (v: number) =>
+    new PgStoreError(`the team index was chunked by a newer Fathom (chunker version ${v}; this one's is ${CHUNKER_VERSION}): update Fathom to push to it. Searching it works as it is.`);
+  const stored = storedOf(await meta(sql));
+  if (stored === CHUNKER_VERSION) return;
+  if (stored !== undefined && stored > CHUNKER_VERSION) throw newer(stored);
+  await tx(sql, async () => {
+    const again = storedOf(await meta(sql));
+    if (again === CHUNKER_VERSION) return; // another writer did it
+    if (again !== undefined && again > CHUNKER_VERSION) throw newer(again);
+    const marked = await sql.query<{ n: number }>("with m as (update fathom_files set hash = '' where hash <> '' returning 1) select count(*)::int as n from m");
+    if ((marked.rows[0]?.n ?? 0) > 0) {
+      stats.rechunked = `it was chunked by ${again === undefined ? "an earlier Fathom's chunkers" : `chunkers of version ${again}`}, this Fathom's are version ${CHUNKER_VERSION}: every file is pushed again, reusing the vectors of unchanged text`;
+    }
+    await setMeta(sql, 'chunker', String(CHUNKER_VERSION));
   });
 }
 
