@@ -652,19 +652,21 @@ class Answer {
     return id;
   }
 
-  /** The answer's id of a file's chunk `ord`, when it holds it. */
+  /** Whether the answer holds a file's chunk `ord`. */
   has(path: string, ord: number): boolean {
     return this.byKey.has(`${path}\u0000${ord}`);
   }
 
   /**
-   * What `present` (rank/present.ts) reads of the answer, with the first piece of each cut unit
-   * among the candidates read when the answer does not hold it (the piece a description is shown
-   * by). A locale chunk is told by its kind (a JSON dictionary's key sections): the local engine
-   * also knows the i18n index's other locale files (YAML, PO …), which the team index does not keep.
+   * What `present` (rank/present.ts) reads of the answer. For a query that `describes` (a unit is
+   * then shown by its first piece), the first piece of each cut unit among the candidates is read
+   * when the answer does not hold it; otherwise a piece the answer lacks would not be shown (it has
+   * no keyword score, and did not rank), so nothing is read. A locale chunk is told by its kind (a
+   * JSON dictionary's key sections): the local engine also knows the i18n index's other locale
+   * files (YAML, PO …), which the team index does not keep.
    */
-  async presentSource(sql: Sql, ids: readonly number[]): Promise<PresentSource> {
-    const firsts = ids.map((id) => ({ c: this.pool[id], ord: this.ords[id] - (this.pool[id].split?.index ?? 0) })).filter(({ c, ord }) => c.split && c.split.index > 0 && !this.has(c.path, ord));
+  async presentSource(sql: Sql, ids: readonly number[], describes: boolean): Promise<PresentSource> {
+    const firsts = !describes ? [] : ids.map((id) => ({ c: this.pool[id], ord: this.ords[id] - (this.pool[id].split?.index ?? 0) })).filter(({ c, ord }) => c.split && c.split.index > 0 && !this.has(c.path, ord));
     const pieces = firsts.length ? await sql.query<{ path: string; ord: number; chunk: string }>(PIECES_SQL, [firsts.map((f) => f.c.path), firsts.map((f) => f.ord)]) : undefined;
     for (const r of pieces?.rows ?? []) this.idOf(parseChunk(r.chunk), r.ord);
     const byFile = new Map<string, number[]>();
@@ -859,7 +861,7 @@ export async function pgSearch(sql: Sql, query: string, options: PgSearchOptions
   const weighed = weighByPath(reranked, q, (h) => a.pool[h.docId]?.path, { describes, symbolOf: (h) => a.pool[h.docId]?.symbol, kindOf: (h) => a.pool[h.docId]?.kind });
   if (options.diversify === false) return weighed.slice(0, k).map((h) => ({ chunk: a.pool[h.docId], docId: h.docId, score: h.score, why: h.why }));
   // presented as the local engine presents its ranking: locales folded, a cut unit one result from its first piece, 3 a file
-  const src = await a.presentSource(sql, weighed.map((h) => h.docId));
+  const src = await a.presentSource(sql, weighed.map((h) => h.docId), describes);
   return present(q, weighed, k, options.diversify, { describes, phrase: found.phrase, keyword: keywordScores }, src);
 }
 

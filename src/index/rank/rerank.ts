@@ -103,9 +103,10 @@ export interface RerankSource {
 /**
  * A unit's own name: the last part of its symbol (`prepare_token_request` of
  * `Client.prepare_token_request`, `{sign, verify}` of a group). "Prepare the access token request"
- * holds all of `prepare_token_request` and four fifths of its sibling `prepare_refresh_token_request`:
- * among a file's functions, the one whose name the sentence spells out. The share of the query
- * held by the name (`nameCoverage`) does not tell them apart.
+ * holds 3 of the 4 terms of `prepare_token_request` (its words and the whole identifier, as
+ * `modelTerms` reads it) and 3 of the 5 of its sibling `prepare_refresh_token_request`: among a
+ * file's functions, the one whose name the sentence spells out. The share of the query held by
+ * the name (`nameCoverage`) does not tell them apart.
  */
 export function ownName(symbol: string | undefined): string {
   if (!symbol) return '';
