@@ -332,7 +332,7 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
     const local = new Engine();
     for await (const _ of local.indexFolder(ws)) void _;
     const queries = [...mineGold(local).slice(0, 40).map((g) => g.query), 'Search layers', 'layer panel search', 'zoom in', 'chunk', 'keyword index', ...plainWordsQueries(path.join(ws, 'index'), 15)];
-    const chunkKey = (c: { path: string; start: { line: number } }) => `${c.path}:${c.start.line}`;
+    const chunkKey = (chunk: { path: string; start: { line: number } }) => key({ chunk });
     let folded = 0;
     let capped = 0;
     let shownFromStart = 0;

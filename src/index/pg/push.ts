@@ -187,8 +187,7 @@ async function pushFolderOnce(sql: Sql, dir: string | FileSource, options: PushO
   await migrate(sql);
   const chunkOptions = resolveOptions(options.chunk ?? {});
   const stats: PushStats = { files: 0, written: 0, unchanged: 0, removed: 0, chunks: 0, embedded: 0, reused: 0, batches: 0, ms: { chunk: 0, embed: 0, write: 0, finish: 0 } };
-  await matchSettings(sql, chunkOptions, stats);
-  await matchChunker(sql, stats);
+  await matchChunker(sql, stats, await matchSettings(sql, chunkOptions, stats));
   const embedder = options.embedder;
   const dense = embedder ? await ensureVectors(sql, embedder) : undefined;
   const remote = new Map((await sql.query<{ path: string; hash: string }>('select path, hash from fathom_files')).rows.map((r) => [r.path, r.hash]));
@@ -212,12 +211,12 @@ async function pushFolderOnce(sql: Sql, dir: string | FileSource, options: PushO
   return stats;
 }
 
-/** Empties the index first when it was made with other chunking or keyword settings, and stores this push's. */
-async function matchSettings(sql: Sql, chunkOptions: ResolvedOptions, stats: PushStats): Promise<void> {
+/** Empties the index first when it was made with other chunking or keyword settings, and stores this push's; returns the meta rows it read first. */
+async function matchSettings(sql: Sql, chunkOptions: ResolvedOptions, stats: PushStats): Promise<Map<string, string>> {
   const m = await meta(sql);
   const want = settingsKey(chunkOptions);
   const wantKeyword = keywordKey();
-  if (m.get('chunking') === want && m.get('keyword') === wantKeyword) return;
+  if (m.get('chunking') === want && m.get('keyword') === wantKeyword) return m;
   await tx(sql, async () => {
     const again = await meta(sql);
     if (again.get('chunking') === want && again.get('keyword') === wantKeyword) return; // another writer did it
@@ -230,6 +229,7 @@ async function matchSettings(sql: Sql, chunkOptions: ResolvedOptions, stats: Pus
     await setMeta(sql, 'chunking', want);
     await setMeta(sql, 'keyword', wantKeyword);
   });
+  return m;
 }
 
 /**
@@ -240,11 +240,12 @@ async function matchSettings(sql: Sql, chunkOptions: ResolvedOptions, stats: Pus
  * (a team whose members run two versions would otherwise have its index cut one way, then the
  * other, push after push); searching it works either way.
  */
-async function matchChunker(sql: Sql, stats: PushStats): Promise<void> {
+async function matchChunker(sql: Sql, stats: PushStats, read: Map<string, string>): Promise<void> {
   const storedOf = (m: Map<string, string>) => (m.has('chunker') ? Number(m.get('chunker')) : undefined);
   const newer = (v: number) =>
     new PgStoreError(`the team index was chunked by a newer Fathom (chunker version ${v}; this one's is ${CHUNKER_VERSION}): update Fathom to push to it. Searching it works as it is.`);
-  const stored = storedOf(await meta(sql));
+  // `read`: the meta rows matchSettings read (it writes no `chunker`); checked again under the lock below
+  const stored = storedOf(read);
   if (stored === CHUNKER_VERSION) return;
   if (stored !== undefined && stored > CHUNKER_VERSION) throw newer(stored);
   await tx(sql, async () => {
