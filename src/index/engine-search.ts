@@ -7,7 +7,7 @@ import type { Chunk } from '../chunkers/types';
 import { embedText } from './embedder';
 import { ownPieces, type PieceQuery } from './rank/pieces';
 import { present } from './rank/present';
-import { RERANK_DEPTH, rerank, wantsRerank, type RerankSource } from './rank/rerank';
+import { MODEL_CANDIDATES, RERANK_DEPTH, rerank, wantsRerank, withModelCandidates, type RerankSource } from './rank/rerank';
 import { PHRASE_DEPTH, phraseFirst, proximityOrder, proximityText, shownForm, shownText } from './rank/phrase';
 import { compileFilter, convex, DEFAULT_RRF_K, modelLabel, modelTermWeights, ownModelWeight, rrf, weighByPath, type FilterSpec, type FusedHit, type RankedList, type ScoredList } from './rank/fusion';
 import type { ChunkHead } from './chunks';
@@ -85,7 +85,7 @@ export class EngineSearch {
     let hits = own && dense && found.scores ? convex({ ...lists[0], scores: found.scores }, dense, { depth, limit: depth }) : rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: depth });
     // a query in words, with Fathom's own model: its first candidates re-ranked (rank/rerank.ts)
     if (own && mode === 'hybrid' && options.rerank !== false && found.scores && this.catalog.vectors?.count && wantsRerank(q, found.phrase, this.catalog.embedder!.coverage?.(q) ?? 1, !!dense)) {
-      hits = await this.reranked(q, hits, found.scores, dense, options.rerank);
+      hits = await this.reranked(q, hits, found.scores, dense, options.rerank, filter);
     }
     const fused = this.fuse(q, hits.slice(0, limit), found);
     if (options.diversify === false) return fused.map((h) => ({ chunk: this.catalog.chunks.get(h.docId)!, docId: h.docId, score: h.score, why: h.why }));
@@ -134,19 +134,30 @@ export class EngineSearch {
     return fused;
   }
 
-  /** `hits` re-ranked (rank/rerank.ts) with the model's cosine of each candidate: from the dense list's scores, else from its stored vector. */
-  private async reranked(q: string, hits: FusedHit[], keywordScores: Map<number, number>, dense: ScoredList | undefined, options: SearchOptions['rerank']): Promise<FusedHit[]> {
+  /**
+   * `hits` re-ranked (rank/rerank.ts) with the model's cosine of each candidate: from the dense
+   * list's scores, else from its stored vector. A query the model was not asked for (no dense
+   * list) has the model's first candidates added to the keyword list's (`withModelCandidates`).
+   */
+  private async reranked(q: string, hits: FusedHit[], keywordScores: Map<number, number>, dense: ScoredList | undefined, options: SearchOptions['rerank'], filter: ((docId: number) => boolean) | undefined): Promise<FusedHit[]> {
     const embedder = this.catalog.embedder!;
     // the dense list's scores hold every fused candidate's cosine (cosinesOf); with no dense list, from the stored vectors
     const cosines = (dense?.scores as Map<number, number> | undefined) ?? new Map<number, number>();
-    const top = hits.slice(0, RERANK_DEPTH);
+    let depth = RERANK_DEPTH;
+    let qv: Float32Array | undefined;
+    if (!dense) {
+      [qv] = await embedder.embed([q], undefined, { urgent: true, query: true });
+      const model = await this.denseTop(qv, MODEL_CANDIDATES, filter);
+      ({ hits, depth } = withModelCandidates(hits, model.map((h) => h.docId)));
+    }
+    const top = hits.slice(0, depth);
     if (top.some((h) => !cosines.has(h.docId))) {
-      const [qv] = await embedder.embed([q], undefined, { urgent: true, query: true });
+      qv ??= (await embedder.embed([q], undefined, { urgent: true, query: true }))[0];
       this.cosinesOf(qv, top.map((h) => h.docId), cosines);
     }
     const chunks = this.catalog.chunks;
     const src: RerankSource = { keywordScore: (id) => keywordScores.get(id), cosine: (id) => cosines.get(id), chunk: (id) => chunks.head(id), text: (id) => chunks.text(id), termWeight: (t) => embedder.queryTermWeight?.(t) ?? 1 };
-    return rerank(q, hits, src, !!dense, options || {});
+    return rerank(q, hits, src, !!dense, options || {}, depth);
   }
 
   /**

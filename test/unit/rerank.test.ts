@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine } from '../../src/index/engine';
 import type { FusedHit } from '../../src/index/rank/fusion';
-import { ownName, RERANK_DEPTH, RERANK_FEATURES, RERANK_WEIGHTS, rerank, rerankFeatures, wantsRerank, type RerankSource } from '../../src/index/rank/rerank';
+import { MODEL_CANDIDATES, ownName, RERANK_DEPTH, RERANK_FEATURES, RERANK_WEIGHTS, rerank, rerankFeatures, wantsRerank, withModelCandidates, type RerankSource } from '../../src/index/rank/rerank';
 import { loadStaticModel } from '../../src/index/static-model';
 
 interface Doc {
@@ -126,6 +126,28 @@ describe('rerank (learned re-ranking of a plain-words query)', () => {
     assert.deepEqual(rerank('open a socket to host', fused(docs.slice(0, 1)), source(docs), true).map((h) => h.docId), [0]);
   });
 
+  it("adds the model's first candidates to a query it was not asked for, and re-orders them with the rest", () => {
+    const docs: Doc[] = Array.from({ length: RERANK_DEPTH + 30 }, (_, i) => ({ path: `src/f${i}.py`, text: `def f${i}(): pass`, keyword: i < RERANK_DEPTH + 10 ? 100 - i : undefined, cosine: 0.2 }));
+    // the keyword list is 0..59; the model's list: one keyword candidate of the first 50 (3), one past them (55), two the keyword list lacks
+    docs[70] = { path: 'src/open_socket.py', symbol: 'open_socket', text: 'def open_socket(host, port): pass', cosine: 0.9 };
+    const keywordOnly = fused(docs.slice(0, RERANK_DEPTH + 10));
+    const { hits, depth } = withModelCandidates(keywordOnly, [70, 3, 55, 71]);
+    assert.equal(depth, RERANK_DEPTH + 3);
+    assert.deepEqual(hits.slice(0, RERANK_DEPTH).map((h) => h.docId), keywordOnly.slice(0, RERANK_DEPTH).map((h) => h.docId));
+    assert.deepEqual(hits.slice(RERANK_DEPTH, depth).map((h) => [h.docId, h.why.dense, h.why.keyword]), [[70, 1, undefined], [55, 3, undefined], [71, 4, undefined]]);
+    assert.deepEqual(hits.slice(depth).map((h) => h.docId), [50, 51, 52, 53, 54, 56, 57, 58, 59], 'the rest, each once');
+    // the model's list is read to its first MODEL_CANDIDATES only
+    const many = Array.from({ length: MODEL_CANDIDATES + 10 }, (_, i) => 1000 + i);
+    assert.equal(withModelCandidates(keywordOnly, many).depth, RERANK_DEPTH + MODEL_CANDIDATES);
+    // re-ranked with them: the unit named by the query's words comes first from the model's list
+    const all = [...docs];
+    for (const h of hits) all[h.docId] ??= { path: `src/m${h.docId}.py`, text: 'pass', cosine: 0.1 };
+    const out = rerank('Open a socket to the Host given', hits, source(all), false, {}, depth);
+    assert.equal(out[0].docId, 70);
+    assert.equal(out.length, hits.length);
+    assert.deepEqual(out.slice(depth).map((h) => h.docId), hits.slice(depth).map((h) => h.docId));
+  });
+
   it('serves a query in words: 3+ words, not found as written, terms the model mostly knows', () => {
     assert.equal(wantsRerank('open a socket to the host', false, 0.9), true);
     assert.equal(wantsRerank('open socket', false, 1), false, 'a name or two words');
@@ -174,6 +196,19 @@ describe('rerank (learned re-ranking of a plain-words query)', () => {
       const same = await engine.search(q, { k: 5, rerank: { weights: fusedOnly }, diversify: false });
       const before = await engine.search(q, { k: 5, rerank: false, diversify: false });
       assert.deepEqual(same.map((h) => h.docId), before.map((h) => h.docId));
+    });
+
+    it("brings the model's first candidates to a sentence it was not asked for (a Capitalized word): a chunk none of whose words the query uses", async () => {
+      const q = 'Split the Cookie header into a dictionary of values';
+      let rows = 0;
+      const hits = await engine.search(q, { k: 5, rerank: { features: (r) => (rows = r.length) } });
+      assert.equal(hits[0].chunk.symbol, 'parse_cookie');
+      const routes = hits.find((h) => h.chunk.path === 'src/routes.py');
+      assert.ok(routes && routes.why.keyword === undefined && routes.why.dense !== undefined && routes.why.reranked !== undefined, JSON.stringify(hits.map((h) => [h.chunk.path, h.why])));
+      assert.equal(rows, engine.chunks.count, 'every chunk of this small folder is a candidate');
+      // without the re-ranking, the keyword list alone: the model is not asked for this query
+      const plain = await engine.search(q, { k: 5, rerank: false });
+      assert.ok(!plain.some((h) => h.chunk.path === 'src/routes.py'), JSON.stringify(plain.map((h) => h.chunk.path)));
     });
   });
 });

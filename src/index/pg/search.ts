@@ -6,7 +6,7 @@ import { Int8Rows } from '../int8-scan';
 import { dot8, TopHeap } from '../ivf';
 import { COVERAGE_MAX_CONCEPTS, KeywordIndex, planQuery, planTerms } from '../keyword';
 import { compileFilter, convex, DEFAULT_RRF_K, modelTermWeights, ownModelWeight, rrf, weighByPath, type FilterSpec, type RankedList } from '../rank/fusion';
-import { rerank, wantsRerank } from '../rank/rerank';
+import { RERANK_DEPTH, rerank, wantsRerank, withModelCandidates } from '../rank/rerank';
 import type { DiversifyOptions } from '../rank/diversify';
 import { present, type PresentSource } from '../rank/present';
 import { phraseFirst, proximityOrder, proximityText, shownForm, shownText } from '../rank/phrase';
@@ -851,11 +851,13 @@ export async function pgSearch(sql: Sql, query: string, options: PgSearchOptions
     own && asked && keyword
       ? convex({ name: 'keyword', ids: keyword, scores: keywordScores }, { name: 'dense', ids: dense!, scores: denseScores }, { depth: a.depth, limit: a.depth })
       : rrf(ranked, { k: options.rrfK ?? DEFAULT_RRF_K, limit: a.depth });
-  // a query in words: its first candidates re-ranked, as in the local engine (rank/rerank.ts)
-  const reranked =
-    own && mode === 'hybrid' && options.rerank !== false && keyword && wantsRerank(q, found.phrase, embedder!.coverage?.(q) ?? 1, asked)
-      ? rerank(q, fused, { keywordScore: (id) => keywordScores.get(id), cosine: (id) => denseScores.get(id), chunk: (id) => a.pool[id], text: (id) => a.pool[id]?.text, termWeight: (t) => embedder!.queryTermWeight?.(t) ?? 1 }, asked)
-      : fused;
+  // a query in words: its first candidates re-ranked, as in the local engine (rank/rerank.ts); the
+  // model's first join them when it was not asked (withModelCandidates)
+  let reranked = fused;
+  if (own && mode === 'hybrid' && options.rerank !== false && keyword && wantsRerank(q, found.phrase, embedder!.coverage?.(q) ?? 1, asked)) {
+    const pool = !asked && dense ? withModelCandidates(fused, dense) : { hits: fused, depth: RERANK_DEPTH };
+    reranked = rerank(q, pool.hits, { keywordScore: (id) => keywordScores.get(id), cosine: (id) => denseScores.get(id), chunk: (id) => a.pool[id], text: (id) => a.pool[id]?.text, termWeight: (t) => embedder!.queryTermWeight?.(t) ?? 1 }, asked, {}, pool.depth);
+  }
   // test code below its implementation, prose below the code a plain-words query describes, as in the local engine
   const describes = ownModelWeight(q, found.phrase) > 0;
   const weighed = weighByPath(reranked, q, (h) => a.pool[h.docId]?.path, { describes, symbolOf: (h) => a.pool[h.docId]?.symbol, kindOf: (h) => a.pool[h.docId]?.kind });

@@ -21,8 +21,18 @@
 import { modelTerms } from '../model-terms';
 import { asksForDocs, asksForTests, capitalAfterFirst, CODE_TOKEN, isProsePath, isTestPath, queryWords, unitScale, type FusedHit } from './fusion';
 
-/** Candidates re-ranked (the fused list's first; the keyword list alone for a query the model is not asked for). */
+/** Candidates re-ranked: the fused list's first (the keyword list's, for a query the model is not asked for, with `MODEL_CANDIDATES`). */
 export const RERANK_DEPTH = 50;
+
+/**
+ * A query the model is not asked for (it also names code: `Implementation of + operator when left
+ * operand is not a ParserElement`) has no model list in its fusion, so its candidates were the
+ * keyword list's first 50 alone: a unit whose words the sentence does not use never reached the
+ * re-ranking, however near the model put it. The model's first `MODEL_CANDIDATES` join them
+ * (`withModelCandidates`), and the re-ranking, which reads each one's cosine and ranks, decides.
+ * Measured (train/rerank.ts, weights learned with and without them): docs/MODEL.md.
+ */
+export const MODEL_CANDIDATES = 50;
 
 /** Characters of a candidate's text read for its terms (a chunk's first `MAX_MODEL_TERMS`, 512, fit well within). */
 const TEXT_READ = 32_768;
@@ -62,7 +72,7 @@ export const RERANK_FEATURES = [
 ] as const;
 
 /** Learned by `train/rerank.ts` (see its header for the command); `RERANK_FEATURES` order. */
-export const RERANK_WEIGHTS: readonly number[] = [1.17, 0.19, 1.34, 1.23, -0.07, 1, 0.94, 0.1, -0.22, 1.64, 2.55, -0.95, -0.1, 1.04, 1.39, -2.5, -1.23, 0, 0.2, 0.04, -0.12, 0.8, 0.37, -0.16, 1.32, 0.15, 1.07];
+export const RERANK_WEIGHTS: readonly number[] = [1.35, 0.22, 1.3, 1.28, 0.21, 1.14, 0.76, 0.06, -0.21, 1.63, 2.52, -1.03, -0.07, 1.23, 1.3, -2.52, -1.22, 0, -0.06, 0.05, 0.22, 0.76, 0.42, -0.11, 1.44, 0.25, 1.13];
 
 /**
  * The fewest words of a query the model was not asked for (it names code: `NewFoo returns …`)
@@ -204,14 +214,31 @@ export function rerankFeatures(query: string, hits: readonly FusedHit[], src: Re
 }
 
 /**
- * `hits` (fused, best first) with the first `RERANK_DEPTH` re-ordered by w · features, scored
+ * The candidates of a query the model was not asked for: `hits`' first `RERANK_DEPTH`, then each
+ * of the model's first `MODEL_CANDIDATES` (`modelIds`, best first) that they lack (its place in the
+ * model's list as `why.dense`, no fused score), then the rest of `hits` without those. `depth`: how
+ * many of them `rerank` re-orders.
+ */
+export function withModelCandidates(hits: readonly FusedHit[], modelIds: readonly number[]): { hits: FusedHit[]; depth: number } {
+  const top = hits.slice(0, RERANK_DEPTH);
+  const have = new Set(top.map((h) => h.docId));
+  const extra: FusedHit[] = [];
+  modelIds.slice(0, MODEL_CANDIDATES).forEach((docId, i) => {
+    if (!have.has(docId)) extra.push({ docId, score: 0, why: { fused: 0, dense: i + 1 } });
+  });
+  const added = new Set(extra.map((h) => h.docId));
+  return { hits: [...top, ...extra, ...hits.slice(RERANK_DEPTH).filter((h) => !added.has(h.docId))], depth: top.length + extra.length };
+}
+
+/**
+ * `hits` (fused, best first) with the first `depth` (`RERANK_DEPTH`) re-ordered by w · features, scored
  * exp(w · x − the best's) (the best 1, the rest in (0, 1]), and the rest after them in their
  * order (scores below the last re-ranked one). Each re-ranked hit's `why.reranked` is its place
  * before. Ties keep the fused order. `options.weights`: other weights; `options.features`: is given
  * the feature rows and the candidates they are of (train/rerank.ts learns from them).
  */
-export function rerank(query: string, hits: readonly FusedHit[], src: RerankSource, asked: boolean, options: RerankOptions = {}): FusedHit[] {
-  const top = hits.slice(0, RERANK_DEPTH);
+export function rerank(query: string, hits: readonly FusedHit[], src: RerankSource, asked: boolean, options: RerankOptions = {}, depth = RERANK_DEPTH): FusedHit[] {
+  const top = hits.slice(0, depth);
   if (top.length < 2) return hits.slice();
   const rows = rerankFeatures(query, top, src, asked);
   options.features?.(rows, top);
@@ -228,6 +255,6 @@ export function rerank(query: string, hits: readonly FusedHit[], src: RerankSour
   const out: FusedHit[] = scored.map(({ h, s, i }) => ({ ...h, score: s, why: { ...h.why, reranked: i + 1 } }));
   const low = out[out.length - 1].score;
   const rest = hits.length - top.length;
-  for (let j = 0; j < rest; j++) out.push({ ...hits[RERANK_DEPTH + j], score: (low * 0.5 * (rest - j)) / (rest + 1) });
+  for (let j = 0; j < rest; j++) out.push({ ...hits[top.length + j], score: (low * 0.5 * (rest - j)) / (rest + 1) });
   return out;
 }
