@@ -8,6 +8,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { CHUNKER_VERSION } from '../../src/chunkers/types';
 import { Engine } from '../../src/index/engine';
+import type { SearchHit } from '../../src/index/engine';
 import { phraseFirst, proximityOrder, proximityText } from '../../src/index/rank/phrase';
 import { loadStaticModel } from '../../src/index/static-model';
 import { plainWordsQueries } from '../helpers/plain-queries';
@@ -191,6 +192,27 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
       // HNSW is approximate: near-ties may swap
       assert.ok(top1 / plain.length >= 0.9, `top-1 agreement ${(top1 / plain.length).toFixed(3)}`);
       assert.ok(overlap / plain.length >= 0.9, `overlap@10 ${(overlap / plain.length).toFixed(3)}`);
+      // the same sentences with a Capitalized word (they name code, the model is not asked): the
+      // model's first candidates join the keyword list's in the re-ranking, on both sides
+      const named: string[] = [];
+      for (const t of plain) {
+        const words = t.split(' ');
+        const at = words.findIndex((w, i) => i > 0 && /^[a-z]{3,}$/.test(w));
+        if (words.length >= 6 && at > 0) named.push(words.map((w, i) => (i === at ? w[0].toUpperCase() + w.slice(1) : w)).join(' '));
+      }
+      assert.ok(named.length >= 10, `${named.length} sentences naming code`);
+      const fromModel = (hits: SearchHit[]) => hits.some((h) => h.why.keyword === undefined && h.why.dense !== undefined && h.why.reranked !== undefined);
+      let namedTop1 = 0;
+      let added = 0;
+      for (const t of named) {
+        const remote = await pgSearch(scratch, t, { k: 10, embedder: emb, diversify: false });
+        const here = await local.search(t, { k: 10, diversify: false });
+        if (remote[0] && here[0] && key(remote[0]) === key(here[0])) namedTop1++;
+        assert.equal(remote[0]?.why.reranked === undefined, here[0]?.why.reranked === undefined, t);
+        if (fromModel(remote) && fromModel(here)) added++;
+      }
+      assert.ok(added > 0, 'a candidate of the model alone is among some re-ranked answer, on both sides');
+      assert.ok(namedTop1 / named.length >= 0.9, `top-1 agreement ${(namedTop1 / named.length).toFixed(3)}`);
     } finally {
       await scratch.close();
     }
