@@ -175,44 +175,45 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
       // the words of the indexed code's doc comments, reversed: no chunk holds them as written
       const plain = plainWordsQueries(ws);
       assert.ok(plain.length >= 15, `${plain.length} plain-words queries`);
-      let top1 = 0;
-      let overlap = 0;
-      let reranked = 0;
-      for (const t of plain) {
-        const remote = await pgSearch(scratch, t, { k: 10, embedder: emb, diversify: false });
-        const here = await local.search(t, { k: 10, diversify: false });
-        if (remote[0] && here[0] && key(remote[0]) === key(here[0])) top1++;
-        const h = new Set(here.map(key));
-        overlap += remote.filter((x) => h.has(key(x))).length / Math.max(1, here.length);
-        // both re-rank a query in words (rank/rerank.ts), or neither
-        if (remote[0]?.why.reranked !== undefined && here[0]?.why.reranked !== undefined) reranked++;
-        assert.equal(remote[0]?.why.reranked === undefined, here[0]?.why.reranked === undefined, t);
-      }
-      assert.ok(reranked > 0, 'some plain-words query is re-ranked');
+      // each query searched on both sides: top-1 agreement, overlap@10, and both re-rank it (rank/rerank.ts) or neither
+      const compare = async (queries: string[], each?: (remote: SearchHit[], here: SearchHit[]) => void) => {
+        let top1 = 0;
+        let overlap = 0;
+        let reranked = 0;
+        for (const t of queries) {
+          const remote = await pgSearch(scratch, t, { k: 10, embedder: emb, diversify: false });
+          const here = await local.search(t, { k: 10, diversify: false });
+          if (remote[0] && here[0] && key(remote[0]) === key(here[0])) top1++;
+          const h = new Set(here.map(key));
+          overlap += remote.filter((x) => h.has(key(x))).length / Math.max(1, here.length);
+          if (remote[0]?.why.reranked !== undefined && here[0]?.why.reranked !== undefined) reranked++;
+          assert.equal(remote[0]?.why.reranked === undefined, here[0]?.why.reranked === undefined, t);
+          each?.(remote, here);
+        }
+        return { top1: top1 / queries.length, overlap: overlap / queries.length, reranked };
+      };
+      const words = await compare(plain);
+      assert.ok(words.reranked > 0, 'some plain-words query is re-ranked');
       // HNSW is approximate: near-ties may swap
-      assert.ok(top1 / plain.length >= 0.9, `top-1 agreement ${(top1 / plain.length).toFixed(3)}`);
-      assert.ok(overlap / plain.length >= 0.9, `overlap@10 ${(overlap / plain.length).toFixed(3)}`);
+      assert.ok(words.top1 >= 0.9, `top-1 agreement ${words.top1.toFixed(3)}`);
+      assert.ok(words.overlap >= 0.9, `overlap@10 ${words.overlap.toFixed(3)}`);
       // the same sentences with a Capitalized word (they name code, the model is not asked): the
       // model's first candidates join the keyword list's in the re-ranking, on both sides
       const named: string[] = [];
       for (const t of plain) {
-        const words = t.split(' ');
-        const at = words.findIndex((w, i) => i > 0 && /^[a-z]{3,}$/.test(w));
-        if (words.length >= 6 && at > 0) named.push(words.map((w, i) => (i === at ? w[0].toUpperCase() + w.slice(1) : w)).join(' '));
+        const w = t.split(' ');
+        const at = w.findIndex((x, i) => i > 0 && /^[a-z]{3,}$/.test(x));
+        if (w.length >= 6 && at > 0) named.push(w.map((x, i) => (i === at ? x[0].toUpperCase() + x.slice(1) : x)).join(' '));
       }
       assert.ok(named.length >= 10, `${named.length} sentences naming code`);
       const fromModel = (hits: SearchHit[]) => hits.some((h) => h.why.keyword === undefined && h.why.dense !== undefined && h.why.reranked !== undefined);
-      let namedTop1 = 0;
       let added = 0;
-      for (const t of named) {
-        const remote = await pgSearch(scratch, t, { k: 10, embedder: emb, diversify: false });
-        const here = await local.search(t, { k: 10, diversify: false });
-        if (remote[0] && here[0] && key(remote[0]) === key(here[0])) namedTop1++;
-        assert.equal(remote[0]?.why.reranked === undefined, here[0]?.why.reranked === undefined, t);
+      const naming = await compare(named, (remote, here) => {
         if (fromModel(remote) && fromModel(here)) added++;
-      }
+      });
+      assert.ok(naming.reranked > 0, 'some sentence naming code is re-ranked');
       assert.ok(added > 0, 'a candidate of the model alone is among some re-ranked answer, on both sides');
-      assert.ok(namedTop1 / named.length >= 0.9, `top-1 agreement ${(namedTop1 / named.length).toFixed(3)}`);
+      assert.ok(naming.top1 >= 0.9, `top-1 agreement ${naming.top1.toFixed(3)}`);
     } finally {
       await scratch.close();
     }
