@@ -8,12 +8,12 @@ import { mineGold } from '../../src/eval/mine';
 import { Engine } from '../../src/index/engine';
 import { loadStaticModel } from '../../src/index/static-model';
 import { plainWordsQueries } from '../helpers/plain-queries';
+import { agreement, hitKey as key } from '../helpers/agreement';
 import { MemoryFileSource } from '../../src/workspace/source';
 import { pgBin, startRealPg, type RealPg } from '../helpers/real-pg';
 
 /** The team index against a real PostgreSQL server (Debian's package), without pgvector. */
 const REPO = path.join(__dirname, '..', '..');
-const key = (h: { chunk: { path: string; start: { line: number } } }) => `${h.chunk.path}:${h.chunk.start.line}`;
 
 describe('team index on a real PostgreSQL server', function () {
   this.timeout(120_000);
@@ -119,14 +119,14 @@ describe('team index on a real PostgreSQL server', function () {
       for (const g of gold) {
         const remoteD = await pgSearch(db, g.query, { k: 10, mode: 'dense', embedder: emb, diversify: false });
         const localD = await local.search(g.query, { k: 10, mode: 'dense', diversify: false });
-        if (remoteD[0] && localD[0] && key(remoteD[0]) === key(localD[0])) denseTop1++;
-        const ld = new Set(localD.map(key));
-        denseOverlap += remoteD.filter((h) => ld.has(key(h))).length / Math.max(1, localD.length);
+        const d = agreement(remoteD, localD);
+        denseTop1 += d.top1;
+        denseOverlap += d.overlap;
         const remoteH = await pgSearch(db, g.query, { k: 10, embedder: emb, diversify: false });
         const localH = await local.search(g.query, { k: 10, diversify: false });
-        if (remoteH[0] && localH[0] && key(remoteH[0]) === key(localH[0])) hybridTop1++;
-        const lh = new Set(localH.map(key));
-        hybridOverlap += remoteH.filter((h) => lh.has(key(h))).length / Math.max(1, localH.length);
+        const h = agreement(remoteH, localH);
+        hybridTop1 += h.top1;
+        hybridOverlap += h.overlap;
       }
       const q = gold.length;
       // the same int8 codes scored exactly on both sides: only float ties may differ
@@ -147,9 +147,9 @@ describe('team index on a real PostgreSQL server', function () {
         const remoteH = await pgSearch(db, t, { k: 10, embedder: emb, diversify: false });
         const localH = await local.search(t, { k: 10, diversify: false });
         if (localH.some((h) => h.why.dense !== undefined)) asked++;
-        if (remoteH[0] && localH[0] && key(remoteH[0]) === key(localH[0])) plainTop1++;
-        const lh = new Set(localH.map(key));
-        plainOverlap += remoteH.filter((h) => lh.has(key(h))).length / Math.max(1, localH.length);
+        const a = agreement(remoteH, localH);
+        plainTop1 += a.top1;
+        plainOverlap += a.overlap;
       }
       assert.ok(asked >= plain.length / 2, `the model took part in ${asked} of ${plain.length}`);
       // int8 codes there, float vectors here: near-ties may swap
@@ -354,7 +354,7 @@ describe('team index on a real PostgreSQL server', function () {
     }
     const writer = await connectPg(url);
     const searcher = await connectPg(url);
-    const answer = async (db: PgConnection, q: string) => (await pgSearch(db, q, { k: 10, mode: 'keyword' })).map((h) => `${h.chunk.path}:${h.chunk.start.line}`);
+    const answer = async (db: PgConnection, q: string) => (await pgSearch(db, q, { k: 10, mode: 'keyword' })).map(key);
     const cold = async (q: string) => {
       const fresh = await connectPg(url);
       try {
@@ -406,7 +406,7 @@ describe('team index on a real PostgreSQL server', function () {
       const fresh = await connectPg(url);
       try {
         const out: string[][] = [];
-        for (const q of ['invoice total', 'user profile render', 'parse request retry', 'queue cache invoice']) out.push((await pgSearch(fresh, q, { k: 10, mode: 'keyword', ...options })).map((h) => `${h.chunk.path}:${h.chunk.start.line}`));
+        for (const q of ['invoice total', 'user profile render', 'parse request retry', 'queue cache invoice']) out.push((await pgSearch(fresh, q, { k: 10, mode: 'keyword', ...options })).map(key));
         return out;
       } finally {
         await fresh.end();
@@ -429,13 +429,13 @@ describe('team index on a real PostgreSQL server', function () {
       await db.query("update fathom_meta set value = '3' where key = 'schema_version'");
       const searcher = await connectPg(url);
       try {
-        assert.deepEqual((await pgSearch(searcher, 'invoice total', { k: 10, mode: 'keyword' })).map((h) => `${h.chunk.path}:${h.chunk.start.line}`), withBlobs[0]);
+        assert.deepEqual((await pgSearch(searcher, 'invoice total', { k: 10, mode: 'keyword' })).map(key), withBlobs[0]);
         // the next push migrates it (blobs built); the same connection answers alike once the index changed
         fs.appendFileSync(path.join(dir, 'f1.ts'), '// edited\n');
         await pushFolder(db, dir);
         const built = await db.query<{ n: number; built: number }>('select count(*)::int as n, count(postings)::int as built from fathom_terms');
         assert.equal(built.rows[0].built, built.rows[0].n);
-        assert.deepEqual((await pgSearch(searcher, 'invoice total', { k: 10, mode: 'keyword' })).map((h) => `${h.chunk.path}:${h.chunk.start.line}`), (await answers())[0]);
+        assert.deepEqual((await pgSearch(searcher, 'invoice total', { k: 10, mode: 'keyword' })).map(key), (await answers())[0]);
       } finally {
         await searcher.end();
       }

@@ -12,6 +12,7 @@ import type { SearchHit } from '../../src/index/engine';
 import { phraseFirst, proximityOrder, proximityText } from '../../src/index/rank/phrase';
 import { loadStaticModel } from '../../src/index/static-model';
 import { plainWordsQueries } from '../helpers/plain-queries';
+import { agreement, hitKey as key } from '../helpers/agreement';
 import { connectPg, isConnectionLoss, migrate, overlayHits, pgSearch, PG_SCHEMA_VERSION, pushFolder, RemoteIndex, searchWithOverlay, type RemoteState, type Sql } from '../../src/index/pgstore';
 import { mineGold } from '../../src/eval/mine';
 import { fakeEmbedder } from '../helpers/fake-embedder';
@@ -45,7 +46,6 @@ function copyTree(from: string, to: string): void {
   fs.cpSync(from, to, { recursive: true });
 }
 
-const key = (h: { chunk: { path: string; start: { line: number } } }) => `${h.chunk.path}:${h.chunk.start.line}`;
 
 async function freshDb(): Promise<PGlite> {
   const db = await PGlite.create({ extensions: { vector } });
@@ -183,9 +183,9 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
         for (const t of queries) {
           const remote = await pgSearch(scratch, t, { k: 10, embedder: emb, diversify: false });
           const here = await local.search(t, { k: 10, diversify: false });
-          if (remote[0] && here[0] && key(remote[0]) === key(here[0])) top1++;
-          const h = new Set(here.map(key));
-          overlap += remote.filter((x) => h.has(key(x))).length / Math.max(1, here.length);
+          const a = agreement(remote, here);
+          top1 += a.top1;
+          overlap += a.overlap;
           if (remote[0]?.why.reranked !== undefined && here[0]?.why.reranked !== undefined) reranked++;
           assert.equal(remote[0]?.why.reranked === undefined, here[0]?.why.reranked === undefined, t);
           each?.(remote, here);
@@ -249,17 +249,15 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
     for (const g of gold) {
       const remoteK = await pgSearch(db, g.query, { diversify: false, k: 10, mode: 'keyword' });
       const localK = await local.search(g.query, { k: 10, mode: 'keyword', diversify: false });
-      if (remoteK[0] && localK[0] && key(remoteK[0]) === key(localK[0])) top1++;
+      const k = agreement(remoteK, localK);
+      top1 += k.top1;
+      keywordOverlap += k.overlap;
       if (remoteK.slice(0, 5).some((h) => h.chunk.path === g.file)) found++;
-      const lk = new Set(localK.map(key));
-      keywordOverlap += remoteK.filter((h) => lk.has(key(h))).length / Math.max(1, localK.length);
       const remoteD = await pgSearch(db, g.query, { diversify: false, k: 10, mode: 'dense', embedder: emb });
       const localD = await local.search(g.query, { k: 10, mode: 'dense', diversify: false });
-      const ld = new Set(localD.map(key));
-      denseOverlap += remoteD.filter((h) => ld.has(key(h))).length / Math.max(1, localD.length);
+      denseOverlap += agreement(remoteD, localD).overlap;
       const remoteH = await pgSearch(db, g.query, { diversify: false, k: 10, embedder: emb });
-      const localH = new Set((await local.search(g.query, { k: 10, diversify: false })).map(key));
-      hybridOverlap += remoteH.filter((h) => localH.has(key(h))).length / Math.max(1, localH.size);
+      hybridOverlap += agreement(remoteH, await local.search(g.query, { k: 10, diversify: false })).overlap;
     }
     const q = gold.length;
     // dense: pgvector HNSW against the local exact scan (both undiversified: the rankings themselves),
