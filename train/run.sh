@@ -80,6 +80,7 @@ node --import tsx train/extract.ts --data "$data" --npm "$data/npm" --out "$data
 say "4/4 training"
 mkdir -p resources/model
 model=resources/model/fathom-code-search.bin
+rm -f "$data/replaced.bin"
 [ -f "$model" ] && cp "$model" "$data/replaced.bin"
 /usr/bin/python3 train/train.py --pairs "$data/pairs.jsonl" --out "$model" --report train/report.json "$@"
 # the same pinned sources and settings give the same model: say whether this one is
