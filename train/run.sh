@@ -6,7 +6,7 @@
 #   3. train/extract.ts: (doc sentence, code) pairs with Fathom's own chunkers, every unit that
 #      also occurs in a benchmark's sources dropped (--exclude-tree), manifest written
 #   4. train/train.py (Debian's python3-torch under /usr/bin/python3, CPU): the model, int8,
-#      compared with the one it replaces (train/compare-model.mjs: the same term rows or not)
+#      compared with the one it replaces (train/compare-model.ts: the same term rows or not)
 # About 15 minutes on 2 cores once the packages are downloaded (2.7 GB of sources).
 #   TRAIN_DATA=/big/disk npm run train:model     # where sources and pairs go (default train/.data)
 set -euo pipefail
@@ -84,5 +84,5 @@ rm -f "$data/replaced.bin"
 [ -f "$model" ] && cp "$model" "$data/replaced.bin"
 /usr/bin/python3 train/train.py --pairs "$data/pairs.jsonl" --out "$model" --report train/report.json "$@"
 # the same pinned sources and settings give the same model: say whether this one is
-[ -f "$data/replaced.bin" ] && { node train/compare-model.mjs "$model" "$data/replaced.bin" >&2 || true; }
+[ -f "$data/replaced.bin" ] && { node --import tsx train/compare-model.ts "$model" "$data/replaced.bin" >&2 || true; }
 say "done: resources/model/fathom-code-search.bin ($(du -h resources/model/fathom-code-search.bin | cut -f1)); model card: docs/MODEL.md"

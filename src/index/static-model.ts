@@ -70,7 +70,7 @@ export function isStaticModel(name: string | undefined): boolean {
 
 
 /** Reads a model file's bytes: the header checked, the rows copied into an aligned buffer of their own (shareable with a chunk thread). */
-function parseModel(file: string, bytes: Buffer): StaticModelParts {
+export function parseModel(file: string, bytes: Buffer): StaticModelParts {
   if (bytes.length < 8 || bytes.toString('latin1', 0, 4) !== MAGIC) throw new Error(`${file} is not a Fathom model file (no ${MAGIC} header)`);
   const headerLength = bytes.readUInt32LE(4);
   if (8 + headerLength > bytes.length) throw new Error(`${file} is cut short (header of ${headerLength} bytes)`);
