@@ -8,7 +8,7 @@ import { embedText } from './embedder';
 import { ownPieces, type PieceQuery } from './rank/pieces';
 import { present } from './rank/present';
 import { MODEL_CANDIDATES, RERANK_DEPTH, rerank, wantsRerank, withModelCandidates, type RerankSource } from './rank/rerank';
-import { PHRASE_DEPTH, phraseFirst, proximityOrder, proximityText, shownForm, shownText } from './rank/phrase';
+import { PHRASE_DEPTH, phraseFirst, proximityOrder, proximityText, searchTermsOf, shownForm, shownText } from './rank/phrase';
 import { compileFilter, convex, DEFAULT_RRF_K, modelLabel, modelTermWeights, ownModelWeight, rrf, weighByPath, type FilterSpec, type FusedHit, type RankedList, type ScoredList } from './rank/fusion';
 import type { ChunkHead } from './chunks';
 import { dot } from './ivf';
@@ -112,7 +112,7 @@ export class EngineSearch {
       return texts.get(id);
     };
     const ids = proximityOrder(q, hits, depth, (id) => proximityText(textOf(id), this.catalog.chunks.head(id)));
-    return phraseFirst(q, ids, textOf, (id) => this.shownLines(id), depth, found).slice(0, depth);
+    return phraseFirst(q, ids, textOf, (id) => this.shownLines(id), depth, found, (id) => searchTermsOf(this.catalog.chunks.head(id))).slice(0, depth);
   }
 
   /**

@@ -16,6 +16,7 @@ import { agreement, hitKey as key } from '../helpers/agreement';
 import { connectPg, isConnectionLoss, migrate, overlayHits, pgSearch, PG_SCHEMA_VERSION, pushFolder, RemoteIndex, searchWithOverlay, type RemoteState, type Sql } from '../../src/index/pgstore';
 import { mineGold } from '../../src/eval/mine';
 import { fakeEmbedder } from '../helpers/fake-embedder';
+import { NAMED_FIELDS, namedLayout } from '../helpers/named-layout';
 import { WorkerState } from '../../src/service/worker';
 
 /** Every term's document frequency, counted from the chunks' records (what `fathom_terms` must hold). */
@@ -388,6 +389,22 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
     // diversify: false is the plain ranking
     const plain = await pgSearch(db, 'Search layers', { k: 10, mode: 'keyword', diversify: false });
     assert.ok(plain.every((h) => !h.alsoIn && !h.moreInFile));
+  });
+
+  it('a query naming a schema field and its component finds the property first, as the local engine does', async () => {
+    const scratch = db;
+    const ws = path.join(work, 'named');
+    for (const [rel, text] of Object.entries(namedLayout())) {
+      fs.mkdirSync(path.dirname(path.join(ws, rel)), { recursive: true });
+      fs.writeFileSync(path.join(ws, rel), text);
+    }
+    await scratchIndex(db, async () => {
+      await pushFolder(scratch, ws);
+      for (const [field, comp] of NAMED_FIELDS) {
+        const hits = await pgSearch(scratch, `field ${field} with component ${comp}`, { k: 5, mode: 'keyword' });
+        assert.equal(hits[0]?.chunk.symbol, `properties.${field}`, hits.map((h) => `${h.chunk.path} ${h.chunk.symbol}`).join(', '));
+      }
+    });
   });
 
   it('an edited file is re-pushed alone, a deleted one leaves; unpushed edits are overlaid from the folder', async () => {

@@ -8,6 +8,8 @@ import { i18nFeed, sourceLocale } from '../../src/index/i18n-feed';
 import { KeywordIndex } from '../../src/index/keyword';
 import { I18nIndex } from '../../src/i18n/i18n-index';
 import { mineGold } from '../../src/eval/mine';
+import { NAMED_FIELDS, namedLayout } from '../helpers/named-layout';
+import { loadStaticModel } from '../../src/index/static-model';
 
 /** Issue 12's classes of ranking failures on unseen workspaces, one behaviour each. */
 
@@ -133,6 +135,42 @@ describe('diversify: locale folding, code first, per-file cap', () => {
     assert.equal(pasted[0]?.chunk.path, 'src/locales/en.json', pasted.map((h) => h.chunk.path).join(', '));
   });
 
+  it('a locale result whose value is the query is at most second, behind the best code; one sharing words keeps its place', () => {
+    const list = (verbatim: boolean): Ranked[] => [
+      ...[1, 2, 3, 4, 5, 6].map((i) => ({ docId: i, path: `src/List${i}.vue`, locale: false })),
+      { docId: 7, path: 'locales/en.json', symbol: 'common', locale: true, verbatim },
+    ];
+    assert.deepEqual(diversify(list(true)).map((d) => d.docId), [1, 7, 2, 3, 4, 5, 6]);
+    assert.deepEqual(diversify(list(false)).map((d) => d.docId), [1, 2, 3, 4, 5, 6, 7]);
+    assert.deepEqual(diversify(list(true), { codeFirst: false }).map((d) => d.docId), [1, 2, 3, 4, 5, 6, 7], 'no code-first order, no move');
+  });
+
+  it('search: a value that six components show finds them and its locale entry in the first five (second)', async () => {
+    const files: Record<string, string> = {
+      'src/locales/en.json': '{"common": {"confirmDelete": "Are you sure you want to delete this item?", "save": "Save"}}',
+      'src/locales/de.json': '{"common": {"confirmDelete": "Möchten Sie diesen Eintrag wirklich löschen?", "save": "Speichern"}}',
+    };
+    for (const name of ['Users', 'Projects', 'Tags', 'Files', 'Roles', 'Teams']) {
+      files[`src/components/${name}List.vue`] = `<template>\n  <ul><li v-for="x in items" :key="x.id">{{ x.name }} <button @click="remove(x)">x</button></li></ul>\n</template>\n<script setup>\nimport { useI18n } from 'vue-i18n'\nconst { t } = useI18n()\nfunction remove(x) {\n  if (!confirm(t('common.confirmDelete'))) return\n  emit('remove', x)\n}\n</script>\n`;
+    }
+    const engine = new Engine({ noEmbedderReason: 'test' });
+    const index = new I18nIndex();
+    for (const [rel, text] of Object.entries(files)) {
+      engine.updateFile(rel, bytes(text), stat);
+      index.setFile(rel, text);
+    }
+    engine.setI18n(i18nFeed(index));
+    const hits = await engine.search('Are you sure you want to delete this item?', { mode: 'keyword', k: 10 });
+    const paths = hits.map((h) => h.chunk.path);
+    assert.match(paths[0], /^src\/components\/\w+List\.vue$/, paths.join(', '));
+    assert.equal(paths[1], 'src/locales/en.json', paths.join(', '));
+    assert.deepEqual(hits[1].alsoIn?.map((c) => c.path), ['src/locales/de.json'], 'the other locale folded into it');
+    assert.equal(new Set(paths.filter((p) => p.endsWith('List.vue'))).size, 6, paths.join(', '));
+    // the components show the source locale's text: the German value is its locale entry's alone
+    const de = await engine.search('Möchten Sie diesen Eintrag wirklich löschen?', { mode: 'keyword', k: 10 });
+    assert.equal(de[0]?.chunk.path, 'src/locales/de.json', de.map((h) => h.chunk.path).join(', '));
+  });
+
   it('keeps at most 3 chunks of one file, the rest reachable from its best one', () => {
     const list: Ranked[] = [1, 2, 3, 4, 5].map((i) => ({ docId: i, path: 'src/Settings.vue', locale: false }));
     list.splice(2, 0, { docId: 9, path: 'src/b.js', locale: false });
@@ -256,6 +294,39 @@ describe('the words on screen: a chunk that displays the query as one whole valu
     engine.setI18n(i18nFeed(index));
     const hits = await engine.search('Confirm', { mode: 'keyword', k: 10 });
     assert.equal(hits[0]?.chunk.path, 'src/components/FilterPanel.vue', hits.map((h) => h.chunk.path).join(', '));
+  });
+});
+
+describe('a query that names what a chunk is (its search terms)', () => {
+  it('phraseFirst: a chunk whose search terms the query holds word for word is the first tier; fewer than 3 terms or one missing word does not count', () => {
+    const terms: Record<number, string> = { 3: 'field notes component KTextarea', 4: 'field title', 5: 'global registration k-panel KPanel\nglobal registration k-card components/KCard.vue' };
+    const order = (q: string) => phraseFirst(q, [1, 2, 3, 4, 5], () => 'code', undefined, 5, undefined, (id) => terms[id]);
+    assert.deepEqual(order('field notes with component KTextarea'), [3, 1, 2, 4, 5]);
+    assert.deepEqual(order('field notes with component KSelect'), [1, 2, 3, 4, 5], 'another component: no tier');
+    assert.deepEqual(order('field title please'), [1, 2, 3, 4, 5], 'two terms are too few to name a chunk');
+    assert.deepEqual(order('global registration of k-panel (KPanel)'), [5, 1, 2, 3, 4], 'any line of its terms; brackets aside');
+    assert.deepEqual(order('global registration of k-card (KCard.vue)'), [5, 1, 2, 3, 4], 'a path by its last part');
+  });
+
+  it('search: "field <name> with component <C>" finds the schema property before the chunks of the component\'s own file', async () => {
+    const engine = new Engine({ noEmbedderReason: 'test' });
+    for (const [rel, text] of Object.entries(namedLayout())) engine.updateFile(rel, bytes(text), stat);
+    for (const [field, comp] of NAMED_FIELDS) {
+      const hits = await engine.search(`field ${field} with component ${comp}`, { mode: 'keyword', k: 10 });
+      assert.equal(hits[0]?.chunk.symbol, `properties.${field}`, hits.map((h) => `${h.chunk.path} ${h.chunk.symbol}`).join(', '));
+    }
+  });
+
+  it('hybrid search with the bundled model: the property first too (the model and its re-ranking read the component\'s style chunk as a field)', async () => {
+    const loaded = loadStaticModel();
+    if ('error' in loaded) throw new Error(loaded.error);
+    const engine = new Engine({ embedder: loaded.embedder });
+    for (const [rel, text] of Object.entries(namedLayout())) engine.updateFile(rel, bytes(text), stat);
+    for await (const _ of engine.embedPending()) void _;
+    for (const [field, comp] of NAMED_FIELDS) {
+      const hits = await engine.search(`field ${field} with component ${comp}`, { mode: 'hybrid', k: 10 });
+      assert.equal(hits[0]?.chunk.symbol, `properties.${field}`, hits.map((h) => `${h.chunk.path} ${h.chunk.kind} ${h.chunk.symbol}`).join(', '));
+    }
   });
 });
 

@@ -9,7 +9,7 @@ import { compileFilter, convex, DEFAULT_RRF_K, modelTermWeights, ownModelWeight,
 import { RERANK_DEPTH, rerank, wantsRerank, withModelCandidates } from '../rank/rerank';
 import type { DiversifyOptions } from '../rank/diversify';
 import { present, type PresentSource } from '../rank/present';
-import { phraseFirst, proximityOrder, proximityText, shownForm, shownText } from '../rank/phrase';
+import { phraseFirst, proximityOrder, proximityText, searchTermsOf, shownForm, shownText } from '../rank/phrase';
 import { STATIC_MODEL_NAME } from '../static-model';
 import { prepared } from './connect';
 import { kw, parseChunk, vectorLiteral, type Sql } from './schema';
@@ -730,7 +730,7 @@ function keywordOrder(a: Answer, r: KeywordRanked, local: Map<number, number>, f
   const hits = kept.map((id) => ({ docId: local.get(id)!, score: r.scoreOf.get(id) ?? 0 }));
   const pool = a.pool;
   const ids = proximityOrder(q, hits, depth, (id) => proximityText(pool[id]?.text, pool[id]));
-  return phraseFirst(q, ids, (id) => pool[id]?.text, (id) => shownText(pool[id])?.split('\n').map(shownForm), ids.length, found);
+  return phraseFirst(q, ids, (id) => pool[id]?.text, (id) => shownText(pool[id])?.split('\n').map(shownForm), ids.length, found, (id) => searchTermsOf(pool[id]));
 }
 
 /**

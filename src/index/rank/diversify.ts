@@ -10,7 +10,9 @@
  *   follow all the code results, and only the best locale result keeps its place — when one
  *   of its values is the query (`verbatim`) — so that a value typed verbatim still finds its
  *   locale file first, and locale files take at most one of the top places while there is code
- *   to show (none when the query is only words that a translation shares).
+ *   to show (none when the query is only words that a translation shares). A locale result
+ *   whose value is the query is at most second (`VERBATIM_PLACE`): a value that many components
+ *   show still finds its entry.
  * - **The pieces of one unit are one result.** A function, class or section over the chunk
  *   budget is cut into pieces that share its symbol (`Chunk.split`); the best ranked piece
  *   stands for the unit and the others are attached to it (`moreInFile`), so that one long
@@ -53,6 +55,14 @@ export interface DiversifyOptions {
 }
 
 export const DEFAULT_PER_FILE = 3;
+
+/**
+ * The latest place (0-based) of the best locale result when one of its values is the query
+ * (`verbatim`): second. A value shown by five components ranked them all ahead of the entry
+ * that holds it (each displays it whole), and the entry fell out of the first five; the one
+ * result that is the text itself, in every locale (folded), now follows the best of them.
+ */
+export const VERBATIM_PLACE = 1;
 
 /** `localeKey` of a locale chunk: its key section, the same in every locale (`en.json` and `de.json`). */
 function localeKey(r: Ranked): string {
@@ -114,7 +124,10 @@ export function diversify(list: Ranked[], options: DiversifyOptions = {}): Diver
   if (code.length === 0 || locale.length === 0) return capped.map((x) => x.d);
   const out = code.map((x) => x.d);
   const keeps = locale[0].r.verbatim !== false;
-  if (keeps) out.splice(Math.min(capped.indexOf(locale[0]), out.length), 0, locale[0].d);
+  // a value pasted in: its locale entry is at most second, however many components show it (the
+  // first result stays the best code: the component that displays it, when one does)
+  const place = locale[0].r.verbatim === true ? Math.min(capped.indexOf(locale[0]), VERBATIM_PLACE) : capped.indexOf(locale[0]);
+  if (keeps) out.splice(Math.min(place, out.length), 0, locale[0].d);
   for (const x of keeps ? locale.slice(1) : locale) out.push(x.d);
   return out;
 }

@@ -3,6 +3,8 @@
  * index (pgstore.ts): term proximity, the phrase and shown-value tiers, and the tests for a
  * locale value the query is whole.
  */
+import { SEARCH_TERMS_META } from '../../chunkers/types';
+
 /** Where a chunk's searchable-not-displayed i18n text is kept (persisted with the chunk). */
 export const I18N_TEXT_META = 'i18nText';
 
@@ -107,7 +109,9 @@ export function shownForm(s: string): string {
  * the i18n keys it uses, each in `shownForm`): a chunk that displays the query as one whole
  * value (`Confirm`, `Go to page {0}` for "Go to page") ranks first too, for a query of one
  * word as well — the words a user sees on screen find the component that shows them, not a
- * namesake that only mentions the word. Shared with the team index (pgstore.ts).
+ * namesake that only mentions the word. `termsOf`, when given, gives a chunk's search terms: a
+ * chunk whose terms the query names whole (`namedBy`) is the first tier too. Shared with the
+ * team index (pgstore.ts).
  */
 export function phraseFirst(
   query: string,
@@ -116,6 +120,7 @@ export function phraseFirst(
   shownOf?: (id: number) => readonly string[] | undefined,
   textDepth = ids.length,
   found?: { phrase: boolean },
+  termsOf?: (id: number) => string | undefined,
 ): number[] {
   const phrase = query.trim().replace(/\s+/g, ' ');
   if (phrase.length > 200 || ids.length < 2) return ids;
@@ -123,11 +128,16 @@ export function phraseFirst(
   const want = shownOf ? shownForm(phrase) : '';
   if (!several && !want) return ids;
   const lower = phrase.toLowerCase();
+  const words = several && termsOf ? nameWords(phrase) : undefined;
   const tiers: number[][] = [[], [], []];
   for (let at = 0; at < ids.length; at++) {
     const id = ids[at];
     const shown = want ? shownOf!(id) : undefined;
     if (shown && shown.includes(want)) {
+      tiers[0].push(id);
+      continue;
+    }
+    if (words && namedBy(termsOf!(id), words)) {
       tiers[0].push(id);
       continue;
     }
@@ -141,6 +151,45 @@ export function phraseFirst(
   }
   if (found) found.phrase = tiers[0].length > 0 || tiers[1].length > 0;
   return tiers[0].length || tiers[1].length ? tiers.flat() : ids;
+}
+
+/** The fewest words of a line of search terms that a query naming them all ranks first (`field title component TextField`: 4). */
+export const NAMED_MIN_TERMS = 3;
+
+/** A text's words as `namedBy` compares them: lower case, split at spaces, brackets, commas and quotes; a path by its last part. */
+function nameWords(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const w of text.toLowerCase().split(/[\s()[\]{}<>,;"'`]+/)) {
+    const last = w.slice(w.lastIndexOf('/') + 1).replace(/^[.:]+|[.:?!]+$/g, '');
+    if (last) out.add(last);
+  }
+  return out;
+}
+
+/**
+ * Whether a query names what a chunk is: every word of one line of its search terms (the
+ * chunker's `meta.searchTerms`: `field email component KTextField` for a schema property,
+ * `global registration k-panel KPanel` for a registration; at least `NAMED_MIN_TERMS` words) is
+ * a word of the query. "field email with component KTextField" asks for that property, not for
+ * the three chunks of KTextField.vue that hold the component's name, nor for what the model
+ * reads in them.
+ */
+function namedBy(terms: string | undefined, query: ReadonlySet<string>): boolean {
+  if (!terms) return false;
+  for (const line of terms.split('\n')) {
+    const need = nameWords(line);
+    if (need.size < NAMED_MIN_TERMS) continue;
+    let all = true;
+    for (const w of need) if (!query.has(w)) all = false;
+    if (all) return true;
+  }
+  return false;
+}
+
+/** The chunker's search terms of a chunk (`meta.searchTerms`, see chunkers/types.ts), if any. */
+export function searchTermsOf(c: { meta?: Record<string, unknown> } | undefined): string | undefined {
+  const v = c?.meta?.[SEARCH_TERMS_META];
+  return typeof v === 'string' ? v : undefined;
 }
 
 /** The i18n text a chunk displays (see `I18N_TEXT_META`), if any. */
