@@ -46,7 +46,8 @@ export interface CandidateSource {
  * their postings add up to at most `budget` (always at least the rarest term): common terms
  * count in the final score of every candidate but make no candidates of their own — unless
  * fewer than `want` candidates (that pass the filter) came out: then more terms are read,
- * rarest first, until there are enough. A cheap filter (a compiled one, see `facetPass`) is
+ * rarest first, until there are enough. The rarest term's documents are always candidates when
+ * they are at most half of `want`. A cheap filter (a compiled one, see `facetPass`) is
  * tested as documents are first seen; another one lazily, best candidates first.
  */
 export function candidatesOf(src: CandidateSource, ids: number[], want: number, budget: number, filter?: (i: number) => boolean, cheap = false): number[] {
@@ -63,14 +64,24 @@ export function candidatesOf(src: CandidateSource, ids: number[], want: number, 
     readTerm(src, scan, ids[q], slotWeight);
     read += df[ids[q]];
   };
-  while (next < order.length && (next === 0 || read + df[ids[order[next]]] <= budget)) readNext();
+  if (order.length) readNext();
+  // the rarest term's documents, when they are at most half of the candidates wanted (see below)
+  const rare = order.length > 1 && scan.nt <= want / 2 ? scan.nt : 0;
+  while (next < order.length && read + df[ids[order[next]]] <= budget) readNext();
   const ext = src.extOf;
   const byScore = (a: number, b: number) => acc[b] - acc[a] || ext[a] - ext[b];
   let out: number[];
   if (!filter || early) {
     // Too few candidates (that pass): read more terms, rarest first.
     while (scan.nt < want && next < order.length) readNext();
-    out = topOf(scan.touched.subarray(0, scan.nt), want, acc, ext).sort(byScore);
+    const all = scan.touched.subarray(0, scan.nt);
+    if (rare > 0 && scan.nt > want) {
+      // The candidate score counts no coverage: the locale entry holding "Version anzeigen" (the
+      // only document with `anzeigen`) scored below two hundred symbols named `version`, and
+      // BM25F, which would have put it first, never saw it. The rarest term's documents stay
+      // candidates; the best of the others fill the rest.
+      out = Array.from(all.subarray(0, rare)).concat(topOf(all.subarray(rare), want - rare, acc, ext)).sort(byScore);
+    } else out = topOf(all, want, acc, ext).sort(byScore);
   } else {
     for (;;) {
       out = bestLazy(scan.touched.subarray(0, scan.nt), want, filter, acc, ext);

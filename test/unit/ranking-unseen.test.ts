@@ -3,7 +3,7 @@ import { diversify, type Ranked } from '../../src/index/rank/diversify';
 import { shownPiece, FIRST_PIECE_SHARE } from '../../src/index/rank/pieces';
 import { chunkFile, resolveOptions } from '../../src/chunkers/index';
 import { Engine, keywordFieldsOf, withoutTwinCodeBlocks } from '../../src/index/engine';
-import { phraseFirst, proximityOrder, shownForm } from '../../src/index/rank/phrase';
+import { phraseFirst, proximityOrder, shownForm, wholeValue } from '../../src/index/rank/phrase';
 import { i18nFeed, sourceLocale } from '../../src/index/i18n-feed';
 import { KeywordIndex } from '../../src/index/keyword';
 import { I18nIndex } from '../../src/i18n/i18n-index';
@@ -28,6 +28,15 @@ describe('keyword scoring: coverage, compounds, code synonyms', () => {
     };
     assert.equal(make()[0], 3, 'the schema property first');
     assert.notEqual(make(0)[0], 3, 'without coverage the boosted symbol wins (what the test guards against)');
+  });
+
+  it('the rarest word\'s chunks stay BM25 candidates: one locale entry with "anzeigen" among 300 symbols named version', () => {
+    const ix = new KeywordIndex();
+    ix.add(1, { path: 'locales/de.json', header: '// locales/de.json :: Show help…Deprecated', symbol: 'Show help…Deprecated', text: '"Show help": "Hilfe anzeigen",\n"Show version number": "Version anzeigen",\n"Deprecated": "Veraltet"' });
+    for (let i = 0; i < 300; i++) ix.add(10 + i, { path: `src/v${i}/index.js`, header: `// src/v${i}/index.js :: version`, symbol: 'version', text: `export function version() { return ${i} }` });
+    for (let i = 0; i < 2000; i++) ix.add(1000 + i, { path: `src/m${i}.js`, header: `// src/m${i}.js :: m${i}`, symbol: `m${i}`, text: `export const m${i} = ${i}` });
+    const hits = ix.search('Version anzeigen', { k: 5 });
+    assert.equal(hits[0]?.docId, 1, JSON.stringify(hits));
   });
 
   it('"log out" finds logout, "dark mode" finds darkMode, dark-mode and DarkMode', () => {
@@ -143,6 +152,32 @@ describe('diversify: locale folding, code first, per-file cap', () => {
     assert.deepEqual(diversify(list(true)).map((d) => d.docId), [1, 7, 2, 3, 4, 5, 6]);
     assert.deepEqual(diversify(list(false)).map((d) => d.docId), [1, 2, 3, 4, 5, 6, 7]);
     assert.deepEqual(diversify(list(true), { codeFirst: false }).map((d) => d.docId), [1, 2, 3, 4, 5, 6, 7], 'no code-first order, no move');
+  });
+
+  it('a catalog keyed by the English text: the locale whose value is the query leads, not one holding it as a key', async () => {
+    assert.ok(!wholeValue('Show help')!.test('  "Show help": "Hilfe anzeigen",'), 'a key is no value');
+    assert.ok(wholeValue('Show help')!.test('  "Show help": "Show help",'));
+    assert.ok(wholeValue('Hilfe anzeigen')!.test('  "Show help": "Hilfe anzeigen",'));
+    assert.ok(wholeValue('Show help')!.test('show_help: Show help'));
+    const list: Ranked[] = [
+      { docId: 1, path: 'locales/nn.json', symbol: 'Show help…Show version number', locale: true, verbatim: false },
+      { docId: 2, path: 'lib/usage.js', locale: false },
+      { docId: 3, path: 'lib/help.js', locale: false },
+      { docId: 4, path: 'locales/en.json', symbol: 'Show help…Show hidden options', locale: true, verbatim: true },
+    ];
+    assert.deepEqual(diversify(list).map((d) => d.docId), [2, 4, 3, 1]);
+    const files: Record<string, string> = {
+      'locales/en.json': '{\n  "Show help": "Show help",\n  "Show version number": "Show version number"\n}\n',
+      'locales/nn.json': '{\n  "Show help": "Vis hjelp",\n  "Show version number": "Vis versjonsnummer"\n}\n',
+      'locales/nb.json': '{\n  "Show help": "Vis hjelp",\n  "Show version number": "Vis versjonsnummer"\n}\n',
+      'lib/usage.js': "export function usage(y) {\n  return y.option('version', { describe: __('Show version number') })\n}\n",
+    };
+    const engine = new Engine({ noEmbedderReason: 'test' });
+    for (const [rel, text] of Object.entries(files)) engine.updateFile(rel, bytes(text), stat);
+    const hits = await engine.search('Show version number', { mode: 'keyword', k: 10 });
+    const firstLocale = hits.find((h) => h.chunk.path.startsWith('locales/'));
+    assert.equal(firstLocale?.chunk.path, 'locales/en.json', hits.map((h) => h.chunk.path).join(', '));
+    assert.ok(hits.indexOf(firstLocale!) <= 1, hits.map((h) => h.chunk.path).join(', '));
   });
 
   it('search: a value that six components show finds them and its locale entry in the first five (second)', async () => {

@@ -380,6 +380,13 @@ async function candidatesOf(sql: Sql, planTerms: string[], dfq: number[], idfRaw
     if (cands.length >= want || next >= nq) break;
     next++;
   }
+  // the rarest term's chunks stay candidates when they are at most half of them (keyword-candidates.ts)
+  const rare = nq > 1 ? got.get(planTerms[order[0]])?.ids : undefined;
+  if (rare && rare.length <= want / 2 && cands.length >= want) {
+    const have = new Set(cands);
+    const add = Array.from(rare).filter((id) => !have.has(id));
+    if (add.length) cands = cands.slice(0, want - add.length).concat(add);
+  }
   acc.clear();
   accumulators.push(acc);
   // the other terms' postings where they are at hand (held by the connection)

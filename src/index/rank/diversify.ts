@@ -7,8 +7,8 @@
  *   attached to it (`folded`). With 40 locales, one key no longer fills the page.
  * - **Code first for a query in words.** Translations are natural language, so they match
  *   words better than the code that shows them; for a query of words the other locale results
- *   follow all the code results, and only the best locale result keeps its place — when one
- *   of its values is the query (`verbatim`) — so that a value typed verbatim still finds its
+ *   follow all the code results, and only one locale result keeps its place — the best one
+ *   whose values include the query (`verbatim`) — so that a value typed verbatim still finds its
  *   locale file first, and locale files take at most one of the top places while there is code
  *   to show (none when the query is only words that a translation shares). A locale result
  *   whose value is the query is at most second (`VERBATIM_PLACE`): a value that many components
@@ -123,11 +123,16 @@ export function diversify(list: Ranked[], options: DiversifyOptions = {}): Diver
   const locale = capped.filter((x) => x.r.locale);
   if (code.length === 0 || locale.length === 0) return capped.map((x) => x.d);
   const out = code.map((x) => x.d);
-  const keeps = locale[0].r.verbatim !== false;
-  // a value pasted in: its locale entry is at most second, however many components show it (the
-  // first result stays the best code: the component that displays it, when one does)
-  const place = locale[0].r.verbatim === true ? Math.min(capped.indexOf(locale[0]), VERBATIM_PLACE) : capped.indexOf(locale[0]);
-  if (keeps) out.splice(Math.min(place, out.length), 0, locale[0].d);
-  for (const x of keeps ? locale.slice(1) : locale) out.push(x.d);
+  // the locale result that keeps a place among the code: the best one whose value is the query
+  // (a catalog keyed by the English text holds it in every locale, as a value in one), else
+  // the best one when its values were not tested (`verbatim` undefined)
+  const lead = locale.find((x) => x.r.verbatim === true) ?? (locale[0].r.verbatim === undefined ? locale[0] : undefined);
+  if (lead) {
+    // a value pasted in: its locale entry is at most second, however many components show it
+    // (the first result stays the best code: the component that displays it, when one does)
+    const codeBefore = capped.indexOf(lead) - locale.indexOf(lead);
+    out.splice(lead.r.verbatim === true ? Math.min(codeBefore, VERBATIM_PLACE) : codeBefore, 0, lead.d);
+  }
+  for (const x of locale) if (x !== lead) out.push(x.d);
   return out;
 }

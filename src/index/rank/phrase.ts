@@ -10,14 +10,16 @@ export const I18N_TEXT_META = 'i18nText';
 
 /**
  * A test for a locale text holding `query` as one whole value (case and runs of spaces aside):
- * quoted (`"Next page"`, `'Next page'`, a template's `>Next page<`) or ending a `key: value` /
- * `key = value` line. Undefined for a query too long to be one.
+ * quoted (`"Next page"`, `'Next page'`, a template's `>Next page<`) and not a key (no `:`
+ * after it: yargs' and Laravel's catalogs are keyed by the English text, `"Show help": "Hilfe
+ * anzeigen"`, and only en.json holds it as a value), or ending a `key: value` / `key = value`
+ * line. Undefined for a query too long to be one.
  */
 export function wholeValue(query: string): RegExp | undefined {
   const words = query.trim().split(/\s+/);
   if (!words[0] || query.length > 300) return undefined;
   const body = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('\\s+');
-  return new RegExp(`["'\`>]\\s*${body}\\s*["'\`<]|[:=][ \\t]*${body}[ \\t]*$`, 'im');
+  return new RegExp(`["'\`>]\\s*${body}\\s*["'\`<](?!\\s*:)|[:=][ \\t]*${body}[ \\t]*$`, 'im');
 }
 
 /** `needle` occurs in `hay` with no letter or digit right before or after it. */
