@@ -86,6 +86,10 @@ export class EngineCatalog {
   private free: number[] = [];
   /** What the folder's i18n index told (setI18n). */
   private i18n: I18nFeed | undefined;
+  /** The i18n feed, if any (setI18n). */
+  get i18nFeed(): I18nFeed | undefined {
+    return this.i18n;
+  }
   /** How many removed chunks' vectors are kept: half the live chunks, at least 4,096. */
   get cacheLimit(): number {
     return Math.max(4096, this.chunks.count >> 1);

@@ -14,6 +14,7 @@
  *   literal's leading `$name.` segment may be a framework's namespace and is tried without it.
  */
 import type { Chunk } from '../chunkers/types';
+import { shownForm } from './rank/phrase';
 
 export interface I18nSource {
   readonly localeFiles: readonly string[];
@@ -34,6 +35,8 @@ export interface I18nFeed {
   localeFiles: ReadonlySet<string>;
   /** The searchable text for a chunk, or undefined when it uses no known key. */
   textFor(chunk: Chunk): string | undefined;
+  /** Whether some locale holds `query` as a whole value (placeholders, case and spaces aside: `shownForm`). */
+  holdsValue?(query: string): boolean;
 }
 
 /** Most characters of i18n text attached to one chunk. */
@@ -68,9 +71,12 @@ export function i18nFeed(source: I18nSource): I18nFeed {
   /** Namespaced keys by their path alone (see `fresh`). */
   let bare = new Map<string, string>();
   let seen: number | undefined = NaN;
+  /** Every locale's values in `shownForm`, made at the first `holdsValue` after a change. */
+  let values: Set<string> | undefined;
   const fresh = () => {
     if (seen === source.revision) return;
     seen = source.revision;
+    values = undefined;
     const components = new Set(source.componentFiles ?? []);
     localeFiles = new Set(source.localeFiles.filter((f) => !components.has(f)));
     const all = source.keyValues();
@@ -96,6 +102,15 @@ export function i18nFeed(source: I18nSource): I18nFeed {
     get localeFiles() {
       fresh();
       return localeFiles;
+    },
+    holdsValue(query: string): boolean {
+      fresh();
+      if (!values) {
+        values = new Set();
+        for (const list of source.keyValues().values()) for (const v of list) if (v.value.trim()) values.add(shownForm(v.value));
+      }
+      const q = shownForm(query);
+      return q.length > 0 && values.has(q);
     },
     textFor(chunk: Chunk): string | undefined {
       fresh();

@@ -180,6 +180,29 @@ describe('diversify: locale folding, code first, per-file cap', () => {
     assert.ok(hits.indexOf(firstLocale!) <= 1, hits.map((h) => h.chunk.path).join(', '));
   });
 
+  it('search: a value typed verbatim finds its locale entry even when 200 symbols outscore it as BM25 candidates (the i18n index knows the value)', async () => {
+    const files: Record<string, string> = {
+      'locales/en.json': '{\n  "Show help": "Show help",\n  "Show version number": "Show version number",\n  "Deprecated": "Deprecated"\n}\n',
+      'locales/de.json': '{\n  "Show help": "Hilfe anzeigen",\n  "Show version number": "Version anzeigen",\n  "Deprecated": "Veraltet"\n}\n',
+    };
+    // code whose names hold the query's words: each outscores the locale entry before BM25F's coverage
+    for (let i = 0; i < 300; i++) files[`src/v${i}.js`] = `export function showVersionNumber${i}(show, version, number) { return show(version, number, ${i}) }\n`;
+    for (let i = 0; i < 600; i++) files[`src/m${i}.js`] = `export const m${i} = ${i}\n`;
+    const engine = new Engine({ noEmbedderReason: 'test' });
+    const index = new I18nIndex();
+    for (const [rel, text] of Object.entries(files)) {
+      engine.updateFile(rel, bytes(text), stat);
+      index.setFile(rel, text);
+    }
+    const before = await engine.search('Show version number', { mode: 'keyword', k: 10 });
+    assert.ok(!before.some((h) => h.chunk.path === 'locales/en.json'), `without the feed it is no candidate: ${before.map((h) => h.chunk.path).join(', ')}`);
+    engine.setI18n(i18nFeed(index));
+    const hits = await engine.search('Show version number', { mode: 'keyword', k: 10 });
+    assert.ok(hits.slice(0, 2).some((h) => h.chunk.path === 'locales/en.json'), hits.map((h) => h.chunk.path).join(', '));
+    const words = await engine.search('show version', { mode: 'keyword', k: 10 });
+    assert.ok(!words.slice(0, 2).some((h) => h.chunk.path.startsWith('locales/')), `words that are no whole value: code first (${words.map((h) => h.chunk.path).join(', ')})`);
+  });
+
   it('search: a value that six components show finds them and its locale entry in the first five (second)', async () => {
     const files: Record<string, string> = {
       'src/locales/en.json': '{"common": {"confirmDelete": "Are you sure you want to delete this item?", "save": "Save"}}',
