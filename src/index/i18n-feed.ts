@@ -14,7 +14,7 @@
  *   literal's leading `$name.` segment may be a framework's namespace and is tried without it.
  */
 import type { Chunk } from '../chunkers/types';
-import { shownForm } from './rank/phrase';
+import { shownHash } from './rank/phrase';
 
 export interface I18nSource {
   readonly localeFiles: readonly string[];
@@ -35,7 +35,7 @@ export interface I18nFeed {
   localeFiles: ReadonlySet<string>;
   /** The searchable text for a chunk, or undefined when it uses no known key. */
   textFor(chunk: Chunk): string | undefined;
-  /** Whether some locale holds `query` as a whole value (placeholders, case and spaces aside: `shownForm`). */
+  /** Whether some locale holds `query` as a whole value (placeholders, case and spaces aside: `shownHash`). */
   holdsValue?(query: string): boolean;
 }
 
@@ -71,8 +71,8 @@ export function i18nFeed(source: I18nSource): I18nFeed {
   /** Namespaced keys by their path alone (see `fresh`). */
   let bare = new Map<string, string>();
   let seen: number | undefined = NaN;
-  /** Every locale's values in `shownForm`, made at the first `holdsValue` after a change. */
-  let values: Set<string> | undefined;
+  /** Every locale's values by `shownHash`, made at the first `holdsValue` after a change. */
+  let values: Set<number> | undefined;
   const fresh = () => {
     if (seen === source.revision) return;
     seen = source.revision;
@@ -107,10 +107,10 @@ export function i18nFeed(source: I18nSource): I18nFeed {
       fresh();
       if (!values) {
         values = new Set();
-        for (const list of source.keyValues().values()) for (const v of list) if (v.value.trim()) values.add(shownForm(v.value));
+        for (const list of source.keyValues().values()) for (const v of list) if (v.value.trim()) values.add(shownHash(v.value));
       }
-      const q = shownForm(query);
-      return q.length > 0 && values.has(q);
+      // a hash's rare false yes costs one search over the locale chunks, which finds nothing
+      return query.trim().length > 0 && values.has(shownHash(query));
     },
     textFor(chunk: Chunk): string | undefined {
       fresh();

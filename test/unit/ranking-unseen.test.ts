@@ -3,7 +3,7 @@ import { diversify, type Ranked } from '../../src/index/rank/diversify';
 import { shownPiece, FIRST_PIECE_SHARE } from '../../src/index/rank/pieces';
 import { chunkFile, resolveOptions } from '../../src/chunkers/index';
 import { Engine, keywordFieldsOf, withoutTwinCodeBlocks } from '../../src/index/engine';
-import { phraseFirst, proximityOrder, shownForm, wholeValue } from '../../src/index/rank/phrase';
+import { phraseFirst, proximityOrder, shownForm, shownHash, wholeValue } from '../../src/index/rank/phrase';
 import { i18nFeed, sourceLocale } from '../../src/index/i18n-feed';
 import { KeywordIndex } from '../../src/index/keyword';
 import { I18nIndex } from '../../src/i18n/i18n-index';
@@ -331,6 +331,27 @@ describe('the words on screen: a chunk that displays the query as one whole valu
     assert.deepEqual(phraseFirst('the deletion', [1, 2, 5], (id) => (id === 5 ? 'confirm the deletion' : text[id])), [5, 1, 2], 'a phrase in the text');
     assert.deepEqual(phraseFirst('the deletion', [1, 2, 5], (id) => (id === 5 ? 'confirm the deletion' : text[id]), undefined, 2), [1, 2, 5], 'texts are read to textDepth only');
     assert.equal(shownForm(' {count} items  selected %s '), 'items selected');
+  });
+
+  it('shownHash is the hash of shownForm: case, placeholders and runs of spaces aside, any script', () => {
+    const same = [
+      ['Go to page {0}', 'go to  PAGE'],
+      ['Go to page {{n}} now', 'go to page now'],
+      ['Hello %1$s and %2$d', 'hello and'],
+      ['  Sign out\u00a0 ', 'sign out'],
+      ['ÜBER uns', 'über UNS'],
+      ['Показать справку', 'показать  СПРАВКУ'],
+    ];
+    for (const [a, b] of same) {
+      assert.equal(shownHash(a), shownHash(b), `${a} / ${b}`);
+      assert.equal(shownHash(a), shownHash(shownForm(a)), a);
+    }
+    assert.notEqual(shownHash('100% sure'), shownHash('100 sure'), 'a lone % is no placeholder');
+    assert.notEqual(shownHash('Sign out'), shownHash('Sign in'));
+    const feed = i18nFeed({ localeFiles: ['l/en.json'], usagesIn: () => [], keyValues: () => new Map([['pager.go', [{ locale: 'en', value: 'Go to page {0}' }, { locale: 'de', value: 'Gehe zu Seite {0}' }]]]) });
+    assert.ok(feed.holdsValue!('go to page'));
+    assert.ok(feed.holdsValue!('GEHE ZU SEITE'));
+    assert.ok(!feed.holdsValue!('go to'));
   });
 
   it('a component that displays a one-word label is found even when many chunks use the word in code', async () => {
