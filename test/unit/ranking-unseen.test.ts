@@ -16,6 +16,17 @@ import { loadStaticModel } from '../../src/index/static-model';
 const stat = { size: 1, mtimeMs: 1 };
 const bytes = (s: string) => new TextEncoder().encode(s);
 
+/** An engine (keyword-only) and an i18n index over the same files; the feed is left to the test. */
+function withI18nIndex(files: Record<string, string>): { engine: Engine; index: I18nIndex } {
+  const engine = new Engine({ noEmbedderReason: 'test' });
+  const index = new I18nIndex();
+  for (const [rel, text] of Object.entries(files)) {
+    engine.updateFile(rel, bytes(text), stat);
+    index.setFile(rel, text);
+  }
+  return { engine, index };
+}
+
 describe('keyword scoring: coverage, compounds, code synonyms', () => {
   it('a chunk holding every query word beats one with a boosted symbol and half of them', () => {
     const make = (coverage?: number) => {
@@ -188,12 +199,7 @@ describe('diversify: locale folding, code first, per-file cap', () => {
     // code whose names hold the query's words: each outscores the locale entry before BM25F's coverage
     for (let i = 0; i < 300; i++) files[`src/v${i}.js`] = `export function showVersionNumber${i}(show, version, number) { return show(version, number, ${i}) }\n`;
     for (let i = 0; i < 600; i++) files[`src/m${i}.js`] = `export const m${i} = ${i}\n`;
-    const engine = new Engine({ noEmbedderReason: 'test' });
-    const index = new I18nIndex();
-    for (const [rel, text] of Object.entries(files)) {
-      engine.updateFile(rel, bytes(text), stat);
-      index.setFile(rel, text);
-    }
+    const { engine, index } = withI18nIndex(files);
     const before = await engine.search('Show version number', { mode: 'keyword', k: 10 });
     assert.ok(!before.some((h) => h.chunk.path === 'locales/en.json'), `without the feed it is no candidate: ${before.map((h) => h.chunk.path).join(', ')}`);
     engine.setI18n(i18nFeed(index));
@@ -211,12 +217,7 @@ describe('diversify: locale folding, code first, per-file cap', () => {
     for (const name of ['Users', 'Projects', 'Tags', 'Files', 'Roles', 'Teams']) {
       files[`src/components/${name}List.vue`] = `<template>\n  <ul><li v-for="x in items" :key="x.id">{{ x.name }} <button @click="remove(x)">x</button></li></ul>\n</template>\n<script setup>\nimport { useI18n } from 'vue-i18n'\nconst { t } = useI18n()\nfunction remove(x) {\n  if (!confirm(t('common.confirmDelete'))) return\n  emit('remove', x)\n}\n</script>\n`;
     }
-    const engine = new Engine({ noEmbedderReason: 'test' });
-    const index = new I18nIndex();
-    for (const [rel, text] of Object.entries(files)) {
-      engine.updateFile(rel, bytes(text), stat);
-      index.setFile(rel, text);
-    }
+    const { engine, index } = withI18nIndex(files);
     engine.setI18n(i18nFeed(index));
     const hits = await engine.search('Are you sure you want to delete this item?', { mode: 'keyword', k: 10 });
     const paths = hits.map((h) => h.chunk.path);
@@ -252,15 +253,7 @@ describe('i18n text searchable with the code that uses the key', () => {
     'src/account.js': 'export function account() { return "sign" }\n',
   };
 
-  function setup(): { engine: Engine; index: I18nIndex } {
-    const engine = new Engine({ noEmbedderReason: 'test' });
-    const index = new I18nIndex();
-    for (const [rel, text] of Object.entries(files)) {
-      engine.updateFile(rel, bytes(text), stat);
-      index.setFile(rel, text);
-    }
-    return { engine, index };
-  }
+  const setup = () => withI18nIndex(files);
 
   it('the words a user sees find the component that renders the key, the locale files folded into one result', async () => {
     const { engine, index } = setup();
@@ -362,12 +355,7 @@ describe('the words on screen: a chunk that displays the query as one whole valu
     };
     // sixty chunks that say "confirm" in code, several times each, with it in their names
     for (let i = 0; i < 60; i++) files[`src/dialogs/confirm${i}.js`] = `export function confirmDialog${i}(confirm) {\n  const confirmed = confirm(${i});\n  return confirm && confirmed;\n}\n`;
-    const engine = new Engine({ noEmbedderReason: 'test' });
-    const index = new I18nIndex();
-    for (const [rel, t] of Object.entries(files)) {
-      engine.updateFile(rel, bytes(t), stat);
-      index.setFile(rel, t);
-    }
+    const { engine, index } = withI18nIndex(files);
     const before = await engine.search('Confirm', { mode: 'keyword', k: 10 });
     assert.ok(!before.some((h) => h.chunk.path === 'src/components/FilterPanel.vue'), 'without the feed the template holds no word of it');
     engine.setI18n(i18nFeed(index));
@@ -415,12 +403,7 @@ describe('a Vue component with messages of its own (<i18n> block)', () => {
       '<template>\n  <button class="btn" @click="leave">{{ t(\'signOut\') }}</button>\n</template>\n' +
       "<script setup>\nimport { useI18n } from 'vue-i18n'\nconst { t } = useI18n()\nfunction leave() {}\n</script>\n" +
       '<i18n lang="json">\n{ "en": { "signOut": "Leave the workspace" }, "de": { "signOut": "Arbeitsbereich verlassen" } }\n</i18n>\n';
-    const engine = new Engine({ noEmbedderReason: 'test' });
-    const index = new I18nIndex();
-    for (const [rel, t] of Object.entries({ 'src/components/Logout.vue': sfc, 'src/other.js': 'export function workspace() { return "leave" }\n' })) {
-      engine.updateFile(rel, bytes(t), stat);
-      index.setFile(rel, t);
-    }
+    const { engine, index } = withI18nIndex({ 'src/components/Logout.vue': sfc, 'src/other.js': 'export function workspace() { return "leave" }\n' });
     assert.deepEqual(index.componentFiles, ['src/components/Logout.vue']);
     const feed = i18nFeed(index);
     assert.ok(!feed.localeFiles.has('src/components/Logout.vue'));
@@ -441,12 +424,7 @@ describe('i18next default namespace', () => {
       'public/locales/de/translation.json': '{"header": {"title": "Willkommen zurück"}}',
       'src/Header.jsx': "import { useTranslation } from 'react-i18next';\nexport function Header() {\n  const { t } = useTranslation();\n  return <h1 className=\"x\">{t('header.title')}</h1>;\n}\n",
     };
-    const engine = new Engine({ noEmbedderReason: 'test' });
-    const index = new I18nIndex();
-    for (const [rel, t] of Object.entries(files)) {
-      engine.updateFile(rel, bytes(t), stat);
-      index.setFile(rel, t);
-    }
+    const { engine, index } = withI18nIndex(files);
     engine.setI18n(i18nFeed(index));
     const hits = await engine.search('Welcome back to the dashboard', { mode: 'keyword' });
     assert.equal(hits[0]?.chunk.path, 'src/Header.jsx', hits.map((h) => h.chunk.path).join(', '));
