@@ -8,7 +8,8 @@ import { embedText } from './embedder';
 import { ownPieces, type PieceQuery } from './rank/pieces';
 import { present } from './rank/present';
 import { MODEL_CANDIDATES, RERANK_DEPTH, rerank, wantsRerank, withModelCandidates, type RerankSource } from './rank/rerank';
-import { PHRASE_DEPTH, phraseFirst, proximityOrder, proximityText, searchTermsOf, shownForm, shownText, wholeValue } from './rank/phrase';
+import { PHRASE_DEPTH, phraseFirst, proximityOrder, proximityText, searchTermsOf, shownForm, shownText } from './rank/phrase';
+import { withLocaleEntries } from './rank/locale-entries';
 import { compileFilter, convex, DEFAULT_RRF_K, modelLabel, modelTermWeights, ownModelWeight, rrf, weighByPath, type FilterSpec, type FusedHit, type RankedList, type ScoredList } from './rank/fusion';
 import type { ChunkHead } from './chunks';
 import { dot } from './ivf';
@@ -27,10 +28,6 @@ export const ANN_MIN_ROWS = 200_000;
 export const SIMILAR_MIN_COSINE = 0.5;
 /** Find Similar keyword-only: the least share of the source's own BM25 score a result needs. */
 export const SIMILAR_MIN_KEYWORD_SHARE = 0.25;
-
-/** Locale chunks a value query reads (`withLocaleEntries`), and the most of them that join its keyword list. */
-const LOCALE_ENTRY_DEPTH = 20;
-const LOCALE_ENTRIES = 5;
 
 /** What the keyword list found besides its order: the query as written in a chunk (`phrase`), and each candidate's BM25F score. */
 interface KeywordFound {
@@ -117,34 +114,14 @@ export class EngineSearch {
     };
     const ids = proximityOrder(q, hits, depth, (id) => proximityText(textOf(id), this.catalog.chunks.head(id)));
     const ordered = phraseFirst(q, ids, textOf, (id) => this.shownLines(id), depth, found, (id) => searchTermsOf(this.catalog.chunks.head(id))).slice(0, depth);
-    return this.catalog.i18nFeed?.holdsValue?.(q) ? this.withLocaleEntries(q, ordered, depth, filter, found) : ordered;
-  }
-
-  /**
-   * A query that is a locale value (the i18n index holds it, `holdsValue`): the locale entries
-   * that hold it as a value join the keyword list second, when BM25 left them out. Its
-   * candidates are the best 200 by a score that counts no coverage: yargs' en.json holds
-   * "Show version number" in three common words that two hundred symbols named show, version
-   * or number outscore. A keyword search over the locale chunks alone finds it; diversify.ts
-   * then places the entry (its locales folded) at most second.
-   */
-  private withLocaleEntries(q: string, ids: number[], depth: number, filter: ((docId: number) => boolean) | undefined, found: KeywordFound): number[] {
-    const whole = wholeValue(q);
-    if (!whole) return ids;
+    if (!this.catalog.i18nFeed?.holdsValue?.(q)) return ordered;
+    // a locale value: its entries join the list when BM25's candidates left them out (rank/locale-entries.ts)
     const chunks = this.catalog.chunks;
-    const have = new Set(ids);
     const isLocale = (id: number) => {
       const h = chunks.head(id);
       return !!h && this.catalog.isLocaleChunk(h) && (!filter || filter(id));
     };
-    const add = this.catalog.keyword
-      .search(q, { k: LOCALE_ENTRY_DEPTH, filter: isLocale })
-      .filter((h) => !have.has(h.docId) && whole.test(chunks.text(h.docId) ?? ''))
-      .slice(0, LOCALE_ENTRIES);
-    if (!add.length) return ids;
-    found.phrase = true;
-    for (const h of add) found.scores?.set(h.docId, h.score);
-    return [...ids.slice(0, 1), ...add.map((h) => h.docId), ...ids.slice(1)].slice(0, depth);
+    return withLocaleEntries(q, ordered, depth, found, { search: (x, k, f) => this.catalog.keyword.search(x, { k, filter: f }), isLocale, text: (id) => chunks.text(id) });
   }
 
   /**
