@@ -10,6 +10,7 @@ import { present } from './rank/present';
 import { MODEL_CANDIDATES, RERANK_DEPTH, rerank, wantsRerank, withModelCandidates, type RerankSource } from './rank/rerank';
 import { PHRASE_DEPTH, phraseFirst, proximityOrder, proximityText, searchTermsOf, shownForm, shownText } from './rank/phrase';
 import { withLocaleEntries } from './rank/locale-entries';
+import { codeNames, namesakesFirst } from './rank/names';
 import { compileFilter, convex, DEFAULT_RRF_K, modelLabel, modelTermWeights, ownModelWeight, rrf, weighByPath, type FilterSpec, type FusedHit, type RankedList, type ScoredList } from './rank/fusion';
 import type { ChunkHead } from './chunks';
 import { dot } from './ivf';
@@ -105,7 +106,7 @@ export class EngineSearch {
    * from "Antigua" once accents are folded. Measured by `fathom eval` (i18n route).
    */
   private keywordList(q: string, depth: number, filter: ((docId: number) => boolean) | undefined, found: KeywordFound, termWeight?: (term: string) => number): number[] {
-    const hits = this.catalog.keyword.search(q, { k: Math.max(depth, PHRASE_DEPTH), filter, termWeight });
+    const hits = this.catalog.keyword.search(q, { k: Math.max(depth, PHRASE_DEPTH), filter, termWeight, shortSymbolsFirst: codeNames(q).length > 0 });
     found.scores = new Map(hits.map((h) => [h.docId, h.score]));
     const texts = new Map<number, string | undefined>();
     const textOf = (id: number) => {
@@ -113,7 +114,8 @@ export class EngineSearch {
       return texts.get(id);
     };
     const ids = proximityOrder(q, hits, depth, (id) => proximityText(textOf(id), this.catalog.chunks.head(id)));
-    const ordered = phraseFirst(q, ids, textOf, (id) => this.shownLines(id), depth, found, (id) => searchTermsOf(this.catalog.chunks.head(id))).slice(0, depth);
+    const phrased = phraseFirst(q, ids, textOf, (id) => this.shownLines(id), depth, found, (id) => searchTermsOf(this.catalog.chunks.head(id)));
+    const ordered = namesakesFirst(q, phrased, (id) => this.catalog.chunks.head(id)?.symbol, found).slice(0, depth);
     if (!this.catalog.i18nFeed?.holdsValue?.(q)) return ordered;
     // a locale value: its entries join the list when BM25's candidates left them out (rank/locale-entries.ts)
     const chunks = this.catalog.chunks;

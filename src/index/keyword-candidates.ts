@@ -29,6 +29,15 @@ export interface CandidateSource {
   base: BasePostings | undefined;
   /** Per internal id: the caller's docId (ties go to the smaller). */
   extOf: readonly number[];
+  /**
+   * Per internal id: the number of terms of its symbol (0: none), given for a query that names
+   * code (`KeywordSearchOptions.shortSymbolsFirst`). Between candidates of equal score the
+   * shorter symbol goes first, then the smaller docId: among the hundreds of chunks with `array`
+   * in their symbol, the one named `ARRAY` is the query's namesake (BM25F's `namesake` says so
+   * once it scores it; this makes it a candidate to score). For other queries it is not given:
+   * on sentences it moved a few queries of the doc benchmarks down (bench/ranking.ts).
+   */
+  symbolLen?: (i: number) => number;
   /** Per internal id, scratch, all zero between queries: the candidate scores. */
   acc: Float64Array;
   /** Scratch lists of internal ids (`Scan`), grown as needed: the caller keeps them for the next query. */
@@ -69,7 +78,9 @@ export function candidatesOf(src: CandidateSource, ids: number[], want: number, 
   const rare = order.length > 1 && scan.nt <= want / 2 ? scan.nt : 0;
   while (next < order.length && read + df[ids[order[next]]] <= budget) readNext();
   const ext = src.extOf;
-  const byScore = (a: number, b: number) => acc[b] - acc[a] || ext[a] - ext[b];
+  const symLen = src.symbolLen;
+  const tie = symLen ? (a: number, b: number) => (symLen(a) || 0xffff) - (symLen(b) || 0xffff) || ext[a] - ext[b] : (a: number, b: number) => ext[a] - ext[b];
+  const byScore = (a: number, b: number) => acc[b] - acc[a] || tie(a, b);
   let out: number[];
   if (!filter || early) {
     // Too few candidates (that pass): read more terms, rarest first.
@@ -80,11 +91,11 @@ export function candidatesOf(src: CandidateSource, ids: number[], want: number, 
       // only document with `anzeigen`) scored below two hundred symbols named `version`, and
       // BM25F, which would have put it first, never saw it. The rarest term's documents stay
       // candidates; the best of the others fill the rest.
-      out = Array.from(all.subarray(0, rare)).concat(topOf(all.subarray(rare), want - rare, acc, ext)).sort(byScore);
-    } else out = topOf(all, want, acc, ext).sort(byScore);
+      out = Array.from(all.subarray(0, rare)).concat(topOf(all.subarray(rare), want - rare, acc, tie)).sort(byScore);
+    } else out = topOf(all, want, acc, tie).sort(byScore);
   } else {
     for (;;) {
-      out = bestLazy(scan.touched.subarray(0, scan.nt), want, filter, acc, ext);
+      out = bestLazy(scan.touched.subarray(0, scan.nt), want, filter, acc, tie);
       if (out.length >= want || next >= order.length) break;
       readNext();
     }
@@ -125,12 +136,12 @@ function readTerm(src: CandidateSource, scan: Scan, t: number, slotWeight: Float
 }
 
 /**
- * The `want` best of `touched` by candidate score `acc` (ties: smaller docId `ext`) that pass a
+ * The `want` best of `touched` by candidate score `acc` (ties: `tie`, see `symbolLen`) that pass a
  * filter that is not cheap: it runs on the best 4·want first, on the rest only when too few passed.
  */
-function bestLazy(touched: Int32Array, want: number, filter: (i: number) => boolean, acc: Float64Array, ext: readonly number[]): number[] {
-  const byScore = (a: number, b: number) => acc[b] - acc[a] || ext[a] - ext[b];
-  const first = topOf(touched, want * 4, acc, ext).sort(byScore);
+function bestLazy(touched: Int32Array, want: number, filter: (i: number) => boolean, acc: Float64Array, tie: (a: number, b: number) => number): number[] {
+  const byScore = (a: number, b: number) => acc[b] - acc[a] || tie(a, b);
+  const first = topOf(touched, want * 4, acc, tie).sort(byScore);
   const out: number[] = [];
   for (const i of first) {
     if (filter(i)) out.push(i);
@@ -138,7 +149,7 @@ function bestLazy(touched: Int32Array, want: number, filter: (i: number) => bool
   }
   if (first.length === touched.length) return out;
   const seen = new Set(first);
-  const rest = topOf(touched, want - out.length, acc, ext, (i) => !seen.has(i) && filter(i));
+  const rest = topOf(touched, want - out.length, acc, tie, (i) => !seen.has(i) && filter(i));
   return out.concat(rest.sort(byScore));
 }
 
@@ -272,10 +283,10 @@ function grow(a: Int32Array): Int32Array {
 }
 
 /**
- * The `n` best of `xs` (unordered) that pass `keep`: by `score` descending, ties by `ext`
+ * The `n` best of `xs` (unordered) that pass `keep`: by `score` descending, ties by `tie`
  * ascending. Linear: the n-th best score is found by quickselect on a copy of the scores.
  */
-export function topOf(xs: Int32Array, n: number, score: Float64Array, ext: readonly number[], keep?: (x: number) => boolean): number[] {
+export function topOf(xs: Int32Array, n: number, score: Float64Array, tie: (a: number, b: number) => number, keep?: (x: number) => boolean): number[] {
   if (n <= 0) return [];
   let m = 0;
   let ids = xs;
@@ -294,7 +305,7 @@ export function topOf(xs: Int32Array, n: number, score: Float64Array, ext: reado
     if (v > thr) out.push(ids[i]);
     else if (v === thr) ties.push(ids[i]);
   }
-  ties.sort((a, b) => ext[a] - ext[b]);
+  ties.sort(tie);
   for (let i = 0; out.length < n && i < ties.length; i++) out.push(ties[i]);
   return out;
 }

@@ -67,6 +67,11 @@ export interface KeywordSearchOptions {
   namesake?: number;
   /** Each typed term's weight in the score (default 1): fusion.ts `modelTermWeights`. */
   termWeight?: (term: string) => number;
+  /**
+   * Between candidates of equal score, the shorter symbol first (keyword-candidates.ts
+   * `symbolLen`), else the smaller docId: for a query that names code (rank/names.ts `codeNames`).
+   */
+  shortSymbolsFirst?: boolean;
 }
 
 export const DEFAULT_CANDIDATES = 200;

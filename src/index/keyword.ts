@@ -361,7 +361,7 @@ export class KeywordIndex {
     const ids = plan.ids;
     const filter = options.filter;
     const want = Math.max(k, Math.floor(options.candidates ?? this.candidates));
-    const cands = this.candidatesOf(ids, want, options.maxPostings ?? this.maxPostings, pass, filter?.facets !== undefined);
+    const cands = this.candidatesOf(ids, want, options.maxPostings ?? this.maxPostings, pass, filter?.facets !== undefined, options.shortSymbolsFirst);
     return this.bm25(cands, plan, k, options.namesake ?? this.namesake);
   }
 
@@ -395,13 +395,14 @@ export class KeywordIndex {
   }
 
   /** BM25 candidates, best first (internal ids): see keyword-candidates.ts. */
-  private candidatesOf(ids: number[], want: number, budget: number, filter?: (i: number) => boolean, cheap = false): number[] {
+  private candidatesOf(ids: number[], want: number, budget: number, filter?: (i: number) => boolean, cheap = false, shortSymbolsFirst = false): number[] {
     const from: CandidateSource = {
       N: this.intOf.size,
       df: this.df,
       boosts: this.boosts,
       base: this.base,
       extOf: this.extOf,
+      symbolLen: shortSymbolsFirst ? (i) => this.records[i]?.[2] ?? 0 : undefined,
       acc: this.acc,
       touched: this.touched,
       refused: this.refused,

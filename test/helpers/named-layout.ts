@@ -26,3 +26,35 @@ export function namedLayout(): Record<string, string> {
     'src/schemas/contact.schema.json': JSON.stringify({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: props }, null, 2),
   };
 }
+
+/**
+ * Packages where a name is also a common word of other symbols: commander's `Command.command`
+ * methods beside yargs' top-level `command`, and 260 mongoose files whose functions have `array`
+ * in their names (more than the keyword index's 200 candidates) beside sequelize's `ARRAY`.
+ * The queries `command (command)` and `array (ARRAY)` (the mined `js` route's shape) ask for
+ * `NAMESAKES`' files.
+ */
+export const NAMESAKES: ReadonlyArray<[query: string, file: string]> = [
+  ['command (command)', 'yargs/lib/command.js'],
+  ['array (ARRAY)', 'sequelize/types/data-types.d.ts'],
+];
+
+/** The namesakes' layout: relative path → text. */
+export function namesakeLayout(): Record<string, string> {
+  const method = (name: string) => `  ${name}(nameAndArgs, opts) {\n    const cmd = this.createCommand(nameAndArgs);\n    this.commands.push(cmd);\n    cmd.parent = this;\n    return cmd;\n  }`;
+  // the 260 files first: the namesake is indexed last (a tie of candidate scores went to the first indexed)
+  const files: Record<string, string> = {};
+  const letters = (i: number) => String.fromCharCode(97 + Math.floor(i / 26), 97 + (i % 26));
+  for (let i = 0; i < 260; i++) {
+    const name = `arrayOf${letters(i)[0].toUpperCase()}${letters(i)[1]}`;
+    files[`mongoose/lib/types/array/${name}.js`] = `function ${name}(values) {\n  return new MongooseArray(values.slice(${i}));\n}\nmodule.exports = ${name};\n`;
+  }
+  Object.assign(files, {
+    'package.json': '{"name":"app"}',
+    'commander/lib/command.js': `class Command {\n${['command', 'command', 'addCommand'].map(method).join('\n')}\n}\nmodule.exports = { Command };\n`,
+    'commander/typings/index.d.ts': 'export class Command {\n  command(nameAndArgs: string, opts?: CommandOptions): Command;\n  command(nameAndArgs: string, description: string, opts?: ExecutableCommandOptions): this;\n}\n',
+    'yargs/lib/command.js': 'export function command(usage, validation, globalMiddleware, shim) {\n  return new CommandInstance(usage, validation, globalMiddleware, shim);\n}\n',
+    'sequelize/types/data-types.d.ts': '/** An array of `type`. */\nexport const ARRAY: ArrayDataTypeConstructor;\n',
+  });
+  return files;
+}

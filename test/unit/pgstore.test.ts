@@ -16,7 +16,8 @@ import { agreement, hitKey as key } from '../helpers/agreement';
 import { connectPg, isConnectionLoss, migrate, overlayHits, pgSearch, PG_SCHEMA_VERSION, pushFolder, RemoteIndex, searchWithOverlay, type RemoteState, type Sql } from '../../src/index/pgstore';
 import { mineGold } from '../../src/eval/mine';
 import { fakeEmbedder } from '../helpers/fake-embedder';
-import { NAMED_FIELDS, namedLayout } from '../helpers/named-layout';
+import { NAMED_FIELDS, NAMESAKES, namedLayout, namesakeLayout } from '../helpers/named-layout';
+import { codeNames, namesakesFirst } from '../../src/index/rank/names';
 import { WorkerState } from '../../src/service/worker';
 
 /** Every term's document frequency, counted from the chunks' records (what `fathom_terms` must hold). */
@@ -296,9 +297,11 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
       // a budget of one posting: candidates from the rarest term alone (more only while too few),
       // as the local index does with the same budget
       const remote1 = (await pgSearch(db, g.query, { diversify: false, k: 10, mode: 'keyword', maxPostings: 1 })).map(key);
-      const hits1 = local.keyword.search(g.query, { k: 50, maxPostings: 1 });
+      const hits1 = local.keyword.search(g.query, { k: 50, maxPostings: 1, shortSymbolsFirst: codeNames(g.query).length > 0 });
       const scoreOf = new Map(hits1.map((h) => [key({ chunk: local.chunks.get(h.docId)! }), h.score]));
-      const local1 = phraseFirst(g.query, proximityOrder(g.query, hits1, 50, (id) => proximityText(local.chunks.text(id), local.chunks.get(id))), (id) => local.chunks.text(id))
+      const found = { phrase: false };
+      const phrased = phraseFirst(g.query, proximityOrder(g.query, hits1, 50, (id) => proximityText(local.chunks.text(id), local.chunks.get(id))), (id) => local.chunks.text(id), undefined, undefined, found);
+      const local1 = namesakesFirst(g.query, phrased, (id) => local.chunks.get(id)?.symbol, found)
         .slice(0, 10)
         .map((id) => key({ chunk: local.chunks.get(id)! }));
       // the same chunks in the same order, except that chunks whose scores differ by less than
@@ -403,6 +406,22 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
       for (const [field, comp] of NAMED_FIELDS) {
         const hits = await pgSearch(scratch, `field ${field} with component ${comp}`, { k: 5, mode: 'keyword' });
         assert.equal(hits[0]?.chunk.symbol, `properties.${field}`, hits.map((h) => `${h.chunk.path} ${h.chunk.symbol}`).join(', '));
+      }
+    });
+  });
+
+  it('a name the query writes as code finds its namesake first, by exact case, among hundreds that share the word, as the local engine does', async () => {
+    const scratch = db;
+    const ws = path.join(work, 'namesakes');
+    for (const [rel, text] of Object.entries(namesakeLayout())) {
+      fs.mkdirSync(path.dirname(path.join(ws, rel)), { recursive: true });
+      fs.writeFileSync(path.join(ws, rel), text);
+    }
+    await scratchIndex(db, async () => {
+      await pushFolder(scratch, ws);
+      for (const [query, file] of NAMESAKES) {
+        const hits = await pgSearch(scratch, query, { k: 5, mode: 'keyword' });
+        assert.equal(hits[0]?.chunk.path, file, `${query}: ${hits.map((h) => `${h.chunk.path} ${h.chunk.symbol}`).join(', ')}`);
       }
     });
   });

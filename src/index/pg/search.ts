@@ -9,6 +9,7 @@ import { compileFilter, convex, DEFAULT_RRF_K, modelTermWeights, ownModelWeight,
 import { RERANK_DEPTH, rerank, wantsRerank, withModelCandidates } from '../rank/rerank';
 import type { DiversifyOptions } from '../rank/diversify';
 import { present, type PresentSource } from '../rank/present';
+import { codeNames, namesakesFirst } from '../rank/names';
 import { phraseFirst, proximityOrder, proximityText, searchTermsOf, shownForm, shownText } from '../rank/phrase';
 import { STATIC_MODEL_NAME } from '../static-model';
 import { prepared } from './connect';
@@ -193,12 +194,16 @@ class Accumulator {
   private touched = new Int32Array(1024);
   private n = 0;
   private sparse = new Map<number, number>();
-  add(ids: Int32Array, tfs: Int32Array, w: number[]): void {
+  /** Per id, the number of terms of its symbol (`la`'s high half; 0: none): ties go to the shorter (keyword-candidates.ts `symbolLen`). */
+  private symLen = new Uint16Array(1024);
+  private sparseLen = new Map<number, number>();
+  add(ids: Int32Array, tfs: Int32Array, w: number[], la?: Int32Array): void {
     for (let j = 0; j < ids.length; j++) {
       const id = ids[j];
       const tf = tfs[j];
       const x = w[tf & 255 ? 0 : tf & 16776960 ? 1 : 2];
       if (id < 0 || id >= DENSE_IDS) {
+        if (!this.sparse.has(id)) this.sparseLen.set(id, la ? la[j] >>> 16 : 0);
         this.sparse.set(id, (this.sparse.get(id) ?? 0) + x);
         continue;
       }
@@ -210,9 +215,13 @@ class Accumulator {
         const marks = new Uint8Array(size);
         marks.set(this.seen);
         this.seen = marks;
+        const lens = new Uint16Array(size);
+        lens.set(this.symLen);
+        this.symLen = lens;
       }
       if (!this.seen[id]) {
         this.seen[id] = 1;
+        this.symLen[id] = la ? la[j] >>> 16 : 0;
         if (this.n === this.touched.length) {
           const t = new Int32Array(this.n * 2);
           t.set(this.touched);
@@ -223,10 +232,10 @@ class Accumulator {
       this.sums[id] += x;
     }
   }
-  /** The `want` ids of the highest sums, best first, ties by lower id (as `order by s desc, id` gives them). */
-  top(want: number): number[] {
+  /** The `want` ids of the highest sums, best first, ties by lower id (`shortSymbolsFirst`: by the shorter symbol first). */
+  top(want: number, shortSymbolsFirst = false): number[] {
     if (want <= 0 || (!this.n && !this.sparse.size)) return [];
-    // the want-th best sum, then every id at or above it, sorted (ties at the floor decided by id)
+    // the want-th best sum, then every id at or above it, sorted (ties at the floor decided by id, or symbol length first)
     const heap = new TopHeap(want);
     for (let i = 0; i < this.n; i++) {
       const s = this.sums[this.touched[i]];
@@ -240,7 +249,8 @@ class Accumulator {
       if (s >= floor) all.push([this.touched[i], s]);
     }
     for (const [id, s] of this.sparse) if (s >= floor) all.push([id, s]);
-    all.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    const len = (id: number) => (!shortSymbolsFirst ? 0 : (id < 0 || id >= DENSE_IDS ? this.sparseLen.get(id) : this.symLen[id]) || 0xffff);
+    all.sort((a, b) => b[1] - a[1] || len(a[0]) - len(b[0]) || a[0] - b[0]);
     return all.slice(0, want).map((x) => x[0]);
   }
   clear(): void {
@@ -250,6 +260,7 @@ class Accumulator {
     }
     this.n = 0;
     this.sparse.clear();
+    this.sparseLen.clear();
   }
 }
 const DENSE_IDS = 1 << 24;
@@ -281,7 +292,7 @@ async function keywordRank(
   if (!plan.terms.length) return { ranked: [], cache, meta };
   const dfq = plan.terms.map((t) => terms.dfOf.get(t)!);
   const idfRaw = dfq.map((df) => Math.log(1 + (terms.N - df + 0.5) / (df + 0.5)));
-  const { cands, got } = await candidatesOf(sql, plan.terms, dfq, idfRaw, terms, want, maxPostings);
+  const { cands, got } = await candidatesOf(sql, plan.terms, dfq, idfRaw, terms, want, maxPostings, codeNames(query).length > 0);
   if (!cands.length) return { ranked: [], cache, meta };
   const facts = await candidateFacts(sql, cands, plan.terms, got);
   return { ranked: bm25fOrder(K, plan, idfRaw, cands, facts, terms.N, terms.sumLen), cache, meta };
@@ -344,7 +355,7 @@ function atHand(terms: TermsRead, t: string): TermPostings | undefined {
  * rarest terms within the postings budget, more terms while too few came out; with the postings
  * read (`got`, by term).
  */
-async function candidatesOf(sql: Sql, planTerms: string[], dfq: number[], idfRaw: number[], terms: TermsRead, want: number, maxPostings: number): Promise<{ cands: number[]; got: Map<string, TermPostings> }> {
+async function candidatesOf(sql: Sql, planTerms: string[], dfq: number[], idfRaw: number[], terms: TermsRead, want: number, maxPostings: number, shortSymbolsFirst = false): Promise<{ cands: number[]; got: Map<string, TermPostings> }> {
   const nq = planTerms.length;
   const order = planTerms.map((_, q) => q).sort((a, b) => dfq[a] - dfq[b] || a - b);
   const { symbol, path: pathB, header, text } = kw().boosts;
@@ -374,9 +385,9 @@ async function candidatesOf(sql: Sql, planTerms: string[], dfq: number[], idfRaw
     for (; summed < next; summed++) {
       const q = order[summed];
       const p = got.get(planTerms[q]);
-      if (p) acc.add(p.ids, p.tfs, classW.map((x) => idfRaw[q] * x));
+      if (p) acc.add(p.ids, p.tfs, classW.map((x) => idfRaw[q] * x), p.la);
     }
-    cands = acc.top(want);
+    cands = acc.top(want, shortSymbolsFirst);
     if (cands.length >= want || next >= nq) break;
     next++;
   }
@@ -737,7 +748,8 @@ function keywordOrder(a: Answer, r: KeywordRanked, local: Map<number, number>, f
   const hits = kept.map((id) => ({ docId: local.get(id)!, score: r.scoreOf.get(id) ?? 0 }));
   const pool = a.pool;
   const ids = proximityOrder(q, hits, depth, (id) => proximityText(pool[id]?.text, pool[id]));
-  return phraseFirst(q, ids, (id) => pool[id]?.text, (id) => shownText(pool[id])?.split('\n').map(shownForm), ids.length, found, (id) => searchTermsOf(pool[id]));
+  const phrased = phraseFirst(q, ids, (id) => pool[id]?.text, (id) => shownText(pool[id])?.split('\n').map(shownForm), ids.length, found, (id) => searchTermsOf(pool[id]));
+  return namesakesFirst(q, phrased, (id) => pool[id]?.symbol, found);
 }
 
 /**

@@ -1,0 +1,74 @@
+/**
+ * A name the query writes as code ranks the chunks it names first, by exact case.
+ *
+ * The keyword index folds case and cuts identifiers into words, which is what finds `zoom
+ * control` in `getZoomControl`; it also makes `ARRAY` one word with mongoose's `array`, and a
+ * top-level `command` one name with commander's `Command.command`. When the query writes a name
+ * as code (`codeNames`: `array (ARRAY)`, `` `command` ``, `getZoomControl`), the keyword list's
+ * chunks whose symbol is that name, as written, come first; then those with a member of that
+ * name (`Command.command`); then the rest. BM25F's order is
+ * kept within each tier. Nothing moves when no chunk is so named, nor when the phrase tiers
+ * found the query as written (`found.phrase`: a pasted line names more than its identifiers).
+ * Shared with the team index (pg/search.ts).
+ */
+
+/** A token that is an identifier, dotted or not (`ARRAY`, `useLayers`, `Router.push`, `$t`). */
+const IDENT = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/;
+/** An identifier written the way code writes names: camelCase, snake_case, a dotted name, `$`. */
+const CODE_LIKE = /[a-z][A-Z]|[A-Za-z0-9]_[A-Za-z0-9]|\w\.\w|\$/;
+
+/** An identifier's words, lower case: `useLayers` → use, layers; `KPanel` → k, panel; `max_retries` → max, retries. */
+function identWords(id: string): string[] {
+  return id
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+}
+
+/**
+ * The names `query` writes as code, as written; at most 8:
+ * - in backticks: one identifier (`` `command` ``);
+ * - in parentheses: one identifier written like code (`(useLayers)`), or one the rest of the query
+ *   spells out (`array (ARRAY)`, `global registration of k-panel (KPanel)`) — not an aside in
+ *   prose (`epoch (UTC)`, `(name, value) pairs`, `(possibly fewer)`);
+ * - in a query of at most two words: a token written like code (`getZoomControl`, `Router.push`).
+ */
+export function codeNames(query: string): string[] {
+  const out = new Set<string>();
+  for (const m of query.matchAll(/\(\s*([^()\s]{1,120})\s*\)|`([^`\s]{1,120})`/g)) {
+    const t = m[1] ?? m[2];
+    if (!IDENT.test(t)) continue;
+    if (m[2] !== undefined || CODE_LIKE.test(t)) {
+      out.add(t);
+      continue;
+    }
+    const rest = new Set((query.slice(0, m.index) + ' ' + query.slice(m.index + m[0].length)).toLowerCase().split(/[^\p{L}\p{N}]+/u));
+    if (identWords(t).every((w) => rest.has(w))) out.add(t);
+  }
+  const words = query.trim().split(/\s+/);
+  if (words.length <= 2) for (const w of words) if (IDENT.test(w) && CODE_LIKE.test(w)) out.add(w);
+  return [...out].slice(0, 8);
+}
+
+/** How a chunk's symbol names one of `names`: 0 = it is that name, 1 = its last member is, 2 = neither. */
+export function nameTier(symbol: string | undefined, names: readonly string[]): 0 | 1 | 2 {
+  if (!symbol) return 2;
+  let tier: 0 | 1 | 2 = 2;
+  for (const n of names) {
+    if (symbol === n) return 0;
+    if (symbol.length > n.length && symbol.endsWith(n) && symbol[symbol.length - n.length - 1] === '.') tier = 1;
+  }
+  return tier;
+}
+
+/** `ids` (the keyword list) with the chunks the query names as code first (see the module comment). */
+export function namesakesFirst(query: string, ids: number[], symbolOf: (id: number) => string | undefined, found?: { phrase: boolean }): number[] {
+  if (found?.phrase || ids.length < 2) return ids;
+  const names = codeNames(query);
+  if (!names.length) return ids;
+  const tiers: number[][] = [[], [], []];
+  for (const id of ids) tiers[nameTier(symbolOf(id), names)].push(id);
+  return tiers[2].length === ids.length ? ids : tiers.flat();
+}
