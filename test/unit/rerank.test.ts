@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine } from '../../src/index/engine';
 import type { FusedHit } from '../../src/index/rank/fusion';
-import { MODEL_CANDIDATES, ownName, RERANK_DEPTH, RERANK_FEATURES, RERANK_WEIGHTS, rerank, rerankFeatures, wantsRerank, withModelCandidates, type RerankSource } from '../../src/index/rank/rerank';
+import { MODEL_CANDIDATES, nounQuery, ownName, RERANK_DEPTH, RERANK_FEATURES, RERANK_WEIGHTS, rerank, rerankFeatures, wantsRerank, withModelCandidates, type RerankSource } from '../../src/index/rank/rerank';
 import { loadStaticModel } from '../../src/index/static-model';
 
 interface Doc {
@@ -110,6 +110,39 @@ describe('rerank (learned re-ranking of a plain-words query)', () => {
     const without = RERANK_WEIGHTS.map((w, k) => (RERANK_FEATURES[k] === 'nameHeld' ? 0 : w));
     assert.ok(RERANK_WEIGHTS[RERANK_FEATURES.indexOf('nameHeld')] > 0);
     assert.ok(gap() > gap(without) * 1.1, `${gap()} against ${gap(without)}`);
+  });
+
+  it('reads whether a chunk opens a type, and lifts it for a query that reads as a noun phrase (what a class\'s doc says)', () => {
+    assert.ok(nounQuery('A client used to sign OAuth 1.0 RFC 5849 requests.'));
+    assert.ok(nounQuery('The Authorization Server requires End-User interaction to proceed.'));
+    assert.ok(nounQuery('Engine is the framework instance, it contains the muxer and middleware'));
+    assert.ok(!nounQuery('Sign the request with the client key'));
+    assert.ok(!nounQuery('New returns a new blank Engine instance'));
+    // a split class: its header and first method in one chunk (named by the method), and two more methods
+    const docs: Doc[] = [
+      { path: 'oauth1/client.py', symbol: 'Client.sign', kind: 'method', text: 'def sign(self, uri, http_method="GET", body=None, headers=None):\n    request = Request(uri, http_method, body, headers)\n    return self._render(request)', keyword: 9, cosine: 0.6 },
+      { path: 'oauth1/client.py', symbol: 'Client.get_oauth_signature', kind: 'method', text: 'def get_oauth_signature(self, request):\n    return self.SIGNATURE_METHODS[self.signature_method](request)', keyword: 7, cosine: 0.55 },
+      { path: 'oauth1/client.py', symbol: 'Client.register_signature_method', kind: 'method', text: '@dataclass\nclass Client:\n    SIGNATURE_METHODS = {}\n\n    def register_signature_method(cls, name, fn):\n        cls.SIGNATURE_METHODS[name] = fn', keyword: 5, cosine: 0.5 },
+      { path: 'engine.go', symbol: 'Engine', kind: 'struct', text: '// comment\ntype Engine struct {\n\tRouterGroup\n}', keyword: 4, cosine: 0.4 },
+      { path: 'engine.go', symbol: 'New', kind: 'function', text: 'func New() *Engine {\n\treturn &Engine{}\n}', keyword: 3, cosine: 0.3 },
+    ];
+    const f = (rows: number[][], i: number, name: (typeof RERANK_FEATURES)[number]) => rows[i][RERANK_FEATURES.indexOf(name)];
+    const noun = 'A client used to sign OAuth 1.0 RFC 5849 requests.';
+    const rows = rerankFeatures(noun, fused(docs), source(docs), true);
+    assert.deepEqual([0, 1, 2, 3, 4].map((i) => f(rows, i, 'typeHead')), [0, 0, 1, 1, 0], 'past decorators and comments; a func is no type');
+    assert.deepEqual([0, 1, 2, 3, 4].map((i) => f(rows, i, 'noun×typeHead')), [0, 0, 1, 1, 0]);
+    const verb = rerankFeatures('Sign the request with the client key', fused(docs), source(docs), true);
+    assert.equal(f(verb, 2, 'noun×typeHead'), 0, 'a verb phrase is no noun phrase');
+    // the learned weights lift the class's header chunk against the method ranked first, for the noun phrase more than for a verb phrase
+    const gap = (q: string, weights?: readonly number[]) => {
+      const out = rerank(q, fused(docs), source(docs), true, weights ? { weights } : {});
+      const score = (i: number) => out.find((h) => h.docId === i)!.score;
+      return score(2) / score(0);
+    };
+    const without = RERANK_WEIGHTS.map((w, k) => (RERANK_FEATURES[k] === 'typeHead' || RERANK_FEATURES[k] === 'noun×typeHead' ? 0 : w));
+    assert.ok(RERANK_WEIGHTS[RERANK_FEATURES.indexOf('noun×typeHead')] > 0);
+    assert.ok(gap(noun) > gap(noun, without) * 1.5, `${gap(noun)} against ${gap(noun, without)}`);
+    assert.ok(gap(noun) / gap(noun, without) > gap('Sign the request with the client key') / gap('Sign the request with the client key', without));
   });
 
   it(`re-orders the first ${RERANK_DEPTH} candidates only; the rest follow in their order, below them`, () => {

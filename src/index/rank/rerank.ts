@@ -69,10 +69,20 @@ export const RERANK_FEATURES = [
   'code×nameCoverage',
   'capital×nameCoverage',
   'nameHeld', // the share of its own name's terms (the symbol's last part: `prepare_token_request` of `Client.prepare_token_request`) the query holds
+  'typeHead', // the chunk opens a type: its first line of code declares a class, struct, interface, trait, enum or type
+  'noun×typeHead', // … and the query reads as a noun phrase (`A client used to sign …`, `Engine is the …`): what a type's doc says
 ] as const;
 
+/** A chunk's first line of code (past decorators, attributes and comments) declares a type. */
+const TYPE_HEAD = /^(?:\s*(?:@[\w.]+(?:\([^)]*\))?|#\[[^\]]*\]|#.*|\/\/.*|\/\*[\s\S]*?\*\/)[ \t]*\n)*\s*(?:export\s+)?(?:default\s+)?(?:(?:public|private|protected|internal|abstract|final|sealed|static|data|open)\s+)*(?:pub(?:\([^)]*\))?\s+)?(?:class|struct|interface|trait|enum|type)\s+[A-Za-z_]/;
+
+/** A query that reads as a noun phrase: an article first (`A client used to …`), or `X is a …` (Go's doc of a type). */
+export function nounQuery(query: string): boolean {
+  return /^(?:an?|the|this|base|abstract)\s/i.test(query.trim()) || /^\S+\s+(?:is|are|represents|describes|holds)\s+(?:an?|the)\s/i.test(query.trim());
+}
+
 /** Learned by `train/rerank.ts` (see its header for the command); `RERANK_FEATURES` order. */
-export const RERANK_WEIGHTS: readonly number[] = [1.35, 0.22, 1.3, 1.28, 0.21, 1.14, 0.76, 0.06, -0.21, 1.63, 2.52, -1.03, -0.07, 1.23, 1.3, -2.52, -1.22, 0, -0.06, 0.05, 0.22, 0.76, 0.42, -0.11, 1.44, 0.25, 1.13];
+export const RERANK_WEIGHTS: readonly number[] = [1.32, 0.18, 1.28, 1.24, 0.25, 1, 0.75, 0.14, -0.22, 1.73, 2.49, -0.95, -0.04, 1.3, 1.37, -2.55, -1.14, 0, -0.04, 0.04, 0.25, 0.76, 0.4, -0.12, 1.42, 0.22, 1.16, 0.56, 1];
 
 /**
  * The fewest words of a query the model was not asked for (it names code: `NewFoo returns …`)
@@ -148,6 +158,7 @@ export function rerankFeatures(query: string, hits: readonly FusedHit[], src: Re
   const tests = !asksForTests(query);
   const docs = !asksForDocs(query);
   const a = asked ? 1 : 0;
+  const noun = nounQuery(query) ? 1 : 0;
   // the fused score; for a query the model was not asked for, what convex would give it
   const fused = hits.map((h, i) => (asked ? h.score : 0.5 * nk[i] + 0.5 * nd[i]));
   const rows: number[][] = new Array(n);
@@ -167,6 +178,7 @@ export function rerankFeatures(query: string, hits: readonly FusedHit[], src: Re
     cov = qtotal ? cov / qtotal : 0;
     ncov = qtotal ? ncov / qtotal : 0;
     const own = new Set(modelTerms(ownName(c?.symbol)));
+    const typeHead = TYPE_HEAD.test(text.length > 600 ? text.slice(0, 600) : text) ? 1 : 0;
     let spelled = 0;
     for (const t of own) if (qterms.has(t)) spelled++;
     let other = 0;
@@ -208,6 +220,8 @@ export function rerankFeatures(query: string, hits: readonly FusedHit[], src: Re
       code * ncov,
       capital * ncov,
       own.size ? spelled / own.size : 0,
+      typeHead,
+      noun * typeHead,
     ];
   }
   return rows;
