@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { Engine } from '../../src/index/engine';
 import { KeywordIndex } from '../../src/index/keyword';
-import { codeNames, nameTier, namesakesFirst } from '../../src/index/rank/names';
+import { codeNames, namesakesFirst } from '../../src/index/rank/names';
 import { NAMESAKES, namesakeLayout } from '../helpers/named-layout';
 
 const stat = { mtimeMs: 1, size: 1 };
@@ -26,19 +26,10 @@ describe('names the query writes as code (rank/names.ts)', () => {
     assert.deepEqual(codeNames('Execute uses the args (os.Args[1:] by default)'), []);
   });
 
-  it('nameTier: the whole symbol, then its last member, by exact case', () => {
-    assert.equal(nameTier('command', ['command']), 0);
-    assert.equal(nameTier('Command.command', ['command']), 1);
-    assert.equal(nameTier('Command', ['command']), 2);
-    assert.equal(nameTier('ARRAY', ['ARRAY']), 0);
-    assert.equal(nameTier('MongooseArray', ['ARRAY']), 2);
-    assert.equal(nameTier('subcommand', ['command']), 2);
-    assert.equal(nameTier(undefined, ['command']), 2);
-  });
-
   it('namesakesFirst: keeps the order within tiers, and moves nothing when the phrase tiers found the query', () => {
     const symbols: Record<number, string> = { 1: 'Command.command', 2: 'Command', 3: 'command', 4: 'Admin.command' };
-    assert.deepEqual(namesakesFirst('command (command)', [1, 2, 3, 4], (id) => symbols[id]), [3, 1, 4, 2]);
+    assert.deepEqual(namesakesFirst('command (command)', [1, 2, 3, 4], (id) => symbols[id]), [3, 1, 2, 4], 'the whole name by exact case; a member of that name keeps its place');
+    assert.deepEqual(namesakesFirst('array (ARRAY)', [1, 2, 3, 4], (id) => symbols[id]), [1, 2, 3, 4], 'no chunk named so: nothing moves');
     assert.deepEqual(namesakesFirst('command (command)', [1, 2, 3, 4], (id) => symbols[id], { phrase: true }), [1, 2, 3, 4]);
     assert.deepEqual(namesakesFirst('the command', [1, 2, 3, 4], (id) => symbols[id]), [1, 2, 3, 4]);
   });

@@ -5,11 +5,12 @@
  * control` in `getZoomControl`; it also makes `ARRAY` one word with mongoose's `array`, and a
  * top-level `command` one name with commander's `Command.command`. When the query writes a name
  * as code (`codeNames`: `array (ARRAY)`, `` `command` ``, `getZoomControl`), the keyword list's
- * chunks whose symbol is that name, as written, come first; then those with a member of that
- * name (`Command.command`); then the rest. BM25F's order is
- * kept within each tier. Nothing moves when no chunk is so named, nor when the phrase tiers
- * found the query as written (`found.phrase`: a pasted line names more than its identifiers).
- * Shared with the team index (pg/search.ts).
+ * chunks whose symbol is that name, as written, come first, then the rest, BM25F's order kept
+ * within each. A member of that name (`Command.command`) gets no place of its own: Revel's
+ * `Cache` interface declares `GetMulti`, and its three implementations' methods went above it.
+ * Nothing moves when no chunk is so named, nor when the phrase tiers found the query as written
+ * (`found.phrase`: a pasted line names more than its identifiers). Shared with the team index
+ * (pg/search.ts).
  */
 
 /** A token that is an identifier, dotted or not (`ARRAY`, `useLayers`, `Router.push`, `$t`). */
@@ -52,23 +53,16 @@ export function codeNames(query: string): string[] {
   return [...out].slice(0, 8);
 }
 
-/** How a chunk's symbol names one of `names`: 0 = it is that name, 1 = its last member is, 2 = neither. */
-export function nameTier(symbol: string | undefined, names: readonly string[]): 0 | 1 | 2 {
-  if (!symbol) return 2;
-  let tier: 0 | 1 | 2 = 2;
-  for (const n of names) {
-    if (symbol === n) return 0;
-    if (symbol.length > n.length && symbol.endsWith(n) && symbol[symbol.length - n.length - 1] === '.') tier = 1;
-  }
-  return tier;
-}
-
 /** `ids` (the keyword list) with the chunks the query names as code first (see the module comment). */
 export function namesakesFirst(query: string, ids: number[], symbolOf: (id: number) => string | undefined, found?: { phrase: boolean }): number[] {
   if (found?.phrase || ids.length < 2) return ids;
   const names = codeNames(query);
   if (!names.length) return ids;
-  const tiers: number[][] = [[], [], []];
-  for (const id of ids) tiers[nameTier(symbolOf(id), names)].push(id);
-  return tiers[2].length === ids.length ? ids : tiers.flat();
+  const named: number[] = [];
+  const rest: number[] = [];
+  for (const id of ids) {
+    const symbol = symbolOf(id);
+    (symbol !== undefined && names.includes(symbol) ? named : rest).push(id);
+  }
+  return named.length ? named.concat(rest) : ids;
 }
