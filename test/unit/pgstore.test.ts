@@ -397,36 +397,30 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
     assert.ok(plain.every((h) => !h.alsoIn && !h.moreInFile));
   });
 
-  it('a query naming a schema field and its component finds the property first, as the local engine does', async () => {
-    const scratch = db;
-    const ws = path.join(work, 'named');
-    for (const [rel, text] of Object.entries(namedLayout())) {
+  /** `files` written to `work/<name>` and pushed to a scratch index; each query's keyword answer (k 5) to `check`. */
+  const pushedLayout = async (name: string, files: Record<string, string>, queries: string[], check: (query: string, hits: SearchHit[], said: string) => void) => {
+    const ws = path.join(work, name);
+    for (const [rel, text] of Object.entries(files)) {
       fs.mkdirSync(path.dirname(path.join(ws, rel)), { recursive: true });
       fs.writeFileSync(path.join(ws, rel), text);
     }
     await scratchIndex(db, async () => {
-      await pushFolder(scratch, ws);
-      for (const [field, comp] of NAMED_FIELDS) {
-        const hits = await pgSearch(scratch, `field ${field} with component ${comp}`, { k: 5, mode: 'keyword' });
-        assert.equal(hits[0]?.chunk.symbol, `properties.${field}`, hits.map((h) => `${h.chunk.path} ${h.chunk.symbol}`).join(', '));
+      await pushFolder(db, ws);
+      for (const query of queries) {
+        const hits = await pgSearch(db, query, { k: 5, mode: 'keyword' });
+        check(query, hits, `${query}: ${hits.map((h) => `${h.chunk.path} ${h.chunk.symbol}`).join(', ')}`);
       }
     });
+  };
+
+  it('a query naming a schema field and its component finds the property first, as the local engine does', async () => {
+    const fieldOf = new Map(NAMED_FIELDS.map(([field, comp]) => [`field ${field} with component ${comp}`, field]));
+    await pushedLayout('named', namedLayout(), [...fieldOf.keys()], (query, hits, said) => assert.equal(hits[0]?.chunk.symbol, `properties.${fieldOf.get(query)}`, said));
   });
 
   it('a name the query writes as code finds its namesake first, by exact case, among hundreds that share the word, as the local engine does', async () => {
-    const scratch = db;
-    const ws = path.join(work, 'namesakes');
-    for (const [rel, text] of Object.entries(namesakeLayout())) {
-      fs.mkdirSync(path.dirname(path.join(ws, rel)), { recursive: true });
-      fs.writeFileSync(path.join(ws, rel), text);
-    }
-    await scratchIndex(db, async () => {
-      await pushFolder(scratch, ws);
-      for (const [query, file] of NAMESAKES) {
-        const hits = await pgSearch(scratch, query, { k: 5, mode: 'keyword' });
-        assert.equal(hits[0]?.chunk.path, file, `${query}: ${hits.map((h) => `${h.chunk.path} ${h.chunk.symbol}`).join(', ')}`);
-      }
-    });
+    const fileOf = new Map(NAMESAKES);
+    await pushedLayout('namesakes', namesakeLayout(), [...fileOf.keys()], (query, hits, said) => assert.equal(hits[0]?.chunk.path, fileOf.get(query), said));
   });
 
   it('an edited file is re-pushed alone, a deleted one leaves; unpushed edits are overlaid from the folder', async () => {
