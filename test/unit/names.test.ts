@@ -24,6 +24,8 @@ describe('names the query writes as code (rank/names.ts)', () => {
     assert.deepEqual(codeNames('Returns (host, port) tuple from netloc.'), []);
     assert.deepEqual(codeNames('Get a view over at most size bytes (possibly fewer)'), []);
     assert.deepEqual(codeNames('Execute uses the args (os.Args[1:] by default)'), []);
+    assert.deepEqual(codeNames('Render (JSON) writes JSON ContentType.'), [], "Go's receiver in a doc sentence");
+    assert.deepEqual(codeNames('Render (IndentedJSON) marshals the given interface object'), []);
   });
 
   it('namesakesFirst: keeps the order within tiers, and moves nothing when the phrase tiers found the query', () => {

@@ -31,9 +31,10 @@ function identWords(id: string): string[] {
 /**
  * The names `query` writes as code, as written; at most 8:
  * - in backticks: one identifier (`` `command` ``);
- * - in parentheses: one identifier written like code (`(useLayers)`), or one the rest of the query
- *   spells out (`array (ARRAY)`, `global registration of k-panel (KPanel)`) — not an aside in
- *   prose (`epoch (UTC)`, `(name, value) pairs`, `(possibly fewer)`);
+ * - in parentheses at the end of the query: one identifier written like code (`use layers (useLayers)`),
+ *   or one the rest of the query spells out (`array (ARRAY)`, `global registration of k-panel
+ *   (KPanel)`) — not an aside in prose (`epoch (UTC)`, `(name, value) pairs`), nor Go's receiver
+ *   in a doc sentence (`Render (JSON) writes JSON ContentType.`);
  * - in a query of at most two words: a token written like code (`getZoomControl`, `Router.push`).
  */
 export function codeNames(query: string): string[] {
@@ -41,6 +42,8 @@ export function codeNames(query: string): string[] {
   for (const m of query.matchAll(/\(\s*([^()\s]{1,120})\s*\)|`([^`\s]{1,120})`/g)) {
     const t = m[1] ?? m[2];
     if (!IDENT.test(t)) continue;
+    // parentheses end the query (`words (Name)`): in mid-sentence they are an aside, or Go's receiver (`Render (JSON) writes …`)
+    if (m[1] !== undefined && !/^[\s.,;:!?]*$/.test(query.slice(m.index + m[0].length))) continue;
     if (m[2] !== undefined || CODE_LIKE.test(t)) {
       out.add(t);
       continue;
