@@ -23,6 +23,7 @@ import { defaultTokenCounter, type TokenCounter } from '../tokenizer/wordpiece';
 import { analyzeQuery } from './agent-query';
 import { terms } from '../index/terms';
 import { unitKey as cutUnitKey } from '../index/rank/pieces';
+import { unitNames } from '../index/rank/names';
 import { EXACT_MODES, hasIdentifier, PatternError, pathFilter, scanChunks, symbolNames, type ExactMode, type FileMatches } from './exact';
 import { bestLines, rankFiles, type RankedFile } from './file-rank';
 import type { AgentFolder, FolderState } from './folder';
@@ -1457,7 +1458,7 @@ function indexedDefinitions(f: AgentFolder, match: DefinitionMatch, accept: (pat
   for (const c of chunksOfFolder(f)) {
     if (PROSE_KINDS.has(c.kind) || !accept(c.path)) continue;
     if (splitContainerOf(c, match)) split.add(c.path);
-    if ((match.nameOk(c.symbol) || match.nameOk(typedefName(c))) && match.kindOk(c.kind)) {
+    if ((unitNames(c).some(match.nameOk) || match.nameOk(typedefName(c))) && match.kindOk(c.kind)) {
       const pieces = piecesOf(f.chunksOf(c.path) ?? [c], c);
       const key = `${c.path}\0${pieces[0].id}`;
       if (seen.has(key)) continue;

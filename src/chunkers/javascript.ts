@@ -3,10 +3,11 @@
  *
  * Units: functions, classes and their members, exported consts, arrow functions, TS
  * interfaces/types/enums/namespaces, and the members of object literals that are exported or
- * handed to a component factory (`export default { methods: { zoomIn() {} } }` gives
- * `default.methods.zoomIn`). How units become chunks (fit → one chunk, containers → members,
- * others cut at statement boundaries, small siblings grouped, leftovers as module chunks) is
- * shared with the tree-sitter chunkers, in units.ts.
+ * handed to a component factory (`export default { methods: { zoomIn() {} } }` in `zoom.js`
+ * gives `zoom.methods.zoomIn`: an anonymous default export is named after its file,
+ * `fileDefaultName`; a Vue component's, after the component). How units become chunks (fit →
+ * one chunk, containers → members, others cut at statement boundaries, small siblings grouped,
+ * leftovers as module chunks) is shared with the tree-sitter chunkers, in units.ts.
  * The same code chunks Vue `<script>` blocks, by offset range inside the `.vue` file.
  */
 import type * as t from '@babel/types';
@@ -23,8 +24,10 @@ export interface ScriptOptions {
   end: number;
   typescript: boolean;
   jsx: boolean;
-  /** Name for `export default` (Vue: the component name). */
+  /** Name for `export default` (Vue: the component name; a plain script: its file's, see `fileDefaultName`). */
   defaultName?: string;
+  /** `defaultName` comes from the file name: a plain value (`export default Legend`) stays `default`, the name is its own. */
+  defaultFromFile?: boolean;
   /** Symbol for module chunks (Vue: the component name); none in plain JS. */
   moduleSymbol?: string;
   /** Builds the breadcrumb for a symbol (undefined = module code). */
@@ -45,8 +48,27 @@ export function chunkJavaScript(ctx: ChunkContext): ChunkerOutput {
     end: ctx.text.length,
     typescript: ts,
     jsx: ext !== 'ts' && ext !== 'mts' && ext !== 'cts',
+    defaultName: fileDefaultName(ctx.path),
+    defaultFromFile: true,
     header: (symbol) => (symbol ? `// ${ctx.path} :: ${symbol}` : `// ${ctx.path}`),
   });
+}
+
+/**
+ * The name an anonymous `export default` takes from its file, as importers and frameworks name it:
+ * Nuxt auto-imports `composables/useCart.ts` and `use-cart.ts` as `useCart`, a `Button.jsx`
+ * default is imported as `Button`. `default` where the file name is not one identifier (`index`,
+ * `vite.config.ts`, `[id].ts`).
+ */
+export function fileDefaultName(filePath: string): string {
+  const base = filePath.slice(filePath.lastIndexOf('/') + 1).replace(/(?:\.d)?\.[cm]?[jt]sx?$/i, '');
+  if (base === 'index' || !/^[A-Za-z_$][\w$]*(?:-[A-Za-z0-9_$]+)*$/.test(base)) return 'default';
+  return base.replace(/-([A-Za-z0-9_$])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** An expression that names something declared elsewhere (`Legend`, `api.client`): its default export takes no name of its own. */
+function namesOther(e: t.Node): boolean {
+  return e.type === 'Identifier' || e.type === 'MemberExpression';
 }
 
 function parseScriptUnit(code: string, o: ScriptOptions): { ast: t.File; warnings: string[] } {
@@ -347,7 +369,10 @@ class ScriptUnits {
     return undefined;
   }
 
-  /** `export default` of an expression: a function, class, object (or one handed to a factory), else a const. */
+  /**
+   * `export default` of an expression: a function, class, object (or one handed to a factory),
+   * else a const; a plain script's `export default Legend` stays `default` (the name is Legend's).
+   */
   private defaultExportUnit(stmt: t.ExportDefaultDeclaration, decl: t.Node, defaultName: string, { range, q, parent }: UnitPlace): Unit {
     const e = unwrapExpr(decl);
     const symbol = q(defaultName);
@@ -355,7 +380,7 @@ class ScriptUnits {
     if (e.type === 'ClassExpression') return { kind: 'class', symbol, parent, range, signature: this.signatureOf(stmt, e.body.start), members: this.classMembers(e, symbol), boundaries: [] };
     const obj = e.type === 'ObjectExpression' ? e : factoryObject(e);
     if (obj) return { kind: 'object', symbol, parent, range, signature: this.signatureOf(stmt, obj.start), members: this.objectMembers(obj, symbol), boundaries: [] };
-    return { kind: 'const', symbol, parent, range, signature: this.lineOf(range), boundaries: [] };
+    return { kind: 'const', symbol: this.o.defaultFromFile && namesOther(e) ? q('default') : symbol, parent, range, signature: this.lineOf(range), boundaries: [] };
   }
 
   /** module.exports = {...}; Foo.prototype.bar = function () {}; exports.baz = () => {} */

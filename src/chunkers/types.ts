@@ -59,7 +59,7 @@ export interface Chunk {
   path: string;
   language: string;
   kind: ChunkKind;
-  /** Qualified symbol (`ZoomControl.zoomIn`, `default.methods.zoomIn`, `properties.name`, `H1 > H2`). */
+  /** Qualified symbol (`ZoomControl.zoomIn`, `zoom.methods.zoomIn`, `properties.name`, `H1 > H2`). */
   symbol?: string;
   /** The enclosing unit's symbol, where there is one. */
   parent?: string;
@@ -90,6 +90,14 @@ export interface Chunk {
  * header words; they are never displayed or embedded (the header and text are).
  */
 export const SEARCH_TERMS_META = 'searchTerms';
+
+/**
+ * `meta[ALSO_NAMED_META]`: the names a chunk's unit goes by in code other than its symbol, that
+ * its file does not spell: Nuxt registers `components/base/Button.vue` as `<BaseButton>`. A
+ * query naming one as code (rank/names.ts) finds the unit as it finds its symbol; the names are
+ * search terms too.
+ */
+export const ALSO_NAMED_META = 'alsoNamed';
 
 export type SkipReason =
   | 'empty'
@@ -142,7 +150,7 @@ export const DEFAULT_MAX_TOKENS = 256;
  * (ranges, kinds, symbols, headers, text): test/unit/chunker-version.test.ts fails until the
  * fingerprint it records is updated with it.
  */
-export const CHUNKER_VERSION = 1;
+export const CHUNKER_VERSION = 2;
 /**
  * 512 KiB: big hand-written modules are often the core of a project (pyparsing's core.py is
  * 205 KB with its doc comments removed and holds 93 of the 449 doc queries of

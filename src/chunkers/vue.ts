@@ -15,7 +15,7 @@ import { chunkScript } from './javascript';
 import { chunkJsonRange } from './json';
 import { trimRange, type Range } from '../parse/source-text';
 import { paragraphStarts } from './text';
-import type { Chunk } from './types';
+import { ALSO_NAMED_META, SEARCH_TERMS_META, type Chunk } from './types';
 import { errText } from '../util/errors';
 
 /** `KZoomControl` → `zoom control`; `k-zoom-control` → `k zoom control`; `XMLParser` → `xml parser`. */
@@ -49,6 +49,39 @@ export function componentName(path: string, scripts: string[]): string {
     if (dir) return pascal(dir);
   }
   return pascal(base);
+}
+
+/** `BaseButton` → base, button; `k-zoom-control` → k, zoom, control. */
+function nameParts(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[-_.\s]+/)
+    .filter(Boolean)
+    .map((w) => w.toLowerCase());
+}
+
+/**
+ * The name Nuxt registers a component under when it sits in a folder below `components/`: the
+ * folders and the file name in PascalCase, the trailing folders the file name already starts
+ * with not repeated (Nuxt's rule): `components/base/Button.vue` → BaseButton,
+ * `components/base/BaseButton.vue` → BaseButton, `components/form/input/index.vue` → FormInput.
+ * Undefined directly under `components/` (the file name is the name) and outside it.
+ */
+export function nuxtComponentName(path: string): string | undefined {
+  const parts = path.split('/');
+  const at = parts.lastIndexOf('components');
+  if (at < 0) return undefined;
+  const dirs = parts.slice(at + 1, -1);
+  let file = parts[parts.length - 1].replace(/\.vue$/i, '');
+  if (file.toLowerCase() === 'index' && dirs.length) file = dirs.pop()!;
+  if (!dirs.length || !/^[\w-]+$/.test(file) || dirs.some((d) => !/^[\w-]+$/.test(d))) return undefined;
+  const fileWords = nameParts(file).join('/');
+  let keep = dirs.length;
+  for (let i = dirs.length - 1; i >= 0; i--) {
+    const suffix = dirs.slice(i).flatMap(nameParts).join('/');
+    if (fileWords === suffix || fileWords.startsWith(`${suffix}/`)) keep = i;
+  }
+  return [...dirs.slice(0, keep), file].map(pascal).join('');
 }
 
 /** The content ranges of every block: what no chunk may straddle. */
@@ -125,6 +158,8 @@ export function chunkVue(ctx: ChunkContext, opts: ResolvedOptions): ChunkerOutpu
   for (const s of scripts) sfc.script(s, s === descriptor.scriptSetup);
   for (const st of descriptor.styles) sfc.style(st);
   for (const b of descriptor.customBlocks) sfc.custom(b, opts);
+  const alias = nuxtComponentName(ctx.path);
+  if (alias) sfc.alsoNamed(alias);
   sfc.chunks.sort((a, b) => a.start.offset - b.start.offset);
   return { chunks: sfc.chunks, warnings, category: vueApi(scripts, descriptor.scriptSetup) };
 }
@@ -173,6 +208,16 @@ class SfcChunks {
     private readonly warnings: string[],
   ) {
     this.words = nameToWords(name);
+  }
+
+  /** The component's chunks (their symbol its name) are also `alias` (see ALSO_NAMED_META); a name that is the component's own adds nothing. */
+  alsoNamed(alias: string): void {
+    if (alias === this.name) return;
+    for (const c of this.chunks) {
+      if (c.symbol !== this.name) continue;
+      const had = c.meta?.[SEARCH_TERMS_META];
+      c.meta = { ...c.meta, [ALSO_NAMED_META]: [alias], [SEARCH_TERMS_META]: typeof had === 'string' ? `${had}\n${alias}` : alias };
+    }
   }
 
   private header(block: string, symbol?: string): string {

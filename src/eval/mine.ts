@@ -5,7 +5,8 @@
  *             each): their public top-level units the same way — `select autoescape
  *             (select_autoescape)`, `new engine (NewEngine)`; public as the language says it
  *             (Python: no leading `_`; Go: a capital; Rust: `pub`; Java, C#: `public`);
- *   vue:      component names `zoom control (KZoomControl)`, composables `use layers (useLayers)`;
+ *   vue:      component names `zoom control (KZoomControl)`, and the name Nuxt registers one
+ *             under (`base button (BaseButton)`); composables `use layers (useLayers)`;
  *   registration: `global registration of k-panel (KPanel)` → the file that registers the
  *             component under that name (`app.component('k-panel', KPanel)`, `Vue.component(…)`,
  *             `const ElButton = withInstall(Button)`: javascript.ts's findRegistrations, literal
@@ -22,7 +23,7 @@
  */
 import { findRegistrations } from '../chunkers/javascript';
 import { declaredKind } from '../chunkers/declared';
-import type { Chunk } from '../chunkers/types';
+import { ALSO_NAMED_META, type Chunk } from '../chunkers/types';
 import { nameToWords } from '../chunkers/vue';
 import type { Engine } from '../index/engine';
 import { I18N_TEXT_META } from '../index/rank/phrase';
@@ -143,6 +144,9 @@ function mineChunk(c: Chunk, offer: (q: GoldQuery, key?: string) => void): void 
   }
   if (c.language.startsWith('vue') && c.kind === 'template' && c.symbol && !c.split) {
     offer({ query: `${words(c.symbol)} (${c.symbol})`, file, symbol: c.symbol, route: 'vue' });
+    // the name Nuxt registers it under (`components/base/Button.vue`: BaseButton), as the pages that use it write it
+    const also = c.meta?.[ALSO_NAMED_META];
+    if (Array.isArray(also)) for (const n of also) if (typeof n === 'string') offer({ query: `${words(n)} (${n})`, file, symbol: c.symbol, route: 'vue' });
   }
   if (c.language.startsWith('vue') || c.language === 'javascript' || c.language === 'typescript') {
     for (const r of findRegistrations(c.text)) {

@@ -10,7 +10,7 @@ import { present } from './rank/present';
 import { MODEL_CANDIDATES, RERANK_DEPTH, rerank, wantsRerank, withModelCandidates, type RerankSource } from './rank/rerank';
 import { PHRASE_DEPTH, phraseFirst, proximityOrder, proximityText, searchTermsOf, shownForm, shownText } from './rank/phrase';
 import { withLocaleEntries } from './rank/locale-entries';
-import { codeNames, namesakesFirst } from './rank/names';
+import { codeNames, namesakesFirst, unitNames } from './rank/names';
 import { compileFilter, convex, DEFAULT_RRF_K, modelLabel, modelTermWeights, ownModelWeight, rrf, weighByPath, type FilterSpec, type FusedHit, type RankedList, type ScoredList } from './rank/fusion';
 import type { ChunkHead } from './chunks';
 import { dot } from './ivf';
@@ -115,7 +115,7 @@ export class EngineSearch {
     };
     const ids = proximityOrder(q, hits, depth, (id) => proximityText(textOf(id), this.catalog.chunks.head(id)));
     const phrased = phraseFirst(q, ids, textOf, (id) => this.shownLines(id), depth, found, (id) => searchTermsOf(this.catalog.chunks.head(id)));
-    const ordered = namesakesFirst(q, phrased, (id) => this.catalog.chunks.head(id)?.symbol, found).slice(0, depth);
+    const ordered = namesakesFirst(q, phrased, (id) => unitNames(this.catalog.chunks.head(id)), found).slice(0, depth);
     if (!this.catalog.i18nFeed?.holdsValue?.(q)) return ordered;
     // a locale value: its entries join the list when BM25's candidates left them out (rank/locale-entries.ts)
     const chunks = this.catalog.chunks;

@@ -61,6 +61,22 @@ describe('JavaScript/TypeScript chunker', () => {
     assertInvariants(text, r);
   });
 
+  it('names an anonymous default export after its file, as importers and Nuxt\'s auto-imports name it', () => {
+    const sym = (file: string, text: string) => chunkFile(file, text).chunks.map((c) => `${c.kind} ${c.symbol} ${c.header}`);
+    assert.deepEqual(sym('composables/useCart.ts', 'export default function () {\n  return { items: useState(\'cart\') }\n}\n'), ['function useCart // composables/useCart.ts :: useCart']);
+    assert.deepEqual(sym('composables/use-auth.ts', 'export default () => ({ user: useState(\'user\') })\n'), ['function useAuth // composables/use-auth.ts :: useAuth']);
+    assert.deepEqual(sym('stores/useTheme.js', 'export default createGlobalState(() => ({ dark: ref(false) }))\n'), ['const useTheme // stores/useTheme.js :: useTheme']);
+    assert.deepEqual(sym('src/Panel.jsx', 'export default class extends Component {\n  render() { return <div /> }\n}\n'), ['class Panel // src/Panel.jsx :: Panel']);
+    assert.deepEqual(sym('types/zoom.d.ts', 'export default function (level: number): void;\n'), ['function zoom // types/zoom.d.ts :: zoom']);
+    // a name of its own, or no one-identifier file name: as before
+    assert.deepEqual(sym('composables/useModal.ts', 'export default function useDialog() {\n  return { open: ref(false) }\n}\n'), ['function useDialog // composables/useModal.ts :: useDialog']);
+    for (const file of ['src/index.ts', 'vite.config.ts', 'pages/[id].ts']) assert.deepEqual(sym(file, 'export default () => 1\n'), [`function default // ${file} :: default`], file);
+    assert.deepEqual(sym('src/Legend.tsx', 'export default Legend;\n'), ['const default // src/Legend.tsx :: default'], 'the name is the one it exports');
+    // a Vue component's default export keeps the component's name
+    const vue = chunkFile('src/KZoom.vue', '<script>\nexport default { name: \'KZoom\', methods: { zoomIn() { this.z++ } } }\n</script>\n').chunks.map((c) => c.symbol);
+    assert.ok(vue.every((s) => s?.startsWith('KZoom')), vue.join(', '));
+  });
+
   it('keeps exact offsets in files with CRLF line ends and a BOM', () => {
     const bytes = fs.readFileSync(path.join(FIX, 'crlf-bom.js'));
     const d = decodeBytes(bytes);
@@ -74,12 +90,12 @@ describe('JavaScript/TypeScript chunker', () => {
     assertInvariants(d.text!, r);
   });
 
-  it('names the members of an exported object literal default.methods.x', () => {
+  it('names the members of an exported object literal after its file: layers.methods.x', () => {
     const methods = Array.from({ length: 6 }, (_, i) => `    step${i}(map) {\n${Array.from({ length: 8 }, (_, j) => `      map.layers[${j}].setOpacity(${i} / ${j + 1});`).join('\n')}\n    },`).join('\n');
     const text = `export default {\n  name: 'KLayers',\n  methods: {\n${methods}\n  },\n}\n`;
     const r = chunkFile('src/layers.js', text);
     const syms = r.chunks.map((c) => c.symbol);
-    for (let i = 0; i < 6; i++) assert.ok(syms.includes(`default.methods.step${i}`), syms.join(', '));
+    for (let i = 0; i < 6; i++) assert.ok(syms.includes(`layers.methods.step${i}`), syms.join(', '));
     assertInvariants(text, r);
   });
 

@@ -29,6 +29,12 @@ function workspace(prefix: string): string {
   fs.writeFileSync(path.join(dir, 'src', 'util', 'long.js'), Array.from({ length: LONG_LINES }, (_, i) => `export const value${i + 1} = ${i + 1} // line ${i + 1}`).join('\n') + '\n');
   // a unit whose doc comment names it
   fs.writeFileSync(path.join(dir, 'src', 'util', 'doc.js'), "/**\n * helperName returns the helper's name.\n */\nexport function helperName () {\n  return 'helper'\n}\n");
+  // a composable exported anonymously: Nuxt auto-imports it by its file's name, useTileCache
+  fs.mkdirSync(path.join(dir, 'src', 'composables'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'src', 'composables', 'use-tile-cache.ts'), 'export default function () {\n  const tiles = new Map<string, Blob>()\n  return { tiles }\n}\n');
+  // a component Nuxt registers as <BaseButton> (its folder below components/ and its file name)
+  fs.mkdirSync(path.join(dir, 'src', 'components', 'base'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'src', 'components', 'base', 'Button.vue'), '<template>\n  <button class="btn"><slot /></button>\n</template>\n');
   // a line on which (a+)+$ backtracks without end
   fs.writeFileSync(path.join(dir, 'src', 'util', 'aaa.js'), `export const aaa = '${'a'.repeat(60)}!'\n`);
   // containers too large for one chunk: a Python class with a long docstring (its own lines become
@@ -138,6 +144,17 @@ describe('fathom mcp: read, definitions, references, files, exact search modes (
     assert.ok(!near.isError);
     assert.match(near.content[0].text, /no match/);
     assert.deepEqual(near.structuredContent!.definitions, []);
+  });
+
+  it('definitions: an anonymous default export by the name its file gives it (use-tile-cache.ts: useTileCache), a Nuxt component by its registered name (BaseButton)', async () => {
+    const d = await call('definitions', { symbol: 'useTileCache' });
+    assert.ok(!d.isError, d.content[0].text);
+    const defs = d.structuredContent!.definitions as Array<{ path: string; startLine: number; endLine: number; symbol: string }>;
+    assert.deepEqual(defs.map((x) => [x.path, x.startLine, x.endLine, x.symbol]), [['src/composables/use-tile-cache.ts', 1, 4, 'useTileCache']]);
+    // and a Nuxt component by the name Nuxt registers it under
+    const b = await call('definitions', { symbol: 'BaseButton' });
+    const found = b.structuredContent!.definitions as Array<{ path: string; kind: string; symbol: string }>;
+    assert.deepEqual(found.map((x) => [x.path, x.kind, x.symbol]), [['src/components/base/Button.vue', 'template', 'Button']]);
   });
 
   it('definitions: a qualified name as the language writes it (Type::member, Type#member, module::name) finds the unit; a type that is not it does not', async () => {
@@ -275,8 +292,8 @@ describe('fathom mcp: read, definitions, references, files, exact search modes (
 
   it('files: by glob, in path order, with the total; cut to the budget and paged with no overlap; a bad glob refused', async () => {
     const vue = await call('files', { glob: '*.vue' });
-    assert.deepEqual((vue.structuredContent!.files as Array<{ path: string }>).map((f) => f.path), ['src/components/KZoomControl.vue', 'src/components/LayerPanel.vue']);
-    assert.match(vue.content[0].text, /^2 indexed file\(s\) match \*\.vue/);
+    assert.deepEqual((vue.structuredContent!.files as Array<{ path: string }>).map((f) => f.path), ['src/components/KZoomControl.vue', 'src/components/LayerPanel.vue', 'src/components/base/Button.vue']);
+    assert.match(vue.content[0].text, /^3 indexed file\(s\) match \*\.vue/);
     const all = await call('files', {});
     const total = all.structuredContent!.total as number;
     const seen: string[] = [];

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { Engine } from '../../src/index/engine';
 import { KeywordIndex } from '../../src/index/keyword';
-import { codeNames, namesakesFirst } from '../../src/index/rank/names';
+import { codeNames, namesakesFirst, unitNames } from '../../src/index/rank/names';
 import { NAMESAKES, namesakeLayout } from '../helpers/named-layout';
 
 const stat = { mtimeMs: 1, size: 1 };
@@ -30,10 +30,15 @@ describe('names the query writes as code (rank/names.ts)', () => {
 
   it('namesakesFirst: keeps the order within tiers, and moves nothing when the phrase tiers found the query', () => {
     const symbols: Record<number, string> = { 1: 'Command.command', 2: 'Command', 3: 'command', 4: 'Admin.command' };
-    assert.deepEqual(namesakesFirst('command (command)', [1, 2, 3, 4], (id) => symbols[id]), [3, 1, 2, 4], 'the whole name by exact case; a member of that name keeps its place');
-    assert.deepEqual(namesakesFirst('array (ARRAY)', [1, 2, 3, 4], (id) => symbols[id]), [1, 2, 3, 4], 'no chunk named so: nothing moves');
-    assert.deepEqual(namesakesFirst('command (command)', [1, 2, 3, 4], (id) => symbols[id], { phrase: true }), [1, 2, 3, 4]);
-    assert.deepEqual(namesakesFirst('the command', [1, 2, 3, 4], (id) => symbols[id]), [1, 2, 3, 4]);
+    const namesOf = (id: number) => unitNames({ symbol: symbols[id] });
+    assert.deepEqual(namesakesFirst('command (command)', [1, 2, 3, 4], namesOf), [3, 1, 2, 4], 'the whole name by exact case; a member of that name keeps its place');
+    assert.deepEqual(namesakesFirst('array (ARRAY)', [1, 2, 3, 4], namesOf), [1, 2, 3, 4], 'no chunk named so: nothing moves');
+    assert.deepEqual(namesakesFirst('command (command)', [1, 2, 3, 4], namesOf, { phrase: true }), [1, 2, 3, 4]);
+    assert.deepEqual(namesakesFirst('the command', [1, 2, 3, 4], namesOf), [1, 2, 3, 4]);
+    // a name the unit is also known by (a Nuxt component's) counts as its symbol does
+    const button = { symbol: 'Button', meta: { alsoNamed: ['BaseButton'] } };
+    assert.deepEqual(unitNames(button), ['Button', 'BaseButton']);
+    assert.deepEqual(namesakesFirst('base button (BaseButton)', [1, 2, 5], (id) => (id === 5 ? unitNames(button) : namesOf(id))), [5, 1, 2]);
   });
 
   it('candidates of equal score, for a query naming code: the shorter symbol first, so that the one named `array` is scored among hundreds that hold the word', () => {
@@ -50,6 +55,33 @@ describe('names the query writes as code (rank/names.ts)', () => {
     const engine = new Engine({ noEmbedderReason: 'test' });
     for (const [rel, text] of Object.entries(namesakeLayout())) engine.updateFile(rel, bytes(text), stat);
     for (const [query, file] of NAMESAKES) {
+      const hits = await engine.search(query, { mode: 'keyword' });
+      assert.equal(hits[0]?.chunk.path, file, `${query}: ${hits.map((h) => `${h.chunk.path} ${h.chunk.symbol}`).join(', ')}`);
+    }
+  });
+
+  it('search: a composable exported anonymously (`export default function ()`) by its auto-imported name, before the components that call it', async () => {
+    const engine = new Engine({ noEmbedderReason: 'test' });
+    const body = Array.from({ length: 30 }, (_, i) => `  const step${i} = computed(() => items.value.filter((x) => x.qty > ${i}).length)`).join('\n');
+    engine.updateFile('composables/useCart.ts', bytes(`export default function () {\n  const items = useState('cart', () => [])\n${body}\n  return { items }\n}\n`), stat);
+    engine.updateFile('composables/use-auth.ts', bytes(`export default () => {\n  const user = useState('user', () => null)\n${body}\n  return { user }\n}\n`), stat);
+    for (let i = 0; i < 12; i++) {
+      engine.updateFile(`components/Cart${i}.vue`, bytes(`<template><p>{{ items.length }} {{ user }}</p></template>\n<script setup lang="ts">\nconst { items } = useCart()\nconst { user } = useAuth()\n</script>\n`), stat);
+    }
+    for (const [query, file] of [['use cart (useCart)', 'composables/useCart.ts'], ['useCart', 'composables/useCart.ts'], ['use auth (useAuth)', 'composables/use-auth.ts'], ['useAuth', 'composables/use-auth.ts']]) {
+      const hits = await engine.search(query, { mode: 'keyword' });
+      assert.equal(hits[0]?.chunk.path, file, `${query}: ${hits.map((h) => `${h.chunk.path} ${h.chunk.symbol}`).join(', ')}`);
+    }
+  });
+
+  it('search: a Nuxt component in a folder below components/ by the name Nuxt registers it under (<BaseButton>), before the pages that use it', async () => {
+    const engine = new Engine({ noEmbedderReason: 'test' });
+    engine.updateFile('components/base/Button.vue', bytes('<template>\n  <button :class="[\'btn\', `btn-${variant}`]" @click="$emit(\'click\')"><slot /></button>\n</template>\n<script setup lang="ts">\ndefineProps<{ variant?: string }>()\n</script>\n'), stat);
+    engine.updateFile('components/form/input/index.vue', bytes('<template>\n  <input :value="modelValue" @input="$emit(\'update:modelValue\', $event.target.value)" />\n</template>\n'), stat);
+    for (let i = 0; i < 10; i++) {
+      engine.updateFile(`pages/page${i}.vue`, bytes(`<template>\n  <div>\n    <FormInput v-model="name" />\n    <BaseButton variant="primary" @click="save">Save</BaseButton>\n  </div>\n</template>\n`), stat);
+    }
+    for (const [query, file] of [['base button (BaseButton)', 'components/base/Button.vue'], ['BaseButton', 'components/base/Button.vue'], ['FormInput', 'components/form/input/index.vue']]) {
       const hits = await engine.search(query, { mode: 'keyword' });
       assert.equal(hits[0]?.chunk.path, file, `${query}: ${hits.map((h) => `${h.chunk.path} ${h.chunk.symbol}`).join(', ')}`);
     }

@@ -17,7 +17,7 @@ import { connectPg, isConnectionLoss, migrate, overlayHits, pgSearch, PG_SCHEMA_
 import { mineGold } from '../../src/eval/mine';
 import { fakeEmbedder } from '../helpers/fake-embedder';
 import { NAMED_FIELDS, NAMESAKES, namedLayout, namesakeLayout } from '../helpers/named-layout';
-import { codeNames, namesakesFirst } from '../../src/index/rank/names';
+import { codeNames, namesakesFirst, unitNames } from '../../src/index/rank/names';
 import { WorkerState } from '../../src/service/worker';
 
 /** Every term's document frequency, counted from the chunks' records (what `fathom_terms` must hold). */
@@ -304,7 +304,7 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
       const scoreOf = new Map(hits1.map((h) => [key({ chunk: local.chunks.get(h.docId)! }), h.score]));
       const found = { phrase: false };
       const phrased = phraseFirst(g.query, proximityOrder(g.query, hits1, 50, (id) => proximityText(local.chunks.text(id), local.chunks.get(id))), (id) => local.chunks.text(id), undefined, undefined, found);
-      const local1 = namesakesFirst(g.query, phrased, (id) => local.chunks.get(id)?.symbol, found)
+      const local1 = namesakesFirst(g.query, phrased, (id) => unitNames(local.chunks.get(id)), found)
         .slice(0, 10)
         .map((id) => key({ chunk: local.chunks.get(id)! }));
       // the same chunks in the same order, except that chunks whose scores differ by less than

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { chunkFile } from '../../src/chunkers/index';
 import type { FileChunks } from '../../src/chunkers/types';
-import { componentName, nameToWords, vueBlockRanges } from '../../src/chunkers/vue';
+import { componentName, nameToWords, nuxtComponentName, vueBlockRanges } from '../../src/chunkers/vue';
 import { checkBudget, checkCoverage, checkJsonParses, checkNoOverlap, checkPositions } from '../helpers/invariants';
 
 const FIX = path.join(__dirname, '..', 'fixtures', 'vue');
@@ -37,6 +37,22 @@ describe('Vue SFC chunker', () => {
     assert.equal(componentName('src/Layers/index.vue', ['']), 'Layers');
     assert.equal(componentName('src/X.vue', ["export default {\n  name: 'KZoomControl',\n}"]), 'KZoomControl');
     assert.equal(componentName('src/X.vue', ["defineOptions({ name: 'KPanel' })"]), 'KPanel');
+  });
+
+  it("knows the name Nuxt registers a component under, from its folders below components/ (Nuxt's rule)", () => {
+    assert.equal(nuxtComponentName('components/base/Button.vue'), 'BaseButton');
+    assert.equal(nuxtComponentName('app/components/base/BaseButton.vue'), 'BaseButton', 'a folder the file name starts with is not repeated');
+    assert.equal(nuxtComponentName('components/form/input/index.vue'), 'FormInput');
+    assert.equal(nuxtComponentName('components/ui/data-table/DataTableRow.vue'), 'UiDataTableRow');
+    assert.equal(nuxtComponentName('components/Button.vue'), undefined, 'directly under components/: the file name is the name');
+    assert.equal(nuxtComponentName('src/views/Home.vue'), undefined);
+    const chunks = chunkFile('components/base/Button.vue', '<template>\n  <button><slot /></button>\n</template>\n<script setup>\nconst emit = defineEmits([\'click\'])\n</script>\n').chunks;
+    assert.ok(chunks.length >= 2);
+    for (const c of chunks) {
+      assert.equal(c.symbol, 'Button', 'the symbol stays the file\'s name');
+      assert.deepEqual(c.meta?.alsoNamed, ['BaseButton']);
+      assert.match(String(c.meta?.searchTerms), /BaseButton/);
+    }
   });
 
   it('cuts a Vue 2 Options API component with mixins into its options entries', () => {

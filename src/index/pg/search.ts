@@ -9,7 +9,7 @@ import { compileFilter, convex, DEFAULT_RRF_K, modelTermWeights, ownModelWeight,
 import { RERANK_DEPTH, rerank, wantsRerank, withModelCandidates } from '../rank/rerank';
 import type { DiversifyOptions } from '../rank/diversify';
 import { present, type PresentSource } from '../rank/present';
-import { codeNames, namesakesFirst } from '../rank/names';
+import { codeNames, namesakesFirst, unitNames } from '../rank/names';
 import { phraseFirst, proximityOrder, proximityText, searchTermsOf, shownForm, shownText } from '../rank/phrase';
 import { STATIC_MODEL_NAME } from '../static-model';
 import { prepared } from './connect';
@@ -749,7 +749,7 @@ function keywordOrder(a: Answer, r: KeywordRanked, local: Map<number, number>, f
   const pool = a.pool;
   const ids = proximityOrder(q, hits, depth, (id) => proximityText(pool[id]?.text, pool[id]));
   const phrased = phraseFirst(q, ids, (id) => pool[id]?.text, (id) => shownText(pool[id])?.split('\n').map(shownForm), ids.length, found, (id) => searchTermsOf(pool[id]));
-  return namesakesFirst(q, phrased, (id) => pool[id]?.symbol, found);
+  return namesakesFirst(q, phrased, (id) => unitNames(pool[id]), found);
 }
 
 /**

@@ -6,12 +6,15 @@
  * top-level `command` one name with commander's `Command.command`. When the query writes a name
  * as code (`codeNames`: `array (ARRAY)`, `` `command` ``, `getZoomControl`), the keyword list's
  * chunks whose symbol is that name, as written, come first, then the rest, BM25F's order kept
- * within each. A member of that name (`Command.command`) gets no place of its own: Revel's
+ * within each; a chunk's names are its symbol and those it is also known by (`unitNames`: a
+ * Nuxt component under `components/base/Button.vue` is `BaseButton`). A member of that name
+ * (`Command.command`) gets no place of its own: Revel's
  * `Cache` interface declares `GetMulti`, and its three implementations' methods went above it.
  * Nothing moves when no chunk is so named, nor when the phrase tiers found the query as written
  * (`found.phrase`: a pasted line names more than its identifiers). Shared with the team index
  * (pg/search.ts).
  */
+import { ALSO_NAMED_META, type Chunk } from '../../chunkers/types';
 
 /** A token that is an identifier, dotted or not (`ARRAY`, `useLayers`, `Router.push`, `$t`). */
 const IDENT = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/;
@@ -56,16 +59,20 @@ export function codeNames(query: string): string[] {
   return [...out].slice(0, 8);
 }
 
-/** `ids` (the keyword list) with the chunks the query names as code first (see the module comment). */
-export function namesakesFirst(query: string, ids: number[], symbolOf: (id: number) => string | undefined, found?: { phrase: boolean }): number[] {
+/** The names a chunk's unit goes by: its symbol, and those it is also known by in code (`ALSO_NAMED_META`: a Nuxt component's `BaseButton`). */
+export function unitNames(c: Pick<Chunk, 'symbol' | 'meta'> | undefined): readonly string[] {
+  if (!c?.symbol) return [];
+  const also = c.meta?.[ALSO_NAMED_META];
+  return Array.isArray(also) ? [c.symbol, ...also.filter((n): n is string => typeof n === 'string')] : [c.symbol];
+}
+
+/** `ids` (the keyword list) with the chunks the query names as code first (see the module comment); `namesOf`: a chunk's names (`unitNames`). */
+export function namesakesFirst(query: string, ids: number[], namesOf: (id: number) => readonly string[], found?: { phrase: boolean }): number[] {
   if (found?.phrase || ids.length < 2) return ids;
   const names = codeNames(query);
   if (!names.length) return ids;
   const named: number[] = [];
   const rest: number[] = [];
-  for (const id of ids) {
-    const symbol = symbolOf(id);
-    (symbol !== undefined && names.includes(symbol) ? named : rest).push(id);
-  }
+  for (const id of ids) (namesOf(id).some((n) => names.includes(n)) ? named : rest).push(id);
   return named.length ? named.concat(rest) : ids;
 }
