@@ -423,6 +423,24 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
     await pushedLayout('namesakes', namesakeLayout(), [...fileOf.keys()], (query, hits, said) => assert.equal(hits[0]?.chunk.path, fileOf.get(query), said));
   });
 
+  it('an index made again on the same connection (dropped, pushed anew) is answered from its own rows, not from what the connection cached of the one before', async () => {
+    // two indexes made one after the other on one connection: each starts a generation of its
+    // own; when both started at 1, the second's answers came from the first's cached postings and chunks
+    const once = async (name: string, files: Record<string, string>) => {
+      const ws = path.join(work, name);
+      for (const [rel, text] of Object.entries(files)) {
+        fs.mkdirSync(path.dirname(path.join(ws, rel)), { recursive: true });
+        fs.writeFileSync(path.join(ws, rel), text);
+      }
+      return scratchIndex(db, async () => {
+        await pushFolder(db, ws);
+        return (await pgSearch(db, 'render widget', { k: 5, mode: 'keyword' })).map((h) => h.chunk.path);
+      });
+    };
+    assert.deepEqual(await once('first-index', { 'src/first.js': 'export function renderWidget() { return 1 }\n' }), ['src/first.js']);
+    assert.deepEqual(await once('second-index', { 'lib/second.js': 'export function renderWidget() { return 2 }\n' }), ['lib/second.js']);
+  });
+
   it('an edited file is re-pushed alone, a deleted one leaves; unpushed edits are overlaid from the folder', async () => {
     const ws = path.join(work, 'ws');
     const emb = fakeEmbedder();

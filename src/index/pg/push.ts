@@ -145,9 +145,14 @@ async function clearIndex(sql: Sql): Promise<void> {
   await setMeta(sql, 'len_sums', '0,0,0,0');
 }
 
-/** After a write: a new generation (a searcher re-reads the file hashes). */
+/**
+ * After a write: a new generation (a searcher re-reads the file hashes). A new index starts at a
+ * random one, not at 1: a searcher's connection keeps postings and chunks by generation, and an
+ * index dropped and pushed anew (or another schema on the same connection) would otherwise
+ * meet the cache of the one before at the same number and answer with its chunks.
+ */
 async function afterWrite(sql: Sql): Promise<void> {
-  await sql.query("insert into fathom_meta (key, value) values ('generation', '1') on conflict (key) do update set value = (fathom_meta.value::bigint + 1)::text");
+  await sql.query("insert into fathom_meta (key, value) values ('generation', (floor(random() * 1e15) + 1)::bigint::text) on conflict (key) do update set value = (fathom_meta.value::bigint + 1)::text");
 }
 
 interface Pending {

@@ -97,7 +97,8 @@ const MIGRATIONS: Array<(sql: Sql) => Promise<void>> = [
     await sql.query('delete from fathom_terms');
     await sql.query('insert into fathom_terms (term, df) select lexeme, count(*)::int from fathom_chunks, unnest(tsv) as u(lexeme) group by lexeme');
     await sql.query("insert into fathom_meta (key, value) select 'chunks', count(*)::text from fathom_chunks on conflict (key) do update set value = excluded.value");
-    await sql.query("insert into fathom_meta (key, value) values ('generation', '1') on conflict (key) do nothing");
+    // a random first generation (push.ts afterWrite): a searcher's connection caches by generation, and a new index must not meet another's
+    await sql.query("insert into fathom_meta (key, value) values ('generation', (floor(random() * 1e15) + 1)::bigint::text) on conflict (key) do nothing");
   },
   // 3: each chunk's keyword record (Fathom's own terms and frequencies, as the local index keeps
   // them) and a postings table replace the tsvector and its GIN index; df and length sums from them
