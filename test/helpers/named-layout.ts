@@ -58,3 +58,37 @@ export function namesakeLayout(): Record<string, string> {
   });
   return files;
 }
+
+/**
+ * A Nuxt app's names that no file spells: composables exported anonymously (`export default
+ * function ()`), which Nuxt auto-imports by their file's name (`useCart`, `use-auth.ts`:
+ * `useAuth`), 30 lines long; components in folders below `components/`, which Nuxt registers
+ * under their folders' and file's names (`components/base/Button.vue`: `<BaseButton>`,
+ * `components/form/input/index.vue`: `<FormInput>`); and twelve short pages that call and
+ * show them all. Each query asks for the file that defines the name.
+ */
+export const NUXT_NAMES: ReadonlyArray<[query: string, file: string]> = [
+  ['use cart (useCart)', 'composables/useCart.ts'],
+  ['useCart', 'composables/useCart.ts'],
+  ['use auth (useAuth)', 'composables/use-auth.ts'],
+  ['useAuth', 'composables/use-auth.ts'],
+  ['base button (BaseButton)', 'components/base/Button.vue'],
+  ['BaseButton', 'components/base/Button.vue'],
+  ['FormInput', 'components/form/input/index.vue'],
+];
+
+/** The Nuxt layout: relative path → text. */
+export function nuxtLayout(): Record<string, string> {
+  const body = Array.from({ length: 30 }, (_, i) => `  const step${i} = computed(() => items.value.filter((x) => x.qty > ${i}).length)`).join('\n');
+  const files: Record<string, string> = {
+    'composables/useCart.ts': `export default function () {\n  const items = useState('cart', () => [])\n${body}\n  return { items }\n}\n`,
+    'composables/use-auth.ts': `export default () => {\n  const user = useState('user', () => null)\n  const items = ref([])\n${body}\n  return { user }\n}\n`,
+    'components/base/Button.vue': '<template>\n  <button :class="[\'btn\', `btn-${variant}`]" @click="$emit(\'click\')"><slot /></button>\n</template>\n<script setup lang="ts">\ndefineProps<{ variant?: string }>()\n</script>\n',
+    'components/form/input/index.vue': '<template>\n  <input :value="modelValue" @input="$emit(\'update:modelValue\', $event.target.value)" />\n</template>\n',
+  };
+  for (let i = 0; i < 12; i++) {
+    files[`pages/page${i}.vue`] = `<template>\n  <div>\n    <p>{{ items.length }} {{ user }}</p>\n    <FormInput v-model="name" />\n    <BaseButton variant="primary" @click="save">Save</BaseButton>\n  </div>\n</template>\n<script setup lang="ts">\nconst { items } = useCart()\nconst { user } = useAuth()\n</script>\n`;
+  }
+  return files;
+}
+

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { Engine } from '../../src/index/engine';
 import { KeywordIndex } from '../../src/index/keyword';
 import { codeNames, namesakesFirst, unitNames } from '../../src/index/rank/names';
-import { NAMESAKES, namesakeLayout } from '../helpers/named-layout';
+import { NAMESAKES, namesakeLayout, NUXT_NAMES, nuxtLayout } from '../helpers/named-layout';
 
 const stat = { mtimeMs: 1, size: 1 };
 const bytes = (s: string) => new TextEncoder().encode(s);
@@ -60,28 +60,10 @@ describe('names the query writes as code (rank/names.ts)', () => {
     }
   });
 
-  it('search: a composable exported anonymously (`export default function ()`) by its auto-imported name, before the components that call it', async () => {
+  it("search: a Nuxt app's names no file spells — a composable exported anonymously by the name Nuxt imports it under (useCart), a component in a folder by the name Nuxt registers (<BaseButton>) — before the pages that use them", async () => {
     const engine = new Engine({ noEmbedderReason: 'test' });
-    const body = Array.from({ length: 30 }, (_, i) => `  const step${i} = computed(() => items.value.filter((x) => x.qty > ${i}).length)`).join('\n');
-    engine.updateFile('composables/useCart.ts', bytes(`export default function () {\n  const items = useState('cart', () => [])\n${body}\n  return { items }\n}\n`), stat);
-    engine.updateFile('composables/use-auth.ts', bytes(`export default () => {\n  const user = useState('user', () => null)\n${body}\n  return { user }\n}\n`), stat);
-    for (let i = 0; i < 12; i++) {
-      engine.updateFile(`components/Cart${i}.vue`, bytes(`<template><p>{{ items.length }} {{ user }}</p></template>\n<script setup lang="ts">\nconst { items } = useCart()\nconst { user } = useAuth()\n</script>\n`), stat);
-    }
-    for (const [query, file] of [['use cart (useCart)', 'composables/useCart.ts'], ['useCart', 'composables/useCart.ts'], ['use auth (useAuth)', 'composables/use-auth.ts'], ['useAuth', 'composables/use-auth.ts']]) {
-      const hits = await engine.search(query, { mode: 'keyword' });
-      assert.equal(hits[0]?.chunk.path, file, `${query}: ${hits.map((h) => `${h.chunk.path} ${h.chunk.symbol}`).join(', ')}`);
-    }
-  });
-
-  it('search: a Nuxt component in a folder below components/ by the name Nuxt registers it under (<BaseButton>), before the pages that use it', async () => {
-    const engine = new Engine({ noEmbedderReason: 'test' });
-    engine.updateFile('components/base/Button.vue', bytes('<template>\n  <button :class="[\'btn\', `btn-${variant}`]" @click="$emit(\'click\')"><slot /></button>\n</template>\n<script setup lang="ts">\ndefineProps<{ variant?: string }>()\n</script>\n'), stat);
-    engine.updateFile('components/form/input/index.vue', bytes('<template>\n  <input :value="modelValue" @input="$emit(\'update:modelValue\', $event.target.value)" />\n</template>\n'), stat);
-    for (let i = 0; i < 10; i++) {
-      engine.updateFile(`pages/page${i}.vue`, bytes(`<template>\n  <div>\n    <FormInput v-model="name" />\n    <BaseButton variant="primary" @click="save">Save</BaseButton>\n  </div>\n</template>\n`), stat);
-    }
-    for (const [query, file] of [['base button (BaseButton)', 'components/base/Button.vue'], ['BaseButton', 'components/base/Button.vue'], ['FormInput', 'components/form/input/index.vue']]) {
+    for (const [rel, text] of Object.entries(nuxtLayout())) engine.updateFile(rel, bytes(text), stat);
+    for (const [query, file] of NUXT_NAMES) {
       const hits = await engine.search(query, { mode: 'keyword' });
       assert.equal(hits[0]?.chunk.path, file, `${query}: ${hits.map((h) => `${h.chunk.path} ${h.chunk.symbol}`).join(', ')}`);
     }

@@ -16,7 +16,7 @@ import { agreement, hitKey as key } from '../helpers/agreement';
 import { connectPg, isConnectionLoss, migrate, overlayHits, pgSearch, PG_SCHEMA_VERSION, pushFolder, RemoteIndex, searchWithOverlay, type RemoteState, type Sql } from '../../src/index/pgstore';
 import { mineGold } from '../../src/eval/mine';
 import { fakeEmbedder } from '../helpers/fake-embedder';
-import { NAMED_FIELDS, NAMESAKES, namedLayout, namesakeLayout } from '../helpers/named-layout';
+import { NAMED_FIELDS, NAMESAKES, namedLayout, namesakeLayout, NUXT_NAMES, nuxtLayout } from '../helpers/named-layout';
 import { codeNames, namesakesFirst, unitNames } from '../../src/index/rank/names';
 import { WorkerState } from '../../src/service/worker';
 
@@ -439,6 +439,11 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
     };
     assert.deepEqual(await once('first-index', { 'src/first.js': 'export function renderWidget() { return 1 }\n' }), ['src/first.js']);
     assert.deepEqual(await once('second-index', { 'lib/second.js': 'export function renderWidget() { return 2 }\n' }), ['lib/second.js']);
+  });
+
+  it("a Nuxt app's names no file spells (an anonymous composable's useCart, a component's <BaseButton>) find what they name first, as the local engine does", async () => {
+    const fileOf = new Map(NUXT_NAMES);
+    await pushedLayout('nuxt', nuxtLayout(), [...fileOf.keys()], (query, hits, said) => assert.equal(hits[0]?.chunk.path, fileOf.get(query), said));
   });
 
   it('an edited file is re-pushed alone, a deleted one leaves; unpushed edits are overlaid from the folder', async () => {
