@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine } from '../../src/index/engine';
 import type { FusedHit } from '../../src/index/rank/fusion';
+import { modelTerms } from '../../src/index/model-terms';
 import { MODEL_CANDIDATES, nounQuery, ownName, RERANK_DEPTH, RERANK_FEATURES, RERANK_WEIGHTS, rerank, rerankFeatures, wantsRerank, withModelCandidates, type RerankSource } from '../../src/index/rank/rerank';
 import { loadStaticModel } from '../../src/index/static-model';
 
@@ -62,6 +63,24 @@ describe('rerank (learned re-ranking of a plain-words query)', () => {
     const wide = rerankFeatures('parse the cookie header', fused(docs), source(docs), false);
     assert.equal(wide[0][RERANK_FEATURES.indexOf('fused')], 1);
     assert.equal(wide[0][RERANK_FEATURES.indexOf('asked×model')], 0);
+  });
+
+  it('reads two adjacent query words as held where a chunk holds them joined (`scroll spy`: useScrollspy), as the keyword index matches them', () => {
+    const docs: Doc[] = [
+      { path: 'composables/useScrollspy.ts', symbol: 'useScrollspy', text: 'export function useScrollspy() {\n  const observer = new IntersectionObserver(update)\n  return { activeHeadings }\n}', keyword: 10, cosine: 0.2 },
+      { path: 'composables/useScroll.ts', symbol: 'useScroll', text: 'export function useScroll() {\n  return { y: window.scrollY }\n}', keyword: 8, cosine: 0.5 },
+    ];
+    const rows = rerankFeatures('table of contents scroll spy', fused(docs), source(docs), true);
+    const f = (row: number, name: (typeof RERANK_FEATURES)[number]) => rows[row][RERANK_FEATURES.indexOf(name)];
+    const share = (n: number) => n / new Set(modelTerms('table of contents scroll spy')).size;
+    // useScrollspy holds scroll and spy (as scrollspy), useScroll holds scroll only
+    assert.ok(Math.abs(f(0, 'nameCoverage') - share(2)) < 1e-9, String(f(0, 'nameCoverage')));
+    assert.ok(Math.abs(f(1, 'nameCoverage') - share(1)) < 1e-9, String(f(1, 'nameCoverage')));
+    assert.ok(Math.abs(f(0, 'coverage') - share(2)) < 1e-9, String(f(0, 'coverage')));
+    assert.ok(f(0, 'nameHeld') > 0, 'scrollspy, of its own name, is in the query');
+    // words that are not adjacent are not joined
+    const apart = rerankFeatures('spy on the scroll', fused(docs), source(docs), true);
+    assert.equal(apart[0][RERANK_FEATURES.indexOf('nameCoverage')], 0);
   });
 
   it('puts the chunk named by the query words above one that only mentions them, and code above its tests and docs, all else equal', () => {

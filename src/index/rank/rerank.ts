@@ -51,7 +51,7 @@ export const RERANK_FEATURES = [
   'modelRank', // 1 / log2(1 + the model's rank), 0 when absent
   'fileOther', // the best fused score of another candidate of its file
   'fileCount', // ln(1 + other candidates of its file)
-  'coverage', // the share of the query's terms (weighed by the model) the chunk holds
+  'coverage', // the share of the query's terms (weighed by the model) the chunk holds (two adjacent words held joined count: `joinedPairs`)
   'nameCoverage', // the share of them its path and symbol hold
   'length', // ln(1 + characters) / 10
   'unit', // a function, method, class …
@@ -135,9 +135,36 @@ export function ownName(symbol: string | undefined): string {
 }
 
 /** One row of features per candidate (`RERANK_FEATURES`). `asked`: the model's list took part in the fusion. */
+/**
+ * Adjacent words of the query joined, with the query terms each pair stands for: `scroll spy` →
+ * scrollspy (scroll, spy), as the keyword index joins them (keyword-query.ts): `useScrollspy`
+ * holds both words for it, and its keyword rank says so; the features below read them held too.
+ */
+function joinedPairs(query: string, qterms: ReadonlyMap<string, number>): Array<{ joined: string; terms: string[] }> {
+  const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const out: Array<{ joined: string; terms: string[] }> = [];
+  for (let i = 0; i + 1 < words.length && i < 32; i++) {
+    if (words[i].length + words[i + 1].length < 4) continue;
+    const terms = [...modelTerms(words[i]), ...modelTerms(words[i + 1])].filter((t) => qterms.has(t));
+    const [joined] = modelTerms(words[i] + words[i + 1]);
+    if (joined && terms.length === 2) out.push({ joined, terms });
+  }
+  return out;
+}
+
+/** `held`, and the query terms a joined pair stands for when it holds the pair's compound. */
+function withJoined(held: ReadonlySet<string>, pairs: ReadonlyArray<{ joined: string; terms: string[] }>): ReadonlySet<string> {
+  const hit = pairs.filter((p) => held.has(p.joined));
+  if (!hit.length) return held;
+  const out = new Set(held);
+  for (const p of hit) for (const t of p.terms) out.add(t);
+  return out;
+}
+
 export function rerankFeatures(query: string, hits: readonly FusedHit[], src: RerankSource, asked: boolean): number[][] {
   const qterms = new Map<string, number>();
   for (const t of modelTerms(query)) if (!qterms.has(t)) qterms.set(t, src.termWeight(t));
+  const pairs = joinedPairs(query, qterms);
   let qtotal = 0;
   for (const w of qterms.values()) qtotal += w;
   const n = hits.length;
@@ -169,18 +196,20 @@ export function rerankFeatures(query: string, hits: readonly FusedHit[], src: Re
     // the model reads a chunk's first MAX_MODEL_TERMS terms: a huge chunk (minified, generated) is cut well past them, not tokenized whole
     const held = new Set(modelTerms(`${c?.header ?? ''}\n${text.length > TEXT_READ ? text.slice(0, TEXT_READ) : text}`));
     const named = new Set(modelTerms(`${path} ${c?.symbol ?? ''}`));
+    const inText = withJoined(held, pairs);
+    const inName = withJoined(named, pairs);
     let cov = 0;
     let ncov = 0;
     for (const [t, w] of qterms) {
-      if (held.has(t)) cov += w;
-      if (named.has(t)) ncov += w;
+      if (inText.has(t)) cov += w;
+      if (inName.has(t)) ncov += w;
     }
     cov = qtotal ? cov / qtotal : 0;
     ncov = qtotal ? ncov / qtotal : 0;
     const own = new Set(modelTerms(ownName(c?.symbol)));
     const typeHead = TYPE_HEAD.test(text.length > 600 ? text.slice(0, 600) : text) ? 1 : 0;
     let spelled = 0;
-    for (const t of own) if (qterms.has(t)) spelled++;
+    for (const t of own) if (qterms.has(t) || pairs.some((p) => p.joined === t)) spelled++;
     let other = 0;
     let fileModel = nd[i];
     let fileKeyword = nk[i];
