@@ -7,6 +7,16 @@ import { NAMESAKES, namesakeLayout, NUXT_NAMES, nuxtLayout } from '../helpers/na
 const stat = { mtimeMs: 1, size: 1 };
 const bytes = (s: string) => new TextEncoder().encode(s);
 
+/** Each query's first keyword hit, in an engine holding `files`, is its file. */
+async function firstHits(files: Record<string, string>, queries: ReadonlyArray<[query: string, file: string]>): Promise<void> {
+  const engine = new Engine({ noEmbedderReason: 'test' });
+  for (const [rel, text] of Object.entries(files)) engine.updateFile(rel, bytes(text), stat);
+  for (const [query, file] of queries) {
+    const hits = await engine.search(query, { mode: 'keyword' });
+    assert.equal(hits[0]?.chunk.path, file, `${query}: ${hits.map((h) => `${h.chunk.path} ${h.chunk.symbol}`).join(', ')}`);
+  }
+}
+
 describe('names the query writes as code (rank/names.ts)', () => {
   it('codeNames: inside parentheses or backticks, as written; bare only in a query of at most two words, and only written like code', () => {
     assert.deepEqual(codeNames('array (ARRAY)'), ['ARRAY']);
@@ -52,20 +62,10 @@ describe('names the query writes as code (rank/names.ts)', () => {
   });
 
   it('search: the top-level `command` before a class\'s method of that name, and `ARRAY` before 260 files of `array…` functions', async () => {
-    const engine = new Engine({ noEmbedderReason: 'test' });
-    for (const [rel, text] of Object.entries(namesakeLayout())) engine.updateFile(rel, bytes(text), stat);
-    for (const [query, file] of NAMESAKES) {
-      const hits = await engine.search(query, { mode: 'keyword' });
-      assert.equal(hits[0]?.chunk.path, file, `${query}: ${hits.map((h) => `${h.chunk.path} ${h.chunk.symbol}`).join(', ')}`);
-    }
+    await firstHits(namesakeLayout(), NAMESAKES);
   });
 
   it("search: a Nuxt app's names no file spells — a composable exported anonymously by the name Nuxt imports it under (useCart), a component in a folder by the name Nuxt registers (<BaseButton>) — before the pages that use them", async () => {
-    const engine = new Engine({ noEmbedderReason: 'test' });
-    for (const [rel, text] of Object.entries(nuxtLayout())) engine.updateFile(rel, bytes(text), stat);
-    for (const [query, file] of NUXT_NAMES) {
-      const hits = await engine.search(query, { mode: 'keyword' });
-      assert.equal(hits[0]?.chunk.path, file, `${query}: ${hits.map((h) => `${h.chunk.path} ${h.chunk.symbol}`).join(', ')}`);
-    }
+    await firstHits(nuxtLayout(), NUXT_NAMES);
   });
 });

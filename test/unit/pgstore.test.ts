@@ -398,12 +398,18 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
   });
 
   /** `files` written to `work/<name>` and pushed to a scratch index; each query's keyword answer (k 5) to `check`. */
-  const pushedLayout = async (name: string, files: Record<string, string>, queries: string[], check: (query: string, hits: SearchHit[], said: string) => void) => {
+  /** `files` written to `work/<name>`; returns that folder. */
+  const writeLayout = (name: string, files: Record<string, string>): string => {
     const ws = path.join(work, name);
     for (const [rel, text] of Object.entries(files)) {
       fs.mkdirSync(path.dirname(path.join(ws, rel)), { recursive: true });
       fs.writeFileSync(path.join(ws, rel), text);
     }
+    return ws;
+  };
+
+  const pushedLayout = async (name: string, files: Record<string, string>, queries: string[], check: (query: string, hits: SearchHit[], said: string) => void) => {
+    const ws = writeLayout(name, files);
     await scratchIndex(db, async () => {
       await pushFolder(db, ws);
       for (const query of queries) {
@@ -427,11 +433,7 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
     // two indexes made one after the other on one connection: each starts a generation of its
     // own; when both started at 1, the second's answers came from the first's cached postings and chunks
     const once = async (name: string, files: Record<string, string>) => {
-      const ws = path.join(work, name);
-      for (const [rel, text] of Object.entries(files)) {
-        fs.mkdirSync(path.dirname(path.join(ws, rel)), { recursive: true });
-        fs.writeFileSync(path.join(ws, rel), text);
-      }
+      const ws = writeLayout(name, files);
       return scratchIndex(db, async () => {
         await pushFolder(db, ws);
         return (await pgSearch(db, 'render widget', { k: 5, mode: 'keyword' })).map((h) => h.chunk.path);
