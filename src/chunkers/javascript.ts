@@ -37,8 +37,8 @@ export interface ScriptOptions {
 }
 
 
-/** Component factories whose object argument is a component definition. */
-const FACTORIES = new Set(['defineComponent', 'Vue.extend', 'Vue.component', 'defineNuxtComponent', 'Component', 'mixin', 'Vue.mixin']);
+/** Factories whose object argument is a component definition, or a Pinia store's (`defineStore('cart', { state, getters, actions })`): its entries are units. */
+const FACTORIES = new Set(['defineComponent', 'Vue.extend', 'Vue.component', 'defineNuxtComponent', 'Component', 'mixin', 'Vue.mixin', 'defineStore']);
 
 export function chunkJavaScript(ctx: ChunkContext): ChunkerOutput {
   const ts = ctx.language === 'typescript';
@@ -221,8 +221,17 @@ class ScriptUnits {
     return body && body.type === 'BlockStatement' ? this.stmtBoundaries(body.body, floor) : [];
   }
 
-  private arrayBoundaries(v: t.Node): number[] {
-    return v.type === 'ArrayExpression' ? v.elements.filter((e): e is NonNullable<typeof e> => !!e).map((e) => this.off + e.start!) : [];
+  /**
+   * Where a const's value may be cut: between an array's elements, or between the statements of
+   * the function a call is handed (`defineStore('cart', () => {…})`, `defineEventHandler(async
+   * (event) => {…})`, `computed(() => {…})`), so that a long one is cut between its inner
+   * functions, not inside them.
+   */
+  private valueBoundaries(v: t.Node, floor: number): number[] {
+    if (v.type === 'ArrayExpression') return v.elements.filter((e): e is NonNullable<typeof e> => !!e).map((e) => this.off + e.start!);
+    if (v.type !== 'CallExpression') return [];
+    const fn = [...v.arguments].reverse().find((a) => isFn(unwrapExpr(a)));
+    return fn ? this.fnBoundaries(unwrapExpr(fn) as t.ArrowFunctionExpression | t.FunctionExpression, floor) : [];
   }
 
   private objectMembers(obj: t.ObjectExpression, symbol: string): Unit[] {
@@ -244,7 +253,7 @@ class ScriptUnits {
       } else if (v.type === 'ObjectExpression') {
         out.push({ kind: 'object', symbol: sym, parent: symbol, range, signature: this.signatureOf(p, v.start), members: this.objectMembers(v, sym), boundaries: [] });
       } else {
-        out.push({ kind: 'property', symbol: sym, parent: symbol, range, signature: this.lineOf(range), boundaries: this.arrayBoundaries(v) });
+        out.push({ kind: 'property', symbol: sym, parent: symbol, range, signature: this.lineOf(range), boundaries: this.valueBoundaries(v, range.start) });
       }
     }
     return out;
@@ -364,7 +373,7 @@ class ScriptUnits {
     }
     // exported consts, and consts built from a function (`computed(() => …)`, `watch`, `useX(…)`)
     if (exported || (init && init.type === 'CallExpression' && init.arguments.some((a) => isFn(unwrapExpr(a))))) {
-      return { kind: 'const', symbol: q(name), parent, range, signature: this.lineOf(range), boundaries: init ? this.arrayBoundaries(init) : [] };
+      return { kind: 'const', symbol: q(name), parent, range, signature: this.lineOf(range), boundaries: init ? this.valueBoundaries(init, range.start) : [] };
     }
     return undefined;
   }
@@ -380,7 +389,7 @@ class ScriptUnits {
     if (e.type === 'ClassExpression') return { kind: 'class', symbol, parent, range, signature: this.signatureOf(stmt, e.body.start), members: this.classMembers(e, symbol), boundaries: [] };
     const obj = e.type === 'ObjectExpression' ? e : factoryObject(e);
     if (obj) return { kind: 'object', symbol, parent, range, signature: this.signatureOf(stmt, obj.start), members: this.objectMembers(obj, symbol), boundaries: [] };
-    return { kind: 'const', symbol: this.o.defaultFromFile && namesOther(e) ? q('default') : symbol, parent, range, signature: this.lineOf(range), boundaries: [] };
+    return { kind: 'const', symbol: this.o.defaultFromFile && namesOther(e) ? q('default') : symbol, parent, range, signature: this.lineOf(range), boundaries: this.valueBoundaries(e, range.start) };
   }
 
   /** module.exports = {...}; Foo.prototype.bar = function () {}; exports.baz = () => {} */

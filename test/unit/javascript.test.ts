@@ -77,6 +77,32 @@ describe('JavaScript/TypeScript chunker', () => {
     assert.ok(vue.every((s) => s?.startsWith('KZoom')), vue.join(', '));
   });
 
+  it("cuts a Pinia store into its state, getters and actions, and a function handed to a call (a setup store, a Nuxt server handler) between its statements", () => {
+    const action = (i: number) => `    async add${i}(item) {\n      const saved = await $fetch('/api/cart/${i}', { method: 'POST', body: item })\n      this.items.push(saved)\n      this.total += saved.price\n      return saved\n    },`;
+    const options = `export const useCartStore = defineStore('cart', {\n  state: () => ({ items: [], total: 0 }),\n  getters: {\n    count: (state) => state.items.length,\n  },\n  actions: {\n${Array.from({ length: 8 }, (_, i) => action(i)).join('\n')}\n  },\n})\n`;
+    const r = chunkFile('stores/cart.ts', options, { maxTokens: 128 });
+    const syms = r.chunks.map((c) => c.symbol);
+    for (const s of ['useCartStore.state', 'useCartStore.actions.add0', 'useCartStore.actions.add7']) assert.ok(syms.includes(s), syms.join(', '));
+    assert.equal(r.chunks.find((c) => c.symbol === 'useCartStore.actions.add3')?.kind, 'method');
+    assertInvariants(options, r, 128);
+    // a function handed to a call: cut between its statements, each inner function whole
+    const inner = (i: number) => `  async function add${i}(item) {\n    const saved = await $fetch('/api/cart/${i}', { method: 'POST', body: item })\n    items.value.push(saved)\n    return saved\n  }`;
+    for (const [file, text] of [
+      ['stores/setup.ts', `export const useSetupStore = defineStore('setup', () => {\n  const items = ref([])\n${Array.from({ length: 10 }, (_, i) => inner(i)).join('\n')}\n  return { items }\n})\n`],
+      ['server/api/cart.post.ts', `export default defineEventHandler(async (event) => {\n  const items = []\n${Array.from({ length: 10 }, (_, i) => inner(i)).join('\n')}\n  return items\n})\n`],
+    ]) {
+      const out = chunkFile(file, text, { maxTokens: 128 });
+      assert.ok(out.chunks.length > 2, `${file}: cut`);
+      const lines = text.split('\n');
+      for (const c of out.chunks) {
+        // every piece starts at a statement of the function: never inside an inner function
+        const first = lines[c.start.line - 1];
+        assert.ok(c.start.line === 1 || /^ {2}(?:async function|const|return)/.test(first), `${file}: a piece starts inside a statement: ${JSON.stringify(first)}`);
+      }
+      assertInvariants(text, out, 128);
+    }
+  });
+
   it('keeps exact offsets in files with CRLF line ends and a BOM', () => {
     const bytes = fs.readFileSync(path.join(FIX, 'crlf-bom.js'));
     const d = decodeBytes(bytes);
