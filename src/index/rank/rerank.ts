@@ -134,7 +134,6 @@ export function ownName(symbol: string | undefined): string {
   return brace >= 0 ? symbol.slice(brace + 1) : symbol.slice(symbol.lastIndexOf('.') + 1);
 }
 
-/** One row of features per candidate (`RERANK_FEATURES`). `asked`: the model's list took part in the fusion. */
 /**
  * Adjacent words of the query joined, with the query terms each pair stands for: `scroll spy` →
  * scrollspy (scroll, spy), as the keyword index joins them (keyword-query.ts): `useScrollspy`
@@ -161,6 +160,7 @@ function withJoined(held: ReadonlySet<string>, pairs: ReadonlyArray<{ joined: st
   return out;
 }
 
+/** One row of features per candidate (`RERANK_FEATURES`). `asked`: the model's list took part in the fusion. */
 export function rerankFeatures(query: string, hits: readonly FusedHit[], src: RerankSource, asked: boolean): number[][] {
   const qterms = new Map<string, number>();
   for (const t of modelTerms(query)) if (!qterms.has(t)) qterms.set(t, src.termWeight(t));
