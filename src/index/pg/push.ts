@@ -7,7 +7,7 @@ import { NodeFileSource, type FileSource } from '../../workspace/source';
 import { embedText, type Embedder } from '../embedder';
 import { hashText } from '../engine';
 import { quantizeRows } from '../store';
-import { addTotals, buildPostingBlobs, keywordKey, meta, migrate, pgArray, PgStoreError, POSTINGS_INDEX, recordOf, setMeta, tx, vectorLiteral, writePostings, type Rec, type Sql } from './schema';
+import { addTotals, buildPostingBlobs, FIRST_GENERATION_SQL, keywordKey, meta, migrate, pgArray, PgStoreError, POSTINGS_INDEX, recordOf, setMeta, tx, vectorLiteral, writePostings, type Rec, type Sql } from './schema';
 
 /** A write transaction holds at most this many chunks (or BATCH_FILES files). */
 const BATCH_CHUNKS = 2000;
@@ -145,14 +145,9 @@ async function clearIndex(sql: Sql): Promise<void> {
   await setMeta(sql, 'len_sums', '0,0,0,0');
 }
 
-/**
- * After a write: a new generation (a searcher re-reads the file hashes). A new index starts at a
- * random one, not at 1: a searcher's connection keeps postings and chunks by generation, and an
- * index dropped and pushed anew (or another schema on the same connection) would otherwise
- * meet the cache of the one before at the same number and answer with its chunks.
- */
+/** After a write: a new generation (a searcher re-reads the file hashes); a new index's first is random (FIRST_GENERATION_SQL). */
 async function afterWrite(sql: Sql): Promise<void> {
-  await sql.query("insert into fathom_meta (key, value) values ('generation', (floor(random() * 1e15) + 1)::bigint::text) on conflict (key) do update set value = (fathom_meta.value::bigint + 1)::text");
+  await sql.query(`insert into fathom_meta (key, value) values ('generation', ${FIRST_GENERATION_SQL}) on conflict (key) do update set value = (fathom_meta.value::bigint + 1)::text`);
 }
 
 interface Pending {

@@ -67,6 +67,14 @@ export async function addTotals(sql: Sql, d: { chunks: number; lens: number[] })
 }
 
 /** The postings' key, covering what scoring reads; a push into an empty index builds it once at the end (sorted, several times cheaper than growing it). */
+/**
+ * The first generation of a new index (meta `generation`, +1 at each write): a random one, not 1.
+ * A searcher's connection keeps postings and chunks by generation, and an index dropped and
+ * pushed anew (or another schema on the same connection) would otherwise meet the cache of the
+ * one before at the same number and answer with its chunks.
+ */
+export const FIRST_GENERATION_SQL = '(floor(random() * 1e15) + 1)::bigint::text';
+
 export const POSTINGS_INDEX = 'create unique index if not exists fathom_postings_key on fathom_postings (term, id) include (tf, l0, l1, l2, l3)';
 
 /** Schema migrations: entry i brings version i to i + 1. */
@@ -97,8 +105,7 @@ const MIGRATIONS: Array<(sql: Sql) => Promise<void>> = [
     await sql.query('delete from fathom_terms');
     await sql.query('insert into fathom_terms (term, df) select lexeme, count(*)::int from fathom_chunks, unnest(tsv) as u(lexeme) group by lexeme');
     await sql.query("insert into fathom_meta (key, value) select 'chunks', count(*)::text from fathom_chunks on conflict (key) do update set value = excluded.value");
-    // a random first generation (push.ts afterWrite): a searcher's connection caches by generation, and a new index must not meet another's
-    await sql.query("insert into fathom_meta (key, value) values ('generation', (floor(random() * 1e15) + 1)::bigint::text) on conflict (key) do nothing");
+    await sql.query(`insert into fathom_meta (key, value) values ('generation', ${FIRST_GENERATION_SQL}) on conflict (key) do nothing`);
   },
   // 3: each chunk's keyword record (Fathom's own terms and frequencies, as the local index keeps
   // them) and a postings table replace the tsvector and its GIN index; df and length sums from them
