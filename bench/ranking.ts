@@ -4,7 +4,7 @@
  * scored by file, for today's ranking and for a baseline build side by side in one run.
  *
  *   npm run bench:ranking                                   # everything (a few minutes)
- *   node --import tsx bench/ranking.ts --only js-doc,vue-ui # some benchmarks (js-doc py-doc go-doc py-repo go-repo py-docs vue-ui react-ui react-intl-ui schema registration mined)
+ *   node --import tsx bench/ranking.ts --only js-doc,vue-ui # some benchmarks (js-doc ts-doc py-doc go-doc py-repo go-repo py-docs vue-ui react-ui react-intl-ui schema registration mined)
  *   node --import tsx bench/ranking.ts --baseline <git ref> # another baseline (default: BASELINE_REF)
  *   node --import tsx bench/ranking.ts --no-baseline --json # today's build only, one JSON object
  *   node --import tsx bench/ranking.ts --misses 10          # print some misses of the tuning half
@@ -21,7 +21,9 @@
  *   vue2-google-maps, vue-carousel, mavon-editor, floating-vue (global registrations),
  *   @docusaurus/theme-classic and @docusaurus/theme-translations (React components that render
  *   locale strings, flat JSON locales), @openedx/paragon (React components with react-intl and
- *   JSON message catalogs), LangChain's splitter (the peer).
+ *   JSON message catalogs), Tiptap's TypeScript sources (@tiptap/core, -vue-3, -extensions,
+ *   -extension-link, -extension-table, -extension-collaboration: ts-doc), LangChain's splitter
+ *   (the peer).
  * - Debian: Python sources under /usr/lib/python3/dist-packages (python3-oauthlib, -jwt,
  *   -httplib2, -pyparsing, -toml) and Go sources under /usr/share/gocode (golang-github-spf13-
  *   cobra-dev, -pflag-dev, -afero-dev, -viper-dev, golang-github-google-go-cmp-dev, -pkg-errors-dev,
@@ -37,6 +39,8 @@
  *   (k1 1.2, b 0.75) over Fathom's own tokens (`terms`), in this process. `line@5`: one of the
  *   first 5 results is the gold file's chunk holding the line where the sentence was (the
  *   documented function itself, as the issue measures it, not only its file).
+ * - `ts-doc`: the same on TypeScript (functions and consts with JSDoc in Tiptap's sources, see
+ *   `tsDocBench`), the peer with `fromLanguage('js')`.
  * - `vue-ui`: the source-locale (en) text of an i18n key → the component files whose code names
  *   that key (`'$vuetify.<key>'`, `"el.<key>"`), placeholders (`{0}`, `{color}`) dropped; keys
  *   named by more than 4 files are left out. Also `locale@5`: the share of top-5 slots taken by
@@ -229,6 +233,36 @@ function jsDocBench(): Bench {
       const body = m[1].replace(/^\s*\* ?/gm, '');
       const summary = /@summary\s+([^\n]+)/.exec(body);
       const desc = summary ? summary[1] : body.split(/\n\s*@/)[0];
+      const s = firstSentence(desc);
+      if (s && !s.startsWith('@')) out.push(s);
+    }
+    return out;
+  });
+}
+
+/**
+ * `ts-doc`: the Vue/TypeScript case of the doc-sentence benchmarks, from code the model never saw
+ * (no Tiptap package is in train/npm-packages.json): Tiptap's editor core, its Vue 3 binding and
+ * four of its extension packages, as their TypeScript sources (`src/`, tests and all) are
+ * published. The first sentence of a function's or a const's JSDoc, outside tests, → its file;
+ * the rest as `js-doc`.
+ */
+const TS_DOC_PACKAGES = ['core', 'vue-3', 'extensions', 'extension-link', 'extension-table', 'extension-collaboration'];
+
+function tsDocBench(): Bench {
+  const files: Array<{ rel: string; text: string }> = [];
+  for (const pkg of TS_DOC_PACKAGES) {
+    const root = path.join(nm, '@tiptap', pkg);
+    for (const abs of walk(path.join(root, 'src'))) {
+      if (/\.(?:ts|tsx|vue)$/.test(abs) && !abs.endsWith('.d.ts')) files.push({ rel: `@tiptap/${pkg}/${path.relative(root, abs)}`, text: fs.readFileSync(abs, 'utf8') });
+    }
+  }
+  return docBench('ts-doc', 'js', files, (text, rel) => {
+    const out: string[] = [];
+    if (/\.(?:test|spec)\.tsx?$|__tests__\//.test(rel)) return out;
+    const re = /\/\*\*([\s\S]*?)\*\/\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\s*\*?\s*[\w$]+|(?:var|const|let)\s+[\w$]+\s*(?::[^=\n]+)?=)/g;
+    for (const m of text.matchAll(re)) {
+      const desc = m[1].replace(/^\s*\* ?/gm, '').split(/\n\s*@/)[0];
       const s = firstSentence(desc);
       if (s && !s.startsWith('@')) out.push(s);
     }
@@ -940,6 +974,7 @@ async function main(): Promise<void> {
   const skips: string[] = [];
   const add = (b: Bench | string) => (typeof b === 'string' ? skips.push(b) : benches.push(b));
   if (want('js-doc') || want('mined')) add(jsDocBench());
+  if (want('ts-doc')) add(tsDocBench());
   if (want('py-doc')) add(pyDocBench());
   if (want('go-doc')) add(goDocBench());
   if (want('py-repo')) add(repoDocBench('py-repo'));
