@@ -10,7 +10,7 @@ import { present } from './rank/present';
 import { MODEL_CANDIDATES, RERANK_DEPTH, rerank, wantsRerank, withModelCandidates, type RerankSource } from './rank/rerank';
 import { PHRASE_DEPTH, phraseFirst, proximityOrder, proximityText, searchTermsOf, shownForm, shownText } from './rank/phrase';
 import { withLocaleEntries } from './rank/locale-entries';
-import { codeNames, namesakesFirst, unitNames } from './rank/names';
+import { codeNames, namesakesFirst, orNamed, unitNames } from './rank/names';
 import { compileFilter, convex, DEFAULT_RRF_K, modelLabel, modelTermWeights, ownModelWeight, rrf, weighByPath, type FilterSpec, type FusedHit, type RankedList, type ScoredList } from './rank/fusion';
 import type { ChunkHead } from './chunks';
 import { dot } from './ivf';
@@ -106,7 +106,7 @@ export class EngineSearch {
    * from "Antigua" once accents are folded. Measured by `fathom eval` (i18n route).
    */
   private keywordList(q: string, depth: number, filter: ((docId: number) => boolean) | undefined, found: KeywordFound, termWeight?: (term: string) => number): number[] {
-    const hits = this.catalog.keyword.search(q, { k: Math.max(depth, PHRASE_DEPTH), filter, termWeight, shortSymbolsFirst: codeNames(q).length > 0 });
+    const hits = orNamed(q, this.catalog.keyword.search(q, { k: Math.max(depth, PHRASE_DEPTH), filter, termWeight, shortSymbolsFirst: codeNames(q).length > 0 }), this.catalog.chunks, depth, filter);
     found.scores = new Map(hits.map((h) => [h.docId, h.score]));
     const texts = new Map<number, string | undefined>();
     const textOf = (id: number) => {

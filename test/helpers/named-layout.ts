@@ -75,6 +75,10 @@ export const NUXT_NAMES: ReadonlyArray<[query: string, file: string]> = [
   ['base button (BaseButton)', 'components/base/Button.vue'],
   ['BaseButton', 'components/base/Button.vue'],
   ['FormInput', 'components/form/input/index.vue'],
+  // a name of one character, which no keyword term holds (Nuxt UI Pro's prose/A.vue, prose/P.vue)
+  ['A', 'components/prose/A.vue'],
+  ['a (A)', 'components/prose/A.vue'],
+  ['p (P)', 'components/prose/P.vue'],
 ];
 
 /** The Nuxt layout: relative path → text. */
@@ -84,6 +88,8 @@ export function nuxtLayout(): Record<string, string> {
     'composables/useCart.ts': `export default function () {\n  const items = useState('cart', () => [])\n${body}\n  return { items }\n}\n`,
     'composables/use-auth.ts': `export default () => {\n  const user = useState('user', () => null)\n  const items = ref([])\n${body}\n  return { user }\n}\n`,
     'components/base/Button.vue': '<template>\n  <button :class="[\'btn\', `btn-${variant}`]" @click="$emit(\'click\')"><slot /></button>\n</template>\n<script setup lang="ts">\ndefineProps<{ variant?: string }>()\n</script>\n',
+    'components/prose/A.vue': '<template>\n  <a :href="href" :target="target"><slot /></a>\n</template>\n<script setup lang="ts">\ndefineProps<{ href?: string; target?: string }>()\n</script>\n',
+    'components/prose/P.vue': '<template>\n  <p><slot /></p>\n</template>\n',
     'components/form/input/index.vue': '<template>\n  <input :value="modelValue" @input="$emit(\'update:modelValue\', $event.target.value)" />\n</template>\n',
   };
   for (let i = 0; i < 12; i++) {

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { Engine } from '../../src/index/engine';
 import { KeywordIndex } from '../../src/index/keyword';
-import { codeNames, namesakesFirst, unitNames } from '../../src/index/rank/names';
+import { codeNames, namesakesFirst, unindexedNames, unitNames } from '../../src/index/rank/names';
 import { NAMESAKES, namesakeLayout, NUXT_NAMES, nuxtLayout } from '../helpers/named-layout';
 
 const stat = { mtimeMs: 1, size: 1 };
@@ -18,6 +18,14 @@ async function firstHits(files: Record<string, string>, queries: ReadonlyArray<[
 }
 
 describe('names the query writes as code (rank/names.ts)', () => {
+  it('unindexedNames: a name of one character, the whole query or written as code in it, which no keyword term holds', () => {
+    assert.deepEqual(unindexedNames('A'), ['A']);
+    assert.deepEqual(unindexedNames(' a (A) '), ['A']);
+    assert.deepEqual(unindexedNames('$t'), ['$t'], 'its one term, `t`, is one character too');
+    assert.deepEqual(unindexedNames('Button'), [], 'a term the keyword index holds');
+    assert.deepEqual(unindexedNames('make a list'), [], 'a one-letter word in a sentence');
+  });
+
   it('codeNames: inside parentheses or backticks, as written; bare only in a query of at most two words, and only written like code', () => {
     assert.deepEqual(codeNames('array (ARRAY)'), ['ARRAY']);
     assert.deepEqual(codeNames('use layers (useLayers)'), ['useLayers']);
@@ -65,7 +73,7 @@ describe('names the query writes as code (rank/names.ts)', () => {
     await firstHits(namesakeLayout(), NAMESAKES);
   });
 
-  it("search: a Nuxt app's names no file spells — a composable exported anonymously by the name Nuxt imports it under (useCart), a component in a folder by the name Nuxt registers (<BaseButton>) — before the pages that use them", async () => {
+  it("search: a Nuxt app's names no file spells — a composable exported anonymously by the name Nuxt imports it under (useCart), a component in a folder by the name Nuxt registers (<BaseButton>) — before the pages that use them; a component of a one-character name (prose/A.vue) found at all", async () => {
     await firstHits(nuxtLayout(), NUXT_NAMES);
   });
 });

@@ -443,7 +443,7 @@ describe('PostgreSQL team index (PGlite with pgvector)', function () {
     assert.deepEqual(await once('second-index', { 'lib/second.js': 'export function renderWidget() { return 2 }\n' }), ['lib/second.js']);
   });
 
-  it("a Nuxt app's names no file spells (an anonymous composable's useCart, a component's <BaseButton>) find what they name first, as the local engine does", async () => {
+  it("a Nuxt app's names no file spells (an anonymous composable's useCart, a component's <BaseButton>, prose/A.vue's one-character A) find what they name first, as the local engine does", async () => {
     const fileOf = new Map(NUXT_NAMES);
     await pushedLayout('nuxt', nuxtLayout(), [...fileOf.keys()], (query, hits, said) => assert.equal(hits[0]?.chunk.path, fileOf.get(query), said));
   });

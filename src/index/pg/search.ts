@@ -1,5 +1,5 @@
 /** Searching the team index: keyword (the local BM25F over the postings, read in one round trip and kept per connection), dense (pgvector or int8 codes), fused as locally (by score with Fathom's own model, else RRF). */
-import type { Chunk } from '../../chunkers/types';
+import { ALSO_NAMED_META, type Chunk } from '../../chunkers/types';
 import { type Embedder } from '../embedder';
 import { type SearchHit, type SearchMode } from '../engine';
 import { Int8Rows } from '../int8-scan';
@@ -9,7 +9,7 @@ import { compileFilter, convex, DEFAULT_RRF_K, modelTermWeights, ownModelWeight,
 import { RERANK_DEPTH, rerank, wantsRerank, withModelCandidates } from '../rank/rerank';
 import type { DiversifyOptions } from '../rank/diversify';
 import { present, type PresentSource } from '../rank/present';
-import { codeNames, namesakesFirst, unitNames } from '../rank/names';
+import { codeNames, namesakesFirst, unindexedNames, unitNames } from '../rank/names';
 import { phraseFirst, proximityOrder, proximityText, searchTermsOf, shownForm, shownText } from '../rank/phrase';
 import { STATIC_MODEL_NAME } from '../static-model';
 import { prepared } from './connect';
@@ -267,6 +267,14 @@ const DENSE_IDS = 1 << 24;
 /** Accumulators not in use (searches run concurrently: each takes its own, and gives it back cleared). */
 const accumulators: Accumulator[] = [];
 
+/** A name no keyword term holds (`A`: names.ts `unindexedNames`): the chunks it names, as the local engine's `orNamed`. */
+const NAMED_SQL = `select id from fathom_chunks where chunk->>'symbol' = any($1::text[]) or (chunk->'meta'->'${ALSO_NAMED_META}')::jsonb ?| $1::text[] order by id limit $2`;
+
+async function namedRank(sql: Sql, query: string, want: number): Promise<Array<{ id: number; score: number }>> {
+  const names = unindexedNames(query);
+  return names.length ? (await sql.query<{ id: number }>(NAMED_SQL, [names, want])).rows.map((r) => ({ id: r.id, score: 1 })) : [];
+}
+
 /**
  * The local index's keyword ranking (keyword.ts `search`: keyword-candidates.ts `candidatesOf`, then keyword-score.ts's BM25F with coverage and
  * the namesake tie-break), over the remote postings: `want` candidates, best first. One round trip
@@ -285,7 +293,7 @@ async function keywordRank(
 ): Promise<{ ranked: Array<{ id: number; score: number }>; cache?: PostingCache; meta?: Map<string, string> }> {
   const K = kw();
   const asked = planTerms(query, K);
-  if (!asked.length) return { ranked: [] };
+  if (!asked.length) return { ranked: await namedRank(sql, query, want) };
   const terms = await readTerms(sql, asked, maxPostings, cold);
   const { cache, meta } = terms;
   const plan = planQuery(query, K, (t) => terms.dfOf.get(t), terms.N, termWeight);

@@ -76,3 +76,39 @@ export function namesakesFirst(query: string, ids: number[], namesOf: (id: numbe
   for (const id of ids) (namesOf(id).some((n) => names.includes(n)) ? named : rest).push(id);
   return named.length ? named.concat(rest) : ids;
 }
+
+/**
+ * The names a query asks for that no keyword term holds: a name of one character (`A`, `P`, `T`:
+ * Nuxt UI's prose components `prose/A.vue`, a Go type parameter), which the keyword index drops
+ * as a term (terms.ts), asked as the whole query (`A`) or written as code in it (`a (A)`).
+ * `fathom search A` answered "no results" while `prose/A.vue` is named so.
+ */
+export function unindexedNames(query: string): string[] {
+  const q = query.trim();
+  const names = codeNames(q);
+  if (IDENT.test(q)) names.push(q);
+  return [...new Set(names)].filter((n) => n.replace(/^[$_]+|[$_]+$/g, '').length <= 1);
+}
+
+/** The chunks among `ids` (in their order) that a name of `names` names (`unitNames`), at most `k`; shared with the team index (pg/search.ts). */
+export function namedChunks(names: readonly string[], ids: Iterable<number>, namesOf: (id: number) => readonly string[], k: number, filter?: (id: number) => boolean): number[] {
+  const out: number[] = [];
+  if (!names.length) return out;
+  for (const id of ids) {
+    if (namesOf(id).some((n) => names.includes(n)) && (!filter || filter(id))) out.push(id);
+    if (out.length >= k) break;
+  }
+  return out;
+}
+
+/** The keyword list `hits`, or when it is empty, the chunks named by a name no term holds (`unindexedNames`), in index order, equal in score. */
+export function orNamed<H extends { docId: number; score: number; rank: number }>(
+  query: string,
+  hits: H[],
+  chunks: { keys(): Iterable<number>; head(id: number): Pick<Chunk, 'symbol' | 'meta'> | undefined },
+  k: number,
+  filter?: (id: number) => boolean,
+): Array<H | { docId: number; score: number; rank: number }> {
+  if (hits.length) return hits;
+  return namedChunks(unindexedNames(query), chunks.keys(), (id) => unitNames(chunks.head(id)), k, filter).map((docId, i) => ({ docId, score: 1, rank: i + 1 }));
+}
