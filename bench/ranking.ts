@@ -260,7 +260,9 @@ function tsDocBench(): Bench {
   return docBench('ts-doc', 'js', files, (text, rel) => {
     const out: string[] = [];
     if (/\.(?:test|spec)\.tsx?$|__tests__\//.test(rel)) return out;
-    const re = /\/\*\*([\s\S]*?)\*\/\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\s*\*?\s*[\w$]+|(?:var|const|let)\s+[\w$]+\s*(?::[^=\n]+)?=)/g;
+    // the comment right above the declaration: its text holds no `*/` (a lazy [\s\S]*? would run
+    // from an interface member's comment on to a later function's)
+    const re = /\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\s*\*?\s*[\w$]+|(?:var|const|let)\s+[\w$]+\s*(?::[^=\n]+)?=)/g;
     for (const m of text.matchAll(re)) {
       const desc = m[1].replace(/^\s*\* ?/gm, '').split(/\n\s*@/)[0];
       const s = firstSentence(desc);
