@@ -174,10 +174,15 @@ export function regexScan(texts: string[], pattern: string, timeMs = REGEX_TIME_
   }
 }
 
-/** The last name of a symbol: `Map.zoomIn` → `zoomIn`, `a::b` → `b`, `A > B` (a heading) stays whole. */
+/**
+ * The last name of a symbol: `Map.zoomIn` → `zoomIn`, `a::b` → `b`, `A > B` (a heading) stays
+ * whole; each name of a list (a Go `const ( A = 1; B = 2 )` block `A, B`, `var a = 1, b = 2`).
+ */
 export function symbolNames(symbol: string): string[] {
   const names = new Set([symbol]);
   const last = symbol.split(/\.|::|#|\//).pop();
   if (last) names.add(last);
+  // (a group `X.{a, b}` is not: its members are found by parsing it again, each its own unit)
+  if (/^[\w$]+(?:\s*,\s*[\w$]+)+$/.test(symbol)) for (const n of symbol.split(',')) names.add(n.trim());
   return [...names];
 }

@@ -1327,7 +1327,8 @@ const wholeName = (name: string) => `(?<![\\w$])${escapeRegExp(name)}(?![\\w$!?]
 
 /**
  * Whether a line may declare `name` (a code line, not a use of it): `name(…) {`, `name(…):`, `def name`,
- * `fn name`, `func (r) name`, `function name`, `name: function`, `name = (…) =>` … A cheap test before
+ * `fn name`, `func (r) name`, `function name`, `name: function`, `name = (…) =>`, `const name =`,
+ * `NAME = 3` at a line's start … A cheap test before
  * a file is parsed again: a use (`new Compiler(`, `x.run()`) is not one.
  */
 export function mayDefine(line: string, name: string): boolean {
@@ -1337,7 +1338,10 @@ export function mayDefine(line: string, name: string): boolean {
     new RegExp(`\\b(?:def|fn|fun|func|function|sub|class|struct|interface|trait|enum|type)\\s+(?:\\([^)]*\\)\\s*|self\\.)?${n}`).test(line) ||
     // modifiers and a return type in front (`public static int name(…) {`, `async name() {`), then the parameters and a body
     new RegExp(`^\\s*(?:[\\w<>\\[\\],.*&?:@]+\\s+)*\\*?\\s*${n}\\s*(?:<[^>]*>)?\\s*\\([^;]*(?:\\{|:|=>)\\s*$`).test(line) ||
-    new RegExp(`^\\s*['"]?${n}['"]?\\s*[:=]\\s*(?:async\\s+)?(?:function\\b|\\(|\\w+\\s*=>)`).test(line)
+    new RegExp(`^\\s*['"]?${n}['"]?\\s*[:=]\\s*(?:async\\s+)?(?:function\\b|\\(|\\w+\\s*=>)`).test(line) ||
+    // a constant or variable: `const TTL = …`, `var retries int`, `MAX_RETRIES = 3`, `MAX: int = 3`, a Go block's `\tA = iota`
+    new RegExp(`\\b(?:const|let|var)\\s+${n}`).test(line) ||
+    new RegExp(`^\\s*${n}\\s*(?::[^=]*)?=(?![=>])`).test(line)
   );
 }
 
@@ -1521,7 +1525,11 @@ function splitContainers(f: AgentFolder, p: string, match: DefinitionMatch, defs
   }
 }
 
-/** Members named so inside the holders' files (chunked again at a small budget, so that a member is a unit of its own), added to `defs` unless listed already. */
+/**
+ * Members named so inside the holders' files (chunked again at a small budget, so that a member is
+ * a unit of its own, and with every declaration a unit: a one-line constant the index keeps as
+ * module code, `MAX_RETRIES = 3`, is found too), added to `defs` unless listed already.
+ */
 async function memberDefinitions(f: AgentFolder, paths: string[], holders: Map<string, Chunk[]>, match: DefinitionMatch, defs: Definition[]): Promise<void> {
   await prepareLanguagesFor(paths);
   for (const p of paths) {
@@ -1529,7 +1537,7 @@ async function memberDefinitions(f: AgentFolder, paths: string[], holders: Map<s
     if (!r.ok || r.decoded.text === undefined) continue;
     const text = r.decoded.text;
     const units = new Map<string, Chunk[]>();
-    const parsed = chunkFile(p, text, { maxTokens: MEMBER_BUDGET }).chunks;
+    const parsed = chunkFile(p, text, { maxTokens: MEMBER_BUDGET, declarations: true }).chunks;
     for (const c of parsed) {
       if (!match.nameOk(c.symbol) || !match.kindOk(c.kind)) continue;
       let list = units.get(c.symbol!);
@@ -1544,7 +1552,8 @@ async function memberDefinitions(f: AgentFolder, paths: string[], holders: Map<s
       let body = text.slice(start.offset, end.offset);
       let endLine = end.line;
       // the last member's last piece runs to its container's end: its closing line is not the member's
-      const container = holders.get(p)!.find((c) => c.start.offset <= start.offset && c.end.offset === end.offset && c.symbol !== symbol);
+      // (module code has no closing line: a Go `const ( … )` block found in it keeps its `)`)
+      const container = holders.get(p)!.find((c) => c.kind !== 'module' && c.start.offset <= start.offset && c.end.offset === end.offset && c.symbol !== symbol);
       const lines = body.split('\n');
       if (container && lines.length > 2 && /^\s*(\}|\};|end|\)|\]);?\s*$/.test(lines[lines.length - 1])) {
         body = lines.slice(0, -1).join('\n');

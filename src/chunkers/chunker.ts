@@ -10,6 +10,8 @@ export interface ResolvedOptions {
   jsonCategories: ReadonlySet<string>;
   /** Tokens repeated between the pieces of a cut unit (tree-sitter languages); 0 = none. */
   overlap: number;
+  /** See `ChunkOptions.declarations`. */
+  declarations: boolean;
   counter: TokenCounter;
 }
 

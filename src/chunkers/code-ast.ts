@@ -65,6 +65,8 @@ interface Builder {
   /** Units among a body's children (comments attached), each with `parent`; only those within [`from`, `to`), if given. */
   members: (body: Node | null, parent: Unit, depth: number, from?: number, to?: number) => Unit[];
   depth: number;
+  /** Every top-level declaration is a unit, one-line constants too (`ChunkOptions.declarations`). */
+  declarations: boolean;
 }
 
 const q = (parent: Unit | undefined, name: string) => (parent ? `${parent.memberPrefix ?? parent.symbol}.${name}` : name);
@@ -93,10 +95,10 @@ const python: LanguageRules = {
     }
     if (n.type === 'expression_statement' && !parent && n.namedChildCount === 1) {
       // a module-level table or config (`ROUTES = {…}` over several lines) is a named unit;
-      // one-line assignments stay module code, like imports
+      // one-line assignments stay module code, like imports (units too when asked: `declarations`)
       const a = n.namedChildren[0];
       const left = a?.type === 'assignment' ? a.childForFieldName('left') : null;
-      if (left?.type === 'identifier' && b.text.slice(n.startIndex, n.endIndex).includes('\n')) {
+      if (left?.type === 'identifier' && (b.declarations || b.text.slice(n.startIndex, n.endIndex).includes('\n'))) {
         return { kind: 'const', symbol: b.text.slice(left.startIndex, left.endIndex), range: { start: n.startIndex, end: n.endIndex }, signature: firstLine(b.text.slice(n.startIndex, n.endIndex)), boundaries: [] };
       }
       return undefined;
@@ -162,9 +164,15 @@ const go: LanguageRules = {
       case 'const_declaration':
       case 'var_declaration': {
         const specs = n.namedChildren.filter((c): c is Node => !!c && (c.type === 'const_spec' || c.type === 'var_spec'));
-        if (specs.length !== 1) return undefined; // `const ( … )` blocks are module code
-        const names = specs[0].childrenForFieldName('name').filter((c): c is Node => !!c).map((c) => b.text.slice(c.startIndex, c.endIndex));
-        return { kind: 'const', symbol: names.join(', ') || 'const', range, signature: firstLine(b.text.slice(range.start, range.end)), boundaries: [] };
+        const namesOf = (s: Node) => s.childrenForFieldName('name').filter((c): c is Node => !!c).map((c) => b.text.slice(c.startIndex, c.endIndex));
+        // `const ( … )` blocks are module code; when asked (`declarations`), a unit whose members are its specs
+        if (specs.length !== 1) {
+          if (!b.declarations || !specs.length) return undefined;
+          const u: Unit = { kind: 'const', symbol: specs.flatMap(namesOf).join(', '), range, signature: firstLine(b.text.slice(range.start, range.end)), boundaries: [], memberPrefix: '' };
+          u.members = specs.map((s) => ({ kind: 'const' as ChunkKind, symbol: namesOf(s).join(', ') || 'const', range: { start: s.startIndex, end: s.endIndex }, signature: firstLine(b.text.slice(s.startIndex, s.endIndex)), boundaries: [] }));
+          return u;
+        }
+        return { kind: 'const', symbol: namesOf(specs[0]).join(', ') || 'const', range, signature: firstLine(b.text.slice(range.start, range.end)), boundaries: [] };
       }
       default:
         return undefined;
@@ -695,6 +703,7 @@ class UnitFinder {
     return {
       text,
       depth,
+      declarations: this.ctx.declarations,
       signature: (n, body) => {
         const s = n.startIndex;
         let e = body ? body.startIndex : n.endIndex;

@@ -26,6 +26,8 @@ export interface ChunkSpec {
 
 export class ChunkContext {
   readonly src: SourceText;
+  /** Every top-level declaration is a unit, one-line constants too (`ChunkOptions.declarations`). */
+  declarations = false;
   private segmentTable: SegmentTable | null = null;
   private readonly ids = new Set<string>();
   /** Per id taken, the least suffix that may be free: a file of 20,000 identical sections probed 2, 3, … for each (quadratic). */

@@ -68,6 +68,7 @@ export function resolveOptions(options: ChunkOptions = {}, counter?: TokenCounte
     maxLineLength: options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH,
     jsonCategories: new Set(options.jsonCategories ?? DEFAULT_JSON_CATEGORIES),
     overlap: Math.max(0, options.overlap ?? 0),
+    declarations: !!options.declarations,
   };
   if (counter) return { ...resolved, counter };
   return Object.defineProperty(resolved, 'counter', { get: defaultTokenCounter, enumerable: true }) as typeof resolved & { counter: TokenCounter };
@@ -156,6 +157,7 @@ export function chunkFile(path: string, text: string, options: ChunkOptions | Re
   if (chunker) {
     try {
       const ctx = new ChunkContext(path, language, text, opts.counter, opts.maxTokens);
+      ctx.declarations = opts.declarations;
       const out = chunker(ctx, opts);
       result.chunks = out.chunks;
       if (out.category) result.category = out.category;

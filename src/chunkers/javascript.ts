@@ -34,6 +34,8 @@ export interface ScriptOptions {
   header: (symbol: string | undefined) => string;
   /** Extra meta put on every chunk (Vue: the block). */
   meta?: Record<string, unknown>;
+  /** Every `const`/`let`/`var` is a unit (`ChunkOptions.declarations`); default the context's. */
+  declarations?: boolean;
 }
 
 
@@ -121,7 +123,7 @@ function leadingComments(code: string, comments: ReadonlyArray<{ start?: number 
 export function chunkScript(ctx: ChunkContext, o: ScriptOptions): ChunkerOutput {
   const code = ctx.text.slice(o.start, o.end);
   const { ast, warnings } = parseScriptUnit(code, o);
-  const script = new ScriptUnits(ctx.text, o, leadingComments(code, ast.comments ?? []));
+  const script = new ScriptUnits(ctx.text, { ...o, declarations: o.declarations ?? ctx.declarations }, leadingComments(code, ast.comments ?? []));
   const { units, starts } = script.statementUnits(ast.program.body, o.start, '');
   const chunks = emitUnits(ctx, units, { start: o.start, end: o.end, header: o.header, meta: o.meta, moduleSymbol: o.moduleSymbol, moduleBoundaries: starts }).map(withRegistrations);
   return { chunks, warnings };
@@ -361,7 +363,7 @@ class ScriptUnits {
 
   /** `const x = …`: a function, class or object it holds; exported consts, and consts built from a function. */
   private variableUnit(decl: t.VariableDeclaration, exported: boolean, { range, q, parent }: UnitPlace): Unit | undefined {
-    if (decl.declarations.length !== 1) return exported ? { kind: 'const', symbol: q(decl.declarations.map((d) => this.src(d.id)).join(', ')), parent, range, signature: this.lineOf(range), boundaries: decl.declarations.map((d) => this.off + d.start!) } : undefined;
+    if (decl.declarations.length !== 1) return exported || this.o.declarations ? { kind: 'const', symbol: q(decl.declarations.map((d) => this.src(d.id)).join(', ')), parent, range, signature: this.lineOf(range), boundaries: decl.declarations.map((d) => this.off + d.start!) } : undefined;
     const d = decl.declarations[0];
     const name = d.id.type === 'Identifier' ? d.id.name : this.src(d.id);
     const init = d.init ? unwrapExpr(d.init) : undefined;
@@ -371,8 +373,8 @@ class ScriptUnits {
     if (obj && (exported || obj.properties.some((p) => p.type === 'ObjectMethod' || (p.type === 'ObjectProperty' && isFn(unwrapExpr(p.value)))))) {
       return { kind: 'object', symbol: q(name), parent, range, signature: this.signatureOf(decl, obj.start), members: this.objectMembers(obj, q(name)), boundaries: [] };
     }
-    // exported consts, and consts built from a function (`computed(() => …)`, `watch`, `useX(…)`)
-    if (exported || (init && init.type === 'CallExpression' && init.arguments.some((a) => isFn(unwrapExpr(a))))) {
+    // exported consts, and consts built from a function (`computed(() => …)`, `watch`, `useX(…)`); every one when asked (`declarations`)
+    if (exported || this.o.declarations || (init && init.type === 'CallExpression' && init.arguments.some((a) => isFn(unwrapExpr(a))))) {
       return { kind: 'const', symbol: q(name), parent, range, signature: this.lineOf(range), boundaries: init ? this.valueBoundaries(init, range.start) : [] };
     }
     return undefined;

@@ -139,6 +139,13 @@ export interface ChunkOptions {
    * (whole lines). Default 0: chunks never overlap.
    */
   overlap?: number;
+  /**
+   * Every declaration at the top level (and in a namespace) is a unit, one-line constants too:
+   * `MAX_RETRIES = 3` (Python), `const TTL = 60_000` not exported (JS/TS), the names of a Go
+   * `const ( … )` block. The `definitions` tool parses a file again so; the index keeps them as
+   * module code. Default false.
+   */
+  declarations?: boolean;
 }
 
 export const DEFAULT_MAX_TOKENS = 256;

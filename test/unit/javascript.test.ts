@@ -49,6 +49,13 @@ describe('JavaScript/TypeScript chunker', () => {
     assertInvariants(text, r, 64);
   });
 
+  it('with `declarations` (the definitions tool parsing again), a const, let or var not exported is a named unit with its doc comment; the index keeps it as module code', () => {
+    const text = "import { fetchJson } from './http'\n\n/** How long a tile stays cached, in ms. */\nconst TILE_TTL = 60_000\nlet retries = 3, backoff = 2\n\nexport function load(url: string) {\n  const ttl = TILE_TTL\n  return fetchJson(url, { ttl, retries, backoff })\n}\n";
+    const of = (declarations: boolean) => chunkFile('src/tiles.ts', text, { maxTokens: 64, declarations }).chunks.map((c) => [c.kind, c.symbol ?? null, c.start.line, c.end.line]);
+    assert.deepEqual(of(true), [['module', null, 1, 1], ['const', 'TILE_TTL', 3, 4], ['const', 'retries, backoff', 5, 5], ['function', 'load', 7, 10]]);
+    assert.deepEqual(of(false).map(([k, s]) => [k, s]), [['module', null], ['function', 'load']]);
+  });
+
   it('handles JSX in .tsx and export default of an identifier', () => {
     const text = read('Legend.tsx');
     const r = chunkFile('src/Legend.tsx', text);

@@ -35,6 +35,11 @@ function workspace(prefix: string): string {
   // a component Nuxt registers as <BaseButton> (its folder below components/ and its file name)
   fs.mkdirSync(path.join(dir, 'src', 'components', 'base'), { recursive: true });
   fs.writeFileSync(path.join(dir, 'src', 'components', 'base', 'Button.vue'), '<template>\n  <button class="btn"><slot /></button>\n</template>\n');
+  // constants the index keeps as module code (one line each, not exported; a Go `const ( … )` block)
+  fs.writeFileSync(path.join(dir, 'src', 'util', 'limits.js'), '/** How long a tile stays cached, in ms. */\nconst TILE_TTL = 60_000\nconst RETRIES = 3\n\nexport function load (url) {\n  return fetch(url, { retries: RETRIES, ttl: TILE_TTL })\n}\n');
+  fs.mkdirSync(path.join(dir, 'src', 'server'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'src', 'server', 'settings.py'), 'import os\n\n#: Default port of the server.\nDEFAULT_PORT = 8080\nMAX_WORKERS: int = 4\n\n\ndef serve(port=DEFAULT_PORT):\n    return port * MAX_WORKERS\n');
+  fs.writeFileSync(path.join(dir, 'src', 'server', 'state.go'), 'package server\n\nconst (\n\tStateIdle = iota\n\tStateBusy\n)\n\nfunc Busy(s int) bool { return s == StateBusy }\n');
   // a line on which (a+)+$ backtracks without end
   fs.writeFileSync(path.join(dir, 'src', 'util', 'aaa.js'), `export const aaa = '${'a'.repeat(60)}!'\n`);
   // containers too large for one chunk: a Python class with a long docstring (its own lines become
@@ -155,6 +160,28 @@ describe('fathom mcp: read, definitions, references, files, exact search modes (
     const b = await call('definitions', { symbol: 'BaseButton' });
     const found = b.structuredContent!.definitions as Array<{ path: string; kind: string; symbol: string }>;
     assert.deepEqual(found.map((x) => [x.path, x.kind, x.symbol]), [['src/components/base/Button.vue', 'template', 'Button']]);
+  });
+
+  it('definitions: a constant the index keeps as module code (a one-line Python assignment, a JS const not exported, a name of a Go const block), its doc comment with it', async () => {
+    const cases: Array<[string, string, number, number, RegExp]> = [
+      ['TILE_TTL', 'src/util/limits.js', 1, 2, /^\/\*\* How long a tile stays cached, in ms\. \*\/\nconst TILE_TTL = 60_000$/],
+      ['RETRIES', 'src/util/limits.js', 3, 3, /^const RETRIES = 3$/],
+      ['DEFAULT_PORT', 'src/server/settings.py', 3, 4, /^#: Default port of the server\.\nDEFAULT_PORT = 8080$/],
+      ['MAX_WORKERS', 'src/server/settings.py', 5, 5, /^MAX_WORKERS: int = 4$/],
+      ['StateBusy', 'src/server/state.go', 3, 6, /^const \(\n\tStateIdle = iota\n\tStateBusy\n\)$/],
+    ];
+    for (const [symbol, file, start, end, text] of cases) {
+      const d = await call('definitions', { symbol });
+      assert.ok(!d.isError, d.content[0].text);
+      const defs = d.structuredContent!.definitions as Array<{ path: string; startLine: number; endLine: number; kind: string; text: string }>;
+      assert.deepEqual(defs.map((x) => [x.path, x.startLine, x.endLine, x.kind]), [[file, start, end, 'const']], `${symbol}: ${d.content[0].text}`);
+      assert.match(defs[0].text.trimEnd(), text, symbol);
+    }
+    // its uses are not definitions of it
+    const r = await call('references', { symbol: 'TILE_TTL' });
+    assert.ok(!r.isError, r.content[0].text);
+    assert.match(r.content[0].text, /const TILE_TTL = 60_000\s+\(definition\)/);
+    assert.doesNotMatch(r.content[0].text, /ttl: TILE_TTL.*\(definition\)/);
   });
 
   it('definitions: a qualified name as the language writes it (Type::member, Type#member, module::name) finds the unit; a type that is not it does not', async () => {
@@ -481,6 +508,12 @@ describe('mayDefine: a line that may declare the name (before a file is parsed a
       ['    def renew!(amount)', 'renew!'],
       ['    def active?', 'active?'],
       ['    def self.start_trial(customer, plan, days: 14)', 'start_trial'],
+      // constants and variables: the parse again (with every declaration a unit) decides
+      ['const TILE_TTL = 60_000', 'TILE_TTL'],
+      ['var retries int', 'retries'],
+      ['MAX_RETRIES = 3', 'MAX_RETRIES'],
+      ['MAX_RETRIES: int = 3', 'MAX_RETRIES'],
+      ['\tStateIdle = iota', 'StateIdle'],
     ];
     for (const [line, name] of yes) assert.ok(mayDefine(line, name), line);
     const no: Array<[string, string]> = [
@@ -494,6 +527,8 @@ describe('mayDefine: a line that may declare the name (before a file is parsed a
       ['    def renewal(amount)', 'renew'],
       ['    def renew!(amount)', 'renew'],
       ['    def active', 'active?'],
+      ['    if MAX_RETRIES == 3:', 'MAX_RETRIES'],
+      ['  const ttl = TILE_TTL * 2', 'TILE_TTL'],
     ];
     for (const [line, name] of no) assert.ok(!mayDefine(line, name), line);
   });

@@ -81,6 +81,14 @@ describe('tree-sitter chunkers (Python, Go, Rust, Java)', () => {
       assertInvariants(text, r);
     });
 
+    it('with `declarations` (the definitions tool parsing again), one-line module-level assignments are named units too; the index keeps them as module code', () => {
+      const text = 'import os\n\n#: Default port.\nDEFAULT_PORT = 8080\nMAX_WORKERS: int = 4\nos.environ.setdefault("A", "1")\n\n\ndef serve():\n    port = DEFAULT_PORT\n    return port\n';
+      const kinds = (declarations: boolean) => chunkFile('app/settings.py', text, { maxTokens: 48, declarations }).chunks.map((c) => [c.kind, c.symbol ?? null, c.start.line, c.end.line]);
+      assert.deepEqual(kinds(true), [['module', null, 1, 1], ['const', 'DEFAULT_PORT', 3, 4], ['const', 'MAX_WORKERS', 5, 5], ['module', null, 6, 6], ['function', 'serve', 9, 11]]);
+      assert.deepEqual(kinds(false).map(([k, s]) => [k, s]), [['module', null], ['function', 'serve']]);
+      assertInvariants(text, chunkFile('app/settings.py', text, { declarations: true }));
+    });
+
     it('opens nested classes level by level when they do not fit', () => {
       const method = (n: string) => `        def ${n}(self):\n${Array.from({ length: 6 }, (_, i) => `            self.value_${i} = compute_${n}(${i}, self.scale)`).join('\n')}\n`;
       const text = `class Outer:\n    class Inner:\n        """Inner docs."""\n\n${['a', 'b', 'c'].map(method).join('\n')}\n    def outer_method(self):\n        return 1\n`;
@@ -103,6 +111,18 @@ describe('tree-sitter chunkers (Python, Go, Rust, Java)', () => {
   });
 
   describe('Go', () => {
+    it('with `declarations`, a `const ( … )` block is a unit named by its names, its specs members; the index keeps it as module code', () => {
+      const text = 'package server\n\nconst (\n\tStateIdle = iota\n\tStateBusy\n)\n\nfunc Busy(s int) bool { return s == StateBusy }\n';
+      const of = (declarations: boolean) => chunkFile('server/state.go', text, { maxTokens: 48, declarations }).chunks.map((c) => [c.kind, c.symbol ?? null]);
+      assert.deepEqual(of(true), [['module', null], ['const', 'StateIdle, StateBusy'], ['function', 'Busy']]);
+      assert.deepEqual(of(false), [['module', null], ['function', 'Busy']]);
+      // too large for one chunk: its specs, each a unit
+      const many = `package server\n\nconst (\n${Array.from({ length: 40 }, (_, i) => `\t// State${i} is state number ${i} of the server's life.\n\tState${i} = ${i}`).join('\n')}\n)\n`;
+      const cut = chunkFile('server/states.go', many, { maxTokens: 48, declarations: true });
+      assert.ok(cut.chunks.some((c) => c.kind === 'const' && c.symbol === 'State7'), cut.chunks.map((c) => c.symbol).join(' '));
+      assertInvariants(many, cut, 48);
+    });
+
     it('names methods by receiver, kinds structs and interfaces, keeps doc comments', () => {
       const text = read('go/server.go');
       const r = chunkFile('tiles/server.go', text, { maxTokens: 64 });
