@@ -1345,6 +1345,12 @@ export function mayDefine(line: string, name: string): boolean {
   );
 }
 
+/** The names of a group of small siblings: `X.{a, b}` → `X.a`, `X.b`. */
+function groupNames(symbol: string | undefined): string[] {
+  const m = symbol ? /^(.*?)\{([^{}]+)\}$/.exec(symbol) : null;
+  return m ? m[2].split(',').map((n) => `${m[1]}${n.trim()}`) : [];
+}
+
 /** Most files parsed again in one `references` call for the members of whole units that define the name. */
 const MAX_REFERENCE_PARSES = 50;
 
@@ -1539,7 +1545,8 @@ async function memberDefinitions(f: AgentFolder, paths: string[], holders: Map<s
     const units = new Map<string, Chunk[]>();
     const parsed = chunkFile(p, text, { maxTokens: MEMBER_BUDGET, declarations: true }).chunks;
     for (const c of parsed) {
-      if (!match.nameOk(c.symbol) || !match.kindOk(c.kind)) continue;
+      // small siblings are grouped even at this budget (`{defaultPrefixMatching, defaultCommandSorting}`, two one-line constants): the group defines each
+      if (!(match.nameOk(c.symbol) || (c.kind === 'group' && groupNames(c.symbol).some(match.nameOk))) || !match.kindOk(c.kind)) continue;
       let list = units.get(c.symbol!);
       if (!list) units.set(c.symbol!, (list = []));
       list.push(c);

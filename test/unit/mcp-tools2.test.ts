@@ -40,6 +40,8 @@ function workspace(prefix: string): string {
   fs.mkdirSync(path.join(dir, 'src', 'server'), { recursive: true });
   fs.writeFileSync(path.join(dir, 'src', 'server', 'settings.py'), 'import os\n\n#: Default port of the server.\nDEFAULT_PORT = 8080\nMAX_WORKERS: int = 4\n\n\ndef serve(port=DEFAULT_PORT):\n    return port * MAX_WORKERS\n');
   fs.writeFileSync(path.join(dir, 'src', 'server', 'state.go'), 'package server\n\nconst (\n\tStateIdle = iota\n\tStateBusy\n)\n\nfunc Busy(s int) bool { return s == StateBusy }\n');
+  // (at the folder's top: a short path leaves room in the parse's budget for two constants in one group)
+  fs.writeFileSync(path.join(dir, 'cobra.go'), 'package cobra\n\nconst (\n\tdefaultPrefixMatching  = false\n\tdefaultCommandSorting  = true\n\tdefaultCaseInsensitive = false\n)\n');
   // a line on which (a+)+$ backtracks without end
   fs.writeFileSync(path.join(dir, 'src', 'util', 'aaa.js'), `export const aaa = '${'a'.repeat(60)}!'\n`);
   // containers too large for one chunk: a Python class with a long docstring (its own lines become
@@ -176,6 +178,12 @@ describe('fathom mcp: read, definitions, references, files, exact search modes (
       const defs = d.structuredContent!.definitions as Array<{ path: string; startLine: number; endLine: number; kind: string; text: string }>;
       assert.deepEqual(defs.map((x) => [x.path, x.startLine, x.endLine, x.kind]), [[file, start, end, 'const']], `${symbol}: ${d.content[0].text}`);
       assert.match(defs[0].text.trimEnd(), text, symbol);
+    }
+    // a block cut at the parse's budget: two small constants grouped (cobra.go's), each found in the group
+    for (const [symbol, line] of [['defaultPrefixMatching', 4], ['defaultCommandSorting', 5], ['defaultCaseInsensitive', 6]] as const) {
+      const d = await call('definitions', { symbol });
+      const defs = d.structuredContent!.definitions as Array<{ path: string; startLine: number; endLine: number }>;
+      assert.deepEqual(defs.map((x) => [x.path, x.startLine <= line && line <= x.endLine]), [['cobra.go', true]], `${symbol}: ${d.content[0].text}`);
     }
     // its uses are not definitions of it
     const r = await call('references', { symbol: 'TILE_TTL' });

@@ -112,10 +112,10 @@ describe('tree-sitter chunkers (Python, Go, Rust, Java)', () => {
 
   describe('Go', () => {
     it('with `declarations`, a `const ( … )` block is a unit named by its names, its specs members; the index keeps it as module code', () => {
-      const text = 'package server\n\nconst (\n\tStateIdle = iota\n\tStateBusy\n)\n\nfunc Busy(s int) bool { return s == StateBusy }\n';
+      const text = 'package server\n\nconst (\n\tStateIdle = iota\n\tStateBusy\n)\n\nfunc Busy(s int) bool { return s == StateBusy }\n\nvar (\n\tfailures = NewCounter("failures_total")\n\twarnings = NewCounter("warnings_total")\n)\n';
       const of = (declarations: boolean) => chunkFile('server/state.go', text, { maxTokens: 48, declarations }).chunks.map((c) => [c.kind, c.symbol ?? null]);
-      assert.deepEqual(of(true), [['module', null], ['const', 'StateIdle, StateBusy'], ['function', 'Busy']]);
-      assert.deepEqual(of(false), [['module', null], ['function', 'Busy']]);
+      assert.deepEqual(of(true), [['module', null], ['const', 'StateIdle, StateBusy'], ['function', 'Busy'], ['const', 'failures, warnings']]);
+      assert.deepEqual(of(false), [['module', null], ['function', 'Busy'], ['module', null]]);
       // too large for one chunk: its specs, each a unit
       const many = `package server\n\nconst (\n${Array.from({ length: 40 }, (_, i) => `\t// State${i} is state number ${i} of the server's life.\n\tState${i} = ${i}`).join('\n')}\n)\n`;
       const cut = chunkFile('server/states.go', many, { maxTokens: 48, declarations: true });
