@@ -163,8 +163,8 @@ const go: LanguageRules = {
       }
       case 'const_declaration':
       case 'var_declaration': {
-        // (a `var ( … )` block holds its specs in a var_spec_list)
-        const specs = n.namedChildren.flatMap((c) => (c?.type === 'var_spec_list' ? c.namedChildren : [c])).filter((c): c is Node => !!c && (c.type === 'const_spec' || c.type === 'var_spec'));
+        // (a `var ( … )` block holds its specs in a var_spec_list: read when asked, so that the index's units stay as they were)
+        const specs = n.namedChildren.flatMap((c) => (c?.type === 'var_spec_list' && b.declarations ? c.namedChildren : [c])).filter((c): c is Node => !!c && (c.type === 'const_spec' || c.type === 'var_spec'));
         const namesOf = (s: Node) => s.childrenForFieldName('name').filter((c): c is Node => !!c).map((c) => b.text.slice(c.startIndex, c.endIndex));
         // `const ( … )` blocks are module code; when asked (`declarations`), a unit whose members are its specs
         if (specs.length !== 1) {
