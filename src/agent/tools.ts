@@ -1341,7 +1341,9 @@ export function mayDefine(line: string, name: string): boolean {
     new RegExp(`^\\s*['"]?${n}['"]?\\s*[:=]\\s*(?:async\\s+)?(?:function\\b|\\(|\\w+\\s*=>)`).test(line) ||
     // a constant or variable: `const TTL = …`, `var retries int`, `MAX_RETRIES = 3`, `MAX: int = 3`, a Go block's `\tA = iota`
     new RegExp(`\\b(?:const|let|var)\\s+${n}`).test(line) ||
-    new RegExp(`^\\s*${n}\\s*(?::[^=]*)?=(?![=>])`).test(line)
+    new RegExp(`^\\s*${n}\\s*(?::[^=]*)?=(?![=>])`).test(line) ||
+    // a Go block's spec with no value (`\tStateBusy` after an iota) or with a type (`\tretries int`)
+    new RegExp(`^\\t${n}(?:\\s+[\\w.*[\\]]+)?\\s*(?://.*)?$`).test(line)
   );
 }
 

@@ -190,6 +190,10 @@ describe('fathom mcp: read, definitions, references, files, exact search modes (
     assert.ok(!r.isError, r.content[0].text);
     assert.match(r.content[0].text, /const TILE_TTL = 60_000\s+\(definition\)/);
     assert.doesNotMatch(r.content[0].text, /ttl: TILE_TTL.*\(definition\)/);
+    // a Go block's spec with no value of its own (after an iota)
+    const g = await call('references', { symbol: 'StateBusy' });
+    assert.match(g.content[0].text, /\n\s*5: StateBusy\s+\(definition\)/);
+    assert.doesNotMatch(g.content[0].text, /return s == StateBusy.*\(definition\)/);
   });
 
   it('definitions: a qualified name as the language writes it (Type::member, Type#member, module::name) finds the unit; a type that is not it does not', async () => {
@@ -522,6 +526,8 @@ describe('mayDefine: a line that may declare the name (before a file is parsed a
       ['MAX_RETRIES = 3', 'MAX_RETRIES'],
       ['MAX_RETRIES: int = 3', 'MAX_RETRIES'],
       ['\tStateIdle = iota', 'StateIdle'],
+      ['\tStateBusy', 'StateBusy'],
+      ['\tretries int // how many', 'retries'],
     ];
     for (const [line, name] of yes) assert.ok(mayDefine(line, name), line);
     const no: Array<[string, string]> = [
@@ -537,6 +543,7 @@ describe('mayDefine: a line that may declare the name (before a file is parsed a
       ['    def active', 'active?'],
       ['    if MAX_RETRIES == 3:', 'MAX_RETRIES'],
       ['  const ttl = TILE_TTL * 2', 'TILE_TTL'],
+      ['\treturn StateBusy', 'StateBusy'],
     ];
     for (const [line, name] of no) assert.ok(!mayDefine(line, name), line);
   });
