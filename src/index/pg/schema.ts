@@ -66,7 +66,6 @@ export async function addTotals(sql: Sql, d: { chunks: number; lens: number[] })
   await setMeta(sql, 'len_sums', sums.map((x, f) => x + (d.lens[f] ?? 0)).join(','));
 }
 
-/** The postings' key, covering what scoring reads; a push into an empty index builds it once at the end (sorted, several times cheaper than growing it). */
 /**
  * The first generation of a new index (meta `generation`, +1 at each write): a random one, not 1.
  * A searcher's connection keeps postings and chunks by generation, and an index dropped and
@@ -75,6 +74,7 @@ export async function addTotals(sql: Sql, d: { chunks: number; lens: number[] })
  */
 export const FIRST_GENERATION_SQL = '(floor(random() * 1e15) + 1)::bigint::text';
 
+/** The postings' key, covering what scoring reads; a push into an empty index builds it once at the end (sorted, several times cheaper than growing it). */
 export const POSTINGS_INDEX = 'create unique index if not exists fathom_postings_key on fathom_postings (term, id) include (tf, l0, l1, l2, l3)';
 
 /** Schema migrations: entry i brings version i to i + 1. */
