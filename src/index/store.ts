@@ -166,6 +166,13 @@ export class StoreWriteError extends Error {
   }
 }
 
+/**
+ * `saveStoreAsync` stopped because the engine changed while it wrote (a file applied between two
+ * of its steps): nothing of it is kept, the previous generation stays, and the caller saves again
+ * later. Not a write failure: the store can be written.
+ */
+export class StoreChangedError extends Error {}
+
 /** Writes one buffer to a file descriptor (a parameter so tests can make the disk fill up). */
 export type WriteFn = (fd: number, data: Uint8Array) => void;
 
@@ -704,12 +711,18 @@ export function saveStore(dir: string, engine: Engine, options: { write?: WriteF
 
 /**
  * `saveStore` with the writes in libuv's thread pool, overlapping the serialization (see
- * `writeAtomicAsync`). The engine must not change until it resolves: the CLI's index command,
- * which saves once at the end, uses it.
+ * `writeAtomicAsync`), and the event loop free between its files: a server answers meanwhile.
+ * An engine that changes before it is done (its `revision` moves between two steps) ends it with
+ * `StoreChangedError`: the files it wrote are removed and the previous generation stays, so a
+ * store never mixes two states of the index.
  */
 export async function saveStoreAsync(dir: string, engine: Engine, options: SaveOptions = {}): Promise<void> {
   const g = nextGeneration(dir);
   const written: string[] = [];
+  const revision = engine.revision;
+  const unchanged = () => {
+    if (engine.revision !== revision) throw new StoreChangedError(`the index changed while it was being saved in ${dir}`);
+  };
   // each data file's fsync and rename, going on while the next file is serialized; all of them
   // are done before the manifest that names the new generation is written
   const commits: Array<Promise<void>> = [];
@@ -734,13 +747,21 @@ export async function saveStoreAsync(dir: string, engine: Engine, options: SaveO
       commit.catch(() => undefined); // awaited below; a failure before that must not go unhandled
       commits.push(commit);
       if (name.startsWith('chunks.')) await keywordReady;
+      unchanged();
       step = steps.next({ name, ...w.entry });
     }
     await Promise.all(commits);
+    unchanged(); // the last point where another state can have come in: the manifest commits this one
     await writeAtomicAsync(path.join(dir, 'manifest.json'), [JSON.stringify(step.value, null, 2)]);
   } catch (err) {
     // the commits still going on end (or remove their temp files) before the written files go
     await Promise.allSettled([...commits, keywordReady]);
+    // (the serialization is lazy, interleaved with the writes: an index changed under it may
+    // also have made it throw, which is the same case and not a failure to write)
+    if (err instanceof StoreChangedError || engine.revision !== revision) {
+      for (const f of written) fs.rmSync(f, { force: true });
+      throw err instanceof StoreChangedError ? err : new StoreChangedError(`the index changed while it was being saved in ${dir}`);
+    }
     throw saveFailed(dir, written, err);
   }
   dropOtherGenerations(dir, g);

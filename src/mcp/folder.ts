@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import type { Chunk, ChunkOptions } from '../chunkers/types';
 import type { Embedder } from '../index/embedder';
 import type { Engine, SearchHit, SearchOptions } from '../index/engine';
+import type { FileChunker } from '../index/engine-types';
 import { StoreLockedError } from '../index/store';
 import type { LookupResult } from '../i18n/types';
 import { engineChunks, engineChunksOf, enginePaths, type AgentFolder, type FolderState, type I18nAsk } from '../agent/folder';
@@ -39,6 +40,8 @@ export interface LocalFolderOptions {
   debounceMs?: number;
   /** Delay of saves after changes, ms (default 2000). */
   saveDelayMs?: number;
+  /** Chunks the first pass's files on other threads (src/service/chunk-pool.ts); none: on the server's thread. */
+  chunkPool?: FileChunker;
 }
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -127,6 +130,7 @@ export class LocalFolder implements AgentFolder {
       noEmbedderReason: this.options.noEmbedderReason,
       chunk: this.options.chunk,
       saveDelayMs: this.options.saveDelayMs,
+      chunkPool: this.options.chunkPool,
       log: (_level: string, m: string) => this.log(`${this.root}: ${m}`),
     };
     let session: FolderSession;
@@ -147,13 +151,20 @@ export class LocalFolder implements AgentFolder {
     if (session.loaded) this.log(`${this.root}: loaded ${session.engine.chunkCount} chunks from ${this.storeDir} in ${Date.now() - t0} ms`);
   }
 
-  /** One incremental pass over the folder (unchanged files are not read); vectors follow in the background. */
+  /**
+   * One incremental pass over the folder (unchanged files are not read). Fathom's own model
+   * embeds in the pass, as the files are applied (no second pass over the chunks, and no save of
+   * the whole store per batch of vectors after it); a transformers.js model's vectors follow in
+   * the background, keyword answers being ready first. The i18n lookup tables wait for the
+   * first i18n question. Changes the watcher reports wait for the pass and its save.
+   */
   private async reindex(): Promise<void> {
     const session = this.session;
     if (!session || this.closed) return;
     const t0 = Date.now();
     this.progress = { phase: 'scan', filesDone: 0, filesTotal: 0 };
-    for await (const p of session.index({ signal: this.abort.signal, selection: this.options.selection, embed: false })) {
+    const embed = this.options.embedder?.inThreads ? undefined : false;
+    for await (const p of session.index({ signal: this.abort.signal, selection: this.options.selection, embed, i18nTables: false })) {
       this.progress = { phase: p.phase, filesDone: p.filesDone, filesTotal: p.filesTotal };
       await turn(); // tool calls are answered between files
     }
@@ -284,7 +295,7 @@ export class LocalFolder implements AgentFolder {
       if (all.length) session.remove(all);
       rescan = false;
     }
-    if (rescan) for await (const _ of session.index({ signal: this.abort.signal, embed: false })) await turn();
+    if (rescan) for await (const _ of session.index({ signal: this.abort.signal, embed: this.options.embedder?.inThreads ? undefined : false, i18nTables: false })) await turn();
     this.lastUpdate = new Date().toISOString();
     if (session.engine.revision !== before) this.log(`${this.root}: updated ${rescan ? 'after a rescan' : `${files.length + gone.length} path(s)`}`);
   }

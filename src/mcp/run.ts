@@ -6,6 +6,7 @@
 import * as util from 'node:util';
 import type { ChunkOptions } from '../chunkers/types';
 import type { Embedder } from '../index/embedder';
+import { sharedChunkPool } from '../service/chunk-pool';
 import { LocalFolder } from './folder';
 import { serveStdio } from './server';
 
@@ -30,7 +31,10 @@ export async function runMcp(options: McpRunOptions): Promise<number> {
   });
   // stdout is the protocol: anything a library prints goes to stderr
   for (const k of ['log', 'info', 'debug', 'warn'] as const) console[k] = (...a: unknown[]) => process.stderr.write(`${util.format(...a)}\n`);
-  const folders = options.dirs.map((d) => LocalFolder.open(d, { storeDir: options.storeDir, embedder: options.embedder, noEmbedderReason: options.noEmbedderReason, chunk: options.chunk, log }));
+  // the first passes chunk on other threads (cores − 1: this thread answers, reads and indexes);
+  // the threads end when every first pass is done (a later rescan chunks here)
+  const chunkPool = sharedChunkPool({ log: (level, m) => level !== 'info' && log(m) });
+  const folders = options.dirs.map((d) => LocalFolder.open(d, { storeDir: options.storeDir, embedder: options.embedder, noEmbedderReason: options.noEmbedderReason, chunk: options.chunk, chunkPool, log }));
   const { server, closed } = await serveStdio(folders, { version: options.version, log });
   log(`serving ${folders.map((f) => f.root).join(', ')} over stdio; indexing in the background`);
   // loading a large stored index blocks for a while: answer the client's handshake first
@@ -52,6 +56,7 @@ export async function runMcp(options: McpRunOptions): Promise<number> {
     tick.unref();
     void Promise.all(folders.map((f) => f.indexed)).then(() => {
       clearInterval(tick);
+      void chunkPool.close();
       // each folder says its own "indexed N files … in"; several: the whole too
       if (folders.length > 1) log(`indexed ${folders.reduce((a, f) => a + f.state().files, 0)} files in ${folders.length} folders in ${((Date.now() - t1) / 1000).toFixed(1)} s`);
     });
@@ -60,6 +65,7 @@ export async function runMcp(options: McpRunOptions): Promise<number> {
   server.server.oninitialized = start;
   await Promise.race([closed, signalled]);
   for (const f of folders) await f.close();
+  await chunkPool.close();
   await options.embedder?.dispose();
   // stdin (the transport) would keep the process alive after a signal: the server is closed too
   await server.close().catch(() => undefined);

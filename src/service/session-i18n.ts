@@ -444,21 +444,7 @@ export class SessionI18n {
     this.savedId = typeof snap.id === 'string' ? snap.id : undefined;
   }
 
-  /** Writes the i18n index (temp file, then rename: a crash leaves the previous one). */
-  save(out = this.snapshot()): void {
-    if (!out) return;
-    try {
-      fs.mkdirSync(path.dirname(out.file), { recursive: true });
-      fs.writeFileSync(out.tmp, out.text);
-      fs.renameSync(out.tmp, out.file);
-      this.savedRevision = out.rev;
-      this.savedId = out.id;
-    } catch (err) {
-      this.saveFailed(out.tmp, err);
-    }
-  }
-
-  /** `save` with the write in the thread pool; never rejects (a failure is logged). */
+  /** Writes the i18n index in the thread pool (temp file, then rename: a crash leaves the previous one); never rejects (a failure is logged). */
   async saveAsync(out = this.snapshot()): Promise<void> {
     if (!out) return;
     try {

@@ -28,7 +28,7 @@ import type { ChunkOptions } from '../chunkers/types';
 import { decodeBytes } from '../parse/decode';
 import type { Embedder } from '../index/embedder';
 import { Engine, type FileChunker, type IndexProgress, type SearchHit, type SearchOptions } from '../index/engine';
-import { checkStorePlace, loadStore, lockStore, recordI18nFed, saveStore, saveStoreAsync, StoreWriteError } from '../index/store';
+import { checkStorePlace, loadStore, lockStore, recordI18nFed, saveStoreAsync, StoreChangedError, StoreWriteError } from '../index/store';
 import type { FileSelection } from '../workspace/files';
 import { hashBytes, NodeFileSource, type FileSource, type ReadResult } from '../workspace/source';
 import type { FileInfo, FileUpdate, FolderStatus, I18nAnswerOf, I18nQuery, SimilarTarget, UpdateResult } from './protocol';
@@ -94,8 +94,8 @@ export class FolderSession {
    */
   private refedUnsaved = false;
   private saveTimer: NodeJS.Timeout | undefined;
-  /** A `saveAsync` is writing the store: another save now would interleave with it. */
-  private savingAsync = false;
+  /** The save writing the store now (`saveAsync`): the next one waits for it. Never rejects. */
+  private saving: Promise<void> | undefined;
   private indexing = 0;
   /** Stops the running index runs (close). */
   private readonly runs = new Set<AbortController>();
@@ -287,7 +287,7 @@ export class FolderSession {
         // saved before embedding starts (and every 10 s of it); a run that ends is saved below,
         // once, with its i18n text (saving here too wrote a cold index's store twice)
         if ((phase === 'chunk' && p.phase === 'embed') || (p.phase === 'embed' && Date.now() - lastSave > 10_000)) {
-          this.save();
+          await this.saveAsync(); // the run waits here (nothing of it changes the index meanwhile)
           lastSave = Date.now();
         }
         phase = p.phase;
@@ -299,9 +299,13 @@ export class FolderSession {
       this.i18nPart.indexed(options.i18nTables !== false);
     } finally {
       this.runs.delete(stop);
-      this.indexing--;
       this.i18nPart.refreshText();
-      if (options.saveAtEnd !== false) this.save();
+      // still indexing while it saves: no background embedding starts meanwhile, and `idle` waits for it
+      try {
+        if (options.saveAtEnd !== false) await this.saveAsync();
+      } finally {
+        this.indexing--;
+      }
       this.options.onChange?.();
       if (!this.closed) this.startEmbedding();
     }
@@ -450,43 +454,33 @@ export class FolderSession {
   }
 
   /**
-   * Saves now when something changed. A failure is logged and the previous store kept; a store
+   * Saves now when something changed. The store's files are written in the thread pool, with the
+   * event loop free between them (`saveStoreAsync`): answers go on while a large index is saved
+   * (a 690,000-chunk store took 40 s of one thread, answering nothing). One save at a time: a
+   * save asked for during one waits for it, then writes what changed since. An index changed
+   * under a save (a file applied meanwhile) ends that save with the previous store kept; it is
+   * saved again after `saveDelayMs`. A failure is logged and the previous store kept; a store
    * that cannot be written is not tried again (`cannotSave`). `throwOnError`: a failed or
    * impossible save throws (StoreWriteError) instead.
    */
-  save(options: { throwOnError?: boolean } = {}): void {
-    if (this.savingAsync) return; // that save writes this state, or leaves the session dirty
+  async saveAsync(options: { throwOnError?: boolean } = {}): Promise<void> {
+    while (this.saving) await this.saving;
     const e = this.toSave(options);
     if (e === null) return;
-    const i18n = this.i18nPart.dirty ? this.i18nPart.snapshot() : undefined;
-    if (e) {
-      try {
-        const rev = e.revision;
-        const fed = this.i18nPart.fedIdFor(e, i18n);
-        saveStore(this.storeDir!, e, { i18nFed: fed, modelSource: this.options.modelSource });
-        this.savedRevision = rev;
-        this.engineFedId = fed;
-        this.refedUnsaved = false;
-      } catch (err) {
-        this.saveFailed(err, options);
-        return;
-      }
+    const run = this.write(e, options);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.saving = settled;
+    try {
+      await run;
+    } finally {
+      if (this.saving === settled) this.saving = undefined;
     }
-    if (i18n) this.i18nPart.save(i18n);
-    this.recordRefed();
   }
 
-  /**
-   * `save`, with the store's writes overlapping its serialization (`saveStoreAsync`). Nothing may
-   * change the index until it resolves: for a caller that saves once at the end and waits (the
-   * CLI's index command), where the save ends a cold index on one core (~0.7 of the dev corpus'
-   * ~7.4 s).
-   */
-  async saveAsync(options: { throwOnError?: boolean } = {}): Promise<void> {
-    if (this.savingAsync) return;
-    const e = this.toSave(options);
-    if (e === null) return;
-    this.savingAsync = true;
+  private async write(e: Engine | undefined, options: { throwOnError?: boolean }): Promise<void> {
     // the i18n snapshot is made now and written in the thread pool, beside the store's files
     const snap = this.i18nPart.dirty ? this.i18nPart.snapshot() : undefined;
     const i18n = snap ? this.i18nPart.saveAsync(snap) : undefined;
@@ -500,11 +494,12 @@ export class FolderSession {
         this.refedUnsaved = false;
       }
     } catch (err) {
-      this.saveFailed(err, options);
+      // changed meanwhile: whatever changed it asked for a save of its own (or asks at the end of its run)
+      if (err instanceof StoreChangedError && !options.throwOnError) this.scheduleSave();
+      else this.saveFailed(err, options);
     } finally {
       await i18n;
       this.recordRefed();
-      this.savingAsync = false;
     }
   }
 
@@ -559,12 +554,15 @@ export class FolderSession {
     else this.options.log?.('error', errText(err));
   }
 
+  /**
+   * A save after `saveDelayMs`. Not while background embedding runs: it saves between its
+   * batches (a save started at any other time would see a batch come in, and start again).
+   */
   private scheduleSave(): void {
-    if (this.saveTimer || this.closed || !this.storeDir) return;
+    if (this.saveTimer || this.closed || !this.storeDir || this.embedding) return;
     this.saveTimer = setTimeout(() => {
       this.saveTimer = undefined;
-      this.save();
-      this.options.onChange?.();
+      void this.saveAsync().finally(() => this.options.onChange?.());
     }, this.options.saveDelayMs ?? 2000);
   }
 
@@ -574,9 +572,14 @@ export class FolderSession {
     const abort = new AbortController();
     const run = async () => {
       await turn();
+      let lastSave = Date.now();
       for await (const p of this.engine.embedPending(abort.signal)) {
         this.options.onProgress?.(p);
-        this.scheduleSave();
+        // between two batches (the next waits): no vector comes in while the store is written
+        if (Date.now() - lastSave >= (this.options.saveDelayMs ?? 2000)) {
+          await this.saveAsync();
+          lastSave = Date.now();
+        }
         this.options.onChange?.();
         if (this.options.checkpoint) await this.options.checkpoint(abort.signal);
         else await turn();
@@ -594,6 +597,8 @@ export class FolderSession {
         this.options.onChange?.();
         // changes that came in while the last batch ran
         if (!abort.signal.aborted && this.engine.pendingVectors) this.startEmbedding();
+        // the last batches' vectors (and changes applied meanwhile), unless embedding goes on
+        if (this.dirty) this.scheduleSave();
       });
     this.embedding = { abort, done };
   }
@@ -617,7 +622,7 @@ export class FolderSession {
     await this.idle();
     await this.stopEmbedding();
     this.closed = true;
-    this.save();
+    await this.saveAsync();
     try {
       this.release();
     } catch (err) {

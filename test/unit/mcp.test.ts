@@ -9,6 +9,9 @@ import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ROOT, startMcp, type ToolResult } from '../helpers/mcp-client';
 import { LocalFolder } from '../../src/mcp/folder';
+import { loadStaticModel } from '../../src/index/static-model';
+import { Engine } from '../../src/index/engine';
+import { loadStore } from '../../src/index/store';
 import { runTool, stitch, ToolError } from '../../src/agent/tools';
 import { defaultTokenCounter } from '../../src/tokenizer/wordpiece';
 import type { Chunk } from '../../src/chunkers/types';
@@ -301,6 +304,30 @@ describe('MCP tools in-process (LocalFolder)', () => {
       const after = await runTool('search', { query: 'handler1' }, { folders: [f] });
       assert.doesNotMatch(after.text, /still indexing/);
       assert.equal((after.structured.hits as Array<{ symbol: string }>)[0].symbol, 'handler1');
+    } finally {
+      await f.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("with Fathom's own model the first pass embeds as it indexes: when it is over, every chunk has its vector and the store is saved with them", async () => {
+    const m = loadStaticModel();
+    if ('error' in m) throw new Error(m.error);
+    const dir = copySample();
+    const store = path.join(dir, '.fathom');
+    const f = LocalFolder.open(dir, { watch: false, embedder: m.embedder, log: () => undefined });
+    try {
+      f.start();
+      await f.indexed;
+      const e = f.engine!;
+      assert.ok(e.chunkCount > 20);
+      // no second pass over the chunks after the first (which saved the whole store again per batch of vectors)
+      assert.equal(e.pendingVectors, 0);
+      assert.equal(e.vectors?.count, e.chunkCount);
+      const saved = new Engine({ embedder: m.embedder });
+      assert.equal(loadStore(store, saved).ok, true);
+      assert.equal(saved.chunkCount, e.chunkCount);
+      assert.equal(saved.vectors?.count, e.chunkCount);
     } finally {
       await f.close();
       fs.rmSync(dir, { recursive: true, force: true });

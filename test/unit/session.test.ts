@@ -7,7 +7,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { chunkFile } from '../../src/chunkers/index';
-import { StoreLockedError } from '../../src/index/store';
+import { Engine } from '../../src/index/engine';
+import { loadStore, StoreLockedError } from '../../src/index/store';
 import type { LookupResult } from '../../src/i18n/types';
 import { I18N_SNAPSHOT_VERSION } from '../../src/i18n/i18n-index';
 import { FolderSession } from '../../src/service/session';
@@ -195,6 +196,42 @@ describe('FolderSession: who saves at the end of an index run', function () {
       await drain(d.index({ saveAtEnd: false }));
       await d.close();
       assert.ok(fs.existsSync(manifest(closeSaves)), 'saved by close');
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('FolderSession: saves that answers go on during', function () {
+  it('a file applied while a save writes: that save ends with the previous store kept, nothing logged as an error, and the next save (after saveDelayMs) has the file', async function () {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-session-'));
+    try {
+      const storeDir = path.join(tmp, 'store');
+      const files = app();
+      const src = new MemoryFileSource(files);
+      const logged: string[] = [];
+      const s = await FolderSession.open('/memory', { source: src, storeDir, saveDelayMs: 20, log: (level, m) => void logged.push(`${level}: ${m}`) });
+      await drain(s.index());
+      const stored = () => {
+        const b = new Engine({ noEmbedderReason: 'test' });
+        assert.equal(loadStore(storeDir, b).ok, true);
+        return [...b.files.keys()].sort();
+      };
+      const first = stored();
+      // a change, its save started (as the debounce timer starts it), and a file applied while it writes
+      src.set('src/one.js', 'export function firstChange() { return 1 }\n');
+      s.apply([{ rel: 'src/one.js' }]);
+      const saving = s.saveAsync();
+      src.set('src/two.js', 'export function appliedDuringTheSave() { return 2 }\n');
+      s.apply([{ rel: 'src/two.js' }]);
+      await saving;
+      assert.deepEqual(stored(), first, 'the save that saw a change kept the previous store');
+      assert.equal(s.dirty, true);
+      for (let i = 0; i < 200 && s.dirty; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(s.dirty, false, 'saved again after saveDelayMs');
+      assert.deepEqual(stored(), [...first, 'src/one.js', 'src/two.js'].sort());
+      assert.deepEqual(logged.filter((l) => /^(error|warn)/.test(l)), []);
+      await s.close();
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
     }

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import type { Chunk } from '../../src/chunkers/types';
 import { Engine } from '../../src/index/engine';
-import { crc32Table, loadStore, saveStore, saveStoreAsync } from '../../src/index/store';
+import { crc32Table, loadStore, saveStore, saveStoreAsync, StoreChangedError } from '../../src/index/store';
 import { fakeEmbedder } from '../helpers/fake-embedder';
 
 const SAMPLE = path.join(__dirname, '..', '..', 'sample-workspace');
@@ -134,6 +134,28 @@ describe('store v5: chunks columnar, texts read in place', () => {
     assert.deepEqual(fs.readdirSync(store).sort(), [...before, 'catalog.2.jsonl'].sort());
     const b = new Engine({ noEmbedderReason: 'test' });
     assert.deepEqual(loadStore(store, b), { ok: true });
+  });
+
+  it('an index changed while the async save writes ends that save: StoreChangedError, the previous generation as it was, no file of the save left', async () => {
+    const a = new Engine({ noEmbedderReason: 'test' });
+    await drain(a.indexFolder(dir));
+    const store = path.join(dir, '.fathom');
+    saveStore(store, a);
+    const before = Object.fromEntries(fs.readdirSync(store).map((f) => [f, fs.readFileSync(path.join(store, f)).toString('base64')]));
+    const saving = saveStoreAsync(store, a);
+    // a file applied while the save is going on (it runs up to its first write, then yields)
+    put(a, 'src/late.js', 'export function arrivedDuringTheSave() { return 1 }\n');
+    await assert.rejects(saving, (e: unknown) => e instanceof StoreChangedError && /changed while it was being saved/.test((e as Error).message));
+    const after = Object.fromEntries(fs.readdirSync(store).map((f) => [f, fs.readFileSync(path.join(store, f)).toString('base64')]));
+    assert.deepEqual(after, before);
+    const b = new Engine({ noEmbedderReason: 'test' });
+    assert.deepEqual(loadStore(store, b), { ok: true });
+    assert.equal(b.files.has('src/late.js'), false);
+    // the next save, with nothing changing under it, writes the new state
+    await saveStoreAsync(store, a);
+    const c = new Engine({ noEmbedderReason: 'test' });
+    assert.deepEqual(loadStore(store, c), { ok: true });
+    assert.equal(c.files.has('src/late.js'), true);
   });
 
   it('texts stay right through edits after a load: removed rows, new chunks in their slots, replaced ones (i18n text), and a save of the mix', async () => {
