@@ -295,7 +295,9 @@ export class FolderSession {
       }
       if (!warned) this.warnMemorySkips();
       // the run fed the i18n index every changed file of the walk: its text goes to the engine
-      // now, so that the save below has it
+      // now, so that the save below has it (a turn before it: on a large tree it takes seconds,
+      // and so does the save's start, which waits for another turn: answers go between them)
+      await turn();
       this.i18nPart.indexed(options.i18nTables !== false);
     } finally {
       this.runs.delete(stop);
@@ -481,6 +483,7 @@ export class FolderSession {
   }
 
   private async write(e: Engine | undefined, options: { throwOnError?: boolean }): Promise<void> {
+    await turn();
     // the i18n snapshot is made now and written in the thread pool, beside the store's files
     const snap = this.i18nPart.dirty ? this.i18nPart.snapshot() : undefined;
     const i18n = snap ? this.i18nPart.saveAsync(snap) : undefined;

@@ -222,6 +222,8 @@ describe('FolderSession: saves that answers go on during', function () {
       src.set('src/one.js', 'export function firstChange() { return 1 }\n');
       s.apply([{ rel: 'src/one.js' }]);
       const saving = s.saveAsync();
+      // the save writes its files over many turns of the event loop: once its first file is there, a file is applied
+      for (let i = 0; i < 10_000 && !fs.readdirSync(storeDir).some((f) => /\.tmp-|\.2\./.test(f)); i++) await new Promise((r) => setImmediate(r));
       src.set('src/two.js', 'export function appliedDuringTheSave() { return 2 }\n');
       s.apply([{ rel: 'src/two.js' }]);
       await saving;
