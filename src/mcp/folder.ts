@@ -151,6 +151,11 @@ export class LocalFolder implements AgentFolder {
     if (session.loaded) this.log(`${this.root}: loaded ${session.engine.chunkCount} chunks from ${this.storeDir} in ${Date.now() - t0} ms`);
   }
 
+  /** An index run embeds as it goes with Fathom's own model (undefined: the run's default); a transformers.js model's vectors come after, in the background. */
+  private get embedInPass(): false | undefined {
+    return this.options.embedder?.inThreads ? undefined : false;
+  }
+
   /**
    * One incremental pass over the folder (unchanged files are not read). Fathom's own model
    * embeds in the pass, as the files are applied (no second pass over the chunks, and no save of
@@ -163,8 +168,7 @@ export class LocalFolder implements AgentFolder {
     if (!session || this.closed) return;
     const t0 = Date.now();
     this.progress = { phase: 'scan', filesDone: 0, filesTotal: 0 };
-    const embed = this.options.embedder?.inThreads ? undefined : false;
-    for await (const p of session.index({ signal: this.abort.signal, selection: this.options.selection, embed, i18nTables: false })) {
+    for await (const p of session.index({ signal: this.abort.signal, selection: this.options.selection, embed: this.embedInPass, i18nTables: false })) {
       this.progress = { phase: p.phase, filesDone: p.filesDone, filesTotal: p.filesTotal };
       await turn(); // tool calls are answered between files
     }
@@ -295,7 +299,7 @@ export class LocalFolder implements AgentFolder {
       if (all.length) session.remove(all);
       rescan = false;
     }
-    if (rescan) for await (const _ of session.index({ signal: this.abort.signal, embed: this.options.embedder?.inThreads ? undefined : false, i18nTables: false })) await turn();
+    if (rescan) for await (const _ of session.index({ signal: this.abort.signal, embed: this.embedInPass, i18nTables: false })) await turn();
     this.lastUpdate = new Date().toISOString();
     if (session.engine.revision !== before) this.log(`${this.root}: updated ${rescan ? 'after a rescan' : `${files.length + gone.length} path(s)`}`);
   }
