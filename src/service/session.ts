@@ -96,6 +96,8 @@ export class FolderSession {
   private saveTimer: NodeJS.Timeout | undefined;
   /** The save writing the store now (`saveAsync`): the next one waits for it. Never rejects. */
   private saving: Promise<void> | undefined;
+  /** Saves in a row that the index changed under (StoreChangedError): the next waits longer (`scheduleSave`). */
+  private changedSaves = 0;
   private indexing = 0;
   /** Stops the running index runs (close). */
   private readonly runs = new Set<AbortController>();
@@ -495,11 +497,18 @@ export class FolderSession {
         this.savedRevision = rev;
         this.engineFedId = fed;
         this.refedUnsaved = false;
+        this.changedSaves = 0;
       }
     } catch (err) {
-      // changed meanwhile: whatever changed it asked for a save of its own (or asks at the end of its run)
-      if (err instanceof StoreChangedError && !options.throwOnError) this.scheduleSave();
-      else this.saveFailed(err, options);
+      if (err instanceof StoreChangedError && !options.throwOnError) {
+        // changed meanwhile: saved again later, each time later while changes keep coming (an
+        // agent editing a file more often than a large store takes to write would otherwise have
+        // every save start again, each a serialization thrown away); `close` saves in any case
+        this.changedSaves++;
+        if (this.saveTimer) clearTimeout(this.saveTimer);
+        this.saveTimer = undefined;
+        this.scheduleSave();
+      } else this.saveFailed(err, options);
     } finally {
       await i18n;
       this.recordRefed();
@@ -558,15 +567,17 @@ export class FolderSession {
   }
 
   /**
-   * A save after `saveDelayMs`. Not while background embedding runs: it saves between its
+   * A save after `saveDelayMs`, doubled for each save in a row that the index changed under (at
+   * most 32 times: 64 s by default). Not while background embedding runs: it saves between its
    * batches (a save started at any other time would see a batch come in, and start again).
    */
   private scheduleSave(): void {
     if (this.saveTimer || this.closed || !this.storeDir || this.embedding) return;
+    const delay = (this.options.saveDelayMs ?? 2000) * 2 ** Math.min(this.changedSaves, 5);
     this.saveTimer = setTimeout(() => {
       this.saveTimer = undefined;
       void this.saveAsync().finally(() => this.options.onChange?.());
-    }, this.options.saveDelayMs ?? 2000);
+    }, delay);
   }
 
   /** Computes pending vectors in the background (unless an index run does it). */
