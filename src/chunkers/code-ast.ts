@@ -9,7 +9,9 @@
  *
  * Units: Python functions, classes (nested classes are members of theirs), methods, decorators
  * kept with what they decorate (they are inside `decorated_definition`), docstrings (inside the
- * body), module-level assignments over several lines (`ROUTES = {…}`, kind const); Go functions, methods (named `Receiver.method`, parent the receiver type), structs,
+ * body), module-level assignments over several lines (`ROUTES = {…}`, kind const), and those an
+ * `if`, `try` or `with` at module or class level defines (`if has_crypto: class RSAAlgorithm`,
+ * its `if` line joined to it); Go functions, methods (named `Receiver.method`, parent the receiver type), structs,
  * interfaces, type declarations, single consts/vars; Rust functions, structs, enums, unions,
  * traits and their items, `impl` blocks and their items (`Point.fmt`), `mod` blocks with
  * their items, type aliases, consts/statics, `macro_rules!`; Java classes, records, interfaces,
@@ -55,6 +57,11 @@ export interface LanguageRules {
   unit: (n: Node, parent: Unit | undefined, b: Builder) => Unit | undefined;
   /** Nodes whose children are listed in their place (C include guards, `extern "C" { … }`). */
   transparent?: (n: Node) => boolean;
+  /**
+   * Module code that only opens a block holding units (Python's `if has_crypto:`, `try:`,
+   * `else:`), which joins the chunk after it instead of being a module chunk of its own.
+   */
+  opener?: RegExp;
 }
 
 /** What the rules need from the chunker: text, signatures, member lists. */
@@ -79,8 +86,46 @@ const fieldText = (n: Node, field: string, text: string): string | undefined => 
 // ---------------------------------------------------------------------------------------------
 // Python
 
+/**
+ * Statements whose blocks may hold definitions at module or class level: `if has_crypto: class
+ * RSAAlgorithm …` (PyJWT), `try: … except ImportError: def …`, `if TYPE_CHECKING:`, `with …:`.
+ * Where one does, it is see-through (`transparent`): its definitions are units with their names,
+ * and a class in it is never cut while it fits. Before, the whole statement was module code, cut
+ * by lines with no names (a chunk could start inside a docstring).
+ */
+const PY_BRANCHING = new Set(['if_statement', 'try_statement', 'with_statement']);
+const PY_CLAUSES = new Set(['elif_clause', 'else_clause', 'except_clause', 'except_group_clause', 'finally_clause']);
+const PY_DEFINITIONS = new Set(['function_definition', 'class_definition', 'decorated_definition']);
+
+/** One of the statement's blocks (its own, or a clause's) holds a definition, or such a statement. */
+function pyDefinesInside(stmt: Node, depth = 0): boolean {
+  for (const c of stmt.namedChildren) {
+    const block = c?.type === 'block' ? c : c && PY_CLAUSES.has(c.type) ? c.namedChildren.find((x) => x?.type === 'block') : null;
+    if (!block) continue;
+    for (const s of block.namedChildren) if (s && (PY_DEFINITIONS.has(s.type) || (PY_BRANCHING.has(s.type) && depth < 8 && pyDefinesInside(s, depth + 1)))) return true;
+  }
+  return false;
+}
+
+/** A statement at module or class level: in the module, a class's body, or a see-through statement's block. */
+function pyDeclarationLevel(n: Node): boolean {
+  const p = n.parent;
+  if (p?.type === 'module') return true;
+  if (p?.type !== 'block' || !p.parent) return false;
+  return p.parent.type === 'class_definition' || pySeeThrough(p.parent);
+}
+
+function pySeeThrough(n: Node): boolean {
+  if (PY_BRANCHING.has(n.type)) return pyDeclarationLevel(n) && pyDefinesInside(n);
+  if (PY_CLAUSES.has(n.type)) return !!n.parent && pySeeThrough(n.parent);
+  if (n.type === 'block') return !!n.parent && (PY_BRANCHING.has(n.parent.type) || PY_CLAUSES.has(n.parent.type)) && pySeeThrough(n.parent);
+  return false;
+}
+
 const python: LanguageRules = {
   attaches: (n) => n.type === 'comment',
+  transparent: pySeeThrough,
+  opener: /^(?:(?:if|elif|else|try|except|finally|with)\b[^\n]*:[ \t]*(?:#[^\n]*)?(?:\r?\n[ \t]*|$))+$/,
   unit(n, parent, b) {
     if (n.type === 'decorated_definition') {
       const def = n.childForFieldName('definition');
@@ -599,7 +644,7 @@ export function chunkTreeSitter(ctx: ChunkContext, options?: ResolvedOptions): C
     const finder = new UnitFinder(ctx, rules);
     const { units, nodeAt, moduleBoundaries } = finder.topLevelUnits(tree.rootNode);
     for (const u of units) finder.markCutPoints(u, nodeAt.get(u));
-    const chunks = emitUnits(ctx, units, { start: 0, end: ctx.text.length, header: finder.header, moduleBoundaries, overlap: options?.overlap ?? 0 });
+    const chunks = emitUnits(ctx, units, { start: 0, end: ctx.text.length, header: finder.header, moduleBoundaries, overlap: options?.overlap ?? 0, opener: rules.opener });
     return { chunks, warnings };
   } finally {
     tree.delete();

@@ -44,6 +44,8 @@ export interface UnitLayout {
    * ({chars, tokens}): its first `chars` characters are also in the piece before it.
    */
   overlap?: number;
+  /** Module code that only opens a block holding units (LanguageRules.opener): it joins the chunk after it. */
+  opener?: RegExp;
 }
 
 /**
@@ -207,23 +209,25 @@ class UnitEmitter {
       const g = trimRange(this.text, g0.start, g0.end);
       if (g.start >= g.end || specsIn.some((c) => c.start <= g.start && c.end >= g.end)) continue;
       const punct = /^[\s{}()[\],;]*$/.test(this.text.slice(g.start, g.end));
-      if ((punctOnly && !punct) || !this.stretchOver(specsIn, g, punct)) left.push(g);
+      const opens = punctOnly && !punct && !!this.o.opener?.test(this.text.slice(g.start, g.end));
+      if ((punctOnly && !punct && !opens) || !this.stretchOver(specsIn, g, punct, opens)) left.push(g);
     }
     return left;
   }
 
   /**
    * Stretches the spec before gap `g` (punctuation) or after it (an opening line), else the
-   * other one, when it then swallows no other chunk and still fits. False when neither can.
+   * other one, when it then swallows no other chunk and still fits (`opens`: only the one after).
+   * False when neither can.
    */
-  private stretchOver(specsIn: ChunkSpec[], g: Range, punct: boolean): boolean {
+  private stretchOver(specsIn: ChunkSpec[], g: Range, punct: boolean, opens = false): boolean {
     let before: ChunkSpec | undefined;
     let after: ChunkSpec | undefined;
     for (const c of specsIn) {
       if (c.end <= g.start && (!before || c.end > before.end)) before = c;
       if (c.start >= g.end && (!after || c.start < after.start)) after = c;
     }
-    const order = punct && before ? [before, after] : [after, before];
+    const order = opens ? [after] : punct && before ? [before, after] : [after, before];
     for (const c of order) {
       if (!c) continue;
       const s2 = Math.min(c.start, g.start);

@@ -89,6 +89,41 @@ describe('tree-sitter chunkers (Python, Go, Rust, Java)', () => {
       assertInvariants(text, chunkFile('app/settings.py', text, { declarations: true }));
     });
 
+    it('names the classes and functions an `if`, `try` or `with` defines at module or class level, each whole while it fits', () => {
+      const text = read('python/compat.py');
+      const r = chunkFile('lib/compat.py', text);
+      assert.deepEqual(brief(r), [
+        ['module', null, 1, 10, false],
+        ['function', 'constant_time_equal', 13, 15, true],
+        ['class', 'RSASigner', 18, 27, true],
+        ['function', 'fast_digest', 29, 32, true],
+        ['module', null, 34, 39, false],
+        ['function', 'cached_property', 41, 43, true],
+        ['class', 'Config', 46, 55, true],
+        ['module', null, 58, 59, false],
+      ]);
+      // the line that opens the block joins the unit below it, not a chunk of its own
+      assert.ok(bySymbol(r, 'RSASigner')!.text.startsWith('if has_crypto:\n\n    class RSASigner:'));
+      assert.ok(bySymbol(r, 'fast_digest')!.text.startsWith('elif hasattr(hmac, "digest"):'));
+      assert.equal(bySymbol(r, 'RSASigner')!.header, '# lib/compat.py :: RSASigner');
+      // a `try` with no definition in it stays module code; so does `if __name__ == "__main__":`
+      assert.match(r.chunks[0].text, /except ImportError:\n {4}has_crypto = False$/);
+      assertInvariants(text, r);
+      // over budget, the class in the `if` is cut into its methods, named by it; so is a class
+      // whose body defines a method in an `if`
+      const small = chunkFile('lib/compat.py', text, { maxTokens: 48 });
+      for (const [s, parent] of [['RSASigner.__init__', 'RSASigner'], ['RSASigner.sign', 'RSASigner'], ['Config.load', 'Config'], ['Config.save', 'Config']]) {
+        assert.deepEqual([bySymbol(small, s)?.kind, bySymbol(small, s)?.parent], ['method', parent], `${s} in ${small.chunks.map((c) => c.symbol).join(', ')}`);
+      }
+      assertInvariants(text, small, 48);
+    });
+
+    it('leaves an `if` inside a function to the function: its nested definitions are not units', () => {
+      const text = 'def outer(flag):\n    if flag:\n        def inner():\n            return 1\n    else:\n        def inner():\n            return 2\n    return inner\n';
+      const r = chunkFile('lib/nested.py', text);
+      assert.deepEqual(brief(r), [['function', 'outer', 1, 8, true]]);
+    });
+
     it('opens nested classes level by level when they do not fit', () => {
       const method = (n: string) => `        def ${n}(self):\n${Array.from({ length: 6 }, (_, i) => `            self.value_${i} = compute_${n}(${i}, self.scale)`).join('\n')}\n`;
       const text = `class Outer:\n    class Inner:\n        """Inner docs."""\n\n${['a', 'b', 'c'].map(method).join('\n')}\n    def outer_method(self):\n        return 1\n`;
