@@ -40,7 +40,9 @@ export const SKIP_LINES = 20;
 const MODEL_HELP = `  --no-embed         keyword-only: load no embedding model
   --model-path DIR   a local model folder (or FATHOM_MODEL_PATH); default: the model the store was indexed with
   --model ID         the model's id (a Hub name, or a folder name under --model-path)
-  --allow-download   may download the model from the Hugging Face Hub (cached in ~/.cache/fathom/models)`;
+  --allow-download   may download the model from the Hugging Face Hub (cached in ~/.cache/fathom/models)
+  --model-alone      a transformers.js model without Fathom's own beside it (by default Fathom's
+                     model weighs, scores and re-ranks a query in words, the other model's ranking joins)`;
 
 const SCORE_HELP = `  Each hit shows its relevance: 0-100, its score as a share of the best hit's score in this
   answer (the best is 100). --json also gives the raw "score" (search: the fused score, 0-1 where
@@ -140,7 +142,7 @@ interface Args {
   lists: Map<string, string[]>;
 }
 
-const MODEL_FLAGS = ['--no-embed', '--model-path', '--model', '--allow-download'];
+const MODEL_FLAGS = ['--no-embed', '--model-path', '--model', '--allow-download', '--model-alone'];
 const STORE_FLAGS = ['--store', ...MODEL_FLAGS];
 
 /** Per command: its flags (`=` marks one that takes a value) and how many positional arguments. */
@@ -569,6 +571,7 @@ async function embedderFor(args: Args, storeDir?: string, reembed = false): Prom
       ...(window && /^\d+$/.test(window) ? { maxTokens: Number(window) } : {}),
       localModelPath: root,
       cacheDir: modelCache(),
+      alone: args.flags.has('--model-alone'),
     });
     if ('error' in r) return { error: `${said}, which cannot be loaded now (${r.error}): give --model-path DIR (or --no-embed)` };
     const e = r.embedder;
@@ -586,6 +589,7 @@ async function embedderFor(args: Args, storeDir?: string, reembed = false): Prom
     allowDownload: args.flags.has('--allow-download'),
     // downloaded models go to the user's cache, never into node_modules
     cacheDir: modelCache(),
+    alone: args.flags.has('--model-alone'),
   });
   const gone = stored?.path ? ', which is not there any more' : '';
   if ('error' in r) return { error: stored ? `${said}${gone}: give --model-path DIR holding that model (or --no-embed)` : withFlagHints(r.error) };
@@ -777,11 +781,11 @@ function printHits(hits: SearchHit[], json: boolean, keywordOnly: string | undef
       process.stdout.write(`${JSON.stringify({ ...hitLine(h), relevance: Math.round(rel * 10) / 10, symbol: h.chunk.symbol ?? null, kind: h.chunk.kind, header: h.chunk.header, why: h.why, ...(keywordOnly ? { keywordOnly } : {}), ...folded })}\n`);
     } else {
       // the ranks in each list when both lists ranked it or it was re-ranked (else one list's rank is the order shown)
-      const { keyword, dense, model, reranked, rankedBy } = h.why;
+      const { keyword, dense, model, reranked, reranker, rankedBy } = h.why;
       const parts = [
         keyword && (dense || reranked) ? `keyword rank ${keyword}` : '',
         dense && (keyword || reranked) ? `meaning rank ${dense}${model ? ` by ${model}` : ''}` : '',
-        reranked ? `re-ranked from place ${reranked}${!dense && model ? ` by ${model}` : ''}` : '',
+        reranked ? `re-ranked from place ${reranked}${reranker ? ` by ${reranker}` : !dense && model ? ` by ${model}` : ''}` : '',
         // a function cut in pieces, shown from its start: the piece that ranked it
         rankedBy ? `ranked by lines ${rankedBy.startLine}-${rankedBy.endLine}` : '',
       ].filter(Boolean);

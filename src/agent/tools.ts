@@ -222,6 +222,8 @@ const why = z.object({
   fused: z.number(),
   /** A query in words was re-ranked by learned features (src/index/rank/rerank.ts): this hit's place in the fused order before. */
   reranked: z.number().optional(),
+  /** The model that re-ranked, when it is not `model`: Fathom's own beside another model. */
+  reranker: z.string().optional(),
   /** A function cut in pieces is shown from its start (src/index/rank/pieces.ts): the lines of the piece that ranked it. */
   rankedBy: z.object({ startLine: z.number(), endLine: z.number() }).optional(),
 });
@@ -431,7 +433,7 @@ const FENCE_LANG: Record<string, string> = {
 
 /** Why a hit ranked, and its score on the answers' one scale (SCORE_SCALE), as in `score`. */
 function whyWords(w: SearchHit['why'], score: number): string {
-  const parts = [w.keyword ? `keyword #${w.keyword}` : '', w.dense ? `meaning #${w.dense}${w.model ? ` by ${w.model}` : ''}` : '', w.reranked ? `re-ranked from #${w.reranked}` : '', w.rankedBy ? `ranked by lines ${w.rankedBy.startLine}-${w.rankedBy.endLine}` : ''].filter(Boolean);
+  const parts = [w.keyword ? `keyword #${w.keyword}` : '', w.dense ? `meaning #${w.dense}${w.model ? ` by ${w.model}` : ''}` : '', w.reranked ? `re-ranked from #${w.reranked}${w.reranker ? ` by ${w.reranker}` : ''}` : '', w.rankedBy ? `ranked by lines ${w.rankedBy.startLine}-${w.rankedBy.endLine}` : ''].filter(Boolean);
   return `${parts.join(', ') || 'ranked'} (score ${score.toFixed(2)})`;
 }
 

@@ -101,7 +101,7 @@ export function whyText(why: WorkerHit['why']): string {
   if (why.keyword === undefined && why.dense !== undefined) parts.push('no keyword match');
   if (why.dense === undefined && why.keyword !== undefined && why.reranked === undefined) parts.push('no vector match');
   parts.push(`fused score ${why.fused.toFixed(4)}`);
-  if (why.reranked !== undefined) parts.push(`re-ranked from #${why.reranked}${why.dense === undefined && why.model ? ` (${why.model})` : ''}`);
+  if (why.reranked !== undefined) parts.push(`re-ranked from #${why.reranked}${why.reranker ? ` (${why.reranker})` : why.dense === undefined && why.model ? ` (${why.model})` : ''}`);
   // a function cut in pieces is shown from its start; the piece that ranked is named
   if (why.rankedBy) parts.push(`ranked by lines ${why.rankedBy.startLine}–${why.rankedBy.endLine} of it`);
   return parts.join(' · ');

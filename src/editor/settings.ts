@@ -39,6 +39,8 @@ export interface FathomSettings {
   localModelPath: string;
   allowDownload: boolean;
   threads: number;
+  /** With a transformers.js model, Fathom's own model beside it (`fathom.model.withFathomModel`); false: that model alone. */
+  withFathomModel: boolean;
   dense: boolean;
   rrfK: number;
   maxResults: number;
@@ -61,6 +63,7 @@ export const DEFAULTS: FathomSettings = {
   localModelPath: '',
   allowDownload: false,
   threads: 0,
+  withFathomModel: true,
   dense: true,
   rrfK: 60,
   maxResults: 50,
@@ -98,6 +101,7 @@ export function readSettings(inspect: Inspect, trusted: boolean): FathomSettings
     localModelPath: String(get('model.localPath', 'localModelPath') ?? '').trim(),
     allowDownload: get('model.allowDownload', 'allowDownload') === true,
     threads: Math.round(num(get('model.threads', 'threads'), 0, 0, 64)),
+    withFathomModel: get('model.withFathomModel', 'withFathomModel') !== false,
     dense: get('search.dense', 'dense') !== false,
     rrfK: num(get('search.rrfK', 'rrfK'), DEFAULTS.rrfK, 1, 10_000),
     maxResults: Math.round(num(get('search.maxResults', 'maxResults'), DEFAULTS.maxResults, 1, 500)),
@@ -165,6 +169,7 @@ export function initOptionsOf(s: FathomSettings, env: ModelEnv): WorkerInitOptio
           allowDownload: s.allowDownload || (!localModelPath && !env.bundledModelPath && env.downloadChosen === true),
           cacheDir: env.cacheDir,
           threads: s.threads > 0 ? s.threads : undefined,
+          ...(own || s.withFathomModel ? {} : { alone: true }),
         }
       : false,
     ...(remoteUrlOf(s).url ? { remote: remoteUrlOf(s).url } : {}),

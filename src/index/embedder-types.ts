@@ -36,6 +36,13 @@ export interface Embedder {
   coverage?(text: string): number;
   /** Optional (Fathom's own model): a query term's weight in a hybrid search's keyword ranking (static-model.ts). */
   queryTermWeight?(term: string): number;
+  /**
+   * Optional (another model): Fathom's own model beside it (`createEmbedder`, unless `alone`).
+   * A hybrid search in words then has it weigh the query's words, score the keyword and dense
+   * candidates and re-rank them, and this model's list joins by RRF (engine-search.ts). Its
+   * vectors are computed for the candidates only, never stored.
+   */
+  readonly companion?: Embedder;
 }
 
 /**

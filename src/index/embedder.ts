@@ -68,6 +68,11 @@ export interface EmbedderOptions {
   batchTokens?: number;
   /** The model's window in tokens, [CLS] and [SEP] included; longer texts are cut. Default 256. */
   maxTokens?: number;
+  /**
+   * Another model alone: without Fathom's own model beside it (`Embedder.companion`). Default
+   * false: a transformers.js model is fused with Fathom's.
+   */
+  alone?: boolean;
 }
 
 /** An embedder `createEmbedder` loaded: what it is and where it came from (for the store's manifest). */
@@ -161,6 +166,8 @@ export class TransformersEmbedder implements Embedder {
   private running: Promise<void> | undefined;
   private disposed = false;
   private width = 0;
+  /** Fathom's own model beside this one (`Embedder.companion`), set by `createEmbedder`. */
+  companion?: Embedder;
 
   /** @internal use `createEmbedder`. */
   constructor(
@@ -450,7 +457,13 @@ export async function createEmbedder(options: EmbedderOptions = {}): Promise<Cre
     const file = [options.localModelPath, options.model].find((p) => p?.endsWith('.bin'));
     return loadStaticModel(file);
   }
-  return createTransformersEmbedder(options);
+  const r = await createTransformersEmbedder(options);
+  // Fathom's own model beside it, unless asked alone; without the shipped file, the model alone
+  if ('embedder' in r && !options.alone) {
+    const own = loadStaticModel();
+    if ('embedder' in own) r.embedder.companion = own.embedder;
+  }
+  return r;
 }
 
 /** A transformers.js model (all-MiniLM-L6-v2 by default), or why there is none. */

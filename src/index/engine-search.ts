@@ -11,7 +11,8 @@ import { MODEL_CANDIDATES, RERANK_DEPTH, rerank, wantsRerank, withModelCandidate
 import { PHRASE_DEPTH, phraseFirst, proximityOrder, proximityText, searchTermsOf, shownForm, shownText } from './rank/phrase';
 import { withLocaleEntries } from './rank/locale-entries';
 import { codeNames, namesakesFirst, orNamed, unitNames } from './rank/names';
-import { compileFilter, convex, DEFAULT_RRF_K, modelLabel, modelTermWeights, ownModelWeight, rrf, weighByPath, type FilterSpec, type FusedHit, type RankedList, type ScoredList } from './rank/fusion';
+import { compileFilter, convex, DEFAULT_RRF_K, modelTermWeights, nameModels, ownModelWeight, rrf, weighByPath, type FilterSpec, type FusedHit, type RankedList, type ScoredList } from './rank/fusion';
+import { besideOther } from './rank/beside';
 import type { ChunkHead } from './chunks';
 import { dot } from './ivf';
 import { STATIC_MODEL_NAME } from './static-model';
@@ -68,11 +69,12 @@ export class EngineSearch {
     const depth = Math.max(50, k * 5);
     const lists: RankedList[] = [];
     const found: KeywordFound = { phrase: false };
-    // with Fathom's own model, the query's words weighed as it weighs them (fusion.ts modelTermWeights)
-    const termWeight = mode === 'hybrid' ? modelTermWeights(this.catalog.embedder) : undefined;
+    const own = !!this.catalog.embedder?.id.startsWith(STATIC_MODEL_NAME);
+    const companion = !own && mode === 'hybrid' && this.catalog.embedder?.companion && ownModelWeight(q, false, this.catalog.embedder.companion.coverage?.(q)) > 0 ? this.catalog.embedder.companion : undefined;
+    // with Fathom's own model (or beside another, `companion`: a query in words, rank/beside.ts), the query's words weighed as it weighs them (fusion.ts modelTermWeights)
+    const termWeight = mode === 'hybrid' ? modelTermWeights(own ? this.catalog.embedder : companion) : undefined;
     if (mode !== 'dense') lists.push({ name: 'keyword', ids: this.keywordList(q, depth, filter, found, termWeight) });
     // Fathom's own model takes part where it helps (fusion.ts, ownModelWeight); another model always
-    const own = !!this.catalog.embedder?.id.startsWith(STATIC_MODEL_NAME);
     const weight = this.catalog.embedder ? (own ? (mode === 'dense' ? 1 : ownModelWeight(q, found.phrase, this.catalog.embedder.coverage?.(q))) : 1) : 0;
     let dense: ScoredList | undefined;
     if (mode !== 'keyword' && weight > 0 && this.catalog.embedder && this.catalog.vectors && this.catalog.vectors.count) {
@@ -80,11 +82,12 @@ export class EngineSearch {
       const top = await this.denseTop(qv, depth, filter);
       dense = { name: 'dense', ids: top.map((h) => h.docId), weight, scores: new Map(top.map((h) => [h.docId, h.score])) };
       lists.push(dense);
-      if (own && lists[0].name === 'keyword') this.cosinesOf(qv, lists[0].ids, dense.scores as Map<number, number>);
+      if ((own || companion) && lists[0].name === 'keyword') this.cosinesOf(qv, lists[0].ids, dense.scores as Map<number, number>);
     }
     const limit = options.diversify === false ? k : depth;
-    // Fathom's own model beside the keyword list: their scores combined (fusion.ts, convex); else RRF
-    let hits = own && dense && found.scores ? convex({ ...lists[0], scores: found.scores }, dense, { depth, limit: depth }) : rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: depth });
+    // Fathom's own model beside the keyword list: their scores combined (fusion.ts, convex); beside another model, rank/beside.ts; else RRF
+    const beside = companion && dense && found.scores && !found.phrase && lists[0].name === 'keyword';
+    let hits = own && dense && found.scores ? convex({ ...lists[0], scores: found.scores }, dense, { depth, limit: depth }) : beside ? await besideOther(q, companion!, lists[0], found.scores!, dense!, depth, options.rerank, this.catalog.chunks) : rrf(lists, { k: options.rrfK ?? DEFAULT_RRF_K, limit: depth });
     // a query in words, with Fathom's own model: its first candidates re-ranked (rank/rerank.ts)
     if (own && mode === 'hybrid' && options.rerank !== false && found.scores && this.catalog.vectors?.count && wantsRerank(q, found.phrase, this.catalog.embedder!.coverage?.(q) ?? 1, !!dense)) {
       hits = await this.reranked(q, hits, found.scores, dense, options.rerank, filter);
@@ -138,12 +141,9 @@ export class EngineSearch {
       (h) => this.catalog.chunks.head(h.docId)?.path,
       { describes: ownModelWeight(q, found.phrase) > 0, symbolOf: (h) => this.catalog.chunks.head(h.docId)?.symbol, kindOf: (h) => this.catalog.chunks.head(h.docId)?.kind },
     );
-    if (this.catalog.embedder) {
-      const model = modelLabel(this.catalog.embedder.id);
-      for (const h of fused) if (h.why.dense !== undefined || h.why.reranked !== undefined) h.why.model = model;
-    }
-    return fused;
+    return nameModels(fused, this.catalog.embedder);
   }
+
 
   /**
    * `hits` re-ranked (rank/rerank.ts) with the model's cosine of each candidate: from the dense

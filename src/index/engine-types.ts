@@ -50,7 +50,7 @@ export interface SearchHit {
   docId: number;
   score: number;
   /** `rankedBy`: a cut unit shown by its first piece was ranked by this piece (1-based lines), see rank/pieces.ts. */
-  why: { keyword?: number; dense?: number; model?: string; fused: number; reranked?: number; rankedBy?: { startLine: number; endLine: number } };
+  why: { keyword?: number; dense?: number; model?: string; fused: number; reranked?: number; reranker?: string; rankedBy?: { startLine: number; endLine: number } };
   /** The same key section in other locale files (folded into this hit), best first. */
   alsoIn?: Chunk[];
   /** More chunks of this hit's file past the per-file cap ("more in this file"), best first. */

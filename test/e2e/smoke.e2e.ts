@@ -54,6 +54,8 @@ describe('smoke: Fathom in code-server', function () {
       assert.ok(r.vectors > 0 && r.vectors === r.chunks, `vectors ${r.vectors} of ${r.chunks} chunks`);
       const hits = await client.search('escape note text before rendering', { k: 5 });
       assert.ok(hits.some((h) => h.why.dense), 'no hit ranked by the dense list');
+      // Fathom's own model, found beside the bundle in the VSIX, re-ranks a query in words beside the other model
+      assert.ok(hits.some((h) => h.why.reranker === 'fathom-code-search'), `not re-ranked by Fathom's model: ${JSON.stringify(hits.map((h) => h.why))}`);
     } finally {
       await client.dispose();
     }

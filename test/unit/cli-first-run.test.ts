@@ -41,6 +41,24 @@ describe('CLI: the first run (dist/cli.js)', function () {
   });
   afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
+  it('a transformers.js model is fused with Fathom’s own for a query in words, and alone with --model-alone', () => {
+    const ix = fathom(['index', dir, '--model-path', TINY]);
+    assert.equal(ix.code, 0, ix.err);
+    const whys = (extra: string[]) => {
+      const s = fathom(['search', 'set the zoom of the map back to one', '--dir', dir, '--json', ...extra]);
+      assert.equal(s.code, 0, s.err);
+      return s.out.trim().split('\n').map((l) => JSON.parse(l).why as { reranker?: string; reranked?: number; model?: string; dense?: number });
+    };
+    const fusedWhy = whys([]);
+    assert.ok(fusedWhy.some((w) => w.reranker === 'fathom-code-search' && w.reranked !== undefined), JSON.stringify(fusedWhy));
+    assert.ok(fusedWhy.some((w) => w.dense !== undefined && w.model === 'fathom-tiny-bert'), JSON.stringify(fusedWhy));
+    const aloneWhy = whys(['--model-alone']);
+    assert.ok(aloneWhy.length > 0 && aloneWhy.every((w) => w.reranker === undefined && w.reranked === undefined), JSON.stringify(aloneWhy));
+    // the text output names the model that re-ranked
+    const text = fathom(['search', 'set the zoom of the map back to one', '--dir', dir]);
+    assert.match(text.out, /re-ranked from place \d+ by fathom-code-search/);
+  });
+
   it('a store remembers its model (id, folder, dimensions, hash): search and similar use it without --model-path', () => {
     const model = path.join(tmp, 'models', 'fathom-tiny-bert');
     fs.cpSync(TINY, model, { recursive: true });

@@ -54,3 +54,23 @@ describe('fathom.index.remote: a connection string, from the user only in Restri
     assert.equal(props['fathom.index.remote']?.scope, 'machine');
   });
 });
+
+describe('fathom.model.withFathomModel: a transformers.js model with Fathom’s own beside it, or alone', () => {
+  const options = (values: Record<string, Inspected<unknown>>) => initOptionsOf(readSettings(inspectOf(values), true), { cacheDir: '/g' }).embedder as { model?: string; alone?: boolean };
+  const minilm = { 'model.id': { defaultValue: 'fathom-code-search', globalValue: 'Xenova/all-MiniLM-L6-v2' } };
+
+  it('by default the worker loads the other model with Fathom’s beside it; off, alone', () => {
+    assert.equal(options(minilm).model, 'Xenova/all-MiniLM-L6-v2');
+    assert.equal(options(minilm).alone, undefined);
+    assert.equal(options({ ...minilm, 'model.withFathomModel': { defaultValue: true, globalValue: false } }).alone, true);
+    // Fathom's own model is never "alone" of itself
+    assert.equal(options({ 'model.withFathomModel': { defaultValue: true, globalValue: false } }).alone, undefined);
+  });
+
+  it('is contributed in package.json, on by default', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, { default?: unknown }> } | Array<{ properties: Record<string, { default?: unknown }> }> } };
+    const conf = pkg.contributes.configuration;
+    const props = Array.isArray(conf) ? Object.assign({}, ...conf.map((c) => c.properties)) : conf.properties;
+    assert.equal(props['fathom.model.withFathomModel']?.default, true);
+  });
+});

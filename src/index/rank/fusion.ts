@@ -44,6 +44,8 @@ export interface FusedHit {
     fused: number;
     /** Re-ranked (rerank.ts): the 1-based place this hit had in the fused order before. */
     reranked?: number;
+    /** The model that re-ranked, when it is not `model`: Fathom's own beside another (rank/beside.ts), set by the engine. */
+    reranker?: string;
   };
 }
 
@@ -239,6 +241,7 @@ export function rrf(lists: RankedList[], options: RrfOptions = {}): FusedHit[] {
   return out;
 }
 
+
 export interface FilterSpec {
   /**
    * Globs over the workspace-relative path (`/`-separated). A path passes when it matches at
@@ -354,6 +357,21 @@ export function isTestPath(p: string): boolean {
 /** A model id as users name it: no weights hash (`fathom-code-search@ab12…`), no dtype and window (`…:q8:256`). */
 export function modelLabel(id: string): string {
   return id.replace(/@[0-9a-f]+$/, '').replace(/:[^/]*$/, '');
+}
+
+/**
+ * "Why it ranked" names the model behind a meaning rank (`model`), and behind a re-ranking: the
+ * same one, or Fathom's own beside another (`reranker`, `Embedder.companion`: rank/beside.ts).
+ */
+export function nameModels<H extends FusedHit>(hits: H[], embedder: Pick<Embedder, 'id' | 'companion'> | undefined): H[] {
+  if (!embedder) return hits;
+  const model = modelLabel(embedder.id);
+  const reranker = embedder.companion ? modelLabel(embedder.companion.id) : undefined;
+  for (const h of hits) {
+    if (h.why.dense !== undefined || (h.why.reranked !== undefined && !reranker)) h.why.model = model;
+    if (h.why.reranked !== undefined && reranker) h.why.reranker = reranker;
+  }
+  return hits;
 }
 
 /** A query about tests names them: then test code keeps its rank. */

@@ -1,0 +1,94 @@
+/**
+ * Another model (a transformers.js one, all-MiniLM-L6-v2 say) with Fathom's own beside it
+ * (`Embedder.companion`). Plain Node.
+ *
+ * For a query Fathom's model is asked for (fusion.ts `ownModelWeight`: plain words), the
+ * keyword list's and the other model's first candidates are scored by Fathom's model (their
+ * vectors made here from their texts: an index made with another model stores none of Fathom's),
+ * the keyword list is fused with that ranking by score (`convex`) and re-ranked (rerank.ts), as
+ * with Fathom's model alone; then that order's scores and the other model's cosines, each
+ * min-max scaled over the candidates, are combined, the other model's at `OTHER_SHARE`
+ * (`besideByScore`). Every other query is fused as with the other model alone (RRF).
+ *
+ * Not measured for quality: the other model's weights cannot be downloaded here. On the tiny
+ * test model, which ranks like a random bag of tokens, RRF of the two at weight 1 moved answers of
+ * the ranking fixture that Fathom's model alone puts first to third and fourth place; a score
+ * share of a third keeps them first unless the other model is far surer
+ * (test/unit/companion.test.ts). Cost: `npm run bench:companion`.
+ */
+import type { Chunk } from '../../chunkers/types';
+import { embedText } from '../embedder';
+import type { Embedder } from '../embedder-types';
+import { dot } from '../ivf';
+import { convex, unitScale, type FusedHit, type RankedList, type ScoredList } from './fusion';
+import { RERANK_DEPTH, rerank, wantsRerank, type RerankOptions, type RerankSource } from './rerank';
+
+/** The other model's share of a candidate's score beside Fathom's order (whose share is the rest). */
+export const OTHER_SHARE = 1 / 3;
+
+/** What `besideOther` reads of the candidates: the chunk store's (chunks.ts `ChunkStore`). */
+export interface BesideSource {
+  has(docId: number): boolean;
+  get(docId: number): Pick<Chunk, 'header' | 'text'> | undefined;
+  head: RerankSource['chunk'];
+  text: RerankSource['text'];
+}
+
+/**
+ * The hits of a query in words with `companion` (Fathom's own model) beside the model that made
+ * `other` (its first candidates, with its cosine of every candidate it has: the keyword list's
+ * too). See the module comment.
+ */
+export async function besideOther(
+  q: string,
+  companion: Embedder,
+  keyword: RankedList,
+  keywordScores: Map<number, number>,
+  other: ScoredList,
+  depth: number,
+  rerankOptions: false | RerankOptions | undefined,
+  src: BesideSource,
+): Promise<FusedHit[]> {
+  const ids = [...new Set([...keyword.ids.slice(0, depth), ...other.ids.slice(0, depth)])].filter((id) => src.has(id));
+  const [qv] = await companion.embed([q], undefined, { urgent: true, query: true });
+  const vectors = await companion.embed(
+    ids.map((id) => embedText(src.get(id)!)),
+    undefined,
+    { urgent: true },
+  );
+  const cosines = new Map<number, number>();
+  ids.forEach((id, i) => cosines.set(id, dot(vectors[i], 0, qv, qv.length, qv.length - (qv.length % 4))));
+  const ranked: ScoredList = { name: 'dense', ids: [...ids].sort((a, b) => cosines.get(b)! - cosines.get(a)! || a - b), scores: cosines };
+  let hits = convex({ ...keyword, scores: keywordScores }, ranked, { depth, limit: depth });
+  if (rerankOptions !== false && wantsRerank(q, false, companion.coverage?.(q) ?? 1, true)) {
+    const source: RerankSource = { keywordScore: (id) => keywordScores.get(id), cosine: (id) => cosines.get(id), chunk: (id) => src.head(id), text: (id) => src.text(id), termWeight: (t) => companion.queryTermWeight?.(t) ?? 1 };
+    hits = rerank(q, hits, source, true, rerankOptions || {}, RERANK_DEPTH);
+  }
+  return besideByScore(hits, other, OTHER_SHARE);
+}
+
+/**
+ * `first` (Fathom's order, with its scores) and another model's list: over the candidates of
+ * both, each one's score in `first` and its cosine in `other.scores`, each min-max scaled (absent:
+ * 0), combined with `share` to the other. A hit keeps `first`'s keyword rank and re-ranking and
+ * takes its rank in `other` as `dense`. Ties: `first`'s order, then the smaller docId.
+ */
+export function besideByScore(first: readonly FusedHit[], other: ScoredList, share = OTHER_SHARE): FusedHit[] {
+  const place = new Map(first.map((h, i) => [h.docId, i]));
+  const otherRank = new Map<number, number>();
+  for (const id of other.ids) if (!otherRank.has(id)) otherRank.set(id, otherRank.size + 1);
+  const ids = [...new Set([...first.map((h) => h.docId), ...otherRank.keys()])];
+  const mine = unitScale(ids.map((id) => (place.has(id) ? first[place.get(id)!].score : undefined)));
+  const theirs = unitScale(ids.map((id) => other.scores.get(id)));
+  const all = ids.map((docId, i) => ({ docId, score: (1 - share) * mine[i] + share * theirs[i], at: place.get(docId) ?? Infinity }));
+  all.sort((a, b) => b.score - a.score || a.at - b.at || a.docId - b.docId);
+  return all.map(({ docId, score, at }) => {
+    const was = at === Infinity ? undefined : first[at].why;
+    const why: FusedHit['why'] = { fused: score };
+    if (was?.keyword !== undefined) why.keyword = was.keyword;
+    const d = otherRank.get(docId);
+    if (d !== undefined) why.dense = d;
+    if (was?.reranked !== undefined) why.reranked = was.reranked;
+    return { docId, score, why };
+  });
+}
