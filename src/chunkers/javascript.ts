@@ -5,7 +5,9 @@
  * interfaces/types/enums/namespaces, and the members of object literals that are exported or
  * handed to a component factory (`export default { methods: { zoomIn() {} } }` in `zoom.js`
  * gives `zoom.methods.zoomIn`: an anonymous default export is named after its file,
- * `fileDefaultName`; a Vue component's, after the component). How units become chunks (fit →
+ * `fileDefaultName`; a Vue component's, after the component), and the declarations of a
+ * function a top-level call runs or hands over (an IIFE, a UMD factory, `define(…)`; see
+ * `callBodies`). How units become chunks (fit →
  * one chunk, containers → members, others cut at statement boundaries, small siblings grouped,
  * leftovers as module chunks) is shared with the tree-sitter chunkers, in units.ts.
  * The same code chunks Vue `<script>` blocks, by offset range inside the `.vue` file.
@@ -36,6 +38,11 @@ export interface ScriptOptions {
   meta?: Record<string, unknown>;
   /** Every `const`/`let`/`var` is a unit (`ChunkOptions.declarations`); default the context's. */
   declarations?: boolean;
+  /**
+   * A build's output (it names its source map: `//# sourceMappingURL=`, set by `chunkScript`): the
+   * functions of its wrapper (a bundle's IIFE) are copies of sources elsewhere, and are not opened.
+   */
+  generated?: boolean;
 }
 
 
@@ -123,11 +130,16 @@ function leadingComments(code: string, comments: ReadonlyArray<{ start?: number 
 export function chunkScript(ctx: ChunkContext, o: ScriptOptions): ChunkerOutput {
   const code = ctx.text.slice(o.start, o.end);
   const { ast, warnings } = parseScriptUnit(code, o);
-  const script = new ScriptUnits(ctx.text, { ...o, declarations: o.declarations ?? ctx.declarations }, leadingComments(code, ast.comments ?? []));
+  const budget = ctx.maxTokens - ctx.headerCost(o.header(o.moduleSymbol));
+  const generated = o.generated ?? /\/[/*][#@] sourceMappingURL=/.test(code.slice(-4096));
+  const script = new ScriptUnits(ctx.text, { ...o, generated, declarations: o.declarations ?? ctx.declarations }, leadingComments(code, ast.comments ?? []), (r) => ctx.countRange(r.start, r.end) > budget);
   const { units, starts } = script.statementUnits(ast.program.body, o.start, '');
   const chunks = emitUnits(ctx, units, { start: o.start, end: o.end, header: o.header, meta: o.meta, moduleSymbol: o.moduleSymbol, moduleBoundaries: starts }).map(withRegistrations);
   return { chunks, warnings };
 }
+
+/** Calls within calls whose functions are read as statement lists (`callBodies`): deeper, the code is cut by lines. */
+const MAX_CALL_DEPTH = 8;
 
 const isFn = (n: t.Node | null | undefined): n is t.ArrowFunctionExpression | t.FunctionExpression => !!n && (n.type === 'ArrowFunctionExpression' || n.type === 'FunctionExpression');
 
@@ -166,6 +178,8 @@ class ScriptUnits {
     private readonly text: string,
     private readonly o: ScriptOptions,
     private readonly leading: (start: number, floor: number) => number | undefined,
+    /** Module code in `range` is over the budget of a chunk. */
+    private readonly overBudget: (range: Range) => boolean = () => true,
   ) {
     this.off = o.start;
   }
@@ -285,7 +299,7 @@ class ScriptUnits {
   }
 
   /** Units of a statement list, and the statement starts (for packing leftover code). */
-  statementUnits(body: t.Statement[], floor: number, prefix: string): { units: Unit[]; starts: number[] } {
+  statementUnits(body: t.Statement[], floor: number, prefix: string, depth = 0): { units: Unit[]; starts: number[] } {
     const units: Unit[] = [];
     const starts: number[] = [];
     let f = floor;
@@ -293,8 +307,48 @@ class ScriptUnits {
       const range = this.withComments(stmt, f);
       f = this.off + stmt.end!;
       starts.push(range.start);
+      const inner = depth < MAX_CALL_DEPTH && !this.o.generated ? this.callBodies(stmt, prefix, depth) : undefined;
+      if (inner) {
+        // a call's functions (an IIFE, a UMD factory, `define(…)`, `describe(…)`): their declarations are
+        // units, and a call over budget is cut between their statements (one within budget stays whole)
+        if (this.overBudget(range)) starts.push(...inner.starts);
+        if (inner.units.length) {
+          units.push(...inner.units);
+          continue;
+        }
+      }
       const u = this.unitOf(stmt, range, prefix);
       if (u) units.push(u);
+    }
+    return { units, starts };
+  }
+
+  /**
+   * The functions a statement that is a call hands over or calls, read as statement lists: an
+   * IIFE (`(function () { … })()`, `!function () { … }()`, `(function () { … }).call(this)`), a
+   * UMD wrapper (`(function (root, factory) { … })(this, function () { … })`: the factory), AMD's
+   * `define([…], function () { … })`, a test suite's `describe('…', () => { … })`. Their
+   * declarations are units as if at the top level, under their own names (`parseQuery`, not cut
+   * into nameless module code as before), and their statement starts are where the call's own
+   * code is cut (between two `it(…)`, not inside one). Undefined when the statement is no such call.
+   */
+  private callBodies(stmt: t.Statement, prefix: string, depth: number): { units: Unit[]; starts: number[] } | undefined {
+    if (stmt.type !== 'ExpressionStatement') return undefined;
+    let e = unwrapExpr(stmt.expression);
+    if (e.type === 'UnaryExpression') e = unwrapExpr(e.argument);
+    if (e.type !== 'CallExpression' && e.type !== 'NewExpression') return undefined;
+    const callee = unwrapExpr(e.callee);
+    // `(function () { … }).call(this)`
+    const called = callee.type === 'MemberExpression' && !callee.computed && callee.property.type === 'Identifier' && /^(?:call|apply)$/.test(callee.property.name) ? unwrapExpr(callee.object) : callee;
+    const fns = [called, ...e.arguments.map((a) => unwrapExpr(a))].filter((f): f is t.FunctionExpression | t.ArrowFunctionExpression => isFn(f) && f.body.type === 'BlockStatement');
+    if (!fns.length) return undefined;
+    const units: Unit[] = [];
+    const starts: number[] = [];
+    for (const fn of fns) {
+      const body = fn.body as t.BlockStatement;
+      const inner = this.statementUnits(body.body, this.off + body.start! + 1, prefix, depth + 1);
+      units.push(...inner.units);
+      starts.push(...inner.starts);
     }
     return { units, starts };
   }

@@ -110,6 +110,47 @@ describe('JavaScript/TypeScript chunker', () => {
     }
   });
 
+  it('names the functions a UMD wrapper, an IIFE or define(…) holds, each whole while it fits, with its doc comment', () => {
+    const text = read('query-string.umd.js');
+    const r = chunkFile('vendor/query-string.umd.js', text);
+    assert.deepEqual(brief(r), [
+      ['module', null, 1, 7, false],
+      ['function', 'parse', 9, 18, true],
+      ['function', 'stringify', 20, 28, true],
+      ['module', null, 30, 32, false],
+    ]);
+    assert.ok(r.chunks[1].text.startsWith('/** Parses a query string'), 'the doc comment stays with its function');
+    assert.equal(r.chunks[1].header, '// vendor/query-string.umd.js :: parse');
+    assertInvariants(text, r);
+    // the same functions in an IIFE, `(…).call(this)`, `!function(){}()` and AMD's define
+    const body = text.slice(text.indexOf("  'use strict'"), text.lastIndexOf('})'));
+    for (const wrap of [`(function () {\n${body}})()\n`, `(function () {\n${body}}).call(this)\n`, `!function () {\n${body}}()\n`, `define(['exports'], function (exports) {\n${body}})\n`]) {
+      const w = chunkFile('vendor/qs.js', wrap);
+      assert.deepEqual(w.chunks.filter((c) => c.symbol).map((c) => [c.kind, c.symbol, c.complete]), [['function', 'parse', true], ['function', 'stringify', true]], wrap.slice(0, 30));
+      assertInvariants(wrap, w);
+    }
+    // a build's output (it names its source map) is a bundle of copies: its wrapper is not opened
+    const bundle = `${text}\n//# sourceMappingURL=query-string.umd.js.map\n`;
+    const b = chunkFile('dist/query-string.umd.js', bundle);
+    assert.deepEqual(b.chunks.filter((c) => c.symbol).length, 0, b.chunks.map((c) => c.symbol).join(', '));
+    assertInvariants(bundle, b);
+  });
+
+  it("a test suite's describe(…) over budget is cut between its it(…) blocks, its helpers named", () => {
+    const text = read('query-string.test.js');
+    const r = chunkFile('test/query-string.test.js', text, { maxTokens: 80 });
+    assert.deepEqual(brief(r), [
+      ['module', null, 1, 3, false],
+      ['function', 'roundTrip', 4, 6, true],
+      ['module', null, 8, 11, false],
+      ['module', null, 13, 15, false],
+      ['module', null, 17, 19, false],
+      ['module', null, 21, 25, false],
+    ]);
+    for (const c of r.chunks.slice(2)) assert.match(c.text, /^it\('/);
+    assertInvariants(text, r, 80);
+  });
+
   it('keeps exact offsets in files with CRLF line ends and a BOM', () => {
     const bytes = fs.readFileSync(path.join(FIX, 'crlf-bom.js'));
     const d = decodeBytes(bytes);
