@@ -26,6 +26,8 @@ export interface FolderState {
   keywordOnlyReason?: string;
   /** The embedding model that ranks by meaning (`fathom-code-search@…`, `Xenova/all-MiniLM-L6-v2`), when there is one. */
   model?: string;
+  /** Fathom's own model beside that one (`Embedder.companion`): it re-ranks a query in words. */
+  companion?: string;
   /** Where the index is saved, or why it is not (held in memory only). */
   store: string;
   /** How the folder follows edits (the watcher, or why it cannot). */

@@ -256,6 +256,7 @@ const folderState = z.object({
   embedding: z.boolean().optional(),
   keywordOnlyReason: z.string().optional(),
   model: z.string().optional(),
+  companion: z.string().optional(),
   store: z.string(),
   watching: z.string(),
   lastUpdate: z.string().optional(),
@@ -1696,7 +1697,7 @@ function statusLine(s: FolderState): string {
     `${s.root}: ${s.files} files (${s.skipped} skipped), ${s.chunks} chunks, ${s.vectors} vectors${s.pendingVectors ? ` (${s.pendingVectors} to compute${s.embedding ? ', computing' : ''})` : ''}`,
     s.indexing ? `  indexing: ${s.indexing.phase} ${s.indexing.filesDone}/${s.indexing.filesTotal || '?'} files — answers cover what is indexed so far` : '  indexing: done',
     s.keywordOnlyReason ? `  keyword-only: ${s.keywordOnlyReason}` : '',
-    s.model ? `  meaning: ${s.model}` : '',
+    s.model ? `  meaning: ${s.model}${s.companion ? `, with ${s.companion} beside it (a query in words is re-ranked by it)` : ''}` : '',
     `  store: ${s.store}`,
     `  edits: ${s.watching}${s.lastUpdate ? `, last applied ${s.lastUpdate}` : ''}`,
   ];

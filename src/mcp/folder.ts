@@ -388,6 +388,7 @@ export class LocalFolder implements AgentFolder {
       embedding: s?.embedding || undefined,
       keywordOnlyReason: engine ? (engine.vectors ? undefined : engine.noEmbedderReason) : (this.options.embedder ? undefined : this.options.noEmbedderReason),
       model: engine?.vectors ? engine.embedder?.id : undefined,
+      companion: engine?.vectors ? engine.embedder?.companion?.id : undefined,
       store: this.session?.cannotSave ? `not saved (${this.session.cannotSave}): answered from memory` : this.storeNote,
       watching: this.watchNote,
       lastUpdate: this.lastUpdate,

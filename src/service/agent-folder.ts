@@ -45,6 +45,7 @@ export function sessionAgentFolder(
         embedding: s.embedding || undefined,
         keywordOnlyReason: session.engine.vectors ? undefined : (host.keywordOnlyReason ?? session.engine.noEmbedderReason),
         model: session.engine.vectors ? session.engine.embedder?.id : undefined,
+        companion: session.engine.vectors ? session.engine.embedder?.companion?.id : undefined,
         store: session.cannotSave ? `not saved (${session.cannotSave}): answered from memory` : (session.storeDir ?? 'not saved (no store)'),
         watching: host.watching,
       };

@@ -3,6 +3,9 @@ import * as path from 'node:path';
 import { createEmbedder, type EmbedderOptions } from '../../src/index/embedder';
 import { Engine } from '../../src/index/engine';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
+import { runTool } from '../../src/agent/tools';
+import { LocalFolder } from '../../src/mcp/folder';
 import { besideByScore, OTHER_SHARE } from '../../src/index/rank/beside';
 import type { FusedHit } from '../../src/index/rank/fusion';
 import type { GoldQuery } from '../../src/eval/mine';
@@ -78,6 +81,37 @@ describe('another model with Fathom’s own beside it (Embedder.companion)', () 
         b.map((h) => [h.chunk.id, h.why]),
         `${mode} "${q}"`,
       );
+    }
+  });
+});
+
+describe('fathom mcp: status names Fathom’s model beside the other one', () => {
+  it('status says the meaning model and the one beside it; with --model-alone, only the first', async function () {
+    this.timeout(60_000);
+    for (const alone of [false, true]) {
+      const r = await createEmbedder({ localModelPath: MODELS, model: 'fathom-tiny-bert', alone });
+      if ('error' in r) assert.fail(r.error);
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-companion-'));
+      fs.cpSync(WORKSPACE, dir, { recursive: true, filter: (src) => !src.includes(`${path.sep}.fathom`) });
+      const f = LocalFolder.open(dir, { watch: false, embedder: r.embedder, log: () => undefined });
+      try {
+        f.start();
+        await f.indexed;
+        const st = await runTool('status', {}, { folders: [f] });
+        const folder = (st.structured.folders as Array<{ model?: string; companion?: string }>)[0];
+        assert.equal(folder.model, r.embedder.id);
+        if (alone) {
+          assert.equal(folder.companion, undefined);
+          assert.doesNotMatch(st.text, /beside it/);
+        } else {
+          assert.ok(folder.companion?.startsWith(STATIC_MODEL_NAME), folder.companion);
+          assert.match(st.text, /meaning: fathom-tiny-bert\S*, with fathom-code-search\S* beside it/);
+        }
+      } finally {
+        await f.close();
+        await r.embedder.dispose();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
     }
   });
 });
