@@ -144,7 +144,6 @@ export class EngineSearch {
     return nameModels(fused, this.catalog.embedder);
   }
 
-
   /**
    * `hits` re-ranked (rank/rerank.ts) with the model's cosine of each candidate: from the dense
    * list's scores, else from its stored vector. A query the model was not asked for (no dense

@@ -20,7 +20,7 @@ import type { Chunk } from '../../chunkers/types';
 import { embedText } from '../embedder';
 import type { Embedder } from '../embedder-types';
 import { dot } from '../ivf';
-import { convex, unitScale, type FusedHit, type RankedList, type ScoredList } from './fusion';
+import { convex, type FusedHit, type RankedList, type ScoredList } from './fusion';
 import { RERANK_DEPTH, rerank, wantsRerank, type RerankOptions, type RerankSource } from './rerank';
 
 /** The other model's share of a candidate's score beside Fathom's order (whose share is the rest). */
@@ -68,27 +68,20 @@ export async function besideOther(
 }
 
 /**
- * `first` (Fathom's order, with its scores) and another model's list: over the candidates of
- * both, each one's score in `first` and its cosine in `other.scores`, each min-max scaled (absent:
- * 0), combined with `share` to the other. A hit keeps `first`'s keyword rank and re-ranking and
- * takes its rank in `other` as `dense`. Ties: `first`'s order, then the smaller docId.
+ * `first` (Fathom's order, with its scores) and another model's list, combined by score as
+ * `convex` combines two lists (each min-max scaled over the candidates of both, absent: 0),
+ * `share` to the other. A hit keeps `first`'s keyword rank and re-ranking and takes its rank in
+ * `other` as `dense`. Ties: `first`'s order, then the smaller docId.
  */
 export function besideByScore(first: readonly FusedHit[], other: ScoredList, share = OTHER_SHARE): FusedHit[] {
-  const place = new Map(first.map((h, i) => [h.docId, i]));
-  const otherRank = new Map<number, number>();
-  for (const id of other.ids) if (!otherRank.has(id)) otherRank.set(id, otherRank.size + 1);
-  const ids = [...new Set([...first.map((h) => h.docId), ...otherRank.keys()])];
-  const mine = unitScale(ids.map((id) => (place.has(id) ? first[place.get(id)!].score : undefined)));
-  const theirs = unitScale(ids.map((id) => other.scores.get(id)));
-  const all = ids.map((docId, i) => ({ docId, score: (1 - share) * mine[i] + share * theirs[i], at: place.get(docId) ?? Infinity }));
-  all.sort((a, b) => b.score - a.score || a.at - b.at || a.docId - b.docId);
-  return all.map(({ docId, score, at }) => {
-    const was = at === Infinity ? undefined : first[at].why;
-    const why: FusedHit['why'] = { fused: score };
-    if (was?.keyword !== undefined) why.keyword = was.keyword;
-    const d = otherRank.get(docId);
-    if (d !== undefined) why.dense = d;
-    if (was?.reranked !== undefined) why.reranked = was.reranked;
-    return { docId, score, why };
+  const was = new Map(first.map((h) => [h.docId, h.why]));
+  const mine: ScoredList = { name: 'keyword', ids: first.map((h) => h.docId), scores: new Map(first.map((h) => [h.docId, h.score])) };
+  return convex(mine, other, { depth: Infinity, share: 1 - share }).map((h) => {
+    const w = was.get(h.docId);
+    const why: FusedHit['why'] = { fused: h.score };
+    if (w?.keyword !== undefined) why.keyword = w.keyword;
+    if (h.why.dense !== undefined) why.dense = h.why.dense;
+    if (w?.reranked !== undefined) why.reranked = w.reranked;
+    return { docId: h.docId, score: h.score, why };
   });
 }

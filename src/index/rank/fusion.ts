@@ -241,7 +241,6 @@ export function rrf(lists: RankedList[], options: RrfOptions = {}): FusedHit[] {
   return out;
 }
 
-
 export interface FilterSpec {
   /**
    * Globs over the workspace-relative path (`/`-separated). A path passes when it matches at
