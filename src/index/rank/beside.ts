@@ -29,8 +29,7 @@ export const OTHER_SHARE = 1 / 3;
 /** What `besideOther` reads of the candidates: the chunk store's (chunks.ts `ChunkStore`). */
 export interface BesideSource {
   has(docId: number): boolean;
-  get(docId: number): Pick<Chunk, 'header' | 'text'> | undefined;
-  head: RerankSource['chunk'];
+  head(docId: number): Omit<Chunk, 'text'> | undefined;
   text: RerankSource['text'];
 }
 
@@ -50,9 +49,11 @@ export async function besideOther(
   src: BesideSource,
 ): Promise<FusedHit[]> {
   const ids = [...new Set([...keyword.ids.slice(0, depth), ...other.ids.slice(0, depth)])].filter((id) => src.has(id));
+  // each candidate's text read once (a stored chunk's is decoded): for its vector and the re-ranking
+  const texts = new Map(ids.map((id) => [id, src.text(id) ?? '']));
   const [qv] = await companion.embed([q], undefined, { urgent: true, query: true });
   const vectors = await companion.embed(
-    ids.map((id) => embedText(src.get(id)!)),
+    ids.map((id) => embedText({ header: src.head(id)?.header ?? '', text: texts.get(id)! })),
     undefined,
     { urgent: true },
   );
@@ -61,7 +62,7 @@ export async function besideOther(
   const ranked: ScoredList = { name: 'dense', ids: [...ids].sort((a, b) => cosines.get(b)! - cosines.get(a)! || a - b), scores: cosines };
   let hits = convex({ ...keyword, scores: keywordScores }, ranked, { depth, limit: depth });
   if (rerankOptions !== false && wantsRerank(q, false, companion.coverage?.(q) ?? 1, true)) {
-    const source: RerankSource = { keywordScore: (id) => keywordScores.get(id), cosine: (id) => cosines.get(id), chunk: (id) => src.head(id), text: (id) => src.text(id), termWeight: (t) => companion.queryTermWeight?.(t) ?? 1 };
+    const source: RerankSource = { keywordScore: (id) => keywordScores.get(id), cosine: (id) => cosines.get(id), chunk: (id) => src.head(id), text: (id) => texts.get(id) ?? src.text(id), termWeight: (t) => companion.queryTermWeight?.(t) ?? 1 };
     hits = rerank(q, hits, source, true, rerankOptions || {}, RERANK_DEPTH);
   }
   return besideByScore(hits, other, OTHER_SHARE);
